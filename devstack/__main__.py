@@ -1,0 +1,91 @@
+"""`make run`: the whole service on this machine, on embedded defaults.
+
+- PostgreSQL: embedded (pgserver), data under .local/postgres so scores survive a restart;
+  SCORING_DATABASE_URL selects an external server instead.
+- SQS and DynamoDB: moto's server on 127.0.0.1.
+- The judge: Claude when ANTHROPIC_API_KEY is set, otherwise the offline heuristic judge (SCORING_LLM_PROVIDER
+  overrides either way).
+- The API on http://127.0.0.1:8000 (PORT to change) and a worker feeding the queue to the scoring handler.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCAL_DIR = ROOT / ".local"
+
+
+def main() -> int:
+    from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
+
+    print("session-scoring: starting the local stack", flush=True)
+    if os.environ.get("SCORING_DATABASE_URL"):
+        print("  postgres : external (SCORING_DATABASE_URL)", flush=True)
+    else:
+        from devstack.postgres import start_postgres
+
+        url, _pg = start_postgres(LOCAL_DIR / "postgres")
+        os.environ["SCORING_DATABASE_URL"] = url
+        print(f"  postgres : embedded, data in {LOCAL_DIR / 'postgres'}", flush=True)
+
+    endpoint, moto = start_moto()
+    for key, value in LOCAL_CREDENTIALS.items():
+        os.environ.setdefault(key, value)
+    os.environ["AWS_ENDPOINT_URL"] = endpoint
+    resources = create_resources(endpoint)
+    os.environ["SCORING_QUEUE_URL"] = resources.queue_url
+    os.environ["SCORING_DLQ_URL"] = resources.dead_letter_queue_url
+    os.environ["SCORING_BREAKER_TABLE"] = resources.breaker_table
+    print(f"  sqs+dynamodb : moto at {endpoint}", flush=True)
+
+    if not os.environ.get("SCORING_LLM_PROVIDER"):
+        os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "heuristic"
+
+    from session_scoring import migrate
+    from session_scoring.container import get_container, reset_container
+    from session_scoring.errors import ScoringError
+
+    reset_container()
+    container = get_container()
+    try:
+        config = container.config
+        migrate.upgrade(container.engine, container.settings)
+        container.repository.ensure_criteria(config.criteria_hash, config.criteria_content)
+    except ScoringError as exc:
+        print(f"error: {exc.message}", file=sys.stderr, flush=True)
+        moto.stop()
+        return 2
+    judge_note = (
+        "Claude via the Anthropic API (ANTHROPIC_API_KEY is set)"
+        if config.llm_provider == "anthropic"
+        else "the offline heuristic judge (no LLM; set ANTHROPIC_API_KEY to use Claude)"
+        if config.llm_provider == "heuristic"
+        else f"{config.llm_provider}"
+    )
+    print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
+    print(f"  criteria : {config.criteria_hash}", flush=True)
+
+    from devstack.worker import QueueWorker
+    from functions.scorer.app import handler
+
+    worker = QueueWorker(client("sqs", endpoint), resources.queue_url, handler)
+    worker.start()
+
+    import uvicorn
+
+    port = container.settings.port
+    print(f"  api      : http://127.0.0.1:{port}  (docs at /docs; Ctrl-C stops everything)", flush=True)
+    try:
+        uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
+    finally:
+        worker.stop()
+        moto.stop()
+        print("session-scoring: stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""moto's server on loopback, with the scoring queue, its dead-letter queue and the breaker table."""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+
+REGION = "us-east-1"
+LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": REGION}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_moto() -> tuple[str, Any]:
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    return f"http://127.0.0.1:{port}", server
+
+
+@dataclass(frozen=True)
+class LocalResources:
+    queue_url: str
+    dead_letter_queue_url: str
+    breaker_table: str
+
+
+def client(service: str, endpoint: str) -> Any:
+    return boto3.client(
+        service,
+        region_name=REGION,
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+
+
+def create_resources(
+    endpoint: str, prefix: str = "session-scoring", max_receive_count: int = 5, visibility_timeout: int = 60
+) -> LocalResources:
+    """Create the queues (with the same redrive policy as template.yaml) and the breaker table."""
+    sqs = client("sqs", endpoint)
+    dlq_url = sqs.create_queue(QueueName=f"{prefix}-dlq", Attributes={"MessageRetentionPeriod": "1209600"})["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue_url = sqs.create_queue(
+        QueueName=f"{prefix}-jobs",
+        Attributes={
+            "VisibilityTimeout": str(visibility_timeout),
+            "MessageRetentionPeriod": "345600",
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}),
+        },
+    )["QueueUrl"]
+    table = f"{prefix}-breaker"
+    dynamodb = client("dynamodb", endpoint)
+    if table not in dynamodb.list_tables()["TableNames"]:
+        dynamodb.create_table(
+            TableName=table,
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    return LocalResources(queue_url, dlq_url, table)

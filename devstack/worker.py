@@ -1,0 +1,137 @@
+"""Feeds SQS messages to the real scoring Lambda handler, the way the Lambda SQS poller does.
+
+It long-polls the queue, hands SQS-shaped batches to the handler, deletes what the handler acknowledged and leaves
+the ``batchItemFailures`` on the queue (they come back after their visibility timeout, and move to the dead-letter
+queue after ``maxReceiveCount`` receives).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+@dataclass
+class LocalLambdaContext:
+    """What the handler reads from a Lambda context."""
+
+    budget_seconds: float = 900.0
+    function_name: str = "session-scoring-scorer-local"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:session-scoring-scorer-local"
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    _started: float = field(default_factory=time.monotonic)
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.budget_seconds - (time.monotonic() - self._started)) * 1000))
+
+
+def to_sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
+    return {
+        "Records": [
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": {
+                    "ApproximateReceiveCount": m.get("Attributes", {}).get("ApproximateReceiveCount", "1"),
+                    "SentTimestamp": m.get("Attributes", {}).get("SentTimestamp", "0"),
+                    "SenderId": m.get("Attributes", {}).get("SenderId", "local"),
+                    "ApproximateFirstReceiveTimestamp": m.get("Attributes", {}).get(
+                        "ApproximateFirstReceiveTimestamp", "0"
+                    ),
+                },
+                "messageAttributes": {},
+                "md5OfBody": m.get("MD5OfBody", ""),
+                "eventSource": "aws:sqs",
+                "eventSourceARN": queue_arn,
+                "awsRegion": "us-east-1",
+            }
+            for m in messages
+        ]
+    }
+
+
+class QueueWorker:
+    def __init__(
+        self,
+        sqs: Any,
+        queue_url: str,
+        handler: Handler,
+        batch_size: int = 5,
+        wait_seconds: int = 2,
+        budget_seconds: float = 900.0,
+    ) -> None:
+        self._sqs = sqs
+        self._queue_url = queue_url
+        self._handler = handler
+        self._batch_size = batch_size
+        self._wait_seconds = wait_seconds
+        self._budget_seconds = budget_seconds
+        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def poll_once(self, wait_seconds: int | None = None) -> int:
+        """Receive one batch and run it through the handler; returns how many messages were received."""
+        response = self._sqs.receive_message(
+            QueueUrl=self._queue_url,
+            MaxNumberOfMessages=self._batch_size,
+            WaitTimeSeconds=self._wait_seconds if wait_seconds is None else wait_seconds,
+            AttributeNames=["All"],
+        )
+        messages = response.get("Messages", [])
+        if not messages:
+            return 0
+        failed: set[str]
+        try:
+            result = self._handler(
+                to_sqs_event(messages, self._queue_arn), LocalLambdaContext(budget_seconds=self._budget_seconds)
+            )
+            failed = {item["itemIdentifier"] for item in result.get("batchItemFailures", [])}
+        except BatchProcessingError:
+            failed = {m["MessageId"] for m in messages}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        if done:
+            self._sqs.delete_message_batch(
+                QueueUrl=self._queue_url,
+                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
+            )
+        return len(messages)
+
+    def drain(self, max_batches: int = 100) -> int:
+        """Process until a receive comes back empty (tests use this instead of waiting)."""
+        total = 0
+        for _ in range(max_batches):
+            received = self.poll_once(wait_seconds=0)
+            if received == 0:
+                break
+            total += received
+        return total
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="scoring-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self._wait_seconds + 5)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.poll_once()
+            except Exception as exc:  # noqa: BLE001 - keep the local worker alive, like the Lambda poller
+                print(f"[worker] error: {exc}", flush=True)
+                self._stop.wait(2)

@@ -1,0 +1,221 @@
+"""The request Lambda: the scoring REST API (FastAPI), served through Mangum behind API Gateway.
+
+Routes parse input, call one service function and shape the output. Errors from the core are mapped to HTTP
+status codes in ``STATUS_BY_ERROR``, the one place that does it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mangum import Mangum
+
+from session_scoring import __version__
+from session_scoring.container import Container, get_container
+from session_scoring.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    InvalidRequestError,
+    QueueUnavailableError,
+    ScoreNotFoundError,
+    ScoringDisabledError,
+    ScoringError,
+    SessionDataError,
+    SessionNotFoundError,
+    SessionNotScorableError,
+    SourceUnavailableError,
+)
+from session_scoring.log import logger
+from session_scoring.models.api import (
+    SESSION_ID_PATTERN,
+    CriteriaDefinition,
+    ErrorBody,
+    Health,
+    ScoreRequest,
+    ScoreStatus,
+    SessionListPage,
+    SessionScore,
+)
+
+API_PREFIX = "/api/v1/scoring"
+MAX_BODY_BYTES = 4096
+DEFAULT_REQUESTER = "api-client"
+
+STATUS_BY_ERROR: list[tuple[type[ScoringError], int, str]] = [
+    (InvalidRequestError, 400, "invalid_request"),
+    (SessionNotScorableError, 400, "session_not_scorable"),
+    (SessionNotFoundError, 404, "session_not_found"),
+    (ScoreNotFoundError, 404, "score_not_found"),
+    (SessionDataError, 502, "session_data_invalid"),
+    (ScoringDisabledError, 503, "scoring_disabled"),
+    (QueueUnavailableError, 503, "queue_unavailable"),
+    (SourceUnavailableError, 503, "source_unavailable"),
+    (DatabaseUnavailableError, 503, "database_unavailable"),
+    (ConfigurationError, 500, "configuration_error"),
+]
+
+
+def _error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    descriptions = {
+        400: "Session not completed, or an invalid request",
+        404: "Session unknown to the source, or never scored",
+        413: "Request body too large",
+        422: "Invalid session id, unknown field or malformed body",
+        500: "Service misconfigured",
+        502: "The session source returned data that cannot be parsed",
+        503: "Scoring disabled, or the queue, session source or database unavailable",
+    }
+    return {status: {"model": ErrorBody, "description": descriptions[status]} for status in statuses}
+
+
+SessionId = Annotated[
+    str,
+    Path(
+        pattern=SESSION_ID_PATTERN,
+        max_length=128,
+        description="The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128)",
+    ),
+]
+
+
+def container() -> Container:
+    return get_container()
+
+
+def requester(request: Request) -> str:
+    """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
+
+    ``X-Forwarded-User``/``X-Forwarded-Email`` are honoured only when SCORING_TRUST_FORWARDED_USER says a proxy in
+    front (oauth2-proxy) sets them; otherwise any client could choose its identity.
+    """
+    event = request.scope.get("aws.event") or {}
+    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
+    for claim in ("email", "sub"):
+        if claims.get(claim):
+            return str(claims[claim])[:255]
+    if container().settings.trust_forwarded_user:
+        for header in ("x-forwarded-user", "x-forwarded-email"):
+            value = request.headers.get(header, "").strip()
+            if value:
+                return value[:255]
+    return DEFAULT_REQUESTER
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="Session Scoring API",
+        version=__version__,
+        description="Scores completed TARSy investigations with a judge LLM. Scoring is asynchronous: POST queues "
+        "an attempt (202) and GET polls it until it is completed or failed.",
+    )
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Any) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return JSONResponse(
+                status_code=413,
+                content={"code": "body_too_large", "detail": f"request body exceeds {MAX_BODY_BYTES} bytes"},
+            )
+        return await call_next(request)  # type: ignore[no-any-return]
+
+    @app.exception_handler(ScoringError)
+    async def scoring_error(request: Request, exc: ScoringError) -> JSONResponse:
+        for error_type, status, code in STATUS_BY_ERROR:
+            if isinstance(exc, error_type):
+                if status >= 500:
+                    logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
+                return JSONResponse(status_code=status, content={"code": code, "detail": exc.message})
+        logger.exception("unmapped scoring error")
+        return JSONResponse(status_code=500, content={"code": "internal_error", "detail": exc.message})
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [
+            {"loc": list(err.get("loc", ())), "msg": err.get("msg", ""), "type": err.get("type", "")}
+            for err in exc.errors()
+        ]
+        return JSONResponse(status_code=422, content={"code": "validation_error", "detail": problems})
+
+    @app.post(
+        f"{API_PREFIX}/sessions/{{session_id}}/score",
+        response_model=SessionScore,
+        status_code=202,
+        responses={
+            200: {"model": SessionScore, "description": "The latest completed score (no new attempt was queued)"},
+            202: {
+                "model": SessionScore,
+                "description": "An attempt is queued or already running; poll the URL in the Location header",
+            },
+            **_error_responses(400, 404, 413, 422, 500, 502, 503),
+        },
+        summary="Request a score for a session",
+    )
+    def score_session(
+        session_id: SessionId,
+        request: Request,
+        response: Response,
+        body: Annotated[ScoreRequest | None, Body()] = None,
+    ) -> SessionScore:
+        score = container().scoring_service.request_score(
+            session_id, force_rescore=(body or ScoreRequest()).force_rescore, triggered_by=requester(request)
+        )
+        if score.status == ScoreStatus.COMPLETED:
+            response.status_code = 200
+        else:
+            response.headers["Location"] = f"{API_PREFIX}/sessions/{session_id}/score"
+        return score
+
+    @app.get(
+        f"{API_PREFIX}/sessions/{{session_id}}/score",
+        response_model=SessionScore,
+        responses=_error_responses(404, 422, 500, 503),
+        summary="The latest scoring attempt of a session, whatever its status",
+    )
+    def get_score(session_id: SessionId) -> SessionScore:
+        return container().scoring_service.latest_score(session_id)
+
+    @app.get(
+        f"{API_PREFIX}/sessions/{{session_id}}/scores",
+        response_model=list[SessionScore],
+        responses=_error_responses(404, 422, 500, 503),
+        summary="Every scoring attempt of a session, newest first",
+    )
+    def list_scores(session_id: SessionId) -> list[SessionScore]:
+        return container().scoring_service.score_history(session_id)
+
+    @app.get(
+        f"{API_PREFIX}/sessions",
+        response_model=SessionListPage,
+        responses=_error_responses(422, 500, 502, 503),
+        summary="Sessions known to the source, with their latest scoring attempt",
+    )
+    def list_sessions(
+        page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+        page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    ) -> SessionListPage:
+        return container().scoring_service.list_sessions(page, page_size)
+
+    @app.get(
+        f"{API_PREFIX}/criteria/current",
+        response_model=CriteriaDefinition,
+        responses=_error_responses(500, 503),
+        summary="The judging criteria in force and their hash",
+    )
+    def current_criteria() -> CriteriaDefinition:
+        return container().scoring_service.current_criteria()
+
+    @app.get(
+        "/health", response_model=Health, responses=_error_responses(500, 503), summary="Liveness and database check"
+    )
+    def health() -> Health:
+        return container().scoring_service.health()
+
+    return app
+
+
+app = create_app()
+handler = Mangum(app, lifespan="off")

@@ -1,0 +1,47 @@
+"""The scoring Lambda: consumes the scoring queue, one job per record, with partial batch failures.
+
+Each record's body is parsed into a ``ScoringJob`` and handed to the job service. A record whose job must come
+back later (or whose body is not a job) raises, so Powertools reports it in ``batchItemFailures`` while its
+neighbours are acknowledged; SQS moves it to the dead-letter queue after the allowed number of receives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from session_scoring.container import get_container
+from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+DEFAULT_REMAINING_SECONDS = 900.0
+
+
+class JobDeferred(Exception):
+    """The job must be delivered again; the record is reported as a batch item failure."""
+
+
+def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> str:
+    job = ScoringJob.model_validate_json(record.body)
+    logger.append_keys(score_id=str(job.score_id), session_id=job.session_id)
+    remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
+    outcome = get_container().job_service.handle(
+        job,
+        receipt_handle=record.receipt_handle,
+        receive_count=int(record.attributes.approximate_receive_count or 1),
+        remaining_seconds=remaining,
+    )
+    logger.remove_keys(["score_id", "session_id"])
+    if not outcome.done:
+        raise JobDeferred(outcome.reason)
+    return outcome.reason
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -1,0 +1,109 @@
+"""Composition root: builds the service objects from settings, lazily, once per process.
+
+Handlers call :func:`get_container` on first request (never at import). Nothing here is imported by the services:
+dependencies point from the edges inwards. The judge (and with it the Anthropic SDK) is built only by the scorer.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
+
+from session_scoring.criteria import ScoringConfig, load_scoring_config
+from session_scoring.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from session_scoring.judge.base import Judge
+    from session_scoring.queue import SqsJobQueue
+    from session_scoring.repositories.scores import ScoreRepository
+    from session_scoring.resilience.breaker import JudgeBreaker
+    from session_scoring.services.jobs import JobService
+    from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.worker import ScoringWorker
+    from session_scoring.sources.base import SessionSource
+
+
+class Container:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def config(self) -> ScoringConfig:
+        return load_scoring_config(self.settings.config_path, self.settings.template_variables)
+
+    @cached_property
+    def engine(self) -> Engine:
+        from session_scoring.db.engine import create_db_engine
+
+        return create_db_engine(self.settings)
+
+    @cached_property
+    def repository(self) -> ScoreRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.scores import ScoreRepository
+
+        return ScoreRepository(create_session_factory(self.engine))
+
+    @cached_property
+    def source(self) -> SessionSource:
+        from session_scoring.sources.factory import build_source
+
+        return build_source(self.config.session_source, self.settings)
+
+    @cached_property
+    def queue(self) -> SqsJobQueue:
+        from session_scoring.aws import aws_client
+        from session_scoring.queue import SqsJobQueue
+
+        return SqsJobQueue(aws_client("sqs", self.settings), self.settings.queue_url)
+
+    @cached_property
+    def scoring_service(self) -> ScoringService:
+        from session_scoring.services.scoring import ScoringService
+
+        return ScoringService(self.config, self.repository, self.source, self.queue)
+
+    @cached_property
+    def judge(self) -> Judge:
+        from session_scoring.judge.factory import build_judge
+
+        return build_judge(self.config, self.settings)
+
+    @cached_property
+    def breaker(self) -> JudgeBreaker:
+        from session_scoring.resilience.breaker import NoBreaker
+
+        return NoBreaker()
+
+    @cached_property
+    def worker(self) -> ScoringWorker:
+        from session_scoring.services.worker import ScoringWorker, WorkerPolicy
+
+        settings = self.settings
+        policy = WorkerPolicy(
+            lease_seconds=settings.lease_seconds,
+            max_receive_count=settings.max_receive_count,
+            judge_timeout_seconds=settings.judge_timeout_seconds,
+            judge_max_retries=settings.judge_max_retries,
+            judge_retry_base_seconds=settings.judge_retry_base_seconds,
+        )
+        return ScoringWorker(self.config, self.repository, self.source, self.judge, policy, self.breaker)
+
+    @cached_property
+    def job_service(self) -> JobService:
+        from session_scoring.services.jobs import JobService
+
+        return JobService(self.worker, self.queue)
+
+
+@lru_cache(maxsize=1)
+def get_container() -> Container:
+    return Container(get_settings())
+
+
+def reset_container() -> None:
+    """Forget the process-wide settings and objects (tests and the local stack after changing the environment)."""
+    get_settings.cache_clear()
+    get_container.cache_clear()

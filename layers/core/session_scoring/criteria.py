@@ -1,0 +1,301 @@
+"""Load ``config/scoring_config.yaml``: ``${VAR}`` substitution, placeholder checks and the criteria hash.
+
+Errors name the file, the line and what to change; they never surface as a bare stack trace.
+
+The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys, no whitespace) of the resolved
+``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
+key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
+sessions come from, not how they are judged, and is left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from session_scoring.errors import ConfigurationError
+from session_scoring.models.judge import judge_output_json_schema, judge_output_schema_text
+
+Provider = Literal["anthropic", "bedrock", "heuristic"]
+PROVIDERS: tuple[str, ...] = ("anthropic", "bedrock", "heuristic")
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-6",
+    "bedrock": "us.anthropic.claude-sonnet-4-6",
+    "heuristic": "heuristic-rules-v1",
+}
+
+KNOWN_PLACEHOLDERS = ("SESSION_CONVERSATION", "ALERT_DATA", "OUTPUT_SCHEMA")
+REQUIRED_PLACEHOLDERS = ("SESSION_CONVERSATION",)
+PLACEHOLDER_RE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class ScoringSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    llm_provider: Provider
+    llm_model: str = ""
+
+    @field_validator("llm_model", mode="before")
+    @classmethod
+    def _none_is_default(cls, value: object) -> object:
+        return "" if value is None else value
+
+
+class SessionSourceSection(BaseModel):
+    """Where sessions are read from. ``tarsy`` and ``tarsy-go`` read TARSy's HTTP APIs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["file", "tarsy", "tarsy-go"] = "file"
+    directory: str = "config/sample_sessions"
+    base_url: str = ""
+    token: str = Field(default="", repr=False)
+    token_secret_arn: str = ""
+    connect_timeout_seconds: float = Field(default=3.0, gt=0)
+    read_timeout_seconds: float = Field(default=20.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    include_chat: bool = False
+    scorable_statuses: list[str] = Field(default_factory=lambda: ["completed"])
+
+
+class ConfigFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scoring: ScoringSection
+    session_source: SessionSourceSection = Field(default_factory=SessionSourceSection)
+    judge_prompt: str = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """The resolved scoring configuration and its criteria hash."""
+
+    path: Path
+    scoring: ScoringSection
+    session_source: SessionSourceSection
+    judge_prompt: str
+
+    @property
+    def enabled(self) -> bool:
+        return self.scoring.enabled
+
+    @property
+    def llm_provider(self) -> str:
+        return self.scoring.llm_provider
+
+    @property
+    def llm_model(self) -> str:
+        """The configured model, or the provider's default when the configuration leaves it empty."""
+        return self.scoring.llm_model or DEFAULT_MODELS[self.scoring.llm_provider]
+
+    @cached_property
+    def criteria_content(self) -> dict[str, Any]:
+        """Everything that defines how sessions are judged (stored once per hash)."""
+        return {
+            "scoring": {
+                "enabled": self.scoring.enabled,
+                "llm_provider": self.llm_provider,
+                "llm_model": self.llm_model,
+            },
+            "judge_prompt": self.judge_prompt,
+            "output_schema": judge_output_json_schema(),
+        }
+
+    @cached_property
+    def criteria_hash(self) -> str:
+        canonical = json.dumps(self.criteria_content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def render_prompt(self, session_conversation: str, alert_data: str) -> str:
+        """The judge prompt with its placeholders replaced (values are fenced by the caller)."""
+        values = {
+            "SESSION_CONVERSATION": session_conversation,
+            "ALERT_DATA": alert_data,
+            "OUTPUT_SCHEMA": judge_output_schema_text(),
+        }
+        return PLACEHOLDER_RE.sub(lambda match: values[match.group(1)], self.judge_prompt)
+
+
+def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConfig:
+    """Read, substitute and validate the scoring configuration at ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(
+            f"{path}: cannot read the scoring configuration ({exc.strerror or exc}); "
+            "set SCORING_CONFIG_PATH to the YAML file"
+        ) from exc
+    return parse_scoring_config(text, path, variables)
+
+
+def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) -> ScoringConfig:
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ConfigurationError(f"{path}: {_describe_yaml_error(exc)}; fix the YAML syntax") from exc
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigurationError(f"{path}: expected a mapping with 'scoring' and 'judge_prompt' blocks")
+    resolver = _Resolver(path, variables)
+    data = resolver.build(root)
+    try:
+        parsed = ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in err['loc'])} (line {resolver.line_of(err['loc'])}): {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"{path}: invalid scoring configuration: {problems}") from exc
+    _check_placeholders(parsed.judge_prompt, path, resolver.first_content_line(("judge_prompt",)))
+    return ScoringConfig(
+        path=path, scoring=parsed.scoring, session_source=parsed.session_source, judge_prompt=parsed.judge_prompt
+    )
+
+
+def _check_placeholders(prompt: str, path: Path, first_line: int) -> None:
+    found: set[str] = set()
+    for match in PLACEHOLDER_RE.finditer(prompt):
+        name = match.group(1)
+        if name not in KNOWN_PLACEHOLDERS:
+            line = first_line + prompt.count("\n", 0, match.start())
+            raise ConfigurationError(
+                f"{path}:{line}: unknown placeholder '{{{{{name}}}}}' in judge_prompt; "
+                f"the known placeholders are {', '.join('{{' + p + '}}' for p in KNOWN_PLACEHOLDERS)}"
+            )
+        found.add(name)
+    for name in REQUIRED_PLACEHOLDERS:
+        if name not in found:
+            raise ConfigurationError(
+                f"{path}:{first_line}: judge_prompt lacks the required placeholder '{{{{{name}}}}}'; "
+                "without it the judge never sees the session"
+            )
+
+
+def _describe_yaml_error(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is not None:
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return problem
+
+
+class _Resolver:
+    """Builds plain Python values from YAML nodes, substituting ``${...}`` and remembering line numbers."""
+
+    def __init__(self, path: Path, variables: Mapping[str, str]) -> None:
+        self._path = path
+        self._variables = variables
+        self._lines: dict[tuple[str | int, ...], tuple[int, int]] = {}
+
+    def line_of(self, loc: tuple[str | int, ...]) -> int:
+        while loc:
+            if loc in self._lines:
+                return self._lines[loc][0]
+            loc = loc[:-1]
+        return 1
+
+    def first_content_line(self, loc: tuple[str | int, ...]) -> int:
+        return self._lines.get(loc, (1, 1))[1]
+
+    def build(self, node: yaml.Node, loc: tuple[str | int, ...] = ()) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value)
+                self._lines[(*loc, key)] = (key_node.start_mark.line + 1, self._content_line(value_node))
+                result[key] = self.build(value_node, (*loc, key))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*loc, index)) for index, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
+        raw = str(node.value)
+        if "$" not in raw:
+            return yaml.safe_load(raw) if node.style is None and raw else raw
+        value = _Substitution(raw, self._variables, self._path, self._content_line(node)).run()
+        if node.style is None:
+            return yaml.safe_load(value) if value.strip() else ""
+        return value
+
+    @staticmethod
+    def _content_line(node: yaml.Node) -> int:
+        """1-based line of a node's first content line (block scalars start on the line after ``|``)."""
+        line = int(node.start_mark.line) + 1
+        if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+            return line + 1
+        return line
+
+
+class _Substitution:
+    """``${VAR}``, ``${VAR:-default}`` (nested defaults allowed) and ``$${`` for a literal ``${``."""
+
+    def __init__(self, text: str, variables: Mapping[str, str], path: Path, first_line: int) -> None:
+        self._text = text
+        self._variables = variables
+        self._path = path
+        self._first_line = first_line
+
+    def run(self) -> str:
+        text, out, i = self._text, [], 0
+        while i < len(text):
+            if text.startswith("$${", i):
+                out.append("${")
+                i += 3
+            elif text.startswith("${", i):
+                value, i = self._expression(i, resolve=True)
+                out.append(value)
+            else:
+                out.append(text[i])
+                i += 1
+        return "".join(out)
+
+    def _error(self, position: int, problem: str) -> ConfigurationError:
+        line = self._first_line + self._text.count("\n", 0, position)
+        return ConfigurationError(f"{self._path}:{line}: {problem}")
+
+    def _expression(self, start: int, resolve: bool) -> tuple[str, int]:
+        text = self._text
+        match = _NAME_RE.match(text, start + 2)
+        if match is None:
+            raise self._error(
+                start, f"malformed '${{...}}' near {text[start : start + 20]!r}: expected a variable name after '${{'"
+            )
+        name, i = match.group(), match.end()
+        if text.startswith("}", i):
+            value = self._variables.get(name)
+            if resolve and value is None:
+                raise self._error(
+                    start,
+                    f"environment variable {name} is not set and '${{{name}}}' has no default; "
+                    f"set {name} or write '${{{name}:-default}}'",
+                )
+            return (value or ""), i + 1
+        if not text.startswith(":-", i):
+            raise self._error(start, f"malformed '${{{name}...': expected '}}' or ':-default}}' after the name")
+        current = self._variables.get(name)
+        use_default = resolve and not current
+        parts: list[str] = []
+        i += 2
+        while True:
+            if i >= len(text):
+                raise self._error(start, f"unterminated '${{{name}:-...': missing the closing '}}'")
+            if text.startswith("${", i):
+                value, i = self._expression(i, resolve=use_default)
+                parts.append(value)
+            elif text[i] == "}":
+                i += 1
+                break
+            else:
+                parts.append(text[i])
+                i += 1
+        return ("".join(parts) if use_default else (current or "")), i

@@ -1,0 +1,1 @@
+"""Database access: ORM rows (``schema``) and engine/session construction (``engine``)."""

@@ -1,0 +1,159 @@
+"""ORM rows of the five scoring tables. Only repositories use these; nothing returns them past that layer.
+
+Departures from the design, on purpose: ``session_scores`` keeps every attempt (a partial unique index allows one
+active attempt per session instead of a unique ``session_id``), and there is no foreign key to TARSy's
+``alert_sessions`` because scores live in their own database.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+SCORE_STATUSES = ("pending", "in_progress", "completed", "failed")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ScoringCriteriaDefinitionRow(Base):
+    __tablename__ = "scoring_criteria_definitions"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    criteria_content: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+    __table_args__ = (Index("ix_scoring_criteria_definitions_created_at", "created_at"),)
+
+
+class SessionScoreRow(Base):
+    __tablename__ = "session_scores"
+
+    score_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    criteria_hash: Mapped[str] = mapped_column(
+        String(64), ForeignKey("scoring_criteria_definitions.criteria_hash"), nullable=False
+    )
+    status: Mapped[str] = mapped_column(String(20), nullable=False, server_default="pending")
+    total_score: Mapped[int | None] = mapped_column(Integer)
+    score_breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    score_reasoning: Mapped[str | None] = mapped_column(Text)
+    scored_triggered_by: Mapped[str] = mapped_column(String(255), nullable=False)
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    scored_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    judge_provider: Mapped[str | None] = mapped_column(String(64))
+    judge_model: Mapped[str | None] = mapped_column(String(255))
+    input_tokens: Mapped[int | None] = mapped_column(Integer)
+    output_tokens: Mapped[int | None] = mapped_column(Integer)
+    cache_read_tokens: Mapped[int | None] = mapped_column(Integer)
+    cache_write_tokens: Mapped[int | None] = mapped_column(Integer)
+    judge_latency_ms: Mapped[int | None] = mapped_column(Integer)
+    prompt_compacted: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
+    prompt_tokens_before: Mapped[int | None] = mapped_column(Integer)
+    prompt_tokens_after: Mapped[int | None] = mapped_column(Integer)
+    claim_token: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    delivery_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+
+    missing_tools: Mapped[list[MissingToolRow]] = relationship(
+        back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
+    )
+    alternative_approaches: Mapped[list[AlternativeApproachRow]] = relationship(
+        back_populates="score", cascade="all, delete-orphan", order_by="AlternativeApproachRow.position"
+    )
+
+    __table_args__ = (
+        CheckConstraint(
+            "total_score IS NULL OR (total_score >= 0 AND total_score <= 100)",
+            name="ck_session_scores_total_score_range",
+        ),
+        CheckConstraint(f"status IN {SCORE_STATUSES!r}", name="ck_session_scores_status"),
+        CheckConstraint(
+            "status <> 'completed' OR total_score IS NOT NULL", name="ck_session_scores_completed_has_score"
+        ),
+        Index("ix_session_scores_session_id", "session_id"),
+        Index("ix_session_scores_criteria_hash", "criteria_hash"),
+        Index("ix_session_scores_total_score", "total_score"),
+        Index("ix_session_scores_scored_at", "scored_at"),
+        Index("ix_session_scores_session_requested", "session_id", "requested_at"),
+        Index(
+            "uq_session_scores_one_active_attempt",
+            "session_id",
+            unique=True,
+            postgresql_where=text("status IN ('pending', 'in_progress')"),
+        ),
+    )
+
+
+class MissingToolRow(Base):
+    __tablename__ = "score_missing_tools"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    score_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("session_scores.score_id", ondelete="CASCADE"), nullable=False
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    tool_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    rationale: Mapped[str] = mapped_column(Text, nullable=False)
+
+    score: Mapped[SessionScoreRow] = relationship(back_populates="missing_tools")
+
+    __table_args__ = (
+        Index("ix_score_missing_tools_score_id", "score_id"),
+        Index("ix_score_missing_tools_tool_name", "tool_name"),
+    )
+
+
+class AlternativeApproachRow(Base):
+    __tablename__ = "score_alternative_approaches"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    score_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("session_scores.score_id", ondelete="CASCADE"), nullable=False
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    description: Mapped[str] = mapped_column(Text, nullable=False)
+
+    score: Mapped[SessionScoreRow] = relationship(back_populates="alternative_approaches")
+    steps: Mapped[list[AlternativeApproachStepRow]] = relationship(
+        back_populates="approach", cascade="all, delete-orphan", order_by="AlternativeApproachStepRow.step_order"
+    )
+
+    __table_args__ = (
+        Index("ix_score_alternative_approaches_score_id", "score_id"),
+        Index("ix_score_alternative_approaches_name", "name"),
+    )
+
+
+class AlternativeApproachStepRow(Base):
+    __tablename__ = "score_alternative_approach_steps"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    approach_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("score_alternative_approaches.id", ondelete="CASCADE"), nullable=False
+    )
+    step_order: Mapped[int] = mapped_column(Integer, nullable=False)
+    step_description: Mapped[str] = mapped_column(Text, nullable=False)
+
+    approach: Mapped[AlternativeApproachRow] = relationship(back_populates="steps")
+
+    __table_args__ = (Index("ix_score_alternative_approach_steps_approach_id", "approach_id"),)

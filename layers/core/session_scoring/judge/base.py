@@ -1,0 +1,36 @@
+"""What every judge takes and returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.session import Session
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """A rendered request: the code-owned system text and the user prompt built from the configured template."""
+
+    system: str
+    user: str
+    estimated_tokens: int
+    compacted: bool = False
+    tokens_before_compaction: int | None = None
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    session: Session
+    prompt: JudgePrompt
+    timeout_seconds: float
+
+
+class Judge(Protocol):
+    provider: str
+    model: str
+
+    def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
+        """One verdict, or a JudgeError subclass."""
+        ...

@@ -1,0 +1,177 @@
+"""The Claude judge through the official ``anthropic`` SDK (Anthropic API or Amazon Bedrock).
+
+Output is schema-constrained (``output_config.format`` = the JSON schema of ``JudgeOutputSchema``) and validated
+again here, including the dimension ranges and that the total is their sum. Invalid output gets one repair turn
+with the validation errors; if that fails too the attempt fails with the reason (never a score of 0).
+The SDK's own retries are off (``max_retries=0``): retries are ours, bounded by the Lambda's remaining time.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, cast
+
+import anthropic
+import httpx2
+from anthropic import transform_schema
+from anthropic.types import MessageParam, OutputConfigParam
+from pydantic import ValidationError
+
+from session_scoring.errors import (
+    JudgeOutputError,
+    JudgePermanentError,
+    JudgeTransientError,
+    PromptTooLargeError,
+)
+from session_scoring.judge.base import JudgeRequest
+from session_scoring.log import logger, truncate
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage
+
+CONNECT_TIMEOUT_SECONDS = 5.0
+
+_TRANSIENT_STATUS = {408, 409, 429}
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            return max(0.0, float(raw) * scale)
+        except ValueError:
+            continue
+    return None
+
+
+def classify_sdk_error(exc: anthropic.AnthropicError) -> Exception:
+    """Map an SDK error onto our hierarchy: transient (retry, counts for the breaker) or permanent."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return JudgeTransientError(f"the judge did not answer in time ({exc.__class__.__name__})")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return JudgeTransientError(f"cannot reach the judge: {exc.__class__.__name__}: {exc}")
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        message = _error_message(exc)
+        if status == 413:
+            return PromptTooLargeError(f"the judge rejected the request as too large (413): {message}")
+        if status in _TRANSIENT_STATUS or status >= 500:
+            return JudgeTransientError(
+                f"the judge answered {status}: {message}", retry_after_seconds=_retry_after(exc.response.headers)
+            )
+        if status in (401, 403):
+            return JudgePermanentError(
+                f"the judge refused our credentials ({status}: {message}); check ANTHROPIC_API_KEY, "
+                "ANTHROPIC_API_KEY_SECRET_ARN or the Bedrock role permissions"
+            )
+        return JudgePermanentError(f"the judge rejected the request ({status}: {message})")
+    return JudgePermanentError(f"judge client error: {exc}")
+
+
+def _error_message(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(exc.message)
+
+
+class ClaudeJudge:
+    """A judge backed by a Claude model."""
+
+    def __init__(
+        self, client: anthropic.Anthropic | anthropic.AnthropicBedrock, provider: str, model: str, max_tokens: int
+    ) -> None:
+        self._client = client
+        self.provider = provider
+        self.model = model
+        self._max_tokens = max_tokens
+        self._output_config = cast(
+            OutputConfigParam, {"format": {"type": "json_schema", "schema": transform_schema(JudgeOutputSchema)}}
+        )
+
+    def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
+        started = time.monotonic()
+        messages: list[MessageParam] = [{"role": "user", "content": request.prompt.user}]
+        text, usage, truncated = self._call(request, messages)
+        try:
+            output = self._parse(text, truncated)
+        except JudgeOutputError as first:
+            logger.warning(
+                "judge output invalid, sending one repair turn", extra={"problem": first.message, "raw": truncate(text)}
+            )
+            messages += [
+                {"role": "assistant", "content": text or "(empty response)"},
+                {
+                    "role": "user",
+                    "content": "Your answer was not a valid evaluation: "
+                    f"{first.message}. Respond again with only the corrected JSON object, matching the schema "
+                    "exactly; keep the reasoning concise enough to fit.",
+                },
+            ]
+            repaired, more, truncated = self._call(request, messages)
+            usage = usage + more
+            try:
+                output = self._parse(repaired, truncated)
+            except JudgeOutputError as second:
+                logger.error(
+                    "judge output invalid after repair", extra={"problem": second.message, "raw": truncate(repaired)}
+                )
+                raise JudgeOutputError(
+                    f"the judge's answer was invalid after one repair turn: {second.message}"
+                ) from second
+        return JudgeVerdict(
+            output=output,
+            provider=self.provider,
+            model=self.model,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def _call(self, request: JudgeRequest, messages: list[MessageParam]) -> tuple[str, TokenUsage, bool]:
+        """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
+        try:
+            response = self._client.messages.create(
+                model=self.model,
+                max_tokens=self._max_tokens,
+                system=request.prompt.system,
+                messages=messages,
+                output_config=self._output_config,
+                timeout=httpx2.Timeout(
+                    request.timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, request.timeout_seconds)
+                ),
+            )
+        except anthropic.AnthropicError as exc:
+            raise classify_sdk_error(exc) from exc
+        usage = TokenUsage(
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cache_read_tokens=response.usage.cache_read_input_tokens or 0,
+            cache_write_tokens=response.usage.cache_creation_input_tokens or 0,
+        )
+        text = "".join(block.text for block in response.content if block.type == "text")
+        return text, usage, response.stop_reason == "max_tokens"
+
+    @staticmethod
+    def _parse(text: str, truncated: bool) -> JudgeOutputSchema:
+        if truncated:
+            raise JudgeOutputError("the response was cut off at max_tokens (the JSON is incomplete)")
+        if not text.strip():
+            raise JudgeOutputError("the response was empty")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise JudgeOutputError(
+                f"the response is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            ) from exc
+        try:
+            return JudgeOutputSchema.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'response'}: {err['msg']}" for err in exc.errors()[:10]
+            )
+            raise JudgeOutputError(f"the JSON does not match the schema: {problems}") from exc

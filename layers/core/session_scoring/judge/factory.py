@@ -1,0 +1,50 @@
+"""Build the configured judge. The Anthropic SDK is imported here lazily, only for LLM providers."""
+
+from __future__ import annotations
+
+from session_scoring.criteria import ScoringConfig
+from session_scoring.errors import ConfigurationError
+from session_scoring.judge.base import Judge
+from session_scoring.settings import Settings
+
+
+def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
+    provider = config.llm_provider
+    if provider == "heuristic":
+        from session_scoring.judge.heuristic import HeuristicJudge
+
+        return HeuristicJudge(config.llm_model)
+    import anthropic
+    import httpx2
+
+    from session_scoring.judge.claude import ClaudeJudge
+
+    timeout = httpx2.Timeout(settings.judge_timeout_seconds, connect=5.0)
+    if provider == "bedrock":
+        bedrock = anthropic.AnthropicBedrock(aws_region=settings.aws_region, timeout=timeout, max_retries=0)
+        return ClaudeJudge(bedrock, "bedrock", config.llm_model, settings.judge_max_tokens)
+    if provider == "anthropic":
+        client = anthropic.Anthropic(
+            api_key=_anthropic_api_key(settings),
+            base_url=settings.anthropic_base_url,
+            timeout=timeout,
+            max_retries=0,
+        )
+        return ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
+    raise ConfigurationError(f"unknown llm_provider '{provider}'")
+
+
+def _anthropic_api_key(settings: Settings) -> str:
+    if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
+        return settings.anthropic_api_key.get_secret_value()
+    if settings.anthropic_api_key_secret_arn:
+        from aws_lambda_powertools.utilities import parameters
+
+        value = parameters.get_secret(settings.anthropic_api_key_secret_arn, max_age=300)
+        key = value if isinstance(value, str) else value.decode()
+        if key.strip():
+            return key.strip()
+    raise ConfigurationError(
+        "llm_provider is 'anthropic' but no API key is configured: set ANTHROPIC_API_KEY, or "
+        "ANTHROPIC_API_KEY_SECRET_ARN to a Secrets Manager secret holding the key, or SCORING_LLM_PROVIDER=heuristic"
+    )

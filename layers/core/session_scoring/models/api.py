@@ -1,0 +1,161 @@
+"""Request and response bodies of the REST API (the contract the dashboard and operators use)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+
+
+class ScoreStatus(StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+ACTIVE_STATUSES = frozenset({ScoreStatus.PENDING, ScoreStatus.IN_PROGRESS})
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ScoreRequest(BaseModel):
+    """Body of ``POST .../score``; the body is optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    force_rescore: bool = Field(
+        default=False, description="Score again even when a completed score exists (keeps the old one)."
+    )
+
+
+class MissingTool(_Response):
+    tool_name: str
+    rationale: str
+
+
+class AlternativeApproach(_Response):
+    name: str
+    description: str
+    steps: list[str]
+
+
+class JudgeInfo(_Response):
+    """Who judged and what it cost."""
+
+    provider: str | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    latency_ms: int | None = None
+    prompt_compacted: bool = False
+    prompt_tokens_before: int | None = None
+    prompt_tokens_after: int | None = None
+
+
+class SessionScore(_Response):
+    """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
+
+    score_id: UUID
+    session_id: str
+    criteria_hash: str
+    status: ScoreStatus
+    total_score: int | None = None
+    score_breakdown: dict[str, Any] | None = None
+    score_reasoning: str | None = None
+    missing_tools: list[MissingTool] = Field(default_factory=list)
+    alternative_approaches: list[AlternativeApproach] = Field(default_factory=list)
+    scored_triggered_by: str
+    requested_at: datetime
+    started_at: datetime | None = None
+    scored_at: datetime | None = None
+    error_message: str | None = None
+    is_current_criteria: bool
+    judge: JudgeInfo
+
+
+class LatestScore(_Response):
+    """The latest attempt of a session, as the session list shows it."""
+
+    score_id: UUID
+    status: ScoreStatus
+    total_score: int | None
+    is_current_criteria: bool
+    criteria_hash: str
+
+
+class SessionListItem(_Response):
+    session_id: str
+    status: str = Field(description="The session's status at its source")
+    alert_type: str | None = None
+    agent_type: str | None = None
+    author: str | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    score: LatestScore | None = Field(default=None, description="Latest scoring attempt; null when never scored")
+
+
+class SessionListPage(_Response):
+    items: list[SessionListItem]
+    page: int
+    page_size: int
+    total_items: int
+    total_pages: int
+
+
+class CriteriaDefinition(_Response):
+    criteria_hash: str
+    llm_provider: str
+    llm_model: str
+    criteria_content: dict[str, Any]
+    created_at: datetime | None = None
+
+
+class ScoreBand(_Response):
+    band: str
+    label: str
+    min_score: int
+    max_score: int
+    count: int
+
+
+class ScoreDistribution(_Response):
+    criteria_hash: str | None
+    total: int
+    bands: list[ScoreBand]
+
+
+class MissingToolCount(_Response):
+    tool_name: str
+    count: int
+    session_ids: list[str]
+
+
+class MissingToolsReport(_Response):
+    criteria_hash: str | None
+    items: list[MissingToolCount]
+
+
+class Health(_Response):
+    status: str
+    version: str
+    scoring_enabled: bool
+    criteria_hash: str | None = None
+    llm_provider: str | None = None
+    llm_model: str | None = None
+
+
+class ErrorBody(_Response):
+    """Every error response: what went wrong (``detail``) and a stable ``code``."""
+
+    code: str
+    detail: str | list[Any]

@@ -1,0 +1,111 @@
+"""What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
+
+The schema is code, not configuration: it is injected into the prompt at ``{{OUTPUT_SCHEMA}}``, sent as the
+structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DIMENSION_MAX = 25
+DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MissingTool(_Strict):
+    """Missing tool that should have been used in the investigation."""
+
+    tool_name: str = Field(..., min_length=1, max_length=255, description="Name of the missing MCP tool")
+    rationale: str = Field(..., min_length=1, description="Explanation of why this tool was needed")
+
+
+class AlternativeApproach(_Strict):
+    """Alternative investigation approach that could have been more efficient/rigorous."""
+
+    name: str = Field(..., min_length=1, max_length=255, description="Brief descriptive title of the approach")
+    description: str = Field(..., min_length=1, description="1-2 sentences explaining the strategy")
+    steps: list[str] = Field(..., min_length=1, description="Ordered list of specific actions")
+
+
+class ScoreBreakdown(_Strict):
+    """Points per dimension, each 0-25."""
+
+    logical_flow: int = Field(..., ge=0, le=DIMENSION_MAX, description="Logical flow, 0-25 points")
+    consistency: int = Field(..., ge=0, le=DIMENSION_MAX, description="Consistency, 0-25 points")
+    tool_relevance: int = Field(..., ge=0, le=DIMENSION_MAX, description="Tool relevance, 0-25 points")
+    synthesis_quality: int = Field(..., ge=0, le=DIMENSION_MAX, description="Synthesis quality, 0-25 points")
+
+    def total(self) -> int:
+        return self.logical_flow + self.consistency + self.tool_relevance + self.synthesis_quality
+
+
+class JudgeOutputSchema(_Strict):
+    """Output schema for the judge LLM. ``total_score`` must equal the sum of the four dimensions."""
+
+    total_score: int = Field(..., ge=0, le=100, description="Overall score 0-100: the sum of score_breakdown")
+    score_breakdown: ScoreBreakdown = Field(..., description="Points per dimension, each 0-25")
+    score_reasoning: str = Field(..., min_length=1, description="Detailed explanation (200+ words recommended)")
+    missing_tools: list[MissingTool] = Field(default_factory=list, description="Tools that should have been used")
+    alternative_approaches: list[AlternativeApproach] = Field(
+        default_factory=list, description="Alternative investigation approaches (0-3)"
+    )
+
+    @model_validator(mode="after")
+    def _total_matches_breakdown(self) -> JudgeOutputSchema:
+        expected = self.score_breakdown.total()
+        if self.total_score != expected:
+            raise ValueError(
+                f"total_score is {self.total_score} but the score_breakdown dimensions add up to {expected}; "
+                "total_score must equal their sum"
+            )
+        return self
+
+
+@cache
+def judge_output_json_schema() -> dict[str, Any]:
+    """The JSON schema of :class:`JudgeOutputSchema` (cached; callers must not mutate it)."""
+    return JudgeOutputSchema.model_json_schema()
+
+
+def judge_output_schema_text() -> str:
+    """The schema as the prompt shows it at ``{{OUTPUT_SCHEMA}}``."""
+    return (
+        "Respond with a single JSON object that validates against this JSON schema "
+        "(total_score must equal the sum of the four score_breakdown values):\n\n"
+        + json.dumps(judge_output_json_schema(), indent=2, sort_keys=True)
+    )
+
+
+class TokenUsage(BaseModel):
+    """Tokens a judge call consumed (zero for the heuristic judge)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+class JudgeVerdict(BaseModel):
+    """A validated verdict and what it cost."""
+
+    output: JudgeOutputSchema
+    provider: str
+    model: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    latency_ms: int = 0

@@ -1,0 +1,165 @@
+"""The service's normalised session: one investigation, whatever agent or API produced it.
+
+Every source (files, the tarsy-bot History API, TARSy Go) maps its own shape onto these models, and the judge
+prompt and the heuristic judge read only these. The JSON form of :class:`Session` is also the ``session-scoring/v1``
+file format read by the file source (documented in ``README.md``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SESSION_FORMAT: Literal["session-scoring/v1"] = "session-scoring/v1"
+
+
+class SessionStatus(StrEnum):
+    """Lifecycle states of a session at its source (TARSy's statuses, both spellings of cancelling)."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    PAUSED = "paused"
+    CANCELING = "canceling"
+    CANCELLING = "cancelling"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed_out"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in TERMINAL_STATUSES
+
+
+TERMINAL_STATUSES = frozenset(
+    {SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED, SessionStatus.TIMED_OUT}
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AvailableTool(_Model):
+    """A tool the agent could have called (the judge may only name missing tools it was shown)."""
+
+    name: str
+    server: str | None = None
+    description: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.server}.{self.name}" if self.server else self.name
+
+
+class ToolCall(_Model):
+    """One MCP tool call with its arguments and its result or error."""
+
+    name: str
+    server: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    success: bool = True
+    error: str | None = None
+    duration_ms: int | None = None
+    result_summarized: bool = Field(
+        default=False, description="The agent saw a summary of the result instead of the whole output."
+    )
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.server}.{self.name}" if self.server else self.name
+
+
+class Step(_Model):
+    """One step of a stage, in order: the agent's reasoning, a tool call, or its answer."""
+
+    kind: Literal["reasoning", "tool_call", "answer", "message"]
+    text: str | None = None
+    tool_call: ToolCall | None = None
+
+
+class Stage(_Model):
+    """One stage (or one parallel agent of a stage) of the investigation chain."""
+
+    name: str
+    agent: str | None = None
+    status: str = "completed"
+    parallel_group: str | None = Field(default=None, description="Stages sharing a group ran in parallel.")
+    available_tools: list[AvailableTool] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
+    output: str | None = None
+    error: str | None = None
+    is_chat: bool = Field(default=False, description="A follow-up chat turn after the investigation.")
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [step.tool_call for step in self.steps if step.tool_call is not None]
+
+
+class SessionSummary(_Model):
+    """What a session list shows about one session."""
+
+    session_id: str
+    status: str
+    alert_type: str | None = None
+    agent_type: str | None = None
+    author: str | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+
+
+class Session(_Model):
+    """A whole investigation: the alert, every stage with its steps, and the final analysis."""
+
+    format: Literal["session-scoring/v1"] = SESSION_FORMAT
+    session_id: str
+    status: str
+    alert_type: str | None = None
+    agent_type: str | None = None
+    author: str | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    alert: dict[str, Any] = Field(default_factory=dict)
+    available_tools: list[AvailableTool] = Field(
+        default_factory=list, description="Tools available to the whole session, beside each stage's own."
+    )
+    stages: list[Stage] = Field(default_factory=list)
+    final_analysis: str | None = None
+    error: str | None = None
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [call for stage in self.stages for call in stage.tool_calls]
+
+    @property
+    def all_available_tools(self) -> list[AvailableTool]:
+        """Session and stage tools, without duplicates, in the order first seen."""
+        seen: dict[str, AvailableTool] = {}
+        for tool in [*self.available_tools, *(t for stage in self.stages for t in stage.available_tools)]:
+            seen.setdefault(tool.qualified_name, tool)
+        return list(seen.values())
+
+    def summary(self) -> SessionSummary:
+        return SessionSummary(
+            session_id=self.session_id,
+            status=self.status,
+            alert_type=self.alert_type,
+            agent_type=self.agent_type,
+            author=self.author,
+            started_at=self.started_at,
+            completed_at=self.completed_at,
+        )
+
+
+class SessionPage(_Model):
+    """One page of a session listing."""
+
+    items: list[SessionSummary]
+    page: int
+    page_size: int
+    total_items: int
+    total_pages: int

@@ -1,0 +1,1 @@
+"""Resilience around the judge: bounded retries and the shared circuit breaker."""

@@ -1,0 +1,28 @@
+"""The queue side of scoring: run one job and, when it must come back later, delay its next delivery."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.services.worker import JobOutcome, ScoringWorker
+
+
+class MessageVisibility(Protocol):
+    def delay(self, receipt_handle: str, seconds: int) -> None: ...
+
+
+class JobService:
+    def __init__(self, worker: ScoringWorker, visibility: MessageVisibility | None) -> None:
+        self._worker = worker
+        self._visibility = visibility
+
+    def handle(self, job: ScoringJob, receipt_handle: str, receive_count: int, remaining_seconds: float) -> JobOutcome:
+        outcome = self._worker.process(job, receive_count, remaining_seconds)
+        if not outcome.done and outcome.delay_seconds and self._visibility is not None:
+            try:
+                self._visibility.delay(receipt_handle, outcome.delay_seconds)
+            except Exception as exc:  # noqa: BLE001 - the message still comes back after its normal visibility timeout
+                logger.warning("could not delay the message", extra={"error": str(exc)})
+        return outcome

@@ -1,0 +1,206 @@
+"""The scoring job: claim the attempt, load the session, judge it, store the verdict.
+
+``ScoringWorker.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
+that decides, for each kind of failure, whether the attempt fails for good (the message is acknowledged) or the
+message comes back later (the attempt returns to pending with a note saying why and when).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from session_scoring.criteria import ScoringConfig
+from session_scoring.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    JudgeError,
+    JudgeTransientError,
+    JudgeUnavailableError,
+    PromptTooLargeError,
+    ScoringError,
+    SessionDataError,
+    SessionNotFoundError,
+    SessionNotScorableError,
+    SourceUnavailableError,
+)
+from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
+from session_scoring.judge.rendering import build_prompt
+from session_scoring.log import logger
+from session_scoring.models.api import ScoreStatus
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.judge import JudgeVerdict
+from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
+from session_scoring.resilience.retry import backoff_seconds, call_with_retries
+from session_scoring.sources.base import SessionSource
+
+STORE_MARGIN_SECONDS = 10.0
+"""Time kept back from the Lambda's remaining time to store the result."""
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """``done``: acknowledge the message. ``retry``: leave it for a later delivery after ``delay_seconds``."""
+
+    done: bool
+    reason: str
+    delay_seconds: int | None = None
+
+    @classmethod
+    def ack(cls, reason: str) -> JobOutcome:
+        return cls(True, reason)
+
+    @classmethod
+    def retry(cls, reason: str, delay_seconds: int | None = None) -> JobOutcome:
+        return cls(False, reason, delay_seconds)
+
+
+@dataclass(frozen=True)
+class WorkerPolicy:
+    lease_seconds: int
+    max_receive_count: int
+    judge_timeout_seconds: float
+    judge_max_retries: int
+    judge_retry_base_seconds: float
+
+
+_PERMANENT = (
+    SessionNotFoundError,
+    SessionNotScorableError,
+    SessionDataError,
+    ConfigurationError,
+    PromptTooLargeError,
+)
+_TRANSIENT = (JudgeTransientError, SourceUnavailableError, DatabaseUnavailableError)
+
+
+def outcome_for_error(exc: Exception, receive_count: int, policy: WorkerPolicy) -> tuple[str, JobOutcome]:
+    """Decide what a failure means: ('fail'|'release'|'none', outcome). The single error -> ack/retry mapping."""
+    reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
+    if isinstance(exc, JudgeUnavailableError):
+        delay = max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
+        note = f"judge unavailable (circuit open); will be retried at {exc.retry_at.isoformat(timespec='seconds')}"
+        if receive_count >= policy.max_receive_count:
+            return "fail", JobOutcome.retry(f"{note}; gave up after {receive_count} deliveries")
+        return "release", JobOutcome.retry(note, delay)
+    if isinstance(exc, _PERMANENT) or (isinstance(exc, JudgeError) and not isinstance(exc, JudgeTransientError)):
+        return "fail", JobOutcome.ack(reason)
+    last = receive_count >= policy.max_receive_count
+    kind = "transient" if isinstance(exc, _TRANSIENT) else "unexpected"
+    if last:
+        return "fail", JobOutcome.retry(
+            f"{reason} (gave up after {receive_count} deliveries; the job is in the dead-letter queue for redrive)"
+        )
+    delay = int(backoff_seconds(receive_count, 30.0))
+    return "release", JobOutcome.retry(f"{kind} failure, will retry: {reason}", min(delay, 900))
+
+
+class ScoringWorker:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        repository: ScoreRepository,
+        source: SessionSource,
+        judge: Judge,
+        policy: WorkerPolicy,
+        breaker: JudgeBreaker | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._config = config
+        self._repository = repository
+        self._source = source
+        self._judge = judge
+        self._policy = policy
+        self._breaker = breaker or NoBreaker()
+        self._clock = clock
+
+    def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
+        """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
+        deadline = self._clock() + remaining_seconds - STORE_MARGIN_SECONDS
+        claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
+        if not claim.claimed:
+            return self._not_claimed(job, claim.status, claim.lease_expires_at)
+        assert claim.claim_token is not None
+        try:
+            verdict, prompt = self._score(job, deadline)
+            stored = self._repository.complete(
+                job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt)
+            )
+        except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
+            return self._failed(job, claim.claim_token, exc, receive_count)
+        if not stored:
+            return JobOutcome.ack("another worker took over this attempt after our lease expired")
+        logger.info(
+            "score stored",
+            extra={
+                "score_id": str(job.score_id),
+                "session_id": job.session_id,
+                "total_score": verdict.output.total_score,
+            },
+        )
+        return JobOutcome.ack("completed")
+
+    def _not_claimed(
+        self, job: ScoringJob, status: ScoreStatus | None, lease_expires_at: datetime | None
+    ) -> JobOutcome:
+        if status is None:
+            logger.error("job for an unknown attempt acknowledged", extra={"score_id": str(job.score_id)})
+            return JobOutcome.ack("no such score attempt")
+        if status in (ScoreStatus.COMPLETED, ScoreStatus.FAILED):
+            return JobOutcome.ack(f"duplicate delivery of an attempt that is already {status.value}")
+        delay = 30
+        if lease_expires_at is not None:
+            delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
+        return JobOutcome.retry("another worker holds this attempt; retry when its lease expires", delay)
+
+    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
+        session = self._source.get_session(job.session_id)
+        prompt = build_prompt(self._config, session)
+
+        def attempt(time_left: float) -> JudgeVerdict:
+            request = JudgeRequest(
+                session=session, prompt=prompt, timeout_seconds=min(self._policy.judge_timeout_seconds, time_left)
+            )
+            return self._breaker.call(lambda: self._judge.evaluate(request))
+
+        verdict = call_with_retries(
+            attempt,
+            deadline=deadline,
+            max_retries=self._policy.judge_max_retries,
+            base_seconds=self._policy.judge_retry_base_seconds,
+            clock=self._clock,
+        )
+        return verdict, prompt
+
+    def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
+        action, outcome = outcome_for_error(exc, receive_count, self._policy)
+        log = logger.warning if not outcome.done else logger.error
+        log(
+            "scoring failed",
+            extra={
+                "score_id": str(job.score_id),
+                "session_id": job.session_id,
+                "action": action,
+                "reason": outcome.reason,
+            },
+        )
+        try:
+            if action == "fail":
+                self._repository.fail(job.score_id, token, outcome.reason)
+            elif action == "release":
+                self._repository.release(job.score_id, token, outcome.reason)
+        except DatabaseUnavailableError as db_exc:
+            return JobOutcome.retry(f"{outcome.reason}; and the attempt could not be updated: {db_exc.message}", 30)
+        return outcome
+
+
+def _stats(prompt: JudgePrompt) -> PromptStats:
+    return PromptStats(
+        compacted=prompt.compacted,
+        tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
+        tokens_after=prompt.estimated_tokens,
+    )

@@ -1,0 +1,1 @@
+"""Session sources: where completed investigations are read from."""

@@ -1,0 +1,203 @@
+"""Shared fixtures: a real PostgreSQL (pgserver), moto's server, the fake Claude server, and a wired local stack."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "config" / "sample_sessions"
+
+THOROUGH_ID = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+SHALLOW_ID = "3f1d2a9e-0b7c-4e55-9a61-2c8d4e6f7a10"
+FAILING_TOOLS_ID = "b2c4e6a8-1d3f-4b5a-8c7e-9f0a1b2c3d4e"
+IN_PROGRESS_ID = "e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh database on an embedded PostgreSQL for the whole test run (or SCORING_TEST_DATABASE_URL)."""
+    external = os.environ.get("SCORING_TEST_DATABASE_URL")
+    if external:
+        yield external
+        return
+    from devstack.postgres import start_postgres
+
+    data_dir = Path(tempfile.mkdtemp(prefix="scoring-pg-"))
+    url, server = start_postgres(data_dir / "pgdata", database=f"test_{uuid.uuid4().hex[:8]}")
+    try:
+        yield url
+    finally:
+        server.cleanup()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    from devstack.aws import start_moto
+
+    endpoint, server = start_moto()
+    try:
+        yield endpoint
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def fake_claude_server() -> Iterator[Any]:
+    from tests.support.fake_claude import FakeClaude
+
+    fake = FakeClaude().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def fake_claude(fake_claude_server: Any) -> Any:
+    fake_claude_server.reset()
+    return fake_claude_server
+
+
+@pytest.fixture(scope="session")
+def migrated_database(postgres_url: str) -> str:
+    from sqlalchemy import create_engine
+
+    from session_scoring import migrate
+    from session_scoring.settings import Settings
+
+    engine = create_engine(postgres_url)
+    try:
+        migrate.upgrade(engine, Settings())
+    finally:
+        engine.dispose()
+    return postgres_url
+
+
+@dataclass
+class Stack:
+    """The service wired like `make run`: API client, queue worker and container, on real PG and moto."""
+
+    client: Any
+    worker: Any
+    container: Any
+    resources: Any
+    sqs: Any
+    env: dict[str, str]
+
+    def request_score(self, session_id: str, force: bool = False, **headers: str) -> Any:
+        body = {"force_rescore": True} if force else None
+        return self.client.post(f"/api/v1/scoring/sessions/{session_id}/score", json=body, headers=headers)
+
+    def score(self, session_id: str) -> Any:
+        return self.client.get(f"/api/v1/scoring/sessions/{session_id}/score")
+
+
+def _truncate(url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "TRUNCATE score_alternative_approach_steps, score_alternative_approaches, score_missing_tools, "
+                "session_scores, scoring_criteria_definitions"
+            )
+        )
+    engine.dispose()
+
+
+@pytest.fixture
+def stack_env(migrated_database: str, moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Environment of a fresh stack: its own queues, a clean database, the heuristic judge by default."""
+    from devstack.aws import LOCAL_CREDENTIALS, create_resources
+
+    _truncate(migrated_database)
+    resources = create_resources(moto_endpoint, prefix=f"t{uuid.uuid4().hex[:10]}", max_receive_count=3)
+    env = {
+        **LOCAL_CREDENTIALS,
+        "AWS_ENDPOINT_URL": moto_endpoint,
+        "SCORING_DATABASE_URL": migrated_database,
+        "SCORING_QUEUE_URL": resources.queue_url,
+        "SCORING_DLQ_URL": resources.dead_letter_queue_url,
+        "SCORING_BREAKER_TABLE": resources.breaker_table,
+        "SCORING_MAX_RECEIVE_COUNT": "3",
+        "SCORING_LLM_PROVIDER": "heuristic",
+        "SCORING_SESSIONS_DIR": str(SAMPLES),
+        "JUDGE_RETRY_BASE_SECONDS": "0",
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+    }
+    for key in (
+        "ANTHROPIC_API_KEY",
+        "SCORING_LLM_MODEL",
+        "DEFAULT_LLM_PROVIDER",
+        "SCORING_ENABLED",
+        "SCORING_TRUST_FORWARDED_USER",
+        "SCORING_CONFIG_PATH",
+        "ANTHROPIC_BASE_URL",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    env["_dead_letter_queue_url"] = resources.dead_letter_queue_url
+    return env
+
+
+@pytest.fixture
+def make_stack(stack_env: dict[str, str], moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Build a stack after optional environment changes: ``make_stack(SCORING_LLM_PROVIDER="anthropic", ...)``."""
+    from fastapi.testclient import TestClient
+
+    from devstack.aws import LocalResources, client
+    from devstack.worker import QueueWorker
+    from session_scoring.container import get_container, reset_container
+
+    built: list[Any] = []
+
+    def build(**overrides: str) -> Stack:
+        for key, value in overrides.items():
+            monkeypatch.setenv(key, value)
+        reset_container()
+        from functions.api.app import app
+        from functions.scorer.app import handler
+
+        sqs = client("sqs", moto_endpoint)
+        resources = LocalResources(
+            stack_env["SCORING_QUEUE_URL"], stack_env["SCORING_DLQ_URL"], stack_env["SCORING_BREAKER_TABLE"]
+        )
+        test_client = TestClient(app)
+        built.append(test_client)
+        worker = QueueWorker(sqs, resources.queue_url, handler, wait_seconds=0, budget_seconds=120)
+        return Stack(test_client, worker, get_container(), resources, sqs, {**stack_env, **overrides})
+
+    yield build
+    for test_client in built:
+        test_client.close()
+    reset_container()
+
+
+@pytest.fixture
+def stack(make_stack: Any) -> Stack:
+    result: Stack = make_stack()
+    return result
+
+
+@pytest.fixture
+def claude_stack(make_stack: Any, fake_claude: Any) -> Stack:
+    """A stack whose judge is Claude through the real SDK, pointed at the fake Messages API server."""
+    result: Stack = make_stack(
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="test-key-not-secret",
+        ANTHROPIC_BASE_URL=fake_claude.base_url,
+        JUDGE_TIMEOUT_SECONDS="5",
+    )
+    return result

@@ -1,0 +1,170 @@
+"""A local HTTP server that speaks the Anthropic Messages API, for tests and the smoke test.
+
+The real ``anthropic`` SDK is pointed at it through ``base_url``; nothing in the SDK is patched. Tests script the
+next responses (a verdict, an error status with headers, a hang, a dropped connection, raw text) and read back the
+requests the SDK sent.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class FakeReply:
+    status: int = 200
+    body: Any = None
+    raw: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_seconds: float = 0.0
+    drop_connection: bool = False
+
+
+def verdict_body(
+    verdict: dict[str, Any] | str,
+    *,
+    stop_reason: str = "end_turn",
+    input_tokens: int = 1200,
+    output_tokens: int = 450,
+    cache_read: int = 0,
+    cache_write: int = 0,
+    model: str = "claude-sonnet-4-6",
+) -> dict[str, Any]:
+    text = verdict if isinstance(verdict, str) else json.dumps(verdict)
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}] if text else [],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": cache_write,
+            "cache_read_input_tokens": cache_read,
+        },
+    }
+
+
+def error_body(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def reply_verdict(verdict: dict[str, Any] | str, **kwargs: Any) -> FakeReply:
+    return FakeReply(body=verdict_body(verdict, **kwargs))
+
+
+def reply_error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> FakeReply:
+    return FakeReply(status=status, body=error_body(kind, message), headers=headers or {})
+
+
+SAMPLE_VERDICT: dict[str, Any] = {
+    "total_score": 67,
+    "score_breakdown": {"logical_flow": 15, "consistency": 18, "tool_relevance": 14, "synthesis_quality": 20},
+    "score_reasoning": "The investigation demonstrates adequate methodology with notable gaps. However, the agent "
+    "never read the previous container's logs before concluding.",
+    "missing_tools": [
+        {"tool_name": "list-processes-in-pod", "rationale": "Would have confirmed whether the binary was running."}
+    ],
+    "alternative_approaches": [
+        {
+            "name": "File-First Forensic Approach",
+            "description": "Enumerate suspicious files before attempting execution verification.",
+            "steps": [
+                "Use list-files to discover all files in the suspicious directory",
+                "Read each file to separate malware from false positives",
+                "Correlate file timestamps with the alert time window",
+            ],
+        }
+    ],
+}
+
+
+class FakeClaude:
+    """Start with ``start()``; ``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
+
+    def __init__(self) -> None:
+        self.replies: deque[FakeReply] = deque()
+        self.default: FakeReply | None = reply_verdict(SAMPLE_VERDICT)
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def script(self, *replies: FakeReply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.replies.clear()
+            self.requests.clear()
+            self.request_headers.clear()
+            self.default = reply_verdict(SAMPLE_VERDICT)
+
+    def _next(self) -> FakeReply | None:
+        with self._lock:
+            return self.replies.popleft() if self.replies else self.default
+
+    def start(self) -> FakeClaude:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                payload = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.requests.append(payload)
+                    fake.request_headers.append({k.lower(): v for k, v in self.headers.items()})
+                reply = fake._next()
+                if reply is None:
+                    reply = FakeReply(status=500, body=error_body("api_error", "no scripted reply"))
+                if reply.delay_seconds:
+                    time.sleep(reply.delay_seconds)
+                if reply.drop_connection:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.connection.close()
+                    return
+                data = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
