@@ -1,8 +1,7 @@
 """Turn a session document (parsed JSON) into the normalised :class:`Session`, whatever shape it has.
 
 Recognised shapes:
-- ``session-scoring/v1``: the service's own normalised format;
-- TARSy's ``final-analysis`` response (``GET /api/v1/history/sessions/{id}/final-analysis``).
+- ``session-scoring/v1``: the service's own normalised format.
 """
 
 from __future__ import annotations
@@ -33,11 +32,6 @@ def parse_session_document(document: Any, origin: str) -> Session:
             raise SessionDataError(
                 f"{origin}: not a valid {SESSION_FORMAT} session: {describe_validation_error(exc)}"
             ) from exc
-    if "llm_conversation" in document and "session_id" in document:
-        from session_scoring.sources.tarsy_final_analysis import parse_final_analysis
-
-        session: Session = parse_final_analysis(document, origin)
-        return session
     raise SessionDataError(
         f'{origin}: unrecognised session document; expected \'"format": "{SESSION_FORMAT}"\' '
         "or a TARSy final-analysis response"
