@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import and_, func, or_, select, text, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
@@ -252,7 +252,7 @@ class ScoreRepository:
                     SessionScoreRow.criteria_hash,
                 )
                 .where(SessionScoreRow.session_id.in_(ids))
-                .distinct(SessionScoreRow.session_id)
+                .ext(distinct_on(SessionScoreRow.session_id))
                 .order_by(
                     SessionScoreRow.session_id, SessionScoreRow.requested_at.desc(), SessionScoreRow.score_id.desc()
                 )

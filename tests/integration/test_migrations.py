@@ -1,0 +1,76 @@
+"""The Alembic revision applies, rolls back (dropping every table) and applies again on a fresh database."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, create_engine, inspect, make_url, text
+
+from session_scoring import migrate
+from session_scoring.settings import Settings
+
+TABLES = {
+    "scoring_criteria_definitions",
+    "session_scores",
+    "score_missing_tools",
+    "score_alternative_approaches",
+    "score_alternative_approach_steps",
+}
+
+
+@pytest.fixture
+def fresh_engine(postgres_url: str) -> Iterator[Engine]:
+    name = f"migr_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine = create_engine(make_url(postgres_url).set(database=name))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}"'))
+        admin.dispose()
+
+
+def tables(engine: Engine) -> set[str]:
+    return set(inspect(engine).get_table_names()) - {"alembic_version"}
+
+
+def test_upgrade_downgrade_upgrade(fresh_engine: Engine) -> None:
+    settings = Settings()
+    migrate.upgrade(fresh_engine, settings)
+    assert tables(fresh_engine) == TABLES
+    assert migrate.current_revision(fresh_engine) == "0001_scoring_tables"
+    indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
+    assert {"uq_session_scores_one_active_attempt", "ix_session_scores_total_score"} <= indexes
+
+    migrate.downgrade(fresh_engine, settings, "base")
+    assert tables(fresh_engine) == set()
+
+    migrate.upgrade(fresh_engine, settings)
+    assert tables(fresh_engine) == TABLES
+
+
+def test_database_enforces_score_range_and_one_active_attempt(fresh_engine: Engine) -> None:
+    migrate.upgrade(fresh_engine, Settings())
+    insert_criteria = text(
+        "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES ('h', '{}')"
+    )
+    insert_attempt = text(
+        "INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, scored_triggered_by) "
+        "VALUES (:id, 's', 'h', :status, :score, 'test')"
+    )
+    with fresh_engine.begin() as conn:
+        conn.execute(insert_criteria)
+        conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": 80})
+        conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "pending", "score": None})
+    with pytest.raises(Exception, match="uq_session_scores_one_active_attempt"), fresh_engine.begin() as conn:
+        conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "in_progress", "score": None})
+    with pytest.raises(Exception, match="ck_session_scores_total_score_range"), fresh_engine.begin() as conn:
+        conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": 101})
+    with pytest.raises(Exception, match="ck_session_scores_completed_has_score"), fresh_engine.begin() as conn:
+        conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": None})

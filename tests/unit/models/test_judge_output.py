@@ -1,0 +1,76 @@
+"""JudgeOutputSchema: what a valid verdict is, and what the judge is told."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from session_scoring.models.judge import JudgeOutputSchema, judge_output_schema_text
+from tests.support.fake_claude import SAMPLE_VERDICT
+
+
+def verdict(**changes: Any) -> dict[str, Any]:
+    data = copy.deepcopy(SAMPLE_VERDICT)
+    data.update(changes)
+    return data
+
+
+def test_valid_verdict_parses_with_nested_models() -> None:
+    parsed = JudgeOutputSchema.model_validate(verdict())
+    assert parsed.total_score == 67
+    assert parsed.score_breakdown.tool_relevance == 14
+    assert parsed.missing_tools[0].tool_name == "list-processes-in-pod"
+    assert parsed.alternative_approaches[0].steps[2].startswith("Correlate")
+
+
+def test_missing_tools_and_approaches_default_to_empty() -> None:
+    data = verdict()
+    del data["missing_tools"], data["alternative_approaches"]
+    parsed = JudgeOutputSchema.model_validate(data)
+    assert parsed.missing_tools == []
+    assert parsed.alternative_approaches == []
+
+
+def test_total_must_equal_the_sum_of_dimensions() -> None:
+    with pytest.raises(ValidationError, match="add up to 67"):
+        JudgeOutputSchema.model_validate(verdict(total_score=70))
+
+
+@pytest.mark.parametrize("value", [-1, 26])
+def test_each_dimension_is_within_0_and_25(value: int) -> None:
+    breakdown = {**SAMPLE_VERDICT["score_breakdown"], "consistency": value}
+    with pytest.raises(ValidationError, match="consistency"):
+        JudgeOutputSchema.model_validate(verdict(score_breakdown=breakdown))
+
+
+@pytest.mark.parametrize("missing", ["total_score", "score_breakdown", "score_reasoning"])
+def test_required_fields(missing: str) -> None:
+    data = verdict()
+    del data[missing]
+    with pytest.raises(ValidationError, match=missing):
+        JudgeOutputSchema.model_validate(data)
+
+
+def test_unknown_dimension_and_fields_are_rejected() -> None:
+    breakdown = {**SAMPLE_VERDICT["score_breakdown"], "creativity": 3}
+    with pytest.raises(ValidationError, match="creativity"):
+        JudgeOutputSchema.model_validate(verdict(score_breakdown=breakdown))
+    with pytest.raises(ValidationError, match="confidence"):
+        JudgeOutputSchema.model_validate(verdict(confidence="high"))
+
+
+def test_approach_needs_at_least_one_step() -> None:
+    approach = {"name": "X", "description": "Y", "steps": []}
+    with pytest.raises(ValidationError, match="steps"):
+        JudgeOutputSchema.model_validate(verdict(alternative_approaches=[approach]))
+
+
+def test_schema_text_for_the_prompt_is_the_json_schema() -> None:
+    text = judge_output_schema_text()
+    schema = json.loads(text[text.index("{") :])
+    assert set(schema["required"]) == {"total_score", "score_breakdown", "score_reasoning"}
+    assert "logical_flow" in json.dumps(schema)

@@ -1,0 +1,100 @@
+"""The explicit mapping from ORM rows to the API model (no database needed)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from session_scoring.db.schema import (
+    AlternativeApproachRow,
+    AlternativeApproachStepRow,
+    MissingToolRow,
+    SessionScoreRow,
+)
+from session_scoring.models.api import ScoreStatus
+from session_scoring.repositories.scores import to_api_score
+
+NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
+
+
+def completed_row(criteria_hash: str = "a" * 64) -> SessionScoreRow:
+    return SessionScoreRow(
+        score_id=uuid.uuid4(),
+        session_id="s-1",
+        criteria_hash=criteria_hash,
+        status="completed",
+        total_score=61,
+        score_breakdown={"logical_flow": 15, "consistency": 16, "tool_relevance": 14, "synthesis_quality": 16},
+        score_reasoning="However, the agent never read the logs.",
+        scored_triggered_by="alice@example.com",
+        requested_at=NOW,
+        started_at=NOW,
+        scored_at=NOW,
+        judge_provider="anthropic",
+        judge_model="claude-sonnet-4-6",
+        input_tokens=1000,
+        output_tokens=200,
+        cache_read_tokens=0,
+        cache_write_tokens=0,
+        judge_latency_ms=900,
+        prompt_compacted=True,
+        prompt_tokens_before=300_000,
+        prompt_tokens_after=150_000,
+        missing_tools=[
+            MissingToolRow(position=0, tool_name="pods_log", rationale="logs"),
+            MissingToolRow(position=1, tool_name="events_list", rationale="events"),
+        ],
+        alternative_approaches=[
+            AlternativeApproachRow(
+                position=0,
+                name="Logs first",
+                description="Read logs before concluding.",
+                steps=[
+                    AlternativeApproachStepRow(step_order=1, step_description="read logs"),
+                    AlternativeApproachStepRow(step_order=2, step_description="check events"),
+                ],
+            )
+        ],
+    )
+
+
+def test_maps_every_field_and_nests_children_in_order() -> None:
+    row = completed_row()
+    score = to_api_score(row, current_criteria_hash="a" * 64)
+
+    assert score.score_id == row.score_id
+    assert score.status is ScoreStatus.COMPLETED
+    assert score.total_score == 61
+    assert score.score_breakdown == row.score_breakdown
+    assert [t.tool_name for t in score.missing_tools] == ["pods_log", "events_list"]
+    assert score.alternative_approaches[0].steps == ["read logs", "check events"]
+    assert score.scored_triggered_by == "alice@example.com"
+    assert score.judge.model == "claude-sonnet-4-6"
+    assert score.judge.input_tokens == 1000
+    assert score.judge.prompt_compacted is True
+    assert score.judge.prompt_tokens_before == 300_000
+
+
+def test_is_current_criteria_compares_the_hash() -> None:
+    assert to_api_score(completed_row("a" * 64), "a" * 64).is_current_criteria is True
+    assert to_api_score(completed_row("a" * 64), "b" * 64).is_current_criteria is False
+
+
+def test_pending_attempt_has_null_score_fields() -> None:
+    row = SessionScoreRow(
+        score_id=uuid.uuid4(),
+        session_id="s-2",
+        criteria_hash="a" * 64,
+        status="pending",
+        scored_triggered_by="api-client",
+        requested_at=NOW,
+        prompt_compacted=False,
+        missing_tools=[],
+        alternative_approaches=[],
+    )
+    score = to_api_score(row, "a" * 64)
+    assert score.status is ScoreStatus.PENDING
+    assert score.total_score is None
+    assert score.score_breakdown is None
+    assert score.missing_tools == []
+    assert score.judge.provider is None

@@ -1,0 +1,172 @@
+"""Scoring configuration: substitution, placeholder checks, clear errors and the criteria hash."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_scoring import criteria
+from session_scoring.criteria import load_scoring_config, parse_scoring_config
+from session_scoring.errors import ConfigurationError
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "config" / "scoring_config.yaml"
+REFERENCE_PROMPT = ROOT.parent / "shared" / "reference" / "judge_prompt.md"
+
+MINIMAL = """\
+scoring:
+  enabled: ${SCORING_ENABLED:-true}
+  llm_provider: ${SCORING_LLM_PROVIDER:-${DEFAULT_LLM_PROVIDER:-anthropic}}
+  llm_model: ${SCORING_LLM_MODEL:-}
+judge_prompt: |
+  Judge this.
+  {{SESSION_CONVERSATION}}
+  Alert: {{ALERT_DATA}}
+  {{OUTPUT_SCHEMA}}
+"""
+
+
+def parse(text: str, **variables: str) -> criteria.ScoringConfig:
+    return parse_scoring_config(text, Path("scoring.yaml"), variables)
+
+
+class TestSubstitution:
+    def test_defaults_apply_when_variables_are_unset(self) -> None:
+        config = parse(MINIMAL)
+        assert config.enabled is True
+        assert config.llm_provider == "anthropic"
+        assert config.scoring.llm_model == ""
+        assert config.llm_model == criteria.DEFAULT_MODELS["anthropic"]
+
+    def test_environment_overrides_win(self) -> None:
+        config = parse(MINIMAL, SCORING_ENABLED="false", SCORING_LLM_PROVIDER="bedrock", SCORING_LLM_MODEL="m-1")
+        assert config.enabled is False
+        assert config.llm_provider == "bedrock"
+        assert config.llm_model == "m-1"
+
+    def test_nested_default_is_used_when_the_outer_variable_is_unset(self) -> None:
+        assert parse(MINIMAL, DEFAULT_LLM_PROVIDER="heuristic").llm_provider == "heuristic"
+
+    def test_outer_variable_wins_over_the_nested_default(self) -> None:
+        config = parse(MINIMAL, SCORING_LLM_PROVIDER="bedrock", DEFAULT_LLM_PROVIDER="heuristic")
+        assert config.llm_provider == "bedrock"
+
+    def test_empty_value_counts_as_unset_for_a_default(self) -> None:
+        assert parse(MINIMAL, SCORING_LLM_PROVIDER="").llm_provider == "anthropic"
+
+    def test_dollar_dollar_brace_is_a_literal(self) -> None:
+        text = MINIMAL.replace("Judge this.", "Shell snippets look like $${HOME}.")
+        assert "Shell snippets look like ${HOME}." in parse(text).judge_prompt
+
+    def test_unset_variable_without_default_is_named(self) -> None:
+        text = MINIMAL.replace("${SCORING_LLM_MODEL:-}", "${JUDGE_MODEL_NAME}")
+        with pytest.raises(ConfigurationError, match=r"scoring.yaml:4: .*JUDGE_MODEL_NAME is not set"):
+            parse(text)
+
+    @pytest.mark.parametrize(
+        ("value", "problem"),
+        [
+            ("${}", "expected a variable name"),
+            ("${1ABC}", "expected a variable name"),
+            ("${NAME:-unterminated", "missing the closing"),
+            ("${NAME?x}", "expected '}' or ':-default}'"),
+        ],
+    )
+    def test_malformed_expressions_are_errors_with_the_line(self, value: str, problem: str) -> None:
+        text = MINIMAL.replace("${SCORING_LLM_MODEL:-}", value)
+        with pytest.raises(ConfigurationError, match=rf"scoring.yaml:4: .*{re.escape(problem)}"):
+            parse(text)
+
+
+class TestPlaceholders:
+    def test_unknown_placeholder_names_file_line_and_placeholder(self) -> None:
+        text = MINIMAL.replace("Alert: {{ALERT_DATA}}", "Alert: {{ALERT_DATA}} {{RUNBOOK}}")
+        with pytest.raises(ConfigurationError, match=r"scoring.yaml:8: unknown placeholder '\{\{RUNBOOK\}\}'"):
+            parse(text)
+
+    def test_missing_session_conversation_is_an_error(self) -> None:
+        text = MINIMAL.replace("  {{SESSION_CONVERSATION}}\n", "")
+        with pytest.raises(ConfigurationError, match=r"lacks the required placeholder '\{\{SESSION_CONVERSATION\}\}'"):
+            parse(text)
+
+    def test_render_replaces_every_placeholder_without_rescanning_values(self) -> None:
+        rendered = parse(MINIMAL).render_prompt(session_conversation="CONV {{ALERT_DATA}}", alert_data='{"a": 1}')
+        assert "CONV {{ALERT_DATA}}" in rendered
+        assert 'Alert: {"a": 1}' in rendered
+        assert '"JudgeOutputSchema"' in rendered
+        assert "{{OUTPUT_SCHEMA}}" not in rendered
+
+
+class TestClearErrors:
+    def test_bad_yaml_names_the_line(self) -> None:
+        with pytest.raises(ConfigurationError, match=r"scoring.yaml: line \d+, column \d+: .*fix the YAML syntax"):
+            parse("scoring:\n  enabled: [true\njudge_prompt: x\n")
+
+    def test_unknown_provider_is_named(self) -> None:
+        with pytest.raises(ConfigurationError, match=r"scoring.llm_provider \(line 3\): Input should be 'anthropic'"):
+            parse(MINIMAL, SCORING_LLM_PROVIDER="openai")
+
+    def test_missing_file_says_which_setting_to_change(self, tmp_path: Path) -> None:
+        with pytest.raises(ConfigurationError, match="SCORING_CONFIG_PATH"):
+            load_scoring_config(tmp_path / "absent.yaml", {})
+
+    def test_unknown_top_level_key_is_rejected(self) -> None:
+        with pytest.raises(ConfigurationError, match="judge_promt"):
+            parse(MINIMAL + "judge_promt: typo\n")
+
+
+class TestCriteriaHash:
+    def test_is_sha256_hex(self) -> None:
+        assert re.fullmatch(r"[0-9a-f]{64}", parse(MINIMAL).criteria_hash)
+
+    def test_formatting_and_key_order_do_not_change_it(self) -> None:
+        reordered = """\
+judge_prompt: "Judge this.\\n{{SESSION_CONVERSATION}}\\nAlert: {{ALERT_DATA}}\\n{{OUTPUT_SCHEMA}}\\n"
+scoring:   {llm_model: "${SCORING_LLM_MODEL:-}", llm_provider: anthropic,    enabled: true}
+"""
+        assert parse(reordered).criteria_hash == parse(MINIMAL).criteria_hash
+
+    def test_explicit_default_model_equals_empty_model(self) -> None:
+        explicit = parse(MINIMAL, SCORING_LLM_MODEL=criteria.DEFAULT_MODELS["anthropic"])
+        assert explicit.criteria_hash == parse(MINIMAL).criteria_hash
+
+    @pytest.mark.parametrize(
+        "change",
+        [
+            {"SCORING_LLM_PROVIDER": "bedrock"},
+            {"SCORING_LLM_MODEL": "claude-opus-4-8"},
+        ],
+    )
+    def test_provider_or_model_change_gives_a_new_hash(self, change: dict[str, str]) -> None:
+        assert parse(MINIMAL, **change).criteria_hash != parse(MINIMAL).criteria_hash
+
+    def test_prompt_change_gives_a_new_hash(self) -> None:
+        assert (
+            parse(MINIMAL.replace("Judge this.", "Judge this strictly.")).criteria_hash != parse(MINIMAL).criteria_hash
+        )
+
+    def test_output_schema_change_gives_a_new_hash(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        before = parse(MINIMAL).criteria_hash
+        schema: dict[str, Any] = {**criteria.judge_output_json_schema(), "title": "JudgeOutputSchemaV2"}
+        monkeypatch.setattr(criteria, "judge_output_json_schema", lambda: schema)
+        assert parse(MINIMAL).criteria_hash != before
+
+    def test_session_source_settings_are_not_criteria(self) -> None:
+        with_source = MINIMAL + "session_source:\n  type: file\n  directory: /elsewhere\n"
+        assert parse(with_source).criteria_hash == parse(MINIMAL).criteria_hash
+
+
+class TestShippedConfiguration:
+    def test_loads_with_the_embedded_defaults(self) -> None:
+        config = load_scoring_config(SHIPPED, {})
+        assert config.llm_provider == "anthropic"
+        assert config.session_source.type == "file"
+
+    @pytest.mark.skipif(not REFERENCE_PROMPT.exists(), reason="../shared/reference is not beside this checkout")
+    def test_judge_prompt_is_the_design_prompt_verbatim(self) -> None:
+        reference = re.search(r"````text\n(.*?)\n````", REFERENCE_PROMPT.read_text(), re.S)
+        assert reference is not None
+        assert load_scoring_config(SHIPPED, {}).judge_prompt.rstrip("\n") == reference.group(1)
