@@ -88,6 +88,7 @@ class Container:
             judge_timeout_seconds=settings.judge_timeout_seconds,
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
+            input_budget_tokens=settings.judge_input_budget,
         )
         return ScoringWorker(self.config, self.repository, self.source, self.judge, policy, self.breaker)
 
