@@ -175,29 +175,36 @@ def render_alert(session: Session) -> str:
     return _json(session.alert)
 
 
-def _compactable(session: Session) -> tuple[dict[Key, int], dict[Key, int]]:
-    """Lengths of the tool results (cut first) and of the other long texts (cut only if needed)."""
-    results: dict[Key, int] = {}
-    texts: dict[Key, int] = {}
+def _sizes(text: str) -> tuple[int, float]:
+    """A text's length and how much longer it renders (every line is indented by four spaces)."""
+    return len(text), 1.0 + 4.0 * (text.count("\n") + 1) / max(1, len(text))
+
+
+def _compactable(session: Session) -> tuple[dict[Key, tuple[int, float]], dict[Key, tuple[int, float]]]:
+    """Sizes of the tool results (cut first) and of the other long texts (cut only if needed)."""
+    results: dict[Key, tuple[int, float]] = {}
+    texts: dict[Key, tuple[int, float]] = {}
     for stage_index, stage in enumerate(session.stages):
         for step_index, step in enumerate(stage.steps):
             if step.tool_call is not None:
-                results[("result", stage_index, step_index)] = len(result_text(step.tool_call))
+                results[("result", stage_index, step_index)] = _sizes(result_text(step.tool_call))
             elif step.text:
-                texts[("text", stage_index, step_index)] = len(step.text)
+                texts[("text", stage_index, step_index)] = _sizes(step.text)
         if stage.output:
-            texts[("output", stage_index, -1)] = len(stage.output)
+            texts[("output", stage_index, -1)] = _sizes(stage.output)
     return results, texts
 
 
-def _water_level(lengths: Sequence[int], chars_to_save: float) -> int:
+def _water_level(sizes: Sequence[tuple[int, float]], chars_to_save: float) -> int:
     """The largest common length L such that cutting every text longer than L to L saves ``chars_to_save``
-    (or MIN_KEPT_CHARS when even that is not enough)."""
+    rendered characters (or MIN_KEPT_CHARS when even that is not enough)."""
 
-    def saved(level: int) -> int:
-        return sum(length - level - _MARKER_CHARS for length in lengths if length > level + _MARKER_CHARS)
+    def saved(level: int) -> float:
+        return sum(
+            (length - level) * ratio - _MARKER_CHARS for length, ratio in sizes if length > level + _MARKER_CHARS
+        )
 
-    low, high = MIN_KEPT_CHARS, max(lengths, default=MIN_KEPT_CHARS)
+    low, high = MIN_KEPT_CHARS, max((length for length, _ in sizes), default=MIN_KEPT_CHARS)
     if saved(low) < chars_to_save:
         return low
     while low < high:
@@ -243,7 +250,7 @@ def build_prompt(
         chars_to_save = (before - budget_tokens) * CHARS_PER_TOKEN
         for _ in range(6):
             level = _water_level(list(candidates.values()), chars_to_save)
-            limits = {key: level for key, length in candidates.items() if length > level + _MARKER_CHARS}
+            limits = {key: level for key, (length, _) in candidates.items() if length > level + _MARKER_CHARS}
             note = (
                 f"NOTE: to fit the judge's input budget, {len(limits)} long texts (longest tool results first) were "
                 "shortened to their head and tail; each cut is marked. No tool call, error or final analysis was cut."

@@ -261,36 +261,33 @@ def _mark_final_answer(steps: list[Step]) -> list[Step]:
 def merge_tool_calls(steps: Sequence[Step], recorded: Sequence[ToolCall]) -> list[Step]:
     """Replace the conversation's tool calls with the recorded (MCP) calls, keeping the conversation's order.
 
-    Each recorded call takes the next conversation call with the same tool; a recorded call the conversation never
-    shows is inserted after the previously matched one, so no recorded call is ever lost. The conversation's
-    "the agent saw a summary" flag is kept.
+    Each recorded call takes the next unmatched conversation call of the same tool (or, when the records run in a
+    different order, an earlier unmatched one); a recorded call the conversation never shows is placed after the
+    previously matched one, so no recorded call is ever lost or shown twice. The conversation's "the agent saw a
+    summary" flag is kept.
     """
-    merged = list(steps)
-    cursor = 0
+    shown = [index for index, step in enumerate(steps) if step.tool_call is not None]
+    matched: dict[int, ToolCall] = {}
+    placed_after: dict[int, list[ToolCall]] = {}
+    last = -1
     for call in recorded:
-        match = next(
-            (
-                index
-                for index in range(cursor, len(merged))
-                if (seen := merged[index].tool_call) is not None and _same_tool(seen, call)
-            ),
-            None,
-        )
+        free = [i for i in shown if i not in matched and _same_tool(steps[i].tool_call, call)]
+        match = next((i for i in free if i > last), free[0] if free else None)
         if match is None:
-            merged.insert(cursor, Step(kind="tool_call", tool_call=call))
-            cursor += 1
+            placed_after.setdefault(last, []).append(call)
             continue
-        seen = merged[match].tool_call
+        seen = steps[match].tool_call
         assert seen is not None
-        merged[match] = Step(
-            kind="tool_call",
-            tool_call=call.model_copy(update={"result_summarized": call.result_summarized or seen.result_summarized}),
-        )
-        cursor = match + 1
+        matched[match] = call.model_copy(update={"result_summarized": call.result_summarized or seen.result_summarized})
+        last = match
+    merged = [Step(kind="tool_call", tool_call=call) for call in placed_after.get(-1, [])]
+    for index, step in enumerate(steps):
+        merged.append(Step(kind="tool_call", tool_call=matched[index]) if index in matched else step)
+        merged.extend(Step(kind="tool_call", tool_call=call) for call in placed_after.get(index, []))
     return merged
 
 
-def _same_tool(seen: ToolCall, recorded: ToolCall) -> bool:
-    if seen.name != recorded.name:
+def _same_tool(seen: ToolCall | None, recorded: ToolCall) -> bool:
+    if seen is None or seen.name != recorded.name:
         return False
     return seen.server is None or recorded.server is None or seen.server == recorded.server
