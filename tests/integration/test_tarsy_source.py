@@ -157,6 +157,21 @@ def test_the_token_can_come_from_secrets_manager(fake_tarsy: FakeTarsy) -> None:
     assert arns == ["arn:aws:secretsmanager:x:1:secret:tarsy"]
 
 
+def test_the_stack_reads_the_token_from_secrets_manager(
+    make_stack: Any, tarsy_env: dict[str, str], fake_tarsy: FakeTarsy, moto_endpoint: str
+) -> None:
+    from devstack.aws import client
+
+    secrets = client("secretsmanager", moto_endpoint)
+    arn = secrets.create_secret(Name=f"tarsy-token-{id(fake_tarsy)}", SecretString="token-in-secrets-manager")["ARN"]
+    fake_tarsy.token = "token-in-secrets-manager"
+    fake_tarsy.add_detailed(detailed(NATIVE_ID))
+    stack = make_stack(**{**tarsy_env, "SCORING_TARSY_TOKEN": ""}, SCORING_TARSY_TOKEN_SECRET_ARN=arn)
+
+    assert stack.request_score(NATIVE_ID).status_code == 202
+    assert fake_tarsy.requests_to(_path(NATIVE_ID))[-1].headers["authorization"] == "Bearer token-in-secrets-manager"
+
+
 def test_list_pages_through_tarsy_with_its_status_filter(fake_tarsy: FakeTarsy) -> None:
     for session_id in (REACT_ID, NATIVE_ID, PARALLEL_ID, FAILED_ID):
         fake_tarsy.add_detailed(detailed(session_id))

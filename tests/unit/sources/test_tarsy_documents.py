@@ -94,6 +94,7 @@ def test_failed_stage_keeps_its_status_and_errors() -> None:
     stage = session.stages[0]
     assert stage.status == "failed"
     assert "timed out" in (stage.error or "")
+    assert "LLM request timed out after 120s" in (stage.error or "")
     assert not session.tool_calls[0].success
     assert session.error
     assert "kubernetes API unreachable" in session.error

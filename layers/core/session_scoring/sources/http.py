@@ -40,12 +40,13 @@ class _RetryableStatus(Exception):
         self.response = response
 
 
-def read_secret_token(secret_arn: str) -> str:
-    """The token held by a Secrets Manager secret (Powertools parameters, cached for five minutes)."""
+def read_secret_token(secret_arn: str, client: Any = None) -> str:
+    """The token held by a Secrets Manager secret (Powertools parameters, cached for five minutes); ``client`` is
+    the boto3 Secrets Manager client to use (with our region, endpoint and timeouts)."""
     from aws_lambda_powertools.utilities import parameters
 
     try:
-        value = parameters.get_secret(secret_arn, max_age=300)
+        value = parameters.get_secret(secret_arn, max_age=300, boto3_client=client)
     except Exception as exc:  # any failure to read the secret is reported with its reason
         raise ConfigurationError(
             f"cannot read the TARSy token from Secrets Manager secret {secret_arn} ({type(exc).__name__}: {exc}); "

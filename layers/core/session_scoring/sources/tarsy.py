@@ -207,7 +207,8 @@ def _stage(stage: TarsyStage, group: str | None) -> Stage:
         steps.append(Step(kind="message", text=f"User question: {stage.chat_user_message.content}"))
     steps.extend(merge_tool_calls(_conversation_steps(conversation), calls))
     failures = [e.details.error_message for e in conversation if not e.details.success and e.details.error_message]
-    error = stage.error_message or ("; ".join(failures) if failures else None)
+    errors = list(dict.fromkeys(e for e in (stage.error_message, *failures) if e))
+    error = "; ".join(errors) if errors else None
     return Stage(
         name=stage.stage_name,
         agent=stage.agent,
