@@ -14,7 +14,7 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
 
         return FileSessionSource(settings.resolve_path(section.directory), include_chat=section.include_chat)
     from session_scoring.aws import aws_client
-    from session_scoring.sources.http import TarsyHttpClient, read_secret_token
+    from session_scoring.sources.http import SecretTokenReader, TarsyHttpClient
 
     client = TarsyHttpClient(
         section.base_url,
@@ -24,7 +24,7 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
         read_timeout_seconds=section.read_timeout_seconds,
         max_retries=section.max_retries,
         retry_base_seconds=settings.source_retry_base_seconds,
-        secret_reader=lambda arn: read_secret_token(arn, aws_client("secretsmanager", settings)),
+        secret_reader=SecretTokenReader(lambda: aws_client("secretsmanager", settings)),
     )
     if section.type == "tarsy":
         from session_scoring.sources.tarsy import TarsySessionSource

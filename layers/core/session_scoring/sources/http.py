@@ -7,8 +7,8 @@
 - 404 -> :class:`SessionNotFoundError`; 401/403 -> :class:`ConfigurationError` naming the setting to fix;
   unreachable, timed out or 5xx after the retries -> :class:`SourceUnavailableError` with the reason; a body that is
   not JSON -> :class:`SessionDataError`.
-- The bearer token comes from ``session_source.token`` (``${SCORING_TARSY_TOKEN}``) or, read on first use, from the
-  Secrets Manager secret ``session_source.token_secret_arn``. It is never logged.
+- The bearer token comes from ``session_source.token`` (``${SCORING_TARSY_TOKEN}``) or from the Secrets Manager secret
+  ``session_source.token_secret_arn`` (read through Powertools, cached five minutes). It is never logged.
 """
 
 from __future__ import annotations
@@ -40,22 +40,34 @@ class _RetryableStatus(Exception):
         self.response = response
 
 
-def read_secret_token(secret_arn: str, client: Any = None) -> str:
-    """The token held by a Secrets Manager secret (Powertools parameters, cached for five minutes); ``client`` is
-    the boto3 Secrets Manager client to use (with our region, endpoint and timeouts)."""
-    from aws_lambda_powertools.utilities import parameters
+class SecretTokenReader:
+    """Reads the token from a Secrets Manager secret through Powertools, which caches it for five minutes (so a
+    rotated token is picked up). ``client_factory`` makes the boto3 client (our region, endpoint and timeouts)."""
 
-    try:
-        value = parameters.get_secret(secret_arn, max_age=300, boto3_client=client)
-    except Exception as exc:  # any failure to read the secret is reported with its reason
-        raise ConfigurationError(
-            f"cannot read the TARSy token from Secrets Manager secret {secret_arn} ({type(exc).__name__}: {exc}); "
-            "check session_source.token_secret_arn and the function's secretsmanager:GetSecretValue permission"
-        ) from exc
-    token = value if isinstance(value, str) else value.decode()
-    if not token.strip():
-        raise ConfigurationError(f"Secrets Manager secret {secret_arn} is empty; store the TARSy bearer token in it")
-    return token.strip()
+    def __init__(self, client_factory: Callable[[], Any] | None = None) -> None:
+        self._client_factory = client_factory
+        self._provider: Any = None
+
+    def __call__(self, secret_arn: str) -> str:
+        from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+        try:
+            if self._provider is None:
+                client = self._client_factory() if self._client_factory else None
+                self._provider = SecretsProvider(boto3_client=client)
+            value = self._provider.get(secret_arn, max_age=300)
+        except Exception as exc:  # any failure to read the secret is reported with its reason
+            raise ConfigurationError(
+                f"cannot read the TARSy token from Secrets Manager secret {secret_arn} ({type(exc).__name__}: "
+                f"{exc}); check session_source.token_secret_arn, that Secrets Manager is reachable and the "
+                "function's secretsmanager:GetSecretValue permission"
+            ) from exc
+        token = value if isinstance(value, str) else bytes(value).decode()
+        if not token.strip():
+            raise ConfigurationError(
+                f"Secrets Manager secret {secret_arn} is empty; store the TARSy bearer token in it"
+            )
+        return token.strip()
 
 
 class TarsyHttpClient:
@@ -71,7 +83,7 @@ class TarsyHttpClient:
         read_timeout_seconds: float = 20.0,
         max_retries: int = 2,
         retry_base_seconds: float = 0.5,
-        secret_reader: Callable[[str], str] = read_secret_token,
+        secret_reader: Callable[[str], str] | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if not base_url.strip():
@@ -86,7 +98,7 @@ class TarsyHttpClient:
         self.base_url = base_url.rstrip("/")
         self._token = token.strip()
         self._token_secret_arn = token_secret_arn.strip()
-        self._secret_reader = secret_reader
+        self._secret_reader = secret_reader or SecretTokenReader()
         self._connect = connect_timeout_seconds
         self._read = read_timeout_seconds
         self._max_retries = max_retries
@@ -103,9 +115,8 @@ class TarsyHttpClient:
         self._client.close()
 
     def _authorization(self) -> dict[str, str]:
-        if not self._token and self._token_secret_arn:
-            self._token = self._secret_reader(self._token_secret_arn)
-        return {"authorization": f"Bearer {self._token}"} if self._token else {}
+        token = self._token or (self._secret_reader(self._token_secret_arn) if self._token_secret_arn else "")
+        return {"authorization": f"Bearer {token}"} if token else {}
 
     def get_json(self, path: str, params: QueryParams | None = None, *, not_found: str | None = None) -> Any:
         """GET ``path`` and decode its JSON. ``not_found`` is the message of the 404 error (else a 404 is a
