@@ -78,6 +78,13 @@ def test_refused_credentials_name_the_setting_to_fix(fake_tarsy: FakeTarsy, stat
     assert len(fake_tarsy.requests) == 1
 
 
+def test_a_redirect_to_a_login_page_is_a_configuration_error(fake_tarsy: FakeTarsy) -> None:
+    fake_tarsy.script(_path(REACT_ID), TarsyReply(302, {}))
+
+    with pytest.raises(ConfigurationError, match=r"redirected .*oauth2-proxy .*SCORING_TARSY_TOKEN"):
+        _source(fake_tarsy).get_session(REACT_ID)
+
+
 def test_a_500_then_a_200_is_retried_and_succeeds(fake_tarsy: FakeTarsy) -> None:
     fake_tarsy.add_detailed(detailed(NATIVE_ID))
     fake_tarsy.script(_path(NATIVE_ID), TarsyReply(500, {"detail": "database is restarting"}))

@@ -177,6 +177,15 @@ def test_a_malformed_detailed_session_names_the_field(mutate: Any, field: str) -
     assert "bad.json" in raised.value.message
 
 
+def test_the_file_source_names_the_missing_field_of_a_broken_detailed_session(tmp_path: Path) -> None:
+    document = detailed(REACT_ID)
+    del document["stages"][2]["execution_id"]
+    (tmp_path / f"{REACT_ID}.json").write_text(json.dumps(document))
+
+    with pytest.raises(SessionDataError, match=r"DetailedSession: field 'stages.2.execution_id': Field required"):
+        FileSessionSource(tmp_path).get_session(REACT_ID)
+
+
 def test_a_malformed_go_timeline_names_the_event() -> None:
     with pytest.raises(SessionDataError, match="event 1 is not valid: field 'event_type'"):
         parse_go_session(load("go_session.json"), [{"event_type": "llm_thinking"}, {"content": "x"}], "go")

@@ -4,7 +4,8 @@
   ``read_timeout_seconds``).
 - Only connection errors, timeouts and 5xx answers are retried (tenacity, exponential backoff, at most
   ``session_source.max_retries`` retries); a 4xx is an answer, never retried.
-- 404 -> :class:`SessionNotFoundError`; 401/403 -> :class:`ConfigurationError` naming the setting to fix;
+- 404 -> :class:`SessionNotFoundError`; 401/403, or a redirect (oauth2-proxy's login) -> :class:`ConfigurationError`
+  naming the setting to fix; another 4xx -> :class:`SourceUnavailableError`;
   unreachable, timed out or 5xx after the retries -> :class:`SourceUnavailableError` with the reason; a body that is
   not JSON -> :class:`SessionDataError`.
 - The bearer token comes from ``session_source.token`` (``${SCORING_TARSY_TOKEN}``) or from the Secrets Manager secret
@@ -175,7 +176,13 @@ class TarsyHttpClient:
                 f"TARSy at {self.base_url} has no {path} (404); check session_source.base_url (SCORING_TARSY_URL) "
                 "and session_source.type"
             )
-        if status >= 300:
+        if 300 <= status < 400:
+            raise ConfigurationError(
+                f"TARSy redirected GET {path} ({status}) to {response.headers.get('location', 'another page')}, "
+                f"most likely its oauth2-proxy asking for a login; set {CREDENTIAL_SETTINGS} to a valid bearer token "
+                "and check session_source.base_url (SCORING_TARSY_URL)"
+            )
+        if status >= 400:
             raise SourceUnavailableError(f"TARSy answered {status} to GET {path}{_body_hint(response)}")
         try:
             return response.json()

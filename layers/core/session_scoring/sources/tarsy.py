@@ -151,14 +151,13 @@ def from_microseconds(value: int | None) -> datetime | None:
 
 
 def is_detailed_session(document: dict[str, Any]) -> bool:
-    """tarsy-bot's ``DetailedSession``: stages with LLM interactions and MCP communications."""
+    """tarsy-bot's ``DetailedSession``: a ``session_id`` and ``stages`` holding LLM interactions / MCP communications
+    (recognised loosely, so that a broken one is reported field by field rather than as an unknown shape)."""
     stages = document.get("stages")
-    return (
-        "session_id" in document
-        and isinstance(stages, list)
-        and ("chain_id" in document or "alert_data" in document)
-        and all(isinstance(stage, dict) and "execution_id" in stage for stage in stages)
-    )
+    if "session_id" not in document or not isinstance(stages, list):
+        return False
+    markers = ("execution_id", "llm_interactions", "mcp_communications", "stage_name")
+    return "chain_id" in document or any(isinstance(s, dict) and any(m in s for m in markers) for s in stages)
 
 
 def parse_detailed_session(document: Any, origin: str, include_chat: bool = False) -> Session:
