@@ -130,6 +130,7 @@ def test_chat_transcript_of_another_agent() -> None:
     assert [t.qualified_name for t in session.available_tools] == ["ssh.df", "ssh.du", "ssh.journalctl"]
     assert session.final_analysis
     assert "pg_wal" in session.final_analysis
+    assert session.stages[0].steps[0].text == "User: Disk on db-3 is 97% full. Investigate."
 
 
 def test_go_session_and_timeline() -> None:

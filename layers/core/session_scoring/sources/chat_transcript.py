@@ -73,7 +73,7 @@ def parse_chat_transcript(document: Any, origin: str, default_id: str) -> Sessio
         Message(role=m.role, content=_text(m.content), tool_calls=tuple(m.tool_calls), tool_call_id=m.tool_call_id)
         for m in transcript.messages
     ]
-    steps = parse_conversation(messages)
+    steps = parse_conversation(messages, keep_task=True)
     answers = [step.text for step in steps if step.kind == "answer" and step.text]
     tools = []
     for tool in transcript.tools:

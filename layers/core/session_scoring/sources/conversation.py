@@ -128,6 +128,12 @@ class _StepBuilder:
         if call_id:
             self._by_id[call_id] = len(self.steps) - 1
 
+    def name_for(self, call_id: str | None) -> str:
+        """The tool an OpenAI-style ``tool`` message answers (by its ``tool_call_id``)."""
+        index = self._by_id.get(call_id) if call_id else None
+        call = self.steps[index].tool_call if index is not None else None
+        return call.qualified_name if call is not None else "unknown_tool"
+
     def result(self, qualified: str, body: str, error: bool, call_id: str | None = None) -> None:
         """Attach a result to the call waiting for it, or record a call known only from its result."""
         server, name = split_tool_name(qualified)
@@ -153,11 +159,16 @@ class _StepBuilder:
 
 
 def parse_conversation(
-    messages: Sequence[Message], thinking: Iterable[ThinkingAnchor] = (), *, chat: bool = False
+    messages: Sequence[Message],
+    thinking: Iterable[ThinkingAnchor] = (),
+    *,
+    chat: bool = False,
+    keep_task: bool = False,
 ) -> list[Step]:
-    """Ordered steps of one agent's conversation (system prompts and the initial task prompt are left out).
+    """Ordered steps of one agent's conversation. System prompts are left out, and so is the first user message
+    (TARSy's task prompt, which repeats the alert and earlier stages) unless ``keep_task``.
 
-    ``chat``: the first user message is a chat follow-up prompt; its ``**Question:**`` is kept as a message step.
+    ``chat``: the first user message is a TARSy chat prompt; only its ``**Question:**`` is kept, as a message step.
     """
     builder = _StepBuilder()
     anchors = sorted(thinking, key=lambda anchor: anchor.position)
@@ -176,10 +187,14 @@ def parse_conversation(
                 if chat:
                     question = _CHAT_QUESTION.search(message.content)
                     builder.text("message", f"User question: {question['question'].strip()}" if question else "")
+                elif keep_task:
+                    builder.text("message", f"User: {message.content}")
                 continue
             _user_message(builder, message.content)
         elif role == "tool":
-            builder.result(_tool_name_for(builder, message), message.content, error=False, call_id=message.tool_call_id)
+            builder.result(
+                builder.name_for(message.tool_call_id), message.content, error=False, call_id=message.tool_call_id
+            )
         elif role == "assistant":
             _assistant_message(builder, message)
         else:
@@ -187,14 +202,6 @@ def parse_conversation(
     for anchor in anchors[anchor_index:]:
         builder.text("reasoning", anchor.text)
     return _mark_final_answer(builder.steps)
-
-
-def _tool_name_for(builder: _StepBuilder, message: Message) -> str:
-    if message.tool_call_id and message.tool_call_id in builder._by_id:
-        call = builder.steps[builder._by_id[message.tool_call_id]].tool_call
-        if call is not None:
-            return call.qualified_name
-    return "unknown_tool"
 
 
 def _user_message(builder: _StepBuilder, content: str) -> None:
