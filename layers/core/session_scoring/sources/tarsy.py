@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field, ValidationError
 
@@ -35,7 +35,9 @@ from session_scoring.sources.conversation import (
     split_tool_name,
     unwrap_result,
 )
-from session_scoring.sources.http import TarsyHttpClient
+
+if TYPE_CHECKING:
+    from session_scoring.sources.http import TarsyHttpClient
 
 HISTORY_PREFIX = "/api/v1/history"
 # LLM interactions that carry the stage's own conversation (not a tool-result summary or the executive summary).

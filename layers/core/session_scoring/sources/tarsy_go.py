@@ -18,7 +18,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field, ValidationError
 
@@ -26,7 +26,9 @@ from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, SessionPage, SessionSummary, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel, describe_validation_error
 from session_scoring.sources.conversation import parse_json_or_text
-from session_scoring.sources.http import TarsyHttpClient
+
+if TYPE_CHECKING:
+    from session_scoring.sources.http import TarsyHttpClient
 
 API_PREFIX = "/api/v1"
 
