@@ -80,6 +80,19 @@ class Settings(BaseSettings):
     judge_max_tokens: int = Field(default=8192, ge=256, validation_alias="JUDGE_MAX_TOKENS")
     judge_max_retries: int = Field(default=3, ge=0, validation_alias="JUDGE_MAX_RETRIES")
     judge_retry_base_seconds: float = Field(default=1.0, ge=0, validation_alias="JUDGE_RETRY_BASE_SECONDS")
+    judge_context_tokens: int = Field(
+        default=200_000,
+        ge=4_096,
+        validation_alias="JUDGE_CONTEXT_TOKENS",
+        description="The judge model's context window, in tokens.",
+    )
+    judge_input_budget_tokens: int | None = Field(
+        default=None,
+        ge=1_024,
+        validation_alias="JUDGE_INPUT_BUDGET_TOKENS",
+        description="Most estimated tokens sent to the judge; default: the context minus the output and a margin.",
+    )
+    source_retry_base_seconds: float = Field(default=0.5, ge=0, validation_alias="SCORING_SOURCE_RETRY_BASE_SECONDS")
 
     trust_forwarded_user: bool = Field(default=False, validation_alias="SCORING_TRUST_FORWARDED_USER")
     cors_origins: str = Field(default="", validation_alias="SCORING_CORS_ORIGINS")
@@ -87,6 +100,14 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", validation_alias="LOG_LEVEL")
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
+
+    @property
+    def judge_input_budget(self) -> int:
+        """Estimated input tokens a judge request may hold: the explicit budget, or the model's context minus room
+        for the answer (``JUDGE_MAX_TOKENS``) and a 5 % margin for the estimate's error."""
+        if self.judge_input_budget_tokens is not None:
+            return self.judge_input_budget_tokens
+        return max(1_024, int(self.judge_context_tokens * 0.95) - self.judge_max_tokens)
 
     def resolve_path(self, path: str | Path) -> Path:
         """A path from configuration, made absolute against ``base_dir``."""

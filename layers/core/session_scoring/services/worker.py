@@ -66,6 +66,7 @@ class WorkerPolicy:
     judge_timeout_seconds: float
     judge_max_retries: int
     judge_retry_base_seconds: float
+    input_budget_tokens: int | None = None
 
 
 _PERMANENT = (
@@ -159,7 +160,7 @@ class ScoringWorker:
 
     def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
         session = self._source.get_session(job.session_id)
-        prompt = build_prompt(self._config, session)
+        prompt = build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
