@@ -84,25 +84,6 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
         )}
       </Box>
 
-      {score.score_breakdown && (
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
-          <ScoreBreakdownCard breakdown={score.score_breakdown} />
-          <Card variant="outlined">
-            <CardContent>
-              <Typography variant="h6">Reasoning</Typography>
-              <Markdown text={score.score_reasoning ?? ''} />
-            </CardContent>
-          </Card>
-        </Box>
-      )}
-
-      {score.status === 'completed' && (
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <MissingToolsCard tools={score.missing_tools} />
-          <AlternativeApproachesCard approaches={score.alternative_approaches} />
-        </Box>
-      )}
-
       {(alert || finalAnalysis) && (
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
           {alert && (
@@ -121,6 +102,25 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
               </CardContent>
             </Card>
           )}
+        </Box>
+      )}
+
+      {score.score_breakdown && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
+          <ScoreBreakdownCard breakdown={score.score_breakdown} />
+          <Card variant="outlined">
+            <CardContent>
+              <Typography variant="h6">Reasoning</Typography>
+              <Markdown text={score.score_reasoning ?? ''} />
+            </CardContent>
+          </Card>
+        </Box>
+      )}
+
+      {score.status === 'completed' && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
+          <MissingToolsCard tools={score.missing_tools} />
+          <AlternativeApproachesCard approaches={score.alternative_approaches} />
         </Box>
       )}
 

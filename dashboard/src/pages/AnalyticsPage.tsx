@@ -97,7 +97,10 @@ export function AnalyticsPage() {
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, opacity: loading ? 0.5 : 1 }}>
           <Card variant="outlined" data-testid="distribution-card">
             <CardContent>
-              <Typography variant="h6">Score distribution ({distribution.total} sessions)</Typography>
+              <Typography variant="h6">Score distribution</Typography>
+              <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+                {distribution.total} session{distribution.total === 1 ? '' : 's'} scored
+              </Typography>
               {distribution.total === 0 ? (
                 <EmptyState title="No completed scores yet">Score a session to see the distribution.</EmptyState>
               ) : (
