@@ -178,16 +178,18 @@ def test_score_a_session_from_the_list_and_read_the_critique(local_stack: str, p
 def test_rescore_asks_for_confirmation_and_keeps_the_earlier_attempt(local_stack: str, page: Any) -> None:
     from playwright.sync_api import expect
 
+    wait_for_completed_score(local_stack, SHALLOW_ID)
     page.goto(f"{local_stack}/sessions/{SHALLOW_ID}")
-    page.get_by_role("button", name="Score Session").or_(page.get_by_role("button", name="Re-score")).click()
-    expect(page.get_by_role("button", name="Re-score")).to_be_visible(timeout=SCORING_TIMEOUT_MS)
+    expect(page.get_by_test_id("total-score")).to_be_visible()
+    before = page.get_by_test_id("earlier-attempt").count()
 
     page.get_by_role("button", name="Re-score").click()
     expect(page.get_by_role("dialog")).to_contain_text("Score this session again?")
     page.get_by_role("button", name="Yes, re-score").click()
 
-    expect(page.get_by_test_id("earlier-attempt")).to_have_count(1, timeout=SCORING_TIMEOUT_MS)
+    expect(page.get_by_test_id("earlier-attempt")).to_have_count(before + 1, timeout=SCORING_TIMEOUT_MS)
     expect(page.get_by_test_id("total-score")).to_be_visible()
+    expect(page.get_by_role("button", name="Re-score")).to_be_enabled()
 
 
 def test_a_session_still_running_cannot_be_scored(local_stack: str, page: Any) -> None:
