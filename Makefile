@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
 DASHBOARD_STAMP := dashboard/node_modules/.installed-stamp
 DASHBOARD_BUILD := functions/api/static/index.html
-DASHBOARD_SOURCES := $(shell find dashboard/src -type f 2>/dev/null) dashboard/index.html dashboard/vite.config.ts \
+DASHBOARD_SOURCES := $(shell find dashboard/src -type f -not -path '*/__tests__/*' -not -path 'dashboard/src/test/*' 2>/dev/null) dashboard/index.html dashboard/vite.config.ts \
 	dashboard/tsconfig.json
 # Browser tests drive Debian's chromium by its path (Playwright's own browser download does not work here).
 CHROMIUM ?= /usr/bin/chromium
