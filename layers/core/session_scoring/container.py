@@ -17,10 +17,13 @@ if TYPE_CHECKING:
 
     from session_scoring.judge.base import Judge
     from session_scoring.queue import SqsJobQueue
+    from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.resilience.breaker import JudgeBreaker
+    from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.jobs import JobService
     from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.worker import ScoringWorker
     from session_scoring.sources.base import SessionSource
 
@@ -98,6 +101,25 @@ class Container:
         from session_scoring.services.jobs import JobService
 
         return JobService(self.worker, self.queue)
+
+    @cached_property
+    def analytics_repository(self) -> AnalyticsRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.analytics import AnalyticsRepository
+
+        return AnalyticsRepository(create_session_factory(self.engine))
+
+    @cached_property
+    def analytics_service(self) -> AnalyticsService:
+        from session_scoring.services.analytics import AnalyticsService
+
+        return AnalyticsService(self.config, self.analytics_repository)
+
+    @cached_property
+    def session_view_service(self) -> SessionViewService:
+        from session_scoring.services.sessions import SessionViewService
+
+        return SessionViewService(self.source)
 
 
 @lru_cache(maxsize=1)

@@ -97,6 +97,11 @@ class Settings(BaseSettings):
     trust_forwarded_user: bool = Field(default=False, validation_alias="SCORING_TRUST_FORWARDED_USER")
     cors_origins: str = Field(default="", validation_alias="SCORING_CORS_ORIGINS")
     port: int = Field(default=8000, ge=1, le=65535, validation_alias="PORT", description="Port of the local API.")
+    local_data_dir: Path = Field(
+        default=_REPO_ROOT / ".local",
+        validation_alias="SCORING_LOCAL_DATA_DIR",
+        description="Where the local stack (`make run`) keeps its embedded PostgreSQL data.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", validation_alias="LOG_LEVEL")
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
