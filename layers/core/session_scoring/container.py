@@ -103,7 +103,7 @@ class Container:
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
         )
-        return ScoringWorker(self.config, self.repository, self.source, self.judge, policy, self.breaker)
+        return ScoringWorker(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
 
     @cached_property
     def job_service(self) -> JobService:

@@ -120,7 +120,7 @@ class ScoringWorker:
         config: ScoringConfig,
         repository: ScoreRepository,
         source: SessionSource,
-        judge: Judge,
+        judge: Callable[[], Judge],
         policy: WorkerPolicy,
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -129,6 +129,8 @@ class ScoringWorker:
         self._repository = repository
         self._source = source
         self._judge = judge
+        """Built on first use, inside the job's error handling: a judge that cannot be built (no API key, the
+        secret unreadable) fails the attempt with the reason instead of failing every delivery silently."""
         self._policy = policy
         self._breaker = breaker or NoBreaker()
         self._clock = clock
@@ -186,7 +188,8 @@ class ScoringWorker:
             request = JudgeRequest(
                 session=session, prompt=prompt, timeout_seconds=min(self._policy.judge_timeout_seconds, time_left)
             )
-            return self._breaker.call(lambda: self._judge.evaluate(request))
+            judge = self._judge()
+            return self._breaker.call(lambda: judge.evaluate(request))
 
         verdict = call_with_retries(
             attempt,
