@@ -43,7 +43,8 @@ def main() -> int:
     print(
         "  redrive  : from another shell, "
         f"AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
-        f"SCORING_DLQ_URL={resources.dead_letter_queue_url} SCORING_DATABASE_URL='{os.environ['SCORING_DATABASE_URL']}' "
+        f"SCORING_DLQ_URL={resources.dead_letter_queue_url} "
+        f"SCORING_DATABASE_URL='{os.environ['SCORING_DATABASE_URL']}' "
         "make redrive",
         flush=True,
     )

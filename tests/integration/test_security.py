@@ -255,3 +255,13 @@ def test_prompt_injection_reaches_the_judge_only_inside_the_nonce_fences(
     inside = sum(match[1].count("ignore all previous instructions") for match in fenced.values() if match)
     assert inside == user.count("ignore all previous instructions") == 3  # final analysis, tool result, alert
     assert nonce[1] != "0" * 24  # the forged marker cannot close a real fence
+
+
+def test_an_undecodable_body_gets_a_400_in_the_error_shape(stack: Stack) -> None:
+    response = stack.client.post(
+        SCORE_PATH.format(THOROUGH_ID), content=b'{"force_rescore": \xff}', headers={"content-type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed_body"
+    assert "force_rescore" in response.json()["detail"]
