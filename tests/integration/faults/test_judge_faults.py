@@ -111,3 +111,21 @@ def test_transient_faults_beyond_the_retries_come_back_on_a_later_delivery(
     fault_stack.worker.make_deferred_visible()
     state = settle(fault_stack, faults=4, jobs=1)
     assert state.completed == 1
+
+
+def test_the_repair_turn_never_runs_past_the_callers_deadline(fault_stack: Stack, fake_claude: Any) -> None:
+    from session_scoring.errors import JudgeTransientError
+    from session_scoring.judge.base import JudgeRequest
+    from session_scoring.judge.rendering import build_prompt
+
+    container = fault_stack.container
+    session = container.source.get_session(FAILING_TOOLS_ID)
+    slow_invalid = FakeReply(body=reply_verdict("not json").body, delay_seconds=0.5)
+    fake_claude.script(slow_invalid, reply_verdict(SAMPLE_VERDICT))
+    request = JudgeRequest(
+        session=session, prompt=build_prompt(container.config, session), timeout_seconds=1.0, budget_seconds=1.2
+    )
+
+    with pytest.raises(JudgeTransientError, match="no time left for the repair turn"):
+        container.judge.evaluate(request)
+    assert len(fake_claude.requests) == 1

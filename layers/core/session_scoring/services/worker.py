@@ -186,7 +186,10 @@ class ScoringWorker:
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
-                session=session, prompt=prompt, timeout_seconds=min(self._policy.judge_timeout_seconds, time_left)
+                session=session,
+                prompt=prompt,
+                timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
+                budget_seconds=time_left,
             )
             judge = self._judge()
             return self._breaker.call(lambda: judge.evaluate(request))
