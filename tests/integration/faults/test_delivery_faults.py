@@ -172,3 +172,34 @@ def test_postgres_restarted_in_the_middle_of_a_batch_loses_nothing(
 
     assert state.completed == 3
     assert [stack.score(s).json()["status"] for s in (THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID)] == ["completed"] * 3
+
+
+def stop(server: Any) -> None:
+    from pgserver import pg_ctl
+
+    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=30)
+
+
+def test_postgres_down_while_storing_is_retried_later_and_stores_the_score_whole(
+    make_stack: Any, fake_claude: Any, restartable_postgres: tuple[str, Any], settle: Any
+) -> None:
+    from tests.integration.faults.conftest import FAULT_ENV
+
+    url, server = restartable_postgres
+    stack: Stack = make_stack(**FAULT_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_DATABASE_URL=url)
+    fake_claude.script(FakeReply(on_request=lambda: stop(server), body=reply_verdict(SAMPLE_VERDICT).body))
+    stack.request_score(FAILING_TOOLS_ID)
+
+    assert stack.worker.poll_once(wait_seconds=0) == 1  # the verdict arrives with the database gone
+    restart(server)
+
+    score = stack.score(FAILING_TOOLS_ID).json()
+    assert score["status"] == "in_progress"  # nothing half-stored; the attempt is still leased to the worker
+    assert score["total_score"] is None
+    assert score["missing_tools"] == []
+    _execute(url, "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
+    stack.worker.make_deferred_visible()
+    state = settle(stack, faults=1, jobs=1)
+
+    assert state.completed == 1
+    assert len(fake_claude.requests) == 2
