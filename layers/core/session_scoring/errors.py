@@ -1,7 +1,7 @@
 """One error hierarchy for the whole service.
 
 Each error says what went wrong and what to do about it. The API maps them to HTTP status codes in one place
-(``functions/api``) and the scorer maps them to retry/ack in one place (``services.scoring.job_outcome``).
+(``functions/api``) and the scorer maps them to retry/ack in one place (``services.worker.outcome_for_error``).
 """
 
 from __future__ import annotations

@@ -52,7 +52,9 @@ def test_the_same_message_delivered_twice_scores_once(fault_stack: Stack, fake_c
 
 
 def test_two_workers_racing_for_one_attempt_score_it_once(fault_stack: Stack, fake_claude: Any, settle: Any) -> None:
-    fake_claude.default = FakeReply(body=reply_verdict(SAMPLE_VERDICT).body, delay_seconds=0.3)
+    # The winner's judge call is held until the loser has tried to claim, so the two really overlap.
+    loser_done = threading.Event()
+    fake_claude.default = FakeReply(body=reply_verdict(SAMPLE_VERDICT).body, on_request=lambda: loser_done.wait(10))
     fault_stack.request_score(FAILING_TOOLS_ID)
     job = _job(fault_stack, FAILING_TOOLS_ID)
     worker = fault_stack.container.worker
@@ -61,7 +63,10 @@ def test_two_workers_racing_for_one_attempt_score_it_once(fault_stack: Stack, fa
 
     def race() -> None:
         start.wait()
-        outcomes.append(worker.process(job, receive_count=1, remaining_seconds=60).reason)
+        reason = worker.process(job, receive_count=1, remaining_seconds=60).reason
+        outcomes.append(reason)
+        if reason != "completed":
+            loser_done.set()
 
     threads = [threading.Thread(target=race) for _ in range(2)]
     for thread in threads:

@@ -205,7 +205,7 @@ class ScoringWorker:
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy)
-        log = logger.warning if not outcome.done else logger.error
+        log = logger.error if action == "fail" else logger.warning
         log(
             "scoring failed",
             extra={
@@ -214,6 +214,7 @@ class ScoringWorker:
                 "action": action,
                 "reason": outcome.reason,
             },
+            exc_info=not isinstance(exc, ScoringError),  # an unexpected error needs its traceback
         )
         try:
             if action == "fail":
