@@ -38,6 +38,14 @@ def main() -> int:
     os.environ["SCORING_DLQ_URL"] = resources.dead_letter_queue_url
     os.environ["SCORING_BREAKER_TABLE"] = resources.breaker_table
     print(f"  sqs+dynamodb : moto at {endpoint}", flush=True)
+    print(
+        "  redrive  : from another shell, "
+        f"AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
+        f"SCORING_DLQ_URL={resources.dead_letter_queue_url} "
+        f"SCORING_DATABASE_URL='{os.environ['SCORING_DATABASE_URL']}' "
+        "make redrive",
+        flush=True,
+    )
 
     if not os.environ.get("SCORING_LLM_PROVIDER"):
         os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "heuristic"

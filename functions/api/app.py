@@ -12,6 +12,7 @@ from fastapi import Body, FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mangum import Mangum
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from functions.api.dashboard import mount_dashboard
 from session_scoring import __version__
@@ -144,6 +145,19 @@ def create_app() -> FastAPI:
                 return JSONResponse(status_code=status, content={"code": code, "detail": exc.message})
         logger.exception("unmapped scoring error")
         return JSONResponse(status_code=500, content={"code": "internal_error", "detail": exc.message})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Errors raised by the framework itself (unparseable body, unknown path, wrong method), in our error shape."""
+        codes = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
+        detail = str(exc.detail)
+        if exc.status_code == 400:
+            detail = f'{detail}: send JSON such as {{"force_rescore": true}}, or no body'
+        return JSONResponse(
+            status_code=exc.status_code,
+            content={"code": codes.get(exc.status_code, "http_error"), "detail": detail},
+            headers=getattr(exc, "headers", None),
+        )
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -68,6 +68,30 @@ class Settings(BaseSettings):
     max_receive_count: int = Field(default=5, ge=1, validation_alias="SCORING_MAX_RECEIVE_COUNT")
     breaker_table_name: str | None = Field(default=None, validation_alias="SCORING_BREAKER_TABLE")
     lease_seconds: int = Field(default=900, ge=30, validation_alias="SCORING_LEASE_SECONDS")
+    redrive_method: Literal["auto", "move-task", "resend"] = Field(
+        default="auto",
+        validation_alias="SCORING_REDRIVE_METHOD",
+        description="How dead letters go back: SQS StartMessageMoveTask, or receive-and-resend (emulators such as "
+        "moto lack the move API). auto = resend when AWS_ENDPOINT_URL points at an emulator, move-task otherwise.",
+    )
+    breaker_failure_threshold: int = Field(
+        default=5,
+        ge=1,
+        validation_alias="SCORING_BREAKER_FAILURE_THRESHOLD",
+        description="Consecutive transient judge failures (in one scorer instance) that open the circuit.",
+    )
+    breaker_recovery_seconds: int = Field(
+        default=60,
+        ge=1,
+        validation_alias="SCORING_BREAKER_RECOVERY_SECONDS",
+        description="How long the circuit stays open before one probe call is let through.",
+    )
+    breaker_cache_seconds: int = Field(
+        default=5,
+        ge=0,
+        validation_alias="SCORING_BREAKER_CACHE_SECONDS",
+        description="How long a scorer instance trusts its last read of the shared circuit state.",
+    )
 
     aws_region: str = Field(default="us-east-1", validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION"))
     aws_endpoint_url: str | None = Field(default=None, validation_alias="AWS_ENDPOINT_URL")
