@@ -109,23 +109,6 @@ class TarsyStage(_Boundary):
     mcp_communications: list[TarsyMCPEvent] = Field(default_factory=list)
 
 
-class TarsyDetailedSession(_Boundary):
-    session_id: str
-    alert_type: str | None = None
-    agent_type: str | None = None
-    status: str
-    author: str | None = None
-    started_at_us: int | None = None
-    completed_at_us: int | None = None
-    error_message: str | None = None
-    alert_data: dict[str, Any] = Field(default_factory=dict)
-    final_analysis: str | None = None
-    final_analysis_summary: str | None = None
-    chain_id: str | None = None
-    chain_definition: dict[str, Any] | None = None
-    stages: list[TarsyStage] = Field(default_factory=list)
-
-
 class TarsySessionOverview(_Boundary):
     session_id: str
     alert_type: str | None = None
@@ -134,6 +117,16 @@ class TarsySessionOverview(_Boundary):
     author: str | None = None
     started_at_us: int | None = None
     completed_at_us: int | None = None
+
+
+class TarsyDetailedSession(TarsySessionOverview):
+    error_message: str | None = None
+    alert_data: dict[str, Any] = Field(default_factory=dict)
+    final_analysis: str | None = None
+    final_analysis_summary: str | None = None
+    chain_id: str | None = None
+    chain_definition: dict[str, Any] | None = None
+    stages: list[TarsyStage] = Field(default_factory=list)
 
 
 class TarsyPagination(_Boundary):
