@@ -18,15 +18,18 @@ def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
     from session_scoring.settings import load_settings
 
-    local_dir = load_settings().local_data_dir
+    settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
-    if os.environ.get("SCORING_DATABASE_URL"):
+    if settings.database_url is not None:
+        database_hint = '"$SCORING_DATABASE_URL"'  # an external URL may hold a password: never print it
         print("  postgres : external (SCORING_DATABASE_URL)", flush=True)
     else:
         from devstack.postgres import start_postgres
 
         url, _pg = start_postgres(local_dir / "postgres")
         os.environ["SCORING_DATABASE_URL"] = url
+        database_hint = f"'{url}'"
         print(f"  postgres : embedded, data in {local_dir / 'postgres'}", flush=True)
 
     endpoint, moto = start_moto()
@@ -42,13 +45,14 @@ def main() -> int:
         "  redrive  : from another shell, "
         f"AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
         f"SCORING_DLQ_URL={resources.dead_letter_queue_url} "
-        f"SCORING_DATABASE_URL='{os.environ['SCORING_DATABASE_URL']}' "
+        f"SCORING_DATABASE_URL={database_hint} "
         "make redrive",
         flush=True,
     )
 
-    if not os.environ.get("SCORING_LLM_PROVIDER"):
-        os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "heuristic"
+    if not settings.template_variables.get("SCORING_LLM_PROVIDER"):
+        has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
+        os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
 
     from session_scoring import migrate
     from session_scoring.container import get_container, reset_container
