@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.schema import SchemaService
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.worker import ScoringWorker
     from session_scoring.sources.base import SessionSource
@@ -96,6 +97,12 @@ class Container:
         from session_scoring.services.jobs import JobService
 
         return JobService(self.worker, self.queue)
+
+    @cached_property
+    def schema_service(self) -> SchemaService:
+        from session_scoring.services.schema import SchemaService
+
+        return SchemaService(self.engine, self.settings)
 
 
 @lru_cache(maxsize=1)
