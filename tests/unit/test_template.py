@@ -262,9 +262,9 @@ def test_jwt_authorizer_is_optional_and_guards_the_scoring_routes(template: dict
     assert route["RouteKey"] == "ANY /api/{proxy+}"
     assert route["AuthorizationType"] == {"Fn::If": ["UseJwt", "JWT", "NONE"]}
     cors = template["Resources"]["HttpApi"]["Properties"]["CorsConfiguration"]["Fn::If"]
-    assert cors[1]["AllowOrigins"] == {"Ref": "CorsAllowedOrigins"}
+    assert cors[1]["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "CorsAllowedOrigins"}]}
     api_env = env(functions(template)["ApiFunction"])
-    assert api_env["SCORING_CORS_ORIGINS"] == {"Fn::Join": [",", {"Ref": "CorsAllowedOrigins"}]}
+    assert api_env["SCORING_CORS_ORIGINS"] == {"Ref": "CorsAllowedOrigins"}
 
 
 def test_outputs_name_the_api_queues_and_breaker_table(template: dict[str, Any]) -> None:
