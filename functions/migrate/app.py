@@ -67,8 +67,10 @@ class CloudFormationResponse:
 
 
 def _reason(exc: Exception) -> str:
-    message = exc.message if isinstance(exc, ScoringError) else f"{type(exc).__name__}: {exc}"
-    return f"database migration failed: {message}" if "migration failed" not in message else message
+    """What CloudFormation shows in the stack events: our errors say what to fix; anything else is named."""
+    if isinstance(exc, ScoringError):
+        return exc.message
+    return f"database migration failed: {type(exc).__name__}: {exc}"
 
 
 @logger.inject_lambda_context(clear_state=True)
