@@ -1,7 +1,7 @@
 """`make run`: the whole service on this machine, on embedded defaults.
 
-- PostgreSQL: embedded (pgserver), data under .local/postgres so scores survive a restart;
-  SCORING_DATABASE_URL selects an external server instead.
+- PostgreSQL: embedded (pgserver), data under .local/postgres so scores survive a restart (SCORING_LOCAL_DATA_DIR
+  moves it); SCORING_DATABASE_URL selects an external server instead.
 - SQS and DynamoDB: moto's server on 127.0.0.1.
 - The judge: Claude when ANTHROPIC_API_KEY is set, otherwise the offline heuristic judge (SCORING_LLM_PROVIDER
   overrides either way).
@@ -12,24 +12,22 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-LOCAL_DIR = ROOT / ".local"
 
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
+    from session_scoring.settings import load_settings
 
+    local_dir = load_settings().local_data_dir
     print("session-scoring: starting the local stack", flush=True)
     if os.environ.get("SCORING_DATABASE_URL"):
         print("  postgres : external (SCORING_DATABASE_URL)", flush=True)
     else:
         from devstack.postgres import start_postgres
 
-        url, _pg = start_postgres(LOCAL_DIR / "postgres")
+        url, _pg = start_postgres(local_dir / "postgres")
         os.environ["SCORING_DATABASE_URL"] = url
-        print(f"  postgres : embedded, data in {LOCAL_DIR / 'postgres'}", flush=True)
+        print(f"  postgres : embedded, data in {local_dir / 'postgres'}", flush=True)
 
     endpoint, moto = start_moto()
     for key, value in LOCAL_CREDENTIALS.items():
@@ -40,6 +38,14 @@ def main() -> int:
     os.environ["SCORING_DLQ_URL"] = resources.dead_letter_queue_url
     os.environ["SCORING_BREAKER_TABLE"] = resources.breaker_table
     print(f"  sqs+dynamodb : moto at {endpoint}", flush=True)
+    print(
+        "  redrive  : from another shell, "
+        f"AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
+        f"SCORING_DLQ_URL={resources.dead_letter_queue_url} "
+        f"SCORING_DATABASE_URL='{os.environ['SCORING_DATABASE_URL']}' "
+        "make redrive",
+        flush=True,
+    )
 
     if not os.environ.get("SCORING_LLM_PROVIDER"):
         os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "heuristic"

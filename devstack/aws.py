@@ -51,7 +51,11 @@ def client(service: str, endpoint: str) -> Any:
 def create_resources(
     endpoint: str, prefix: str = "session-scoring", max_receive_count: int = 5, visibility_timeout: int = 60
 ) -> LocalResources:
-    """Create the queues (with the same redrive policy as template.yaml) and the breaker table."""
+    """Create the queues (with the same redrive policy as template.yaml) and the breaker table.
+
+    The table's key (``id``, a string) and TTL attribute (``expiration``) are the defaults of Powertools'
+    CircuitBreakerDynamoDBPersistence, which the scorer's circuit breaker uses.
+    """
     sqs = client("sqs", endpoint)
     dlq_url = sqs.create_queue(QueueName=f"{prefix}-dlq", Attributes={"MessageRetentionPeriod": "1209600"})["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
@@ -71,5 +75,9 @@ def create_resources(
             KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
             BillingMode="PAY_PER_REQUEST",
+        )
+        # The attribute Powertools' CircuitBreakerDynamoDBPersistence stamps its TTL on (moto never expires items).
+        dynamodb.update_time_to_live(
+            TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiration"}
         )
     return LocalResources(queue_url, dlq_url, table)

@@ -13,8 +13,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from mangum import Mangum
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from functions.api.dashboard import mount_dashboard
 from session_scoring import __version__
 from session_scoring.container import Container, get_container
 from session_scoring.errors import (
@@ -34,10 +36,14 @@ from session_scoring.log import logger
 from session_scoring.models.api import (
     SESSION_ID_PATTERN,
     CriteriaDefinition,
+    CriteriaUsage,
     ErrorBody,
     Health,
+    MissingToolsReport,
+    ScoreDistribution,
     ScoreRequest,
     ScoreStatus,
+    SessionDetail,
     SessionListPage,
     SessionScore,
 )
@@ -79,6 +85,14 @@ SessionId = Annotated[
         pattern=SESSION_ID_PATTERN,
         max_length=128,
         description="The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128)",
+    ),
+]
+
+CriteriaHashFilter = Annotated[
+    str | None,
+    Query(
+        pattern=r"^[0-9a-f]{64}$",
+        description="Count only scores made with this criteria hash (64 lowercase hex digits); all when absent",
     ),
 ]
 
@@ -169,6 +183,19 @@ def create_app() -> FastAPI:
         logger.exception("unmapped scoring error")
         return JSONResponse(status_code=500, content={"code": "internal_error", "detail": exc.message})
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Errors raised by the framework itself (unparseable body, unknown path, wrong method), in our error shape."""
+        codes = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
+        detail = str(exc.detail)
+        if exc.status_code == 400:
+            detail = f'{detail}: send JSON such as {{"force_rescore": true}}, or no body'
+        return JSONResponse(
+            status_code=exc.status_code,
+            content={"code": codes.get(exc.status_code, "http_error"), "detail": detail},
+            headers=getattr(exc, "headers", None),
+        )
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = [
@@ -246,11 +273,50 @@ def create_app() -> FastAPI:
         return container().scoring_service.current_criteria()
 
     @app.get(
+        f"{API_PREFIX}/sessions/{{session_id}}",
+        response_model=SessionDetail,
+        responses=_error_responses(404, 422, 500, 502, 503),
+        summary="One session as its source has it: the alert, each stage's steps and tool calls, the final analysis",
+    )
+    def get_session(session_id: SessionId) -> SessionDetail:
+        return container().session_view_service.session_detail(session_id)
+
+    @app.get(
+        f"{API_PREFIX}/analytics/score-distribution",
+        response_model=ScoreDistribution,
+        responses=_error_responses(422, 500, 503),
+        summary="Sessions per score band (latest completed score of each session)",
+    )
+    def score_distribution(criteria_hash: CriteriaHashFilter = None) -> ScoreDistribution:
+        return container().analytics_service.score_distribution(criteria_hash)
+
+    @app.get(
+        f"{API_PREFIX}/analytics/missing-tools",
+        response_model=MissingToolsReport,
+        responses=_error_responses(422, 500, 503),
+        summary="The tools judged missing most often (latest completed score of each session)",
+    )
+    def missing_tools(
+        criteria_hash: CriteriaHashFilter = None, limit: Annotated[int, Query(ge=1, le=100)] = 10
+    ) -> MissingToolsReport:
+        return container().analytics_service.missing_tools(criteria_hash, limit)
+
+    @app.get(
+        f"{API_PREFIX}/analytics/criteria",
+        response_model=list[CriteriaUsage],
+        responses=_error_responses(500, 503),
+        summary="Stored criteria definitions with the sessions each has scored, the current one first",
+    )
+    def criteria_in_use() -> list[CriteriaUsage]:
+        return container().analytics_service.criteria_in_use()
+
+    @app.get(
         "/health", response_model=Health, responses=_error_responses(500, 503), summary="Liveness and database check"
     )
     def health() -> Health:
         return container().scoring_service.health()
 
+    mount_dashboard(app)
     return app
 
 

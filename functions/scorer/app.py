@@ -30,13 +30,15 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     job = ScoringJob.model_validate_json(record.body)
     logger.append_keys(score_id=str(job.score_id), session_id=job.session_id)
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
-    outcome = get_container().job_service.handle(
-        job,
-        receipt_handle=record.receipt_handle,
-        receive_count=int(record.attributes.approximate_receive_count or 1),
-        remaining_seconds=remaining,
-    )
-    logger.remove_keys(["score_id", "session_id"])
+    try:
+        outcome = get_container().job_service.handle(
+            job,
+            receipt_handle=record.receipt_handle,
+            receive_count=int(record.attributes.approximate_receive_count or 1),
+            remaining_seconds=remaining,
+        )
+    finally:
+        logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids
     if not outcome.done:
         raise JobDeferred(outcome.reason)
     return outcome.reason

@@ -1,6 +1,7 @@
 """Invoke a built Lambda handler the way the runtime does, with sample events; run by the runtime's Python.
 
-Usage: python3.12 -S invoke_built.py FUNCTION_NAME EVENT_FILE...  (PYTHONPATH: the built function and its layers)
+Usage: python3.12 -S invoke_built.py FUNCTION_NAME HANDLER EVENT_FILE...  (PYTHONPATH: the built function and its
+layers; HANDLER as in the template, e.g. functions.api.app.handler)
 
 Standalone on purpose: it imports nothing from the repository, only the built artifact on PYTHONPATH, so what it
 proves is what `sam build` produced. Prints one JSON line per event, then one with the cold initialisation time.
@@ -35,14 +36,16 @@ class Context:
 
 
 def main() -> int:
-    function_name, event_files = sys.argv[1], sys.argv[2:]
+    function_name, handler_name, event_files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    module_name, function_attribute = handler_name.rsplit(".", 1)
     started = time.perf_counter()
-    module = importlib.import_module("app")  # what the runtime does for Handler: app.handler
+    module = importlib.import_module(module_name)  # what the runtime does with the Handler setting
+    handler = getattr(module, function_attribute)
     init_ms = (time.perf_counter() - started) * 1000
     for path in event_files:
         event = json.loads(Path(path).read_text())
         try:
-            result = module.handler(event, Context(function_name, budget_seconds=120))
+            result = handler(event, Context(function_name, budget_seconds=120))
             print(json.dumps({"event": Path(path).name, "result": result}), flush=True)
         except Exception as exc:
             print(json.dumps({"event": Path(path).name, "error": f"{type(exc).__name__}: {exc}"}), flush=True)

@@ -89,8 +89,9 @@ class SmokeStack:
                 (scratch / name).write_text(json.dumps(event))
                 paths.append(str(scratch / name))
         env = {**self.env, "PYTHONPATH": python_path(function)}
+        handler = built_template()["Resources"][function]["Properties"]["Handler"]
         completed = subprocess.run(
-            [self.python, "-S", str(RUNNER), function, *paths],
+            [self.python, "-S", str(RUNNER), function, handler, *paths],
             env=env,
             capture_output=True,
             text=True,

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -25,6 +26,8 @@ class FakeReply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_seconds: float = 0.0
     drop_connection: bool = False
+    on_request: Callable[[], None] | None = None
+    """Runs when the request arrives, before answering (e.g. restart the database while the judge "thinks")."""
 
 
 def verdict_body(
@@ -140,6 +143,8 @@ class FakeClaude:
                 reply = fake._next()
                 if reply is None:
                     reply = FakeReply(status=500, body=error_body("api_error", "no scripted reply"))
+                if reply.on_request is not None:
+                    reply.on_request()
                 if reply.delay_seconds:
                     time.sleep(reply.delay_seconds)
                 if reply.drop_connection:

@@ -17,11 +17,15 @@ if TYPE_CHECKING:
 
     from session_scoring.judge.base import Judge
     from session_scoring.queue import SqsJobQueue
+    from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.resilience.breaker import JudgeBreaker
+    from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.worker import ScoringWorker
     from session_scoring.sources.base import SessionSource
 
@@ -74,9 +78,22 @@ class Container:
 
     @cached_property
     def breaker(self) -> JudgeBreaker:
-        from session_scoring.resilience.breaker import NoBreaker
+        """The judge's circuit breaker, its state in DynamoDB; none when SCORING_BREAKER_TABLE is not set."""
+        from session_scoring.resilience.breaker import DynamoJudgeBreaker, NoBreaker
 
-        return NoBreaker()
+        settings = self.settings
+        if not settings.breaker_table_name:
+            return NoBreaker()
+        from session_scoring.aws import aws_client
+
+        return DynamoJudgeBreaker(
+            aws_client("dynamodb", settings),
+            settings.breaker_table_name,
+            f"judge:{self.config.llm_provider}:{self.config.llm_model}",
+            failure_threshold=settings.breaker_failure_threshold,
+            recovery_seconds=settings.breaker_recovery_seconds,
+            cache_seconds=settings.breaker_cache_seconds,
+        )
 
     @cached_property
     def worker(self) -> ScoringWorker:
@@ -89,14 +106,50 @@ class Container:
             judge_timeout_seconds=settings.judge_timeout_seconds,
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
+            # The heuristic judge reads the session, not the prompt: no model limit to respect.
+            input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
         )
-        return ScoringWorker(self.config, self.repository, self.source, self.judge, policy, self.breaker)
+        return ScoringWorker(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
 
     @cached_property
     def job_service(self) -> JobService:
         from session_scoring.services.jobs import JobService
 
         return JobService(self.worker, self.queue)
+
+    @cached_property
+    def analytics_repository(self) -> AnalyticsRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.analytics import AnalyticsRepository
+
+        return AnalyticsRepository(create_session_factory(self.engine))
+
+    @cached_property
+    def analytics_service(self) -> AnalyticsService:
+        from session_scoring.services.analytics import AnalyticsService
+
+        return AnalyticsService(self.config, self.analytics_repository)
+
+    @cached_property
+    def session_view_service(self) -> SessionViewService:
+        from session_scoring.services.sessions import SessionViewService
+
+        return SessionViewService(self.source)
+
+    @cached_property
+    def dead_letters(self) -> DeadLetterService:
+        from session_scoring.aws import aws_client
+        from session_scoring.queue import SqsDeadLetterQueue
+        from session_scoring.services.redrive import DeadLetterService
+
+        settings = self.settings
+        use_move_task = settings.redrive_method == "move-task" or (
+            settings.redrive_method == "auto" and settings.aws_endpoint_url is None
+        )
+        queues = SqsDeadLetterQueue(
+            aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
+        )
+        return DeadLetterService(queues, self.repository, self.config.criteria_hash)
 
     @cached_property
     def schema_service(self) -> SchemaService:

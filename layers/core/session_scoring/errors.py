@@ -1,7 +1,8 @@
 """One error hierarchy for the whole service.
 
 Each error says what went wrong and what to do about it. The API maps them to HTTP status codes in one place
-(``functions/api``) and the scorer maps them to retry/ack in one place (``services.scoring.job_outcome``).
+(``STATUS_BY_ERROR`` in ``functions/api/app.py``) and the scorer maps them to retry/ack in one place
+(``outcome_for_error`` in ``services/worker.py``).
 """
 
 from __future__ import annotations

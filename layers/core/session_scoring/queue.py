@@ -48,3 +48,120 @@ class SqsJobQueue:
         self._client.change_message_visibility(
             QueueUrl=self._url, ReceiptHandle=receipt_handle, VisibilityTimeout=min(MAX_VISIBILITY_SECONDS, seconds)
         )
+
+
+@dataclass(frozen=True)
+class MoveTaskStatus:
+    """Progress of an SQS message move task (StartMessageMoveTask)."""
+
+    status: str
+    moved: int
+    to_move: int | None
+    failure_reason: str | None = None
+
+
+class MoveTaskUnsupportedError(Exception):
+    """The SQS endpoint does not implement StartMessageMoveTask (moto); move messages one by one instead."""
+
+
+class SqsDeadLetterQueue:
+    """The dead-letter queue and the scoring queue it drains back into, as the redrive service needs them."""
+
+    def __init__(
+        self, client: Any, queue_url: str | None, dead_letter_queue_url: str | None, use_move_task: bool = True
+    ) -> None:
+        if not queue_url or not dead_letter_queue_url:
+            raise ConfigurationError(
+                "SCORING_QUEUE_URL and SCORING_DLQ_URL must both be set to inspect or redrive dead letters"
+            )
+        self._client = client
+        self.queue_url = queue_url
+        self.dead_letter_queue_url = dead_letter_queue_url
+        self.use_move_task = use_move_task
+
+    def _call(self, operation: str, **kwargs: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self._client, operation)(**kwargs)
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailableError(f"SQS {operation} failed: {exc}") from exc
+
+    def approximate_count(self) -> int:
+        """Messages waiting in the dead-letter queue (visible and in flight), as SQS approximates them."""
+        attributes = self._call(
+            "get_queue_attributes",
+            QueueUrl=self.dead_letter_queue_url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        return int(attributes.get("ApproximateNumberOfMessages", 0)) + int(
+            attributes.get("ApproximateNumberOfMessagesNotVisible", 0)
+        )
+
+    def receive(self, hold_seconds: int) -> list[QueuedMessage]:
+        """Up to 10 dead letters, hidden from other readers for ``hold_seconds``."""
+        response = self._call(
+            "receive_message",
+            QueueUrl=self.dead_letter_queue_url,
+            MaxNumberOfMessages=10,
+            WaitTimeSeconds=0,
+            VisibilityTimeout=hold_seconds,
+            AttributeNames=["ApproximateReceiveCount"],
+        )
+        return [
+            QueuedMessage(
+                message_id=m["MessageId"],
+                receipt_handle=m["ReceiptHandle"],
+                body=m["Body"],
+                receive_count=int(m.get("Attributes", {}).get("ApproximateReceiveCount", "1")),
+            )
+            for m in response.get("Messages", [])
+        ]
+
+    def release(self, message: QueuedMessage) -> None:
+        """Make a held dead letter visible again."""
+        self._call(
+            "change_message_visibility",
+            QueueUrl=self.dead_letter_queue_url,
+            ReceiptHandle=message.receipt_handle,
+            VisibilityTimeout=0,
+        )
+
+    def resend(self, message: QueuedMessage) -> None:
+        """Move one dead letter by hand: send its body to the scoring queue, then delete it from the DLQ."""
+        self._call("send_message", QueueUrl=self.queue_url, MessageBody=message.body)
+        self._call("delete_message", QueueUrl=self.dead_letter_queue_url, ReceiptHandle=message.receipt_handle)
+
+    def _arn(self, url: str) -> str:
+        attributes = self._call("get_queue_attributes", QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]
+        return str(attributes["QueueArn"])
+
+    def start_move_task(self) -> str:
+        """Start SQS's own redrive (StartMessageMoveTask) from the DLQ to the scoring queue; returns its handle."""
+        from botocore.exceptions import ClientError
+
+        if not self.use_move_task:
+            raise MoveTaskUnsupportedError("StartMessageMoveTask is off (SCORING_REDRIVE_METHOD, or a local endpoint)")
+
+        try:
+            response = self._client.start_message_move_task(
+                SourceArn=self._arn(self.dead_letter_queue_url), DestinationArn=self._arn(self.queue_url)
+            )
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", ""))
+            if code in {"InvalidAction", "UnsupportedOperation", "NotImplemented"}:
+                raise MoveTaskUnsupportedError(str(exc)) from exc
+            raise QueueUnavailableError(f"SQS StartMessageMoveTask failed: {exc}") from exc
+        return str(response["TaskHandle"])
+
+    def move_task_status(self, task_handle: str) -> MoveTaskStatus:
+        tasks = self._call("list_message_move_tasks", SourceArn=self._arn(self.dead_letter_queue_url), MaxResults=10)
+        for task in tasks.get("Results", []):
+            if task.get("TaskHandle") in (task_handle, None) or task.get("Status") == "RUNNING":
+                return MoveTaskStatus(
+                    status=str(task.get("Status", "UNKNOWN")),
+                    moved=int(task.get("ApproximateNumberOfMessagesMoved", 0)),
+                    to_move=task.get("ApproximateNumberOfMessagesToMove"),
+                    failure_reason=task.get("FailureReason"),
+                )
+        return MoveTaskStatus(status="UNKNOWN", moved=0, to_move=None)

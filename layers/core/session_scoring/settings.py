@@ -85,6 +85,30 @@ class Settings(BaseSettings):
     max_receive_count: int = Field(default=5, ge=1, validation_alias="SCORING_MAX_RECEIVE_COUNT")
     breaker_table_name: str | None = Field(default=None, validation_alias="SCORING_BREAKER_TABLE")
     lease_seconds: int = Field(default=900, ge=30, validation_alias="SCORING_LEASE_SECONDS")
+    redrive_method: Literal["auto", "move-task", "resend"] = Field(
+        default="auto",
+        validation_alias="SCORING_REDRIVE_METHOD",
+        description="How dead letters go back: SQS StartMessageMoveTask, or receive-and-resend (emulators such as "
+        "moto lack the move API). auto = resend when AWS_ENDPOINT_URL points at an emulator, move-task otherwise.",
+    )
+    breaker_failure_threshold: int = Field(
+        default=5,
+        ge=1,
+        validation_alias="SCORING_BREAKER_FAILURE_THRESHOLD",
+        description="Consecutive transient judge failures (in one scorer instance) that open the circuit.",
+    )
+    breaker_recovery_seconds: int = Field(
+        default=60,
+        ge=1,
+        validation_alias="SCORING_BREAKER_RECOVERY_SECONDS",
+        description="How long the circuit stays open before one probe call is let through.",
+    )
+    breaker_cache_seconds: int = Field(
+        default=5,
+        ge=0,
+        validation_alias="SCORING_BREAKER_CACHE_SECONDS",
+        description="How long a scorer instance trusts its last read of the shared circuit state.",
+    )
 
     aws_region: str = Field(default="us-east-1", validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION"))
     aws_endpoint_url: str | None = Field(default=None, validation_alias="AWS_ENDPOINT_URL")
@@ -97,13 +121,39 @@ class Settings(BaseSettings):
     judge_max_tokens: int = Field(default=8192, ge=256, validation_alias="JUDGE_MAX_TOKENS")
     judge_max_retries: int = Field(default=3, ge=0, validation_alias="JUDGE_MAX_RETRIES")
     judge_retry_base_seconds: float = Field(default=1.0, ge=0, validation_alias="JUDGE_RETRY_BASE_SECONDS")
+    judge_context_tokens: int = Field(
+        default=200_000,
+        ge=4_096,
+        validation_alias="JUDGE_CONTEXT_TOKENS",
+        description="The judge model's context window, in tokens.",
+    )
+    judge_input_budget_tokens: int | None = Field(
+        default=None,
+        ge=1_024,
+        validation_alias="JUDGE_INPUT_BUDGET_TOKENS",
+        description="Most estimated tokens sent to the judge; default: the context minus the output and a margin.",
+    )
+    source_retry_base_seconds: float = Field(default=0.5, ge=0, validation_alias="SCORING_SOURCE_RETRY_BASE_SECONDS")
 
     trust_forwarded_user: bool = Field(default=False, validation_alias="SCORING_TRUST_FORWARDED_USER")
     cors_origins: str = Field(default="", validation_alias="SCORING_CORS_ORIGINS")
     port: int = Field(default=8000, ge=1, le=65535, validation_alias="PORT", description="Port of the local API.")
+    local_data_dir: Path = Field(
+        default=_REPO_ROOT / ".local",
+        validation_alias="SCORING_LOCAL_DATA_DIR",
+        description="Where the local stack (`make run`) keeps its embedded PostgreSQL data.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", validation_alias="LOG_LEVEL")
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
+
+    @property
+    def judge_input_budget(self) -> int:
+        """Estimated input tokens a judge request may hold: the explicit budget, or the model's context minus room
+        for the answer (``JUDGE_MAX_TOKENS``) and a 5 % margin for the estimate's error."""
+        if self.judge_input_budget_tokens is not None:
+            return self.judge_input_budget_tokens
+        return max(1_024, int(self.judge_context_tokens * 0.95) - self.judge_max_tokens)
 
     def resolve_path(self, path: str | Path) -> Path:
         """A path from configuration, made absolute against ``base_dir``."""

@@ -25,6 +25,9 @@ class JudgeRequest:
     session: Session
     prompt: JudgePrompt
     timeout_seconds: float
+    """Bound of one call to the judge."""
+    budget_seconds: float | None = None
+    """Bound of the whole evaluation (answer and repair turn): the time left before the caller's deadline."""
 
 
 class Judge(Protocol):

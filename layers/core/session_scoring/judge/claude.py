@@ -97,7 +97,7 @@ class ClaudeJudge:
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
         started = time.monotonic()
         messages: list[MessageParam] = [{"role": "user", "content": request.prompt.user}]
-        text, usage, truncated = self._call(request, messages)
+        text, usage, truncated = self._call(request, messages, request.timeout_seconds)
         try:
             output = self._parse(text, truncated)
         except JudgeOutputError as first:
@@ -113,7 +113,14 @@ class ClaudeJudge:
                     "exactly; keep the reasoning concise enough to fit.",
                 },
             ]
-            repaired, more, truncated = self._call(request, messages)
+            # The repair turn gets only what is left of this evaluation's time budget, so the two calls together
+            # never run past the deadline the caller computed from the Lambda's remaining time.
+            timeout = request.timeout_seconds
+            if request.budget_seconds is not None:
+                timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
+            if timeout < 1.0:
+                raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
+            repaired, more, truncated = self._call(request, messages, timeout)
             usage = usage + more
             try:
                 output = self._parse(repaired, truncated)
@@ -132,7 +139,9 @@ class ClaudeJudge:
             latency_ms=int((time.monotonic() - started) * 1000),
         )
 
-    def _call(self, request: JudgeRequest, messages: list[MessageParam]) -> tuple[str, TokenUsage, bool]:
+    def _call(
+        self, request: JudgeRequest, messages: list[MessageParam], timeout_seconds: float
+    ) -> tuple[str, TokenUsage, bool]:
         """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
         try:
             response = self._client.messages.create(
@@ -141,9 +150,7 @@ class ClaudeJudge:
                 system=request.prompt.system,
                 messages=messages,
                 output_config=self._output_config,
-                timeout=httpx2.Timeout(
-                    request.timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, request.timeout_seconds)
-                ),
+                timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
             )
         except anthropic.AnthropicError as exc:
             raise classify_sdk_error(exc) from exc

@@ -126,6 +126,9 @@ class ScoreBand(_Response):
     min_score: int
     max_score: int
     count: int
+    session_ids: list[str] = Field(
+        default_factory=list, description="Sessions in the band, most recently scored first (at most 50)"
+    )
 
 
 class ScoreDistribution(_Response):
@@ -136,13 +139,74 @@ class ScoreDistribution(_Response):
 
 class MissingToolCount(_Response):
     tool_name: str
-    count: int
-    session_ids: list[str]
+    count: int = Field(description="Sessions whose latest completed score names the tool missing")
+    session_ids: list[str] = Field(description="Those sessions, most recently scored first (at most 50)")
 
 
 class MissingToolsReport(_Response):
     criteria_hash: str | None
     items: list[MissingToolCount]
+
+
+class CriteriaUsage(_Response):
+    """A stored criteria definition and how many sessions it has scored (the analytics filter offers these)."""
+
+    criteria_hash: str
+    llm_provider: str | None = None
+    llm_model: str | None = None
+    created_at: datetime
+    completed_sessions: int
+    is_current: bool
+
+
+class ConversationToolCall(_Response):
+    server: str | None = None
+    name: str
+    arguments: dict[str, Any]
+    result: Any = None
+    success: bool
+    error: str | None = None
+    duration_ms: int | None = None
+
+
+class ConversationStep(_Response):
+    kind: str = Field(description="reasoning, tool_call, answer or message")
+    text: str | None = None
+    tool_call: ConversationToolCall | None = None
+
+
+class ConversationStage(_Response):
+    name: str
+    agent: str | None = None
+    status: str
+    parallel_group: str | None = None
+    is_chat: bool = False
+    steps: list[ConversationStep]
+    output: str | None = None
+    error: str | None = None
+
+
+class AvailableToolInfo(_Response):
+    server: str | None = None
+    name: str
+    description: str | None = None
+
+
+class SessionDetail(_Response):
+    """A session as the dashboard's conversation view shows it: the alert, each stage's steps, the final analysis."""
+
+    session_id: str
+    status: str
+    alert_type: str | None = None
+    agent_type: str | None = None
+    author: str | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    alert: dict[str, Any]
+    available_tools: list[AvailableToolInfo]
+    stages: list[ConversationStage]
+    final_analysis: str | None = None
+    error: str | None = None
 
 
 class Health(_Response):

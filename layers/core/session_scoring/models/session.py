@@ -112,17 +112,10 @@ class SessionSummary(_Model):
     completed_at: datetime | None = None
 
 
-class Session(_Model):
-    """A whole investigation: the alert, every stage with its steps, and the final analysis."""
+class Session(SessionSummary):
+    """A whole investigation: the summary fields, the alert, every stage with its steps, and the final analysis."""
 
     format: Literal["session-scoring/v1"] = SESSION_FORMAT
-    session_id: str
-    status: str
-    alert_type: str | None = None
-    agent_type: str | None = None
-    author: str | None = None
-    started_at: datetime | None = None
-    completed_at: datetime | None = None
     alert: dict[str, Any] = Field(default_factory=dict)
     available_tools: list[AvailableTool] = Field(
         default_factory=list, description="Tools available to the whole session, beside each stage's own."
@@ -144,15 +137,7 @@ class Session(_Model):
         return list(seen.values())
 
     def summary(self) -> SessionSummary:
-        return SessionSummary(
-            session_id=self.session_id,
-            status=self.status,
-            alert_type=self.alert_type,
-            agent_type=self.agent_type,
-            author=self.author,
-            started_at=self.started_at,
-            completed_at=self.completed_at,
-        )
+        return SessionSummary.model_validate(self.model_dump(include=set(SessionSummary.model_fields)))
 
 
 class SessionPage(_Model):

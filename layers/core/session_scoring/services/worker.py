@@ -7,6 +7,7 @@ message comes back later (the attempt returns to pending with a note saying why 
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -66,6 +67,7 @@ class WorkerPolicy:
     judge_timeout_seconds: float
     judge_max_retries: int
     judge_retry_base_seconds: float
+    input_budget_tokens: int | None = None
 
 
 _PERMANENT = (
@@ -78,25 +80,39 @@ _PERMANENT = (
 _TRANSIENT = (JudgeTransientError, SourceUnavailableError, DatabaseUnavailableError)
 
 
+DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"
+MAX_RETRY_DELAY_SECONDS = 900
+
+
 def outcome_for_error(exc: Exception, receive_count: int, policy: WorkerPolicy) -> tuple[str, JobOutcome]:
-    """Decide what a failure means: ('fail'|'release'|'none', outcome). The single error -> ack/retry mapping."""
+    """Decide what a failure means: ('fail'|'release', outcome). The single error -> ack/retry mapping.
+
+    - permanent (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack the message;
+    - circuit open: back to pending with a note saying when it is retried; the message returns at that time;
+    - transient or unexpected: back to pending with a note; the message returns after a growing delay (or the
+      judge's ``retry-after`` when longer);
+    - on the last allowed receive: fail the attempt with the reason *and* leave the message, so SQS moves it to
+      the dead-letter queue, from where a redrive reopens the attempt.
+    """
     reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
-    if isinstance(exc, JudgeUnavailableError):
-        delay = max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
-        note = f"judge unavailable (circuit open); will be retried at {exc.retry_at.isoformat(timespec='seconds')}"
-        if receive_count >= policy.max_receive_count:
-            return "fail", JobOutcome.retry(f"{note}; gave up after {receive_count} deliveries")
-        return "release", JobOutcome.retry(note, delay)
-    if isinstance(exc, _PERMANENT) or (isinstance(exc, JudgeError) and not isinstance(exc, JudgeTransientError)):
+    if isinstance(exc, _PERMANENT) or (
+        isinstance(exc, JudgeError) and not isinstance(exc, JudgeTransientError | JudgeUnavailableError)
+    ):
         return "fail", JobOutcome.ack(reason)
-    last = receive_count >= policy.max_receive_count
+    if receive_count >= policy.max_receive_count:
+        return "fail", JobOutcome.retry(f"{reason} (gave up after {receive_count} deliveries; {DEAD_LETTER_NOTE})")
+    if isinstance(exc, JudgeUnavailableError):
+        until_open = max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
+        note = f"judge unavailable (circuit open); will be retried at {exc.retry_at.isoformat(timespec='seconds')}"
+        return "release", JobOutcome.retry(note, min(until_open, MAX_RETRY_DELAY_SECONDS))
     kind = "transient" if isinstance(exc, _TRANSIENT) else "unexpected"
-    if last:
-        return "fail", JobOutcome.retry(
-            f"{reason} (gave up after {receive_count} deliveries; the job is in the dead-letter queue for redrive)"
-        )
-    delay = int(backoff_seconds(receive_count, 30.0))
-    return "release", JobOutcome.retry(f"{kind} failure, will retry: {reason}", min(delay, 900))
+    delay = backoff_seconds(receive_count, 30.0)
+    if isinstance(exc, JudgeTransientError) and exc.retry_after_seconds is not None:
+        delay = max(delay, exc.retry_after_seconds)
+    delay_seconds = min(math.ceil(delay), MAX_RETRY_DELAY_SECONDS)
+    return "release", JobOutcome.retry(
+        f"{kind} failure, will retry in about {delay_seconds} s: {reason}", delay_seconds
+    )
 
 
 class ScoringWorker:
@@ -105,7 +121,7 @@ class ScoringWorker:
         config: ScoringConfig,
         repository: ScoreRepository,
         source: SessionSource,
-        judge: Judge,
+        judge: Callable[[], Judge],
         policy: WorkerPolicy,
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -114,6 +130,8 @@ class ScoringWorker:
         self._repository = repository
         self._source = source
         self._judge = judge
+        """Built on first use, inside the job's error handling: a judge that cannot be built (no API key, the
+        secret unreadable) fails the attempt with the reason instead of failing every delivery silently."""
         self._policy = policy
         self._breaker = breaker or NoBreaker()
         self._clock = clock
@@ -121,7 +139,13 @@ class ScoringWorker:
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
         deadline = self._clock() + remaining_seconds - STORE_MARGIN_SECONDS
-        claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
+        try:
+            claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
+        except DatabaseUnavailableError as exc:
+            # Nothing was claimed, so there is no attempt to update; the message comes back (and, after the
+            # allowed receives, waits in the dead-letter queue with the attempt still pending for the redrive).
+            logger.warning("could not claim the attempt", extra={"score_id": str(job.score_id), "error": exc.message})
+            return JobOutcome.retry(f"could not claim the attempt: {exc.message}", 30)
         if not claim.claimed:
             return self._not_claimed(job, claim.status, claim.lease_expires_at)
         assert claim.claim_token is not None
@@ -159,13 +183,17 @@ class ScoringWorker:
 
     def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
         session = self._source.get_session(job.session_id)
-        prompt = build_prompt(self._config, session)
+        prompt = build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
-                session=session, prompt=prompt, timeout_seconds=min(self._policy.judge_timeout_seconds, time_left)
+                session=session,
+                prompt=prompt,
+                timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
+                budget_seconds=time_left,
             )
-            return self._breaker.call(lambda: self._judge.evaluate(request))
+            judge = self._judge()
+            return self._breaker.call(lambda: judge.evaluate(request))
 
         verdict = call_with_retries(
             attempt,
@@ -178,7 +206,7 @@ class ScoringWorker:
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy)
-        log = logger.warning if not outcome.done else logger.error
+        log = logger.error if action == "fail" else logger.warning
         log(
             "scoring failed",
             extra={
@@ -187,6 +215,7 @@ class ScoringWorker:
                 "action": action,
                 "reason": outcome.reason,
             },
+            exc_info=not isinstance(exc, ScoringError),  # an unexpected error needs its traceback
         )
         try:
             if action == "fail":

@@ -8,10 +8,28 @@ from session_scoring.sources.base import SessionSource
 
 
 def build_source(section: SessionSourceSection, settings: Settings) -> SessionSource:
+    """``file``, ``tarsy`` (tarsy-bot History API) or ``tarsy-go`` (TARSy's Go API), from ``session_source``."""
     if section.type == "file":
         from session_scoring.sources.file import FileSessionSource
 
-        return FileSessionSource(settings.resolve_path(section.directory))
-    from session_scoring.errors import ConfigurationError
+        return FileSessionSource(settings.resolve_path(section.directory), include_chat=section.include_chat)
+    from session_scoring.aws import aws_client
+    from session_scoring.sources.http import SecretTokenReader, TarsyHttpClient
 
-    raise ConfigurationError(f"session_source.type '{section.type}' is not available yet")
+    client = TarsyHttpClient(
+        section.base_url,
+        token=section.token,
+        token_secret_arn=section.token_secret_arn,
+        connect_timeout_seconds=section.connect_timeout_seconds,
+        read_timeout_seconds=section.read_timeout_seconds,
+        max_retries=section.max_retries,
+        retry_base_seconds=settings.source_retry_base_seconds,
+        secret_reader=SecretTokenReader(lambda: aws_client("secretsmanager", settings)),
+    )
+    if section.type == "tarsy":
+        from session_scoring.sources.tarsy import TarsySessionSource
+
+        return TarsySessionSource(client, include_chat=section.include_chat)
+    from session_scoring.sources.tarsy_go import TarsyGoSessionSource
+
+    return TarsyGoSessionSource(client, include_chat=section.include_chat)

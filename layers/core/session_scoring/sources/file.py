@@ -1,9 +1,14 @@
-"""Sessions from a directory of JSON files (one session per ``*.json``), for local runs and exported sessions."""
+"""Sessions from a directory of JSON files (one session per ``*.json``), for local runs and exported sessions.
+
+Each file may be in any shape :func:`sources.documents.parse_session_document` recognises: the normalised format,
+a tarsy-bot ``DetailedSession`` or final-analysis response, or an OpenAI-style chat transcript.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,20 +22,21 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class FileSessionSource:
     name = "file"
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, include_chat: bool = False) -> None:
         if not directory.is_dir():
             raise ConfigurationError(
                 f"session_source.directory '{directory}' is not a directory; "
                 "set SCORING_SESSIONS_DIR (or session_source.directory) to a folder of session JSON files"
             )
         self._directory = directory
+        self._include_chat = include_chat
 
     def _load(self, path: Path) -> Session:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise SessionDataError(f"{path.name}: cannot read session JSON ({exc})") from exc
-        return parse_session_document(document, path.name)
+        return parse_session_document(document, path.name, self._include_chat)
 
     def _all(self) -> list[Session]:
         sessions: list[Session] = []
@@ -52,9 +58,9 @@ class FileSessionSource:
                 return session
         raise SessionNotFoundError(f"session '{session_id}' was not found in {self._directory}")
 
-    def list_sessions(self, page: int, page_size: int) -> SessionPage:
+    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         summaries: list[SessionSummary] = sorted(
-            (s.summary() for s in self._all()),
+            (s.summary() for s in self._all() if not statuses or s.status in statuses),
             key=lambda s: (s.started_at or _EPOCH, s.session_id),
             reverse=True,
         )

@@ -1,0 +1,38 @@
+import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
+import { NavLink, Route, Routes } from 'react-router-dom';
+import { AnalyticsPage } from './pages/AnalyticsPage';
+import { SessionDetailPage } from './pages/SessionDetailPage';
+import { SessionsPage } from './pages/SessionsPage';
+import { EmptyState } from './components/StateViews';
+
+const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
+
+export function App() {
+  return (
+    <>
+      <AppBar position="static" elevation={0}>
+        <Toolbar variant="dense" sx={{ gap: 1 }}>
+          <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap' }}>
+            Session Scoring
+          </Typography>
+          <Button component={NavLink} to="/" end sx={navStyle}>
+            Sessions
+          </Button>
+          <Button component={NavLink} to="/analytics" sx={navStyle}>
+            Analytics
+          </Button>
+        </Toolbar>
+      </AppBar>
+      <Container maxWidth="xl" sx={{ py: 2 }}>
+        <Box component="main">
+          <Routes>
+            <Route path="/" element={<SessionsPage />} />
+            <Route path="/sessions/:sessionId" element={<SessionDetailPage />} />
+            <Route path="/analytics" element={<AnalyticsPage />} />
+            <Route path="*" element={<EmptyState title="Page not found">Use Sessions or Analytics above.</EmptyState>} />
+          </Routes>
+        </Box>
+      </Container>
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+import type { SessionScore } from '../api/types';
+
+export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
+  return {
+    score_id: '00000000-0000-4000-8000-000000000001',
+    session_id: 'sess-1',
+    criteria_hash: 'a'.repeat(64),
+    status: 'completed',
+    total_score: 67,
+    score_breakdown: { logical_flow: 15, consistency: 18, tool_relevance: 14, synthesis_quality: 20 },
+    score_reasoning: 'The agent **jumped** to a conclusion.',
+    missing_tools: [],
+    alternative_approaches: [],
+    scored_triggered_by: 'alice@example.com',
+    requested_at: '2026-11-20T09:00:00Z',
+    started_at: '2026-11-20T09:00:01Z',
+    scored_at: '2026-11-20T09:00:30Z',
+    error_message: null,
+    is_current_criteria: true,
+    judge: {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      input_tokens: 12000,
+      output_tokens: 900,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      latency_ms: 8200,
+      prompt_compacted: false,
+      prompt_tokens_before: null,
+      prompt_tokens_after: null,
+    },
+    ...overrides,
+  };
+}

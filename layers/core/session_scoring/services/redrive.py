@@ -1,0 +1,200 @@
+"""Dead letters: what waits in the dead-letter queue, and the redrive that sends it back to be scored.
+
+A job reaches the dead-letter queue after its last allowed receive; the worker marked its attempt ``failed`` with
+the reason first. Redrive must undo both, in an order that never strands an attempt:
+
+1. read every dead letter, holding it hidden, and look up its attempt (session, status, why it failed);
+2. reopen each failed attempt to ``pending`` (``ScoreRepository.reopen_failed``), then move the messages:
+   - with SQS ``StartMessageMoveTask`` (AWS): release the held messages and let SQS move them all;
+   - receive-and-resend where that API is missing (moto): per message, reopen, send the body to the scoring queue,
+     delete the dead letter.
+   If a move fails, the attempts reopened for it are failed again with their previous reason.
+
+The job body carries the producer's ``score_id``, so redriven messages (new message ids) stay idempotent: the
+worker completes a pending attempt once and acknowledges anything already completed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+
+from session_scoring.errors import ScoringError
+from session_scoring.log import logger
+from session_scoring.models.api import ScoreStatus
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.queue import MoveTaskUnsupportedError, QueuedMessage, SqsDeadLetterQueue
+from session_scoring.repositories.scores import ScoreRepository
+
+HOLD_SECONDS = 300
+"""How long redrive keeps the dead letters it read hidden from other readers while it works."""
+
+MAX_MESSAGES = 10_000
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """One message in the dead-letter queue and the attempt it is for."""
+
+    message_id: str
+    receive_count: int
+    score_id: uuid.UUID | None
+    session_id: str | None
+    attempt_status: ScoreStatus | None
+    reason: str
+
+    @classmethod
+    def describe(cls, message: QueuedMessage, repository: ScoreRepository, current_hash: str) -> DeadLetter:
+        try:
+            job = ScoringJob.model_validate_json(message.body)
+        except ValidationError as exc:
+            return cls(message.message_id, message.receive_count, None, None, None, f"not a scoring job: {exc}")
+        attempt = repository.get(job.score_id, current_hash)
+        if attempt is None:
+            return cls(message.message_id, message.receive_count, job.score_id, job.session_id, None, "no such attempt")
+        reason = attempt.error_message or f"no failure recorded (the attempt is {attempt.status.value})"
+        return cls(message.message_id, message.receive_count, job.score_id, job.session_id, attempt.status, reason)
+
+
+@dataclass(frozen=True)
+class DeadLetterReport:
+    approximate_count: int
+    letters: list[DeadLetter]
+
+
+@dataclass(frozen=True)
+class RedriveProgress:
+    moved: int
+    total: int
+
+
+@dataclass
+class RedriveResult:
+    method: str
+    moved: int = 0
+    reopened: int = 0
+    skipped: list[str] = field(default_factory=list)
+    """Readable notes about dead letters whose attempt was not reopened (and why)."""
+
+
+Progress = Callable[[RedriveProgress], None]
+
+
+class DeadLetterService:
+    def __init__(self, queues: SqsDeadLetterQueue, repository: ScoreRepository, current_hash: str) -> None:
+        self._queues = queues
+        self._repository = repository
+        self._current_hash = current_hash
+
+    def _read_all(self, limit: int) -> list[QueuedMessage]:
+        """Every dead letter (up to ``limit``), each once, held hidden for HOLD_SECONDS."""
+        seen: dict[str, QueuedMessage] = {}
+        while len(seen) < limit:
+            batch = self._queues.receive(HOLD_SECONDS)
+            fresh = [m for m in batch if m.message_id not in seen]
+            if not fresh:
+                break
+            seen.update((m.message_id, m) for m in fresh)
+        return list(seen.values())
+
+    def inspect(self, limit: int = 1000) -> DeadLetterReport:
+        """How many jobs wait in the dead-letter queue, which sessions they are for and why they failed."""
+        count = self._queues.approximate_count()
+        messages = self._read_all(limit)
+        try:
+            letters = [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+        finally:
+            for message in messages:
+                self._queues.release(message)
+        return DeadLetterReport(count, letters)
+
+    def redrive(self, progress: Progress | None = None) -> RedriveResult:
+        """Reopen the dead letters' attempts and move the messages back to the scoring queue."""
+        report = progress or (lambda _p: None)
+        if self._queues.use_move_task:
+            try:
+                return self._redrive_with_move_task(*self._read_letters(), report)
+            except MoveTaskUnsupportedError:
+                logger.warning("StartMessageMoveTask unsupported here; moving dead letters one by one")
+        return self._redrive_by_resending(*self._read_letters(), report)
+
+    def _read_letters(self) -> tuple[list[QueuedMessage], list[DeadLetter]]:
+        messages = self._read_all(MAX_MESSAGES)
+        return messages, [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+
+    def _reopen(self, letter: DeadLetter, result: RedriveResult) -> bool:
+        if letter.score_id is None or letter.attempt_status != ScoreStatus.FAILED:
+            if letter.score_id is None or letter.attempt_status is None:
+                result.skipped.append(f"{letter.message_id}: {letter.reason}")
+            return False
+        note = (
+            f"redriven from the dead-letter queue at {datetime.now(UTC).isoformat(timespec='seconds')}; "
+            f"previous failure: {letter.reason}"
+        )
+        if self._repository.reopen_failed(letter.score_id, note):
+            result.reopened += 1
+            return True
+        result.skipped.append(
+            f"{letter.score_id} ({letter.session_id}): not reopened, the session has another active attempt"
+        )
+        return False
+
+    def _undo(self, letter: DeadLetter) -> None:
+        if letter.score_id is not None:
+            self._repository.fail(letter.score_id, None, letter.reason)
+
+    def _redrive_by_resending(
+        self, messages: list[QueuedMessage], letters: list[DeadLetter], report: Progress
+    ) -> RedriveResult:
+        result = RedriveResult(method="receive-and-resend")
+        total = len(messages)
+        report(RedriveProgress(0, total))
+        for message, letter in zip(messages, letters, strict=True):
+            reopened = self._reopen(letter, result)
+            try:
+                self._queues.resend(message)
+            except ScoringError:
+                if reopened:
+                    self._undo(letter)
+                raise
+            result.moved += 1
+            report(RedriveProgress(result.moved, total))
+        logger.info("dead letters redriven", extra={"moved": result.moved, "reopened": result.reopened})
+        return result
+
+    def _redrive_with_move_task(
+        self, messages: list[QueuedMessage], letters: list[DeadLetter], report: Progress
+    ) -> RedriveResult:
+        result = RedriveResult(method="StartMessageMoveTask")
+        reopened = [letter for letter in letters if self._reopen(letter, result)]
+        for message in messages:
+            self._queues.release(message)
+        try:
+            handle = self._queues.start_move_task()
+        except (ScoringError, MoveTaskUnsupportedError):
+            for letter in reopened:
+                self._undo(letter)
+            result.reopened = 0
+            raise
+        total = len(messages)
+        report(RedriveProgress(0, total))
+        while True:
+            status = self._queues.move_task_status(handle)
+            result.moved = status.moved
+            report(RedriveProgress(status.moved, status.to_move or total))
+            if status.status != "RUNNING":
+                break
+            self._wait()
+        if status.status == "FAILED":
+            raise ScoringError(f"the SQS move task failed: {status.failure_reason or 'no reason given'}")
+        return result
+
+    @staticmethod
+    def _wait() -> None:
+        import time
+
+        time.sleep(2)

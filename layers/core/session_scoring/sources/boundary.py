@@ -1,0 +1,19 @@
+"""Helpers shared by the adapters that validate another system's JSON (TARSy, exported files)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class BoundaryModel(BaseModel):
+    """A foreign document's shape: unknown fields are ignored (the other side may add fields at any time)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem of a validation error, naming the field: ``field 'stages.0.stage_name': Field required``."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(document)"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"field '{field}': {first['msg']}{more}"

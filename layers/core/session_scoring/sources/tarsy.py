@@ -1,0 +1,385 @@
+"""Sessions from the tarsy-bot (Python) History API, normalised from its ``DetailedSession``.
+
+The whole investigation is read from ``GET /api/v1/history/sessions/{id}``: every stage (parallel agents included),
+its LLM interactions and its MCP communications. ``/final-analysis`` is not used: for a multi-stage chain it holds
+only the last stage's conversation.
+
+Mapping (TARSy -> normalised session):
+- tool calls: each stage's ``tool_call`` MCP communications (tool, server, arguments, result, success, error,
+  duration), placed in the order the conversation shows them;
+- reasoning: the conversation of the stage's last investigation interaction (ReAct ``Thought:``/``Final Answer:``)
+  and each interaction's ``thinking_content`` (native thinking), see :mod:`sources.conversation`;
+- available tools: each stage's ``tool_list`` communications, plus tools named in the chain definition;
+- parallel stages: one normalised stage per child execution, sharing a ``parallel_group``;
+- chat follow-ups (stages with a ``chat_id``): kept only when ``include_chat`` is set.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import Field, ValidationError
+
+from session_scoring.errors import SessionDataError
+from session_scoring.models.session import AvailableTool, Session, SessionPage, SessionSummary, Stage, Step, ToolCall
+from session_scoring.sources.boundary import BoundaryModel as _Boundary
+from session_scoring.sources.boundary import describe_validation_error
+from session_scoring.sources.conversation import (
+    Message,
+    ThinkingAnchor,
+    merge_tool_calls,
+    parse_conversation,
+    split_tool_name,
+    unwrap_result,
+)
+
+if TYPE_CHECKING:
+    from session_scoring.sources.http import TarsyHttpClient
+
+HISTORY_PREFIX = "/api/v1/history"
+# LLM interactions that carry the stage's own conversation (not a tool-result summary or the executive summary).
+_CONVERSATION_TYPES = {"investigation", "final_analysis", "forced_conclusion", None}
+
+
+class TarsyMessage(_Boundary):
+    role: str
+    content: str | None = ""
+
+
+class TarsyConversation(_Boundary):
+    messages: list[TarsyMessage] = Field(default_factory=list)
+
+
+class TarsyLLMDetails(_Boundary):
+    interaction_id: str | None = None
+    model_name: str | None = None
+    success: bool = True
+    error_message: str | None = None
+    conversation: TarsyConversation | None = None
+    interaction_type: str | None = None
+    thinking_content: str | None = None
+
+
+class TarsyLLMEvent(_Boundary):
+    timestamp_us: int = 0
+    details: TarsyLLMDetails
+
+
+class TarsyMCPDetails(_Boundary):
+    tool_name: str | None = None
+    server_name: str
+    communication_type: str
+    tool_arguments: dict[str, Any] | None = None
+    tool_result: Any = None
+    available_tools: Any = None
+    success: bool = True
+    error_message: str | None = None
+    duration_ms: int | None = None
+
+
+class TarsyMCPEvent(_Boundary):
+    timestamp_us: int = 0
+    details: TarsyMCPDetails
+
+
+class TarsyChatMessage(_Boundary):
+    content: str
+    author: str | None = None
+
+
+class TarsyStage(_Boundary):
+    execution_id: str
+    stage_id: str | None = None
+    stage_index: int = 0
+    stage_name: str
+    agent: str | None = None
+    iteration_strategy: str | None = None
+    status: str = "completed"
+    stage_output: Any = None
+    error_message: str | None = None
+    parallel_type: str | None = "single"
+    parallel_index: int = 0
+    parallel_executions: list[TarsyStage] | None = None
+    chat_id: str | None = None
+    chat_user_message: TarsyChatMessage | None = None
+    llm_interactions: list[TarsyLLMEvent] = Field(default_factory=list)
+    mcp_communications: list[TarsyMCPEvent] = Field(default_factory=list)
+
+
+class TarsySessionOverview(_Boundary):
+    session_id: str
+    alert_type: str | None = None
+    agent_type: str | None = None
+    status: str
+    author: str | None = None
+    started_at_us: int | None = None
+    completed_at_us: int | None = None
+
+
+class TarsyDetailedSession(TarsySessionOverview):
+    error_message: str | None = None
+    alert_data: dict[str, Any] = Field(default_factory=dict)
+    final_analysis: str | None = None
+    final_analysis_summary: str | None = None
+    chain_id: str | None = None
+    chain_definition: dict[str, Any] | None = None
+    stages: list[TarsyStage] = Field(default_factory=list)
+
+
+class TarsyPagination(_Boundary):
+    page: int
+    page_size: int
+    total_pages: int
+    total_items: int
+
+
+class TarsySessionList(_Boundary):
+    sessions: list[TarsySessionOverview]
+    pagination: TarsyPagination
+
+
+def from_microseconds(value: int | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value / 1_000_000, tz=UTC)
+
+
+def is_detailed_session(document: dict[str, Any]) -> bool:
+    """tarsy-bot's ``DetailedSession``: a ``session_id`` and ``stages`` holding LLM interactions / MCP communications
+    (recognised loosely, so that a broken one is reported field by field rather than as an unknown shape)."""
+    stages = document.get("stages")
+    if "session_id" not in document or not isinstance(stages, list):
+        return False
+    markers = ("execution_id", "llm_interactions", "mcp_communications", "stage_name")
+    return "chain_id" in document or any(isinstance(s, dict) and any(m in s for m in markers) for s in stages)
+
+
+def parse_detailed_session(document: Any, origin: str, include_chat: bool = False) -> Session:
+    """Validate a ``DetailedSession`` document and normalise it; errors name the offending field."""
+    try:
+        detailed = TarsyDetailedSession.model_validate(document)
+    except ValidationError as exc:
+        raise SessionDataError(
+            f"{origin}: not a valid tarsy-bot DetailedSession: {describe_validation_error(exc)}"
+        ) from exc
+    return normalise_detailed_session(detailed, include_chat)
+
+
+def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: bool = False) -> Session:
+    stages: list[Stage] = []
+    for stage in sorted(detailed.stages, key=lambda s: s.stage_index):
+        if stage.chat_id and not include_chat:
+            continue
+        children = stage.parallel_executions or []
+        if children:
+            group = f"{stage.stage_name} ({stage.parallel_type or 'parallel'})"
+            stages.extend(_stage(child, group) for child in sorted(children, key=lambda c: c.parallel_index))
+        else:
+            stages.append(_stage(stage, None))
+    return Session(
+        session_id=detailed.session_id,
+        status=detailed.status,
+        alert_type=detailed.alert_type,
+        agent_type=detailed.agent_type,
+        author=detailed.author,
+        started_at=from_microseconds(detailed.started_at_us),
+        completed_at=from_microseconds(detailed.completed_at_us),
+        alert=detailed.alert_data,
+        available_tools=_chain_tools(detailed.chain_definition),
+        stages=stages,
+        final_analysis=detailed.final_analysis,
+        error=detailed.error_message,
+    )
+
+
+def _stage(stage: TarsyStage, group: str | None) -> Stage:
+    calls = [_tool_call(event.details) for event in _in_order(stage.mcp_communications) if _is_call(event)]
+    conversation = [event for event in _in_order(stage.llm_interactions) if _is_conversation(event)]
+    steps: list[Step] = []
+    if stage.chat_user_message is not None:
+        steps.append(Step(kind="message", text=f"User question: {stage.chat_user_message.content}"))
+    steps.extend(merge_tool_calls(_conversation_steps(conversation), calls))
+    failures = [e.details.error_message for e in conversation if not e.details.success and e.details.error_message]
+    errors = list(dict.fromkeys(e for e in (stage.error_message, *failures) if e))
+    error = "; ".join(errors) if errors else None
+    return Stage(
+        name=stage.stage_name,
+        agent=stage.agent,
+        status=stage.status,
+        parallel_group=group,
+        available_tools=_listed_tools(stage.mcp_communications),
+        steps=steps,
+        output=_stage_output(stage.stage_output),
+        error=error,
+        is_chat=stage.chat_id is not None,
+    )
+
+
+_Event = TypeVar("_Event", TarsyLLMEvent, TarsyMCPEvent)
+
+
+def _in_order(events: Sequence[_Event]) -> list[_Event]:
+    return sorted(events, key=lambda event: event.timestamp_us)
+
+
+def _is_call(event: TarsyMCPEvent) -> bool:
+    return event.details.communication_type == "tool_call" and bool(event.details.tool_name)
+
+
+def _is_conversation(event: TarsyLLMEvent) -> bool:
+    return event.details.interaction_type in _CONVERSATION_TYPES
+
+
+def _conversation_steps(interactions: list[TarsyLLMEvent]) -> list[Step]:
+    """Steps from the longest (cumulative) conversation, with each interaction's thinking at its position."""
+    if not interactions:
+        return []
+    longest = max(
+        interactions,
+        key=lambda e: len(e.details.conversation.messages) if e.details.conversation else 0,
+    )
+    messages = [
+        Message(role=m.role, content=m.content or "")
+        for m in (longest.details.conversation.messages if longest.details.conversation else [])
+    ]
+    anchors = [
+        ThinkingAnchor(position=_thinking_position(e, len(messages)), text=e.details.thinking_content)
+        for e in interactions
+        if e.details.thinking_content
+    ]
+    return parse_conversation(messages, anchors)
+
+
+def _thinking_position(event: TarsyLLMEvent, default: int) -> int:
+    """Thinking comes before the interaction's own answer (its last message when that is the assistant's)."""
+    own = event.details.conversation.messages if event.details.conversation else []
+    if not own:
+        return default
+    return len(own) - 1 if own[-1].role == "assistant" else len(own)
+
+
+def _tool_call(details: TarsyMCPDetails) -> ToolCall:
+    error = details.error_message if not details.success else None
+    return ToolCall(
+        name=details.tool_name or "unknown_tool",
+        server=details.server_name,
+        arguments=details.tool_arguments or {},
+        result=unwrap_result(details.tool_result) or None,
+        success=details.success,
+        error=error or (None if details.success else "the call failed"),
+        duration_ms=details.duration_ms,
+    )
+
+
+def _listed_tools(communications: Iterable[TarsyMCPEvent]) -> list[AvailableTool]:
+    tools: dict[str, AvailableTool] = {}
+    for event in communications:
+        details = event.details
+        if details.communication_type != "tool_list":
+            continue
+        for tool in tools_from_listing(details.available_tools, details.server_name):
+            tools.setdefault(tool.qualified_name, tool)
+    return list(tools.values())
+
+
+def tools_from_listing(listing: Any, server: str | None) -> list[AvailableTool]:
+    """Tools from a ``tool_list`` payload: ``{"tools": [...]}``, ``{server: [...]}`` or a list of tools/names."""
+    if isinstance(listing, dict):
+        if "tools" in listing:
+            return tools_from_listing(listing["tools"], server)
+        found: list[AvailableTool] = []
+        for key, value in listing.items():
+            found.extend(tools_from_listing(value, str(key)))
+        return found
+    if not isinstance(listing, list):
+        return []
+    found = []
+    for item in listing:
+        if isinstance(item, str):
+            item_server, name = split_tool_name(item) if "." in item else (server, item)
+            found.append(AvailableTool(name=name, server=item_server or server))
+        elif isinstance(item, dict) and item.get("name"):
+            description = item.get("description")
+            found.append(
+                AvailableTool(
+                    name=str(item["name"]),
+                    server=str(item.get("server") or server) if (item.get("server") or server) else None,
+                    description=str(description).strip()[:500] if description else None,
+                )
+            )
+    server_scoped = server not in (None, "all_servers")
+    return [t if server_scoped or t.server != "all_servers" else t.model_copy(update={"server": None}) for t in found]
+
+
+def _chain_tools(chain: dict[str, Any] | None) -> list[AvailableTool]:
+    """Tools the chain definition names (``tools``/``available_tools`` on the chain or its stages)."""
+    if not chain:
+        return []
+    tools: dict[str, AvailableTool] = {}
+    holders = [chain, *(s for s in chain.get("stages") or [] if isinstance(s, dict))]
+    for holder in holders:
+        for key in ("available_tools", "tools"):
+            for tool in tools_from_listing(holder.get(key), None):
+                tools.setdefault(tool.qualified_name, tool)
+    return list(tools.values())
+
+
+def _stage_output(output: Any) -> str | None:
+    if isinstance(output, str):
+        return output or None
+    if isinstance(output, dict):
+        for key in ("final_analysis", "result_summary", "summary"):
+            value = output.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+    return None
+
+
+class TarsySessionSource:
+    """The tarsy-bot History API over HTTP."""
+
+    name = "tarsy"
+
+    def __init__(self, client: TarsyHttpClient, include_chat: bool = False) -> None:
+        self._client = client
+        self._include_chat = include_chat
+
+    def get_session(self, session_id: str) -> Session:
+        path = f"{HISTORY_PREFIX}/sessions/{session_id}"
+        document = self._client.get_json(
+            path, not_found=f"session '{session_id}' was not found in TARSy at {self._client.base_url}"
+        )
+        return parse_detailed_session(document, f"TARSy GET {path}", self._include_chat)
+
+    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
+        """One page of TARSy's session list (its own paging; ``statuses`` becomes its repeatable status filter)."""
+        path = f"{HISTORY_PREFIX}/sessions"
+        params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, 100)}
+        if statuses:
+            params["status"] = list(statuses)
+        document = self._client.get_json(path, params)
+        try:
+            listing = TarsySessionList.model_validate(document)
+        except ValidationError as exc:
+            raise SessionDataError(
+                f"TARSy GET {path}: not a valid session list: {describe_validation_error(exc)}"
+            ) from exc
+        return SessionPage(
+            items=[
+                SessionSummary(
+                    session_id=s.session_id,
+                    status=s.status,
+                    alert_type=s.alert_type,
+                    agent_type=s.agent_type,
+                    author=s.author,
+                    started_at=from_microseconds(s.started_at_us),
+                    completed_at=from_microseconds(s.completed_at_us),
+                )
+                for s in listing.sessions
+            ],
+            page=listing.pagination.page,
+            page_size=listing.pagination.page_size,
+            total_items=listing.pagination.total_items,
+            total_pages=max(1, listing.pagination.total_pages or math.ceil(listing.pagination.total_items / page_size)),
+        )

@@ -1,0 +1,56 @@
+"""Integration fixtures for the TARSy sources: a fake TARSy over real HTTP and stacks reading from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.fake_tarsy import FakeTarsy
+
+
+@pytest.fixture(scope="session")
+def fake_tarsy_server() -> Iterator[FakeTarsy]:
+    fake = FakeTarsy().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def fake_tarsy(fake_tarsy_server: FakeTarsy) -> FakeTarsy:
+    fake_tarsy_server.reset()
+    return fake_tarsy_server
+
+
+@pytest.fixture
+def tarsy_env(fake_tarsy: FakeTarsy) -> dict[str, str]:
+    """Settings of a stack whose sessions come from the fake tarsy-bot: short timeouts, no retry delay."""
+    return {
+        "SCORING_SESSION_SOURCE": "tarsy",
+        "SCORING_TARSY_URL": fake_tarsy.base_url,
+        "SCORING_TARSY_TOKEN": "tarsy-test-token",
+        "SCORING_TARSY_READ_TIMEOUT_SECONDS": "1",
+        "SCORING_TARSY_MAX_RETRIES": "1",
+        "SCORING_SOURCE_RETRY_BASE_SECONDS": "0",
+    }
+
+
+@pytest.fixture
+def tarsy_stack(make_stack: Any, tarsy_env: dict[str, str]) -> Any:
+    """The local stack (heuristic judge) reading sessions from the fake TARSy."""
+    return make_stack(**tarsy_env)
+
+
+@pytest.fixture
+def tarsy_claude_stack(make_stack: Any, tarsy_env: dict[str, str], fake_claude: Any) -> Any:
+    """The local stack with the Claude judge (real SDK -> fake Messages API) reading from the fake TARSy."""
+    return make_stack(
+        **tarsy_env,
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="test-key-not-secret",
+        ANTHROPIC_BASE_URL=fake_claude.base_url,
+        JUDGE_TIMEOUT_SECONDS="5",
+    )
