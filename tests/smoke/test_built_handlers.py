@@ -214,9 +214,15 @@ def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fa
         "the judge's key came from Secrets Manager"
     )
 
-    after = smoke.invoke("ApiFunction", "api-get-score.json")
+    dashboard = load_event("api-get-score.json")
+    dashboard["rawPath"] = dashboard["requestContext"]["http"]["path"] = "/"
+    after = smoke.invoke("ApiFunction", "api-get-score.json", ("dashboard.json", dashboard))
     completed = json.loads(after.results["api-get-score.json"]["body"])
     assert (completed["score_id"], completed["status"]) == (pending["score_id"], "completed")
+    if (ROOT / "functions" / "api" / "static" / "index.html").is_file():  # `make build` builds the dashboard first
+        page = after.results["dashboard.json"]
+        assert page["statusCode"] == 200, page
+        assert page["headers"]["content-type"].startswith("text/html")
 
     print(
         f"\nCold init from .aws-sam/build on Python {api.python} (handler module import, app construction "
