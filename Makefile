@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
 .PHONY: install run test lint unit integration bench redrive clean dashboard dashboard-test e2e chromium
+.PHONY: tools template-lint build smoke lock-layers
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -49,10 +50,12 @@ lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests
 	$(VENV)/bin/mypy
 
-## Lint, type-check and run every test suite (unit, integration) with coverage of the core.
-test: lint
+## Lint, type-check and run every test suite (unit, integration) with coverage of the core; then lint the SAM
+## template, build it (no container) and smoke-test the built handlers.
+test: lint template-lint
 	$(PY) -m pytest tests/unit tests/integration --cov --cov-report=term --cov-fail-under=80 $(PYTEST_ARGS)
 	$(MAKE) dashboard-test e2e
+	$(MAKE) --no-print-directory smoke
 
 ## Dashboard component tests (Vitest + Testing Library).
 dashboard-test: $(DASHBOARD_STAMP)
@@ -76,5 +79,48 @@ bench: install
 redrive: install
 	$(PY) -m session_scoring.cli redrive
 
+## ---- AWS SAM: deployment tooling, template lint, build, smoke test of the build ----
+TOOLS := .tools
+TOOLS_STAMP := $(TOOLS)/.installed-stamp
+SAM := $(TOOLS)/bin/sam
+# The functions' runtime (template.yaml Globals). sam build and the smoke test need this interpreter; with pyenv
+# (where python3.12 is installed but not on PATH) the newest 3.12 it has is used. Override: make LAMBDA_PYTHON=...
+LAMBDA_RUNTIME := python3.12
+ifndef LAMBDA_PYTHON
+LAMBDA_PYTHON := $(shell (PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E '^3\.12(\.|$$)' | tail -1) \
+	$(LAMBDA_RUNTIME) -c 'import sys; print(sys.executable)') 2>/dev/null)
+endif
+SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH="$(dir $(LAMBDA_PYTHON)):$$PATH"
+
+$(TOOLS_STAMP): requirements-deploy.txt
+	test -x $(TOOLS)/bin/python || $(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --upgrade pip
+	$(TOOLS)/bin/python -m pip install --quiet -r requirements-deploy.txt
+	touch $(TOOLS_STAMP)
+
+## aws-sam-cli and cfn-lint, in .tools/ (installed once).
+tools: $(TOOLS_STAMP)
+
+## cfn-lint and `sam validate --lint` on template.yaml.
+template-lint: tools
+	$(TOOLS)/bin/cfn-lint template.yaml
+	$(SAM_ENV) $(SAM) validate --lint
+
+## `sam build` without a container (the API function ships the built dashboard), then byte-compile the build for the
+## runtime (a cold start then skips compiling).
+build: tools dashboard
+	@test -n "$(LAMBDA_PYTHON)" || { echo "error: no $(LAMBDA_RUNTIME) found (install it, or make LAMBDA_PYTHON=/path/to/$(LAMBDA_RUNTIME))" >&2; exit 1; }
+	$(SAM_ENV) $(SAM) build --cached --parallel
+	$(LAMBDA_PYTHON) -m compileall -q -f --invalidation-mode unchecked-hash .aws-sam/build > /dev/null
+
+## Invoke the built handlers with events/ on the runtime's Python against local PostgreSQL, moto and the fake judge.
+smoke: install build
+	SCORING_LAMBDA_PYTHON=$(LAMBDA_PYTHON) $(PY) -m pytest tests/smoke -s $(PYTEST_ARGS)
+
+## Re-pin layers/*/requirements.txt from their requirements.in for the Lambda runtime.
+lock-layers:
+	$(LAMBDA_PYTHON) layers/lock_requirements.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage .aws-sam dashboard/node_modules functions/api/static
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache .coverage .aws-sam dashboard/node_modules \
+		functions/api/static

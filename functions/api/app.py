@@ -10,9 +10,11 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from functions.api.dashboard import mount_dashboard
 from session_scoring import __version__
@@ -118,6 +120,39 @@ def requester(request: Request) -> str:
     return DEFAULT_REQUESTER
 
 
+class ConfiguredCORS:
+    """CORS for the origins in SCORING_CORS_ORIGINS (comma-separated; none: no CORS headers at all).
+
+    Settings are read on the first request, never at import; the middleware is rebuilt only if they change. Behind
+    API Gateway the HTTP API's own CORS configuration answers browsers first (template.yaml sets both from the same
+    parameter), so this matters for the local run and any deployment without API Gateway.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+        self._origins: str | None = None
+        self._inner: ASGIApp = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        origins = container().settings.cors_origins
+        if origins != self._origins:
+            allowed = [origin.strip() for origin in origins.split(",") if origin.strip()]
+            self._inner = (
+                CORSMiddleware(
+                    self._app,
+                    allow_origins=allowed,
+                    allow_methods=["GET", "POST", "OPTIONS"],
+                    allow_headers=["authorization", "content-type"],
+                    expose_headers=["location"],
+                    max_age=600,
+                )
+                if allowed
+                else self._app
+            )
+            self._origins = origins
+        await self._inner(scope, receive, send)
+
+
 def create_app() -> FastAPI:
     app = FastAPI(
         title="Session Scoring API",
@@ -135,6 +170,8 @@ def create_app() -> FastAPI:
                 content={"code": "body_too_large", "detail": f"request body exceeds {MAX_BODY_BYTES} bytes"},
             )
         return await call_next(request)  # type: ignore[no-any-return]
+
+    app.add_middleware(ConfiguredCORS)
 
     @app.exception_handler(ScoringError)
     async def scoring_error(request: Request, exc: ScoringError) -> JSONResponse:

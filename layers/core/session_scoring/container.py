@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.jobs import JobService
     from session_scoring.services.redrive import DeadLetterService
+    from session_scoring.services.schema import SchemaService
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.worker import ScoringWorker
@@ -149,6 +150,12 @@ class Container:
             aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
         )
         return DeadLetterService(queues, self.repository, self.config.criteria_hash)
+
+    @cached_property
+    def schema_service(self) -> SchemaService:
+        from session_scoring.services.schema import SchemaService
+
+        return SchemaService(self.engine, self.settings)
 
 
 @lru_cache(maxsize=1)

@@ -53,6 +53,23 @@ class Settings(BaseSettings):
     database_name: str = Field(default="scoring", validation_alias="SCORING_DATABASE_NAME")
     database_iam_auth: bool = Field(default=False, validation_alias="SCORING_DATABASE_IAM_AUTH")
     database_port: int = Field(default=5432, validation_alias="SCORING_DATABASE_PORT")
+    database_user: str | None = Field(
+        default=None,
+        validation_alias="SCORING_DATABASE_USER",
+        description="Database user for IAM authentication (RDS Proxy); no secret is read when it is set.",
+    )
+    database_ssl: Literal["auto", "verify-full", "require", "disable"] = Field(
+        default="auto",
+        validation_alias="SCORING_DATABASE_SSL",
+        description="TLS to the database. auto: none over a Unix socket or loopback, verify-full otherwise. "
+        "verify-full checks the certificate and host name against the system CAs (or SCORING_DATABASE_CA_FILE); "
+        "require encrypts without checking the certificate.",
+    )
+    database_ca_file: Path | None = Field(
+        default=None,
+        validation_alias="SCORING_DATABASE_CA_FILE",
+        description="PEM bundle that verifies the database's certificate (e.g. the RDS CA bundle).",
+    )
     database_timeout_seconds: float = Field(
         default=10.0,
         gt=0,

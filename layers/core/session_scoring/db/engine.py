@@ -1,8 +1,16 @@
 """Engine and session factory for PostgreSQL through pg8000.
 
-The URL comes from ``SCORING_DATABASE_URL`` or, in AWS, from a Secrets Manager secret (RDS's JSON shape:
-username, password, host, port, dbname); with ``SCORING_DATABASE_IAM_AUTH`` each new connection gets a fresh IAM
-token for RDS Proxy instead of the password. Every connection has a socket timeout and a server statement timeout.
+Three ways to reach the database, chosen by settings:
+
+- ``SCORING_DATABASE_URL``: a full URL (local runs and tests).
+- IAM authentication (RDS Proxy): ``SCORING_DATABASE_IAM_AUTH`` with ``SCORING_DATABASE_HOST`` and
+  ``SCORING_DATABASE_USER``; each new connection gets a fresh IAM token as its password, so no password is read.
+  Without ``SCORING_DATABASE_USER`` the user name comes from the secret.
+- A Secrets Manager secret in RDS's JSON shape (username, password, host, port, dbname), e.g. to reach the cluster
+  endpoint directly (migrations) or an existing database; ``SCORING_DATABASE_HOST`` overrides the secret's host.
+
+TLS follows ``SCORING_DATABASE_SSL`` (verify-full by default for any host but loopback or a Unix socket). Every
+connection has a socket timeout and a server statement timeout.
 """
 
 from __future__ import annotations
@@ -17,18 +25,30 @@ from sqlalchemy.orm import Session, sessionmaker
 from session_scoring.errors import ConfigurationError
 from session_scoring.settings import Settings
 
+LOCAL_HOSTS = (None, "", "localhost", "127.0.0.1", "::1")
+
 
 def database_url(settings: Settings) -> URL:
+    """The URL to connect with; its password is empty under IAM authentication (a token is added per connection)."""
     if settings.database_url is not None:
         url = make_url(settings.database_url.get_secret_value())
         if url.drivername in ("postgresql", "postgres"):
             url = url.set(drivername="postgresql+pg8000")
         return url
+    if settings.database_iam_auth and settings.database_host and settings.database_user:
+        return URL.create(
+            "postgresql+pg8000",
+            username=settings.database_user,
+            host=settings.database_host,
+            port=settings.database_port,
+            database=settings.database_name,
+        )
     if settings.database_secret_arn:
         return _url_from_secret(settings)
     raise ConfigurationError(
-        "no database configured: set SCORING_DATABASE_URL (postgresql+pg8000://user:pass@host:5432/db) "
-        "or SCORING_DATABASE_SECRET_ARN"
+        "no database configured: set SCORING_DATABASE_URL (postgresql+pg8000://user:pass@host:5432/db), "
+        "or SCORING_DATABASE_SECRET_ARN (an RDS-style secret), or SCORING_DATABASE_IAM_AUTH=true with "
+        "SCORING_DATABASE_HOST and SCORING_DATABASE_USER"
     )
 
 
@@ -42,24 +62,51 @@ def _url_from_secret(settings: Settings) -> URL:
         raise ConfigurationError(
             "SCORING_DATABASE_SECRET_ARN does not hold RDS-style JSON (username, password, host, port, dbname)"
         ) from exc
+    host = settings.database_host or secret.get("host")
+    username = settings.database_user or secret.get("username")
+    if not host or not username:
+        raise ConfigurationError(
+            "the database secret has no host or username: add them to the secret, or set SCORING_DATABASE_HOST "
+            "and SCORING_DATABASE_USER"
+        )
     return URL.create(
         "postgresql+pg8000",
-        username=secret.get("username"),
+        username=username,
         password=None if settings.database_iam_auth else secret.get("password"),
-        host=settings.database_host or secret.get("host"),
+        host=host,
         port=int(secret.get("port") or settings.database_port),
         database=secret.get("dbname") or settings.database_name,
     )
 
 
+def ssl_context_for(settings: Settings, host: str | None) -> ssl.SSLContext | None:
+    """The TLS context for ``host`` under ``SCORING_DATABASE_SSL``; None means a plain connection."""
+    mode = settings.database_ssl
+    if mode == "auto":
+        mode = "disable" if host in LOCAL_HOSTS else "verify-full"
+    if mode == "disable":
+        return None
+    ca_file = settings.database_ca_file
+    if ca_file is not None and not ca_file.is_file():
+        raise ConfigurationError(f"SCORING_DATABASE_CA_FILE {ca_file} does not exist")
+    context = ssl.create_default_context(cafile=str(ca_file) if ca_file is not None else None)
+    if mode == "require":
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 def create_db_engine(settings: Settings) -> Engine:
     url = database_url(settings)
+    if settings.database_iam_auth and url.host in LOCAL_HOSTS:
+        raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
     connect_args: dict[str, Any] = {
         "timeout": settings.database_timeout_seconds,
         "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
     }
-    if url.host not in (None, "localhost", "127.0.0.1") and settings.database_secret_arn:
-        connect_args["ssl_context"] = ssl.create_default_context()
+    context = ssl_context_for(settings, url.host)
+    if context is not None:
+        connect_args["ssl_context"] = context
     engine = create_engine(
         url,
         connect_args=connect_args,
@@ -75,14 +122,15 @@ def create_db_engine(settings: Settings) -> Engine:
 
 
 def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
-    import boto3
+    """Sign a fresh IAM token (valid 15 minutes) for every new connection; signing is local, no network call."""
+    from session_scoring.aws import aws_client
 
-    rds = boto3.client("rds", region_name=settings.aws_region)
+    rds = aws_client("rds", settings)
 
     @event.listens_for(engine, "do_connect")
     def _fresh_token(dialect: Any, conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> None:
         cparams["password"] = rds.generate_db_auth_token(
-            DBHostname=cparams["host"], Port=int(cparams.get("port", 5432)), DBUsername=cparams["user"]
+            DBHostname=cparams["host"], Port=int(cparams.get("port") or 5432), DBUsername=cparams["user"]
         )
 
 

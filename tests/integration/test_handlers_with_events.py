@@ -1,0 +1,294 @@
+"""The Lambda handlers invoked with the sample events in events/ (the files `sam local invoke -e` takes).
+
+Real PostgreSQL and moto's SQS as in the other integration tests; the API handler is the Mangum entry point that
+API Gateway calls, the scorer handler gets the SQS events, the migration handler gets CloudFormation's Create.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, inspect, make_url, text
+
+from devstack.worker import LocalLambdaContext
+from session_scoring.container import reset_container
+from tests.conftest import ROOT, THOROUGH_ID, Stack
+from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id
+
+SCORE_PATH = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
+
+
+def invoke_api(event_name: str) -> tuple[int, Any, dict[str, str]]:
+    from functions.api.app import handler
+
+    response = handler(load_event(event_name), LocalLambdaContext(budget_seconds=29))
+    return response["statusCode"], http_body(response), response.get("headers", {})
+
+
+def invoke_scorer(event: dict[str, Any]) -> dict[str, Any]:
+    from functions.scorer.app import handler
+
+    result: dict[str, Any] = handler(event, LocalLambdaContext(budget_seconds=600))
+    return result
+
+
+def test_post_event_queues_an_attempt_recording_the_jwt_email(stack: Stack) -> None:
+    status, body, headers = invoke_api("api-post-score.json")
+
+    assert status == 202
+    assert body["status"] == "pending"
+    assert body["session_id"] == THOROUGH_ID
+    assert body["scored_triggered_by"] == "oncall-sre@example.com"
+    assert headers["location"] == SCORE_PATH
+    queued = stack.sqs.receive_message(QueueUrl=stack.env["SCORING_QUEUE_URL"], WaitTimeSeconds=0)["Messages"]
+    assert [m["Body"] for m in queued if body["score_id"] in m["Body"]]
+
+
+def test_one_job_event_completes_the_attempt_and_get_event_returns_it(stack: Stack) -> None:
+    _, pending, _ = invoke_api("api-post-score.json")
+
+    result = invoke_scorer(with_score_id(load_event("sqs-one-job.json"), pending["score_id"]))
+
+    assert result == {"batchItemFailures": []}
+    status, score, _ = invoke_api("api-get-score.json")
+    assert status == 200
+    assert score["score_id"] == pending["score_id"]
+    assert score["status"] == "completed"
+    assert 0 <= score["total_score"] <= 100
+
+
+def test_force_event_creates_a_second_attempt_after_a_completed_one(stack: Stack) -> None:
+    _, first, _ = invoke_api("api-post-score.json")
+    invoke_scorer(with_score_id(load_event("sqs-one-job.json"), first["score_id"]))
+
+    again_status, again, _ = invoke_api("api-post-score.json")
+    forced_status, forced, _ = invoke_api("api-post-score-force.json")
+
+    assert (again_status, again["score_id"]) == (200, first["score_id"])
+    assert forced_status == 202
+    assert forced["score_id"] != first["score_id"]
+    assert forced["status"] == "pending"
+
+
+def test_bad_request_event_is_422_naming_each_problem(stack: Stack) -> None:
+    status, body, _ = invoke_api("api-bad-request.json")
+
+    assert status == 422
+    assert body["code"] == "validation_error"
+    problems = {tuple(p["loc"])[-1]: p["type"] for p in body["detail"]}
+    assert problems["force_rescore"] == "bool_parsing"
+    assert problems["priority"] == "extra_forbidden"
+    assert stack.container.repository.count_by_status() == {}
+
+
+def test_sessions_list_event_pages_the_sample_sessions(stack: Stack) -> None:
+    invoke_api("api-post-score.json")
+
+    status, page, _ = invoke_api("api-list-sessions.json")
+
+    assert status == 200
+    by_id = {item["session_id"]: item for item in page["items"]}
+    assert THOROUGH_ID in by_id
+    assert by_id[THOROUGH_ID]["score"]["status"] == "pending"
+    assert page["page"] == 1
+
+
+def test_malformed_record_is_the_only_batch_item_failure(stack: Stack) -> None:
+    _, pending, _ = invoke_api("api-post-score.json")
+    event = with_score_id(load_event("sqs-batch-one-malformed.json"), pending["score_id"])
+    malformed = event["Records"][1]
+
+    result = invoke_scorer(event)
+
+    assert result == {"batchItemFailures": [{"itemIdentifier": malformed["messageId"]}]}
+    assert invoke_api("api-get-score.json")[1]["status"] == "completed"
+
+
+def test_duplicate_delivery_scores_once(stack: Stack) -> None:
+    _, pending, _ = invoke_api("api-post-score.json")
+
+    result = invoke_scorer(with_score_id(load_event("sqs-duplicate.json"), pending["score_id"]))
+
+    assert result == {"batchItemFailures": []}
+    history = stack.client.get(f"{SCORE_PATH}s").json()
+    assert [(h["score_id"], h["status"]) for h in history] == [(pending["score_id"], "completed")]
+
+
+def test_api_event_with_cors_origin_gets_cors_headers(make_stack: Any) -> None:
+    make_stack(SCORING_CORS_ORIGINS="https://tarsy.example.com, https://ops.example.com")
+    from functions.api.app import handler
+
+    event = load_event("api-get-score.json")
+    event["headers"]["origin"] = "https://ops.example.com"
+    allowed = handler(event, LocalLambdaContext())
+    event["headers"]["origin"] = "https://evil.example.com"
+    refused = handler(event, LocalLambdaContext())
+
+    assert allowed["headers"]["access-control-allow-origin"] == "https://ops.example.com"
+    assert "access-control-allow-origin" not in refused["headers"]
+
+
+# ---------------------------------------------------------------- the migration custom resource
+
+
+@pytest.fixture
+def cfn() -> Iterator[CloudFormationListener]:
+    listener = CloudFormationListener().start()
+    try:
+        yield listener
+    finally:
+        listener.stop()
+
+
+@pytest.fixture
+def empty_database(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new, empty database that the migration handler is configured for."""
+    name = f"cfn_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    monkeypatch.setenv("SCORING_DATABASE_URL", url)
+    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
+    reset_container()
+    try:
+        yield url
+    finally:
+        reset_container()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def invoke_migrate(event: dict[str, Any], budget_seconds: float = 300) -> dict[str, Any]:
+    from functions.migrate.app import handler
+
+    result: dict[str, Any] = handler(event, LocalLambdaContext(budget_seconds=budget_seconds))
+    return result
+
+
+def tables(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_create_event_migrates_and_answers_success_with_the_revision(
+    empty_database: str, cfn: CloudFormationListener
+) -> None:
+    event = load_event("cfn-migrate-create.json")
+
+    result = invoke_migrate(with_response_url(event, cfn.url))
+
+    assert result["Status"] == "SUCCESS"
+    [answer] = cfn.responses
+    assert answer["Status"] == "SUCCESS"
+    assert answer["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": ""}
+    assert (answer["StackId"], answer["RequestId"], answer["LogicalResourceId"]) == (
+        event["StackId"],
+        event["RequestId"],
+        event["LogicalResourceId"],
+    )
+    assert answer["PhysicalResourceId"]
+    assert {"session_scores", "alembic_version"} <= tables(empty_database)
+
+
+def test_update_is_idempotent_and_delete_leaves_the_data(empty_database: str, cfn: CloudFormationListener) -> None:
+    event = load_event("cfn-migrate-create.json")
+    invoke_migrate(with_response_url(event, cfn.url))
+
+    invoke_migrate(with_response_url(event, cfn.url, "Update"))
+    invoke_migrate(with_response_url(event, cfn.url, "Delete"))
+
+    update, delete = cfn.responses[1:]
+    assert update["Status"] == "SUCCESS"
+    assert update["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": "0001_scoring_tables"}
+    assert update["PhysicalResourceId"] == delete["PhysicalResourceId"] == "session-scoring-database-schema"
+    assert delete["Status"] == "SUCCESS"
+    assert "session_scores" in tables(empty_database)
+
+
+def test_failing_migration_answers_failed_with_the_database_error(
+    empty_database: str, cfn: CloudFormationListener, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    migrations = tmp_path / "migrations"
+    shutil.copytree(ROOT / "migrations", migrations)
+    (migrations / "versions" / "0002_broken.py").write_text(
+        '"""A migration that fails."""\n'
+        "from alembic import op\n\n"
+        'revision = "0002_broken"\n'
+        'down_revision = "0001_scoring_tables"\n\n\n'
+        "def upgrade() -> None:\n"
+        '    op.execute("ALTER TABLE session_scores ADD COLUMN note text")\n'
+        '    op.execute("SELECT no_such_function()")\n\n\n'
+        "def downgrade() -> None:\n"
+        "    pass\n"
+    )
+    monkeypatch.setenv("SCORING_MIGRATIONS_DIR", str(migrations))
+    reset_container()
+
+    result = invoke_migrate(with_response_url(load_event("cfn-migrate-create.json"), cfn.url))
+
+    assert result["Status"] == "FAILED"
+    [answer] = cfn.responses
+    assert answer["Status"] == "FAILED"
+    assert "database migration failed" in answer["Reason"]
+    assert "no_such_function" in answer["Reason"]
+    assert "function no_such_function() does not exist (SQLSTATE 42883)" in answer["Reason"]
+    # The run is one transaction: nothing of it stays. The advisory lock was released for the next run.
+    assert tables(empty_database) == set()
+    engine = create_engine(empty_database)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT pg_try_advisory_lock(:id)"), {"id": 0x5C0_12E}).scalar() is True
+    finally:
+        engine.dispose()
+
+
+def test_unconfigured_database_answers_failed_saying_what_to_set(
+    cfn: CloudFormationListener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("SCORING_DATABASE_URL", "SCORING_DATABASE_SECRET_ARN", "SCORING_DATABASE_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
+    reset_container()
+
+    try:
+        invoke_migrate(with_response_url(load_event("cfn-migrate-create.json"), cfn.url))
+    finally:
+        reset_container()
+
+    [answer] = cfn.responses
+    assert answer["Status"] == "FAILED"
+    assert "SCORING_DATABASE_URL" in answer["Reason"]
+
+
+def test_answers_failed_before_the_function_times_out(
+    empty_database: str, cfn: CloudFormationListener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another migrator holds the advisory lock past our budget: CloudFormation still gets an answer in time."""
+    monkeypatch.setenv("SCORING_DATABASE_STATEMENT_TIMEOUT_MS", "3000")
+    reset_container()
+    holder = create_engine(empty_database)
+    with holder.connect() as conn:
+        conn.execute(text("SELECT pg_advisory_lock(:id)"), {"id": 0x5C0_12E})
+        conn.commit()
+        try:
+            result = invoke_migrate(
+                with_response_url(load_event("cfn-migrate-create.json"), cfn.url), budget_seconds=21.5
+            )
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": 0x5C0_12E})
+            conn.commit()
+    holder.dispose()
+
+    assert result["Status"] == "FAILED"
+    assert len(cfn.responses) == 1
+    assert "timeout" in cfn.responses[0]["Reason"]
