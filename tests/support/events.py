@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.support.loopback import LoopbackHttpServer
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
 
@@ -44,11 +45,18 @@ def http_body(response: dict[str, Any]) -> Any:
     return json.loads(response["body"])
 
 
-class CloudFormationListener:
+class CloudFormationListener(LoopbackHttpServer):
     """Stands in for CloudFormation's pre-signed response URL: records every PUT body it receives."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.responses: list[dict[str, Any]] = []
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/cfn-response?X-Amz-Signature=local"
+
+    def start(self) -> CloudFormationListener:
         listener = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -62,18 +70,5 @@ class CloudFormationListener:
                 self.send_header("content-length", "0")
                 self.end_headers()
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/cfn-response?X-Amz-Signature=local"
-
-    def start(self) -> CloudFormationListener:
-        self._thread.start()
+        self._serve(Handler)
         return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()

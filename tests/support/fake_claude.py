@@ -14,8 +14,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackHttpServer, send_json
 
 
 @dataclass
@@ -92,23 +94,16 @@ SAMPLE_VERDICT: dict[str, Any] = {
 }
 
 
-class FakeClaude:
+class FakeClaude(LoopbackHttpServer):
     """Start with ``start()``; ``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.replies: deque[FakeReply] = deque()
         self.default: FakeReply | None = reply_verdict(SAMPLE_VERDICT)
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
 
     def script(self, *replies: FakeReply) -> None:
         with self._lock:
@@ -152,24 +147,7 @@ class FakeClaude:
                     self.connection.close()
                     return
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    return
+                send_json(self, reply.status, data, reply.headers)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()

@@ -13,9 +13,11 @@ import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from tests.support.loopback import LoopbackHttpServer, send_json
 
 
 @dataclass
@@ -35,23 +37,17 @@ class RecordedRequest:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class FakeTarsy:
+class FakeTarsy(LoopbackHttpServer):
     """``start()``, then ``base_url``. Serves loaded sessions; scripted replies for a path are used first."""
 
     def __init__(self, token: str | None = None) -> None:
+        super().__init__()
         self.token = token
         self.detailed: dict[str, dict[str, Any]] = {}
         self.go_sessions: dict[str, tuple[dict[str, Any], Any]] = {}
         self.scripted: dict[str, deque[TarsyReply]] = defaultdict(deque)
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
 
     def add_detailed(self, document: dict[str, Any]) -> None:
         """A tarsy-bot ``DetailedSession``, served at /api/v1/history/sessions/{id} and in the list."""
@@ -170,24 +166,10 @@ class FakeTarsy:
                 if reply.delay_seconds:
                     time.sleep(reply.delay_seconds)
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    return
+                send_json(self, reply.status, data)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
 
 
 def _not_found() -> TarsyReply:

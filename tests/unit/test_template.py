@@ -248,9 +248,7 @@ def test_migrations_run_on_every_new_core_layer_before_the_functions_change(temp
     for name in ("ApiFunction", "ScorerFunction"):
         assert functions(template)[name]["DependsOn"] == "DatabaseMigration"
     migrate = functions(template)["MigrateFunction"]
-    assert env(migrate)["SCORING_DATABASE_HOST"]["Fn::If"][1] == {
-        "Fn::GetAtt": ["DatabaseCluster", "Endpoint.Address"]
-    }
+    assert env(migrate)["SCORING_DATABASE_HOST"]["Fn::If"][1] == {"Fn::GetAtt": ["DatabaseCluster", "Endpoint.Address"]}
 
 
 def test_jwt_authorizer_is_optional_and_guards_the_scoring_routes(template: dict[str, Any]) -> None:

@@ -44,9 +44,7 @@ def settings(**values: Any) -> Settings:
 
 def test_iam_auth_with_a_user_needs_no_secret_and_carries_no_password() -> None:
     url = database_url(
-        settings(
-            database_iam_auth=True, database_host=PROXY, database_user="scoring_admin", database_name="scoring"
-        )
+        settings(database_iam_auth=True, database_host=PROXY, database_user="scoring_admin", database_name="scoring")
     )
 
     assert (url.host, url.username, url.database, url.port) == (PROXY, "scoring_admin", "scoring", 5432)
