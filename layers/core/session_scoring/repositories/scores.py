@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
@@ -368,50 +368,49 @@ class ScoreRepository:
             ]
             return True
 
+    def _transition(
+        self, score_id: uuid.UUID, conditions: Sequence[ColumnElement[bool]], values: dict[str, Any]
+    ) -> bool:
+        """One conditional update of an attempt; True when the attempt was in the expected state and changed."""
+        with self._sessions.begin() as db:
+            changed = db.execute(
+                update(SessionScoreRow)
+                .where(SessionScoreRow.score_id == score_id, *conditions)
+                .values(**values)
+                .returning(SessionScoreRow.score_id)
+            ).first()
+            return changed is not None
+
     @_db_call
     def fail(self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str) -> bool:
         """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed."""
-        with self._sessions.begin() as db:
-            query = update(SessionScoreRow).where(
-                SessionScoreRow.score_id == score_id, SessionScoreRow.status.in_(_ACTIVE)
-            )
-            if claim_token is not None:
-                query = query.where(SessionScoreRow.claim_token == claim_token)
-            result = db.execute(
-                query.values(status="failed", error_message=message, lease_expires_at=None, scored_at=None).returning(
-                    SessionScoreRow.score_id
-                )
-            ).first()
-            return result is not None
+        conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(_ACTIVE)]
+        if claim_token is not None:
+            conditions.append(SessionScoreRow.claim_token == claim_token)
+        return self._transition(
+            score_id,
+            conditions,
+            {"status": "failed", "error_message": message, "lease_expires_at": None, "scored_at": None},
+        )
 
     @_db_call
     def release(self, score_id: uuid.UUID, claim_token: uuid.UUID, message: str) -> bool:
         """Give a claimed attempt back (status pending, with a note why) so a later delivery can take it."""
-        with self._sessions.begin() as db:
-            result = db.execute(
-                update(SessionScoreRow)
-                .where(
-                    SessionScoreRow.score_id == score_id,
-                    SessionScoreRow.status == "in_progress",
-                    SessionScoreRow.claim_token == claim_token,
-                )
-                .values(status="pending", error_message=message, claim_token=None, lease_expires_at=None)
-                .returning(SessionScoreRow.score_id)
-            ).first()
-            return result is not None
+        return self._transition(
+            score_id,
+            [SessionScoreRow.status == "in_progress", SessionScoreRow.claim_token == claim_token],
+            {"status": "pending", "error_message": message, "claim_token": None, "lease_expires_at": None},
+        )
 
     @_db_call
     def reopen_failed(self, score_id: uuid.UUID, note: str) -> bool:
         """Return a failed attempt to pending (dead-letter redrive). Refused when the session has another active one."""
         try:
-            with self._sessions.begin() as db:
-                result = db.execute(
-                    update(SessionScoreRow)
-                    .where(SessionScoreRow.score_id == score_id, SessionScoreRow.status == "failed")
-                    .values(status="pending", error_message=note, claim_token=None, lease_expires_at=None)
-                    .returning(SessionScoreRow.score_id)
-                ).first()
-                return result is not None
+            return self._transition(
+                score_id,
+                [SessionScoreRow.status == "failed"],
+                {"status": "pending", "error_message": note, "claim_token": None, "lease_expires_at": None},
+            )
         except IntegrityError:
             return False
 
