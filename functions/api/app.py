@@ -27,6 +27,7 @@ from session_scoring.errors import (
     ScoreNotFoundError,
     ScoringDisabledError,
     ScoringError,
+    SecretUnavailableError,
     SessionDataError,
     SessionNotFoundError,
     SessionNotScorableError,
@@ -47,6 +48,7 @@ from session_scoring.models.api import (
     SessionListPage,
     SessionScore,
 )
+from session_scoring.models.session import SessionStatus
 
 API_PREFIX = "/api/v1/scoring"
 MAX_BODY_BYTES = 4096
@@ -62,6 +64,7 @@ STATUS_BY_ERROR: list[tuple[type[ScoringError], int, str]] = [
     (QueueUnavailableError, 503, "queue_unavailable"),
     (SourceUnavailableError, 503, "source_unavailable"),
     (DatabaseUnavailableError, 503, "database_unavailable"),
+    (SecretUnavailableError, 503, "secret_unavailable"),
     (ConfigurationError, 500, "configuration_error"),
 ]
 
@@ -260,8 +263,12 @@ def create_app() -> FastAPI:
     def list_sessions(
         page: Annotated[int, Query(ge=1, le=100_000)] = 1,
         page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+        status: Annotated[
+            list[SessionStatus] | None,
+            Query(description="Only sessions with one of these statuses at the source (repeatable)"),
+        ] = None,
     ) -> SessionListPage:
-        return container().scoring_service.list_sessions(page, page_size)
+        return container().scoring_service.list_sessions(page, page_size, [s.value for s in status or []])
 
     @app.get(
         f"{API_PREFIX}/criteria/current",

@@ -107,3 +107,13 @@ def test_openapi_documents_every_status_of_the_score_endpoint(stack: Stack) -> N
     post = spec["paths"]["/api/v1/scoring/sessions/{session_id}/score"]["post"]
     assert {"200", "202", "400", "404", "422", "503"} <= set(post["responses"])
     assert stack.client.get("/docs").status_code == 200
+
+
+def test_session_list_filters_by_status(stack: Stack) -> None:
+    completed = stack.client.get("/api/v1/scoring/sessions", params={"status": "completed"}).json()
+    assert completed["total_items"] == 3
+    assert {item["status"] for item in completed["items"]} == {"completed"}
+
+    both = stack.client.get("/api/v1/scoring/sessions", params=[("status", "completed"), ("status", "in_progress")])
+    assert both.json()["total_items"] == 4
+    assert stack.client.get("/api/v1/scoring/sessions", params={"status": "done"}).status_code == 422

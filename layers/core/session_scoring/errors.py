@@ -54,6 +54,10 @@ class ScoringDisabledError(ScoringError):
     """Scoring is switched off in the configuration."""
 
 
+class SecretUnavailableError(ScoringError):
+    """Secrets Manager could not be reached or throttled us; worth retrying."""
+
+
 class QueueUnavailableError(ScoringError):
     """The scoring queue could not accept the job."""
 

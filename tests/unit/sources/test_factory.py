@@ -33,13 +33,3 @@ def test_default_input_budget_leaves_room_for_the_answer() -> None:
 
     assert settings.judge_input_budget == 190_000 - 8_192
     assert Settings(JUDGE_INPUT_BUDGET_TOKENS=50_000).judge_input_budget == 50_000
-
-
-def test_an_unreadable_token_secret_is_a_configuration_error_naming_it() -> None:
-    from session_scoring.sources.http import SecretTokenReader
-
-    def no_client() -> object:
-        raise RuntimeError("no credentials")
-
-    with pytest.raises(ConfigurationError, match=r"secret arn:aws:secretsmanager:x .*token_secret_arn"):
-        SecretTokenReader(no_client)("arn:aws:secretsmanager:x")

@@ -53,12 +53,12 @@ def database_url(settings: Settings) -> URL:
 
 
 def _url_from_secret(settings: Settings) -> URL:
-    from aws_lambda_powertools.utilities import parameters
+    from session_scoring.secrets import read_secret
 
-    raw = parameters.get_secret(settings.database_secret_arn or "", max_age=300)
+    raw = read_secret(settings, settings.database_secret_arn or "", "SCORING_DATABASE_SECRET_ARN")
     try:
-        secret: dict[str, Any] = json.loads(raw if isinstance(raw, str) else raw.decode())
-    except (ValueError, AttributeError) as exc:
+        secret: dict[str, Any] = json.loads(raw)
+    except ValueError as exc:
         raise ConfigurationError(
             "SCORING_DATABASE_SECRET_ARN does not hold RDS-style JSON (username, password, host, port, dbname)"
         ) from exc

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from session_scoring.criteria import ScoringConfig
 from session_scoring.errors import ConfigurationError
 from session_scoring.judge.base import Judge
@@ -36,35 +34,13 @@ def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
     raise ConfigurationError(f"unknown llm_provider '{provider}'")
 
 
-SECRET_CACHE_SECONDS = 300
-
-
-_SECRETS_PROVIDERS: dict[tuple[str, str | None], Any] = {}
-
-
-def _secrets(settings: Settings) -> Any:
-    """Powertools' Secrets Manager provider (it caches values for ``max_age``) on a client with our region,
-    endpoint and timeouts; one per process and endpoint, so a rebuilt container still reads from the cache."""
-    key = (settings.aws_region, settings.aws_endpoint_url)
-    if key not in _SECRETS_PROVIDERS:
-        from aws_lambda_powertools.utilities.parameters import SecretsProvider
-
-        from session_scoring.aws import aws_client
-
-        _SECRETS_PROVIDERS[key] = SecretsProvider(boto3_client=aws_client("secretsmanager", settings))
-    return _SECRETS_PROVIDERS[key]
-
-
 def _anthropic_api_key(settings: Settings) -> str:
     if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
         return settings.anthropic_api_key.get_secret_value()
     if settings.anthropic_api_key_secret_arn:
-        value = _secrets(settings).get(settings.anthropic_api_key_secret_arn, max_age=SECRET_CACHE_SECONDS)
-        if value is None:
-            raise ConfigurationError("ANTHROPIC_API_KEY_SECRET_ARN names a secret without a value")
-        key = value if isinstance(value, str) else value.decode()
-        if key.strip():
-            return key.strip()
+        from session_scoring.secrets import read_secret
+
+        return read_secret(settings, settings.anthropic_api_key_secret_arn, "ANTHROPIC_API_KEY_SECRET_ARN")
     raise ConfigurationError(
         "llm_provider is 'anthropic' but no API key is configured: set ANTHROPIC_API_KEY, or "
         "ANTHROPIC_API_KEY_SECRET_ARN to a Secrets Manager secret holding the key, or SCORING_LLM_PROVIDER=heuristic"

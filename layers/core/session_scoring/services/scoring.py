@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from session_scoring import __version__
@@ -103,8 +104,8 @@ class ScoringService:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
         return scores
 
-    def list_sessions(self, page: int, page_size: int) -> SessionListPage:
-        source_page = self._source.list_sessions(page, page_size)
+    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionListPage:
+        source_page = self._source.list_sessions(page, page_size, statuses)
         latest = self._repository.latest_for_sessions(
             (s.session_id for s in source_page.items), self._config.criteria_hash
         )

@@ -23,6 +23,7 @@ from session_scoring.errors import (
     JudgeUnavailableError,
     PromptTooLargeError,
     ScoringError,
+    SecretUnavailableError,
     SessionDataError,
     SessionNotFoundError,
     SessionNotScorableError,
@@ -77,7 +78,7 @@ _PERMANENT = (
     ConfigurationError,
     PromptTooLargeError,
 )
-_TRANSIENT = (JudgeTransientError, SourceUnavailableError, DatabaseUnavailableError)
+_TRANSIENT = (JudgeTransientError, SourceUnavailableError, DatabaseUnavailableError, SecretUnavailableError)
 
 
 DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from session_scoring.models.session import Session, SessionPage
@@ -16,6 +17,6 @@ class SessionSource(Protocol):
         """The whole investigation, normalised."""
         ...
 
-    def list_sessions(self, page: int, page_size: int) -> SessionPage:
-        """One page of sessions, newest first."""
+    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
+        """One page of sessions, newest first; only those with one of ``statuses`` when given."""
         ...

@@ -13,8 +13,8 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
         from session_scoring.sources.file import FileSessionSource
 
         return FileSessionSource(settings.resolve_path(section.directory), include_chat=section.include_chat)
-    from session_scoring.aws import aws_client
-    from session_scoring.sources.http import SecretTokenReader, TarsyHttpClient
+    from session_scoring.secrets import read_secret
+    from session_scoring.sources.http import TarsyHttpClient
 
     client = TarsyHttpClient(
         section.base_url,
@@ -24,7 +24,7 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
         read_timeout_seconds=section.read_timeout_seconds,
         max_retries=section.max_retries,
         retry_base_seconds=settings.source_retry_base_seconds,
-        secret_reader=SecretTokenReader(lambda: aws_client("secretsmanager", settings)),
+        secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
     )
     if section.type == "tarsy":
         from session_scoring.sources.tarsy import TarsySessionSource

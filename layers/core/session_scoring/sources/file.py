@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
+from session_scoring.log import logger
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.documents import parse_session_document
 
@@ -43,8 +44,9 @@ class FileSessionSource:
         for path in sorted(self._directory.glob("*.json")):
             try:
                 sessions.append(self._load(path))
-            except SessionDataError:
-                continue
+            except SessionDataError as exc:
+                # One bad file must not hide the others from the list; say which and why.
+                logger.warning("session file skipped", extra={"file": path.name, "reason": exc.message})
         return sessions
 
     def get_session(self, session_id: str) -> Session:

@@ -41,36 +41,6 @@ class _RetryableStatus(Exception):
         self.response = response
 
 
-class SecretTokenReader:
-    """Reads the token from a Secrets Manager secret through Powertools, which caches it for five minutes (so a
-    rotated token is picked up). ``client_factory`` makes the boto3 client (our region, endpoint and timeouts)."""
-
-    def __init__(self, client_factory: Callable[[], Any] | None = None) -> None:
-        self._client_factory = client_factory
-        self._provider: Any = None
-
-    def __call__(self, secret_arn: str) -> str:
-        from aws_lambda_powertools.utilities.parameters import SecretsProvider
-
-        try:
-            if self._provider is None:
-                client = self._client_factory() if self._client_factory else None
-                self._provider = SecretsProvider(boto3_client=client)
-            value = self._provider.get(secret_arn, max_age=300)
-        except Exception as exc:  # any failure to read the secret is reported with its reason
-            raise ConfigurationError(
-                f"cannot read the TARSy token from Secrets Manager secret {secret_arn} ({type(exc).__name__}: "
-                f"{exc}); check session_source.token_secret_arn, that Secrets Manager is reachable and the "
-                "function's secretsmanager:GetSecretValue permission"
-            ) from exc
-        token = value if isinstance(value, str) else bytes(value).decode()
-        if not token.strip():
-            raise ConfigurationError(
-                f"Secrets Manager secret {secret_arn} is empty; store the TARSy bearer token in it"
-            )
-        return token.strip()
-
-
 class TarsyHttpClient:
     """GETs JSON from one TARSy deployment."""
 
@@ -99,7 +69,9 @@ class TarsyHttpClient:
         self.base_url = base_url.rstrip("/")
         self._token = token.strip()
         self._token_secret_arn = token_secret_arn.strip()
-        self._secret_reader = secret_reader or SecretTokenReader()
+        if self._token_secret_arn and secret_reader is None:
+            raise ConfigurationError("session_source.token_secret_arn is set but no secret reader was given")
+        self._secret_reader = secret_reader
         self._connect = connect_timeout_seconds
         self._read = read_timeout_seconds
         self._max_retries = max_retries
@@ -116,7 +88,9 @@ class TarsyHttpClient:
         self._client.close()
 
     def _authorization(self) -> dict[str, str]:
-        token = self._token or (self._secret_reader(self._token_secret_arn) if self._token_secret_arn else "")
+        token = self._token
+        if not token and self._token_secret_arn and self._secret_reader is not None:
+            token = self._secret_reader(self._token_secret_arn)
         return {"authorization": f"Bearer {token}"} if token else {}
 
     def get_json(self, path: str, params: QueryParams | None = None, *, not_found: str | None = None) -> Any:
