@@ -93,7 +93,9 @@ class LatestScore(_Response):
     criteria_hash: str
 
 
-class SessionListItem(_Response):
+class SessionInfo(_Response):
+    """What every view shows about a session."""
+
     session_id: str
     status: str = Field(description="The session's status at its source")
     alert_type: str | None = None
@@ -101,6 +103,9 @@ class SessionListItem(_Response):
     author: str | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+
+
+class SessionListItem(SessionInfo):
     score: LatestScore | None = Field(default=None, description="Latest scoring attempt; null when never scored")
 
 
@@ -192,16 +197,9 @@ class AvailableToolInfo(_Response):
     description: str | None = None
 
 
-class SessionDetail(_Response):
+class SessionDetail(SessionInfo):
     """A session as the dashboard's conversation view shows it: the alert, each stage's steps, the final analysis."""
 
-    session_id: str
-    status: str
-    alert_type: str | None = None
-    agent_type: str | None = None
-    author: str | None = None
-    started_at: datetime | None = None
-    completed_at: datetime | None = None
     alert: dict[str, Any]
     available_tools: list[AvailableToolInfo]
     stages: list[ConversationStage]
