@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from session_scoring.errors import SessionDataError
 
 
 class BoundaryModel(BaseModel):
@@ -17,3 +21,14 @@ def describe_validation_error(exc: ValidationError) -> str:
     field = ".".join(str(part) for part in first["loc"]) or "(document)"
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"field '{field}': {first['msg']}{more}"
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def validate_document(model: type[_Model], document: Any, what: str) -> _Model:
+    """``document`` as ``model``, or SessionDataError saying ``what`` was wrong and naming the first bad field."""
+    try:
+        return model.model_validate(document)
+    except ValidationError as exc:
+        raise SessionDataError(f"{what}: {describe_validation_error(exc)}") from exc

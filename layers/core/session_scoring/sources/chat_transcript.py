@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from session_scoring.errors import SessionDataError
 from session_scoring.models.session import AvailableTool, Session, Stage
-from session_scoring.sources.boundary import BoundaryModel, describe_validation_error
+from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.conversation import Message, parse_conversation, split_tool_name
 
 
@@ -65,10 +64,7 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 
 def parse_chat_transcript(document: Any, origin: str, default_id: str) -> Session:
-    try:
-        transcript = ChatTranscript.model_validate(document)
-    except ValidationError as exc:
-        raise SessionDataError(f"{origin}: not a valid chat transcript: {describe_validation_error(exc)}") from exc
+    transcript = validate_document(ChatTranscript, document, f"{origin}: not a valid chat transcript")
     messages = [
         Message(role=m.role, content=_text(m.content), tool_calls=tuple(m.tool_calls), tool_call_id=m.tool_call_id)
         for m in transcript.messages

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import SESSION_FORMAT, Session
-from session_scoring.sources.boundary import describe_validation_error
+from session_scoring.sources.boundary import validate_document
 from session_scoring.sources.chat_transcript import is_chat_transcript, parse_chat_transcript
 from session_scoring.sources.tarsy import is_detailed_session, parse_detailed_session
 from session_scoring.sources.tarsy_final_analysis import is_final_analysis_response, parse_final_analysis_response
 
-__all__ = ["describe_validation_error", "parse_session_document"]
+__all__ = ["parse_session_document"]
 
 
 def parse_session_document(document: Any, origin: str, include_chat: bool = False) -> Session:
@@ -29,12 +27,7 @@ def parse_session_document(document: Any, origin: str, include_chat: bool = Fals
     if not isinstance(document, dict):
         raise SessionDataError(f"{origin}: expected a JSON object, got {type(document).__name__}")
     if document.get("format") == SESSION_FORMAT or ("stages" in document and "format" in document):
-        try:
-            return Session.model_validate(document)
-        except ValidationError as exc:
-            raise SessionDataError(
-                f"{origin}: not a valid {SESSION_FORMAT} session: {describe_validation_error(exc)}"
-            ) from exc
+        return validate_document(Session, document, f"{origin}: not a valid {SESSION_FORMAT} session")
     if is_detailed_session(document):
         return parse_detailed_session(document, origin, include_chat)
     if is_final_analysis_response(document):

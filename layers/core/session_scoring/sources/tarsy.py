@@ -21,12 +21,11 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from session_scoring.errors import SessionDataError
 from session_scoring.models.session import AvailableTool, Session, SessionPage, SessionSummary, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel as _Boundary
-from session_scoring.sources.boundary import describe_validation_error
+from session_scoring.sources.boundary import validate_document
 from session_scoring.sources.conversation import (
     Message,
     ThinkingAnchor,
@@ -157,12 +156,7 @@ def is_detailed_session(document: dict[str, Any]) -> bool:
 
 def parse_detailed_session(document: Any, origin: str, include_chat: bool = False) -> Session:
     """Validate a ``DetailedSession`` document and normalise it; errors name the offending field."""
-    try:
-        detailed = TarsyDetailedSession.model_validate(document)
-    except ValidationError as exc:
-        raise SessionDataError(
-            f"{origin}: not a valid tarsy-bot DetailedSession: {describe_validation_error(exc)}"
-        ) from exc
+    detailed = validate_document(TarsyDetailedSession, document, f"{origin}: not a valid tarsy-bot DetailedSession")
     return normalise_detailed_session(detailed, include_chat)
 
 
@@ -358,13 +352,9 @@ class TarsySessionSource:
         params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, 100)}
         if statuses:
             params["status"] = list(statuses)
-        document = self._client.get_json(path, params)
-        try:
-            listing = TarsySessionList.model_validate(document)
-        except ValidationError as exc:
-            raise SessionDataError(
-                f"TARSy GET {path}: not a valid session list: {describe_validation_error(exc)}"
-            ) from exc
+        listing = validate_document(
+            TarsySessionList, self._client.get_json(path, params), f"TARSy GET {path}: not a valid session list"
+        )
         return SessionPage(
             items=[
                 SessionSummary(

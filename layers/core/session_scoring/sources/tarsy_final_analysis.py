@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, Stage, Step
-from session_scoring.sources.boundary import BoundaryModel, describe_validation_error
+from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.conversation import Message, parse_conversation
 from session_scoring.sources.tarsy import TarsyMessage
 
@@ -52,12 +51,9 @@ def is_final_analysis_response(document: dict[str, Any]) -> bool:
 
 
 def parse_final_analysis_response(document: Any, origin: str, include_chat: bool = False) -> Session:
-    try:
-        response = TarsyFinalAnalysisResponse.model_validate(document)
-    except ValidationError as exc:
-        raise SessionDataError(
-            f"{origin}: not a valid TARSy final-analysis response: {describe_validation_error(exc)}"
-        ) from exc
+    response = validate_document(
+        TarsyFinalAnalysisResponse, document, f"{origin}: not a valid TARSy final-analysis response"
+    )
     messages = [Message(role=m.role, content=m.content or "") for m in _messages(response.llm_conversation)]
     prompt = next((m.content for m in messages if m.role == "user"), "")
     stages = [

@@ -18,13 +18,13 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, SessionPage, SessionSummary, Stage, Step, ToolCall
-from session_scoring.sources.boundary import BoundaryModel, describe_validation_error
+from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.conversation import parse_json_or_text
 
 if TYPE_CHECKING:
@@ -106,24 +106,14 @@ class GoSessionList(BoundaryModel):
     pagination: GoPagination
 
 
-_M = TypeVar("_M", bound=BoundaryModel)
-
-
-def _validate(model: type[_M], document: Any, what: str) -> _M:
-    try:
-        return model.model_validate(document)
-    except ValidationError as exc:
-        raise SessionDataError(f"{what}: {describe_validation_error(exc)}") from exc
-
-
 def parse_go_session(session_document: Any, timeline_document: Any, origin: str, include_chat: bool = False) -> Session:
     """Normalise a Go session and its timeline; errors name the offending field."""
-    session = _validate(GoSession, session_document, f"{origin}: not a valid TARSy session")
+    session = validate_document(GoSession, session_document, f"{origin}: not a valid TARSy session")
     raw_events = timeline_document.get("events") if isinstance(timeline_document, dict) else timeline_document
     if not isinstance(raw_events, list):
         raise SessionDataError(f"{origin} timeline: expected a list of events, got {type(raw_events).__name__}")
     events = [
-        _validate(GoTimelineEvent, event, f"{origin} timeline: event {index} is not valid")
+        validate_document(GoTimelineEvent, event, f"{origin} timeline: event {index} is not valid")
         for index, event in enumerate(raw_events)
     ]
     by_execution: dict[str, list[GoTimelineEvent]] = defaultdict(list)
@@ -260,7 +250,9 @@ class TarsyGoSessionSource:
         params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, 100)}
         if statuses:
             params["status"] = ",".join(statuses)
-        listing = _validate(GoSessionList, self._client.get_json(path, params), f"TARSy GET {path}: not a session list")
+        listing = validate_document(
+            GoSessionList, self._client.get_json(path, params), f"TARSy GET {path}: not a session list"
+        )
         return SessionPage(
             items=[
                 SessionSummary(
