@@ -77,7 +77,7 @@ bench: install
 
 ## Show the dead-letter queue and move its messages back to the scoring queue.
 redrive: install
-	$(PY) -m session_scoring.cli redrive
+	$(PY) -m session_scoring.entrypoints.cli redrive
 
 ## ---- AWS SAM: deployment tooling, template lint, build, smoke test of the build ----
 TOOLS := .tools

@@ -5,7 +5,7 @@
 - SQS and DynamoDB: moto's server on 127.0.0.1.
 - The judge: Claude when ANTHROPIC_API_KEY is set, otherwise the offline heuristic judge (SCORING_LLM_PROVIDER
   overrides either way).
-- The API on http://127.0.0.1:8000 (PORT to change) and a worker feeding the queue to the scoring handler.
+- The API on http://127.0.0.1:8000 (PORT to change) and a queue poller feeding the queue to the scoring handler.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
-    from session_scoring.settings import load_settings
+    from session_scoring.configuration.settings import load_settings
 
     settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
     local_dir = settings.local_data_dir
@@ -54,9 +54,9 @@ def main() -> int:
         has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
         os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
 
-    from session_scoring import migrate
     from session_scoring.container import get_container, reset_container
     from session_scoring.errors import ScoringError
+    from session_scoring.infrastructure import migrate
 
     reset_container()
     container = get_container()
@@ -78,11 +78,11 @@ def main() -> int:
     print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
     print(f"  criteria : {config.criteria_hash}", flush=True)
 
-    from devstack.worker import QueueWorker
+    from devstack.queue_poller import QueuePoller
     from functions.scorer.app import handler
 
-    worker = QueueWorker(client("sqs", endpoint), resources.queue_url, handler)
-    worker.start()
+    poller = QueuePoller(client("sqs", endpoint), resources.queue_url, handler)
+    poller.start()
 
     import uvicorn
 
@@ -91,7 +91,7 @@ def main() -> int:
     try:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
     finally:
-        worker.stop()
+        poller.stop()
         moto.stop()
         print("session-scoring: stopped", flush=True)
     return 0

@@ -1,12 +1,12 @@
-"""Alembic environment: uses a connection handed in by ``session_scoring.migrate`` or builds one from settings."""
+"""Alembic environment: uses a connection handed in by ``session_scoring.infrastructure.migrate``, or builds one."""
 
 from __future__ import annotations
 
 from alembic import context
 
+from session_scoring.configuration.settings import get_settings
 from session_scoring.db.engine import create_db_engine
 from session_scoring.db.schema import Base
-from session_scoring.settings import get_settings
 
 target_metadata = Base.metadata
 

@@ -72,8 +72,8 @@ def fake_claude(fake_claude_server: Any) -> Any:
 def migrated_database(postgres_url: str) -> str:
     from sqlalchemy import create_engine
 
-    from session_scoring import migrate
-    from session_scoring.settings import Settings
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.infrastructure import migrate
 
     engine = create_engine(postgres_url)
     try:
@@ -85,10 +85,10 @@ def migrated_database(postgres_url: str) -> str:
 
 @dataclass
 class Stack:
-    """The service wired like `make run`: API client, queue worker and container, on real PG and moto."""
+    """The service wired like `make run`: API client, queue poller and container, on real PG and moto."""
 
     client: Any
-    worker: Any
+    poller: Any
     container: Any
     resources: Any
     sqs: Any
@@ -158,7 +158,7 @@ def make_stack(stack_env: dict[str, str], moto_endpoint: str, monkeypatch: pytes
     from fastapi.testclient import TestClient
 
     from devstack.aws import LocalResources, client
-    from devstack.worker import QueueWorker
+    from devstack.queue_poller import QueuePoller
     from session_scoring.container import get_container, reset_container
 
     built: list[Any] = []
@@ -176,8 +176,8 @@ def make_stack(stack_env: dict[str, str], moto_endpoint: str, monkeypatch: pytes
         )
         test_client = TestClient(app)
         built.append(test_client)
-        worker = QueueWorker(sqs, resources.queue_url, handler, wait_seconds=0, budget_seconds=120)
-        return Stack(test_client, worker, get_container(), resources, sqs, {**stack_env, **overrides})
+        poller = QueuePoller(sqs, resources.queue_url, handler, wait_seconds=0, budget_seconds=120)
+        return Stack(test_client, poller, get_container(), resources, sqs, {**stack_env, **overrides})
 
     yield build
     for test_client in built:

@@ -3,9 +3,9 @@
 CloudFormation sends Create when the stack is created and Update whenever the resource's properties change (the
 template passes the core layer's version, which changes with every new migration, config or code). Both run the
 migrations under the PostgreSQL advisory lock through one service call. Delete does nothing: the data outlives the
-stack's resource. CloudFormation always gets an answer (``session_scoring.custom_resource``): SUCCESS with the
-revision, FAILED with the error as the reason (which fails and rolls back the deploy), or FAILED shortly before the
-function would time out.
+stack's resource. CloudFormation always gets an answer (``session_scoring.entrypoints.custom_resource``): SUCCESS
+with the revision, FAILED with the error as the reason (which fails and rolls back the deploy), or FAILED shortly
+before the function would time out.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from session_scoring.container import get_container
-from session_scoring.custom_resource import answer_custom_resource
+from session_scoring.entrypoints.custom_resource import answer_custom_resource
 from session_scoring.log import logger
 
 

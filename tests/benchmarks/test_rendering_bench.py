@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from session_scoring.criteria import load_scoring_config
+from session_scoring.configuration.criteria import load_scoring_config
+from session_scoring.configuration.settings import Settings
 from session_scoring.judge.rendering import build_prompt, estimate_tokens, render_conversation
-from session_scoring.settings import Settings
 from session_scoring.sources.documents import parse_session_document
 from tests.support.tarsy_fixtures import REACT_ID, detailed
 

@@ -153,7 +153,7 @@ def test_a_malformed_criteria_hash_is_rejected(stack: Stack, bad: str) -> None:
 
 def test_a_real_scoring_shows_up_in_the_analytics(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     score = stack.score(THOROUGH_ID).json()
 
     distribution = stack.client.get(f"{ANALYTICS}/score-distribution").json()

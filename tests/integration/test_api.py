@@ -45,7 +45,7 @@ def test_invalid_session_id_and_unknown_fields_are_422(stack: Stack) -> None:
 
 def test_session_list_pages_and_shows_each_latest_attempt(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     stack.request_score(SHALLOW_ID)
 
     page = stack.client.get("/api/v1/scoring/sessions", params={"page": 1, "page_size": 2}).json()
@@ -64,7 +64,7 @@ def test_session_list_pages_and_shows_each_latest_attempt(stack: Stack) -> None:
 def test_scores_from_older_criteria_are_flagged(make_stack: Any) -> None:
     stack = make_stack()
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     old = stack.score(THOROUGH_ID).json()
 
     newer = make_stack(SCORING_LLM_MODEL="heuristic-rules-v1-strict")
@@ -74,7 +74,7 @@ def test_scores_from_older_criteria_are_flagged(make_stack: Any) -> None:
 
     rescored = newer.request_score(THOROUGH_ID, force=True)
     assert rescored.status_code == 202
-    newer.worker.drain()
+    newer.poller.drain()
     latest = newer.score(THOROUGH_ID).json()
     assert latest["is_current_criteria"] is True
     assert latest["criteria_hash"] != old["criteria_hash"]

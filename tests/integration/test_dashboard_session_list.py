@@ -21,7 +21,7 @@ def test_pages_through_the_sessions_newest_first(stack: Stack) -> None:
 
 def test_each_row_carries_the_latest_attempt_whatever_its_status(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     queued = stack.request_score(SHALLOW_ID).json()
 
     items = {item["session_id"]: item for item in stack.client.get(SESSIONS, params={"page_size": 10}).json()["items"]}

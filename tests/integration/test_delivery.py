@@ -26,7 +26,7 @@ def test_duplicate_delivery_of_a_completed_attempt_is_acknowledged_without_judgi
         VisibilityTimeout=0,
     )
 
-    assert claude_stack.worker.drain() == 2
+    assert claude_stack.poller.drain() == 2
 
     assert len(fake_claude.requests) == 1
     scores = claude_stack.client.get(f"/api/v1/scoring/sessions/{THOROUGH_ID}/scores").json()
@@ -57,7 +57,7 @@ def test_a_batch_with_a_malformed_record_fails_only_that_record(stack: Stack) ->
         ]
     }
 
-    from devstack.worker import LocalLambdaContext
+    from devstack.queue_poller import LocalLambdaContext
 
     result = handler(event, LocalLambdaContext())
 
@@ -72,7 +72,7 @@ def test_session_gone_by_the_time_the_job_runs_fails_with_the_reason(make_stack:
     stack.request_score(SHALLOW_ID)
     (tmp_path / f"{SHALLOW_ID}.json").unlink()
 
-    stack.worker.drain()
+    stack.poller.drain()
 
     score = stack.score(SHALLOW_ID).json()
     assert score["status"] == "failed"
@@ -85,7 +85,7 @@ def test_job_for_an_attempt_held_by_another_worker_comes_back_later(stack: Stack
     claim = stack.container.repository.claim(score_id, lease_seconds=600)
     assert claim.claimed
 
-    received = stack.worker.drain()
+    received = stack.poller.drain()
 
     assert received == 1
     attributes = stack.sqs.get_queue_attributes(
@@ -97,7 +97,7 @@ def test_job_for_an_attempt_held_by_another_worker_comes_back_later(stack: Stack
 
 def test_one_transaction_stores_score_tools_approaches_and_steps(stack: Stack) -> None:
     stack.request_score(SHALLOW_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     score = stack.score(SHALLOW_ID).json()
 
     with stack.container.engine.connect() as conn:

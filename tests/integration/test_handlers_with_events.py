@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, inspect, make_url, text
 
-from devstack.worker import LocalLambdaContext
+from devstack.queue_poller import LocalLambdaContext
 from session_scoring.container import reset_container
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id

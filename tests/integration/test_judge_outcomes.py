@@ -12,7 +12,7 @@ from tests.support.fake_claude import SAMPLE_VERDICT, reply_error, reply_verdict
 
 def scored(stack: Stack) -> dict[str, Any]:
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     result: dict[str, Any] = stack.score(THOROUGH_ID).json()
     return result
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, create_engine, inspect, make_url, text
 
-from session_scoring import migrate
-from session_scoring.settings import Settings
+from session_scoring.configuration.settings import Settings
+from session_scoring.infrastructure import migrate
 
 TABLES = {
     "scoring_criteria_definitions",

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from session_scoring.errors import QueueUnavailableError
+from session_scoring.infrastructure.queue import MoveTaskStatus, SqsDeadLetterQueue
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.queue import MoveTaskStatus, SqsDeadLetterQueue
 from session_scoring.services.redrive import DeadLetterService, RedriveProgress
 from tests.conftest import SHALLOW_ID, THOROUGH_ID, Stack
 
@@ -73,7 +73,7 @@ def test_redrive_with_the_move_task_reopens_and_completes(stack: Stack) -> None:
     assert (result.method, result.moved, result.reopened) == ("StartMessageMoveTask", 2, 2)
     assert progress[-1] == RedriveProgress(2, 2)
     assert _dlq_size(stack) == 0
-    assert stack.worker.drain() == 2
+    assert stack.poller.drain() == 2
     for session_id, score_id in zip((THOROUGH_ID, SHALLOW_ID), ids, strict=True):
         score = stack.score(session_id).json()
         assert (score["score_id"], score["status"]) == (str(score_id), "completed")
@@ -102,7 +102,7 @@ def test_an_attempt_superseded_by_a_new_request_is_not_reopened(stack: Stack) ->
     assert (result.method, result.moved, result.reopened) == ("receive-and-resend", 2, 0)
     assert any(str(old) in note and "another active attempt" in note for note in result.skipped)
     assert any("not a scoring job" in note for note in result.skipped)
-    stack.worker.drain()
+    stack.poller.drain()
     history = {s["score_id"]: s for s in stack.client.get(f"/api/v1/scoring/sessions/{THOROUGH_ID}/scores").json()}
     assert history[newer["score_id"]]["status"] == "completed"
     assert history[str(old)]["status"] == "failed"
@@ -110,7 +110,7 @@ def test_an_attempt_superseded_by_a_new_request_is_not_reopened(stack: Stack) ->
 
 
 def test_cli_reports_configuration_errors_readably(make_stack: Any, capsys: Any) -> None:
-    from session_scoring.cli import main
+    from session_scoring.entrypoints.cli import main
 
     make_stack(SCORING_DLQ_URL="")
 
@@ -119,7 +119,7 @@ def test_cli_reports_configuration_errors_readably(make_stack: Any, capsys: Any)
 
 
 def test_cli_says_when_there_is_nothing_to_redrive(stack: Stack, capsys: Any) -> None:
-    from session_scoring.cli import main
+    from session_scoring.entrypoints.cli import main
 
     assert main(["redrive"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "nothing to redrive"

@@ -18,7 +18,7 @@ def test_post_queues_an_attempt_and_the_worker_completes_it(stack: Stack) -> Non
     assert body["score_breakdown"] is None
     assert response.headers["location"] == f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
 
-    assert stack.worker.drain() == 1
+    assert stack.poller.drain() == 1
 
     score = stack.score(THOROUGH_ID).json()
     assert score["status"] == "completed"
@@ -35,7 +35,7 @@ def test_post_queues_an_attempt_and_the_worker_completes_it(stack: Stack) -> Non
 
 def test_second_post_returns_the_completed_score_and_force_creates_a_second_attempt(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     first = stack.score(THOROUGH_ID).json()
 
     again = stack.request_score(THOROUGH_ID)
@@ -45,7 +45,7 @@ def test_second_post_returns_the_completed_score_and_force_creates_a_second_atte
     forced = stack.request_score(THOROUGH_ID, force=True)
     assert forced.status_code == 202
     assert forced.json()["score_id"] != first["score_id"]
-    stack.worker.drain()
+    stack.poller.drain()
 
     history = stack.client.get(f"/api/v1/scoring/sessions/{THOROUGH_ID}/scores").json()
     assert [h["score_id"] for h in history] == [forced.json()["score_id"], first["score_id"]]
@@ -58,7 +58,7 @@ def test_active_attempt_is_returned_instead_of_a_second_one(stack: Stack) -> Non
 
     assert again.status_code == 202
     assert again.json()["score_id"] == first.json()["score_id"]
-    assert stack.worker.drain() == 1
+    assert stack.poller.drain() == 1
 
 
 def test_session_not_completed_is_400_and_names_its_status(stack: Stack) -> None:
@@ -83,7 +83,7 @@ def test_claude_verdict_is_stored_field_for_field(claude_stack: Stack, fake_clau
     )
 
     claude_stack.request_score(FAILING_TOOLS_ID)
-    claude_stack.worker.drain()
+    claude_stack.poller.drain()
 
     score = claude_stack.score(FAILING_TOOLS_ID).json()
     assert score["status"] == "completed"

@@ -161,13 +161,13 @@ def test_api_key_comes_from_secrets_manager_cached_and_is_never_logged(
     fake_claude.script(reply_verdict("not json"), reply_verdict(SAMPLE_VERDICT))
 
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
     secrets.delete_secret(SecretId=arn, ForceDeleteWithoutRecovery=True)
     rebuilt: Stack = make_stack(
         SCORING_LLM_PROVIDER="anthropic", ANTHROPIC_BASE_URL=endpoint, ANTHROPIC_API_KEY_SECRET_ARN=arn
     )
     rebuilt.request_score(SHALLOW_ID)
-    rebuilt.worker.drain()  # the secret is gone from the store: the cached value (max_age 300 s) still serves
+    rebuilt.poller.drain()  # the secret is gone from the store: the cached value (max_age 300 s) still serves
 
     assert stack.score(THOROUGH_ID).json()["status"] == "completed"
     assert rebuilt.score(SHALLOW_ID).json()["status"] == "completed"
@@ -190,7 +190,7 @@ def test_logs_are_json_with_correlation_ids_and_judge_text_truncated(
 
     claude_stack.request_score(THOROUGH_ID)
     score_id = claude_stack.score(THOROUGH_ID).json()["score_id"]
-    claude_stack.worker.drain()
+    claude_stack.poller.drain()
 
     records = [json.loads(line) for line in json_logs.getvalue().splitlines() if line.startswith("{")]
     assert records, "expected structured log lines"
@@ -235,7 +235,7 @@ def test_prompt_injection_reaches_the_judge_only_inside_the_nonce_fences(
     )
 
     stack.request_score(THOROUGH_ID)
-    stack.worker.drain()
+    stack.poller.drain()
 
     assert stack.score(THOROUGH_ID).json()["status"] == "completed"
     request = fake_claude.requests[0]

@@ -256,7 +256,7 @@ def test_a_setting_may_admit_failed_sessions(make_stack: Any, tarsy_env: dict[st
     stack = make_stack(**tarsy_env, SCORING_SCORABLE_STATUSES="[completed, failed]")
 
     assert stack.request_score(FAILED_ID).status_code == 202
-    stack.worker.drain()
+    stack.poller.drain()
 
     assert stack.score(FAILED_ID).json()["status"] == "completed"
 
@@ -279,7 +279,7 @@ def test_judge_input_holds_every_tool_call_of_every_stage_and_the_available_tool
     fake_tarsy.add_detailed(document)
 
     assert tarsy_claude_stack.request_score(REACT_ID).status_code == 202
-    tarsy_claude_stack.worker.drain()
+    tarsy_claude_stack.poller.drain()
 
     score = tarsy_claude_stack.score(REACT_ID).json()
     assert score["status"] == "completed", score["error_message"]
@@ -305,7 +305,7 @@ def test_a_tarsy_session_in_either_style_scores_end_to_end(
     fake_tarsy.add_detailed(detailed(session_id))
 
     tarsy_claude_stack.request_score(session_id)
-    assert tarsy_claude_stack.worker.drain() == 1
+    assert tarsy_claude_stack.poller.drain() == 1
 
     score = tarsy_claude_stack.score(session_id).json()
     assert score["status"] == "completed", score["error_message"]
@@ -321,7 +321,7 @@ def test_the_heuristic_judge_scores_tarsy_sessions_too(
     fake_tarsy.add_detailed(detailed(session_id))
 
     tarsy_stack.request_score(session_id)
-    tarsy_stack.worker.drain()
+    tarsy_stack.poller.drain()
 
     score = tarsy_stack.score(session_id).json()
     assert score["status"] == "completed", score["error_message"]
@@ -344,7 +344,7 @@ def test_compaction_is_recorded_on_the_score(
     )
 
     stack.request_score(REACT_ID)
-    stack.worker.drain()
+    stack.poller.drain()
 
     judge = stack.score(REACT_ID).json()["judge"]
     assert judge["prompt_compacted"] is True
@@ -367,7 +367,7 @@ def test_a_session_too_large_to_fit_fails_its_attempt_with_the_reason(
     )
 
     stack.request_score(REACT_ID)
-    stack.worker.drain()
+    stack.poller.drain()
 
     score = stack.score(REACT_ID).json()
     assert score["status"] == "failed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import uuid
 
-from session_scoring.cli import ProgressBar, render_report
+from session_scoring.entrypoints.cli import ProgressBar, render_report
 from session_scoring.models.api import ScoreStatus
 from session_scoring.services.redrive import DeadLetter, DeadLetterReport, RedriveProgress
 

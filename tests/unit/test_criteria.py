@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from session_scoring import criteria
-from session_scoring.criteria import load_scoring_config, parse_scoring_config
+from session_scoring.configuration import criteria
+from session_scoring.configuration.criteria import load_scoring_config, parse_scoring_config
 from session_scoring.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,9 +9,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError, SecretUnavailableError
-from session_scoring.secrets import read_secret
-from session_scoring.settings import Settings
+from session_scoring.infrastructure.secrets import read_secret
 
 
 @pytest.fixture

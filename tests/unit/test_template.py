@@ -213,7 +213,7 @@ def test_api_handler_imports_and_serves_without_loading_the_anthropic_sdk() -> N
     """In a fresh interpreter where the SDK *is* installed, the API module and a request never load it."""
     probe = (
         "import sys\n"
-        "from devstack.worker import LocalLambdaContext\n"
+        "from devstack.queue_poller import LocalLambdaContext\n"
         "from functions.api.app import handler\n"
         "from tests.support.events import load_event\n"
         "event = load_event('api-get-score.json')\n"

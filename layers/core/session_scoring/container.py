@@ -9,14 +9,14 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
-from session_scoring.criteria import ScoringConfig, load_scoring_config
-from session_scoring.settings import Settings, get_settings
+from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
+from session_scoring.configuration.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from session_scoring.infrastructure.queue import SqsJobQueue
     from session_scoring.judge.base import Judge
-    from session_scoring.queue import SqsJobQueue
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.resilience.breaker import JudgeBreaker
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from session_scoring.services.jobs import JobService
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.schema import SchemaService
+    from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.sessions import SessionViewService
-    from session_scoring.services.worker import ScoringWorker
     from session_scoring.sources.base import SessionSource
 
 
@@ -59,8 +59,8 @@ class Container:
 
     @cached_property
     def queue(self) -> SqsJobQueue:
-        from session_scoring.aws import aws_client
-        from session_scoring.queue import SqsJobQueue
+        from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.infrastructure.queue import SqsJobQueue
 
         return SqsJobQueue(aws_client("sqs", self.settings), self.settings.queue_url)
 
@@ -84,7 +84,7 @@ class Container:
         settings = self.settings
         if not settings.breaker_table_name:
             return NoBreaker()
-        from session_scoring.aws import aws_client
+        from session_scoring.infrastructure.aws import aws_client
 
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
@@ -96,11 +96,11 @@ class Container:
         )
 
     @cached_property
-    def worker(self) -> ScoringWorker:
-        from session_scoring.services.worker import ScoringWorker, WorkerPolicy
+    def scorer(self) -> Scorer:
+        from session_scoring.services.scorer import Scorer, ScorerPolicy
 
         settings = self.settings
-        policy = WorkerPolicy(
+        policy = ScorerPolicy(
             lease_seconds=settings.lease_seconds,
             max_receive_count=settings.max_receive_count,
             judge_timeout_seconds=settings.judge_timeout_seconds,
@@ -109,13 +109,13 @@ class Container:
             # The heuristic judge reads the session, not the prompt: no model limit to respect.
             input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
         )
-        return ScoringWorker(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
+        return Scorer(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
 
     @cached_property
     def job_service(self) -> JobService:
         from session_scoring.services.jobs import JobService
 
-        return JobService(self.worker, self.queue)
+        return JobService(self.scorer, self.queue)
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:
@@ -138,8 +138,8 @@ class Container:
 
     @cached_property
     def dead_letters(self) -> DeadLetterService:
-        from session_scoring.aws import aws_client
-        from session_scoring.queue import SqsDeadLetterQueue
+        from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.infrastructure.queue import SqsDeadLetterQueue
         from session_scoring.services.redrive import DeadLetterService
 
         settings = self.settings

@@ -2,7 +2,7 @@
 
 Each error says what went wrong and what to do about it. The API maps them to HTTP status codes in one place
 (``STATUS_BY_ERROR`` in ``functions/api/app.py``) and the scorer maps them to retry/ack in one place
-(``outcome_for_error`` in ``services/worker.py``).
+(``outcome_for_error`` in ``services/scorer.py``).
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def settle(request: pytest.FixtureRequest) -> Any:
 
     def check(stack: Stack, *, faults: int, jobs: int, drain: bool = True) -> EndState:
         if drain:
-            stack.worker.drain()
+            stack.poller.drain()
         state = end_state(stack.env["SCORING_DATABASE_URL"])
         LEDGER.tests += 1
         LEDGER.faults += faults

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from session_scoring.cli import main as cli_main
+from session_scoring.entrypoints.cli import main as cli_main
 from tests.conftest import FAILING_TOOLS_ID, SHALLOW_ID, THOROUGH_ID, Stack
 from tests.integration.faults.conftest import (
     FAULT_ENV,
@@ -37,7 +37,7 @@ def test_breaker_opens_after_five_transient_failures_and_closes_after_a_probe(
     for session_id in sessions:
         fault_stack.request_score(session_id)
 
-    fault_stack.worker.drain()
+    fault_stack.poller.drain()
 
     # 4 calls for the first job (1 + 3 retries), the 5th consecutive failure opens the circuit; nothing after it.
     assert len(fake_claude.requests) == 5
@@ -47,12 +47,12 @@ def test_breaker_opens_after_five_transient_failures_and_closes_after_a_probe(
     assert sum("judge unavailable (circuit open); will be retried at" in w["error_message"] for w in waiting) >= 2
 
     fake_claude.default = reply_verdict(SAMPLE_VERDICT)
-    fault_stack.worker.make_deferred_visible()
-    fault_stack.worker.drain()  # before the recovery timeout: still no call
+    fault_stack.poller.make_deferred_visible()
+    fault_stack.poller.drain()  # before the recovery timeout: still no call
     assert len(fake_claude.requests) == 5
 
     pass_recovery_timeout(fault_stack)
-    fault_stack.worker.make_deferred_visible()
+    fault_stack.poller.make_deferred_visible()
     state = settle(fault_stack, faults=5, jobs=3)
 
     assert state.completed == 3
@@ -64,7 +64,7 @@ def test_permanent_errors_do_not_open_the_breaker(fault_stack: Stack, fake_claud
     fake_claude.default = reply_error(400, "invalid_request_error", "bad request")
     for session_id in (THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID):
         fault_stack.request_score(session_id)
-    fault_stack.worker.drain()
+    fault_stack.poller.drain()
     fake_claude.default = reply_error(401, "authentication_error", "bad key")
     fault_stack.request_score(THOROUGH_ID, force=True)
     fault_stack.request_score(SHALLOW_ID, force=True)
@@ -79,11 +79,11 @@ def test_permanent_errors_do_not_open_the_breaker(fault_stack: Stack, fake_claud
 def _burst(make_stack: Any, fake_claude: Any, many_sessions: Any) -> tuple[Stack, list[str]]:
     directory, session_ids = many_sessions(BURST)
     stack: Stack = make_stack(**FAULT_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_SESSIONS_DIR=str(directory))
-    stack.worker._batch_size = 10
+    stack.poller._batch_size = 10
     fake_claude.default = JUDGE_DOWN
     for session_id in session_ids:
         assert stack.request_score(session_id).status_code == 202
-    stack.worker.drain()
+    stack.poller.drain()
     assert breaker_state(stack) == "OPEN"
     assert len(fake_claude.requests) == 5
     assert _statuses(stack, session_ids) == {"pending": BURST}
@@ -97,7 +97,7 @@ def test_burst_during_a_short_outage_completes_without_redrive(
 
     fake_claude.default = reply_verdict(SAMPLE_VERDICT)  # the judge is back within the retry window
     pass_recovery_timeout(stack)
-    stack.worker.make_deferred_visible()
+    stack.poller.make_deferred_visible()
     state = settle(stack, faults=5, jobs=BURST)
 
     assert state.completed == BURST
@@ -114,8 +114,8 @@ def test_burst_during_a_long_outage_dead_letters_then_redrive_completes_all(
 
     for _ in range(max_receives):  # every retry finds the judge still down
         pass_recovery_timeout(stack)
-        stack.worker.make_deferred_visible()
-        stack.worker.drain()
+        stack.poller.make_deferred_visible()
+        stack.poller.drain()
 
     assert _statuses(stack, session_ids) == {"failed": BURST}
     failed = stack.score(session_ids[0]).json()

@@ -42,7 +42,7 @@ def test_the_same_message_delivered_twice_scores_once(fault_stack: Stack, fake_c
     job = _job(fault_stack, FAILING_TOOLS_ID)
     fault_stack.sqs.send_message(QueueUrl=fault_stack.resources.queue_url, MessageBody=job.model_dump_json())
 
-    assert fault_stack.worker.drain() == 2
+    assert fault_stack.poller.drain() == 2
     state = settle(fault_stack, faults=1, jobs=1, drain=False)
 
     assert state.completed == 1
@@ -57,7 +57,7 @@ def test_two_workers_racing_for_one_attempt_score_it_once(fault_stack: Stack, fa
     fake_claude.default = FakeReply(body=reply_verdict(SAMPLE_VERDICT).body, on_request=lambda: loser_done.wait(10))
     fault_stack.request_score(FAILING_TOOLS_ID)
     job = _job(fault_stack, FAILING_TOOLS_ID)
-    worker = fault_stack.container.worker
+    worker = fault_stack.container.scorer
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
@@ -74,7 +74,7 @@ def test_two_workers_racing_for_one_attempt_score_it_once(fault_stack: Stack, fa
     for thread in threads:
         thread.join(timeout=30)
 
-    assert sorted(outcomes) == ["another worker holds this attempt; retry when its lease expires", "completed"]
+    assert sorted(outcomes) == ["another scorer holds this attempt; retry when its lease expires", "completed"]
     state = settle(fault_stack, faults=1, jobs=1)  # the queued message arrives late and is acknowledged
     assert state.completed == 1
     assert len(fake_claude.requests) == 1
@@ -89,7 +89,7 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
     dead_claim = repository.claim(job.score_id, lease_seconds=30)  # this worker "dies" here
     assert dead_claim.claimed
 
-    fault_stack.worker.drain()  # another worker sees the live lease and defers
+    fault_stack.poller.drain()  # another worker sees the live lease and defers
     assert fault_stack.score(FAILING_TOOLS_ID).json()["status"] == "in_progress"
     assert len(fake_claude.requests) == 0
 
@@ -98,7 +98,7 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
         "UPDATE session_scores SET lease_expires_at = now() - interval '1 second' WHERE score_id = :id",
         id=job.score_id,
     )
-    fault_stack.worker.make_deferred_visible()
+    fault_stack.poller.make_deferred_visible()
     state = settle(fault_stack, faults=1, jobs=1)
 
     assert state.completed == 1
@@ -123,8 +123,8 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
 def restartable_postgres() -> Iterator[tuple[str, Any]]:
     """A PostgreSQL of this test's own (pgserver), migrated, that the test may restart."""
     from devstack.postgres import start_postgres
-    from session_scoring import migrate
-    from session_scoring.settings import Settings
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.infrastructure import migrate
 
     data_dir = Path(tempfile.mkdtemp(prefix="scoring-pg-restart-"))
     url, server = start_postgres(data_dir / "pgdata")
@@ -170,9 +170,9 @@ def test_postgres_restarted_in_the_middle_of_a_batch_loses_nothing(
     for session_id in (THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID):
         assert stack.request_score(session_id).status_code == 202
 
-    assert stack.worker.poll_once(wait_seconds=0) == 3  # one batch of three
+    assert stack.poller.poll_once(wait_seconds=0) == 3  # one batch of three
     assert restarts == ["restarted"]
-    stack.worker.make_deferred_visible()
+    stack.poller.make_deferred_visible()
     state = settle(stack, faults=1, jobs=3)
 
     assert state.completed == 3
@@ -195,7 +195,7 @@ def test_postgres_down_while_storing_is_retried_later_and_stores_the_score_whole
     fake_claude.script(FakeReply(on_request=lambda: stop(server), body=reply_verdict(SAMPLE_VERDICT).body))
     stack.request_score(FAILING_TOOLS_ID)
 
-    assert stack.worker.poll_once(wait_seconds=0) == 1  # the verdict arrives with the database gone
+    assert stack.poller.poll_once(wait_seconds=0) == 1  # the verdict arrives with the database gone
     restart(server)
 
     score = stack.score(FAILING_TOOLS_ID).json()
@@ -203,7 +203,7 @@ def test_postgres_down_while_storing_is_retried_later_and_stores_the_score_whole
     assert score["total_score"] is None
     assert score["missing_tools"] == []
     _execute(url, "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
-    stack.worker.make_deferred_visible()
+    stack.poller.make_deferred_visible()
     state = settle(stack, faults=1, jobs=1)
 
     assert state.completed == 1

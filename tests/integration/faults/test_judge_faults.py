@@ -102,13 +102,13 @@ def test_transient_faults_beyond_the_retries_come_back_on_a_later_delivery(
     fake_claude.script(*[reply_error(500, "api_error", "boom") for _ in range(4)])
 
     fault_stack.request_score(FAILING_TOOLS_ID)
-    fault_stack.worker.drain()
+    fault_stack.poller.drain()
     pending = fault_stack.score(FAILING_TOOLS_ID).json()
     assert pending["status"] == "pending"
     assert "transient failure, will retry" in pending["error_message"]
     assert "500" in pending["error_message"]
 
-    fault_stack.worker.make_deferred_visible()
+    fault_stack.poller.make_deferred_visible()
     state = settle(fault_stack, faults=4, jobs=1)
     assert state.completed == 1
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from session_scoring.configuration.settings import Settings
 from session_scoring.db.engine import create_db_engine, database_url, ssl_context_for
 from session_scoring.errors import ConfigurationError
-from session_scoring.settings import Settings
 
 PROXY = "scoring-proxy.proxy-cexample.us-east-1.rds.amazonaws.com"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from session_scoring.criteria import ScoringConfig, load_scoring_config
+from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
 from session_scoring.errors import PromptTooLargeError
 from session_scoring.judge.rendering import build_prompt, estimate_tokens, render_conversation
 from session_scoring.models.session import AvailableTool, Session, Stage, Step, ToolCall

@@ -17,9 +17,9 @@ from session_scoring.errors import (
     SessionNotFoundError,
     SourceUnavailableError,
 )
-from session_scoring.services.worker import WorkerPolicy, outcome_for_error
+from session_scoring.services.scorer import ScorerPolicy, outcome_for_error
 
-POLICY = WorkerPolicy(
+POLICY = ScorerPolicy(
     lease_seconds=900, max_receive_count=5, judge_timeout_seconds=120, judge_max_retries=3, judge_retry_base_seconds=1
 )
 

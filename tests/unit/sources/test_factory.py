@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from session_scoring.criteria import SessionSourceSection
+from session_scoring.configuration.criteria import SessionSourceSection
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
-from session_scoring.settings import Settings
 from session_scoring.sources.factory import build_source
 
 

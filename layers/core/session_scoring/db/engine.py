@@ -20,10 +20,11 @@ import ssl
 from typing import Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session as DbSession
+from sqlalchemy.orm import sessionmaker
 
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
-from session_scoring.settings import Settings
 
 LOCAL_HOSTS = (None, "", "localhost", "127.0.0.1", "::1")
 
@@ -53,7 +54,7 @@ def database_url(settings: Settings) -> URL:
 
 
 def _url_from_secret(settings: Settings) -> URL:
-    from session_scoring.secrets import read_secret
+    from session_scoring.infrastructure.secrets import read_secret
 
     raw = read_secret(settings, settings.database_secret_arn or "", "SCORING_DATABASE_SECRET_ARN")
     try:
@@ -123,7 +124,7 @@ def create_db_engine(settings: Settings) -> Engine:
 
 def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
     """Sign a fresh IAM token (valid 15 minutes) for every new connection; signing is local, no network call."""
-    from session_scoring.aws import aws_client
+    from session_scoring.infrastructure.aws import aws_client
 
     rds = aws_client("rds", settings)
 
@@ -134,5 +135,5 @@ def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
         )
 
 
-def create_session_factory(engine: Engine) -> sessionmaker[Session]:
+def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:
     return sessionmaker(engine, expire_on_commit=False)

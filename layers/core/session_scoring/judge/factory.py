@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from session_scoring.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
 from session_scoring.judge.base import Judge
-from session_scoring.settings import Settings
 
 
 def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
@@ -38,7 +38,7 @@ def _anthropic_api_key(settings: Settings) -> str:
     if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
         return settings.anthropic_api_key.get_secret_value()
     if settings.anthropic_api_key_secret_arn:
-        from session_scoring.secrets import read_secret
+        from session_scoring.infrastructure.secrets import read_secret
 
         return read_secret(settings, settings.anthropic_api_key_secret_arn, "ANTHROPIC_API_KEY_SECRET_ARN")
     raise ConfigurationError(

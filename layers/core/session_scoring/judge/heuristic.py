@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from session_scoring.judge.base import JudgeRequest
 from session_scoring.models.judge import (
     DIMENSION_MAX,
-    AlternativeApproach,
+    JudgeAlternativeApproach,
+    JudgeMissingTool,
     JudgeOutputSchema,
     JudgeVerdict,
-    MissingTool,
     ScoreBreakdown,
 )
 from session_scoring.models.session import AvailableTool, Session, ToolCall
@@ -82,7 +82,7 @@ class _Findings:
     notes: dict[str, list[str]] = field(
         default_factory=lambda: {k: [] for k in ("flow", "consistency", "tools", "synthesis")}
     )
-    missing: list[MissingTool] = field(default_factory=list)
+    missing: list[JudgeMissingTool] = field(default_factory=list)
 
 
 def _clamp(value: int) -> int:
@@ -169,7 +169,7 @@ def _rule_unused_tools(f: _Findings, unused: list[AvailableTool]) -> None:
     for tool in unused:
         if _FORENSIC.search(tool.name):
             f.missing.append(
-                MissingTool(
+                JudgeMissingTool(
                     tool_name=tool.qualified_name,
                     rationale=f"{tool.qualified_name} was available but never called; it would have provided direct "
                     "evidence (logs, files, processes or events) instead of inference"
@@ -270,14 +270,16 @@ def _reasoning(
     return "\n\n".join(parts)
 
 
-def _alternatives(session: Session, unused: list[AvailableTool], calls: list[ToolCall]) -> list[AlternativeApproach]:
-    approaches: list[AlternativeApproach] = []
+def _alternatives(
+    session: Session, unused: list[AvailableTool], calls: list[ToolCall]
+) -> list[JudgeAlternativeApproach]:
+    approaches: list[JudgeAlternativeApproach] = []
     forensic = [t for t in unused if _FORENSIC.search(t.name)] or unused
     if forensic:
         steps = [f"Call {t.qualified_name} to gather direct evidence for the alert" for t in forensic[:4]]
         steps.append("Correlate what these tools return with the alert's timestamps and resources before concluding")
         approaches.append(
-            AlternativeApproach(
+            JudgeAlternativeApproach(
                 name="Evidence-First Investigation",
                 description="Use the available forensic tools that were skipped, so conclusions rest on direct "
                 "evidence rather than inference.",
@@ -288,7 +290,7 @@ def _alternatives(session: Session, unused: list[AvailableTool], calls: list[Too
     if failed:
         first = failed[0]
         approaches.append(
-            AlternativeApproach(
+            JudgeAlternativeApproach(
                 name="Recover From Tool Failures",
                 description="Treat a failed call as information and pivot to another source of the same evidence.",
                 steps=[

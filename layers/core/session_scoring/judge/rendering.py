@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from session_scoring.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import PromptTooLargeError
 from session_scoring.judge.base import JudgePrompt
 from session_scoring.models.session import Session, Stage, ToolCall

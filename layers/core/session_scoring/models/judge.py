@@ -20,14 +20,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class MissingTool(_Strict):
+class JudgeMissingTool(_Strict):
     """Missing tool that should have been used in the investigation."""
 
     tool_name: str = Field(..., min_length=1, max_length=255, description="Name of the missing MCP tool")
     rationale: str = Field(..., min_length=1, description="Explanation of why this tool was needed")
 
 
-class AlternativeApproach(_Strict):
+class JudgeAlternativeApproach(_Strict):
     """Alternative investigation approach that could have been more efficient/rigorous."""
 
     name: str = Field(..., min_length=1, max_length=255, description="Brief descriptive title of the approach")
@@ -53,8 +53,8 @@ class JudgeOutputSchema(_Strict):
     total_score: int = Field(..., ge=0, le=100, description="Overall score 0-100: the sum of score_breakdown")
     score_breakdown: ScoreBreakdown = Field(..., description="Points per dimension, each 0-25")
     score_reasoning: str = Field(..., min_length=1, description="Detailed explanation (200+ words recommended)")
-    missing_tools: list[MissingTool] = Field(default_factory=list, description="Tools that should have been used")
-    alternative_approaches: list[AlternativeApproach] = Field(
+    missing_tools: list[JudgeMissingTool] = Field(default_factory=list, description="Tools that should have been used")
+    alternative_approaches: list[JudgeAlternativeApproach] = Field(
         default_factory=list, description="Alternative investigation approaches (0-3)"
     )
 

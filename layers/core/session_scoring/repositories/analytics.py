@@ -13,7 +13,8 @@ from typing import Any
 
 from sqlalchemy import and_, case, func, literal, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by, distinct_on
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session as DbSession
+from sqlalchemy.orm import sessionmaker
 from sqlalchemy.sql.selectable import Subquery
 
 from session_scoring.db.schema import MissingToolRow, ScoringCriteriaDefinitionRow, SessionScoreRow
@@ -81,7 +82,7 @@ def _latest_completed(criteria_hash: str | None) -> Subquery:
 class AnalyticsRepository:
     """Read-only aggregate queries over the score tables."""
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
         self._sessions = session_factory
 
     @_db_call

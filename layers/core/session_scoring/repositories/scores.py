@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlalchemy.orm import Session, selectinload, sessionmaker
+from sqlalchemy.orm import Session as DbSession
+from sqlalchemy.orm import selectinload, sessionmaker
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
 
 from session_scoring.db.schema import (
@@ -147,7 +148,7 @@ def _with_children() -> Any:
 class ScoreRepository:
     """Score attempts and criteria. Methods are short transactions; none holds a transaction across I/O."""
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
         self._sessions = session_factory
 
     @_db_call

@@ -5,7 +5,7 @@ Counts are over the latest completed score of each session (see ``repositories.a
 
 from __future__ import annotations
 
-from session_scoring.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.models.api import (
     CriteriaUsage,
     MissingToolCount,

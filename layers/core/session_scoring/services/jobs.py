@@ -6,7 +6,7 @@ from typing import Protocol
 
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.services.worker import JobOutcome, ScoringWorker
+from session_scoring.services.scorer import JobOutcome, Scorer
 
 
 class MessageVisibility(Protocol):
@@ -14,12 +14,12 @@ class MessageVisibility(Protocol):
 
 
 class JobService:
-    def __init__(self, worker: ScoringWorker, visibility: MessageVisibility | None) -> None:
-        self._worker = worker
+    def __init__(self, scorer: Scorer, visibility: MessageVisibility | None) -> None:
+        self._scorer = scorer
         self._visibility = visibility
 
     def handle(self, job: ScoringJob, receipt_handle: str, receive_count: int, remaining_seconds: float) -> JobOutcome:
-        outcome = self._worker.process(job, receive_count, remaining_seconds)
+        outcome = self._scorer.process(job, receive_count, remaining_seconds)
         if not outcome.done and outcome.delay_seconds and self._visibility is not None:
             try:
                 self._visibility.delay(receipt_handle, outcome.delay_seconds)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from session_scoring import migrate
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import DatabaseUnavailableError
+from session_scoring.infrastructure import migrate
 from session_scoring.log import logger
-from session_scoring.settings import Settings
 
 
 @dataclass(frozen=True)

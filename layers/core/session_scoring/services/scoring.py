@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from session_scoring import __version__
-from session_scoring.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
     QueueUnavailableError,
     ScoreNotFoundError,
     ScoringDisabledError,
     SessionNotScorableError,
 )
+from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.api import (
     CriteriaDefinition,
@@ -24,7 +25,6 @@ from session_scoring.models.api import (
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.session import Session, SessionStatus
-from session_scoring.queue import JobQueue
 from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.sources.base import SessionSource
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from session_scoring.criteria import SessionSourceSection
-from session_scoring.settings import Settings
+from session_scoring.configuration.criteria import SessionSourceSection
+from session_scoring.configuration.settings import Settings
 from session_scoring.sources.base import SessionSource
 
 
@@ -13,7 +13,7 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
         from session_scoring.sources.file import FileSessionSource
 
         return FileSessionSource(settings.resolve_path(section.directory), include_chat=section.include_chat)
-    from session_scoring.secrets import read_secret
+    from session_scoring.infrastructure.secrets import read_secret
     from session_scoring.sources.http import TarsyHttpClient
 
     client = TarsyHttpClient(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from session_scoring.settings import Settings
+from session_scoring.configuration.settings import Settings
 
 
 def aws_client(service: str, settings: Settings) -> Any:

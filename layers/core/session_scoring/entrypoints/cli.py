@@ -1,7 +1,7 @@
 """Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it.
 
 Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
-secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.cli redrive``.
+secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The scoring job: claim the attempt, load the session, judge it, store the verdict.
 
-``ScoringWorker.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
+``Scorer.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
 that decides, for each kind of failure, whether the attempt fails for good (the message is acknowledged) or the
 message comes back later (the attempt returns to pending with a note saying why and when).
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from session_scoring.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
@@ -62,7 +62,7 @@ class JobOutcome:
 
 
 @dataclass(frozen=True)
-class WorkerPolicy:
+class ScorerPolicy:
     lease_seconds: int
     max_receive_count: int
     judge_timeout_seconds: float
@@ -85,7 +85,7 @@ DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session
 MAX_RETRY_DELAY_SECONDS = 900
 
 
-def outcome_for_error(exc: Exception, receive_count: int, policy: WorkerPolicy) -> tuple[str, JobOutcome]:
+def outcome_for_error(exc: Exception, receive_count: int, policy: ScorerPolicy) -> tuple[str, JobOutcome]:
     """Decide what a failure means: ('fail'|'release', outcome). The single error -> ack/retry mapping.
 
     - permanent (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack the message;
@@ -116,14 +116,14 @@ def outcome_for_error(exc: Exception, receive_count: int, policy: WorkerPolicy) 
     )
 
 
-class ScoringWorker:
+class Scorer:
     def __init__(
         self,
         config: ScoringConfig,
         repository: ScoreRepository,
         source: SessionSource,
         judge: Callable[[], Judge],
-        policy: WorkerPolicy,
+        policy: ScorerPolicy,
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -158,7 +158,7 @@ class ScoringWorker:
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
         if not stored:
-            return JobOutcome.ack("another worker took over this attempt after our lease expired")
+            return JobOutcome.ack("another scorer took over this attempt after our lease expired")
         logger.info(
             "score stored",
             extra={
@@ -180,7 +180,7 @@ class ScoringWorker:
         delay = 30
         if lease_expires_at is not None:
             delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
-        return JobOutcome.retry("another worker holds this attempt; retry when its lease expires", delay)
+        return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
     def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
         session = self._source.get_session(job.session_id)

@@ -6,7 +6,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, text
 
-from session_scoring.settings import Settings
+from session_scoring.configuration.settings import Settings
 
 MIGRATION_LOCK_ID = 0x5C0_12E  # any constant shared by every migrator of this database
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError, SecretUnavailableError
-from session_scoring.settings import Settings
 
 SECRET_CACHE_SECONDS = 300
 """Powertools caches each value this long, so a rotated secret is picked up within five minutes."""
@@ -37,7 +37,7 @@ def _provider(settings: Settings) -> Any:
     if key not in _PROVIDERS:
         from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
-        from session_scoring.aws import aws_client
+        from session_scoring.infrastructure.aws import aws_client
 
         _PROVIDERS[key] = SecretsProvider(boto3_client=aws_client("secretsmanager", settings))
     return _PROVIDERS[key]

@@ -60,7 +60,7 @@ def to_sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, An
     }
 
 
-class QueueWorker:
+class QueuePoller:
     def __init__(
         self,
         sqs: Any,
@@ -143,7 +143,7 @@ class QueueWorker:
         return count
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="scoring-worker", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="queue-poller", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -155,6 +155,6 @@ class QueueWorker:
         while not self._stop.is_set():
             try:
                 self.poll_once()
-            except Exception as exc:  # noqa: BLE001 - keep the local worker alive, like the Lambda poller
-                print(f"[worker] error: {exc}", flush=True)
+            except Exception as exc:  # noqa: BLE001 - keep the local poller alive, like the Lambda poller
+                print(f"[poller] error: {exc}", flush=True)
                 self._stop.wait(2)

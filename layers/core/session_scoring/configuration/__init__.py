@@ -1,0 +1,1 @@
+"""Configuration: the typed runtime settings and the scoring criteria file."""

@@ -1,0 +1,1 @@
+"""Infrastructure adapters: AWS clients, secrets, the scoring queue, database migrations."""
