@@ -6,6 +6,7 @@
 - The judge: Claude when ANTHROPIC_API_KEY is set, otherwise the offline heuristic judge (SCORING_LLM_PROVIDER
   overrides either way).
 - The API on http://127.0.0.1:8000 (PORT to change) and a queue poller feeding the queue to the scoring handler.
+- Metrics: the scorer prints its CloudWatch EMF lines (JSON with an ``_aws`` key) to stdout; tracing is off.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def main() -> int:
     os.environ["SCORING_QUEUE_URL"] = resources.queue_url
     os.environ["SCORING_DLQ_URL"] = resources.dead_letter_queue_url
     os.environ["SCORING_BREAKER_TABLE"] = resources.breaker_table
+    # Powertools: EMF metric lines on stdout under the deployed namespace; no X-Ray daemon here, so no tracing.
+    os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SessionScoring")
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     print(f"  sqs+dynamodb : moto at {endpoint}", flush=True)
     print(
         "  redrive  : from another shell, "

@@ -3,6 +3,9 @@
 Each record's body is parsed into a ``ScoringJob`` and handed to the job service. A record whose job must come
 back later (or whose body is not a job) raises, so Powertools reports it in ``batchItemFailures`` while its
 neighbours are acknowledged; SQS moves it to the dead-letter queue after the allowed number of receives.
+
+Each invocation prints its metrics as one EMF line (with a ``ColdStart`` line on the first) and is traced in X-Ray:
+one ``## job`` subsegment per record, annotated with its ``score_id``, around the service's own subsegments.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.observability import get_tracer, metrics, subsegment
 
 processor = BatchProcessor(event_type=EventType.SQS)
+tracer = get_tracer()
 
 DEFAULT_REMAINING_SECONDS = 900.0
 
@@ -31,12 +36,13 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     logger.append_keys(score_id=str(job.score_id), session_id=job.session_id)
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
-        outcome = get_container().job_service.handle(
-            job,
-            receipt_handle=record.receipt_handle,
-            receive_count=int(record.attributes.approximate_receive_count or 1),
-            remaining_seconds=remaining,
-        )
+        with subsegment("job", score_id=str(job.score_id), session_id=job.session_id):
+            outcome = get_container().job_service.handle(
+                job,
+                receipt_handle=record.receipt_handle,
+                receive_count=int(record.attributes.approximate_receive_count or 1),
+                remaining_seconds=remaining,
+            )
     finally:
         logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids
     if not outcome.done:
@@ -45,5 +51,7 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
 
 
 @logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics(capture_cold_start_metric=True)
+@tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

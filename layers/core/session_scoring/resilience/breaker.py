@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from session_scoring.errors import JudgeTransientError, JudgeUnavailableError
 from session_scoring.log import logger
+from session_scoring.observability import record_breaker_transition
 
 T = TypeVar("T")
 
@@ -101,3 +102,4 @@ class DynamoJudgeBreaker:
                 "to_state": str(transition.to_state),
             },
         )
+        record_breaker_transition(str(transition.to_state))

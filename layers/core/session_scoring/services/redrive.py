@@ -28,6 +28,7 @@ from session_scoring.infrastructure.queue import MoveTaskUnsupportedError, Queue
 from session_scoring.log import logger
 from session_scoring.models.api import ScoreStatus
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.observability import record_jobs_redriven
 from session_scoring.repositories.scores import ScoreRepository
 
 HOLD_SECONDS = 300
@@ -164,6 +165,7 @@ class DeadLetterService:
             result.moved += 1
             report(RedriveProgress(result.moved, total))
         logger.info("dead letters redriven", extra={"moved": result.moved, "reopened": result.reopened})
+        record_jobs_redriven(result.moved)
         return result
 
     def _redrive_with_move_task(
@@ -189,6 +191,7 @@ class DeadLetterService:
             if status.status != "RUNNING":
                 break
             self._wait()
+        record_jobs_redriven(result.moved)
         if status.status == "FAILED":
             raise ScoringError(f"the SQS move task failed: {status.failure_reason or 'no reason given'}")
         return result

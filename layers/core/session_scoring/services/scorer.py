@@ -35,6 +35,18 @@ from session_scoring.log import logger
 from session_scoring.models.api import ScoreStatus
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.observability import (
+    FailureCategory,
+    record_job_dead_lettered,
+    record_job_deferred,
+    record_job_received,
+    record_judge_retries,
+    record_judging,
+    record_prompt_compaction,
+    record_score_completed,
+    record_score_failed,
+    subsegment,
+)
 from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
@@ -140,8 +152,10 @@ class Scorer:
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
         deadline = self._clock() + remaining_seconds - STORE_MARGIN_SECONDS
+        record_job_received()
         try:
-            claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
+            with subsegment("claim attempt"):
+                claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
         except DatabaseUnavailableError as exc:
             # Nothing was claimed, so there is no attempt to update; the message comes back (and, after the
             # allowed receives, waits in the dead-letter queue with the attempt still pending for the redrive).
@@ -152,13 +166,15 @@ class Scorer:
         assert claim.claim_token is not None
         try:
             verdict, prompt = self._score(job, deadline)
-            stored = self._repository.complete(
-                job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt)
-            )
+            with subsegment("store verdict"):
+                stored = self._repository.complete(
+                    job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt)
+                )
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
+        record_score_completed()
         logger.info(
             "score stored",
             extra={
@@ -183,10 +199,16 @@ class Scorer:
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
     def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
-        session = self._source.get_session(job.session_id)
+        with subsegment("source fetch", session_id=job.session_id):
+            session = self._source.get_session(job.session_id)
         prompt = build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        if prompt.compacted:
+            record_prompt_compaction()
+        calls = 0
 
         def attempt(time_left: float) -> JudgeVerdict:
+            nonlocal calls
+            calls += 1
             request = JudgeRequest(
                 session=session,
                 prompt=prompt,
@@ -196,12 +218,29 @@ class Scorer:
             judge = self._judge()
             return self._breaker.call(lambda: judge.evaluate(request))
 
-        verdict = call_with_retries(
-            attempt,
-            deadline=deadline,
-            max_retries=self._policy.judge_max_retries,
-            base_seconds=self._policy.judge_retry_base_seconds,
-            clock=self._clock,
+        started = self._clock()
+        try:
+            with subsegment("judge"):
+                verdict = call_with_retries(
+                    attempt,
+                    deadline=deadline,
+                    max_retries=self._policy.judge_max_retries,
+                    base_seconds=self._policy.judge_retry_base_seconds,
+                    clock=self._clock,
+                )
+        except Exception:
+            if calls > 1:
+                record_judge_retries(calls - 1)
+            raise
+        usage = verdict.usage
+        record_judging(
+            latency_ms=verdict.latency_ms,
+            attempt_ms=int((self._clock() - started) * 1000),
+            retries=calls - 1,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
         )
         return verdict, prompt
 
@@ -219,12 +258,20 @@ class Scorer:
             exc_info=not isinstance(exc, ScoringError),  # an unexpected error needs its traceback
         )
         try:
-            if action == "fail":
-                self._repository.fail(job.score_id, token, outcome.reason)
-            elif action == "release":
-                self._repository.release(job.score_id, token, outcome.reason)
+            with subsegment(f"{action} attempt"):
+                if action == "fail":
+                    self._repository.fail(job.score_id, token, outcome.reason)
+                elif action == "release":
+                    self._repository.release(job.score_id, token, outcome.reason)
         except DatabaseUnavailableError as db_exc:
             return JobOutcome.retry(f"{outcome.reason}; and the attempt could not be updated: {db_exc.message}", 30)
+        if action == "release":
+            record_job_deferred()
+        elif outcome.done:
+            record_score_failed(FailureCategory.PERMANENT)
+        else:  # failed on its last delivery: the message goes to the dead-letter queue
+            record_score_failed(FailureCategory.TRANSIENT)
+            record_job_dead_lettered()
         return outcome
 
 

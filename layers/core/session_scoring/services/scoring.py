@@ -25,6 +25,7 @@ from session_scoring.models.api import (
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.session import Session, SessionStatus
+from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.sources.base import SessionSource
 
@@ -75,6 +76,7 @@ class ScoringService:
             self._repository.fail(score_id, None, f"could not queue the scoring job: {exc.message}")
             raise
         logger.info("scoring queued", extra={"score_id": str(score_id), "session_id": session_id})
+        record_score_requested()
         return attempt
 
     def _check_scorable(self, session: Session) -> None:

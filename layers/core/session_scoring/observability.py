@@ -1,0 +1,207 @@
+"""Metrics (CloudWatch embedded metric format) and traces (X-Ray) through Powertools, in one place.
+
+Services call the small ``record_*`` functions below; they never build metric names or dimensions themselves, so
+the names here are the ones the alarms and the dashboard in ``template.yaml`` read (docs/operations-monitoring.md).
+
+Two ways a metric leaves the process, both Powertools:
+
+- the scorer's job figures go into the shared :data:`metrics` set, which the scorer handler's
+  ``@metrics.log_metrics`` decorator prints as one EMF line at the end of each invocation (with the cold start);
+- a metric with a dimension of its own (failure category, breaker state, API route and status) or recorded where no
+  handler flushes the set (the API) is printed at once with ``single_metric``: Powertools applies a set's
+  dimensions to every metric in it, and a set nobody flushes would be lost.
+
+The X-Ray tracer is built on first use (:func:`get_tracer`): importing ``aws_xray_sdk`` costs about half a second
+and the API's cold start does not need it. Outside Lambda, or with ``POWERTOOLS_TRACE_DISABLED=true`` (``make
+run``), Powertools disables it and the subsegments below cost nothing.
+
+Like logging, this module imports nothing else of ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Metrics
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
+
+NAMESPACE = "SessionScoring"
+"""CloudWatch namespace of every metric (the template's alarms and dashboard read it)."""
+
+TRACED_MODULES = ("botocore", "httpx")
+"""Libraries whose calls become X-Ray subsegments: AWS SDK calls and the TARSy HTTP sources. The judge's own SDK
+(httpx2) is not patchable; its call is the explicit ``judge`` subsegment."""
+
+metrics = Metrics(namespace=NAMESPACE)
+
+
+class FailureCategory(StrEnum):
+    """Why an attempt failed for good: the dimension ``ReasonCategory`` of ``ScoresFailed``."""
+
+    PERMANENT = "permanent"
+    """Retrying cannot help (session not found or not scorable, the judge refused the request, invalid output)."""
+    TRANSIENT = "transient"
+    """Each delivery hit a passing fault until the allowed deliveries ran out; the job is dead-lettered."""
+
+
+class Metric(StrEnum):
+    """Metric names (namespace ``SessionScoring``, dimension ``service``)."""
+
+    SCORES_REQUESTED = "ScoresRequested"
+    JOBS_RECEIVED = "JobsReceived"
+    SCORES_COMPLETED = "ScoresCompleted"
+    SCORES_FAILED = "ScoresFailed"
+    JOBS_DEFERRED = "JobsDeferred"
+    JOBS_DEAD_LETTERED = "JobsDeadLettered"
+    JOBS_REDRIVEN = "JobsRedriven"
+    JUDGE_LATENCY = "JudgeLatency"
+    JUDGE_ATTEMPT_TIME = "JudgeAttemptTime"
+    JUDGE_RETRIES = "JudgeRetries"
+    JUDGE_INPUT_TOKENS = "JudgeInputTokens"
+    JUDGE_OUTPUT_TOKENS = "JudgeOutputTokens"
+    JUDGE_CACHE_READ_TOKENS = "JudgeCacheReadTokens"
+    JUDGE_CACHE_WRITE_TOKENS = "JudgeCacheWriteTokens"
+    PROMPT_COMPACTIONS = "PromptCompactions"
+    BREAKER_TRANSITIONS = "JudgeBreakerTransitions"
+    BREAKER_OPEN = "JudgeBreakerOpen"
+    API_REQUESTS = "ApiRequests"
+
+
+def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
+    """One EMF line right away, with the service dimension of the shared set plus ``dimensions``."""
+    with single_metric(
+        name=name.value, unit=unit, value=value, namespace=NAMESPACE, default_dimensions=metrics.default_dimensions
+    ) as metric:
+        for key, dimension in dimensions.items():
+            metric.add_dimension(name=key, value=dimension)
+
+
+# ---------------------------------------------------------------- the API side (printed at once)
+
+
+def record_score_requested() -> None:
+    """A new attempt was queued (not counted: answers with an existing or active attempt)."""
+    _emit_now(Metric.SCORES_REQUESTED, 1)
+
+
+def record_api_request(route: str, method: str, status_code: int) -> None:
+    """One API request by route template (``/api/v1/scoring/sessions/{session_id}/score``, never the raw path,
+    which would make a dimension per session), method and status class (``2xx``...``5xx``)."""
+    _emit_now(Metric.API_REQUESTS, 1, Route=route, Method=method.upper(), StatusClass=f"{status_code // 100}xx")
+
+
+# ---------------------------------------------------------------- the scorer side (flushed by the handler)
+
+
+def record_job_received() -> None:
+    """A scorer took a job delivery (every delivery, duplicates and redeliveries included)."""
+    metrics.add_metric(name=Metric.JOBS_RECEIVED.value, unit=MetricUnit.Count, value=1)
+
+
+def record_score_completed() -> None:
+    metrics.add_metric(name=Metric.SCORES_COMPLETED.value, unit=MetricUnit.Count, value=1)
+
+
+def record_score_failed(category: FailureCategory) -> None:
+    """An attempt failed for good (stored as ``failed`` with its reason)."""
+    _emit_now(Metric.SCORES_FAILED, 1, ReasonCategory=category.value)
+
+
+def record_job_deferred() -> None:
+    """A transient failure returned the attempt to pending; its message comes back later."""
+    metrics.add_metric(name=Metric.JOBS_DEFERRED.value, unit=MetricUnit.Count, value=1)
+
+
+def record_job_dead_lettered() -> None:
+    """The last allowed delivery failed: SQS moves the message to the dead-letter queue."""
+    metrics.add_metric(name=Metric.JOBS_DEAD_LETTERED.value, unit=MetricUnit.Count, value=1)
+
+
+def record_judging(
+    *,
+    latency_ms: int,
+    attempt_ms: int,
+    retries: int,
+    input_tokens: int,
+    output_tokens: int,
+    cache_read_tokens: int,
+    cache_write_tokens: int,
+) -> None:
+    """A verdict: the successful call's latency, the whole judging time (retries and waits included), the retries
+    it took and the tokens it consumed (all zero for the heuristic judge, which sends no prompt)."""
+    for name, value, unit in (
+        (Metric.JUDGE_LATENCY, latency_ms, MetricUnit.Milliseconds),
+        (Metric.JUDGE_ATTEMPT_TIME, attempt_ms, MetricUnit.Milliseconds),
+        (Metric.JUDGE_RETRIES, retries, MetricUnit.Count),
+        (Metric.JUDGE_INPUT_TOKENS, input_tokens, MetricUnit.Count),
+        (Metric.JUDGE_OUTPUT_TOKENS, output_tokens, MetricUnit.Count),
+        (Metric.JUDGE_CACHE_READ_TOKENS, cache_read_tokens, MetricUnit.Count),
+        (Metric.JUDGE_CACHE_WRITE_TOKENS, cache_write_tokens, MetricUnit.Count),
+    ):
+        metrics.add_metric(name=name.value, unit=unit, value=value)
+
+
+def record_judge_retries(retries: int) -> None:
+    """Retries of a judging that did not end in a verdict (a verdict reports them with :func:`record_judging`)."""
+    metrics.add_metric(name=Metric.JUDGE_RETRIES.value, unit=MetricUnit.Count, value=retries)
+
+
+def record_jobs_redriven(count: int) -> None:
+    """Dead letters moved back to the scoring queue by a redrive.
+
+    Added to the shared set: published by a Lambda handler that flushes it. The ``session-scoring redrive`` CLI runs
+    on an operator's machine, where an EMF line would reach no CloudWatch log group, so it prints its own summary
+    instead and nothing is published from there (the dead-letter queue's depth shows the redrive).
+    """
+    metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
+
+
+def record_prompt_compaction() -> None:
+    """A session was too large for the input budget and its prompt was compacted."""
+    metrics.add_metric(name=Metric.PROMPT_COMPACTIONS.value, unit=MetricUnit.Count, value=1)
+
+
+def record_breaker_transition(to_state: str) -> None:
+    """The judge's circuit changed state (``open``, ``half_open``, ``closed``).
+
+    Besides the count by state, ``JudgeBreakerOpen`` is a gauge: 1 when the circuit opens (or reopens after a failed
+    probe), 0 when it closes. The "open too long" alarm repeats its last value across minutes without transitions.
+    """
+    state = to_state.lower().removeprefix("circuitstate.")
+    _emit_now(Metric.BREAKER_TRANSITIONS, 1, ToState=state)
+    if state in ("open", "closed"):
+        _emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
+
+
+# ---------------------------------------------------------------- traces
+
+
+@cache
+def get_tracer() -> Tracer:
+    """The X-Ray tracer, built once on first use (see the module docstring for why not at import)."""
+    from aws_lambda_powertools import Tracer
+
+    return Tracer(patch_modules=TRACED_MODULES)
+
+
+@contextmanager
+def subsegment(name: str, **annotations: str) -> Iterator[Any]:
+    """An X-Ray subsegment ``## name`` around a block (source fetch, judge call, database transaction)."""
+    with get_tracer().provider.in_subsegment(f"## {name}") as segment:
+        for key, value in annotations.items():
+            segment.put_annotation(key=key, value=value)
+        yield segment
+
+
+def annotate(**annotations: str) -> None:
+    """Searchable X-Ray annotations on the current segment (e.g. ``score_id``); nothing when tracing is off."""
+    tracer = get_tracer()
+    for key, value in annotations.items():
+        tracer.put_annotation(key=key, value=value)

@@ -1,0 +1,160 @@
+"""The metrics a scoring job emits: the CloudWatch EMF lines the real scorer handler prints to stdout.
+
+The handler is driven with events/sqs-one-job.json on the local stack (real PostgreSQL, moto, Claude through the
+SDK against the fake Messages API). CloudWatch turns each line into metrics; these are the names, dimensions and
+values the template's alarms and dashboard read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from devstack.queue_poller import LocalLambdaContext
+from tests.conftest import THOROUGH_ID, Stack
+from tests.support.events import load_event, with_score_id
+from tests.support.fake_claude import SAMPLE_VERDICT, reply_error, reply_verdict
+
+Emitted = dict[tuple[str, frozenset[tuple[str, str]]], list[float]]
+
+
+def emf(stdout: str) -> Emitted:
+    """Every metric value printed, keyed by (metric name, its dimensions); every line is in our namespace."""
+    found: Emitted = {}
+    for line in stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        document = json.loads(line)
+        if "_aws" not in document:
+            continue  # a log line
+        for directive in document["_aws"]["CloudWatchMetrics"]:
+            assert directive["Namespace"] == "SessionScoring"
+            [dimension_names] = directive["Dimensions"]
+            dimensions = frozenset((name, str(document[name])) for name in dimension_names)
+            for metric in directive["Metrics"]:
+                values = document[metric["Name"]]
+                found.setdefault((metric["Name"], dimensions), []).extend(
+                    values if isinstance(values, list) else [values]
+                )
+    return found
+
+
+SERVICE = ("service", "session-scoring")
+
+
+def named(emitted: Emitted, name: str, **dimensions: str) -> list[float]:
+    return emitted.get((name, frozenset({SERVICE, *dimensions.items()})), [])
+
+
+def queue_attempt(stack: Stack, capsys: pytest.CaptureFixture[str]) -> tuple[str, Emitted]:
+    response = stack.request_score(THOROUGH_ID)
+    assert response.status_code == 202
+    return response.json()["score_id"], emf(capsys.readouterr().out)
+
+
+def run_job(score_id: str, receive_count: int = 1) -> dict[str, Any]:
+    from functions.scorer.app import handler
+
+    event = with_score_id(load_event("sqs-one-job.json"), score_id)
+    event["Records"][0]["attributes"]["ApproximateReceiveCount"] = str(receive_count)
+    result: dict[str, Any] = handler(event, LocalLambdaContext(budget_seconds=600))
+    return result
+
+
+@pytest.fixture
+def cold() -> None:
+    """The next invocation is this execution environment's first, as after a deploy."""
+    from aws_lambda_powertools.metrics.provider import cold_start
+
+    cold_start.is_cold_start = True
+
+
+@pytest.fixture
+def service_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "session-scoring")  # the template's Globals
+
+
+@pytest.mark.usefixtures("cold", "service_name")
+def test_a_completed_job_emits_its_judging_figures_and_the_cold_start(
+    claude_stack: Stack, fake_claude: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    score_id, requested = queue_attempt(claude_stack, capsys)
+    fake_claude.script(
+        reply_error(429, "rate_limit_error", "slow down", headers={"retry-after": "0"}),
+        reply_verdict(SAMPLE_VERDICT, input_tokens=1200, output_tokens=450, cache_read=300, cache_write=40),
+    )
+
+    assert run_job(score_id) == {"batchItemFailures": []}
+    first = emf(capsys.readouterr().out)
+    run_job(score_id)  # a duplicate delivery in the same, now warm, environment
+    second = emf(capsys.readouterr().out)
+
+    assert named(requested, "ScoresRequested") == [1]
+    assert named(first, "JobsReceived") == [1]
+    assert named(first, "ScoresCompleted") == [1]
+    assert named(first, "JudgeRetries") == [1]
+    assert named(first, "JudgeInputTokens") == [1200]
+    assert named(first, "JudgeOutputTokens") == [450]
+    assert named(first, "JudgeCacheReadTokens") == [300]
+    assert named(first, "JudgeCacheWriteTokens") == [40]
+    [latency] = named(first, "JudgeLatency")
+    [attempt] = named(first, "JudgeAttemptTime")
+    assert 0 <= latency <= attempt  # the whole judging includes the rate-limited call
+    assert not [key for key in first if key[0] == "ScoresFailed"]
+    [(cold_start, cold_dimensions)] = [(v, dict(k[1])) for k, v in first.items() if k[0] == "ColdStart"]
+    assert cold_start == [1]
+    assert cold_dimensions["service"] == "session-scoring"
+    assert "function_name" in cold_dimensions
+    # The duplicate is acknowledged without judging: nothing counted twice, and no second cold start.
+    assert named(second, "JobsReceived") == [1]
+    assert not [key for key in second if key[0] in ("ScoresCompleted", "ColdStart", "JudgeLatency")]
+
+
+@pytest.mark.usefixtures("service_name")
+def test_a_permanently_failed_job_emits_scores_failed_by_category(
+    claude_stack: Stack, fake_claude: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    score_id, _ = queue_attempt(claude_stack, capsys)
+    fake_claude.script(reply_error(400, "invalid_request_error", "messages: field required"))
+
+    assert run_job(score_id) == {"batchItemFailures": []}
+    emitted = emf(capsys.readouterr().out)
+
+    assert named(emitted, "ScoresFailed", ReasonCategory="permanent") == [1]
+    assert named(emitted, "ScoresFailed", ReasonCategory="transient") == []
+    assert named(emitted, "JobsDeadLettered") == []
+    assert not [key for key in emitted if key[0] in ("ScoresCompleted", "JudgeLatency")]
+    assert claude_stack.score(THOROUGH_ID).json()["status"] == "failed"
+
+
+@pytest.mark.usefixtures("service_name")
+def test_a_transient_failure_defers_the_job_and_on_its_last_delivery_dead_letters_it(
+    make_stack: Any, fake_claude: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack: Stack = make_stack(
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="test-key-not-secret",
+        ANTHROPIC_BASE_URL=fake_claude.base_url,
+        JUDGE_TIMEOUT_SECONDS="5",
+        JUDGE_MAX_RETRIES="1",
+    )
+    score_id, _ = queue_attempt(stack, capsys)
+    fake_claude.default = reply_error(529, "overloaded_error", "Overloaded")
+
+    # A batch whose every record failed raises, so the poller backs off; the metrics are printed all the same.
+    with pytest.raises(BatchProcessingError):
+        run_job(score_id, receive_count=1)
+    first = emf(capsys.readouterr().out)
+    with pytest.raises(BatchProcessingError):
+        run_job(score_id, receive_count=3)  # the stack's queue allows 3 receives
+    final = emf(capsys.readouterr().out)
+
+    assert named(first, "JobsDeferred") == [1]
+    assert named(first, "JudgeRetries") == [1]
+    assert not [key for key in first if key[0] == "ScoresFailed"]
+    assert named(final, "ScoresFailed", ReasonCategory="transient") == [1]
+    assert named(final, "JobsDeadLettered") == [1]
+    assert named(final, "JobsDeferred") == []
