@@ -6,6 +6,7 @@ cfn-lint does not flag a visibility timeout under 6x the function timeout when t
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -126,6 +127,15 @@ def test_breaker_table_is_on_demand_with_ttl_on_the_powertools_expiry_attribute(
     assert env(functions(template)["ScorerFunction"])["SCORING_BREAKER_TABLE"] == {"Ref": "BreakerTable"}
 
 
+RESOURCE_LEVEL_UNSUPPORTED = {
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeSubnets",
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+}
+"""Actions AWS authorizes only on every resource ("*"); the template's FunctionNetworkInterfacesPolicy says why."""
+
+
 def test_no_iam_statement_uses_wildcard_actions_or_unnamed_resources(template: dict[str, Any]) -> None:
     found = list(statements(template))
     assert len(found) >= 10
@@ -136,9 +146,9 @@ def test_no_iam_statement_uses_wildcard_actions_or_unnamed_resources(template: d
             assert not str(action).endswith(":*"), f"{owner}: wildcard action {action}"
         assert "NotAction" not in statement, owner
         assert "NotResource" not in statement, owner
-        if statement.get("Principal") is None:
-            for resource in as_list(statement["Resource"]):
-                assert resource != "*", f"{owner}: statement {statement.get('Sid')} does not name its resources"
+        if statement.get("Principal") is None and "*" in as_list(statement["Resource"]):
+            unscoped = set(as_list(statement["Action"])) - RESOURCE_LEVEL_UNSUPPORTED
+            assert not unscoped, f"{owner}: statement {statement.get('Sid')} does not name its resources for {unscoped}"
 
 
 def test_functions_define_their_own_roles_so_sam_adds_no_broad_policies(template: dict[str, Any]) -> None:
@@ -267,3 +277,253 @@ def test_jwt_authorizer_is_optional_and_guards_the_scoring_routes(template: dict
 
 def test_outputs_name_the_api_queues_and_breaker_table(template: dict[str, Any]) -> None:
     assert {"ApiUrl", "QueueUrl", "DeadLetterQueueUrl", "BreakerTableName"} <= template["Outputs"].keys()
+
+
+# ---------------------------------------------------------------- monitoring: alarms, dashboard, tracing
+
+ALARM_TOPIC_ACTIONS = {"Fn::If": ["UseAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}
+
+
+def alarms(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {name: r["Properties"] for name, r in resources(template, "AWS::CloudWatch::Alarm").items()}
+
+
+def watched(alarm: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(namespace, metric name, dimensions) of every metric an alarm reads, plain or in metric math."""
+    if "MetricName" in alarm:
+        dimensions = {d["Name"]: d["Value"] for d in alarm.get("Dimensions", [])}
+        return [(alarm["Namespace"], alarm["MetricName"], dimensions)]
+    found = []
+    for query in alarm["Metrics"]:
+        if "MetricStat" in query:
+            metric = query["MetricStat"]["Metric"]
+            dimensions = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
+            found.append((metric["Namespace"], metric["MetricName"], dimensions))
+    return found
+
+
+def expression(alarm: dict[str, Any]) -> str:
+    [returned] = [q for q in alarm["Metrics"] if q.get("ReturnData", True)]
+    return str(returned["Expression"])
+
+
+EXPECTED_ALARMS = {
+    # alarm: (metrics it reads, threshold, comparison)
+    "DeadLetterQueueNotEmptyAlarm": (
+        [
+            (
+                "AWS/SQS",
+                "ApproximateNumberOfMessagesVisible",
+                {"QueueName": {"Fn::GetAtt": ["ScoringDeadLetterQueue", "QueueName"]}},
+            )
+        ],
+        0,
+        "GreaterThanThreshold",
+    ),
+    "OldestScoringMessageAlarm": (
+        [("AWS/SQS", "ApproximateAgeOfOldestMessage", {"QueueName": {"Fn::GetAtt": ["ScoringQueue", "QueueName"]}})],
+        {"Ref": "OldestMessageAlarmSeconds"},
+        "GreaterThanThreshold",
+    ),
+    "JudgeBreakerOpenAlarm": (
+        [("SessionScoring", "JudgeBreakerOpen", {"service": "session-scoring"})],
+        1,
+        "GreaterThanOrEqualToThreshold",
+    ),
+    "ScoringFailureRatioAlarm": (
+        [
+            ("SessionScoring", "ScoresFailed", {"ReasonCategory": "permanent", "service": "session-scoring"}),
+            ("SessionScoring", "ScoresFailed", {"ReasonCategory": "transient", "service": "session-scoring"}),
+            ("SessionScoring", "ScoresCompleted", {"service": "session-scoring"}),
+        ],
+        {"Ref": "FailureRatioAlarmPercent"},
+        "GreaterThanThreshold",
+    ),
+    "Api5xxRatioAlarm": (
+        [
+            ("AWS/ApiGateway", "5xx", {"ApiId": {"Ref": "HttpApi"}}),
+            ("AWS/ApiGateway", "Count", {"ApiId": {"Ref": "HttpApi"}}),
+        ],
+        {"Ref": "Api5xxRatioAlarmPercent"},
+        "GreaterThanThreshold",
+    ),
+    "ScorerErrorsAlarm": (
+        [("AWS/Lambda", "Errors", {"FunctionName": {"Ref": "ScorerFunction"}})],
+        {"Ref": "ScorerErrorsAlarmThreshold"},
+        "GreaterThanThreshold",
+    ),
+    "ScorerThrottlesAlarm": (
+        [("AWS/Lambda", "Throttles", {"FunctionName": {"Ref": "ScorerFunction"}})],
+        0,
+        "GreaterThanThreshold",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_ALARMS))
+def test_each_alarm_watches_its_metric_with_its_threshold_and_notifies_the_optional_topic(
+    template: dict[str, Any], name: str
+) -> None:
+    metrics, threshold, comparison = EXPECTED_ALARMS[name]
+    alarm = alarms(template)[name]
+
+    assert watched(alarm) == metrics
+    assert alarm["Threshold"] == threshold
+    assert alarm["ComparisonOperator"] == comparison
+    assert alarm["TreatMissingData"] == "notBreaching"  # no traffic is not an incident
+    assert alarm["AlarmActions"] == alarm["OKActions"] == ALARM_TOPIC_ACTIONS
+    assert len(alarm["AlarmDescription"]) > 60, "the description says what to do"
+
+
+def test_no_alarm_is_left_out_of_the_checks_and_the_dashboard(template: dict[str, Any]) -> None:
+    assert set(alarms(template)) == set(EXPECTED_ALARMS)
+    body = dashboard_body(template)
+    [alarm_widget] = [w for w in body["widgets"] if w["type"] == "alarm"]
+    assert sorted(alarm_widget["properties"]["alarms"]) == sorted(f"<{name}.Arn>" for name in EXPECTED_ALARMS)
+
+
+def test_alarm_topic_is_optional(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["AlarmTopicArn"]
+    assert parameter["Default"] == ""
+    assert re.fullmatch(parameter["AllowedPattern"], "")
+    assert re.fullmatch(parameter["AllowedPattern"], "arn:aws:sns:eu-west-1:123456789012:oncall")
+    assert not re.fullmatch(parameter["AllowedPattern"], "oncall@example.com")
+    assert template["Conditions"]["UseAlarmTopic"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}
+
+
+def test_ratio_alarms_need_a_minimum_volume_and_the_breaker_alarm_carries_the_last_state(
+    template: dict[str, Any],
+) -> None:
+    found = alarms(template)
+
+    assert expression(found["ScoringFailureRatioAlarm"]) == "IF(finished >= 5, 100 * failed / finished, 0)"
+    assert expression(found["Api5xxRatioAlarm"]).startswith("IF(FILL(requests, 0) >= 20,")
+    breaker = found["JudgeBreakerOpenAlarm"]
+    assert expression(breaker) == "FILL(state, REPEAT)"
+    assert breaker["EvaluationPeriods"] == breaker["DatapointsToAlarm"] == {"Ref": "BreakerOpenAlarmMinutes"}
+    [state] = [q for q in breaker["Metrics"] if q["Id"] == "state"]
+    assert (state["MetricStat"]["Period"], state["MetricStat"]["Stat"]) == (60, "Maximum")  # minutes
+
+
+def test_alarms_and_dashboard_read_only_metrics_and_dimensions_the_code_emits(template: dict[str, Any]) -> None:
+    from session_scoring.observability import NAMESPACE, FailureCategory, Metric
+
+    emitted = {m.value for m in Metric} | {"ColdStart"}
+    read = [(name, dims) for alarm in alarms(template).values() for ns, name, dims in watched(alarm) if ns == NAMESPACE]
+    assert read
+    for name, dims in read:
+        assert name in emitted, name
+        assert dims.get("ReasonCategory", "permanent") in {c.value for c in FailureCategory}
+    shown = {
+        row[1]
+        for widget in dashboard_body(template)["widgets"]
+        for row in widget["properties"].get("metrics", [])
+        if isinstance(row[0], str) and row[0] == NAMESPACE
+    }
+    assert shown <= emitted
+    # Every metric the code emits is on the dashboard (ApiRequests and ColdStart through SEARCH expressions).
+    text = json.dumps(dashboard_body(template))
+    for name in emitted:
+        assert name in text, f"{name} is not on the dashboard"
+
+
+def dashboard_body(template: dict[str, Any]) -> dict[str, Any]:
+    [dashboard] = resources(template, "AWS::CloudWatch::Dashboard").values()
+    body = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
+    assert isinstance(body, str)
+    names = set(re.findall(r"\$\{([^}]+)\}", body))
+    for name in names:  # every substitution names a parameter, a resource or a pseudo parameter
+        base = name.split(".")[0]
+        assert base.startswith("AWS::") or base in template["Resources"], name
+    parsed: dict[str, Any] = json.loads(re.sub(r"\$\{([^}]+)\}", r"<\1>", body))
+    return parsed
+
+
+def test_tracing_is_active_and_every_role_may_write_traces(template: dict[str, Any]) -> None:
+    assert template["Globals"]["Function"]["Tracing"] == "Active"
+    policy = template["Resources"]["FunctionNetworkInterfacesPolicy"]["Properties"]["PolicyDocument"]
+    [traces] = [s for s in policy["Statement"] if s["Sid"] == "WriteTraces"]
+    assert set(traces["Action"]) == {"xray:PutTraceSegments", "xray:PutTelemetryRecords"}
+    for name, function in functions(template).items():
+        role = template["Resources"][ref_target(function["Properties"]["Role"])]
+        assert {"Ref": "FunctionNetworkInterfacesPolicy"} in role["Properties"]["ManagedPolicyArns"], name
+    assert (
+        template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"] == "SessionScoring"
+    )
+
+
+# ---------------------------------------------------------------- secure by default
+
+
+def rules_pass(template: dict[str, Any], **parameters: str) -> list[str]:
+    """The AssertDescription of every CloudFormation rule that fails for these parameter values (defaults else)."""
+
+    def value(node: Any) -> Any:
+        if isinstance(node, dict) and "Ref" in node:
+            name = node["Ref"]
+            return parameters.get(name, template["Parameters"][name].get("Default", ""))
+        if isinstance(node, dict) and "Fn::Equals" in node:
+            left, right = node["Fn::Equals"]
+            return value(left) == value(right)
+        if isinstance(node, dict) and "Fn::Not" in node:
+            return not value(node["Fn::Not"][0])
+        return node
+
+    failed = []
+    for rule in template["Rules"].values():
+        if "RuleCondition" in rule and not value(rule["RuleCondition"]):
+            continue
+        failed += [a["AssertDescription"] for a in rule["Assertions"] if not value(a["Assert"])]
+    return failed
+
+
+def test_a_deploy_without_authentication_fails_unless_explicitly_allowed(template: dict[str, Any]) -> None:
+    judge = {"AnthropicApiKeySecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:key"}
+    jwt = {"JwtIssuer": "https://cognito-idp.eu-west-1.amazonaws.com/pool", "JwtAudience": "client"}
+
+    [refusal] = rules_pass(template, **judge)  # the defaults: no JwtIssuer, AllowUnauthenticatedApi false
+    assert "AllowUnauthenticatedApi" in refusal
+    assert "JwtIssuer" in refusal
+    assert rules_pass(template, **judge, AllowUnauthenticatedApi="true") == []
+    assert rules_pass(template, **judge, **jwt) == []
+    assert template["Parameters"]["AllowUnauthenticatedApi"]["Default"] == "false"
+
+
+def test_api_access_is_logged_as_json_without_credentials(template: dict[str, Any]) -> None:
+    stage = template["Resources"]["HttpApiStage"]["Properties"]
+    log_group = template["Resources"]["ApiAccessLogGroup"]["Properties"]
+    settings = stage["AccessLogSettings"]
+
+    assert settings["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
+    assert log_group["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    line = json.loads(settings["Format"])
+    assert {"requestId", "ip", "routeKey", "status", "integrationError", "authorizerError"} <= line.keys()
+    assert all(str(v).startswith("$context.") for v in line.values())
+    assert "header" not in settings["Format"].lower()  # never the Authorization header
+
+
+def test_breaker_table_has_point_in_time_recovery(template: dict[str, Any]) -> None:
+    [table] = resources(template, "AWS::DynamoDB::Table").values()
+    assert table["Properties"]["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def test_functions_get_network_interface_actions_scoped_not_the_aws_vpc_managed_policy(
+    template: dict[str, Any],
+) -> None:
+    for name, role in resources(template, "AWS::IAM::Role").items():
+        assert "AWSLambdaVPCAccessExecutionRole" not in json.dumps(role["Properties"].get("ManagedPolicyArns")), name
+    policy = template["Resources"]["FunctionNetworkInterfacesPolicy"]["Properties"]["PolicyDocument"]
+    by_sid = {s["Sid"]: s for s in policy["Statement"]}
+
+    assert set(by_sid["DescribeNetworkInterfaces"]["Action"]) <= RESOURCE_LEVEL_UNSUPPORTED
+    create = by_sid["CreateNetworkInterfaces"]
+    assert create["Action"] == "ec2:CreateNetworkInterface"
+    scoped = [r["Fn::Sub"] for r in create["Resource"]]
+    assert all(":${AWS::Region}:${AWS::AccountId}:" in r for r in scoped)
+    assert any(r.endswith(":security-group/${FunctionSecurityGroup}") for r in scoped)
+    manage = by_sid["ManageNetworkInterfaces"]
+    assert manage["Resource"]["Fn::Sub"].endswith(":${AWS::Region}:${AWS::AccountId}:network-interface/*")
+    # Logs: only each function's own log group (the managed policy granted every log group).
+    for owner, statement in statements(template):
+        if any(str(a).startswith("logs:") for a in as_list(statement["Action"])):
+            assert "Fn::GetAtt" in statement["Resource"], owner
