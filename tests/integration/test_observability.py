@@ -7,7 +7,6 @@ values the template's alarms and dashboard read.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -15,38 +14,9 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from devstack.queue_poller import LocalLambdaContext
 from tests.conftest import THOROUGH_ID, Stack
+from tests.support.emf import Emitted, emf, named
 from tests.support.events import load_event, with_score_id
 from tests.support.fake_claude import SAMPLE_VERDICT, reply_error, reply_verdict
-
-Emitted = dict[tuple[str, frozenset[tuple[str, str]]], list[float]]
-
-
-def emf(stdout: str) -> Emitted:
-    """Every metric value printed, keyed by (metric name, its dimensions); every line is in our namespace."""
-    found: Emitted = {}
-    for line in stdout.splitlines():
-        if not line.startswith("{"):
-            continue
-        document = json.loads(line)
-        if "_aws" not in document:
-            continue  # a log line
-        for directive in document["_aws"]["CloudWatchMetrics"]:
-            assert directive["Namespace"] == "SessionScoring"
-            [dimension_names] = directive["Dimensions"]
-            dimensions = frozenset((name, str(document[name])) for name in dimension_names)
-            for metric in directive["Metrics"]:
-                values = document[metric["Name"]]
-                found.setdefault((metric["Name"], dimensions), []).extend(
-                    values if isinstance(values, list) else [values]
-                )
-    return found
-
-
-SERVICE = ("service", "session-scoring")
-
-
-def named(emitted: Emitted, name: str, **dimensions: str) -> list[float]:
-    return emitted.get((name, frozenset({SERVICE, *dimensions.items()})), [])
 
 
 def queue_attempt(stack: Stack, capsys: pytest.CaptureFixture[str]) -> tuple[str, Emitted]:
@@ -72,12 +42,7 @@ def cold() -> None:
     cold_start.is_cold_start = True
 
 
-@pytest.fixture
-def service_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "session-scoring")  # the template's Globals
-
-
-@pytest.mark.usefixtures("cold", "service_name")
+@pytest.mark.usefixtures("cold")
 def test_a_completed_job_emits_its_judging_figures_and_the_cold_start(
     claude_stack: Stack, fake_claude: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -113,7 +78,6 @@ def test_a_completed_job_emits_its_judging_figures_and_the_cold_start(
     assert not [key for key in second if key[0] in ("ScoresCompleted", "ColdStart", "JudgeLatency")]
 
 
-@pytest.mark.usefixtures("service_name")
 def test_a_permanently_failed_job_emits_scores_failed_by_category(
     claude_stack: Stack, fake_claude: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,7 +94,6 @@ def test_a_permanently_failed_job_emits_scores_failed_by_category(
     assert claude_stack.score(THOROUGH_ID).json()["status"] == "failed"
 
 
-@pytest.mark.usefixtures("service_name")
 def test_a_transient_failure_defers_the_job_and_on_its_last_delivery_dead_letters_it(
     make_stack: Any, fake_claude: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

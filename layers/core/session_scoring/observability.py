@@ -39,7 +39,10 @@ TRACED_MODULES = ("botocore", "httpx")
 """Libraries whose calls become X-Ray subsegments: AWS SDK calls and the TARSy HTTP sources. The judge's own SDK
 (httpx2) is not patchable; its call is the explicit ``judge`` subsegment."""
 
-metrics = Metrics(namespace=NAMESPACE)
+SERVICE = "session-scoring"
+"""The ``service`` dimension of every metric (the logger's service name; fixed, so alarms can name it)."""
+
+metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
 
 class FailureCategory(StrEnum):
@@ -77,7 +80,7 @@ class Metric(StrEnum):
 def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
     """One EMF line right away, with the service dimension of the shared set plus ``dimensions``."""
     with single_metric(
-        name=name.value, unit=unit, value=value, namespace=NAMESPACE, default_dimensions=metrics.default_dimensions
+        name=name.value, unit=unit, value=value, namespace=NAMESPACE, default_dimensions={"service": SERVICE}
     ) as metric:
         for key, dimension in dimensions.items():
             metric.add_dimension(name=key, value=dimension)
