@@ -7,13 +7,15 @@ values the template's alarms and dashboard read.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from devstack.queue_poller import LocalLambdaContext
-from tests.conftest import THOROUGH_ID, Stack
+from tests.conftest import SAMPLES, THOROUGH_ID, Stack
 from tests.support.emf import Emitted, emf, named
 from tests.support.events import load_event, with_score_id
 from tests.support.fake_claude import SAMPLE_VERDICT, reply_error, reply_verdict
@@ -121,3 +123,30 @@ def test_a_transient_failure_defers_the_job_and_on_its_last_delivery_dead_letter
     assert named(final, "ScoresFailed", ReasonCategory="transient") == [1]
     assert named(final, "JobsDeadLettered") == [1]
     assert named(final, "JobsDeferred") == []
+
+
+def test_a_session_over_the_input_budget_counts_a_prompt_compaction(
+    make_stack: Any, fake_claude: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The sample session with one tool's output grown to about 100,000 tokens, against a 12,000-token budget."""
+    session = json.loads((SAMPLES / f"{THOROUGH_ID}.json").read_text())
+    steps = session["stages"][0]["steps"]
+    call = next(step["tool_call"] for step in steps if step["kind"] == "tool_call")
+    call["result"] = "".join(f"line {n}: container log output {'x' * 60}\n" for n in range(5000))
+    (tmp_path / f"{THOROUGH_ID}.json").write_text(json.dumps(session))
+    stack: Stack = make_stack(
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="test-key-not-secret",
+        ANTHROPIC_BASE_URL=fake_claude.base_url,
+        JUDGE_TIMEOUT_SECONDS="5",
+        JUDGE_INPUT_BUDGET_TOKENS="12000",
+        SCORING_SESSIONS_DIR=str(tmp_path),
+    )
+    score_id, _ = queue_attempt(stack, capsys)
+
+    assert run_job(score_id) == {"batchItemFailures": []}
+    emitted = emf(capsys.readouterr().out)
+
+    assert stack.score(THOROUGH_ID).json()["judge"]["prompt_compacted"] is True
+    assert named(emitted, "PromptCompactions") == [1]
+    assert named(emitted, "ScoresCompleted") == [1]
