@@ -15,6 +15,7 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from devstack.queue_poller import LocalLambdaContext
+from session_scoring.observability import metrics
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
 from tests.support.emf import Emitted, emf, named
 from tests.support.events import load_event, with_score_id
@@ -34,6 +35,12 @@ def run_job(score_id: str, receive_count: int = 1) -> dict[str, Any]:
     event["Records"][0]["attributes"]["ApproximateReceiveCount"] = str(receive_count)
     result: dict[str, Any] = handler(event, LocalLambdaContext(budget_seconds=600))
     return result
+
+
+@pytest.fixture(autouse=True)
+def empty_metric_set() -> None:
+    """Start from an empty shared set: code run outside a handler elsewhere in the session leaves figures in it."""
+    metrics.clear_metrics()
 
 
 @pytest.fixture

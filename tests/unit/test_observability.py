@@ -15,6 +15,12 @@ from session_scoring.observability import (
 from tests.support.emf import emf, named
 
 
+@pytest.fixture(autouse=True)
+def empty_metric_set() -> None:
+    """Start from an empty shared set: code run outside a handler elsewhere in the session leaves figures in it."""
+    metrics.clear_metrics()
+
+
 @pytest.mark.parametrize(
     ("state", "gauge"),
     [("OPEN", [1]), ("HALF_OPEN", []), ("CLOSED", [0]), ("CircuitState.OPEN", [1])],
