@@ -49,6 +49,7 @@ run: install dashboard
 lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 ## Lint, type-check and run every test suite (unit, integration) with coverage of the core; then lint the SAM
 ## template, build it (no container) and smoke-test the built handlers.
