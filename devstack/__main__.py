@@ -56,13 +56,12 @@ def main() -> int:
 
     from session_scoring.container import get_container, reset_container
     from session_scoring.errors import ScoringError
-    from session_scoring.infrastructure import migrate
 
     reset_container()
     container = get_container()
     try:
         config = container.config
-        migrate.upgrade(container.engine, container.settings)
+        container.schema_service.upgrade()  # the migrate function's own call: the same lock, errors and log line
         container.repository.ensure_criteria(config.criteria_hash, config.criteria_content)
     except ScoringError as exc:
         print(f"error: {exc.message}", file=sys.stderr, flush=True)
