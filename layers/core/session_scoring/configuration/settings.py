@@ -260,8 +260,8 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         default="",
         validation_alias="SCORING_CORS_ORIGINS",
-        description="Comma-separated browser origins allowed to call the API (the local run; in AWS API Gateway "
-        "answers CORS).",
+        description="Comma-separated origins allowed to call the API from a browser (behind API Gateway, its own "
+        "CORS configuration answers first).",
     )
     port: int = Field(default=8000, ge=1, le=65535, validation_alias="PORT", description="Port of the local API.")
     local_data_dir: Path = Field(
