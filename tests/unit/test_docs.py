@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from markdown.extensions.toc import slugify
 
 from scripts import env_table
@@ -53,10 +54,26 @@ def test_readme_links_resolve() -> None:
     assert not broken, "broken links in README.md:\n" + "\n".join(broken)
 
 
-def test_readme_links_every_docs_page() -> None:
-    linked = {Path(target.partition("#")[0]).name for target in _links(README.read_text(encoding="utf-8"))}
-    unlinked = sorted(page.name for page in (ROOT / "docs").glob("*.md") if page.name not in linked)
-    assert not unlinked, f"README.md does not link these docs pages: {unlinked}"
+def test_readme_links_the_docs_index() -> None:
+    targets = {target.partition("#")[0] for target in _links(README.read_text(encoding="utf-8"))}
+    assert "docs/index.md" in targets
+
+
+def _nav_pages(nav: list[object]) -> set[str]:
+    pages: set[str] = set()
+    for entry in nav:
+        values = entry.values() if isinstance(entry, dict) else [entry]
+        for value in values:
+            pages |= _nav_pages(value) if isinstance(value, list) else {str(value)}
+    return pages
+
+
+def test_every_docs_page_is_in_the_site_navigation() -> None:
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    pages = {page.name for page in (ROOT / "docs").glob("*.md")}
+    listed = _nav_pages(nav)
+    assert not pages - listed, f"add these pages to the nav in mkdocs.yml: {sorted(pages - listed)}"
+    assert not listed - pages, f"mkdocs.yml lists pages that do not exist: {sorted(listed - pages)}"
 
 
 def test_link_check_reports_a_missing_anchor() -> None:
