@@ -3,3 +3,4 @@ export const SOURCE: string;
 export const TARGET: string;
 export const STALE_MESSAGE: string;
 export function generateApiTypes(): Promise<string>;
+export function isUpToDate(): Promise<boolean>;

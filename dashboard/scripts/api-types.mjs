@@ -31,11 +31,15 @@ export async function generateApiTypes() {
   return HEADER + astToString(ast);
 }
 
+/** Whether the committed src/api/generated/schema.ts is exactly what the generator produces now. */
+export async function isUpToDate() {
+  const committed = await readFile(TARGET, 'utf8').catch(() => '');
+  return committed === (await generateApiTypes());
+}
+
 async function main(args) {
-  const generated = await generateApiTypes();
   if (args.includes('--check')) {
-    const committed = await readFile(TARGET, 'utf8').catch(() => '');
-    if (committed !== generated) {
+    if (!(await isUpToDate())) {
       console.error(STALE_MESSAGE);
       return 1;
     }
@@ -43,7 +47,7 @@ async function main(args) {
     return 0;
   }
   await mkdir(dirname(TARGET), { recursive: true });
-  await writeFile(TARGET, generated);
+  await writeFile(TARGET, await generateApiTypes());
   console.log(`wrote ${TARGET}`);
   return 0;
 }
