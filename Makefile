@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
 .PHONY: install run test lint unit integration bench redrive clean dashboard dashboard-test e2e chromium
-.PHONY: tools template-lint build smoke lock-layers docs
+.PHONY: tools template-lint build smoke lock-layers docs api-types
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -69,6 +69,12 @@ docs: install
 ## Dashboard component tests (Vitest + Testing Library).
 dashboard-test: $(DASHBOARD_STAMP)
 	cd dashboard && npm test
+
+## Regenerate the dashboard's API types: export the API's OpenAPI document to dashboard/openapi.json, then generate
+## dashboard/src/api/generated/ from it (openapi-typescript). Tests fail until both are regenerated and committed.
+api-types: install $(DASHBOARD_STAMP)
+	$(PY) -m functions.api.export_openapi dashboard/openapi.json
+	cd dashboard && npm run api-types
 
 ## Browser tests: headless Chromium against a local stack the tests start (screenshots in tests/e2e/screenshots/).
 e2e: install dashboard chromium

@@ -23,7 +23,8 @@ ACTIVE_STATUSES = frozenset({ScoreStatus.PENDING, ScoreStatus.IN_PROGRESS})
 
 
 class _Response(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Responses always carry every field, defaulted or not: the schema says so, so generated clients need no `?`.
+    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
 class ScoreRequest(BaseModel):
@@ -70,7 +71,7 @@ class SessionScore(_Response):
     criteria_hash: str
     status: ScoreStatus
     total_score: int | None = None
-    score_breakdown: dict[str, Any] | None = None
+    score_breakdown: dict[str, int] | None = Field(default=None, description="Points per dimension, each 0-25")
     score_reasoning: str | None = None
     missing_tools: list[MissingTool] = Field(default_factory=list)
     alternative_approaches: list[AlternativeApproach] = Field(default_factory=list)
