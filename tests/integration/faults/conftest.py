@@ -142,7 +142,8 @@ def breaker_items(stack: Stack) -> list[dict[str, Any]]:
 
 def breaker_state(stack: Stack) -> str:
     items = breaker_items(stack)
-    return items[0]["state"]["S"] if items else "CLOSED"
+    states = [item["state"]["S"] for item in items if "state" in item]
+    return states[0] if states else "CLOSED"
 
 
 def pass_recovery_timeout(stack: Stack) -> None:
