@@ -16,9 +16,13 @@ import sys
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
-    from session_scoring.configuration.settings import load_settings
+    from session_scoring.configuration.settings import SettingsError, load_settings
 
-    settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    try:
+        settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    except SettingsError as exc:
+        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+        return 2
     local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
     if settings.database_url is not None:

@@ -10,7 +10,8 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
-from session_scoring.configuration.settings import Settings, get_settings
+from session_scoring.configuration.settings import Settings, SettingsError, get_settings
+from session_scoring.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -160,7 +161,11 @@ class Container:
 
 @lru_cache(maxsize=1)
 def get_container() -> Container:
-    return Container(get_settings())
+    try:
+        settings = get_settings()
+    except SettingsError as exc:
+        raise ConfigurationError(str(exc)) from None
+    return Container(settings)
 
 
 def reset_container() -> None:
