@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
@@ -117,6 +118,13 @@ class Container:
         from session_scoring.services.jobs import JobService
 
         return JobService(self.scorer, self.queue)
+
+    @cached_property
+    def reaper(self) -> AttemptReaper:
+        from session_scoring.services.reaper import AttemptReaper
+
+        settings = self.settings
+        return AttemptReaper(self.repository, self.queue, settings.max_receive_count, settings.lease_seconds)
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:

@@ -64,6 +64,18 @@ class ClaimResult:
 
 
 @dataclass(frozen=True)
+class StrandedAttempt:
+    """An active attempt that no scorer holds and whose queue message may be gone (see ``stranded``)."""
+
+    score_id: uuid.UUID
+    session_id: str
+    status: ScoreStatus
+    delivery_count: int
+    requested_by: str
+    requested_at: datetime
+
+
+@dataclass(frozen=True)
 class PromptStats:
     compacted: bool
     tokens_before: int | None
@@ -414,6 +426,48 @@ class ScoreRepository:
             )
         except IntegrityError:
             return False
+
+    @_db_call
+    def stranded(self, pending_after_seconds: int, limit: int) -> list[StrandedAttempt]:
+        """Active attempts nobody is working on: ``in_progress`` with an expired lease, or ``pending`` with no
+        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits."""
+        idle_since = func.greatest(
+            SessionScoreRow.requested_at, func.coalesce(SessionScoreRow.started_at, SessionScoreRow.requested_at)
+        )
+        with self._sessions() as db:
+            rows = db.execute(
+                select(
+                    SessionScoreRow.score_id,
+                    SessionScoreRow.session_id,
+                    SessionScoreRow.status,
+                    SessionScoreRow.delivery_count,
+                    SessionScoreRow.scored_triggered_by,
+                    SessionScoreRow.requested_at,
+                )
+                .where(
+                    SessionScoreRow.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
+                    or_(
+                        and_(SessionScoreRow.status == "in_progress", SessionScoreRow.lease_expires_at < func.now()),
+                        and_(
+                            SessionScoreRow.status == "pending",
+                            idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
+                        ),
+                    ),
+                )
+                .order_by(SessionScoreRow.requested_at)
+                .limit(limit)
+            ).all()
+            return [
+                StrandedAttempt(
+                    r.score_id,
+                    r.session_id,
+                    ScoreStatus(r.status),
+                    r.delivery_count,
+                    r.scored_triggered_by,
+                    r.requested_at,
+                )
+                for r in rows
+            ]
 
     @_db_call
     def count_by_status(self) -> dict[str, int]:
