@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session as DbSession
-from sqlalchemy.orm import selectinload, sessionmaker
+from sqlalchemy.orm import aliased, selectinload, sessionmaker
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
 
 from session_scoring.db.schema import (
@@ -283,27 +283,47 @@ class ScoreRepository:
 
     @_db_call
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
-        """Move a pending attempt (or one whose lease expired) to in_progress for this worker only."""
+        """Move a pending attempt (one whose lease expired, or a dead-lettered one redriven) to in_progress for this
+        worker only."""
         token = uuid.uuid4()
+        newer = aliased(SessionScoreRow)
+        redriven = and_(
+            # A dead-lettered attempt whose message came back (a redrive) is claimable again, unless the session has
+            # been asked for since: its newer attempt wins.
+            SessionScoreRow.status == "failed",
+            SessionScoreRow.dead_lettered_at.is_not(None),
+            ~exists().where(
+                newer.session_id == SessionScoreRow.session_id, newer.requested_at > SessionScoreRow.requested_at
+            ),
+        )
         with self._sessions.begin() as db:
-            claimed = db.execute(
-                update(SessionScoreRow)
-                .where(
-                    SessionScoreRow.score_id == score_id,
-                    or_(
-                        SessionScoreRow.status == "pending",
-                        and_(SessionScoreRow.status == "in_progress", SessionScoreRow.lease_expires_at < func.now()),
-                    ),
-                )
-                .values(
-                    status="in_progress",
-                    started_at=func.now(),
-                    claim_token=token,
-                    lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
-                    delivery_count=SessionScoreRow.delivery_count + 1,
-                )
-                .returning(SessionScoreRow.delivery_count, SessionScoreRow.lease_expires_at)
-            ).one_or_none()
+            try:
+                with db.begin_nested():
+                    claimed = db.execute(
+                        update(SessionScoreRow)
+                        .where(
+                            SessionScoreRow.score_id == score_id,
+                            or_(
+                                SessionScoreRow.status == "pending",
+                                and_(
+                                    SessionScoreRow.status == "in_progress",
+                                    SessionScoreRow.lease_expires_at < func.now(),
+                                ),
+                                redriven,
+                            ),
+                        )
+                        .values(
+                            status="in_progress",
+                            started_at=func.now(),
+                            claim_token=token,
+                            lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
+                            delivery_count=SessionScoreRow.delivery_count + 1,
+                            dead_lettered_at=None,
+                        )
+                        .returning(SessionScoreRow.delivery_count, SessionScoreRow.lease_expires_at)
+                    ).one_or_none()
+            except IntegrityError:
+                claimed = None  # a redriven attempt while the session has another active one: that one wins
             if claimed is not None:
                 return ClaimResult(
                     True, token, ScoreStatus.IN_PROGRESS, claimed.lease_expires_at, claimed.delivery_count
@@ -395,15 +415,26 @@ class ScoreRepository:
             return changed is not None
 
     @_db_call
-    def fail(self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str) -> bool:
-        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed."""
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool:
+        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed.
+
+        ``dead_lettered``: its message is left to go to the dead-letter queue, from where a redrive may bring it back.
+        """
         conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(_ACTIVE)]
         if claim_token is not None:
             conditions.append(SessionScoreRow.claim_token == claim_token)
         return self._transition(
             score_id,
             conditions,
-            {"status": "failed", "error_message": message, "lease_expires_at": None, "scored_at": None},
+            {
+                "status": "failed",
+                "error_message": message,
+                "lease_expires_at": None,
+                "scored_at": None,
+                "dead_lettered_at": func.now() if dead_lettered else None,
+            },
         )
 
     @_db_call
@@ -422,7 +453,13 @@ class ScoreRepository:
             return self._transition(
                 score_id,
                 [SessionScoreRow.status == "failed"],
-                {"status": "pending", "error_message": note, "claim_token": None, "lease_expires_at": None},
+                {
+                    "status": "pending",
+                    "error_message": note,
+                    "claim_token": None,
+                    "lease_expires_at": None,
+                    "dead_lettered_at": None,
+                },
             )
         except IntegrityError:
             return False
