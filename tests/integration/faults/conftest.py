@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
+from tests.support.postgres import restartable_postgres  # noqa: F401 - a fixture of this folder's tests
 
 
 @dataclass
