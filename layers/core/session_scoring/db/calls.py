@@ -5,9 +5,11 @@ Every repository method is one transaction wrapped in :func:`db_call`: a connect
 which the API answers with 503 and the scorer treats as transient (the message comes back later).
 
 What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot
-connect (``InterfaceError``: "Can't create a connection"), a server that went away (``OperationalError``, or any
-DBAPI error that invalidated its connection), and the socket errors and timeouts that escape unwrapped (a frozen
-server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad SQL are not.
+connect (``InterfaceError``: "Can't create a connection"), a server that went away (``OperationalError``, any DBAPI
+error that invalidated its connection, or one whose SQLSTATE says the server is shutting down, starting or full, as
+pg8000 reports a fast shutdown: ``ProgrammingError`` 57P03), and the socket errors and timeouts that escape
+unwrapped (a frozen server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad
+SQL are not.
 """
 
 from __future__ import annotations
@@ -28,12 +30,23 @@ T = TypeVar("T")
 RETRY_WAIT_SECONDS = 0.5
 
 
+UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
+"""Connection exceptions (08xxx), the server shutting down or starting (57P01-57P03: admin_shutdown, crash_shutdown,
+cannot_connect_now) and too many connections (53300): the server cannot serve us now, whatever we asked."""
+
+
+def _sqlstate(exc: DBAPIError) -> str:
+    """The SQLSTATE pg8000 reports (its error's first argument is the server's error fields; ``C`` is the code)."""
+    fields = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
+    return str(fields.get("C", "")) if isinstance(fields, dict) else ""
+
+
 def is_connection_failure(exc: BaseException) -> bool:
     """True for failures to reach or keep the database, false for errors in what was asked of it."""
     if isinstance(exc, OperationalError | InterfaceError):
         return True
     if isinstance(exc, DBAPIError):
-        return bool(exc.connection_invalidated)
+        return bool(exc.connection_invalidated) or _sqlstate(exc).startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
     return isinstance(exc, OSError)  # TimeoutError and ConnectionError included
 
 
