@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install run test lint unit integration bench redrive clean dashboard dashboard-test e2e chromium
+.PHONY: install run test lint unit integration bench soak redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
@@ -89,6 +89,10 @@ integration: install
 ## Benchmarks: print timings, assert nothing about speed.
 bench: install
 	$(PY) -m pytest tests/benchmarks -s -m benchmark $(PYTEST_ARGS)
+
+## Soak: 5,000 jobs through the local stack under random faults (SOAK_JOBS, SOAK_WORKERS); prints a summary line.
+soak: install
+	$(PY) -m pytest tests/soak -s -m soak -p no:cacheprovider $(PYTEST_ARGS)
 
 ## Show the dead-letter queue and move its messages back to the scoring queue.
 redrive: install

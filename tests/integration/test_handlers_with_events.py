@@ -312,3 +312,22 @@ def test_answers_failed_before_the_function_times_out(
     assert result["Status"] == "FAILED"
     assert len(cfn.responses) == 1
     assert "timeout" in cfn.responses[0]["Reason"]
+
+
+def test_schedule_event_requeues_an_attempt_whose_message_was_lost(stack: Stack) -> None:
+    from sqlalchemy import create_engine, text
+
+    from functions.scorer.app import reap_handler
+
+    stack.request_score(THOROUGH_ID)
+    stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
+    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE session_scores SET requested_at = now() - interval '3 hours'"))
+    engine.dispose()
+
+    result = reap_handler(load_event("schedule-reap.json"), LocalLambdaContext(budget_seconds=60))
+
+    assert (result["requeued"], result["failed"]) == (1, 0)
+    stack.poller.drain()
+    assert stack.score(THOROUGH_ID).json()["status"] == "completed"

@@ -106,10 +106,13 @@ def test_unknown_body_fields_are_rejected_with_422(stack: Stack) -> None:
     assert response.json()["detail"][0]["loc"][-1] == "priority"
 
 
-def test_wrongly_typed_body_is_rejected_with_422(stack: Stack) -> None:
-    response = stack.client.post(SCORE_PATH.format(THOROUGH_ID), json={"force_rescore": "maybe"})
+@pytest.mark.parametrize("value", ["maybe", "yes", "true", 1, 0, "1", None])
+def test_force_rescore_must_be_a_json_boolean(stack: Stack, value: object) -> None:
+    response = stack.client.post(SCORE_PATH.format(THOROUGH_ID), json={"force_rescore": value})
 
     assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"][-1] == "force_rescore"
+    assert stack.client.get(SCORE_PATH.format(THOROUGH_ID)).status_code == 404  # nothing was queued
 
 
 def test_oversized_bodies_are_rejected_with_413(stack: Stack) -> None:

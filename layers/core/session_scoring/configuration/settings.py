@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -291,9 +291,46 @@ class Settings(BaseSettings):
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
 
+class SettingsError(ValueError):
+    """A setting from the environment is invalid; the message names the variable, the value and what is allowed."""
+
+
 def load_settings() -> Settings:
-    """Read the environment now (tests and the local stack call this after changing it)."""
-    return Settings(template_variables=dict(os.environ))
+    """Read the environment now (tests and the local stack call this after changing it).
+
+    Raises :class:`SettingsError` with one line per bad variable instead of pydantic's multi-line report.
+    """
+    try:
+        return Settings(template_variables=dict(os.environ))
+    except ValidationError as exc:
+        raise SettingsError(describe_settings_error(exc)) from None
+
+
+def _variable_of(field_name: str) -> str:
+    field = Settings.model_fields.get(field_name)
+    alias = field.validation_alias if field is not None else None
+    if isinstance(alias, str):
+        return alias
+    if isinstance(alias, AliasChoices):
+        return " or ".join(str(choice) for choice in alias.choices)
+    return field_name.upper()
+
+
+def describe_settings_error(exc: ValidationError) -> str:
+    """``SCORING_LEASE_SECONDS=10 is invalid: Input should be greater than or equal to 30``, one line per problem.
+
+    Values of secret settings are never repeated.
+    """
+    problems = []
+    for error in exc.errors(include_url=False):
+        field_name = str(error["loc"][0]) if error.get("loc") else ""
+        variable = _variable_of(field_name)
+        field = Settings.model_fields.get(field_name)
+        secret = field is not None and "SecretStr" in str(field.annotation)
+        shown = "(hidden)" if secret else repr(error.get("input"))[:80]
+        allowed = error.get("msg", "invalid value")
+        problems.append(f"{variable}={shown} is invalid: {allowed}; fix or unset {variable}")
+    return "; ".join(problems)
 
 
 @lru_cache(maxsize=1)

@@ -30,7 +30,8 @@ class _Response(BaseModel):
 class ScoreRequest(BaseModel):
     """Body of ``POST .../score``; the body is optional."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict: "yes", "1" or 1 must not queue paid work by accident; only JSON true/false.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     force_rescore: bool = Field(
         default=False, description="Score again even when a completed score exists (keeps the old one)."

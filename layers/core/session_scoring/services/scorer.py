@@ -206,7 +206,8 @@ class Scorer:
         )
         try:
             if action == "fail":
-                self._repository.fail(job.score_id, token, outcome.reason)
+                # Failing while leaving the message means SQS moves it to the dead-letter queue.
+                self._repository.fail(job.score_id, token, outcome.reason, dead_lettered=not outcome.done)
             elif action == "release":
                 self._repository.release(job.score_id, token, outcome.reason)
         except DatabaseUnavailableError as db_exc:
