@@ -56,23 +56,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/scoring/criteria/current": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The judging criteria in force and their hash */
-        get: operations["current_criteria_api_v1_scoring_criteria_current_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/scoring/sessions/{session_id}": {
         parameters: {
             query?: never;
@@ -82,6 +65,23 @@ export interface paths {
         };
         /** One session as its source has it: the alert, each stage's steps and tool calls, the final analysis */
         get: operations["get_session_api_v1_scoring_sessions__session_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/criteria/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The judging criteria in force and their hash */
+        get: operations["current_criteria_api_v1_scoring_criteria_current_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -846,44 +846,6 @@ export interface operations {
             };
         };
     };
-    current_criteria_api_v1_scoring_criteria_current_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CriteriaDefinition"];
-                };
-            };
-            /** @description Service misconfigured */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     get_session_api_v1_scoring_sessions__session_id__get: {
         parameters: {
             query?: never;
@@ -934,6 +896,44 @@ export interface operations {
             };
             /** @description The session source returned data that cannot be parsed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    current_criteria_api_v1_scoring_criteria_current_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CriteriaDefinition"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
