@@ -11,10 +11,11 @@ from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from mangum import Mangum
 
 from functions.api.dashboard import mount_dashboard
+from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
 from functions.api.middleware import ConfiguredCORS, limit_body
 from functions.api.routers import analytics, criteria, health, scores, sessions
@@ -32,8 +33,9 @@ def create_app() -> FastAPI:
     app.middleware("http")(limit_body)
     app.add_middleware(ConfiguredCORS)
     install_error_handlers(app)
-    for resource in (scores, sessions, criteria, analytics, health):
-        app.include_router(resource.router)
+    for resource in (scores, sessions, criteria, analytics):
+        app.include_router(resource.router, dependencies=[Depends(authenticated)])
+    app.include_router(health.router)
     mount_dashboard(app)
     return app
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.health import HealthService
     from session_scoring.services.jobs import JobService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
@@ -71,6 +72,12 @@ class Container:
         from session_scoring.services.scoring import ScoringService
 
         return ScoringService(self.config, self.repository, self.source, self.queue)
+
+    @cached_property
+    def health_service(self) -> HealthService:
+        from session_scoring.services.health import HealthService
+
+        return HealthService(self.config, self.repository, lambda: self.breaker, lambda: self.queue)
 
     @cached_property
     def judge(self) -> Judge:

@@ -251,6 +251,12 @@ class Settings(BaseSettings):
         description="First backoff between retries of a TARSy request (exponential).",
     )
 
+    require_authentication: bool = Field(
+        default=False,
+        validation_alias="SCORING_REQUIRE_AUTH",
+        description="Scoring routes answer 401 unless the request carries JWT authorizer claims, whatever API Gateway "
+        "route delivered it. The template sets it whenever JwtIssuer is configured.",
+    )
     trust_forwarded_user: bool = Field(
         default=False,
         validation_alias="SCORING_TRUST_FORWARDED_USER",

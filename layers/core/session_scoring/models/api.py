@@ -210,7 +210,12 @@ class SessionDetail(SessionInfo):
 
 
 class Health(_Response):
-    status: str
+    status: str = Field(description="ok, or degraded when the judge's circuit is open or the queue is unreachable")
+    problems: list[str] = Field(default_factory=list, description="What makes the service degraded, readably")
+    judge_circuit: str | None = Field(
+        default=None, description="CLOSED, OPEN, HALF_OPEN, or unknown; null without a breaker table"
+    )
+    queued_jobs: int | None = Field(default=None, description="Jobs waiting or in flight in the scoring queue")
     version: str
     scoring_enabled: bool
     criteria_hash: str | None = None

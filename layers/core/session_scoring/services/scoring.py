@@ -6,7 +6,6 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from session_scoring import __version__
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
     QueueUnavailableError,
@@ -18,7 +17,6 @@ from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.api import (
     CriteriaDefinition,
-    Health,
     SessionListItem,
     SessionListPage,
     SessionScore,
@@ -129,15 +127,4 @@ class ScoringService:
             llm_model=self._config.llm_model,
             criteria_content=self._config.criteria_content,
             created_at=stored.created_at if stored else None,
-        )
-
-    def health(self) -> Health:
-        self._repository.ping()
-        return Health(
-            status="ok",
-            version=__version__,
-            scoring_enabled=self._config.enabled,
-            criteria_hash=self._config.criteria_hash,
-            llm_provider=self._config.llm_provider,
-            llm_model=self._config.llm_model,
         )
