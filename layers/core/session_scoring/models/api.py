@@ -103,10 +103,20 @@ class SessionInfo(_Response):
     author: str | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+    source: str | None = Field(
+        default=None, description="Where the session comes from: the configured source or 'upload'"
+    )
 
 
 class SessionListItem(SessionInfo):
     score: LatestScore | None = Field(default=None, description="Latest scoring attempt; null when never scored")
+
+
+class SkippedSessionInfo(_Response):
+    """A session document the source could not read, and why."""
+
+    origin: str = Field(description="The file (or document) that was skipped")
+    error: str = Field(description="What was wrong with it and what was expected")
 
 
 class SessionListPage(_Response):
@@ -115,6 +125,9 @@ class SessionListPage(_Response):
     page_size: int
     total_items: int
     total_pages: int
+    skipped: list[SkippedSessionInfo] = Field(
+        default_factory=list, description="Documents the source could not read as sessions (not counted in the total)"
+    )
 
 
 class CriteriaDefinition(_Response):

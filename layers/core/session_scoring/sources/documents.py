@@ -31,7 +31,9 @@ def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[st
     content, origin = document.content, document.origin
     if isinstance(content, dict):
         if content.get("format") == SESSION_FORMAT or ("stages" in content and "format" in content):
-            return SESSION_FORMAT, validate_document(Session, content, f"{origin}: not a valid {SESSION_FORMAT} session")
+            return SESSION_FORMAT, validate_document(
+                Session, content, f"{origin}: not a valid {SESSION_FORMAT} session"
+            )
         if is_detailed_session(content):
             return TARSY_DETAILED, parse_detailed_session(content, origin, include_chat)
         if is_final_analysis_response(content):
@@ -39,11 +41,13 @@ def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[st
     trace_format = detect_format(content)
     if trace_format is not None:
         return trace_format.name, trace_format.parse(document)
-    got = f"a JSON {type(content).__name__}" if not isinstance(content, dict) else "an object with keys " + ", ".join(
-        sorted(map(str, content))[:8]
+    got = (
+        f"a JSON {type(content).__name__}"
+        if not isinstance(content, dict)
+        else "an object with keys " + ", ".join(sorted(map(str, content))[:8])
     )
     raise SessionDataError(
-        f"{origin}: unrecognised session document ({got}); expected '\"format\": \"{SESSION_FORMAT}\"', a TARSy "
+        f'{origin}: unrecognised session document ({got}); expected \'"format": "{SESSION_FORMAT}"\', a TARSy '
         f"DetailedSession or final-analysis response, or one of: {expected_formats()} (see docs/trace-formats.md)"
     )
 

@@ -36,9 +36,7 @@ class TraceFormat:
 
 FORMATS: tuple[TraceFormat, ...] = (
     TraceFormat(otel_genai.NAME, "an OTLP JSON trace with gen_ai.* spans", otel_genai.detect, otel_genai.parse),
-    TraceFormat(
-        agent_jsonl.CODEX, "a Codex CLI session log", agent_jsonl.detect_codex, agent_jsonl.parse_codex
-    ),
+    TraceFormat(agent_jsonl.CODEX, "a Codex CLI session log", agent_jsonl.detect_codex, agent_jsonl.parse_codex),
     TraceFormat(
         agent_jsonl.CLAUDE_CODE,
         "a Claude Code session log",

@@ -63,6 +63,12 @@ class Envelope(BoundaryModel):
     completed_at: datetime | None = None
 
 
+def nested(value: dict[str, Any], key: str) -> dict[str, Any]:
+    """``value[key]`` when it is an object, else ``value`` itself (OpenAI nests a call under ``function``)."""
+    inner = value.get(key)
+    return inner if isinstance(inner, dict) else value
+
+
 def envelope_of(document: TraceDocument) -> Envelope:
     content = document.content
     if not isinstance(content, dict):
@@ -232,7 +238,10 @@ class TraceBuilder:
     ) -> None:
         parsed_server, parsed_name = split_qualified(name)
         call = ToolCall(
-            name=parsed_name, server=server or parsed_server, arguments=parse_arguments(arguments), duration_ms=duration_ms
+            name=parsed_name,
+            server=server or parsed_server,
+            arguments=parse_arguments(arguments),
+            duration_ms=duration_ms,
         )
         self.steps.append(Step(kind="tool_call", tool_call=call))
         self._waiting.append((len(self.steps) - 1, call_id))
@@ -286,10 +295,11 @@ class TraceBuilder:
         steps = list(self.steps)
         answer = final_analysis
         last = steps[-1] if steps else None
-        if last is not None and last.kind in ("answer", "message") and last.text and not last.text.startswith("User:"):
-            if answer is None or answer.strip() == last.text:
-                answer = last.text
-                steps.pop()
+        last_text = last.text if last is not None and last.kind in ("answer", "message") else None
+        agent_text = last_text is not None and not last_text.startswith("User:")
+        if agent_text and (answer is None or answer.strip() == last_text):
+            answer = last_text
+            steps.pop()
         if self.dropped:
             listed = ", ".join(f"{count} {what}" for what, count in sorted(self.dropped.items()))
             steps.append(Step(kind="message", text=f"{DROPPED_PREFIX} {listed}]"))
@@ -323,6 +333,8 @@ def build_session(
         completed_at=envelope.completed_at or completed_at or (times[-1] if times else None),
         alert=envelope.alert,
         available_tools=tools or [],
-        stages=stages if stages is not None else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=steps)],
+        stages=stages
+        if stages is not None
+        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=steps)],
         final_analysis=answer,
     )

@@ -21,6 +21,7 @@ from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
+    nested,
     tool_from_definition,
     unwrap_output,
 )
@@ -75,14 +76,16 @@ def _tools(definitions: Any) -> list[AvailableTool]:
     for definition in definitions if isinstance(definitions, list) else []:
         if not isinstance(definition, dict):
             continue
-        function = definition.get("function") if isinstance(definition.get("function"), dict) else definition
+        function = nested(definition, "function")
         if isinstance(function.get("name"), str):
             tools.append(tool_from_definition(function["name"], function.get("description")))
     return tools
 
 
 def _assistant(message: dict[str, Any], builder: TraceBuilder, document: TraceDocument, where: str) -> None:
-    builder.text("reasoning", message.get("reasoning_content") if isinstance(message.get("reasoning_content"), str) else None)
+    builder.text(
+        "reasoning", message.get("reasoning_content") if isinstance(message.get("reasoning_content"), str) else None
+    )
     for block in message.get("thinking_blocks") or []:
         if isinstance(block, dict):
             builder.text("reasoning", str(block.get("thinking") or ""))
@@ -97,7 +100,7 @@ def _assistant(message: dict[str, Any], builder: TraceBuilder, document: TraceDo
     for position, raw in enumerate(calls):
         if not isinstance(raw, dict):
             raise document.error(f"{where}.tool_calls[{position}]", "an object with 'function': {name, arguments}")
-        function = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+        function = nested(raw, "function")
         name = function.get("name")
         if not isinstance(name, str) or not name:
             raise document.error(f"{where}.tool_calls[{position}]", "a tool call with a 'name'")

@@ -106,7 +106,8 @@ def fill(items: list[Any], builder: TraceBuilder, document: TraceDocument, tools
 def _call(item: dict[str, Any], kind: str, builder: TraceBuilder, document: TraceDocument, where: str) -> None:
     call_id = item.get("call_id") or item.get("id")
     if kind == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        raw_action = item.get("action")
+        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
         builder.call("local_shell", {k: v for k, v in action.items() if k != "type"}, str(call_id) if call_id else None)
         return
     name = item.get("name")

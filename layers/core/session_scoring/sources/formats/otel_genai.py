@@ -27,6 +27,7 @@ from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
+    nested,
     parse_time,
     tool_from_definition,
     unwrap_output,
@@ -172,7 +173,7 @@ class _Trace:
     def chat(self, span: _Span, builder: TraceBuilder) -> None:
         for definition in _json_attr(span.attributes.get("gen_ai.tool.definitions")) or []:
             if isinstance(definition, dict):
-                fn = definition.get("function") if isinstance(definition.get("function"), dict) else definition
+                fn = nested(definition, "function")
                 if isinstance(fn.get("name"), str):
                     self.tools.setdefault(fn["name"], tool_from_definition(fn["name"], fn.get("description")))
         for role, part in _parts(span.attributes.get("gen_ai.input.messages")):
@@ -191,7 +192,9 @@ class _Trace:
                 text = str(part.get("content", ""))
                 builder.text("reasoning" if calls else "message", text)
             elif kind == "tool_call" and not self.has_tool_spans:
-                builder.call(str(part.get("name") or "unknown_tool"), part.get("arguments"), str(part.get("id") or "") or None)
+                builder.call(
+                    str(part.get("name") or "unknown_tool"), part.get("arguments"), str(part.get("id") or "") or None
+                )
             elif kind != "tool_call":
                 builder.drop(f"{kind} output part(s)")
 
@@ -256,8 +259,12 @@ def parse(document: TraceDocument) -> Session:
         )
         answer = stage_answer or answer
     first = spans[0]
-    conversation = next((s.attributes.get("gen_ai.conversation.id") for s in spans if s.attributes.get("gen_ai.conversation.id")), None)
-    agent_name = next((str(s.attributes.get("gen_ai.agent.name")) for s in spans if s.attributes.get("gen_ai.agent.name")), None)
+    conversation = next(
+        (s.attributes.get("gen_ai.conversation.id") for s in spans if s.attributes.get("gen_ai.conversation.id")), None
+    )
+    agent_name = next(
+        (str(s.attributes.get("gen_ai.agent.name")) for s in spans if s.attributes.get("gen_ai.agent.name")), None
+    )
     return build_session(
         document,
         TraceBuilder(),
