@@ -17,6 +17,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from functions.api.dashboard import mount_dashboard
+from functions.api.limits import BodyLimit
+from functions.api.routers import imports
 from session_scoring import __version__
 from session_scoring.container import Container, get_container
 from session_scoring.errors import (
@@ -104,6 +106,11 @@ def container() -> Container:
     return get_container()
 
 
+def body_limit(path: str) -> int:
+    """Largest request body per route: the import limit for uploads, MAX_BODY_BYTES for everything else."""
+    return container().settings.import_max_bytes if path == imports.IMPORT_PATH else MAX_BODY_BYTES
+
+
 def requester(request: Request) -> str:
     """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
 
@@ -164,16 +171,7 @@ def create_app() -> FastAPI:
         "an attempt (202) and GET polls it until it is completed or failed.",
     )
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Any) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return JSONResponse(
-                status_code=413,
-                content={"code": "body_too_large", "detail": f"request body exceeds {MAX_BODY_BYTES} bytes"},
-            )
-        return await call_next(request)  # type: ignore[no-any-return]
-
+    app.add_middleware(BodyLimit, limit_for=body_limit)
     app.add_middleware(ConfiguredCORS)
 
     @app.exception_handler(ScoringError)
@@ -323,6 +321,7 @@ def create_app() -> FastAPI:
     def health() -> Health:
         return container().scoring_service.health()
 
+    app.include_router(imports.router)
     mount_dashboard(app)
     return app
 

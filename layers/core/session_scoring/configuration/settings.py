@@ -135,6 +135,14 @@ class Settings(BaseSettings):
     )
     source_retry_base_seconds: float = Field(default=0.5, ge=0, validation_alias="SCORING_SOURCE_RETRY_BASE_SECONDS")
 
+    import_max_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        ge=4096,
+        le=6 * 1024 * 1024,
+        validation_alias="SCORING_IMPORT_MAX_BYTES",
+        description="Largest session upload accepted by POST .../sessions:import, in bytes (API Gateway and "
+        "Lambda allow 6 MB); larger uploads get 413 naming this limit.",
+    )
     trust_forwarded_user: bool = Field(default=False, validation_alias="SCORING_TRUST_FORWARDED_USER")
     cors_origins: str = Field(default="", validation_alias="SCORING_CORS_ORIGINS")
     port: int = Field(default=8000, ge=1, le=65535, validation_alias="PORT", description="Port of the local API.")

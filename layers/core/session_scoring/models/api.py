@@ -234,3 +234,17 @@ class ErrorBody(_Response):
 
     code: str
     detail: str | list[Any]
+
+
+class ImportedSession(_Response):
+    """Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload."""
+
+    session_id: str = Field(description="The new id, 'upload:<uuid>'; score it with POST .../sessions/{id}/score")
+    source: str = Field(description="Always 'upload'")
+    trace_format: str = Field(description="The format recognised (see docs/trace-formats.md)")
+    original_session_id: str | None = Field(default=None, description="The id the document itself carried, if any")
+    status: str
+    stages: int
+    tool_calls: int
+    size_bytes: int
+    dropped: str | None = Field(default=None, description="What the importer could not show, as the transcript says")

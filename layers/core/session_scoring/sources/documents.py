@@ -40,7 +40,14 @@ def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[st
             return TARSY_FINAL_ANALYSIS, parse_final_analysis_response(content, origin, include_chat)
     trace_format = detect_format(content)
     if trace_format is not None:
-        return trace_format.name, trace_format.parse(document)
+        try:
+            return trace_format.name, trace_format.parse(document)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            # A field of an unexpected type deep in an otherwise recognised document: say so instead of a 500.
+            raise SessionDataError(
+                f"{origin}: looks like {trace_format.description} but a field has an unexpected type "
+                f"({type(exc).__name__}: {str(exc)[:200]}); see docs/trace-formats.md"
+            ) from exc
     got = (
         f"a JSON {type(content).__name__}"
         if not isinstance(content, dict)
