@@ -197,7 +197,12 @@ def test_otel_spans_in_order_with_times_durations_and_error_status() -> None:
     assert [c.duration_ms for c in calls] == [900, 10000, 500, 2300, 400]
     assert calls[1].error == "prometheus: query exceeded 10s timeout"
     assert calls[2].result == "NAME   CPU(cores)   MEMORY(bytes)\nweb-1  212m         498Mi"
-    assert [t.name for t in session.available_tools][0] == "kubectl_describe_pod"
+    assert [t.name for t in session.available_tools] == [
+        "kubectl_describe_pod",
+        "kubectl_top_pod",
+        "prometheus_range_query",
+        "kubectl_get_deployment",
+    ]
     assert "non-GenAI span(s)" in dropped_note(session)
 
 
