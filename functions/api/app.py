@@ -17,8 +17,9 @@ from mangum import Mangum
 from functions.api.dashboard import mount_dashboard
 from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
-from functions.api.middleware import ConfiguredCORS, limit_body
-from functions.api.routers import analytics, criteria, health, scores, sessions
+from functions.api.limits import BodyLimit
+from functions.api.middleware import ConfiguredCORS, body_limit
+from functions.api.routers import analytics, criteria, health, imports, scores, sessions
 from session_scoring import __version__
 from session_scoring.log import logger
 
@@ -30,10 +31,10 @@ def create_app() -> FastAPI:
         description="Scores completed TARSy investigations with a judge LLM. Scoring is asynchronous: POST queues "
         "an attempt (202) and GET polls it until it is completed or failed.",
     )
-    app.middleware("http")(limit_body)
+    app.add_middleware(BodyLimit, limit_for=body_limit)
     app.add_middleware(ConfiguredCORS)
     install_error_handlers(app)
-    for resource in (scores, sessions, criteria, analytics):
+    for resource in (scores, sessions, criteria, analytics, imports):
         app.include_router(resource.router, dependencies=[Depends(authenticated)])
     app.include_router(health.router)
     mount_dashboard(app)

@@ -251,6 +251,14 @@ class Settings(BaseSettings):
         description="First backoff between retries of a TARSy request (exponential).",
     )
 
+    import_max_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        ge=4096,
+        le=6 * 1024 * 1024,
+        validation_alias="SCORING_IMPORT_MAX_BYTES",
+        description="Largest session upload accepted by POST .../sessions:import, in bytes (API Gateway and "
+        "Lambda allow 6 MB); larger uploads get 413 naming this limit.",
+    )
     require_authentication: bool = Field(
         default=False,
         validation_alias="SCORING_REQUIRE_AUTH",

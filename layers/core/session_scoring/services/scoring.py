@@ -20,6 +20,7 @@ from session_scoring.models.api import (
     SessionListItem,
     SessionListPage,
     SessionScore,
+    SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.session import Session, SessionStatus
@@ -116,6 +117,7 @@ class ScoringService:
             page_size=source_page.page_size,
             total_items=source_page.total_items,
             total_pages=source_page.total_pages,
+            skipped=[SkippedSessionInfo(origin=s.origin, error=s.error) for s in source_page.skipped],
         )
 
     def current_criteria(self) -> CriteriaDefinition:
