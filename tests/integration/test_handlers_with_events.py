@@ -6,6 +6,8 @@ API Gateway calls, the scorer handler gets the SQS events, the migration handler
 
 from __future__ import annotations
 
+import io
+import json
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from devstack.queue_poller import LocalLambdaContext
 from session_scoring.container import reset_container
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id
+from tests.support.migrations import head_revision
 
 SCORE_PATH = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
 
@@ -47,6 +50,24 @@ def test_post_event_queues_an_attempt_recording_the_jwt_email(stack: Stack) -> N
     assert headers["location"] == SCORE_PATH
     queued = stack.sqs.receive_message(QueueUrl=stack.env["SCORING_QUEUE_URL"], WaitTimeSeconds=0)["Messages"]
     assert [m["Body"] for m in queued if body["score_id"] in m["Body"]]
+
+
+def test_every_api_log_line_carries_the_request_id_as_correlation_id(stack: Stack, json_logs: io.StringIO) -> None:
+    from session_scoring.log import logger
+
+    request_id = load_event("api-post-score.json")["requestContext"]["requestId"]
+    level = logger.log_level
+    logger.setLevel("INFO")  # the stack logs warnings only; a queued request logs at INFO
+    try:
+        status, _, _ = invoke_api("api-post-score.json")
+    finally:
+        logger.setLevel(level)
+
+    assert status == 202
+    records = [json.loads(line) for line in json_logs.getvalue().splitlines() if line.startswith("{")]
+    assert "scoring queued" in [r["message"] for r in records]
+    assert {r.get("correlation_id") for r in records} == {request_id}
+    assert {r.get("function_name") for r in records} == {LocalLambdaContext.function_name}
 
 
 def test_one_job_event_completes_the_attempt_and_get_event_returns_it(stack: Stack) -> None:
@@ -81,7 +102,7 @@ def test_bad_request_event_is_422_naming_each_problem(stack: Stack) -> None:
     assert status == 422
     assert body["code"] == "validation_error"
     problems = {tuple(p["loc"])[-1]: p["type"] for p in body["detail"]}
-    assert problems["force_rescore"] == "bool_parsing"
+    assert problems["force_rescore"] == "bool_type"  # strict: only JSON true/false
     assert problems["priority"] == "extra_forbidden"
     assert stack.container.repository.count_by_status() == {}
 
@@ -190,7 +211,7 @@ def test_create_event_migrates_and_answers_success_with_the_revision(
     assert result["Status"] == "SUCCESS"
     [answer] = cfn.responses
     assert answer["Status"] == "SUCCESS"
-    assert answer["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": ""}
+    assert answer["Data"] == {"Revision": head_revision(), "PreviousRevision": ""}
     assert (answer["StackId"], answer["RequestId"], answer["LogicalResourceId"]) == (
         event["StackId"],
         event["RequestId"],
@@ -209,7 +230,7 @@ def test_update_is_idempotent_and_delete_leaves_the_data(empty_database: str, cf
 
     update, delete = cfn.responses[1:]
     assert update["Status"] == "SUCCESS"
-    assert update["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": "0001_scoring_tables"}
+    assert update["Data"] == {"Revision": head_revision(), "PreviousRevision": head_revision()}
     assert update["PhysicalResourceId"] == delete["PhysicalResourceId"] == "session-scoring-database-schema"
     assert delete["Status"] == "SUCCESS"
     assert "session_scores" in tables(empty_database)
@@ -220,11 +241,11 @@ def test_failing_migration_answers_failed_with_the_database_error(
 ) -> None:
     migrations = tmp_path / "migrations"
     shutil.copytree(ROOT / "migrations", migrations)
-    (migrations / "versions" / "0002_broken.py").write_text(
+    (migrations / "versions" / "9999_broken.py").write_text(
         '"""A migration that fails."""\n'
         "from alembic import op\n\n"
-        'revision = "0002_broken"\n'
-        'down_revision = "0001_scoring_tables"\n\n\n'
+        'revision = "9999_broken"\n'
+        f'down_revision = "{head_revision()}"\n\n\n'
         "def upgrade() -> None:\n"
         '    op.execute("ALTER TABLE session_scores ADD COLUMN note text")\n'
         '    op.execute("SELECT no_such_function()")\n\n\n'
@@ -292,3 +313,61 @@ def test_answers_failed_before_the_function_times_out(
     assert result["Status"] == "FAILED"
     assert len(cfn.responses) == 1
     assert "timeout" in cfn.responses[0]["Reason"]
+
+
+def test_schedule_event_requeues_an_attempt_whose_message_was_lost(stack: Stack) -> None:
+    from sqlalchemy import create_engine, text
+
+    from functions.scorer.app import reap_handler
+
+    stack.request_score(THOROUGH_ID)
+    stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
+    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE session_scores SET requested_at = now() - interval '3 hours'"))
+    engine.dispose()
+
+    result = reap_handler(load_event("schedule-reap.json"), LocalLambdaContext(budget_seconds=60))
+
+    assert (result["requeued"], result["failed"]) == (1, 0)
+    stack.poller.drain()
+    assert stack.score(THOROUGH_ID).json()["status"] == "completed"
+
+
+def _unauthenticated_on_default_route(event_name: str) -> dict[str, Any]:
+    """The same request sent to the public ``$default`` route (no authorizer) with a percent-encoded path."""
+    import copy
+
+    event = copy.deepcopy(load_event(event_name))
+    event["routeKey"] = "$default"
+    event["requestContext"]["routeKey"] = "$default"
+    event["requestContext"].pop("authorizer", None)
+    event["rawPath"] = event["rawPath"].replace("/api/", "/%61pi/", 1)
+    return event
+
+
+def test_with_authentication_required_a_scoring_route_needs_claims_whatever_route_delivered_it(
+    make_stack: Any,
+) -> None:
+    from functions.api.app import handler
+
+    stack = make_stack(SCORING_REQUIRE_AUTH="true")
+    response = handler(_unauthenticated_on_default_route("api-post-score.json"), LocalLambdaContext(budget_seconds=29))
+
+    assert response["statusCode"] == 401
+    assert http_body(response)["code"] == "authentication_required"
+    assert stack.score(THOROUGH_ID).status_code == 401  # no claims on a test client's request either
+    status, _, _ = invoke_api("api-post-score.json")  # through the JWT route, with claims
+    assert status == 202
+
+
+def test_without_authentication_configured_the_local_api_needs_no_claims(stack: Stack) -> None:
+    assert stack.request_score(THOROUGH_ID).status_code == 202
+
+
+def test_other_methods_on_non_api_paths_are_not_found(stack: Stack) -> None:
+    for method in ("POST", "PUT", "DELETE"):
+        response = stack.client.request(method, "/sessions/anything")
+        assert response.status_code == 404, method
+        assert response.json()["code"] == "not_found"
+    assert stack.client.put(f"/api/v1/scoring/sessions/{THOROUGH_ID}/score").status_code == 405

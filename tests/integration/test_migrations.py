@@ -17,6 +17,7 @@ TABLES = {
     "score_missing_tools",
     "score_alternative_approaches",
     "score_alternative_approach_steps",
+    "uploaded_sessions",
 }
 
 
@@ -44,7 +45,9 @@ def test_upgrade_downgrade_upgrade(fresh_engine: Engine) -> None:
     settings = Settings()
     migrate.upgrade(fresh_engine, settings)
     assert tables(fresh_engine) == TABLES
-    assert migrate.current_revision(fresh_engine) == "0001_scoring_tables"
+    from tests.support.migrations import head_revision
+
+    assert migrate.current_revision(fresh_engine) == head_revision()
     indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
     assert {"uq_session_scores_one_active_attempt", "ix_session_scores_total_score"} <= indexes
 
@@ -74,3 +77,16 @@ def test_database_enforces_score_range_and_one_active_attempt(fresh_engine: Engi
         conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": 101})
     with pytest.raises(Exception, match="ck_session_scores_completed_has_score"), fresh_engine.begin() as conn:
         conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": None})
+
+
+def test_the_orm_matches_the_migrated_schema(fresh_engine: Engine) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from session_scoring.db.schema import Base
+
+    migrate.upgrade(fresh_engine, Settings())
+    with fresh_engine.connect() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+
+    assert differences == []

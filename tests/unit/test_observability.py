@@ -8,6 +8,7 @@ from session_scoring.observability import (
     FailureCategory,
     metrics,
     record_api_request,
+    record_breaker_state_unavailable,
     record_breaker_transition,
     record_score_completed,
     record_score_failed,
@@ -61,3 +62,9 @@ def test_a_failure_is_printed_at_once_with_its_category_apart_from_the_flushed_s
     assert named(before_flush, "ScoresCompleted") == []
     # The completed count carries only the service dimension: the failure's category does not leak into it.
     assert named(flushed, "ScoresCompleted") == [1]
+
+
+def test_a_breaker_failing_open_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    record_breaker_state_unavailable()
+
+    assert named(emf(capsys.readouterr().out), "BreakerStateUnavailable") == [1]

@@ -10,7 +10,8 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
-from session_scoring.configuration.settings import Settings, get_settings
+from session_scoring.configuration.settings import Settings, SettingsError, get_settings
+from session_scoring.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -19,9 +20,13 @@ if TYPE_CHECKING:
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.scores import ScoreRepository
+    from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.health import HealthService
+    from session_scoring.services.imports import ImportService
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
@@ -52,10 +57,25 @@ class Container:
         return ScoreRepository(create_session_factory(self.engine))
 
     @cached_property
+    def uploads(self) -> UploadRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.uploads import UploadRepository
+
+        return UploadRepository(create_session_factory(self.engine))
+
+    @cached_property
     def source(self) -> SessionSource:
+        """The configured source, with uploaded sessions (ids ``upload:...``) beside it."""
+        from session_scoring.sources.composite import CompositeSessionSource
         from session_scoring.sources.factory import build_source
 
-        return build_source(self.config.session_source, self.settings)
+        return CompositeSessionSource(build_source(self.config.session_source, self.settings), self.uploads)
+
+    @cached_property
+    def import_service(self) -> ImportService:
+        from session_scoring.services.imports import ImportService
+
+        return ImportService(self.uploads)
 
     @cached_property
     def queue(self) -> SqsJobQueue:
@@ -69,6 +89,12 @@ class Container:
         from session_scoring.services.scoring import ScoringService
 
         return ScoringService(self.config, self.repository, self.source, self.queue)
+
+    @cached_property
+    def health_service(self) -> HealthService:
+        from session_scoring.services.health import HealthService
+
+        return HealthService(self.config, self.repository, lambda: self.breaker, lambda: self.queue)
 
     @cached_property
     def judge(self) -> Judge:
@@ -85,6 +111,7 @@ class Container:
         if not settings.breaker_table_name:
             return NoBreaker()
         from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.observability import record_breaker_state_unavailable, record_breaker_transition
 
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
@@ -93,6 +120,8 @@ class Container:
             failure_threshold=settings.breaker_failure_threshold,
             recovery_seconds=settings.breaker_recovery_seconds,
             cache_seconds=settings.breaker_cache_seconds,
+            on_transition=lambda _from_state, to_state: record_breaker_transition(to_state),
+            on_state_unavailable=record_breaker_state_unavailable,
         )
 
     @cached_property
@@ -116,6 +145,13 @@ class Container:
         from session_scoring.services.jobs import JobService
 
         return JobService(self.scorer, self.queue)
+
+    @cached_property
+    def reaper(self) -> AttemptReaper:
+        from session_scoring.services.reaper import AttemptReaper
+
+        settings = self.settings
+        return AttemptReaper(self.repository, self.queue, settings.max_receive_count, settings.lease_seconds)
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:
@@ -160,7 +196,11 @@ class Container:
 
 @lru_cache(maxsize=1)
 def get_container() -> Container:
-    return Container(get_settings())
+    try:
+        settings = get_settings()
+    except SettingsError as exc:
+        raise ConfigurationError(str(exc)) from None
+    return Container(settings)
 
 
 def reset_container() -> None:

@@ -74,6 +74,7 @@ class Metric(StrEnum):
     PROMPT_COMPACTIONS = "PromptCompactions"
     BREAKER_TRANSITIONS = "JudgeBreakerTransitions"
     BREAKER_OPEN = "JudgeBreakerOpen"
+    BREAKER_STATE_UNAVAILABLE = "BreakerStateUnavailable"
     API_REQUESTS = "ApiRequests"
 
 
@@ -181,6 +182,11 @@ def record_breaker_transition(to_state: str) -> None:
     _emit_now(Metric.BREAKER_TRANSITIONS, 1, ToState=state)
     if state in ("open", "closed"):
         _emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
+
+
+def record_breaker_state_unavailable() -> None:
+    """The breaker could not read or write its DynamoDB state and let the judge call through unprotected."""
+    _emit_now(Metric.BREAKER_STATE_UNAVAILABLE, 1)
 
 
 # ---------------------------------------------------------------- traces
