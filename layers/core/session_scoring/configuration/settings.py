@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -32,6 +32,24 @@ def _default_config_path() -> Path:
         if candidate.is_file():
             return candidate
     return _REPO_ROOT / "config" / "scoring_config.yaml"
+
+
+_EMPTY_MEANS_UNSET = (
+    "database_url",
+    "database_secret_arn",
+    "database_host",
+    "database_user",
+    "database_ca_file",
+    "queue_url",
+    "dead_letter_queue_url",
+    "breaker_table_name",
+    "aws_endpoint_url",
+    "anthropic_api_key",
+    "anthropic_api_key_secret_arn",
+    "anthropic_base_url",
+    "judge_input_budget_tokens",
+)
+"""Optional secrets, URLs and names for which an empty value means "not set"."""
 
 
 class Settings(BaseSettings):
@@ -276,6 +294,12 @@ class Settings(BaseSettings):
     )
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
+
+    @field_validator(*_EMPTY_MEANS_UNSET, mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """``VAR=`` (set but empty, common in shell profiles) means unset, not an empty key or URL."""
+        return None if isinstance(value, str) and not value.strip() else value
 
     @property
     def judge_input_budget(self) -> int:
