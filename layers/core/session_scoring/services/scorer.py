@@ -112,6 +112,7 @@ class Scorer:
         policy: ScorerPolicy,
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -122,6 +123,7 @@ class Scorer:
         self._policy = policy
         self._breaker = breaker or NoBreaker()
         self._clock = clock
+        self._sleep = sleep
 
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
@@ -188,6 +190,7 @@ class Scorer:
             max_retries=self._policy.judge_max_retries,
             base_seconds=self._policy.judge_retry_base_seconds,
             clock=self._clock,
+            sleep=self._sleep,
         )
         return verdict, prompt
 
