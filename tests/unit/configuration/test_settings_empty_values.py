@@ -1,4 +1,4 @@
-"""`VAR=` (set but empty) means unset for optional secrets and URLs: an empty ANTHROPIC_API_KEY must not select Claude."""
+"""`VAR=` (set but empty) means unset for optional secrets and URLs: an empty key must not select Claude."""
 
 from __future__ import annotations
 

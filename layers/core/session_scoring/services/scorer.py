@@ -170,9 +170,14 @@ class Scorer:
             delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
-    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
+    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt | None]:
         session = self._source.get_session(job.session_id)
-        prompt = build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        # The heuristic judge sends nothing: no prompt to render, fit or count.
+        prompt = (
+            None
+            if self._config.llm_provider == "heuristic"
+            else build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        )
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
@@ -218,7 +223,9 @@ class Scorer:
         return outcome
 
 
-def _stats(prompt: JudgePrompt) -> PromptStats:
+def _stats(prompt: JudgePrompt | None) -> PromptStats:
+    if prompt is None:
+        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
     return PromptStats(
         compacted=prompt.compacted,
         tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
