@@ -250,6 +250,13 @@ class Settings(BaseSettings):
         validation_alias="JUDGE_RETRY_BASE_SECONDS",
         description="First backoff between judge retries; it doubles each time (1 s, 2 s, 4 s by default).",
     )
+    judge_max_retry_wait_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        validation_alias="JUDGE_MAX_RETRY_WAIT_SECONDS",
+        description="Longest wait before a judge retry slept inside the scorer. A rate limit (429/529) asking for a "
+        "longer retry-after gives the job back to the queue with that delay instead of sleeping.",
+    )
     judge_context_tokens: int = Field(
         default=200_000,
         ge=4_096,

@@ -63,6 +63,8 @@ class ScorerPolicy:
     judge_max_retries: int
     judge_retry_base_seconds: float
     input_budget_tokens: int | None = None
+    max_retry_wait_seconds: float = 5.0
+    """Longest wait slept inside an invocation; a longer retry-after gives the message back with that delay."""
 
 
 DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"
@@ -194,6 +196,7 @@ class Scorer:
             deadline=deadline,
             max_retries=self._policy.judge_max_retries,
             base_seconds=self._policy.judge_retry_base_seconds,
+            max_wait_seconds=self._policy.max_retry_wait_seconds,
             clock=self._clock,
             sleep=self._sleep,
         )
