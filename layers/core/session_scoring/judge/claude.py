@@ -15,6 +15,7 @@ marker and session) follows in the user message. Caching needs a prefix of at le
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, cast
 
@@ -86,18 +87,26 @@ def _error_message(exc: anthropic.APIStatusError) -> str:
     return str(exc.message)
 
 
-def _without_titles(schema: Any) -> Any:
-    """The schema without pydantic's ``title`` keys: they restate the property names and cost input tokens on every
-    request. (The criteria hash covers the full schema from ``judge_output_json_schema``; this changes only what is
-    sent.)"""
+_CONSTRAINT_NOTE = re.compile(r"\n\n\{[^{}]*\}$")
+
+
+def _lean_schema(schema: Any) -> Any:
+    """The schema as sent: without pydantic's ``title`` keys (they restate the property names) and without the
+    ``{minimum: 0, ...}`` notes ``transform_schema`` appends to descriptions for constraints the API cannot enforce
+    (the descriptions and the rubric state the ranges, and every answer is validated against the full model, with
+    a repair turn). Both cost input tokens on every request. The criteria hash covers the full schema from
+    ``judge_output_json_schema``; this changes only what is sent."""
     if isinstance(schema, dict):
-        return {
-            key: _without_titles(value)
-            for key, value in schema.items()
-            if not (key == "title" and isinstance(value, str))
-        }
+        lean: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "description" and isinstance(value, str):
+                value = _CONSTRAINT_NOTE.sub("", value)
+            lean[key] = _lean_schema(value)
+        return lean
     if isinstance(schema, list):
-        return [_without_titles(item) for item in schema]
+        return [_lean_schema(item) for item in schema]
     return schema
 
 
@@ -111,7 +120,7 @@ class ClaudeJudge:
         self.provider = provider
         self.model = model
         self._max_tokens = max_tokens
-        schema = _without_titles(transform_schema(JudgeOutputSchema))
+        schema = _lean_schema(transform_schema(JudgeOutputSchema))
         self._output_config = cast(OutputConfigParam, {"format": {"type": "json_schema", "schema": schema}})
 
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
