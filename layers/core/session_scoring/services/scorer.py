@@ -140,6 +140,7 @@ class Scorer:
         if not claim.claimed:
             return self._not_claimed(job, claim.status, claim.lease_expires_at)
         assert claim.claim_token is not None
+        started = self._clock()
         try:
             verdict, prompt = self._score(job, deadline)
             stored = self._repository.complete(
@@ -155,6 +156,9 @@ class Scorer:
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
                 "total_score": verdict.output.total_score,
+                # The whole job (session load, every judge try and wait, store) beside the successful call.
+                "job_ms": int((self._clock() - started) * 1000),
+                "judge_latency_ms": verdict.latency_ms,
             },
         )
         return JobOutcome.ack("completed")
