@@ -37,9 +37,10 @@ from session_scoring.repositories.scores import ClaimResult
 from session_scoring.services.scorer import Scorer, ScorerPolicy
 from session_scoring.sources.documents import parse_session_document
 from tests.benchmarks.conftest import BenchTable
-from tests.benchmarks.test_rendering_bench import _session_of, _session_with
+from tests.benchmarks.test_rendering_bench import _session_of
 from tests.conftest import FAILING_TOOLS_ID, SAMPLES, SHALLOW_ID, THOROUGH_ID
 from tests.support.fake_claude import SAMPLE_VERDICT
+from tests.support.long_session import long_session_document
 
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "scoring_config.yaml"
@@ -83,7 +84,7 @@ def test_judge_input_tokens_against_raw_session_and_rubric(bench_table: BenchTab
     [
         ("~25k-token session", lambda: _session_of(25_000, 40)),
         ("~1M-token session", lambda: _session_of(1_000_000, 500)),
-        ("2,400-tool-call session", lambda: _session_with(2_400, 1)),
+        ("2,400-tool-call session", lambda: long_session_document("bench", 2_400)),
     ],
 )
 def test_render_time_and_fit(bench_table: BenchTable, name: str, make: Callable[[], dict[str, Any]]) -> None:
@@ -105,6 +106,28 @@ def test_render_time_and_fit(bench_table: BenchTable, name: str, make: Callable[
             "ms",
             note=f"{size_mb:.1f} MB, {len(session.tool_calls)} tool calls; {fit}",
         )
+
+
+@pytest.mark.benchmark
+@pytest.mark.parametrize("budget", [Settings().judge_input_budget, 50_000])
+def test_most_tool_calls_that_fit(bench_table: BenchTable, budget: int) -> None:
+    """The longest session of the 2,400-call kind (700-char results, reasoning between calls) that still fits."""
+    config = _config()
+
+    def fits(calls: int) -> bool:
+        try:
+            build_prompt(config, parse_session_document(long_session_document("b", calls), "b"), budget_tokens=budget)
+        except PromptTooLargeError:
+            return False
+        return True
+
+    low, high = 1, 20_000
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    bench_table.add(
+        f"most tool calls that fit a {budget // 1000}k budget", low, "calls", note="every call kept as a line"
+    )
 
 
 # --- goodput under a rate-limited judge, in simulated time ---------------------------------------------------------
