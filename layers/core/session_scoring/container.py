@@ -135,6 +135,7 @@ class Container:
             judge_timeout_seconds=settings.judge_timeout_seconds,
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
+            max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
             # The heuristic judge reads the session, not the prompt: no model limit to respect.
             input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
         )
