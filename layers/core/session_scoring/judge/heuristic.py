@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 
 from session_scoring.judge.base import JudgeRequest
 from session_scoring.models.judge import (
-    DIMENSION_MAX,
     JudgeAlternativeApproach,
     JudgeMissingTool,
     JudgeOutputSchema,
     JudgeVerdict,
     ScoreBreakdown,
 )
+from session_scoring.models.scores import DIMENSION_MAX
 from session_scoring.models.session import AvailableTool, Session, ToolCall
 
 HEURISTIC_MODEL = "heuristic-rules-v1"

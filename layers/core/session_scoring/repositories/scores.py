@@ -35,14 +35,12 @@ from session_scoring.models.api import (
     JudgeInfo,
     LatestScore,
     MissingTool,
-    ScoreStatus,
     SessionScore,
 )
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.scores import ACTIVE_STATUSES, ScoreStatus
 
 T = TypeVar("T")
-
-_ACTIVE = ("pending", "in_progress")
 
 
 @dataclass(frozen=True)
@@ -224,7 +222,7 @@ class ScoreRepository:
 
     @_db_call
     def active_for_session(self, session_id: str, current_hash: str) -> SessionScore | None:
-        return self._latest(session_id, current_hash, _ACTIVE)
+        return self._latest(session_id, current_hash, ACTIVE_STATUSES)
 
     @_db_call
     def list_for_session(self, session_id: str, current_hash: str) -> list[SessionScore]:
@@ -385,7 +383,7 @@ class ScoreRepository:
     @_db_call
     def fail(self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str) -> bool:
         """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed."""
-        conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(_ACTIVE)]
+        conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(ACTIVE_STATUSES)]
         if claim_token is not None:
             conditions.append(SessionScoreRow.claim_token == claim_token)
         return self._transition(
