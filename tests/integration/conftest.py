@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,19 +10,9 @@ import pytest
 from tests.support.fake_tarsy import FakeTarsy
 
 
-@pytest.fixture(scope="session")
-def fake_tarsy_server() -> Iterator[FakeTarsy]:
-    fake = FakeTarsy().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
 @pytest.fixture
-def fake_tarsy(fake_tarsy_server: FakeTarsy) -> FakeTarsy:
-    fake_tarsy_server.reset()
-    return fake_tarsy_server
+def fake_tarsy(loopback: Callable[[type[FakeTarsy]], FakeTarsy]) -> FakeTarsy:
+    return loopback(FakeTarsy)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,12 +137,8 @@ def test_api_event_with_cors_origin_gets_cors_headers(make_stack: Any) -> None:
 
 
 @pytest.fixture
-def cfn() -> Iterator[CloudFormationListener]:
-    listener = CloudFormationListener().start()
-    try:
-        yield listener
-    finally:
-        listener.stop()
+def cfn(loopback: Callable[[type[CloudFormationListener]], CloudFormationListener]) -> CloudFormationListener:
+    return loopback(CloudFormationListener)
 
 
 @pytest.fixture
