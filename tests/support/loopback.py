@@ -50,7 +50,7 @@ class LoopbackHttpServer(ABC):
         return self.start()
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, _traceback: TracebackType | None
     ) -> None:
         self.stop()
 

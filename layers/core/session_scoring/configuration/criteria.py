@@ -28,7 +28,6 @@ from session_scoring.errors import ConfigurationError
 from session_scoring.models.judge import judge_output_json_schema, judge_output_schema_text
 
 Provider = Literal["anthropic", "bedrock", "heuristic"]
-PROVIDERS: tuple[str, ...] = ("anthropic", "bedrock", "heuristic")
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",

@@ -143,7 +143,11 @@ class Settings(BaseSettings):
         validation_alias="SCORING_LOCAL_DATA_DIR",
         description="Where the local stack (`make run`) keeps its embedded PostgreSQL data.",
     )
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", validation_alias="LOG_LEVEL")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO",
+        validation_alias="LOG_LEVEL",
+        description="Log level. Powertools' logger reads LOG_LEVEL itself; declared so a bad value fails at start.",
+    )
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
 

@@ -50,8 +50,6 @@ class TarsyConversation(_Boundary):
 
 
 class TarsyLLMDetails(_Boundary):
-    interaction_id: str | None = None
-    model_name: str | None = None
     success: bool = True
     error_message: str | None = None
     conversation: TarsyConversation | None = None
@@ -88,11 +86,9 @@ class TarsyChatMessage(_Boundary):
 
 class TarsyStage(_Boundary):
     execution_id: str
-    stage_id: str | None = None
     stage_index: int = 0
     stage_name: str
     agent: str | None = None
-    iteration_strategy: str | None = None
     status: str = "completed"
     stage_output: Any = None
     error_message: str | None = None
@@ -119,7 +115,6 @@ class TarsyDetailedSession(TarsySessionOverview):
     error_message: str | None = None
     alert_data: dict[str, Any] = Field(default_factory=dict)
     final_analysis: str | None = None
-    final_analysis_summary: str | None = None
     chain_id: str | None = None
     chain_definition: dict[str, Any] | None = None
     stages: list[TarsyStage] = Field(default_factory=list)

@@ -58,7 +58,6 @@ class GoSession(BoundaryModel):
     author: str | None = None
     error_message: str | None = None
     final_analysis: str | None = None
-    executive_summary: str | None = None
     created_at: datetime | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
@@ -69,7 +68,6 @@ class GoTimelineEvent(BoundaryModel):
     event_type: str
     content: str = ""
     metadata: dict[str, Any] | None = None
-    stage_id: str | None = None
     execution_id: str | None = None
     agent: str | None = None
     sequence_number: int | None = None
