@@ -5,8 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install run test lint unit integration bench redrive clean dashboard dashboard-test e2e chromium
-.PHONY: tools template-lint build smoke lock-layers deadcode
+.PHONY: install run test lint unit integration bench soak redrive clean dashboard dashboard-test e2e chromium
+.PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -47,24 +47,39 @@ run: install dashboard
 	$(PY) -m devstack
 
 lint: install
-	$(VENV)/bin/ruff check layers functions migrations devstack tests
+	$(VENV)/bin/ruff check layers functions migrations devstack tests scripts
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(MAKE) --no-print-directory deadcode
 
 ## Unused code (vulture; paths and options in pyproject.toml, framework-used names in vulture_whitelist.py).
 deadcode: install
 	$(VENV)/bin/vulture
 
-## Lint, type-check and run every test suite (unit, integration) with coverage of the core; then lint the SAM
-## template, build it (no container) and smoke-test the built handlers.
+## Lint, type-check and run every test suite (unit, integration) with coverage of the core; build the docs; then lint
+## the SAM template, build it (no container) and smoke-test the built handlers.
 test: lint template-lint
 	$(PY) -m pytest tests/unit tests/integration --cov --cov-report=term --cov-fail-under=80 $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory docs ENV_TABLE_ARGS=--check
 	$(MAKE) dashboard-test e2e
 	$(MAKE) --no-print-directory smoke
+
+## The docs site (docs/, mkdocs.yml): regenerate the environment table of docs/configuration.md from Settings, then
+## build into site/ in strict mode (a broken link or anchor fails). `make test` only checks the table is up to date.
+ENV_TABLE_ARGS ?=
+docs: install
+	$(PY) scripts/env_table.py $(ENV_TABLE_ARGS)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 ## Dashboard component tests (Vitest + Testing Library).
 dashboard-test: $(DASHBOARD_STAMP)
 	cd dashboard && npm test
+
+## Regenerate the dashboard's API types: export the API's OpenAPI document to dashboard/openapi.json, then generate
+## dashboard/src/api/generated/ from it (openapi-typescript). Tests fail until both are regenerated and committed.
+api-types: install $(DASHBOARD_STAMP)
+	$(PY) -m functions.api.export_openapi dashboard/openapi.json
+	cd dashboard && npm run api-types
 
 ## Browser tests: headless Chromium against a local stack the tests start (screenshots in tests/e2e/screenshots/).
 e2e: install dashboard chromium
@@ -79,6 +94,10 @@ integration: install
 ## Benchmarks: print timings, assert nothing about speed.
 bench: install
 	$(PY) -m pytest tests/benchmarks -s -m benchmark $(PYTEST_ARGS)
+
+## Soak: 5,000 jobs through the local stack under random faults (SOAK_JOBS, SOAK_WORKERS); prints a summary line.
+soak: install
+	$(PY) -m pytest tests/soak -s -m soak -p no:cacheprovider $(PYTEST_ARGS)
 
 ## Show the dead-letter queue and move its messages back to the scoring queue.
 redrive: install
@@ -128,4 +147,4 @@ lock-layers:
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache .coverage .aws-sam dashboard/node_modules \
-		functions/api/static
+		functions/api/static site

@@ -12,13 +12,46 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+REAP_INTERVAL_SECONDS = 60.0
+
+
+class Periodic:
+    """Runs ``action`` every ``interval`` seconds on a daemon thread until stopped (a local stand-in for a schedule)."""
+
+    def __init__(self, interval: float, action: Callable[[], Any], name: str) -> None:
+        self._interval = interval
+        self._action = action
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                self._action()
+            except Exception as exc:  # noqa: BLE001 - keep the local schedule alive, like a real one
+                print(f"[{self._thread.name}] error: {exc}", flush=True)
 
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
-    from session_scoring.configuration.settings import load_settings
+    from session_scoring.configuration.settings import SettingsError, load_settings
 
-    settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    try:
+        settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    except SettingsError as exc:
+        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+        return 2
     local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
     if settings.database_url is not None:
@@ -56,14 +89,15 @@ def main() -> int:
 
     from session_scoring.container import get_container, reset_container
     from session_scoring.errors import ScoringError
-    from session_scoring.infrastructure import migrate
 
     reset_container()
     container = get_container()
     try:
         config = container.config
-        migrate.upgrade(container.engine, container.settings)
+        container.schema_service.upgrade()  # the migrate function's own call: the same lock, errors and log line
         container.repository.ensure_criteria(config.criteria_hash, config.criteria_content)
+        # moto's queue is new on every start: attempts left active by a previous run have lost their messages.
+        reaped = container.reaper.reap(queue_is_new=True)
     except ScoringError as exc:
         print(f"error: {exc.message}", file=sys.stderr, flush=True)
         moto.stop()
@@ -77,12 +111,19 @@ def main() -> int:
     )
     print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
     print(f"  criteria : {config.criteria_hash}", flush=True)
+    if reaped.requeued or reaped.failed:
+        print(
+            f"  reaper   : {reaped.requeued} attempt(s) left active by a previous run requeued, {reaped.failed} failed",
+            flush=True,
+        )
 
     from devstack.queue_poller import QueuePoller
     from functions.scorer.app import handler
 
     poller = QueuePoller(client("sqs", endpoint), resources.queue_url, handler)
     poller.start()
+    reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
+    reaper.start()
 
     import uvicorn
 
@@ -91,6 +132,7 @@ def main() -> int:
     try:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
     finally:
+        reaper.stop()
         poller.stop()
         moto.stop()
         print("session-scoring: stopped", flush=True)

@@ -6,7 +6,7 @@ import json
 import logging
 import socket
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import boto3
 
@@ -38,7 +38,10 @@ class LocalResources:
     breaker_table: str
 
 
-def client(service: str, endpoint: str) -> Any:
+LocalService = Literal["sqs", "dynamodb", "secretsmanager"]
+
+
+def client(service: LocalService, endpoint: str) -> Any:
     return boto3.client(
         service,
         region_name=REGION,

@@ -14,10 +14,10 @@ def start_postgres(data_dir: Path, database: str = "scoring") -> tuple[str, Any]
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pgserver
+        from pgserver.postgres_server import get_server
 
         data_dir.mkdir(parents=True, exist_ok=True)
-        server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
+        server = get_server(str(data_dir), cleanup_mode="stop")
     info = server.get_postmaster_info()
     socket = Path(info.socket_dir) / f".s.PGSQL.{info.port}"
     exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';")

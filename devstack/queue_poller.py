@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
-Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+Handler = Callable[[dict[str, Any], Any], PartialItemFailureResponse]
 
 
 @dataclass
@@ -102,7 +103,7 @@ class QueuePoller:
             result = self._handler(
                 to_sqs_event(messages, self._queue_arn), LocalLambdaContext(budget_seconds=self._budget_seconds)
             )
-            failed = {item["itemIdentifier"] for item in result.get("batchItemFailures", [])}
+            failed = {str(item["itemIdentifier"]) for item in result.get("batchItemFailures", [])}  # SQS: message ids
         except BatchProcessingError:
             failed = {m["MessageId"] for m in messages}
         done = [m for m in messages if m["MessageId"] not in failed]

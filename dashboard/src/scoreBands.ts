@@ -1,28 +1,36 @@
-// The design's five score bands (EP-0028), shared by the badge and the analytics page.
+// Presentation of the score bands. The bands themselves (names, labels, bounds) come from the API (useScoreBands);
+// only their colours live here, keyed by band name.
+import { type BandDefinition, useScoreBands } from './api/queries';
 
-export interface BandStyle {
-  band: 'failed' | 'weak' | 'adequate' | 'good' | 'near_perfect';
-  label: string;
-  min: number;
-  max: number;
+export interface BandColours {
   background: string;
   text: string;
 }
 
-export const SCORE_BANDS: BandStyle[] = [
-  { band: 'failed', label: 'Failed', min: 0, max: 44, background: '#d32f2f', text: '#ffffff' },
-  { band: 'weak', label: 'Weak', min: 45, max: 59, background: '#ef6c00', text: '#ffffff' },
-  { band: 'adequate', label: 'Adequate', min: 60, max: 74, background: '#fdd835', text: '#212121' },
-  { band: 'good', label: 'Good', min: 75, max: 89, background: '#9ccc65', text: '#1b3a00' },
-  { band: 'near_perfect', label: 'Near-perfect', min: 90, max: 100, background: '#1b5e20', text: '#ffffff' },
-];
+const COLOURS: Record<string, BandColours> = {
+  failed: { background: '#d32f2f', text: '#ffffff' },
+  weak: { background: '#ef6c00', text: '#ffffff' },
+  adequate: { background: '#fdd835', text: '#212121' },
+  good: { background: '#9ccc65', text: '#1b3a00' },
+  near_perfect: { background: '#1b5e20', text: '#ffffff' },
+};
 
-/** The band of a 0-100 score (scores outside the range are clamped). */
-export function bandFor(score: number): BandStyle {
-  const clamped = Math.max(0, Math.min(100, Math.round(score)));
-  return SCORE_BANDS.find((b) => clamped >= b.min && clamped <= b.max) ?? SCORE_BANDS[0];
+/** For a band the dashboard has no colour for (added in the API later), and while the bands load. */
+export const NEUTRAL: BandColours = { background: '#90a4ae', text: '#ffffff' };
+
+export const bandColours = (band: string | undefined): BandColours => (band && COLOURS[band]) || NEUTRAL;
+
+/** The band a 0-100 score falls in (rounded and clamped to the bands' range); undefined when no band holds it. */
+export function bandFor(score: number, bands: readonly BandDefinition[]): BandDefinition | undefined {
+  if (bands.length === 0) return undefined;
+  const low = Math.min(...bands.map((b) => b.min_score));
+  const high = Math.max(...bands.map((b) => b.max_score));
+  const clamped = Math.max(low, Math.min(high, Math.round(score)));
+  return bands.find((b) => clamped >= b.min_score && clamped <= b.max_score);
 }
 
-export function bandStyle(band: string): BandStyle | undefined {
-  return SCORE_BANDS.find((b) => b.band === band);
+/** The band of a score, once the API's bands are loaded (undefined before, or if they cannot be loaded). */
+export function useBandOf(score: number | null | undefined): BandDefinition | undefined {
+  const { data: bands } = useScoreBands();
+  return score == null || !bands ? undefined : bandFor(score, bands);
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -45,5 +46,12 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
 
 
 @logger.inject_lambda_context(clear_state=True)
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
+    result = get_container().reaper.reap()
+    return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

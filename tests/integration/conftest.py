@@ -1,13 +1,28 @@
-"""Integration fixtures for the TARSy sources: a fake TARSy over real HTTP and stacks reading from it."""
+"""Integration fixtures: the service's JSON log lines; a fake TARSy over real HTTP and stacks reading from it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import io
+import logging
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from tests.support.fake_tarsy import FakeTarsy
+
+
+@pytest.fixture
+def json_logs() -> Iterator[io.StringIO]:
+    """What the service logs, as its formatter writes it (the JSON lines Lambda would ship to CloudWatch)."""
+    from session_scoring.log import logger
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    yield stream
+    logger.removeHandler(handler)
 
 
 @pytest.fixture

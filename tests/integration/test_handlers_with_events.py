@@ -6,6 +6,8 @@ API Gateway calls, the scorer handler gets the SQS events, the migration handler
 
 from __future__ import annotations
 
+import io
+import json
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -47,6 +49,24 @@ def test_post_event_queues_an_attempt_recording_the_jwt_email(stack: Stack) -> N
     assert headers["location"] == SCORE_PATH
     queued = stack.sqs.receive_message(QueueUrl=stack.env["SCORING_QUEUE_URL"], WaitTimeSeconds=0)["Messages"]
     assert [m["Body"] for m in queued if body["score_id"] in m["Body"]]
+
+
+def test_every_api_log_line_carries_the_request_id_as_correlation_id(stack: Stack, json_logs: io.StringIO) -> None:
+    from session_scoring.log import logger
+
+    request_id = load_event("api-post-score.json")["requestContext"]["requestId"]
+    level = logger.log_level
+    logger.setLevel("INFO")  # the stack logs warnings only; a queued request logs at INFO
+    try:
+        status, _, _ = invoke_api("api-post-score.json")
+    finally:
+        logger.setLevel(level)
+
+    assert status == 202
+    records = [json.loads(line) for line in json_logs.getvalue().splitlines() if line.startswith("{")]
+    assert "scoring queued" in [r["message"] for r in records]
+    assert {r.get("correlation_id") for r in records} == {request_id}
+    assert {r.get("function_name") for r in records} == {LocalLambdaContext.function_name}
 
 
 def test_one_job_event_completes_the_attempt_and_get_event_returns_it(stack: Stack) -> None:
@@ -288,3 +308,22 @@ def test_answers_failed_before_the_function_times_out(
     assert result["Status"] == "FAILED"
     assert len(cfn.responses) == 1
     assert "timeout" in cfn.responses[0]["Reason"]
+
+
+def test_schedule_event_requeues_an_attempt_whose_message_was_lost(stack: Stack) -> None:
+    from sqlalchemy import create_engine, text
+
+    from functions.scorer.app import reap_handler
+
+    stack.request_score(THOROUGH_ID)
+    stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
+    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE session_scores SET requested_at = now() - interval '3 hours'"))
+    engine.dispose()
+
+    result = reap_handler(load_event("schedule-reap.json"), LocalLambdaContext(budget_seconds=60))
+
+    assert (result["requeued"], result["failed"]) == (1, 0)
+    stack.poller.drain()
+    assert stack.score(THOROUGH_ID).json()["status"] == "completed"

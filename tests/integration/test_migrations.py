@@ -48,7 +48,11 @@ def test_upgrade_downgrade_upgrade(fresh_engine: Engine) -> None:
     settings = Settings()
     migrate.upgrade(fresh_engine, settings)
     assert tables(fresh_engine) == TABLES
-    assert migrate.current_revision(fresh_engine) == "0001_scoring_tables"
+    from alembic.script import ScriptDirectory
+
+    heads = ScriptDirectory.from_config(migrate.alembic_config(settings)).get_heads()
+    assert len(heads) == 1, f"the migrations must form one line, found heads {heads}"
+    assert migrate.current_revision(fresh_engine) == heads[0]
     indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
     assert {"uq_session_scores_one_active_attempt", "ix_session_scores_total_score"} <= indexes
 

@@ -24,7 +24,7 @@ def _dead_letter(stack: Stack, session_id: str) -> uuid.UUID:
     received = stack.sqs.receive_message(QueueUrl=stack.resources.queue_url, MaxNumberOfMessages=10)
     for message in received.get("Messages", []):  # the scoring queue gave the message up to the dead-letter queue
         stack.sqs.delete_message(QueueUrl=stack.resources.queue_url, ReceiptHandle=message["ReceiptHandle"])
-    assert stack.container.repository.fail(score_id, None, GAVE_UP)
+    assert stack.container.repository.fail(score_id, None, GAVE_UP, dead_lettered=True)
     job = ScoringJob(
         score_id=score_id, session_id=session_id, requested_by="api-client", requested_at=score["requested_at"]
     )
@@ -77,6 +77,33 @@ def test_redrive_with_the_move_task_reopens_and_completes(stack: Stack) -> None:
     for session_id, score_id in zip((THOROUGH_ID, SHALLOW_ID), ids, strict=True):
         score = stack.score(session_id).json()
         assert (score["score_id"], score["status"]) == (str(score_id), "completed")
+
+
+class LateArrivalMoveTaskQueue(EmulatedMoveTaskQueue):
+    """The race: a job is dead-lettered after the redrive has read the queue and before the move task starts."""
+
+    def __init__(self, stack: Stack, late_session_id: str) -> None:
+        super().__init__(stack)
+        self._stack = stack
+        self._late_session_id = late_session_id
+
+    def start_move_task(self) -> str:
+        _dead_letter(self._stack, self._late_session_id)
+        return super().start_move_task()
+
+
+def test_a_job_dead_lettered_while_the_redrive_runs_is_scored_not_left_failed(stack: Stack) -> None:
+    early = _dead_letter(stack, THOROUGH_ID)
+    service = DeadLetterService(
+        LateArrivalMoveTaskQueue(stack, SHALLOW_ID), stack.container.repository, stack.container.config.criteria_hash
+    )
+
+    result = service.redrive()
+
+    assert (result.moved, result.reopened) == (2, 1)  # the late one was moved without being reopened first
+    assert stack.poller.drain() == 2
+    assert stack.score(THOROUGH_ID).json()["score_id"] == str(early)
+    assert [stack.score(s).json()["status"] for s in (THOROUGH_ID, SHALLOW_ID)] == ["completed", "completed"]
 
 
 def test_a_failed_move_leaves_the_attempts_failed_with_their_reason(stack: Stack) -> None:

@@ -148,7 +148,10 @@ def test_functions_define_their_own_roles_so_sam_adds_no_broad_policies(template
         role = template["Resources"][ref_target(function["Properties"]["Role"])]
         log_group = ref_target(function["Properties"]["LoggingConfig"]["LogGroup"])
         log_statements = [s for s in role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"] if "Sid" in s]
-        assert {"Fn::GetAtt": [log_group, "Arn"]} in [s["Resource"] for s in log_statements], name
+        writable = [
+            r for s in log_statements if "logs:PutLogEvents" in as_list(s["Action"]) for r in as_list(s["Resource"])
+        ]
+        assert {"Fn::GetAtt": [log_group, "Arn"]} in writable, name
 
 
 def test_database_functions_and_only_they_run_in_the_vpc(template: dict[str, Any]) -> None:
@@ -160,6 +163,7 @@ def test_database_functions_and_only_they_run_in_the_vpc(template: dict[str, Any
     assert {name for name, f in functions(template).items() if "VpcConfig" in f["Properties"]} == {
         "ApiFunction",
         "ScorerFunction",
+        "ReaperFunction",
         "MigrateFunction",
     }
     for kind in ("AWS::RDS::DBProxy", "AWS::RDS::DBSubnetGroup"):
@@ -267,3 +271,16 @@ def test_jwt_authorizer_is_optional_and_guards_the_scoring_routes(template: dict
 
 def test_outputs_name_the_api_queues_and_breaker_table(template: dict[str, Any]) -> None:
     assert {"ApiUrl", "QueueUrl", "DeadLetterQueueUrl", "BreakerTableName"} <= template["Outputs"].keys()
+
+
+def test_the_reaper_runs_on_a_schedule_with_the_scorers_code_and_can_requeue(template: dict[str, Any]) -> None:
+    reaper = template["Resources"]["ReaperFunction"]["Properties"]
+    scorer = template["Resources"]["ScorerFunction"]["Properties"]
+    assert reaper["CodeUri"] == scorer["CodeUri"]
+    assert reaper["Handler"] == "app.reap_handler"
+    schedule = next(iter(reaper["Events"].values()))
+    assert schedule["Type"] == "ScheduleV2"
+    assert schedule["Properties"]["ScheduleExpression"].startswith("rate(")
+    role = template["Resources"][ref_target(reaper["Role"])]
+    statements = role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    assert any("sqs:SendMessage" in as_list(s.get("Action", [])) for s in statements if isinstance(s, dict))

@@ -1,71 +1,101 @@
-// The scoring API, same origin as the dashboard. Every call has a timeout; errors become readable messages.
-import axios, { AxiosError } from 'axios';
-import type {
-  CriteriaUsage,
-  MissingToolsReport,
-  ScoreDistribution,
-  SessionDetail,
-  SessionListPage,
-  SessionScore,
-} from './types';
+// The scoring API through openapi-fetch, typed by the generated schema (src/api/generated/schema.ts, `make
+// api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
+// errors as readable messages, and "not scored" (404) as null.
+import createClient from 'openapi-fetch';
+import type { paths } from './generated/schema';
 
-const PREFIX = '/api/v1/scoring';
+const TIMEOUT_MS = 15000;
 
-export const http = axios.create({ timeout: 15000 });
-
-const enc = encodeURIComponent;
-
-export const api = {
-  listSessions: (page: number, pageSize: number) =>
-    http.get<SessionListPage>(`${PREFIX}/sessions`, { params: { page, page_size: pageSize } }).then((r) => r.data),
-  getSession: (sessionId: string) => http.get<SessionDetail>(`${PREFIX}/sessions/${enc(sessionId)}`).then((r) => r.data),
-  /** The latest attempt, or null when the session was never scored (404). */
-  getLatestScore: (sessionId: string) =>
-    http
-      .get<SessionScore>(`${PREFIX}/sessions/${enc(sessionId)}/score`)
-      .then((r) => r.data)
-      .catch((err: unknown) => {
-        if (err instanceof AxiosError && err.response?.status === 404) return null;
-        throw err;
-      }),
-  getScoreHistory: (sessionId: string) =>
-    http
-      .get<SessionScore[]>(`${PREFIX}/sessions/${enc(sessionId)}/scores`)
-      .then((r) => r.data)
-      .catch((err: unknown) => {
-        if (err instanceof AxiosError && err.response?.status === 404) return [];
-        throw err;
-      }),
-  requestScore: (sessionId: string, forceRescore: boolean) =>
-    http
-      .post<SessionScore>(`${PREFIX}/sessions/${enc(sessionId)}/score`, { force_rescore: forceRescore })
-      .then((r) => r.data),
-  scoreDistribution: (criteriaHash: string | null) =>
-    http
-      .get<ScoreDistribution>(`${PREFIX}/analytics/score-distribution`, {
-        params: criteriaHash ? { criteria_hash: criteriaHash } : {},
-      })
-      .then((r) => r.data),
-  missingTools: (criteriaHash: string | null, limit = 10) =>
-    http
-      .get<MissingToolsReport>(`${PREFIX}/analytics/missing-tools`, {
-        params: criteriaHash ? { criteria_hash: criteriaHash, limit } : { limit },
-      })
-      .then((r) => r.data),
-  criteriaInUse: () => http.get<CriteriaUsage[]>(`${PREFIX}/analytics/criteria`).then((r) => r.data),
-};
-
-/** What went wrong, in words: the API's `detail`, else the HTTP status, else the network error. */
-export function errorMessage(err: unknown): string {
-  if (err instanceof AxiosError) {
-    const detail = (err.response?.data as { detail?: unknown } | undefined)?.detail;
-    if (typeof detail === 'string') return detail;
-    if (Array.isArray(detail)) {
-      return detail.map((d: { msg?: string }) => d.msg ?? JSON.stringify(d)).join('; ');
-    }
-    if (err.response) return `the API answered ${err.response.status} ${err.response.statusText}`;
-    if (err.code === 'ECONNABORTED') return 'the API did not answer in time';
-    return `the API could not be reached (${err.message})`;
+/** A failed call: the HTTP status (null when no answer came) and what went wrong, in words. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
   }
+}
+
+/** The API's `detail` (a sentence, or the list of validation problems), else the HTTP status. */
+function describe(body: unknown, response: Response): string {
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) return detail.map((d: { msg?: string }) => d.msg ?? JSON.stringify(d)).join('; ');
+  return `the API answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+}
+
+type Result<T> = { data?: T; error?: unknown; response: Response };
+
+function unwrap<T>({ data, error, response }: Result<T>): T {
+  if (response.ok && data !== undefined) return data;
+  throw new ApiError(response.status, describe(error, response));
+}
+
+/** 404 means "none yet" for a session's scores; anything else unwraps as usual. */
+function orWhenNotFound<T, F>(fallback: F) {
+  return (result: Result<T>): T | F => (result.response.status === 404 ? fallback : unwrap(result));
+}
+
+export interface ApiOptions {
+  /** Where the API is; '' (the default) is the dashboard's own origin, which serves it. */
+  baseUrl?: string;
+  fetch?: typeof globalThis.fetch;
+  timeoutMs?: number;
+}
+
+export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.fetch(...args), timeoutMs = TIMEOUT_MS }: ApiOptions = {}) {
+  const client = createClient<paths>({
+    baseUrl,
+    fetch: async (request: Request) => {
+      try {
+        return await send(request, { signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        if (err instanceof DOMException && err.name === 'TimeoutError') {
+          throw new ApiError(null, 'the API did not answer in time');
+        }
+        throw new ApiError(null, `the API could not be reached (${err instanceof Error ? err.message : String(err)})`);
+      }
+    },
+  });
+  const session = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
+  const byCriteria = (criteriaHash: string | null) => (criteriaHash ? { criteria_hash: criteriaHash } : {});
+
+  return {
+    listSessions: (page: number, pageSize: number) =>
+      client.GET('/api/v1/scoring/sessions', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
+    getSession: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}', session(sessionId)).then(unwrap),
+    /** The latest attempt, or null when the session was never scored. */
+    getLatestScore: (sessionId: string) =>
+      client.GET('/api/v1/scoring/sessions/{session_id}/score', session(sessionId)).then(orWhenNotFound(null)),
+    /** Every attempt, newest first; empty when the session was never scored. */
+    getScoreHistory: (sessionId: string) =>
+      client.GET('/api/v1/scoring/sessions/{session_id}/scores', session(sessionId)).then(orWhenNotFound([])),
+    requestScore: (sessionId: string, forceRescore: boolean) =>
+      client
+        .POST('/api/v1/scoring/sessions/{session_id}/score', { ...session(sessionId), body: { force_rescore: forceRescore } })
+        .then(unwrap),
+    scoreDistribution: (criteriaHash: string | null) =>
+      client.GET('/api/v1/scoring/analytics/score-distribution', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
+    missingTools: (criteriaHash: string | null, limit = 10) =>
+      client
+        .GET('/api/v1/scoring/analytics/missing-tools', { params: { query: { ...byCriteria(criteriaHash), limit } } })
+        .then(unwrap),
+    criteriaInUse: () => client.GET('/api/v1/scoring/analytics/criteria').then(unwrap),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+export const api: Api = createApi();
+
+/** What went wrong, in words, for any error a query or mutation ends with. */
+export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether an error may pass on a retry: no answer, or a 5xx/429; a 4xx says the request itself is wrong. */
+export function isTransient(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  return err.status === null || err.status === 429 || err.status >= 500;
 }

@@ -1,5 +1,5 @@
 import { Box, Card, CardContent, Typography } from '@mui/material';
-import type { AlternativeApproach } from '../api/types';
+import type { AlternativeApproach } from '../api/generated/schema';
 
 /** Better ways to investigate, each with its ordered steps. */
 export function AlternativeApproachesCard({ approaches }: { approaches: AlternativeApproach[] }) {

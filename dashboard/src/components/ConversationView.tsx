@@ -9,7 +9,7 @@ import {
   Stack,
   Typography,
 } from '@mui/material';
-import type { ConversationStep, SessionDetail } from '../api/types';
+import type { ConversationStep, SessionDetail } from '../api/generated/schema';
 import { JsonBlock } from './JsonBlock';
 import { Markdown } from './Markdown';
 

@@ -1,5 +1,5 @@
 import { Card, CardContent, List, ListItem, ListItemText, Typography } from '@mui/material';
-import type { MissingTool } from '../api/types';
+import type { MissingTool } from '../api/generated/schema';
 
 /** The MCP tools the judge says should have been used, each with its rationale. */
 export function MissingToolsCard({ tools }: { tools: MissingTool[] }) {

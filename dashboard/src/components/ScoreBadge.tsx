@@ -1,6 +1,7 @@
 import { Chip, CircularProgress, Tooltip } from '@mui/material';
-import type { ScoreStatus } from '../api/types';
-import { bandFor } from '../scoreBands';
+import { isActive } from '../api/queries';
+import type { ScoreStatus } from '../api/generated/schema';
+import { bandColours, useBandOf } from '../scoreBands';
 
 export interface ScoreBadgeProps {
   /** The latest attempt; null or undefined when the session was never scored. */
@@ -8,12 +9,14 @@ export interface ScoreBadgeProps {
   size?: 'small' | 'medium';
 }
 
-/** A session's score at a glance: the number in its band's colour, or Not Scored / Scoring… / Failed. */
+/** A session's score at a glance: the number in its band's colour, or Not Scored / Scoring… / Failed. The band comes
+ * from the API's band definitions; until they are loaded the number shows in a neutral colour. */
 export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
+  const band = useBandOf(score?.status === 'completed' ? score.total_score : null);
   if (!score) {
     return <Chip size={size} variant="outlined" label="Not Scored" data-testid="score-badge" data-state="unscored" />;
   }
-  if (score.status === 'pending' || score.status === 'in_progress') {
+  if (isActive(score.status)) {
     return (
       <Chip
         size={size}
@@ -31,9 +34,9 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
       <Chip size={size} variant="outlined" color="error" label="Failed" data-testid="score-badge" data-state="failed" />
     );
   }
-  const band = bandFor(score.total_score);
+  const colours = bandColours(band?.band);
   const older = score.is_current_criteria === false;
-  const title = `${score.total_score}/100 · ${band.label}${older ? ' · scored with older criteria' : ''}`;
+  const title = `${score.total_score}/100${band ? ` · ${band.label}` : ''}${older ? ' · scored with older criteria' : ''}`;
   return (
     <Tooltip title={title}>
       <Chip
@@ -42,8 +45,8 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
         aria-label={title}
         data-testid="score-badge"
         data-state="scored"
-        data-band={band.band}
-        sx={{ bgcolor: band.background, color: band.text, fontWeight: 700, minWidth: 48 }}
+        data-band={band?.band}
+        sx={{ bgcolor: colours.background, color: colours.text, fontWeight: 700, minWidth: 48 }}
       />
     </Tooltip>
   );

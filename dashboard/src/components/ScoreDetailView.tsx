@@ -13,8 +13,8 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
-import type { SessionScore } from '../api/types';
-import { bandFor } from '../scoreBands';
+import type { SessionScore } from '../api/generated/schema';
+import { useBandOf } from '../scoreBands';
 import { AlternativeApproachesCard } from './AlternativeApproachesCard';
 import { JsonBlock } from './JsonBlock';
 import { Markdown } from './Markdown';
@@ -37,6 +37,7 @@ const tokens = (n: number | null) => (n === null ? '–' : n.toLocaleString());
 /** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
 export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: ScoreDetailViewProps) {
   const earlier = history.filter((h) => h.score_id !== score.score_id);
+  const band = useBandOf(score.total_score);
   return (
     <Stack spacing={2} data-testid="score-detail">
       {score.status === 'completed' && score.total_score !== null ? (
@@ -51,7 +52,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
             <Box>
               <ScoreBadge score={score} size="medium" />
               <Typography variant="body2" sx={{ mt: 0.5 }}>
-                {bandFor(score.total_score).label} · scored {when(score.scored_at)} · by {score.scored_triggered_by}
+                {band ? `${band.label} · ` : ''}scored {when(score.scored_at)} · by {score.scored_triggered_by}
               </Typography>
             </Box>
           </CardContent>

@@ -10,7 +10,8 @@ import {
   DialogTitle,
 } from '@mui/material';
 import { useState } from 'react';
-import type { ScoreStatus } from '../api/types';
+import type { ScoreStatus } from '../api/generated/schema';
+import { isActive } from '../api/queries';
 
 export interface ScoreSessionButtonProps {
   /** Status of the latest attempt; null when never scored. */
@@ -24,19 +25,19 @@ export interface ScoreSessionButtonProps {
   onScore: (forceRescore: boolean) => void;
 }
 
-const STATUS_TEXT: Record<string, string> = { pending: 'Queued…', in_progress: 'Scoring…' };
+const ACTIVE_TEXT: Partial<Record<ScoreStatus, string>> = { pending: 'Queued…', in_progress: 'Scoring…' };
 
 /** Score Session, its progress while the attempt runs, and Re-score behind a confirmation. */
 export function ScoreSessionButton({ status, submitting, error, disabledReason, onScore }: ScoreSessionButtonProps) {
   const [confirming, setConfirming] = useState(false);
-  const active = status === 'pending' || status === 'in_progress';
+  const active = isActive(status);
   const completed = status === 'completed';
 
   let button;
   if (active || submitting) {
     button = (
       <Button variant="contained" disabled startIcon={<CircularProgress size={16} color="inherit" />}>
-        {submitting && !active ? 'Requesting…' : STATUS_TEXT[status ?? 'pending']}
+        {submitting && !active ? 'Requesting…' : ACTIVE_TEXT[status ?? 'pending']}
       </Button>
     );
   } else if (completed) {

@@ -11,13 +11,12 @@ import {
   Select,
   Typography,
 } from '@mui/material';
-import { useCallback, useEffect, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
-import { api, errorMessage } from '../api/client';
-import type { CriteriaUsage, MissingToolsReport, ScoreDistribution } from '../api/types';
+import { errorMessage } from '../api/client';
+import { useCriteriaInUse, useMissingTools, useScoreDistribution } from '../api/queries';
 import { BarList } from '../components/BarList';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
-import { bandStyle } from '../scoreBands';
+import { bandColours } from '../scoreBands';
 
 const ALL = 'all';
 
@@ -27,25 +26,12 @@ export function AnalyticsPage() {
   const criteriaHash = params.get('criteria_hash');
   const band = params.get('band');
   const tool = params.get('tool');
-  const [criteria, setCriteria] = useState<CriteriaUsage[]>([]);
-  const [distribution, setDistribution] = useState<ScoreDistribution | null>(null);
-  const [tools, setTools] = useState<MissingToolsReport | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-
-  const load = useCallback(() => {
-    setLoading(true);
-    setError(null);
-    Promise.all([api.criteriaInUse(), api.scoreDistribution(criteriaHash), api.missingTools(criteriaHash)])
-      .then(([c, d, t]) => {
-        setCriteria(c);
-        setDistribution(d);
-        setTools(t);
-      })
-      .catch((err: unknown) => setError(errorMessage(err)))
-      .finally(() => setLoading(false));
-  }, [criteriaHash]);
-  useEffect(load, [load]);
+  const queries = [useCriteriaInUse(), useScoreDistribution(criteriaHash), useMissingTools(criteriaHash)] as const;
+  const [{ data: criteria = [] }, { data: distribution }, { data: tools }] = queries;
+  const failed = queries.find((q) => q.error);
+  const error = failed?.error ? errorMessage(failed.error) : null;
+  const loading = queries.some((q) => q.isFetching);
+  const load = () => queries.forEach((q) => void q.refetch());
 
   const update = (next: Record<string, string | null>) => {
     const merged = new URLSearchParams(params);
@@ -113,7 +99,7 @@ export function AnalyticsPage() {
                     label: b.label,
                     hint: `${b.min_score}-${b.max_score}`,
                     count: b.count,
-                    color: bandStyle(b.band)?.background ?? '#90a4ae',
+                    color: bandColours(b.band).background,
                   }))}
                 />
               )}

@@ -1,15 +1,12 @@
 import { Box, Breadcrumbs, Chip, Link, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import { AxiosError } from 'axios';
-import { useCallback, useEffect, useState } from 'react';
 import { Link as RouterLink, useParams, useSearchParams } from 'react-router-dom';
-import { api, errorMessage } from '../api/client';
-import type { SessionDetail } from '../api/types';
+import { ApiError, errorMessage } from '../api/client';
+import { isActive, useLatestScore, useRequestScore, useScoreHistory, useSession } from '../api/queries';
 import { ConversationView } from '../components/ConversationView';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { ScoreDetailView } from '../components/ScoreDetailView';
 import { ScoreSessionButton } from '../components/ScoreSessionButton';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
-import { useSessionScore } from '../useSessionScore';
 
 type View = 'score' | 'conversation';
 
@@ -18,26 +15,32 @@ export function SessionDetailPage() {
   const { sessionId = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const view: View = params.get('view') === 'conversation' ? 'conversation' : 'score';
-  const [session, setSession] = useState<SessionDetail | null>(null);
-  const [sessionError, setSessionError] = useState<string | null>(null);
-  const scoring = useSessionScore(sessionId);
+  const sessionQuery = useSession(sessionId);
+  const session = sessionQuery.data;
+  const sessionError = !sessionQuery.error
+    ? null
+    : sessionQuery.error instanceof ApiError && sessionQuery.error.status === 404
+      ? `Session ${sessionId} is not known to the session source.`
+      : `Could not load the session: ${errorMessage(sessionQuery.error)}`;
 
-  const loadSession = useCallback(() => {
-    setSessionError(null);
-    api
-      .getSession(sessionId)
-      .then(setSession)
-      .catch((err: unknown) =>
-        setSessionError(
-          err instanceof AxiosError && err.response?.status === 404
-            ? `Session ${sessionId} is not known to the session source.`
-            : `Could not load the session: ${errorMessage(err)}`,
-        ),
-      );
-  }, [sessionId]);
-  useEffect(loadSession, [loadSession]);
+  const latest = useLatestScore(sessionId);
+  const history = useScoreHistory(sessionId);
+  const request = useRequestScore(sessionId);
+  const score = latest.data ?? null;
+  const scoreLoading = latest.isPending || history.isPending;
+  const loadFailure = (latest.data === undefined && latest.error) || (history.data === undefined && history.error);
+  const loadError = loadFailure ? errorMessage(loadFailure) : null;
+  const reloadScore = () => {
+    void latest.refetch();
+    void history.refetch();
+  };
+  // A failed poll keeps the last answer (and polling goes on): say so instead of hiding it.
+  const requestError = request.error
+    ? errorMessage(request.error)
+    : latest.error && isActive(score?.status)
+      ? `could not check the scoring progress: ${errorMessage(latest.error)}`
+      : null;
 
-  const score = scoring.score;
   const notScorable = session && session.status !== 'completed'
     ? `This session is ${session.status}; only completed sessions can be scored.`
     : null;
@@ -55,7 +58,7 @@ export function SessionDetailPage() {
       <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 1.5, mb: 2 }}>
         <Typography variant="h5">{session?.alert_type ?? 'Session'}</Typography>
         {session && <Chip size="small" variant="outlined" label={session.status} />}
-        {!scoring.loading && <ScoreBadge score={score} size="medium" />}
+        {!scoreLoading && <ScoreBadge score={score} size="medium" />}
         {session && (
           <Typography variant="body2" color="text.secondary">
             {session.agent_type ?? 'unknown agent'} · submitted by {session.author ?? 'unknown'} ·{' '}
@@ -75,25 +78,25 @@ export function SessionDetailPage() {
         </ToggleButtonGroup>
       </Box>
 
-      {sessionError && <ErrorState message={sessionError} onRetry={loadSession} />}
+      {sessionError && <ErrorState message={sessionError} onRetry={() => void sessionQuery.refetch()} />}
 
       {view === 'conversation' &&
         (session ? <ConversationView session={session} /> : !sessionError && <Loading what="the conversation" />)}
 
       {view === 'score' && (
         <>
-          {scoring.loadError && <ErrorState message={`Could not load the score: ${scoring.loadError}`} onRetry={scoring.reload} />}
-          {scoring.loading ? (
+          {loadError && <ErrorState message={`Could not load the score: ${loadError}`} onRetry={reloadScore} />}
+          {scoreLoading ? (
             <Loading what="the score" />
           ) : (
             <>
               <Box sx={{ mb: 2 }}>
                 <ScoreSessionButton
                   status={score?.status ?? null}
-                  submitting={scoring.submitting}
-                  error={scoring.requestError ?? (score?.status === 'failed' ? score.error_message : null)}
+                  submitting={request.isPending}
+                  error={requestError ?? (score?.status === 'failed' ? score.error_message : null)}
                   disabledReason={sessionError ? null : notScorable}
-                  onScore={(force) => void scoring.request(force)}
+                  onScore={(force) => request.mutate(force)}
                 />
               </Box>
               {score ? (
@@ -101,10 +104,10 @@ export function SessionDetailPage() {
                   score={score}
                   alert={session?.alert}
                   finalAnalysis={session?.final_analysis}
-                  history={scoring.history}
+                  history={history.data ?? []}
                 />
               ) : (
-                !scoring.loadError && (
+                !loadError && (
                   <EmptyState title="Not scored yet">
                     Score Session asks the judge to grade this investigation; the critique appears here.
                   </EmptyState>

@@ -10,10 +10,9 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
-import { useCallback, useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
-import { api, errorMessage } from '../api/client';
-import type { SessionListPage } from '../api/types';
+import { errorMessage } from '../api/client';
+import { useSessionPage } from '../api/queries';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 
@@ -26,28 +25,16 @@ export function SessionsPage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page') ?? '1') || 1);
   const pageSize = Number(params.get('page_size') ?? '20') || 20;
-  const [data, setData] = useState<SessionListPage | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-
-  const load = useCallback(() => {
-    setLoading(true);
-    setError(null);
-    api
-      .listSessions(page, pageSize)
-      .then(setData)
-      .catch((err: unknown) => setError(errorMessage(err)))
-      .finally(() => setLoading(false));
-  }, [page, pageSize]);
-
-  useEffect(load, [load]);
+  const { data, error, isFetching: loading, refetch } = useSessionPage(page, pageSize);
 
   return (
     <>
       <Typography variant="h5" gutterBottom>
         Sessions
       </Typography>
-      {error && <ErrorState message={`Could not load the sessions: ${error}`} onRetry={load} />}
+      {error && (
+        <ErrorState message={`Could not load the sessions: ${errorMessage(error)}`} onRetry={() => void refetch()} />
+      )}
       {loading && !data && <Loading what="sessions" />}
       {data && data.total_items === 0 && (
         <EmptyState title="No sessions yet">The session source has no sessions to show.</EmptyState>

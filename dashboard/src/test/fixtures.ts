@@ -1,4 +1,4 @@
-import type { SessionScore } from '../api/types';
+import type { ScoreDistribution, SessionScore } from '../api/generated/schema';
 
 export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
   return {
@@ -30,5 +30,30 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
       prompt_tokens_after: null,
     },
     ...overrides,
+  };
+}
+
+/** The bands as the API's score distribution describes them (layers/core: the design's five bands). */
+export const API_BANDS: [string, string, number, number][] = [
+  ['failed', 'Failed', 0, 44],
+  ['weak', 'Weak', 45, 59],
+  ['adequate', 'Adequate', 60, 74],
+  ['good', 'Good', 75, 89],
+  ['near_perfect', 'Near-perfect', 90, 100],
+];
+
+/** A score-distribution response with these counts (and session ids) per band. */
+export function makeDistribution(counts: number[] = [0, 0, 0, 0, 0], ids: string[][] = []): ScoreDistribution {
+  return {
+    criteria_hash: null,
+    total: counts.reduce((a, b) => a + b, 0),
+    bands: API_BANDS.map(([band, label, min_score, max_score], i) => ({
+      band,
+      label,
+      min_score,
+      max_score,
+      count: counts[i] ?? 0,
+      session_ids: ids[i] ?? [],
+    })),
   };
 }

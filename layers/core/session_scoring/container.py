@@ -10,7 +10,8 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
-from session_scoring.configuration.settings import Settings, get_settings
+from session_scoring.configuration.settings import Settings, SettingsError, get_settings
+from session_scoring.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
@@ -118,6 +120,13 @@ class Container:
         return JobService(self.scorer, self.queue)
 
     @cached_property
+    def reaper(self) -> AttemptReaper:
+        from session_scoring.services.reaper import AttemptReaper
+
+        settings = self.settings
+        return AttemptReaper(self.repository, self.queue, settings.max_receive_count, settings.lease_seconds)
+
+    @cached_property
     def analytics_repository(self) -> AnalyticsRepository:
         from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.analytics import AnalyticsRepository
@@ -160,7 +169,11 @@ class Container:
 
 @lru_cache(maxsize=1)
 def get_container() -> Container:
-    return Container(get_settings())
+    try:
+        settings = get_settings()
+    except SettingsError as exc:
+        raise ConfigurationError(str(exc)) from None
+    return Container(settings)
 
 
 def reset_container() -> None:

@@ -1,8 +1,32 @@
-"""One error hierarchy for the whole service.
+"""One error hierarchy for the whole service, in two categories.
 
-Each error says what went wrong and what to do about it. The API maps them to HTTP status codes in one place
-(``STATUS_BY_ERROR`` in ``functions/api/app.py``) and the scorer maps them to retry/ack in one place
-(``outcome_for_error`` in ``services/scorer.py``).
+Each error says what went wrong and what to do about it. Every concrete error is either *transient* (something is
+unavailable right now; the same call may succeed later) or *permanent* (retrying the same thing will not help: the
+request, the data or the configuration must change). The category is the decision: the API answers 503 for a
+transient error and the scorer puts the attempt back for a later try; a permanent error fails the attempt for good
+(``outcome_for_error`` in ``services/scorer.py``) and gets the status its class asks for, else 500
+(``functions/api/errors.py``)::
+
+    ScoringError
+    |-- TransientError                  unavailable now, worth retrying later
+    |   |-- SourceUnavailableError
+    |   |-- QueueUnavailableError
+    |   |-- DatabaseUnavailableError
+    |   |-- SecretUnavailableError
+    |   |-- ScoringDisabledError        until an operator switches scoring back on
+    |   |-- JudgeTransientError         (also a JudgeError)
+    |   `-- JudgeUnavailableError       circuit open (also a JudgeError)
+    |-- PermanentError                  retrying will not help
+    |   |-- InvalidRequestError
+    |   |-- SessionNotFoundError
+    |   |-- ScoreNotFoundError
+    |   |-- SessionNotScorableError
+    |   |-- SessionDataError
+    |   |-- ConfigurationError
+    |   |-- JudgePermanentError         (also a JudgeError)
+    |   |-- JudgeOutputError            (also a JudgeError)
+    |   `-- PromptTooLargeError         (also a JudgeError)
+    `-- JudgeError                      what failed (the judge), not a category; catch it to handle any judge failure
 """
 
 from __future__ import annotations
@@ -18,19 +42,27 @@ class ScoringError(Exception):
         self.message = message
 
 
-class ConfigurationError(ScoringError):
+class TransientError(ScoringError):
+    """Something the service needs is unavailable right now; the same call may succeed later."""
+
+
+class PermanentError(ScoringError):
+    """Retrying the same thing will not help: the request, the session's data or the configuration must change."""
+
+
+class ConfigurationError(PermanentError):
     """The service is misconfigured: a setting, the scoring YAML or a credential. An operator must fix it."""
 
 
-class InvalidRequestError(ScoringError):
+class InvalidRequestError(PermanentError):
     """The caller sent something we cannot act on (bad session id, bad parameter)."""
 
 
-class SessionNotFoundError(ScoringError):
+class SessionNotFoundError(PermanentError):
     """The session source does not know the session."""
 
 
-class SessionNotScorableError(ScoringError):
+class SessionNotScorableError(PermanentError):
     """The session exists but cannot be scored (e.g. it is still running)."""
 
     def __init__(self, message: str, status: str) -> None:
@@ -38,39 +70,39 @@ class SessionNotScorableError(ScoringError):
         self.status = status
 
 
-class SessionDataError(ScoringError):
+class SessionDataError(PermanentError):
     """The source answered with data we cannot parse; names the offending field."""
 
 
-class SourceUnavailableError(ScoringError):
+class SourceUnavailableError(TransientError):
     """The session source could not be reached or failed; worth retrying later."""
 
 
-class ScoreNotFoundError(ScoringError):
+class ScoreNotFoundError(PermanentError):
     """No score attempt exists for the session or id."""
 
 
-class ScoringDisabledError(ScoringError):
-    """Scoring is switched off in the configuration."""
+class ScoringDisabledError(TransientError):
+    """Scoring is switched off in the configuration; it is unavailable until an operator switches it on."""
 
 
-class SecretUnavailableError(ScoringError):
+class SecretUnavailableError(TransientError):
     """Secrets Manager could not be reached or throttled us; worth retrying."""
 
 
-class QueueUnavailableError(ScoringError):
+class QueueUnavailableError(TransientError):
     """The scoring queue could not accept the job."""
 
 
-class DatabaseUnavailableError(ScoringError):
+class DatabaseUnavailableError(TransientError):
     """The database could not be reached or the operation failed after its retry."""
 
 
 class JudgeError(ScoringError):
-    """Base of judge failures."""
+    """Base of judge failures; each concrete one is also transient or permanent."""
 
 
-class JudgeTransientError(JudgeError):
+class JudgeTransientError(JudgeError, TransientError):
     """A judge failure that may go away: rate limits, overload, 5xx, timeouts, connection errors."""
 
     def __init__(self, message: str, retry_after_seconds: float | None = None) -> None:
@@ -78,19 +110,19 @@ class JudgeTransientError(JudgeError):
         self.retry_after_seconds = retry_after_seconds
 
 
-class JudgePermanentError(JudgeError):
+class JudgePermanentError(JudgeError, PermanentError):
     """A judge failure that retrying will not fix: bad request, authentication, permissions."""
 
 
-class JudgeOutputError(JudgeError):
+class JudgeOutputError(JudgeError, PermanentError):
     """The judge answered, but not with a valid verdict (after the repair turn)."""
 
 
-class PromptTooLargeError(JudgeError):
+class PromptTooLargeError(JudgeError, PermanentError):
     """The rendered session does not fit the judge's input budget even after compaction."""
 
 
-class JudgeUnavailableError(JudgeError):
+class JudgeUnavailableError(JudgeError, TransientError):
     """The circuit breaker is open: the judge is not called until ``retry_at``."""
 
     def __init__(self, message: str, retry_at: datetime) -> None:

@@ -29,6 +29,50 @@ def _statuses(stack: Stack, session_ids: list[str]) -> dict[str, int]:
     return counts
 
 
+def test_failures_spread_over_two_scorer_instances_open_the_circuit_once(
+    fault_stack: Stack, fake_claude: Any, settle: Any
+) -> None:
+    """Two scorer instances (two containers, as two Lambda execution environments) share one failure count: four
+    failed calls in the first and one in the second make five in a row, and the circuit opens after the fifth."""
+    import uuid
+
+    from aws_lambda_powertools.utilities.circuit_breaker import base
+
+    from session_scoring.configuration.settings import load_settings
+    from session_scoring.container import Container
+    from session_scoring.models.jobs import ScoringJob
+
+    fake_claude.default = JUDGE_DOWN
+    jobs = []
+    for session_id in (THOROUGH_ID, SHALLOW_ID):
+        fault_stack.request_score(session_id)
+        score = fault_stack.score(session_id).json()
+        jobs.append(
+            ScoringJob(
+                score_id=uuid.UUID(score["score_id"]),
+                session_id=session_id,
+                requested_by="api-client",
+                requested_at=score["requested_at"],
+            )
+        )
+    instances = [fault_stack.container, Container(load_settings())]
+
+    outcomes = []
+    for instance, job in zip(instances, jobs, strict=True):
+        base._LOCAL_FAILURES.clear()  # no memory shared between execution environments
+        outcomes.append(instance.scorer.process(job, receive_count=1, remaining_seconds=60).reason)
+
+    assert len(fake_claude.requests) == 5  # 1 + 3 retries in the first, the fifth failure in the second
+    assert breaker_state(fault_stack) == "OPEN"
+    assert outcomes[1].startswith("judge unavailable (circuit open)")
+
+    fake_claude.default = reply_verdict(SAMPLE_VERDICT)
+    pass_recovery_timeout(fault_stack)
+    fault_stack.poller.make_deferred_visible()
+    state = settle(fault_stack, faults=5, jobs=2)
+    assert state.completed == 2
+
+
 def test_breaker_opens_after_five_transient_failures_and_closes_after_a_probe(
     fault_stack: Stack, fake_claude: Any, settle: Any
 ) -> None:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import create_engine, text
 
 from session_scoring.models.jobs import ScoringJob
 from tests.conftest import FAILING_TOOLS_ID, SHALLOW_ID, THOROUGH_ID, Stack
 from tests.support.fake_claude import SAMPLE_VERDICT, FakeReply, reply_verdict
+from tests.support.postgres import restart
 
 
 def _job(stack: Stack, session_id: str) -> ScoringJob:
@@ -117,34 +113,6 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
     assert dead_claim.claim_token is not None
     assert not repository.complete(job.score_id, dead_claim.claim_token, "hash", late, PromptStats(False, None, None))
     assert fault_stack.score(FAILING_TOOLS_ID).json()["judge"]["model"] != "late"
-
-
-@pytest.fixture
-def restartable_postgres() -> Iterator[tuple[str, Any]]:
-    """A PostgreSQL of this test's own (pgserver), migrated, that the test may restart."""
-    from devstack.postgres import start_postgres
-    from session_scoring.configuration.settings import Settings
-    from session_scoring.infrastructure import migrate
-
-    data_dir = Path(tempfile.mkdtemp(prefix="scoring-pg-restart-"))
-    url, server = start_postgres(data_dir / "pgdata")
-    engine = create_engine(url)
-    try:
-        migrate.upgrade(engine, Settings())
-    finally:
-        engine.dispose()
-    try:
-        yield url, server
-    finally:
-        server.cleanup()
-        shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def restart(server: Any) -> None:
-    """pg_ctl restart (pgserver runs it as its `pgserver` system user when we are root)."""
-    from pgserver import pg_ctl
-
-    pg_ctl(["-w", "restart", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=30)
 
 
 def test_postgres_restarted_in_the_middle_of_a_batch_loses_nothing(

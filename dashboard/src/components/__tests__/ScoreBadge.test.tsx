@@ -1,5 +1,7 @@
-import { render, screen } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { scoreStatusValues } from '../../api/generated/schema';
+import { render } from '../../test/render';
 import { ScoreBadge } from '../ScoreBadge';
 
 const completed = (total: number, current = true) => ({
@@ -57,5 +59,26 @@ describe('ScoreBadge', () => {
   it('marks a score made with older criteria', () => {
     render(<ScoreBadge score={completed(80, false)} />);
     expect(screen.getByTestId('score-badge')).toHaveAccessibleName(/older criteria/);
+  });
+
+  it('takes the bands from the API, not from a copy of its own', () => {
+    const bands = [
+      { band: 'failed', label: 'Failed', min_score: 0, max_score: 69 },
+      { band: 'near_perfect', label: 'Near-perfect', min_score: 70, max_score: 100 },
+    ];
+    render(<ScoreBadge score={completed(72)} />, { bands });
+    expect(screen.getByTestId('score-badge')).toHaveAttribute('data-band', 'near_perfect');
+    expect(screen.getByTestId('score-badge')).toHaveAccessibleName('72/100 · Near-perfect');
+  });
+
+  it('shows the number without a band until the bands are loaded', () => {
+    render(<ScoreBadge score={completed(72)} />, { bands: null });
+    expect(screen.getByTestId('score-badge')).toHaveTextContent('72');
+    expect(screen.getByTestId('score-badge')).not.toHaveAttribute('data-band');
+  });
+
+  it.each(scoreStatusValues)('has a state for every status the API defines (%s)', (status) => {
+    render(<ScoreBadge score={{ status, total_score: status === 'completed' ? 50 : null }} />);
+    expect(screen.getByTestId('score-badge').getAttribute('data-state')).toMatch(/^(scored|scoring|failed)$/);
   });
 });

@@ -1,13 +1,15 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ScoreDetailView } from '../ScoreDetailView';
 import { makeScore } from '../../test/fixtures';
+import { render } from '../../test/render';
 
 describe('ScoreDetailView', () => {
   it('shows the total, four breakdown bars out of 25 and the reasoning as markdown', () => {
     render(<ScoreDetailView score={makeScore()} />);
 
     expect(screen.getByTestId('total-score')).toHaveTextContent('67/100');
+    expect(screen.getByText(/^Adequate · scored/)).toBeInTheDocument();
     const bars = screen.getAllByTestId('breakdown-bar');
     expect(bars).toHaveLength(4);
     expect(within(bars[0]).getByText('15/25')).toBeInTheDocument();

@@ -1,9 +1,11 @@
-import { render, screen } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { api } from '../../api/client';
-import type { ScoreDistribution, SessionListPage } from '../../api/types';
+import type { SessionListPage } from '../../api/generated/schema';
+import { makeDistribution } from '../../test/fixtures';
+import { render } from '../../test/render';
 import { AnalyticsPage } from '../AnalyticsPage';
 import { SessionsPage } from '../SessionsPage';
 
@@ -39,24 +41,7 @@ function renderAt(path: string, element: React.ReactNode) {
   );
 }
 
-const bands = (counts: number[], ids: string[][] = []): ScoreDistribution => ({
-  criteria_hash: null,
-  total: counts.reduce((a, b) => a + b, 0),
-  bands: [
-    ['failed', 'Failed', 0, 44],
-    ['weak', 'Weak', 45, 59],
-    ['adequate', 'Adequate', 60, 74],
-    ['good', 'Good', 75, 89],
-    ['near_perfect', 'Near-perfect', 90, 100],
-  ].map(([band, label, min, max], i) => ({
-    band: band as string,
-    label: label as string,
-    min_score: min as number,
-    max_score: max as number,
-    count: counts[i],
-    session_ids: ids[i] ?? [],
-  })),
-});
+const bands = makeDistribution;
 
 beforeEach(() => {
   vi.resetAllMocks();

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -39,20 +39,57 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
-    config_path: Path = Field(default_factory=_default_config_path, validation_alias="SCORING_CONFIG_PATH")
-    migrations_dir: Path = Field(default_factory=_default_migrations_dir, validation_alias="SCORING_MIGRATIONS_DIR")
+    config_path: Path = Field(
+        default_factory=_default_config_path,
+        validation_alias="SCORING_CONFIG_PATH",
+        description="The scoring configuration file: the criteria (provider, model, judge prompt) and where sessions "
+        "come from. Default: config/scoring_config.yaml of the checkout, or /opt/config/scoring_config.yaml in "
+        "Lambda.",
+    )
+    migrations_dir: Path = Field(
+        default_factory=_default_migrations_dir,
+        validation_alias="SCORING_MIGRATIONS_DIR",
+        description="The Alembic migrations folder. Default: migrations/ of the checkout, or /opt/migrations in "
+        "Lambda.",
+    )
     base_dir: Path = Field(
         default=_REPO_ROOT,
         validation_alias="SCORING_BASE_DIR",
         description="Relative paths in the scoring configuration (e.g. a sessions directory) resolve against this.",
     )
 
-    database_url: SecretStr | None = Field(default=None, validation_alias="SCORING_DATABASE_URL")
-    database_secret_arn: str | None = Field(default=None, validation_alias="SCORING_DATABASE_SECRET_ARN")
-    database_host: str | None = Field(default=None, validation_alias="SCORING_DATABASE_HOST")
-    database_name: str = Field(default="scoring", validation_alias="SCORING_DATABASE_NAME")
-    database_iam_auth: bool = Field(default=False, validation_alias="SCORING_DATABASE_IAM_AUTH")
-    database_port: int = Field(default=5432, validation_alias="SCORING_DATABASE_PORT")
+    database_url: SecretStr | None = Field(
+        default=None,
+        validation_alias="SCORING_DATABASE_URL",
+        description="PostgreSQL URL, postgresql+pg8000://user:pass@host:5432/db (a plain postgresql:// URL uses "
+        "pg8000 too). Takes precedence over the other database settings; never logged.",
+    )
+    database_secret_arn: str | None = Field(
+        default=None,
+        validation_alias="SCORING_DATABASE_SECRET_ARN",
+        description="In AWS: the Secrets Manager secret with the database credentials in RDS's JSON shape (username, "
+        "password, host, port, dbname).",
+    )
+    database_host: str | None = Field(
+        default=None,
+        validation_alias="SCORING_DATABASE_HOST",
+        description="Database host (e.g. the RDS Proxy endpoint); overrides the secret's host.",
+    )
+    database_name: str = Field(
+        default="scoring",
+        validation_alias="SCORING_DATABASE_NAME",
+        description="Database name, when neither the URL nor the secret gives one.",
+    )
+    database_iam_auth: bool = Field(
+        default=False,
+        validation_alias="SCORING_DATABASE_IAM_AUTH",
+        description="Log in with IAM authentication tokens (RDS Proxy) instead of a password; needs a remote host.",
+    )
+    database_port: int = Field(
+        default=5432,
+        validation_alias="SCORING_DATABASE_PORT",
+        description="Database port, when neither the URL nor the secret gives one.",
+    )
     database_user: str | None = Field(
         default=None,
         validation_alias="SCORING_DATABASE_USER",
@@ -77,14 +114,42 @@ class Settings(BaseSettings):
         description="Socket timeout of every database operation, connecting included.",
     )
     database_statement_timeout_ms: int = Field(
-        default=8_000, ge=100, validation_alias="SCORING_DATABASE_STATEMENT_TIMEOUT_MS"
+        default=8_000,
+        ge=100,
+        validation_alias="SCORING_DATABASE_STATEMENT_TIMEOUT_MS",
+        description="PostgreSQL statement_timeout of every session, so no query runs unbounded.",
     )
 
-    queue_url: str | None = Field(default=None, validation_alias="SCORING_QUEUE_URL")
-    dead_letter_queue_url: str | None = Field(default=None, validation_alias="SCORING_DLQ_URL")
-    max_receive_count: int = Field(default=5, ge=1, validation_alias="SCORING_MAX_RECEIVE_COUNT")
-    breaker_table_name: str | None = Field(default=None, validation_alias="SCORING_BREAKER_TABLE")
-    lease_seconds: int = Field(default=900, ge=30, validation_alias="SCORING_LEASE_SECONDS")
+    queue_url: str | None = Field(
+        default=None,
+        validation_alias="SCORING_QUEUE_URL",
+        description="The scoring queue (SQS) the API sends jobs to and the scorer consumes.",
+    )
+    dead_letter_queue_url: str | None = Field(
+        default=None,
+        validation_alias="SCORING_DLQ_URL",
+        description="The scoring queue's dead-letter queue, read by the dlq and redrive commands.",
+    )
+    max_receive_count: int = Field(
+        default=5,
+        ge=1,
+        validation_alias="SCORING_MAX_RECEIVE_COUNT",
+        description="Deliveries before a job goes to the dead-letter queue; must equal the queue's maxReceiveCount "
+        "(the last delivery marks the attempt failed).",
+    )
+    breaker_table_name: str | None = Field(
+        default=None,
+        validation_alias="SCORING_BREAKER_TABLE",
+        description="DynamoDB table holding the judge's circuit-breaker state, shared by every scorer instance; unset "
+        "means no breaker.",
+    )
+    lease_seconds: int = Field(
+        default=900,
+        ge=30,
+        validation_alias="SCORING_LEASE_SECONDS",
+        description="How long a claimed attempt is reserved for its scorer; after that another scorer may take it "
+        "over.",
+    )
     redrive_method: Literal["auto", "move-task", "resend"] = Field(
         default="auto",
         validation_alias="SCORING_REDRIVE_METHOD",
@@ -110,17 +175,63 @@ class Settings(BaseSettings):
         description="How long a scorer instance trusts its last read of the shared circuit state.",
     )
 
-    aws_region: str = Field(default="us-east-1", validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION"))
-    aws_endpoint_url: str | None = Field(default=None, validation_alias="AWS_ENDPOINT_URL")
-    aws_timeout_seconds: float = Field(default=5.0, validation_alias="SCORING_AWS_TIMEOUT_SECONDS")
+    aws_region: str = Field(
+        default="us-east-1",
+        validation_alias=AliasChoices("AWS_REGION", "AWS_DEFAULT_REGION"),
+        description="Region of every AWS client (AWS_REGION, else AWS_DEFAULT_REGION).",
+    )
+    aws_endpoint_url: str | None = Field(
+        default=None,
+        validation_alias="AWS_ENDPOINT_URL",
+        description="An alternative endpoint for every AWS client (moto's server in the local run and the tests).",
+    )
+    aws_timeout_seconds: float = Field(
+        default=5.0,
+        validation_alias="SCORING_AWS_TIMEOUT_SECONDS",
+        description="Connect timeout of every AWS client (the read timeout is at least 25 s, above SQS's long poll).",
+    )
 
-    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
-    anthropic_api_key_secret_arn: str | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY_SECRET_ARN")
-    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
-    judge_timeout_seconds: float = Field(default=120.0, gt=0, validation_alias="JUDGE_TIMEOUT_SECONDS")
-    judge_max_tokens: int = Field(default=8192, ge=256, validation_alias="JUDGE_MAX_TOKENS")
-    judge_max_retries: int = Field(default=3, ge=0, validation_alias="JUDGE_MAX_RETRIES")
-    judge_retry_base_seconds: float = Field(default=1.0, ge=0, validation_alias="JUDGE_RETRY_BASE_SECONDS")
+    anthropic_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias="ANTHROPIC_API_KEY",
+        description="The judge's Anthropic API key (never logged); or use ANTHROPIC_API_KEY_SECRET_ARN.",
+    )
+    anthropic_api_key_secret_arn: str | None = Field(
+        default=None,
+        validation_alias="ANTHROPIC_API_KEY_SECRET_ARN",
+        description="The Secrets Manager secret holding the Anthropic API key (plain text), read through Powertools "
+        "Parameters.",
+    )
+    anthropic_base_url: str | None = Field(
+        default=None,
+        validation_alias="ANTHROPIC_BASE_URL",
+        description="An alternative Messages API endpoint (the tests' fake Claude server).",
+    )
+    judge_timeout_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        validation_alias="JUDGE_TIMEOUT_SECONDS",
+        description="Timeout of one judge call.",
+    )
+    judge_max_tokens: int = Field(
+        default=8192,
+        ge=256,
+        validation_alias="JUDGE_MAX_TOKENS",
+        description="Most tokens the judge may answer with (max_tokens of each call).",
+    )
+    judge_max_retries: int = Field(
+        default=3,
+        ge=0,
+        validation_alias="JUDGE_MAX_RETRIES",
+        description="Retries of a transient judge failure within one delivery (429, 5xx, 529, timeouts, connection "
+        "errors).",
+    )
+    judge_retry_base_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        validation_alias="JUDGE_RETRY_BASE_SECONDS",
+        description="First backoff between judge retries; it doubles each time (1 s, 2 s, 4 s by default).",
+    )
     judge_context_tokens: int = Field(
         default=200_000,
         ge=4_096,
@@ -133,10 +244,25 @@ class Settings(BaseSettings):
         validation_alias="JUDGE_INPUT_BUDGET_TOKENS",
         description="Most estimated tokens sent to the judge; default: the context minus the output and a margin.",
     )
-    source_retry_base_seconds: float = Field(default=0.5, ge=0, validation_alias="SCORING_SOURCE_RETRY_BASE_SECONDS")
+    source_retry_base_seconds: float = Field(
+        default=0.5,
+        ge=0,
+        validation_alias="SCORING_SOURCE_RETRY_BASE_SECONDS",
+        description="First backoff between retries of a TARSy request (exponential).",
+    )
 
-    trust_forwarded_user: bool = Field(default=False, validation_alias="SCORING_TRUST_FORWARDED_USER")
-    cors_origins: str = Field(default="", validation_alias="SCORING_CORS_ORIGINS")
+    trust_forwarded_user: bool = Field(
+        default=False,
+        validation_alias="SCORING_TRUST_FORWARDED_USER",
+        description="Take the requester from X-Forwarded-User / X-Forwarded-Email; only behind a proxy that sets them "
+        "(oauth2-proxy).",
+    )
+    cors_origins: str = Field(
+        default="",
+        validation_alias="SCORING_CORS_ORIGINS",
+        description="Comma-separated origins allowed to call the API from a browser (behind API Gateway, its own "
+        "CORS configuration answers first).",
+    )
     port: int = Field(default=8000, ge=1, le=65535, validation_alias="PORT", description="Port of the local API.")
     local_data_dir: Path = Field(
         default=_REPO_ROOT / ".local",
@@ -146,7 +272,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO",
         validation_alias="LOG_LEVEL",
-        description="Log level. Powertools' logger reads LOG_LEVEL itself; declared so a bad value fails at start.",
+        description="Level of the JSON logs (Powertools' Logger reads the same variable).",
     )
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
@@ -165,9 +291,46 @@ class Settings(BaseSettings):
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
 
+class SettingsError(ValueError):
+    """A setting from the environment is invalid; the message names the variable, the value and what is allowed."""
+
+
 def load_settings() -> Settings:
-    """Read the environment now (tests and the local stack call this after changing it)."""
-    return Settings(template_variables=dict(os.environ))
+    """Read the environment now (tests and the local stack call this after changing it).
+
+    Raises :class:`SettingsError` with one line per bad variable instead of pydantic's multi-line report.
+    """
+    try:
+        return Settings(template_variables=dict(os.environ))
+    except ValidationError as exc:
+        raise SettingsError(describe_settings_error(exc)) from None
+
+
+def _variable_of(field_name: str) -> str:
+    field = Settings.model_fields.get(field_name)
+    alias = field.validation_alias if field is not None else None
+    if isinstance(alias, str):
+        return alias
+    if isinstance(alias, AliasChoices):
+        return " or ".join(str(choice) for choice in alias.choices)
+    return field_name.upper()
+
+
+def describe_settings_error(exc: ValidationError) -> str:
+    """``SCORING_LEASE_SECONDS=10 is invalid: Input should be greater than or equal to 30``, one line per problem.
+
+    Values of secret settings are never repeated.
+    """
+    problems = []
+    for error in exc.errors(include_url=False):
+        field_name = str(error["loc"][0]) if error.get("loc") else ""
+        variable = _variable_of(field_name)
+        field = Settings.model_fields.get(field_name)
+        secret = field is not None and "SecretStr" in str(field.annotation)
+        shown = "(hidden)" if secret else repr(error.get("input"))[:80]
+        allowed = error.get("msg", "invalid value")
+        problems.append(f"{variable}={shown} is invalid: {allowed}; fix or unset {variable}")
+    return "; ".join(problems)
 
 
 @lru_cache(maxsize=1)

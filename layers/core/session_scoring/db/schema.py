@@ -77,6 +77,9 @@ class SessionScoreRow(Base):
     claim_token: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     delivery_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    dead_lettered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """Set when the attempt failed on its last allowed delivery, its message left for the dead-letter queue: a
+    redriven message may claim it again (cleared when it is reopened or claimed)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"

@@ -1,4 +1,5 @@
-"""Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it.
+"""Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it,
+``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand).
 
 Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
 secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
@@ -11,6 +12,7 @@ import sys
 from typing import TextIO
 
 from session_scoring.errors import ScoringError
+from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
 
 BAR_WIDTH = 30
@@ -78,16 +80,27 @@ def redrive(service: DeadLetterService, out: TextIO) -> int:
     return 0
 
 
+def reap(reaper: AttemptReaper, out: TextIO) -> int:
+    result = reaper.reap()
+    for note in result.notes:
+        out.write(f"  {note}\n")
+    out.write(f"reaped: {result.requeued} requeued, {result.failed} failed\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="session-scoring", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("dlq", help="show how many jobs wait in the dead-letter queue, for which sessions and why")
     commands.add_parser("redrive", help="reopen the dead-lettered attempts and move their jobs back to the queue")
+    commands.add_parser("reap", help="requeue (or fail, past the delivery limit) attempts stranded without a message")
     args = parser.parse_args(argv)
 
     from session_scoring.container import get_container
 
     try:
+        if args.command == "reap":
+            return reap(get_container().reaper, sys.stdout)
         service = get_container().dead_letters
         if args.command == "dlq":
             return show(service, sys.stdout)

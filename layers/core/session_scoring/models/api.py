@@ -14,13 +14,15 @@ SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
 
 class _Response(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Responses always carry every field, defaulted or not: the schema says so, so generated clients need no `?`.
+    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
 class ScoreRequest(BaseModel):
     """Body of ``POST .../score``; the body is optional."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Strict: "yes", "1" or 1 must not queue paid work by accident; only JSON true/false.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     force_rescore: bool = Field(
         default=False, description="Score again even when a completed score exists (keeps the old one)."
@@ -61,7 +63,7 @@ class SessionScore(_Response):
     criteria_hash: str
     status: ScoreStatus
     total_score: int | None = None
-    score_breakdown: dict[str, Any] | None = None
+    score_breakdown: dict[str, int] | None = Field(default=None, description="Points per dimension, each 0-25")
     score_reasoning: str | None = None
     missing_tools: list[MissingTool] = Field(default_factory=list)
     alternative_approaches: list[AlternativeApproach] = Field(default_factory=list)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
+# Where a scoring attempt is: queued, being judged, or done either way. (A comment, not a docstring: pydantic would
+# put a docstring into the OpenAPI schema, from which the dashboard's types are generated.)
 class ScoreStatus(StrEnum):
-    """Where a scoring attempt is: queued, being judged, or done either way."""
-
     PENDING = "pending"
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session as DbSession
 from sqlalchemy.orm import sessionmaker
 from sqlalchemy.sql.selectable import Subquery
 
+from session_scoring.db.calls import db_call
 from session_scoring.db.schema import MissingToolRow, ScoringCriteriaDefinitionRow, SessionScoreRow
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.scores import _db_call
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -67,7 +67,7 @@ class AnalyticsRepository:
     def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
         self._sessions = session_factory
 
-    @_db_call
+    @db_call
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
         """Sessions per score band, every band present (zero when empty), in band order."""
         latest = _latest_completed(criteria_hash)
@@ -91,7 +91,7 @@ class AnalyticsRepository:
         found = {row.band: BandCount(row.band, int(row.sessions), list(row.session_ids or [])) for row in rows}
         return [found.get(b.band, BandCount(b.band, 0, [])) for b in SCORE_BANDS]
 
-    @_db_call
+    @db_call
     def missing_tools(self, criteria_hash: str | None, limit: int) -> list[ToolCount]:
         """The tools named missing most often, by number of sessions, most frequent first."""
         latest = _latest_completed(criteria_hash)
@@ -112,7 +112,7 @@ class AnalyticsRepository:
             ).all()
         return [ToolCount(row.tool_name, int(row.sessions), list(row.session_ids or [])) for row in rows]
 
-    @_db_call
+    @db_call
     def criteria_usage(self) -> list[CriteriaUsage]:
         """Every stored criteria definition with the number of sessions it completed, newest definition first."""
         completed = func.count(func.distinct(SessionScoreRow.session_id)).label("completed_sessions")

@@ -9,18 +9,18 @@ another worker take over (a worker that died mid-job does not strand the attempt
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import distinct_on, insert
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
-from sqlalchemy.orm import selectinload, sessionmaker
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
+from sqlalchemy.orm import aliased, selectinload, sessionmaker
 
+from session_scoring.db.calls import db_call
 from session_scoring.db.schema import (
     AlternativeApproachRow,
     AlternativeApproachStepRow,
@@ -28,8 +28,6 @@ from session_scoring.db.schema import (
     ScoringCriteriaDefinitionRow,
     SessionScoreRow,
 )
-from session_scoring.errors import DatabaseUnavailableError
-from session_scoring.log import logger
 from session_scoring.models.api import (
     AlternativeApproach,
     JudgeInfo,
@@ -62,42 +60,22 @@ class ClaimResult:
 
 
 @dataclass(frozen=True)
+class StrandedAttempt:
+    """An active attempt that no scorer holds and whose queue message may be gone (see ``stranded``)."""
+
+    score_id: uuid.UUID
+    session_id: str
+    status: ScoreStatus
+    delivery_count: int
+    requested_by: str
+    requested_at: datetime
+
+
+@dataclass(frozen=True)
 class PromptStats:
     compacted: bool
     tokens_before: int | None
     tokens_after: int | None
-
-
-def _is_transient(exc: BaseException) -> bool:
-    """Lost connections and server restarts; not constraint violations or bad SQL."""
-    if isinstance(exc, OperationalError):
-        return True
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
-
-
-def _db_call(func_: Callable[..., T]) -> Callable[..., T]:
-    """Retry a repository operation once on a transient database error, then raise DatabaseUnavailableError.
-
-    Each operation is one transaction, so a retry repeats it whole: a score is stored whole or not at all.
-    """
-    retrying = retry(
-        retry=retry_if_exception(_is_transient), stop=stop_after_attempt(2), wait=wait_fixed(0.5), reraise=True
-    )(func_)
-
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        try:
-            return retrying(*args, **kwargs)
-        except DBAPIError as exc:
-            if not _is_transient(exc):
-                raise
-            logger.warning("database unavailable", extra={"operation": func_.__name__, "error": str(exc.orig)})
-            raise DatabaseUnavailableError(
-                f"the database is unavailable ({type(exc.orig).__name__}); the operation was retried once"
-            ) from exc
-
-    wrapper.__name__ = func_.__name__
-    wrapper.__doc__ = func_.__doc__
-    return wrapper
 
 
 def to_api_score(row: SessionScoreRow, current_criteria_hash: str) -> SessionScore:
@@ -149,7 +127,7 @@ class ScoreRepository:
     def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
         self._sessions = session_factory
 
-    @_db_call
+    @db_call
     def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None:
         """Store a criteria definition once (idempotent)."""
         with self._sessions.begin() as db:
@@ -159,7 +137,7 @@ class ScoreRepository:
                 .on_conflict_do_nothing(index_elements=["criteria_hash"])
             )
 
-    @_db_call
+    @db_call
     def get_criteria(self, criteria_hash: str) -> StoredCriteria | None:
         with self._sessions() as db:
             row = db.get(ScoringCriteriaDefinitionRow, criteria_hash)
@@ -167,7 +145,7 @@ class ScoreRepository:
                 return None
             return StoredCriteria(row.criteria_hash, row.criteria_content, row.created_at)
 
-    @_db_call
+    @db_call
     def create_attempt(
         self, score_id: uuid.UUID, session_id: str, criteria_hash: str, triggered_by: str, current_hash: str
     ) -> tuple[SessionScore, bool]:
@@ -192,7 +170,7 @@ class ScoreRepository:
         assert created is not None
         return created, True
 
-    @_db_call
+    @db_call
     def get(self, score_id: uuid.UUID, current_hash: str) -> SessionScore | None:
         with self._sessions() as db:
             row = db.scalars(
@@ -212,19 +190,19 @@ class ScoreRepository:
             ).one_or_none()
             return None if row is None else to_api_score(row, current_hash)
 
-    @_db_call
+    @db_call
     def latest_for_session(self, session_id: str, current_hash: str) -> SessionScore | None:
         return self._latest(session_id, current_hash, None)
 
-    @_db_call
+    @db_call
     def latest_completed(self, session_id: str, current_hash: str) -> SessionScore | None:
         return self._latest(session_id, current_hash, ["completed"])
 
-    @_db_call
+    @db_call
     def active_for_session(self, session_id: str, current_hash: str) -> SessionScore | None:
         return self._latest(session_id, current_hash, ACTIVE_STATUSES)
 
-    @_db_call
+    @db_call
     def list_for_session(self, session_id: str, current_hash: str) -> list[SessionScore]:
         with self._sessions() as db:
             rows = db.scalars(
@@ -235,9 +213,9 @@ class ScoreRepository:
             ).all()
             return [to_api_score(row, current_hash) for row in rows]
 
-    @_db_call
-    def latest_for_sessions(self, session_ids: Iterable[str], current_hash: str) -> dict[str, LatestScore]:
-        """The latest attempt of each session, in one query."""
+    @db_call
+    def latest_for_sessions(self, session_ids: Sequence[str], current_hash: str) -> dict[str, LatestScore]:
+        """The latest attempt of each session, in one query. A sequence, not an iterator: a retry reads it again."""
         ids = list(session_ids)
         if not ids:
             return {}
@@ -267,29 +245,49 @@ class ScoreRepository:
                 for r in rows
             }
 
-    @_db_call
+    @db_call
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
-        """Move a pending attempt (or one whose lease expired) to in_progress for this worker only."""
+        """Move a pending attempt (one whose lease expired, or a dead-lettered one redriven) to in_progress for this
+        worker only."""
         token = uuid.uuid4()
+        newer = aliased(SessionScoreRow)
+        redriven = and_(
+            # A dead-lettered attempt whose message came back (a redrive) is claimable again, unless the session has
+            # been asked for since: its newer attempt wins.
+            SessionScoreRow.status == "failed",
+            SessionScoreRow.dead_lettered_at.is_not(None),
+            ~exists().where(
+                newer.session_id == SessionScoreRow.session_id, newer.requested_at > SessionScoreRow.requested_at
+            ),
+        )
         with self._sessions.begin() as db:
-            claimed = db.execute(
-                update(SessionScoreRow)
-                .where(
-                    SessionScoreRow.score_id == score_id,
-                    or_(
-                        SessionScoreRow.status == "pending",
-                        and_(SessionScoreRow.status == "in_progress", SessionScoreRow.lease_expires_at < func.now()),
-                    ),
-                )
-                .values(
-                    status="in_progress",
-                    started_at=func.now(),
-                    claim_token=token,
-                    lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
-                    delivery_count=SessionScoreRow.delivery_count + 1,
-                )
-                .returning(SessionScoreRow.delivery_count, SessionScoreRow.lease_expires_at)
-            ).one_or_none()
+            try:
+                with db.begin_nested():
+                    claimed = db.execute(
+                        update(SessionScoreRow)
+                        .where(
+                            SessionScoreRow.score_id == score_id,
+                            or_(
+                                SessionScoreRow.status == "pending",
+                                and_(
+                                    SessionScoreRow.status == "in_progress",
+                                    SessionScoreRow.lease_expires_at < func.now(),
+                                ),
+                                redriven,
+                            ),
+                        )
+                        .values(
+                            status="in_progress",
+                            started_at=func.now(),
+                            claim_token=token,
+                            lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
+                            delivery_count=SessionScoreRow.delivery_count + 1,
+                            dead_lettered_at=None,
+                        )
+                        .returning(SessionScoreRow.delivery_count, SessionScoreRow.lease_expires_at)
+                    ).one_or_none()
+            except IntegrityError:
+                claimed = None  # a redriven attempt while the session has another active one: that one wins
             if claimed is not None:
                 return ClaimResult(
                     True, token, ScoreStatus.IN_PROGRESS, claimed.lease_expires_at, claimed.delivery_count
@@ -305,7 +303,7 @@ class ScoreRepository:
                 False, None, ScoreStatus(current.status), current.lease_expires_at, current.delivery_count
             )
 
-    @_db_call
+    @db_call
     def complete(
         self,
         score_id: uuid.UUID,
@@ -380,19 +378,30 @@ class ScoreRepository:
             ).first()
             return changed is not None
 
-    @_db_call
-    def fail(self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str) -> bool:
-        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed."""
+    @db_call
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool:
+        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed.
+
+        ``dead_lettered``: its message is left to go to the dead-letter queue, from where a redrive may bring it back.
+        """
         conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(ACTIVE_STATUSES)]
         if claim_token is not None:
             conditions.append(SessionScoreRow.claim_token == claim_token)
         return self._transition(
             score_id,
             conditions,
-            {"status": "failed", "error_message": message, "lease_expires_at": None, "scored_at": None},
+            {
+                "status": "failed",
+                "error_message": message,
+                "lease_expires_at": None,
+                "scored_at": None,
+                "dead_lettered_at": func.now() if dead_lettered else None,
+            },
         )
 
-    @_db_call
+    @db_call
     def release(self, score_id: uuid.UUID, claim_token: uuid.UUID, message: str) -> bool:
         """Give a claimed attempt back (status pending, with a note why) so a later delivery can take it."""
         return self._transition(
@@ -401,25 +410,74 @@ class ScoreRepository:
             {"status": "pending", "error_message": message, "claim_token": None, "lease_expires_at": None},
         )
 
-    @_db_call
+    @db_call
     def reopen_failed(self, score_id: uuid.UUID, note: str) -> bool:
         """Return a failed attempt to pending (dead-letter redrive). Refused when the session has another active one."""
         try:
             return self._transition(
                 score_id,
                 [SessionScoreRow.status == "failed"],
-                {"status": "pending", "error_message": note, "claim_token": None, "lease_expires_at": None},
+                {
+                    "status": "pending",
+                    "error_message": note,
+                    "claim_token": None,
+                    "lease_expires_at": None,
+                    "dead_lettered_at": None,
+                },
             )
         except IntegrityError:
             return False
 
-    @_db_call
+    @db_call
+    def stranded(self, pending_after_seconds: int, limit: int) -> list[StrandedAttempt]:
+        """Active attempts nobody is working on: ``in_progress`` with an expired lease, or ``pending`` with no
+        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits."""
+        idle_since = func.greatest(
+            SessionScoreRow.requested_at, func.coalesce(SessionScoreRow.started_at, SessionScoreRow.requested_at)
+        )
+        with self._sessions() as db:
+            rows = db.execute(
+                select(
+                    SessionScoreRow.score_id,
+                    SessionScoreRow.session_id,
+                    SessionScoreRow.status,
+                    SessionScoreRow.delivery_count,
+                    SessionScoreRow.scored_triggered_by,
+                    SessionScoreRow.requested_at,
+                )
+                .where(
+                    # lets the planner use the partial index on active attempts
+                    SessionScoreRow.status.in_(ACTIVE_STATUSES),
+                    or_(
+                        and_(SessionScoreRow.status == "in_progress", SessionScoreRow.lease_expires_at < func.now()),
+                        and_(
+                            SessionScoreRow.status == "pending",
+                            idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
+                        ),
+                    ),
+                )
+                .order_by(SessionScoreRow.requested_at)
+                .limit(limit)
+            ).all()
+            return [
+                StrandedAttempt(
+                    r.score_id,
+                    r.session_id,
+                    ScoreStatus(r.status),
+                    r.delivery_count,
+                    r.scored_triggered_by,
+                    r.requested_at,
+                )
+                for r in rows
+            ]
+
+    @db_call
     def count_by_status(self) -> dict[str, int]:
         with self._sessions() as db:
             rows = db.execute(select(SessionScoreRow.status, func.count()).group_by(SessionScoreRow.status)).all()
             return {str(status): int(count) for status, count in rows}
 
-    @_db_call
+    @db_call
     def ping(self) -> None:
         with self._sessions() as db:
             db.execute(text("SELECT 1"))

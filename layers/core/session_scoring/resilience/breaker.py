@@ -1,16 +1,23 @@
 """The circuit breaker around judge calls, its state shared by every scorer instance through DynamoDB.
 
 ``JudgeBreaker.call(fn)`` runs ``fn`` or raises :class:`JudgeUnavailableError` (with the time a retry makes sense)
-while the circuit is open. :class:`DynamoJudgeBreaker` is Powertools' circuit breaker utility (alpha, pinned):
+while the circuit is open. :class:`DynamoJudgeBreaker` is Powertools' circuit breaker utility (alpha, pinned) with one
+extension, a failure counter shared by the fleet:
 
 - only :class:`JudgeTransientError` counts as a failure (rate limits, overload, 5xx, timeouts, connection errors);
   bad requests, authentication errors and invalid output pass through without touching the circuit;
-- ``failure_threshold`` consecutive transient failures open it; after ``recovery_seconds`` one caller, elected by a
-  conditional DynamoDB write, probes the judge; one successful probe closes it, a failed one reopens it.
+- every transient failure adds one to a counter item in the same table (``<circuit>#failures``, an atomic DynamoDB
+  ``ADD``); every success sets it back to zero (a conditional write, skipped by DynamoDB when it is already zero).
+  When the counter reaches ``failure_threshold`` while the circuit is closed, that caller persists the OPEN state
+  through the utility's own persistence layer. So ``failure_threshold`` consecutive failures across *all* scorer
+  instances open the circuit, not per instance (the utility alone counts in memory per execution environment);
+- after ``recovery_seconds`` the utility elects one caller (a conditional write) to probe the judge; one successful
+  probe closes the circuit, a failed one reopens it. The state model (CLOSED / OPEN / HALF_OPEN in one item) is the
+  utility's; only the CLOSED -> OPEN trigger is ours. The utility's in-memory threshold is set out of reach.
 
-Where the utility falls short of "5 consecutive failures across the fleet": it counts failures in memory per
-execution environment and persists only transitions, so N instances each seeing fewer than the threshold do not
-open the circuit. Its clock is the wall clock (not injectable), and it fails open when DynamoDB is unreachable.
+DynamoDB unreachable: the breaker fails open (the judge is called; a breaker must not become the outage), and says so
+with a WARNING log line ``judge circuit state unavailable`` and the ``BreakerStateUnavailable`` count in the
+``on_state_unavailable`` hook, so an operator sees that the protection is off.
 """
 
 from __future__ import annotations
@@ -36,12 +43,16 @@ class NoBreaker:
         return fn()
 
 
-def _run(fn: Callable[[], Any]) -> Any:
-    return fn()
+_OUT_OF_REACH = 2**31 - 1
+"""The utility's own (per-instance) failure threshold: never reached, the shared counter trips the circuit."""
+
+COUNTER_TTL_SECONDS = 86_400
+"""The counter item expires a day after its last failure, like the utility's own items."""
 
 
 class DynamoJudgeBreaker:
-    """Powertools' circuit breaker with CircuitBreakerDynamoDBPersistence (table key ``id``, TTL ``expiration``)."""
+    """Powertools' circuit breaker with CircuitBreakerDynamoDBPersistence (table key ``id``, TTL ``expiration``),
+    tripped by a failure counter shared across instances."""
 
     def __init__(
         self,
@@ -52,24 +63,32 @@ class DynamoJudgeBreaker:
         failure_threshold: int = 5,
         recovery_seconds: int = 60,
         cache_seconds: int = 5,
+        on_transition: Callable[[str, str], None] | None = None,
+        on_state_unavailable: Callable[[], None] | None = None,
     ) -> None:
         from aws_lambda_powertools.utilities.circuit_breaker import CircuitBreakerConfig, circuit_breaker
         from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerDynamoDBPersistence
 
         self.circuit_name = circuit_name
+        self._client = dynamodb_client
+        self._table = table_name
+        self._counter_key = {"id": {"S": f"{circuit_name}#failures"}}
+        self._threshold = failure_threshold
         self._recovery_seconds = recovery_seconds
-        persistence = CircuitBreakerDynamoDBPersistence(table_name=table_name, boto3_client=dynamodb_client)
+        self._on_transition = on_transition
+        self._on_state_unavailable = on_state_unavailable
+        self._persistence = CircuitBreakerDynamoDBPersistence(table_name=table_name, boto3_client=dynamodb_client)
         config = CircuitBreakerConfig(
-            failure_threshold=failure_threshold,
+            failure_threshold=_OUT_OF_REACH,
             recovery_timeout=recovery_seconds,
             success_threshold=1,
             handled_exceptions=(JudgeTransientError,),
             local_cache_max_age=cache_seconds,
         )
         decorate = circuit_breaker(
-            name=circuit_name, persistence_store=persistence, config=config, on_transition=self._log_transition
+            name=circuit_name, persistence_store=self._persistence, config=config, on_transition=self._transition
         )
-        self._protected = cast(Callable[[Callable[[], Any]], Any], decorate(_run))
+        self._protected = cast(Callable[[Callable[[], Any]], Any], decorate(self._counted))
 
     def call(self, fn: Callable[[], T]) -> T:
         from aws_lambda_powertools.utilities.circuit_breaker import CircuitBreakerOpenError, CircuitState
@@ -91,13 +110,82 @@ class DynamoJudgeBreaker:
                 retry_at=retry_at,
             ) from exc
 
-    @staticmethod
-    def _log_transition(transition: Any) -> None:
+    def _counted(self, fn: Callable[[], Any]) -> Any:
+        """The protected call: keeps the fleet's consecutive-failure counter and trips the circuit at the threshold."""
+        try:
+            result = fn()
+        except JudgeTransientError:
+            failures = self._add_failure()
+            if failures is not None and failures >= self._threshold:
+                self._trip(failures)
+            raise
+        self._reset_failures()
+        return result
+
+    def _add_failure(self) -> int | None:
+        expires = int(datetime.now(UTC).timestamp()) + COUNTER_TTL_SECONDS
+        try:
+            answer = self._client.update_item(
+                TableName=self._table,
+                Key=self._counter_key,
+                UpdateExpression="ADD failures :one SET expiration = :expires",
+                ExpressionAttributeValues={":one": {"N": "1"}, ":expires": {"N": str(expires)}},
+                ReturnValues="UPDATED_NEW",
+            )
+        except Exception as exc:  # noqa: BLE001 - fail open: the judge's own error is what the caller must see
+            self._state_unavailable("counting a failure", exc)
+            return None
+        return int(answer["Attributes"]["failures"]["N"])
+
+    def _reset_failures(self) -> None:
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=self._counter_key,
+                UpdateExpression="SET failures = :zero",
+                ConditionExpression="failures > :zero",
+                ExpressionAttributeValues={":zero": {"N": "0"}},
+            )
+        except self._client.exceptions.ConditionalCheckFailedException:
+            pass  # already zero (or never failed): nothing to reset
+        except Exception as exc:  # noqa: BLE001 - fail open
+            self._state_unavailable("resetting the failure count", exc)
+
+    def _trip(self, failures: int) -> None:
+        """Open the circuit, once: only while the stored state is still CLOSED (a probe's failure is the utility's)."""
+        from aws_lambda_powertools.utilities.circuit_breaker import CircuitState
+
+        if self._persistence.get_state(self.circuit_name).state != CircuitState.CLOSED:
+            return
+        try:
+            self._persistence.save_open(
+                self.circuit_name, failure_count=failures, opened_at=int(datetime.now(UTC).timestamp())
+            )
+        except Exception as exc:  # noqa: BLE001 - fail open
+            self._state_unavailable("opening the circuit", exc)
+            return
+        self._report(str(CircuitState.CLOSED), str(CircuitState.OPEN), failures)
+
+    def _transition(self, transition: Any) -> None:
+        self._report(str(transition.from_state), str(transition.to_state), None)
+
+    def _report(self, from_state: str, to_state: str, failures: int | None) -> None:
         logger.warning(
             "judge circuit changed state",
             extra={
-                "circuit": transition.circuit_name,
-                "from_state": str(transition.from_state),
-                "to_state": str(transition.to_state),
+                "circuit": self.circuit_name,
+                "from_state": from_state,
+                "to_state": to_state,
+                "consecutive_failures": failures,
             },
         )
+        if self._on_transition is not None:
+            self._on_transition(from_state, to_state)
+
+    def _state_unavailable(self, doing: str, exc: Exception) -> None:
+        logger.warning(
+            "judge circuit state unavailable; failing open (the judge is called without circuit protection)",
+            extra={"circuit": self.circuit_name, "while": doing, "error": f"{type(exc).__name__}: {exc}"},
+        )
+        if self._on_state_unavailable is not None:
+            self._on_state_unavailable()

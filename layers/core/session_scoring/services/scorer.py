@@ -16,18 +16,12 @@ from datetime import UTC, datetime
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
-    ConfigurationError,
     DatabaseUnavailableError,
-    JudgeError,
     JudgeTransientError,
     JudgeUnavailableError,
-    PromptTooLargeError,
+    PermanentError,
     ScoringError,
-    SecretUnavailableError,
-    SessionDataError,
-    SessionNotFoundError,
-    SessionNotScorableError,
-    SourceUnavailableError,
+    TransientError,
 )
 from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
 from session_scoring.judge.rendering import build_prompt
@@ -71,16 +65,6 @@ class ScorerPolicy:
     input_budget_tokens: int | None = None
 
 
-_PERMANENT = (
-    SessionNotFoundError,
-    SessionNotScorableError,
-    SessionDataError,
-    ConfigurationError,
-    PromptTooLargeError,
-)
-_TRANSIENT = (JudgeTransientError, SourceUnavailableError, DatabaseUnavailableError, SecretUnavailableError)
-
-
 DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"
 MAX_RETRY_DELAY_SECONDS = 900
 
@@ -88,17 +72,19 @@ MAX_RETRY_DELAY_SECONDS = 900
 def outcome_for_error(exc: Exception, receive_count: int, policy: ScorerPolicy) -> tuple[str, JobOutcome]:
     """Decide what a failure means: ('fail'|'release', outcome). The single error -> ack/retry mapping.
 
-    - permanent (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack the message;
-    - circuit open: back to pending with a note saying when it is retried; the message returns at that time;
-    - transient or unexpected: back to pending with a note; the message returns after a growing delay (or the
-      judge's ``retry-after`` when longer);
+    The error's category (``errors.py``) decides; only the delay depends on the class:
+
+    - ``PermanentError`` (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack
+      the message;
+    - circuit open (``JudgeUnavailableError``): back to pending with a note saying when it is retried; the message
+      returns at that time;
+    - ``TransientError``, or any unexpected exception: back to pending with a note; the message returns after a
+      growing delay (or the judge's ``retry-after`` when longer);
     - on the last allowed receive: fail the attempt with the reason *and* leave the message, so SQS moves it to
       the dead-letter queue, from where a redrive reopens the attempt.
     """
     reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
-    if isinstance(exc, _PERMANENT) or (
-        isinstance(exc, JudgeError) and not isinstance(exc, JudgeTransientError | JudgeUnavailableError)
-    ):
+    if isinstance(exc, PermanentError):
         return "fail", JobOutcome.ack(reason)
     if receive_count >= policy.max_receive_count:
         return "fail", JobOutcome.retry(f"{reason} (gave up after {receive_count} deliveries; {DEAD_LETTER_NOTE})")
@@ -106,7 +92,7 @@ def outcome_for_error(exc: Exception, receive_count: int, policy: ScorerPolicy) 
         until_open = max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
         note = f"judge unavailable (circuit open); will be retried at {exc.retry_at.isoformat(timespec='seconds')}"
         return "release", JobOutcome.retry(note, min(until_open, MAX_RETRY_DELAY_SECONDS))
-    kind = "transient" if isinstance(exc, _TRANSIENT) else "unexpected"
+    kind = "transient" if isinstance(exc, TransientError) else "unexpected"
     delay = backoff_seconds(receive_count, 30.0)
     if isinstance(exc, JudgeTransientError) and exc.retry_after_seconds is not None:
         delay = max(delay, exc.retry_after_seconds)
@@ -220,7 +206,8 @@ class Scorer:
         )
         try:
             if action == "fail":
-                self._repository.fail(job.score_id, token, outcome.reason)
+                # Failing while leaving the message means SQS moves it to the dead-letter queue.
+                self._repository.fail(job.score_id, token, outcome.reason, dead_lettered=not outcome.done)
             elif action == "release":
                 self._repository.release(job.score_id, token, outcome.reason)
         except DatabaseUnavailableError as db_exc:

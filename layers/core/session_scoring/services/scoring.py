@@ -107,7 +107,7 @@ class ScoringService:
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionListPage:
         source_page = self._source.list_sessions(page, page_size, statuses)
         latest = self._repository.latest_for_sessions(
-            (s.session_id for s in source_page.items), self._config.criteria_hash
+            [s.session_id for s in source_page.items], self._config.criteria_hash
         )
         return SessionListPage(
             items=[

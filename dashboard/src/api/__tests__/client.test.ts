@@ -1,0 +1,83 @@
+// @vitest-environment node
+// The wrapper around the generated client, against a fake fetch that answers as the API does.
+import { describe, expect, it } from 'vitest';
+import { ApiError, createApi, errorMessage } from '../client';
+import { makeScore } from '../../test/fixtures';
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** An API at http://api.test whose answers `answer` decides from the request; it records what was asked. */
+function fakeApi(answer: (request: Request) => Response | Promise<Response>) {
+  const asked: { method: string; url: string; body: string }[] = [];
+  const api = createApi({
+    baseUrl: 'http://api.test',
+    fetch: async (input, init) => {
+      const request = new Request(input as Request, init);
+      asked.push({ method: request.method, url: request.url, body: await request.clone().text() });
+      return answer(request);
+    },
+  });
+  return { api, asked };
+}
+
+describe('api client', () => {
+  it('returns the parsed body of a successful answer', async () => {
+    const score = makeScore();
+    const { api, asked } = fakeApi(() => json(202, score));
+
+    await expect(api.requestScore('sess 1', true)).resolves.toEqual(score);
+    expect(asked).toEqual([
+      { method: 'POST', url: 'http://api.test/api/v1/scoring/sessions/sess%201/score', body: '{"force_rescore":true}' },
+    ]);
+  });
+
+  it('sends the paging and criteria filters as query parameters', async () => {
+    const { api, asked } = fakeApi(() => json(200, { criteria_hash: null, items: [] }));
+
+    await api.missingTools('f'.repeat(64), 5);
+    await api.missingTools(null);
+
+    expect(asked.map((a) => new URL(a.url).search)).toEqual([`?criteria_hash=${'f'.repeat(64)}&limit=5`, '?limit=10']);
+  });
+
+  it('reads a never-scored session (404) as no score and no history', async () => {
+    const { api } = fakeApi(() => json(404, { code: 'score_not_found', detail: 'no score for sess-1' }));
+
+    await expect(api.getLatestScore('sess-1')).resolves.toBeNull();
+    await expect(api.getScoreHistory('sess-1')).resolves.toEqual([]);
+  });
+
+  it("turns an error answer into the API's own words and its status", async () => {
+    const { api } = fakeApi(() => json(400, { code: 'session_not_scorable', detail: 'session sess-1 is in_progress' }));
+
+    const err = await api.requestScore('sess-1', false).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect(errorMessage(err)).toBe('session sess-1 is in_progress');
+  });
+
+  it('joins validation problems and falls back to the status when there is no detail', async () => {
+    const { api: invalid } = fakeApi(() =>
+      json(422, { code: 'validation_error', detail: [{ loc: ['path'], msg: 'bad id' }, { msg: 'too long' }] }),
+    );
+    await expect(invalid.getSession('x')).rejects.toThrow('bad id; too long');
+
+    const { api: broken } = fakeApi(() => new Response('upstream', { status: 502, statusText: 'Bad Gateway' }));
+    await expect(broken.getSession('x')).rejects.toThrow('the API answered 502 Bad Gateway');
+  });
+
+  it('says when the API cannot be reached or does not answer in time', async () => {
+    const { api: down } = fakeApi(() => Promise.reject(new TypeError('fetch failed')));
+    await expect(down.criteriaInUse()).rejects.toThrow('the API could not be reached (fetch failed)');
+
+    const slow = createApi({
+      baseUrl: 'http://api.test',
+      timeoutMs: 10,
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))),
+    });
+    const err = await slow.criteriaInUse().catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: null, message: 'the API did not answer in time' });
+  });
+});

@@ -1,0 +1,122 @@
+// Server state through TanStack Query: one cache for every page, retries of transient failures, polling of a
+// score attempt until it ends. Components read these hooks; none fetches by hand.
+import { QueryClient, keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, isTransient } from './client';
+import type { ScoreBand, ScoreStatus, SessionScore } from './generated/schema';
+
+const POLL_MS = 1500;
+const MAX_ATTEMPTS = 3;
+
+/** Whether an attempt is still queued or running. Keyed by the generated enum, so a new status fails to compile here. */
+const ACTIVE: Record<ScoreStatus, boolean> = { pending: true, in_progress: true, completed: false, failed: false };
+
+export const isActive = (status: ScoreStatus | null | undefined): boolean => (status ? ACTIVE[status] : false);
+
+export const queryKeys = {
+  sessions: ['sessions'] as const,
+  sessionPage: (page: number, pageSize: number) => ['sessions', page, pageSize] as const,
+  session: (sessionId: string) => ['session', sessionId] as const,
+  latestScore: (sessionId: string) => ['scores', sessionId, 'latest'] as const,
+  scoreHistory: (sessionId: string) => ['scores', sessionId, 'history'] as const,
+  scoreBands: ['score-bands'] as const,
+  criteria: ['analytics', 'criteria'] as const,
+  distribution: (criteriaHash: string | null) => ['analytics', 'distribution', criteriaHash] as const,
+  missingTools: (criteriaHash: string | null) => ['analytics', 'missing-tools', criteriaHash] as const,
+};
+
+/** The dashboard's cache: a failed read is tried again only when the failure may pass (no answer, 429, 5xx). */
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { retry: (failures, err) => failures < MAX_ATTEMPTS - 1 && isTransient(err) },
+      mutations: { retry: false },
+    },
+  });
+}
+
+export function useSessionPage(page: number, pageSize: number) {
+  return useQuery({
+    queryKey: queryKeys.sessionPage(page, pageSize),
+    queryFn: () => api.listSessions(page, pageSize),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useSession(sessionId: string) {
+  return useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.getSession(sessionId) });
+}
+
+/** The latest attempt (null: never scored), polled while it is pending or in progress. When a polled attempt ends,
+ * the history and the session list are refreshed too. */
+export function useLatestScore(sessionId: string) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: queryKeys.latestScore(sessionId),
+    queryFn: async () => {
+      const before = queryClient.getQueryData<SessionScore | null>(queryKeys.latestScore(sessionId));
+      const latest = await api.getLatestScore(sessionId);
+      if (isActive(before?.status) && !isActive(latest?.status)) {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.scoreHistory(sessionId) });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+      }
+      return latest;
+    },
+    refetchInterval: (query) => (isActive(query.state.data?.status) ? POLL_MS : false),
+  });
+}
+
+export function useScoreHistory(sessionId: string) {
+  return useQuery({ queryKey: queryKeys.scoreHistory(sessionId), queryFn: () => api.getScoreHistory(sessionId) });
+}
+
+/** Score Session / Re-score: the returned attempt becomes the latest (and is polled from there). */
+export function useRequestScore(sessionId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (forceRescore: boolean) => api.requestScore(sessionId, forceRescore),
+    onSuccess: (attempt) => {
+      queryClient.setQueryData(queryKeys.latestScore(sessionId), attempt);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.scoreHistory(sessionId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+    },
+  });
+}
+
+/** A score band as the API defines it (name, label, inclusive bounds), without a distribution's counts. */
+export type BandDefinition = Pick<ScoreBand, 'band' | 'label' | 'min_score' | 'max_score'>;
+
+/** The score bands, from the API's score distribution; fetched once per page load (they change only on deploy). */
+export function useScoreBands() {
+  return useQuery({
+    queryKey: queryKeys.scoreBands,
+    queryFn: async (): Promise<BandDefinition[]> =>
+      (await api.scoreDistribution(null)).bands.map(({ band, label, min_score, max_score }) => ({
+        band,
+        label,
+        min_score,
+        max_score,
+      })),
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+}
+
+export function useCriteriaInUse() {
+  return useQuery({ queryKey: queryKeys.criteria, queryFn: () => api.criteriaInUse() });
+}
+
+export function useScoreDistribution(criteriaHash: string | null) {
+  return useQuery({
+    queryKey: queryKeys.distribution(criteriaHash),
+    queryFn: () => api.scoreDistribution(criteriaHash),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useMissingTools(criteriaHash: string | null) {
+  return useQuery({
+    queryKey: queryKeys.missingTools(criteriaHash),
+    queryFn: () => api.missingTools(criteriaHash),
+    placeholderData: keepPreviousData,
+  });
+}

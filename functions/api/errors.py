@@ -1,0 +1,119 @@
+"""Errors as HTTP answers: the one place that maps the core's errors to a status code and a stable ``code``.
+
+The mapping follows the error's category (``session_scoring/errors.py``): a ``TransientError`` is 503 (retry
+later), a ``PermanentError`` is 500 unless its class needs its own status in ``STATUS_BY_CLASS`` (the caller's
+mistakes are 4xx, unparseable source data is 502). The ``code`` is the class name in snake case without ``Error``
+(``QueueUnavailableError`` -> ``queue_unavailable``) unless the table names another. Framework errors (unknown path,
+malformed body, validation) are answered in the same ``{"code", "detail"}`` shape.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from session_scoring.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    PermanentError,
+    ScoreNotFoundError,
+    ScoringError,
+    SessionDataError,
+    SessionNotFoundError,
+    SessionNotScorableError,
+    TransientError,
+)
+from session_scoring.log import logger
+from session_scoring.models.api import ErrorBody
+
+STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, PermanentError: 500}
+
+STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
+    InvalidRequestError: (400, None),
+    SessionNotScorableError: (400, None),
+    SessionNotFoundError: (404, None),
+    ScoreNotFoundError: (404, None),
+    SessionDataError: (502, "session_data_invalid"),
+    ConfigurationError: (500, "configuration_error"),
+}
+"""The few classes whose status differs from their category's (or whose code is not derived from their name)."""
+
+UNMAPPED = (500, "internal_error")
+
+ERROR_DESCRIPTIONS = {
+    400: "Session not completed, or an invalid request",
+    404: "Session unknown to the source, or never scored",
+    413: "Request body too large",
+    422: "Invalid session id, unknown field or malformed body",
+    500: "Service misconfigured",
+    502: "The session source returned data that cannot be parsed",
+    503: "Scoring disabled, or the queue, session source or database unavailable",
+}
+
+_FRAMEWORK_CODES = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
+
+
+def error_code(error_type: type[ScoringError]) -> str:
+    """``QueueUnavailableError`` -> ``queue_unavailable``."""
+    name = error_type.__name__.removesuffix("Error")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def status_and_code(error: ScoringError) -> tuple[int, str]:
+    """The HTTP status and ``code`` for an error: its class's own entry, else its category's status."""
+    for error_type in type(error).__mro__:
+        if error_type in STATUS_BY_CLASS:
+            status, code = STATUS_BY_CLASS[error_type]
+            return status, code or error_code(type(error))
+    for category, status in STATUS_BY_CATEGORY.items():
+        if isinstance(error, category):
+            return status, error_code(type(error))
+    return UNMAPPED
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI documentation of a route's error statuses, all in the ``ErrorBody`` shape."""
+    return {status: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]} for status in statuses}
+
+
+async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ScoringError)
+    status, code = status_and_code(exc)
+    if (status, code) == UNMAPPED:
+        logger.exception("unmapped scoring error")
+    elif status >= 500:
+        logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
+    return JSONResponse(status_code=status, content={"code": code, "detail": exc.message})
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Errors raised by the framework itself (unparseable body, unknown path, wrong method), in our error shape."""
+    assert isinstance(exc, StarletteHTTPException)
+    detail = str(exc.detail)
+    if exc.status_code == 400:
+        detail = f'{detail}: send JSON such as {{"force_rescore": true}}, or no body'
+    return JSONResponse(
+        status_code=exc.status_code,
+        content={"code": _FRAMEWORK_CODES.get(exc.status_code, "http_error"), "detail": detail},
+        headers=getattr(exc, "headers", None),
+    )
+
+
+async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [
+        {"loc": list(err.get("loc", ())), "msg": err.get("msg", ""), "type": err.get("type", "")}
+        for err in exc.errors()
+    ]
+    return JSONResponse(status_code=422, content={"code": "validation_error", "detail": problems})
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ScoringError, scoring_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)

@@ -1,0 +1,58 @@
+"""ASGI middleware of the API: the request body limit and CORS from the settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from session_scoring.container import get_container
+
+MAX_BODY_BYTES = 4096
+
+
+async def limit_body(request: Request, call_next: Any) -> Response:
+    """Refuse a body larger than MAX_BODY_BYTES (or a non-numeric Content-Length) before anything reads it."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        return JSONResponse(
+            status_code=413,
+            content={"code": "body_too_large", "detail": f"request body exceeds {MAX_BODY_BYTES} bytes"},
+        )
+    return await call_next(request)  # type: ignore[no-any-return]
+
+
+class ConfiguredCORS:
+    """CORS for the origins in SCORING_CORS_ORIGINS (comma-separated; none: no CORS headers at all).
+
+    Settings are read on the first request, never at import; the middleware is rebuilt only if they change. Behind
+    API Gateway the HTTP API's own CORS configuration answers browsers first (template.yaml sets both from the same
+    parameter), so this matters for the local run and any deployment without API Gateway.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+        self._origins: str | None = None
+        self._inner: ASGIApp = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        origins = get_container().settings.cors_origins
+        if origins != self._origins:
+            allowed = [origin.strip() for origin in origins.split(",") if origin.strip()]
+            self._inner = (
+                CORSMiddleware(
+                    self._app,
+                    allow_origins=allowed,
+                    allow_methods=["GET", "POST", "OPTIONS"],
+                    allow_headers=["authorization", "content-type"],
+                    expose_headers=["location"],
+                    max_age=600,
+                )
+                if allowed
+                else self._app
+            )
+            self._origins = origins
+        await self._inner(scope, receive, send)

@@ -1,0 +1,75 @@
+"""How a repository operation meets a database that is down, frozen or restarting.
+
+Every repository method is one transaction wrapped in :func:`db_call`: a connection-level failure is retried once
+(the whole transaction, so a score is stored whole or not at all), then raised as :class:`DatabaseUnavailableError`,
+which the API answers with 503 and the scorer treats as transient (the message comes back later).
+
+What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot
+connect (``InterfaceError``: "Can't create a connection"), a server that went away (``OperationalError``, any DBAPI
+error that invalidated its connection, or one whose SQLSTATE says the server is shutting down, starting or full, as
+pg8000 reports a fast shutdown: ``ProgrammingError`` 57P03), and the socket errors and timeouts that escape
+unwrapped (a frozen server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad
+SQL are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
+
+from session_scoring.errors import DatabaseUnavailableError
+from session_scoring.log import logger
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+RETRY_WAIT_SECONDS = 0.5
+
+
+UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
+"""Connection exceptions (08xxx), the server shutting down or starting (57P01-57P03: admin_shutdown, crash_shutdown,
+cannot_connect_now) and too many connections (53300): the server cannot serve us now, whatever we asked."""
+
+
+def _sqlstate(exc: DBAPIError) -> str:
+    """The SQLSTATE pg8000 reports (its error's first argument is the server's error fields; ``C`` is the code)."""
+    fields = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
+    return str(fields.get("C", "")) if isinstance(fields, dict) else ""
+
+
+def is_connection_failure(exc: BaseException) -> bool:
+    """True for failures to reach or keep the database, false for errors in what was asked of it."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError):
+        return bool(exc.connection_invalidated) or _sqlstate(exc).startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
+    return isinstance(exc, OSError)  # TimeoutError and ConnectionError included
+
+
+def db_call(func: Callable[P, T]) -> Callable[P, T]:
+    """Retry a repository operation once on a connection failure, then raise DatabaseUnavailableError."""
+    retrying = retry(
+        retry=retry_if_exception(is_connection_failure),
+        stop=stop_after_attempt(2),
+        wait=wait_fixed(RETRY_WAIT_SECONDS),
+        reraise=True,
+    )(func)
+
+    @wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return retrying(*args, **kwargs)
+        except Exception as exc:
+            if not is_connection_failure(exc):
+                raise
+            cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+            logger.warning("database unavailable", extra={"operation": func.__name__, "error": str(cause)})
+            raise DatabaseUnavailableError(
+                f"the database is unavailable ({type(cause).__name__}); the operation was retried once"
+            ) from exc
+
+    return wrapper

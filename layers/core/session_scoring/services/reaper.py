@@ -1,0 +1,90 @@
+"""The reaper: no attempt stays active forever because its queue message or its scorer is gone.
+
+An attempt is active (``pending`` or ``in_progress``) while a queue message is on its way to a scorer. That message
+can disappear: the scorer's process was killed mid-job and its lease ran out, the queue was purged or the local stack's
+in-memory queue died with it, retention passed, or the API crashed between committing the attempt and sending its
+message. Without a message nobody ever claims the attempt, and because a session has at most one active attempt,
+every new request for the session would answer with the stuck one.
+
+``AttemptReaper.reap`` finds such attempts (``ScoreRepository.stranded``) and sends each a fresh job message: the job
+is idempotent by ``score_id`` (a claim is conditional), so a message that was not lost after all costs one
+acknowledged duplicate, never a second score. An attempt that has already been claimed ``max_deliveries`` times is
+failed with its reason instead, as the dead-letter path would have done. It runs on a schedule in AWS (the reaper
+function), at start-up and periodically in ``make run``, and on demand (``session-scoring reap``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from session_scoring.errors import QueueUnavailableError
+from session_scoring.infrastructure.queue import JobQueue
+from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.repositories.scores import ScoreRepository, StrandedAttempt
+from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
+
+IDLE_MARGIN_SECONDS = 120
+
+
+def pending_idle_limit(lease_seconds: int) -> int:
+    """How long a ``pending`` attempt may go without activity before its message is presumed lost: a scorer's lease
+    (a claim released at its end), the longest retry delay, and a margin."""
+    return lease_seconds + MAX_RETRY_DELAY_SECONDS + IDLE_MARGIN_SECONDS
+
+
+@dataclass
+class ReapResult:
+    requeued: int = 0
+    failed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class AttemptReaper:
+    def __init__(self, repository: ScoreRepository, queue: JobQueue, max_deliveries: int, lease_seconds: int) -> None:
+        self._repository = repository
+        self._queue = queue
+        self._max_deliveries = max_deliveries
+        self._pending_after = pending_idle_limit(lease_seconds)
+
+    def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
+        """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
+
+        ``queue_is_new``: the queue was just created (the local stack's in-memory queue after a restart), so no
+        pending attempt can have a message: every pending attempt is stranded now, not after the idle limit.
+        """
+        result = ReapResult()
+        pending_after = 0 if queue_is_new else self._pending_after
+        for attempt in self._repository.stranded(pending_after, limit):
+            if attempt.delivery_count >= self._max_deliveries:
+                self._give_up(attempt, result)
+            else:
+                self._requeue(attempt, result)
+        if result.requeued or result.failed:
+            logger.warning("stranded attempts reaped", extra={"requeued": result.requeued, "failed": result.failed})
+        return result
+
+    def _requeue(self, attempt: StrandedAttempt, result: ReapResult) -> None:
+        job = ScoringJob(
+            score_id=attempt.score_id,
+            session_id=attempt.session_id,
+            requested_by=attempt.requested_by,
+            requested_at=attempt.requested_at,
+        )
+        try:
+            self._queue.send(job)
+        except QueueUnavailableError as exc:
+            result.notes.append(f"{attempt.score_id}: not requeued ({exc.message}); the next run tries again")
+            return
+        result.requeued += 1
+        result.notes.append(f"{attempt.score_id} ({attempt.session_id}): {attempt.status.value}, requeued")
+
+    def _give_up(self, attempt: StrandedAttempt, result: ReapResult) -> None:
+        reason = (
+            f"stranded: the attempt was {attempt.status.value} with no scorer holding it and no queue message, after "
+            f"{attempt.delivery_count} deliveries (the limit is {self._max_deliveries}); request a new score "
+            "(POST with force_rescore) to try again"
+        )
+        if self._repository.fail(attempt.score_id, None, reason):
+            result.failed += 1
+            result.notes.append(f"{attempt.score_id} ({attempt.session_id}): failed, {reason}")

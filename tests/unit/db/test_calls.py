@@ -1,0 +1,69 @@
+"""Which database failures are 'unavailable' (retried, 503) and which are errors in what was asked."""
+
+from __future__ import annotations
+
+import pg8000.exceptions
+import pytest
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
+
+from session_scoring.db.calls import db_call, is_connection_failure
+from session_scoring.errors import DatabaseUnavailableError
+
+
+def _server_error(code: str, message: str) -> pg8000.exceptions.DatabaseError:
+    return pg8000.exceptions.DatabaseError({"S": "FATAL", "C": code, "M": message})
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        InterfaceError("connect", {}, pg8000.exceptions.InterfaceError("Can't create a connection to host")),
+        OperationalError("select", {}, Exception("server closed the connection")),
+        ProgrammingError("insert", {}, _server_error("57P03", "the database system is shutting down")),
+        ProgrammingError("insert", {}, _server_error("57P01", "terminating connection due to administrator command")),
+        ProgrammingError("select", {}, _server_error("08006", "connection failure")),
+        ProgrammingError("select", {}, _server_error("53300", "too many connections")),
+        TimeoutError("timed out"),
+        ConnectionResetError("reset by peer"),
+    ],
+)
+def test_connection_level_failures_are_unavailable(error: BaseException) -> None:
+    assert is_connection_failure(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        IntegrityError("insert", {}, _server_error("23505", "duplicate key value")),
+        ProgrammingError("select", {}, _server_error("42P01", "relation does not exist")),
+        ValueError("not a database error"),
+    ],
+)
+def test_errors_in_what_was_asked_are_not(error: BaseException) -> None:
+    assert not is_connection_failure(error)
+
+
+def test_an_operation_is_retried_once_then_reported_unavailable() -> None:
+    calls: list[int] = []
+
+    @db_call
+    def store() -> None:
+        calls.append(1)
+        raise ProgrammingError("insert", {}, _server_error("57P03", "the database system is shutting down"))
+
+    with pytest.raises(DatabaseUnavailableError, match="the database is unavailable"):
+        store()
+    assert len(calls) == 2
+
+
+def test_a_constraint_violation_is_raised_as_it_is_without_a_retry() -> None:
+    calls: list[int] = []
+
+    @db_call
+    def store() -> None:
+        calls.append(1)
+        raise IntegrityError("insert", {}, _server_error("23505", "duplicate key value"))
+
+    with pytest.raises(IntegrityError):
+        store()
+    assert len(calls) == 1
