@@ -20,6 +20,8 @@ _.step_order
 
 # Fields serialised by pydantic into a response or a queue message, read by the other side only.
 _.scoring_enabled
+_.judge_circuit
+_.queued_jobs
 _.requested_by
 
 # SessionStatus members reached by value (SessionStatus(session.status)).

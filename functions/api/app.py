@@ -11,13 +11,15 @@ from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from mangum import Mangum
 
 from functions.api.dashboard import mount_dashboard
+from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
-from functions.api.middleware import ConfiguredCORS, limit_body
-from functions.api.routers import analytics, criteria, health, scores, sessions
+from functions.api.limits import BodyLimit
+from functions.api.middleware import ConfiguredCORS, body_limit
+from functions.api.routers import analytics, criteria, health, imports, scores, sessions
 from session_scoring import __version__
 from session_scoring.log import logger
 
@@ -29,11 +31,12 @@ def create_app() -> FastAPI:
         description="Scores completed TARSy investigations with a judge LLM. Scoring is asynchronous: POST queues "
         "an attempt (202) and GET polls it until it is completed or failed.",
     )
-    app.middleware("http")(limit_body)
+    app.add_middleware(BodyLimit, limit_for=body_limit)
     app.add_middleware(ConfiguredCORS)
     install_error_handlers(app)
-    for resource in (scores, sessions, criteria, analytics, health):
-        app.include_router(resource.router)
+    for resource in (scores, sessions, criteria, analytics, imports):
+        app.include_router(resource.router, dependencies=[Depends(authenticated)])
+    app.include_router(health.router)
     mount_dashboard(app)
     return app
 

@@ -20,6 +20,13 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Register the dashboard routes last, so they never shadow an API route."""
     app.mount("/assets", StaticFiles(directory=static_dir / "assets", check_dir=False), name="dashboard-assets")
 
+    @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+    def not_a_page(path: str) -> Response:
+        """Only GET serves pages; another method on a path that is not the API's is simply not found."""
+        if path == "api" or path.startswith(RESERVED_PREFIXES):
+            return JSONResponse(status_code=405, content={"code": "method_not_allowed", "detail": "Method Not Allowed"})
+        return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+
     @app.get("/{path:path}", include_in_schema=False)
     def dashboard(path: str) -> Response:
         if path == "api" or path.startswith(RESERVED_PREFIXES):

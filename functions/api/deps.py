@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 
 from session_scoring.configuration.settings import Settings
 from session_scoring.container import Container, get_container
+from session_scoring.errors import AuthenticationRequiredError
 
 DEFAULT_REQUESTER = "api-client"
 
@@ -31,14 +32,31 @@ def settings(scoring: ContainerDep) -> Settings:
 SettingsDep = Annotated[Settings, Depends(settings)]
 
 
+def authorizer_claims(request: Request) -> dict[str, object]:
+    """The JWT authorizer's claims API Gateway put on the event (none when the request did not pass an authorizer)."""
+    event = request.scope.get("aws.event") or {}
+    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
+    return claims if isinstance(claims, dict) else {}
+
+
+def authenticated(request: Request, settings: SettingsDep) -> None:
+    """With SCORING_REQUIRE_AUTH (set by the template whenever a JWT issuer is configured), a scoring route answers
+    only a request that carries authorizer claims, whatever API Gateway route delivered it: the public ``$default``
+    route (the dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API
+    through it."""
+    if settings.require_authentication and not any(authorizer_claims(request).get(c) for c in ("sub", "email")):
+        raise AuthenticationRequiredError(
+            "authentication required: call the API with a bearer token accepted by its JWT authorizer"
+        )
+
+
 def requester(request: Request, settings: SettingsDep) -> str:
     """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
 
     ``X-Forwarded-User``/``X-Forwarded-Email`` are honoured only when SCORING_TRUST_FORWARDED_USER says a proxy in
     front (oauth2-proxy) sets them; otherwise any client could choose its identity.
     """
-    event = request.scope.get("aws.event") or {}
-    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
+    claims = authorizer_claims(request)
     for claim in ("email", "sub"):
         if claims.get(claim):
             return str(claims[claim])[:255]

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from session_scoring.errors import (
+    AuthenticationRequiredError,
     ConfigurationError,
     InvalidRequestError,
     PermanentError,
@@ -35,6 +36,7 @@ STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, Perman
 
 STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     InvalidRequestError: (400, None),
+    AuthenticationRequiredError: (401, None),
     SessionNotScorableError: (400, None),
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
@@ -47,6 +49,7 @@ UNMAPPED = (500, "internal_error")
 
 ERROR_DESCRIPTIONS = {
     400: "Session not completed, or an invalid request",
+    401: "Authentication is configured and the request carried no authorizer claims",
     404: "Session unknown to the source, or never scored",
     413: "Request body too large",
     422: "Invalid session id, unknown field or malformed body",
@@ -113,7 +116,15 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(status_code=422, content={"code": "validation_error", "detail": problems})
 
 
+async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    """Anything else is a bug: logged with its traceback, answered in the same JSON shape (never text/plain)."""
+    logger.exception("unexpected error", extra={"path": request.url.path})
+    status, code = UNMAPPED
+    return JSONResponse(status_code=status, content={"code": code, "detail": "internal error; see the service log"})
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(Exception, unexpected_error)
     app.add_exception_handler(ScoringError, scoring_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

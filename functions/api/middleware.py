@@ -1,12 +1,8 @@
-"""ASGI middleware of the API: the request body limit and CORS from the settings."""
+"""ASGI middleware of the API: the request body limit per route and CORS from the settings."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import Request, Response
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from session_scoring.container import get_container
@@ -14,15 +10,12 @@ from session_scoring.container import get_container
 MAX_BODY_BYTES = 4096
 
 
-async def limit_body(request: Request, call_next: Any) -> Response:
-    """Refuse a body larger than MAX_BODY_BYTES (or a non-numeric Content-Length) before anything reads it."""
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        return JSONResponse(
-            status_code=413,
-            content={"code": "body_too_large", "detail": f"request body exceeds {MAX_BODY_BYTES} bytes"},
-        )
-    return await call_next(request)  # type: ignore[no-any-return]
+def body_limit(path: str) -> int:
+    """Largest request body per route (read on the request, never at import): the import limit for uploads,
+    MAX_BODY_BYTES for everything else. ``limits.BodyLimit`` enforces it on the bytes received."""
+    from functions.api.routers.imports import IMPORT_PATH
+
+    return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 
 class ConfiguredCORS:

@@ -1,7 +1,7 @@
 """Mark attempts whose job went to the dead-letter queue, so a redriven message can claim them again.
 
 Revision ID: 0004_dead_lettered
-Revises: 0001_scoring_tables
+Revises: 0003_uploaded_sessions
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_dead_lettered"
-down_revision = "0001_scoring_tables"
+down_revision = "0003_uploaded_sessions"
 branch_labels = None
 depends_on = None
 

@@ -117,3 +117,37 @@ def test_session_list_filters_by_status(stack: Stack) -> None:
     both = stack.client.get("/api/v1/scoring/sessions", params=[("status", "completed"), ("status", "in_progress")])
     assert both.json()["total_items"] == 4
     assert stack.client.get("/api/v1/scoring/sessions", params={"status": "done"}).status_code == 422
+
+
+def test_health_is_ok_with_the_circuit_closed_and_the_queue_reachable(stack: Stack) -> None:
+    stack.request_score(THOROUGH_ID)
+
+    health = stack.client.get("/health").json()
+
+    assert (health["status"], health["problems"]) == ("ok", [])
+    assert health["judge_circuit"] == "CLOSED"
+    assert health["queued_jobs"] == 1
+
+
+def test_health_is_degraded_while_the_judges_circuit_is_open(stack: Stack) -> None:
+    import time
+
+    breaker = stack.container.breaker
+    breaker._persistence.save_open(breaker.circuit_name, failure_count=5, opened_at=int(time.time()))
+
+    response = stack.client.get("/health")
+
+    assert response.status_code == 200
+    assert response.json()["status"] == "degraded"
+    assert response.json()["judge_circuit"] == "OPEN"
+    assert "circuit is open" in response.json()["problems"][0]
+
+
+def test_health_is_degraded_when_the_queue_cannot_be_reached(make_stack: Any) -> None:
+    stack = make_stack(SCORING_QUEUE_URL=make_stack().env["SCORING_QUEUE_URL"] + "-gone")
+
+    health = stack.client.get("/health").json()
+
+    assert health["status"] == "degraded"
+    assert health["queued_jobs"] is None
+    assert "the scoring queue cannot be reached" in health["problems"][0]

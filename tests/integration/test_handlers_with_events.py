@@ -21,6 +21,7 @@ from devstack.queue_poller import LocalLambdaContext
 from session_scoring.container import reset_container
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id
+from tests.support.migrations import head_revision
 
 SCORE_PATH = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
 
@@ -101,7 +102,7 @@ def test_bad_request_event_is_422_naming_each_problem(stack: Stack) -> None:
     assert status == 422
     assert body["code"] == "validation_error"
     problems = {tuple(p["loc"])[-1]: p["type"] for p in body["detail"]}
-    assert problems["force_rescore"] == "bool_parsing"
+    assert problems["force_rescore"] == "bool_type"  # strict: only JSON true/false
     assert problems["priority"] == "extra_forbidden"
     assert stack.container.repository.count_by_status() == {}
 
@@ -206,7 +207,7 @@ def test_create_event_migrates_and_answers_success_with_the_revision(
     assert result["Status"] == "SUCCESS"
     [answer] = cfn.responses
     assert answer["Status"] == "SUCCESS"
-    assert answer["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": ""}
+    assert answer["Data"] == {"Revision": head_revision(), "PreviousRevision": ""}
     assert (answer["StackId"], answer["RequestId"], answer["LogicalResourceId"]) == (
         event["StackId"],
         event["RequestId"],
@@ -225,7 +226,7 @@ def test_update_is_idempotent_and_delete_leaves_the_data(empty_database: str, cf
 
     update, delete = cfn.responses[1:]
     assert update["Status"] == "SUCCESS"
-    assert update["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": "0001_scoring_tables"}
+    assert update["Data"] == {"Revision": head_revision(), "PreviousRevision": head_revision()}
     assert update["PhysicalResourceId"] == delete["PhysicalResourceId"] == "session-scoring-database-schema"
     assert delete["Status"] == "SUCCESS"
     assert "session_scores" in tables(empty_database)
@@ -236,11 +237,11 @@ def test_failing_migration_answers_failed_with_the_database_error(
 ) -> None:
     migrations = tmp_path / "migrations"
     shutil.copytree(ROOT / "migrations", migrations)
-    (migrations / "versions" / "0002_broken.py").write_text(
+    (migrations / "versions" / "9999_broken.py").write_text(
         '"""A migration that fails."""\n'
         "from alembic import op\n\n"
-        'revision = "0002_broken"\n'
-        'down_revision = "0001_scoring_tables"\n\n\n'
+        'revision = "9999_broken"\n'
+        f'down_revision = "{head_revision()}"\n\n\n'
         "def upgrade() -> None:\n"
         '    op.execute("ALTER TABLE session_scores ADD COLUMN note text")\n'
         '    op.execute("SELECT no_such_function()")\n\n\n'
@@ -327,3 +328,42 @@ def test_schedule_event_requeues_an_attempt_whose_message_was_lost(stack: Stack)
     assert (result["requeued"], result["failed"]) == (1, 0)
     stack.poller.drain()
     assert stack.score(THOROUGH_ID).json()["status"] == "completed"
+
+
+def _unauthenticated_on_default_route(event_name: str) -> dict[str, Any]:
+    """The same request sent to the public ``$default`` route (no authorizer) with a percent-encoded path."""
+    import copy
+
+    event = copy.deepcopy(load_event(event_name))
+    event["routeKey"] = "$default"
+    event["requestContext"]["routeKey"] = "$default"
+    event["requestContext"].pop("authorizer", None)
+    event["rawPath"] = event["rawPath"].replace("/api/", "/%61pi/", 1)
+    return event
+
+
+def test_with_authentication_required_a_scoring_route_needs_claims_whatever_route_delivered_it(
+    make_stack: Any,
+) -> None:
+    from functions.api.app import handler
+
+    stack = make_stack(SCORING_REQUIRE_AUTH="true")
+    response = handler(_unauthenticated_on_default_route("api-post-score.json"), LocalLambdaContext(budget_seconds=29))
+
+    assert response["statusCode"] == 401
+    assert http_body(response)["code"] == "authentication_required"
+    assert stack.score(THOROUGH_ID).status_code == 401  # no claims on a test client's request either
+    status, _, _ = invoke_api("api-post-score.json")  # through the JWT route, with claims
+    assert status == 202
+
+
+def test_without_authentication_configured_the_local_api_needs_no_claims(stack: Stack) -> None:
+    assert stack.request_score(THOROUGH_ID).status_code == 202
+
+
+def test_other_methods_on_non_api_paths_are_not_found(stack: Stack) -> None:
+    for method in ("POST", "PUT", "DELETE"):
+        response = stack.client.request(method, "/sessions/anything")
+        assert response.status_code == 404, method
+        assert response.json()["code"] == "not_found"
+    assert stack.client.put(f"/api/v1/scoring/sessions/{THOROUGH_ID}/score").status_code == 405

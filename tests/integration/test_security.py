@@ -216,8 +216,11 @@ def test_prompt_injection_reaches_the_judge_only_inside_the_nonce_fences(
     system = request["system"] if isinstance(request["system"], str) else request["system"][0]["text"]
     user = request["messages"][0]["content"]
     user = user if isinstance(user, str) else "".join(block["text"] for block in user)
-    nonce = re.search(r"<<<LABEL ([0-9a-f]{24})>>>", system)
-    assert nonce is not None, "the system text names the fence nonce"
+    # The system text (cacheable, the same for every request) explains the fences; the per-request marker opens the
+    # user message, outside any fence.
+    assert "<<<LABEL N>>>" in system
+    nonce = re.match(r"Fence marker for this request: ([0-9a-f]{16})\n", user)
+    assert nonce is not None, "the user message names the fence nonce first"
     assert "ignore all previous instructions" not in system
 
     fenced = {

@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.support.cfn import load_template, ref_target
 from tests.support.events import EVENTS, CloudFormationListener, load_event, with_response_url, with_score_id
 from tests.support.fake_claude import SAMPLE_VERDICT
+from tests.support.migrations import head_revision
 
 BUILD = ROOT / ".aws-sam" / "build"
 RUNNER = Path(__file__).with_name("invoke_built.py")
@@ -177,7 +178,7 @@ def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fa
         migrate = smoke.invoke("MigrateFunction", ("create.json", create))
     assert migrate.results["create.json"]["Status"] == "SUCCESS"
     assert [r["Status"] for r in cfn.responses] == ["SUCCESS"]
-    assert cfn.responses[0]["Data"]["Revision"] == "0001_scoring_tables"
+    assert cfn.responses[0]["Data"]["Revision"] == head_revision()
 
     api = smoke.invoke("ApiFunction", "api-post-score.json", "api-bad-request.json", "api-list-sessions.json")
     posted = api.results["api-post-score.json"]

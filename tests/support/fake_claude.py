@@ -3,10 +3,16 @@
 The real ``anthropic`` SDK is pointed at it through ``base_url``; nothing in the SDK is patched. Tests script the
 next responses (a verdict, an error status with headers, a hang, a dropped connection, raw text) and read back the
 requests the SDK sent.
+
+Prompt caching is imitated for unscripted (default) replies: the prefix up to the last ``cache_control`` breakpoint
+(system blocks, then message content blocks) is remembered; a prefix of at least ``min_cache_tokens`` is reported as
+``cache_creation_input_tokens`` the first time and ``cache_read_input_tokens`` when repeated, and ``input_tokens`` is
+the rest, as the Messages API reports them. Tokens are counted as characters / 4.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -30,6 +36,8 @@ class FakeReply:
     drop_connection: bool = False
     on_request: Callable[[], None] | None = None
     """Runs when the request arrives, before answering (e.g. restart the database while the judge "thinks")."""
+    cache_accounting: bool = False
+    """Replace the body's token counts by the imitated prompt-cache accounting (see the module docstring)."""
 
 
 def verdict_body(
@@ -94,16 +102,52 @@ SAMPLE_VERDICT: dict[str, Any] = {
 }
 
 
+def _tokens(text: str) -> int:
+    return len(text) // 4
+
+
+def _blocks(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    return [block for block in value or [] if isinstance(block, dict)]
+
+
+def cache_usage(payload: dict[str, Any], seen: set[str], min_cache_tokens: int) -> dict[str, int]:
+    """Usage as the Messages API reports it for ``payload``: the cached prefix (up to the last ``cache_control``
+    block) read when ``seen`` holds it, written otherwise; input_tokens is everything after it."""
+    blocks = _blocks(payload.get("system")) + [
+        block for message in payload.get("messages", []) for block in _blocks(message.get("content"))
+    ]
+    last = max((i for i, block in enumerate(blocks) if block.get("cache_control")), default=-1)
+    prefix = "".join(str(block.get("text", "")) for block in blocks[: last + 1])
+    rest = "".join(str(block.get("text", "")) for block in blocks[last + 1 :])
+    prefix_tokens = _tokens(prefix)
+    usage = {"input_tokens": _tokens(rest), "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    if last < 0 or prefix_tokens < min_cache_tokens:
+        usage["input_tokens"] += prefix_tokens
+        return usage
+    key = hashlib.sha256(f"{payload.get('model')}\0{prefix}".encode()).hexdigest()
+    usage["cache_read_input_tokens" if key in seen else "cache_creation_input_tokens"] = prefix_tokens
+    seen.add(key)
+    return usage
+
+
 class FakeClaude(LoopbackHttpServer):
     """``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.replies: deque[FakeReply] = deque()
-        self.default: FakeReply | None = reply_verdict(SAMPLE_VERDICT)
+        self.default: FakeReply | None = self._default_reply()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.cached_prefixes: set[str] = set()
+        self.min_cache_tokens = 1024
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _default_reply() -> FakeReply:
+        return FakeReply(body=verdict_body(SAMPLE_VERDICT), cache_accounting=True)
 
     def script(self, *replies: FakeReply) -> None:
         with self._lock:
@@ -114,7 +158,8 @@ class FakeClaude(LoopbackHttpServer):
             self.replies.clear()
             self.requests.clear()
             self.request_headers.clear()
-            self.default = reply_verdict(SAMPLE_VERDICT)
+            self.cached_prefixes.clear()
+            self.default = self._default_reply()
 
     def _next(self) -> FakeReply | None:
         with self._lock:
@@ -141,7 +186,12 @@ class FakeClaude(LoopbackHttpServer):
                     self.connection.shutdown(socket.SHUT_RDWR)
                     self.connection.close()
                     return
-                data = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
+                body = reply.body
+                if reply.cache_accounting and isinstance(body, dict) and "usage" in body:
+                    with fake._lock:
+                        usage = cache_usage(payload, fake.cached_prefixes, fake.min_cache_tokens)
+                    body = {**body, "usage": {**body["usage"], **usage}}
+                data = (reply.raw if reply.raw is not None else json.dumps(body)).encode()
                 send_json(self, reply.status, data, reply.headers)
 
         return Handler

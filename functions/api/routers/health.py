@@ -12,7 +12,11 @@ router = APIRouter()
 
 
 @router.get(
-    "/health", response_model=Health, responses=error_responses(500, 503), summary="Liveness and database check"
+    "/health",
+    response_model=Health,
+    responses=error_responses(500, 503),
+    summary="Liveness: 503 without the database; degraded (200) when the judge's circuit is open or the queue is "
+    "unreachable",
 )
 def health(scoring: ContainerDep) -> Health:
-    return scoring.scoring_service.health()
+    return scoring.health_service.check()

@@ -20,8 +20,11 @@ if TYPE_CHECKING:
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.scores import ScoreRepository
+    from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.health import HealthService
+    from session_scoring.services.imports import ImportService
     from session_scoring.services.jobs import JobService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
@@ -54,10 +57,25 @@ class Container:
         return ScoreRepository(create_session_factory(self.engine))
 
     @cached_property
+    def uploads(self) -> UploadRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.uploads import UploadRepository
+
+        return UploadRepository(create_session_factory(self.engine))
+
+    @cached_property
     def source(self) -> SessionSource:
+        """The configured source, with uploaded sessions (ids ``upload:...``) beside it."""
+        from session_scoring.sources.composite import CompositeSessionSource
         from session_scoring.sources.factory import build_source
 
-        return build_source(self.config.session_source, self.settings)
+        return CompositeSessionSource(build_source(self.config.session_source, self.settings), self.uploads)
+
+    @cached_property
+    def import_service(self) -> ImportService:
+        from session_scoring.services.imports import ImportService
+
+        return ImportService(self.uploads)
 
     @cached_property
     def queue(self) -> SqsJobQueue:
@@ -71,6 +89,12 @@ class Container:
         from session_scoring.services.scoring import ScoringService
 
         return ScoringService(self.config, self.repository, self.source, self.queue)
+
+    @cached_property
+    def health_service(self) -> HealthService:
+        from session_scoring.services.health import HealthService
+
+        return HealthService(self.config, self.repository, lambda: self.breaker, lambda: self.queue)
 
     @cached_property
     def judge(self) -> Judge:
@@ -108,6 +132,7 @@ class Container:
             judge_timeout_seconds=settings.judge_timeout_seconds,
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
+            max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
             # The heuristic judge reads the session, not the prompt: no model limit to respect.
             input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
         )

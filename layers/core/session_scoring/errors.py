@@ -58,6 +58,10 @@ class InvalidRequestError(PermanentError):
     """The caller sent something we cannot act on (bad session id, bad parameter)."""
 
 
+class AuthenticationRequiredError(PermanentError):
+    """The API requires an authenticated caller (a JWT authorizer's claims) and the request carried none."""
+
+
 class SessionNotFoundError(PermanentError):
     """The session source does not know the session."""
 

@@ -1,26 +1,35 @@
-"""The offline heuristic judge: its documented rules, and that it is deterministic."""
+"""The offline heuristic judge: its documented rules, that it discriminates, and that it is deterministic."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
-from session_scoring.judge.heuristic import assess
+from session_scoring.judge.heuristic import HEURISTIC_MODEL, assess
 from session_scoring.models.session import Session
 from tests.conftest import FAILING_TOOLS_ID, SAMPLES, SHALLOW_ID, THOROUGH_ID
+from tests.support.labelled_traces import labelled_pairs
 
 
 def sample(session_id: str) -> Session:
     return Session.model_validate_json((SAMPLES / f"{session_id}.json").read_text())
 
 
-def session_with(steps: list[dict[str, Any]], final: str | None, tools: list[str] | None = None) -> Session:
+def session_with(
+    steps: list[dict[str, Any]],
+    final: str | None,
+    tools: list[str] | None = None,
+    alert: dict[str, Any] | None = None,
+    stages: int = 1,
+) -> Session:
     return Session.model_validate(
         {
             "session_id": "h-1",
             "status": "completed",
+            "alert": alert or {},
             "available_tools": [{"server": "k8s", "name": n} for n in (tools or [])],
-            "stages": [{"name": "s", "steps": steps}],
+            "stages": [{"name": f"s{i}", "steps": steps} for i in range(stages)],
             "final_analysis": final,
         }
     )
@@ -40,8 +49,29 @@ def call(name: str, args: dict[str, Any] | None = None, result: Any = "ok", erro
     }
 
 
+def thought(text: str) -> dict[str, Any]:
+    return {"kind": "reasoning", "text": text}
+
+
 def test_same_session_always_gets_the_same_verdict() -> None:
     assert assess(sample(SHALLOW_ID)) == assess(sample(SHALLOW_ID))
+
+
+def test_full_investigations_rank_above_their_degraded_copies_in_at_least_90_percent_of_pairs() -> None:
+    pairs = labelled_pairs()
+    assert len(pairs) >= 20
+    assert len({p.trace_format for p in pairs}) >= 5
+    wins = [assess(p.better).total_score > assess(p.worse).total_score for p in pairs]
+    losers = [f"{p.fixture}/{p.degradation}" for p, won in zip(pairs, wins, strict=True) if not won]
+    assert sum(wins) / len(pairs) >= 0.9, losers
+
+
+def test_totals_spread_over_the_labelled_set() -> None:
+    sessions = {id(s): s for p in labelled_pairs() for s in (p.better, p.worse)}
+    totals = [assess(s).total_score for s in sessions.values()]
+    most_common = Counter(totals).most_common(1)[0][1]
+    assert most_common <= len(totals) // 4, Counter(totals)
+    assert max(totals) - min(totals) >= 30
 
 
 def test_thorough_investigation_outscores_shallow_and_failing_ones() -> None:
@@ -50,13 +80,23 @@ def test_thorough_investigation_outscores_shallow_and_failing_ones() -> None:
     assert thorough > assess(sample(FAILING_TOOLS_ID)).total_score
 
 
-def test_every_field_is_filled_and_consistent() -> None:
+def test_every_field_is_filled_and_says_it_is_not_an_llm() -> None:
     verdict = assess(sample(SHALLOW_ID))
     assert verdict.total_score == verdict.score_breakdown.total()
-    assert "heuristic judge" in verdict.score_reasoning
+    assert "no LLM" in verdict.score_reasoning
+    assert HEURISTIC_MODEL == "heuristic-rules-v2"
     assert verdict.missing_tools
     assert verdict.alternative_approaches
     assert all(a.steps for a in verdict.alternative_approaches)
+
+
+def test_without_a_tools_list_missing_evidence_kinds_and_alternatives_are_still_named() -> None:
+    verdict = assess(
+        session_with([call("pods_get", {"pod": "web-1"}, "restarts 3")], "web-1 restarts 3", alert={"pod": "web-1"})
+    )
+    assert {t.tool_name for t in verdict.missing_tools} == {"logs", "metrics", "events", "change history"}
+    assert all("web-1" in t.rationale for t in verdict.missing_tools)
+    assert verdict.alternative_approaches
 
 
 def test_unused_forensic_tools_become_missing_tools() -> None:
@@ -64,32 +104,68 @@ def test_unused_forensic_tools_become_missing_tools() -> None:
     assert {t.tool_name for t in verdict.missing_tools} == {"k8s.pods_log", "k8s.files_list"}
 
 
-def test_failure_never_worked_around_costs_logical_flow() -> None:
+def test_a_stated_hypothesis_followed_by_a_call_scores_logical_flow_and_is_named() -> None:
+    steps = [call("pods_log", {"pod": "web-1"}, "OOMKilled at 08:57")]
+    plain = assess(session_with(steps, "OOMKilled at 08:57"))
+    reasoned = assess(
+        session_with([thought("Hypothesis: the pod hits its memory limit."), *steps], "OOMKilled at 08:57")
+    )
+    assert reasoned.score_breakdown.logical_flow > plain.score_breakdown.logical_flow
+    assert "'Hypothesis: the pod hits its memory limit.' -> k8s.pods_log" in reasoned.score_reasoning
+
+
+def test_a_failure_never_recovered_costs_points_and_a_recovered_one_does_not() -> None:
     recovered = assess(session_with([call("a", error="boom"), call("b", result="value-123")], "value-123"))
     abandoned = assess(session_with([call("b", result="value-123"), call("a", error="boom")], "value-123"))
-    assert abandoned.score_breakdown.logical_flow < recovered.score_breakdown.logical_flow
-    assert "never attempted an alternative" in abandoned.score_reasoning
+    assert abandoned.total_score < recovered.total_score
+    assert "k8s.a failed (boom) and no later call recovered it" in abandoned.score_reasoning
+    assert "k8s.a failed and the agent turned to k8s.b" in recovered.score_reasoning
 
 
-def test_repeated_identical_calls_are_penalised() -> None:
+def test_only_wasteful_repeats_are_penalised_not_polling_or_retries() -> None:
     once = assess(session_with([call("a", {"x": 1}, "alpha-1")], "alpha-1"))
-    thrice = assess(session_with([call("a", {"x": 1}, "alpha-1")] * 3, "alpha-1"))
-    assert thrice.score_breakdown.logical_flow == once.score_breakdown.logical_flow - 4
+    wasteful = assess(session_with([call("a", {"x": 1}, "alpha-1")] * 3, "alpha-1"))
+    polling = assess(
+        session_with(
+            [call("a", {"x": 1}, "alpha-1"), call("a", {"x": 1}, "alpha-2"), call("a", {"x": 1}, "alpha-3")], "alpha-3"
+        )
+    )
+    retry = assess(session_with([call("a", {"x": 1}, error="timeout"), call("a", {"x": 1}, "alpha-1")], "alpha-1"))
+    across_stages = assess(session_with([call("a", {"x": 1}, "alpha-1")], "alpha-1", stages=3))
+    assert "identical calls repeated an earlier success" in wasteful.score_reasoning
+    assert wasteful.score_breakdown.logical_flow < once.score_breakdown.logical_flow + 4
+    for verdict in (polling, retry, across_stages):
+        assert "identical calls repeated" not in verdict.score_reasoning
+
+
+def test_covering_the_resources_the_alert_names_scores_tool_relevance() -> None:
+    alert = {"namespace": "shop", "pod": "web-1", "host": "node-7"}
+    covered = assess(
+        session_with([call("pods_get", {"namespace": "shop", "pod": "web-1", "node": "node-7"})], "x", alert=alert)
+    )
+    partial = assess(session_with([call("pods_get", {"namespace": "shop"})], "x", alert=alert))
+    assert covered.score_breakdown.tool_relevance > partial.score_breakdown.tool_relevance
+    assert "never queried: web-1, node-7" in partial.score_reasoning
 
 
 def test_high_confidence_on_little_evidence_costs_consistency() -> None:
     modest = assess(session_with([call("a", result="pod-x42")], "Likely pod-x42, medium confidence."))
     certain = assess(session_with([call("a", result="pod-x42")], "pod-x42 is DEFINITELY malicious, high confidence."))
-    assert certain.score_breakdown.consistency == modest.score_breakdown.consistency - 8
+    assert certain.score_breakdown.consistency < modest.score_breakdown.consistency
+    assert "claims high confidence on 1 successful call(s)" in certain.score_reasoning
 
 
-def test_analysis_that_cites_no_evidence_costs_synthesis() -> None:
-    cited = assess(session_with([call("a", result={"node": "worker-17"})], "Root cause on worker-17."))
-    uncited = assess(session_with([call("a", result={"node": "worker-17"})], "Something went wrong somewhere."))
-    assert uncited.score_breakdown.synthesis_quality == cited.score_breakdown.synthesis_quality - 10
+def test_values_cited_from_results_raise_synthesis_and_invented_ones_lower_consistency() -> None:
+    steps = [call("a", result={"node": "worker-17", "restarts": 412})]
+    cited = assess(session_with(steps, "Root cause on worker-17 after 412 restarts."))
+    uncited = assess(session_with(steps, "Something went wrong somewhere."))
+    invented = assess(session_with(steps, "Root cause on worker-99 after 9000 restarts."))
+    assert cited.score_breakdown.synthesis_quality > uncited.score_breakdown.synthesis_quality
+    assert invented.score_breakdown.consistency < cited.score_breakdown.consistency
+    assert "9000, worker-99" in invented.score_reasoning
 
 
 def test_no_tool_calls_and_no_analysis_scores_very_low() -> None:
     verdict = assess(session_with([], None, tools=["pods_log"]))
-    assert verdict.total_score < 40
+    assert verdict.total_score < 25
     assert json.dumps(verdict.model_dump())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from session_scoring.errors import JudgePermanentError, JudgeTransientError
@@ -54,11 +56,43 @@ def test_gives_up_after_three_retries_with_the_last_error() -> None:
     assert fake.sleeps == [1, 2, 4]
 
 
-def test_retry_after_is_honoured_when_it_fits() -> None:
+def test_a_short_retry_after_is_honoured_and_each_retry_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    fake = FakeTime()
+    _, call = _failing([JudgeTransientError("the judge answered 429: rate limited", retry_after_seconds=3)])
+
+    with caplog.at_level(logging.INFO):
+        call_with_retries(call, deadline=100, max_retries=3, base_seconds=1, clock=fake.clock, sleep=fake.sleep)
+
+    assert fake.sleeps == [3]
+    retries = [r for r in caplog.records if r.getMessage() == "judge call failed, retrying"]
+    assert len(retries) == 1
+    assert retries[0].levelno == logging.INFO
+    assert retries[0].reason == "the judge answered 429: rate limited"  # type: ignore[attr-defined]
+    assert retries[0].wait_seconds == 3  # type: ignore[attr-defined]
+    assert retries[0].attempt == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("retry_after", [7, 60])
+def test_a_retry_after_longer_than_the_max_wait_is_raised_not_slept(retry_after: float) -> None:
+    fake = FakeTime()
+    _, call = _failing([JudgeTransientError("429", retry_after_seconds=retry_after)])
+
+    with pytest.raises(JudgeTransientError) as raised:
+        call_with_retries(
+            call, deadline=900, max_retries=3, base_seconds=1, max_wait_seconds=5, clock=fake.clock, sleep=fake.sleep
+        )
+
+    assert fake.sleeps == []
+    assert raised.value.retry_after_seconds == retry_after
+
+
+def test_the_max_wait_is_a_setting() -> None:
     fake = FakeTime()
     _, call = _failing([JudgeTransientError("429", retry_after_seconds=7)])
 
-    call_with_retries(call, deadline=100, max_retries=3, base_seconds=1, clock=fake.clock, sleep=fake.sleep)
+    call_with_retries(
+        call, deadline=100, max_retries=3, base_seconds=1, max_wait_seconds=10, clock=fake.clock, sleep=fake.sleep
+    )
 
     assert fake.sleeps == [7]
 

@@ -141,6 +141,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions:import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a session (OpenAI, Anthropic, OpenTelemetry GenAI, Codex or Claude Code trace) for scoring */
+        post: operations["import_session_api_v1_scoring_sessions_import_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -148,7 +165,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database check */
+        /** Liveness: 503 without the database; degraded (200) when the judge's circuit is open or the queue is unreachable */
         get: operations["health_health_get"];
         put?: never;
         post?: never;
@@ -280,8 +297,26 @@ export interface components {
         };
         /** Health */
         Health: {
-            /** Status */
+            /**
+             * Status
+             * @description ok, or degraded when the judge's circuit is open or the queue is unreachable
+             */
             status: string;
+            /**
+             * Problems
+             * @description What makes the service degraded, readably
+             */
+            problems: string[];
+            /**
+             * Judge Circuit
+             * @description CLOSED, OPEN, HALF_OPEN, or unknown; null without a breaker table
+             */
+            judge_circuit: string | null;
+            /**
+             * Queued Jobs
+             * @description Jobs waiting or in flight in the scoring queue
+             */
+            queued_jobs: number | null;
             /** Version */
             version: string;
             /** Scoring Enabled */
@@ -292,6 +327,45 @@ export interface components {
             llm_provider: string | null;
             /** Llm Model */
             llm_model: string | null;
+        };
+        /**
+         * ImportedSession
+         * @description Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload.
+         */
+        ImportedSession: {
+            /**
+             * Session Id
+             * @description The new id, 'upload:<uuid>'; score it with POST .../sessions/{id}/score
+             */
+            session_id: string;
+            /**
+             * Source
+             * @description Always 'upload'
+             */
+            source: string;
+            /**
+             * Trace Format
+             * @description The format recognised (see docs/trace-formats.md)
+             */
+            trace_format: string;
+            /**
+             * Original Session Id
+             * @description The id the document itself carried, if any
+             */
+            original_session_id: string | null;
+            /** Status */
+            status: string;
+            /** Stages */
+            stages: number;
+            /** Tool Calls */
+            tool_calls: number;
+            /** Size Bytes */
+            size_bytes: number;
+            /**
+             * Dropped
+             * @description What the importer could not show, as the transcript says
+             */
+            dropped: string | null;
         };
         /**
          * JudgeInfo
@@ -435,6 +509,11 @@ export interface components {
             started_at: string | null;
             /** Completed At */
             completed_at: string | null;
+            /**
+             * Source
+             * @description Where the session comes from: the configured source or 'upload'
+             */
+            source: string | null;
             /** Alert */
             alert: {
                 [key: string]: unknown;
@@ -467,6 +546,11 @@ export interface components {
             started_at: string | null;
             /** Completed At */
             completed_at: string | null;
+            /**
+             * Source
+             * @description Where the session comes from: the configured source or 'upload'
+             */
+            source: string | null;
             /** @description Latest scoring attempt; null when never scored */
             score: components["schemas"]["LatestScore"] | null;
         };
@@ -482,6 +566,11 @@ export interface components {
             total_items: number;
             /** Total Pages */
             total_pages: number;
+            /**
+             * Skipped
+             * @description Documents the source could not read as sessions (not counted in the total)
+             */
+            skipped: components["schemas"]["SkippedSessionInfo"][];
         };
         /**
          * SessionScore
@@ -536,6 +625,22 @@ export interface components {
          * @enum {string}
          */
         SessionStatus: "pending" | "in_progress" | "paused" | "canceling" | "cancelling" | "completed" | "failed" | "cancelled" | "timed_out";
+        /**
+         * SkippedSessionInfo
+         * @description A session document the source could not read, and why.
+         */
+        SkippedSessionInfo: {
+            /**
+             * Origin
+             * @description The file (or document) that was skipped
+             */
+            origin: string;
+            /**
+             * Error
+             * @description What was wrong with it and what was expected
+             */
+            error: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -552,6 +657,7 @@ export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type Health = components['schemas']['Health'];
+export type ImportedSession = components['schemas']['ImportedSession'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
@@ -566,6 +672,7 @@ export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
+export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
 export type $defs = Record<string, never>;
 export interface operations {
     get_score_api_v1_scoring_sessions__session_id__score_get: {
@@ -1081,6 +1188,80 @@ export interface operations {
                 };
             };
             /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_session_api_v1_scoring_sessions_import_post: {
+        parameters: {
+            query?: {
+                /** @description The file's name; a name ending in .jsonl reads the body as JSON Lines */
+                file_name?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The session document as saved by the agent: JSON, or JSON Lines (one event per line). Formats: see docs/trace-formats.md. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedSession"];
+                };
+            };
+            /** @description The upload is not a session in a recognised format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The upload exceeds SCORING_IMPORT_MAX_BYTES (5 MiB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid query parameter */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;

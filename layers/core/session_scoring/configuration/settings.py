@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -32,6 +32,24 @@ def _default_config_path() -> Path:
         if candidate.is_file():
             return candidate
     return _REPO_ROOT / "config" / "scoring_config.yaml"
+
+
+_EMPTY_MEANS_UNSET = (
+    "database_url",
+    "database_secret_arn",
+    "database_host",
+    "database_user",
+    "database_ca_file",
+    "queue_url",
+    "dead_letter_queue_url",
+    "breaker_table_name",
+    "aws_endpoint_url",
+    "anthropic_api_key",
+    "anthropic_api_key_secret_arn",
+    "anthropic_base_url",
+    "judge_input_budget_tokens",
+)
+"""Optional secrets, URLs and names for which an empty value means "not set"."""
 
 
 class Settings(BaseSettings):
@@ -232,6 +250,13 @@ class Settings(BaseSettings):
         validation_alias="JUDGE_RETRY_BASE_SECONDS",
         description="First backoff between judge retries; it doubles each time (1 s, 2 s, 4 s by default).",
     )
+    judge_max_retry_wait_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        validation_alias="JUDGE_MAX_RETRY_WAIT_SECONDS",
+        description="Longest wait before a judge retry slept inside the scorer. A rate limit (429/529) asking for a "
+        "longer retry-after gives the job back to the queue with that delay instead of sleeping.",
+    )
     judge_context_tokens: int = Field(
         default=200_000,
         ge=4_096,
@@ -251,6 +276,20 @@ class Settings(BaseSettings):
         description="First backoff between retries of a TARSy request (exponential).",
     )
 
+    import_max_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        ge=4096,
+        le=6 * 1024 * 1024,
+        validation_alias="SCORING_IMPORT_MAX_BYTES",
+        description="Largest session upload accepted by POST .../sessions:import, in bytes (API Gateway and "
+        "Lambda allow 6 MB); larger uploads get 413 naming this limit.",
+    )
+    require_authentication: bool = Field(
+        default=False,
+        validation_alias="SCORING_REQUIRE_AUTH",
+        description="Scoring routes answer 401 unless the request carries JWT authorizer claims, whatever API Gateway "
+        "route delivered it. The template sets it whenever JwtIssuer is configured.",
+    )
     trust_forwarded_user: bool = Field(
         default=False,
         validation_alias="SCORING_TRUST_FORWARDED_USER",
@@ -276,6 +315,12 @@ class Settings(BaseSettings):
     )
 
     template_variables: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
+
+    @field_validator(*_EMPTY_MEANS_UNSET, mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """``VAR=`` (set but empty, common in shell profiles) means unset, not an empty key or URL."""
+        return None if isinstance(value, str) and not value.strip() else value
 
     @property
     def judge_input_budget(self) -> int:

@@ -166,3 +166,30 @@ class AlternativeApproachStepRow(Base):
     approach: Mapped[AlternativeApproachRow] = relationship(back_populates="steps")
 
     __table_args__ = (Index("ix_score_alternative_approach_steps_approach_id", "approach_id"),)
+
+
+class UploadedSessionRow(Base):
+    """A session uploaded through the import endpoint: the normalised session, and the document as sent."""
+
+    __tablename__ = "uploaded_sessions"
+
+    session_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    trace_format: Mapped[str] = mapped_column(String(64), nullable=False)
+    file_name: Mapped[str | None] = mapped_column(String(255))
+    original_session_id: Mapped[str | None] = mapped_column(String(255))
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    alert_type: Mapped[str | None] = mapped_column(String(255))
+    agent_type: Mapped[str | None] = mapped_column(String(255))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    tool_calls: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
+    uploaded_by: Mapped[str] = mapped_column(String(255), nullable=False)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    session: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    document: Mapped[str] = mapped_column(Text, nullable=False)
+
+    __table_args__ = (
+        CheckConstraint("session_id LIKE 'upload:%'", name="ck_uploaded_sessions_id_prefix"),
+        Index("ix_uploaded_sessions_uploaded_at", "uploaded_at"),
+    )

@@ -43,6 +43,21 @@ class SqsJobQueue:
         except (BotoCoreError, ClientError) as exc:
             raise QueueUnavailableError(f"the scoring queue did not accept the job: {exc}") from exc
 
+    def depth(self) -> int:
+        """Jobs waiting or in flight (SQS's approximate counts); QueueUnavailableError when SQS does not answer."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            attributes = self._client.get_queue_attributes(
+                QueueUrl=self._url,
+                AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+            )["Attributes"]
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailableError(f"the scoring queue did not answer: {exc}") from exc
+        return int(attributes.get("ApproximateNumberOfMessages", 0)) + int(
+            attributes.get("ApproximateNumberOfMessagesNotVisible", 0)
+        )
+
     def delay(self, receipt_handle: str, seconds: int) -> None:
         """Make a received message visible again only after ``seconds`` (capped at SQS's 12 hours)."""
         self._client.change_message_visibility(

@@ -11,7 +11,8 @@ from session_scoring.models.session import Session
 
 @dataclass(frozen=True)
 class JudgePrompt:
-    """A rendered request: the code-owned system text and the user prompt built from the configured template."""
+    """A rendered request. ``system`` is the same for every session under one configuration (instructions and
+    rubric: the cacheable prefix); ``user`` holds this request's fence marker, compaction note and fenced data."""
 
     system: str
     user: str
@@ -23,7 +24,8 @@ class JudgePrompt:
 @dataclass(frozen=True)
 class JudgeRequest:
     session: Session
-    prompt: JudgePrompt
+    prompt: JudgePrompt | None
+    """What an LLM judge sends; ``None`` for a judge that sends no prompt (the heuristic judge)."""
     timeout_seconds: float
     """Bound of one call to the judge."""
     budget_seconds: float | None = None

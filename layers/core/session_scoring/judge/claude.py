@@ -4,18 +4,25 @@ Output is schema-constrained (``output_config.format`` = the JSON schema of ``Ju
 again here, including the dimension ranges and that the total is their sum. Invalid output gets one repair turn
 with the validation errors; if that fails too the attempt fails with the reason (never a score of 0).
 The SDK's own retries are off (``max_retries=0``): retries are ours, bounded by the Lambda's remaining time.
+
+Prompt caching: the system text (instructions and rubric, identical for every session under one configuration) is
+sent as one block marked ``cache_control`` (ephemeral, 5 minutes, refreshed on every hit), so every score after the
+first reads it from the cache; the repair turn sends the same prefix and reads it too. The per-request part (fence
+marker and session) follows in the user message. Caching needs a prefix of at least 1,024 tokens (Sonnet/Opus;
+2,048 for Haiku): a shorter rubric is simply not cached.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, cast
 
 import anthropic
 import httpx2
 from anthropic import transform_schema
-from anthropic.types import MessageParam, OutputConfigParam
+from anthropic.types import MessageParam, OutputConfigParam, TextBlockParam
 from pydantic import ValidationError
 
 from session_scoring.errors import (
@@ -80,6 +87,29 @@ def _error_message(exc: anthropic.APIStatusError) -> str:
     return str(exc.message)
 
 
+_CONSTRAINT_NOTE = re.compile(r"\n\n\{[^{}]*\}$")
+
+
+def _lean_schema(schema: Any) -> Any:
+    """The schema as sent: without pydantic's ``title`` keys (they restate the property names) and without the
+    ``{minimum: 0, ...}`` notes ``transform_schema`` appends to descriptions for constraints the API cannot enforce
+    (the descriptions and the rubric state the ranges, and every answer is validated against the full model, with
+    a repair turn). Both cost input tokens on every request. The criteria hash covers the full schema from
+    ``judge_output_json_schema``; this changes only what is sent."""
+    if isinstance(schema, dict):
+        lean: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "description" and isinstance(value, str):
+                value = _CONSTRAINT_NOTE.sub("", value)
+            lean[key] = _lean_schema(value)
+        return lean
+    if isinstance(schema, list):
+        return [_lean_schema(item) for item in schema]
+    return schema
+
+
 class ClaudeJudge:
     """A judge backed by a Claude model."""
 
@@ -90,14 +120,18 @@ class ClaudeJudge:
         self.provider = provider
         self.model = model
         self._max_tokens = max_tokens
-        self._output_config = cast(
-            OutputConfigParam, {"format": {"type": "json_schema", "schema": transform_schema(JudgeOutputSchema)}}
-        )
+        schema = _lean_schema(transform_schema(JudgeOutputSchema))
+        self._output_config = cast(OutputConfigParam, {"format": {"type": "json_schema", "schema": schema}})
 
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
         started = time.monotonic()
+        if request.prompt is None:
+            raise JudgePermanentError("the Claude judge needs a rendered prompt and the request carries none")
+        system: list[TextBlockParam] = [
+            {"type": "text", "text": request.prompt.system, "cache_control": {"type": "ephemeral"}}
+        ]
         messages: list[MessageParam] = [{"role": "user", "content": request.prompt.user}]
-        text, usage, truncated = self._call(request, messages, request.timeout_seconds)
+        text, usage, truncated = self._call(system, messages, request.timeout_seconds)
         try:
             output = self._parse(text, truncated)
         except JudgeOutputError as first:
@@ -120,7 +154,7 @@ class ClaudeJudge:
                 timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
             if timeout < 1.0:
                 raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
-            repaired, more, truncated = self._call(request, messages, timeout)
+            repaired, more, truncated = self._call(system, messages, timeout)
             usage = usage + more
             try:
                 output = self._parse(repaired, truncated)
@@ -140,14 +174,14 @@ class ClaudeJudge:
         )
 
     def _call(
-        self, request: JudgeRequest, messages: list[MessageParam], timeout_seconds: float
+        self, system: list[TextBlockParam], messages: list[MessageParam], timeout_seconds: float
     ) -> tuple[str, TokenUsage, bool]:
         """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
         try:
             response = self._client.messages.create(
                 model=self.model,
                 max_tokens=self._max_tokens,
-                system=request.prompt.system,
+                system=system,
                 messages=messages,
                 output_config=self._output_config,
                 timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),

@@ -96,10 +96,20 @@ class SessionInfo(_Response):
     author: str | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+    source: str | None = Field(
+        default=None, description="Where the session comes from: the configured source or 'upload'"
+    )
 
 
 class SessionListItem(SessionInfo):
     score: LatestScore | None = Field(default=None, description="Latest scoring attempt; null when never scored")
+
+
+class SkippedSessionInfo(_Response):
+    """A session document the source could not read, and why."""
+
+    origin: str = Field(description="The file (or document) that was skipped")
+    error: str = Field(description="What was wrong with it and what was expected")
 
 
 class SessionListPage(_Response):
@@ -108,6 +118,9 @@ class SessionListPage(_Response):
     page_size: int
     total_items: int
     total_pages: int
+    skipped: list[SkippedSessionInfo] = Field(
+        default_factory=list, description="Documents the source could not read as sessions (not counted in the total)"
+    )
 
 
 class CriteriaDefinition(_Response):
@@ -201,7 +214,12 @@ class SessionDetail(SessionInfo):
 
 
 class Health(_Response):
-    status: str
+    status: str = Field(description="ok, or degraded when the judge's circuit is open or the queue is unreachable")
+    problems: list[str] = Field(default_factory=list, description="What makes the service degraded, readably")
+    judge_circuit: str | None = Field(
+        default=None, description="CLOSED, OPEN, HALF_OPEN, or unknown; null without a breaker table"
+    )
+    queued_jobs: int | None = Field(default=None, description="Jobs waiting or in flight in the scoring queue")
     version: str
     scoring_enabled: bool
     criteria_hash: str | None = None
@@ -214,3 +232,17 @@ class ErrorBody(_Response):
 
     code: str
     detail: str | list[Any]
+
+
+class ImportedSession(_Response):
+    """Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload."""
+
+    session_id: str = Field(description="The new id, 'upload:<uuid>'; score it with POST .../sessions/{id}/score")
+    source: str = Field(description="Always 'upload'")
+    trace_format: str = Field(description="The format recognised (see docs/trace-formats.md)")
+    original_session_id: str | None = Field(default=None, description="The id the document itself carried, if any")
+    status: str
+    stages: int
+    tool_calls: int
+    size_bytes: int
+    dropped: str | None = Field(default=None, description="What the importer could not show, as the transcript says")

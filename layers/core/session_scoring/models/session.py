@@ -110,6 +110,9 @@ class SessionSummary(_Model):
     author: str | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+    source: str | None = Field(
+        default=None, description="Where the session comes from (e.g. 'file', 'tarsy', 'upload'); set by the source."
+    )
 
 
 class Session(SessionSummary):
@@ -140,6 +143,13 @@ class Session(SessionSummary):
         return SessionSummary.model_validate(self.model_dump(include=set(SessionSummary.model_fields)))
 
 
+class SkippedSession(_Model):
+    """A document the source could not read as a session, and why (so a listing can say so)."""
+
+    origin: str
+    error: str
+
+
 class SessionPage(_Model):
     """One page of a session listing."""
 
@@ -148,3 +158,4 @@ class SessionPage(_Model):
     page_size: int
     total_items: int
     total_pages: int
+    skipped: list[SkippedSession] = Field(default_factory=list)

@@ -35,12 +35,19 @@ T = TypeVar("T")
 class JudgeBreaker(Protocol):
     def call(self, fn: Callable[[], T]) -> T: ...
 
+    def state(self) -> str | None:
+        """CLOSED, OPEN or HALF_OPEN; ``unknown`` when the state cannot be read; None without a breaker."""
+        ...
+
 
 class NoBreaker:
     """No circuit breaker (no breaker table configured): every call goes through."""
 
     def call(self, fn: Callable[[], T]) -> T:
         return fn()
+
+    def state(self) -> str | None:
+        return None
 
 
 _OUT_OF_REACH = 2**31 - 1
@@ -109,6 +116,15 @@ class DynamoJudgeBreaker:
                 f"failures); it is not called until {retry_at.isoformat(timespec='seconds')}",
                 retry_at=retry_at,
             ) from exc
+
+    def state(self) -> str | None:
+        """The circuit's shared state as stored (the utility's short local cache applies)."""
+        try:
+            record = self._persistence._get_record(self.circuit_name)  # a read that raises, unlike get_state
+        except Exception as exc:  # noqa: BLE001 - health reports it, never fails on it
+            self._state_unavailable("reading the state", exc)
+            return "unknown"
+        return "CLOSED" if record is None else str(record.state)
 
     def _counted(self, fn: Callable[[], Any]) -> Any:
         """The protected call: keeps the fleet's consecutive-failure counter and trips the circuit at the threshold."""

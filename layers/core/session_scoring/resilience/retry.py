@@ -1,7 +1,10 @@
 """Retries of transient judge errors with tenacity: exponential 1 s, 2 s, 4 s, honouring ``retry-after``.
 
 A wait never runs past the deadline (the Lambda's remaining time minus a margin to store the result): when the next
-wait would not leave room for another call, the last error is raised instead.
+wait would not leave room for another call, the last error is raised instead. Nor does a wait exceed
+``max_wait_seconds``: a rate limit (429) or overload (529) asking for a longer ``retry-after`` raises at once, and the
+scorer gives the message back with that visibility delay instead of paying for a Lambda that sleeps. Each retry is
+logged at INFO with its reason, wait and attempt number.
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 from tenacity.stop import stop_base
 
 from session_scoring.errors import JudgeTransientError
+from session_scoring.log import logger
 
 T = TypeVar("T")
 
 MIN_CALL_SECONDS = 2.0
+DEFAULT_MAX_WAIT_SECONDS = 5.0
 
 
 def backoff_seconds(attempt_number: int, base_seconds: float) -> float:
@@ -41,10 +46,12 @@ def call_with_retries(
     deadline: float,
     max_retries: int,
     base_seconds: float,
+    max_wait_seconds: float = DEFAULT_MAX_WAIT_SECONDS,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Run ``call(time_left)`` and retry it on JudgeTransientError within ``deadline`` (a ``clock`` value)."""
+    """Run ``call(time_left)`` and retry it on JudgeTransientError within ``deadline`` (a ``clock`` value), never
+    sleeping longer than ``max_wait_seconds`` at a time (a longer wait raises the error for the caller to defer)."""
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -56,11 +63,27 @@ def call_with_retries(
     def out_of_time(state: RetryCallState) -> bool:
         return clock() + (state.upcoming_sleep or 0.0) + MIN_CALL_SECONDS > deadline
 
+    def too_long_to_sleep(state: RetryCallState) -> bool:
+        return (state.upcoming_sleep or 0.0) > max_wait_seconds
+
+    def log_retry(state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        logger.info(
+            "judge call failed, retrying",
+            extra={
+                "reason": getattr(exc, "message", str(exc)),
+                "wait_seconds": round(state.upcoming_sleep or 0.0, 3),
+                "attempt": state.attempt_number,
+                "next_attempt": state.attempt_number + 1,
+            },
+        )
+
     retrying = Retrying(
         retry=retry_if_exception_type(JudgeTransientError),
-        stop=stop_any(stop_after_attempt(max_retries + 1), stop_when(out_of_time)),
+        stop=stop_any(stop_after_attempt(max_retries + 1), stop_when(out_of_time), stop_when(too_long_to_sleep)),
         wait=wait,
         sleep=sleep,
+        before_sleep=log_retry,
         reraise=True,
     )
     return retrying(lambda: call(max(0.1, deadline - clock())))

@@ -63,6 +63,8 @@ class ScorerPolicy:
     judge_max_retries: int
     judge_retry_base_seconds: float
     input_budget_tokens: int | None = None
+    max_retry_wait_seconds: float = 5.0
+    """Longest wait slept inside an invocation; a longer retry-after gives the message back with that delay."""
 
 
 DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"
@@ -112,6 +114,7 @@ class Scorer:
         policy: ScorerPolicy,
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -122,6 +125,7 @@ class Scorer:
         self._policy = policy
         self._breaker = breaker or NoBreaker()
         self._clock = clock
+        self._sleep = sleep
 
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
@@ -136,6 +140,7 @@ class Scorer:
         if not claim.claimed:
             return self._not_claimed(job, claim.status, claim.lease_expires_at)
         assert claim.claim_token is not None
+        started = self._clock()
         try:
             verdict, prompt = self._score(job, deadline)
             stored = self._repository.complete(
@@ -151,6 +156,9 @@ class Scorer:
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
                 "total_score": verdict.output.total_score,
+                # The whole job (session load, every judge try and wait, store) beside the successful call.
+                "job_ms": int((self._clock() - started) * 1000),
+                "judge_latency_ms": verdict.latency_ms,
             },
         )
         return JobOutcome.ack("completed")
@@ -168,9 +176,14 @@ class Scorer:
             delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
-    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt]:
+    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt | None]:
         session = self._source.get_session(job.session_id)
-        prompt = build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        # The heuristic judge sends nothing: no prompt to render, fit or count.
+        prompt = (
+            None
+            if self._config.llm_provider == "heuristic"
+            else build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        )
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
@@ -187,7 +200,9 @@ class Scorer:
             deadline=deadline,
             max_retries=self._policy.judge_max_retries,
             base_seconds=self._policy.judge_retry_base_seconds,
+            max_wait_seconds=self._policy.max_retry_wait_seconds,
             clock=self._clock,
+            sleep=self._sleep,
         )
         return verdict, prompt
 
@@ -215,7 +230,9 @@ class Scorer:
         return outcome
 
 
-def _stats(prompt: JudgePrompt) -> PromptStats:
+def _stats(prompt: JudgePrompt | None) -> PromptStats:
+    if prompt is None:
+        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
     return PromptStats(
         compacted=prompt.compacted,
         tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,

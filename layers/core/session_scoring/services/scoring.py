@@ -6,7 +6,6 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from session_scoring import __version__
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
     QueueUnavailableError,
@@ -18,10 +17,10 @@ from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.api import (
     CriteriaDefinition,
-    Health,
     SessionListItem,
     SessionListPage,
     SessionScore,
+    SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.session import Session, SessionStatus
@@ -118,6 +117,7 @@ class ScoringService:
             page_size=source_page.page_size,
             total_items=source_page.total_items,
             total_pages=source_page.total_pages,
+            skipped=[SkippedSessionInfo(origin=s.origin, error=s.error) for s in source_page.skipped],
         )
 
     def current_criteria(self) -> CriteriaDefinition:
@@ -129,15 +129,4 @@ class ScoringService:
             llm_model=self._config.llm_model,
             criteria_content=self._config.criteria_content,
             created_at=stored.created_at if stored else None,
-        )
-
-    def health(self) -> Health:
-        self._repository.ping()
-        return Health(
-            status="ok",
-            version=__version__,
-            scoring_enabled=self._config.enabled,
-            criteria_hash=self._config.criteria_hash,
-            llm_provider=self._config.llm_provider,
-            llm_model=self._config.llm_model,
         )

@@ -32,6 +32,7 @@ def to_session_detail(session: Session) -> SessionDetail:
         author=session.author,
         started_at=session.started_at,
         completed_at=session.completed_at,
+        source=session.source,
         alert=session.alert,
         available_tools=[
             AvailableToolInfo(server=t.server, name=t.name, description=t.description)

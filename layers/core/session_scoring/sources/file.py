@@ -1,12 +1,13 @@
-"""Sessions from a directory of JSON files (one session per ``*.json``), for local runs and exported sessions.
+"""Sessions from a directory of files (one session per ``*.json`` or ``*.jsonl``), for local runs and exported
+sessions.
 
-Each file may be in any shape :func:`sources.documents.parse_session_document` recognises: the normalised format,
-a tarsy-bot ``DetailedSession`` or final-analysis response, or an OpenAI-style chat transcript.
+Each file may be in any shape :func:`sources.documents.parse_trace` recognises: the normalised format, a tarsy-bot
+``DetailedSession`` or final-analysis response, or another agent's trace (``docs/trace-formats.md``). A file that
+cannot be read as a session is listed in the page's ``skipped`` with the reason, and logged.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -14,10 +15,12 @@ from pathlib import Path
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
 from session_scoring.log import logger
-from session_scoring.models.session import Session, SessionPage, SessionSummary
-from session_scoring.sources.documents import parse_session_document
+from session_scoring.models.session import Session, SessionPage, SessionSummary, SkippedSession
+from session_scoring.sources.documents import parse_trace
+from session_scoring.sources.formats import load_text
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+SUFFIXES = (".json", ".jsonl")
 
 
 class FileSessionSource:
@@ -34,35 +37,43 @@ class FileSessionSource:
 
     def _load(self, path: Path) -> Session:
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
-            raise SessionDataError(f"{path.name}: cannot read session JSON ({exc})") from exc
-        return parse_session_document(document, path.name, self._include_chat)
+            raise SessionDataError(f"{path.name}: cannot read the file ({exc})") from exc
+        session = parse_trace(load_text(text, path.name), self._include_chat)[1]
+        return session.model_copy(update={"source": self.name})
 
-    def _all(self) -> list[Session]:
+    def _paths(self) -> list[Path]:
+        return sorted(p for p in self._directory.iterdir() if p.suffix in SUFFIXES and p.is_file())
+
+    def _all(self) -> tuple[list[Session], list[SkippedSession]]:
         sessions: list[Session] = []
-        for path in sorted(self._directory.glob("*.json")):
+        skipped: list[SkippedSession] = []
+        for path in self._paths():
             try:
                 sessions.append(self._load(path))
             except SessionDataError as exc:
-                # One bad file must not hide the others from the list; say which and why.
+                # One bad file must not hide the others from the list; say which and why, to the caller too.
                 logger.warning("session file skipped", extra={"file": path.name, "reason": exc.message})
-        return sessions
+                skipped.append(SkippedSession(origin=path.name, error=exc.message))
+        return sessions, skipped
 
     def get_session(self, session_id: str) -> Session:
-        direct = self._directory / f"{session_id}.json"
-        if direct.is_file() and direct.parent == self._directory:
-            session = self._load(direct)
-            if session.session_id == session_id:
-                return session
-        for session in self._all():
+        for suffix in SUFFIXES:
+            direct = self._directory / f"{session_id}{suffix}"
+            if direct.is_file() and direct.parent == self._directory:
+                session = self._load(direct)
+                if session.session_id == session_id:
+                    return session
+        for session in self._all()[0]:
             if session.session_id == session_id:
                 return session
         raise SessionNotFoundError(f"session '{session_id}' was not found in {self._directory}")
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
+        sessions, skipped = self._all()
         summaries: list[SessionSummary] = sorted(
-            (s.summary() for s in self._all() if not statuses or s.status in statuses),
+            (s.summary() for s in sessions if not statuses or s.status in statuses),
             key=lambda s: (s.started_at or _EPOCH, s.session_id),
             reverse=True,
         )
@@ -73,4 +84,5 @@ class FileSessionSource:
             page_size=page_size,
             total_items=len(summaries),
             total_pages=max(1, math.ceil(len(summaries) / page_size)),
+            skipped=skipped,
         )

@@ -1,0 +1,64 @@
+"""``POST /api/v1/scoring/sessions:import``: store an uploaded session (any recognised trace format) for scoring."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from functions.api.deps import ContainerDep, Requester
+from functions.api.params import API_PREFIX
+from session_scoring.models.api import ErrorBody, ImportedSession
+
+IMPORT_PATH = f"{API_PREFIX}/sessions:import"
+
+router = APIRouter()
+
+_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "The session document as saved by the agent: JSON, or JSON Lines (one event per line). "
+        "Formats: see docs/trace-formats.md.",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.post(
+    IMPORT_PATH,
+    response_model=ImportedSession,
+    status_code=201,
+    summary="Upload a session (OpenAI, Anthropic, OpenTelemetry GenAI, Codex or Claude Code trace) for scoring",
+    responses={
+        400: {"model": ErrorBody, "description": "The upload is not a session in a recognised format"},
+        413: {"model": ErrorBody, "description": "The upload exceeds SCORING_IMPORT_MAX_BYTES (5 MiB by default)"},
+        422: {"model": ErrorBody, "description": "Invalid query parameter"},
+        500: {"model": ErrorBody, "description": "Service misconfigured"},
+        503: {"model": ErrorBody, "description": "The database is unavailable"},
+    },
+    openapi_extra=_BODY,
+)
+async def import_session(
+    request: Request,
+    response: Response,
+    scoring: ContainerDep,
+    caller: Requester,
+    file_name: Annotated[
+        str | None,
+        Query(
+            max_length=255,
+            pattern=r"^[\w.\- ]+$",
+            description="The file's name; a name ending in .jsonl reads the body as JSON Lines",
+        ),
+    ] = None,
+) -> ImportedSession:
+    body = await request.body()
+    imported = await run_in_threadpool(
+        scoring.import_service.import_session, body, file_name, request.headers.get("content-type"), caller
+    )
+    response.headers["Location"] = f"{API_PREFIX}/sessions/{imported.session_id}"
+    return imported

@@ -1,0 +1,64 @@
+"""``/health``: is the service able to score right now, and if not, why.
+
+The database is required: without it the check raises :class:`DatabaseUnavailableError` (503). The judge's circuit
+and the queue are reported: an open circuit or an unreachable queue makes the answer ``degraded`` (200) with a
+readable problem, so a monitor can tell "up but not scoring" from "down".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from session_scoring import __version__
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.errors import ConfigurationError, QueueUnavailableError
+from session_scoring.models.api import Health
+from session_scoring.resilience.breaker import JudgeBreaker
+
+
+class QueueDepth(Protocol):
+    def depth(self) -> int: ...
+
+
+class DatabasePing(Protocol):
+    def ping(self) -> None: ...
+
+
+class HealthService:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        database: DatabasePing,
+        breaker: Callable[[], JudgeBreaker],
+        queue: Callable[[], QueueDepth],
+    ) -> None:
+        self._config = config
+        self._database = database
+        self._breaker = breaker
+        self._queue = queue
+
+    def check(self) -> Health:
+        self._database.ping()
+        problems: list[str] = []
+        circuit = self._breaker().state()
+        if circuit in ("OPEN", "HALF_OPEN"):
+            problems.append("the judge's circuit is open after repeated failures: scoring waits until it closes")
+        elif circuit == "unknown":
+            problems.append("the judge's circuit state cannot be read (DynamoDB): the breaker fails open")
+        queued: int | None = None
+        try:
+            queued = self._queue().depth()
+        except (QueueUnavailableError, ConfigurationError) as exc:
+            problems.append(f"the scoring queue cannot be reached: {exc.message}")
+        return Health(
+            status="degraded" if problems else "ok",
+            problems=problems,
+            judge_circuit=circuit,
+            queued_jobs=queued,
+            version=__version__,
+            scoring_enabled=self._config.enabled,
+            criteria_hash=self._config.criteria_hash,
+            llm_provider=self._config.llm_provider,
+            llm_model=self._config.llm_model,
+        )

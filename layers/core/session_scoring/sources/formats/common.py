@@ -1,0 +1,338 @@
+"""Pieces every trace-format parser shares: the document with its origin, the session envelope, tool-result
+unwrapping, and a step builder that matches results to calls without ever duplicating one.
+
+A parser maps a foreign trace onto :class:`~session_scoring.models.session.Session`. What it cannot show (images,
+encrypted reasoning, system prompts, spans of other kinds) is counted with :meth:`TraceBuilder.drop` and said in
+one ``message`` step at the end of the stage, so the judge and the reader know the transcript is not the whole file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from session_scoring.errors import SessionDataError
+from session_scoring.models.session import AvailableTool, Session, Stage, Step, ToolCall
+from session_scoring.sources.boundary import BoundaryModel, validate_document
+
+DROPPED_PREFIX = "[not shown: the importer dropped"
+
+
+@dataclass(frozen=True)
+class TraceDocument:
+    """A parsed file or upload: its JSON content, where it came from, and (for JSON Lines) each item's line."""
+
+    content: Any
+    origin: str
+    line_numbers: tuple[int, ...] | None = None
+
+    @property
+    def default_id(self) -> str:
+        name = self.origin.rsplit("/", 1)[-1]
+        for suffix in (".jsonl", ".json"):
+            name = name.removesuffix(suffix)
+        return name
+
+    def where(self, index: int, container: str = "item") -> str:
+        """How an error names the ``index``-th item: its line in a JSON Lines file, else its position."""
+        if self.line_numbers is not None and index < len(self.line_numbers):
+            return f"line {self.line_numbers[index]}"
+        return f"{container}[{index}]"
+
+    def error(self, where: str, expected: str) -> SessionDataError:
+        return SessionDataError(f"{self.origin}: {where}: expected {expected}")
+
+
+class Envelope(BoundaryModel):
+    """Session fields a wrapper object may carry around any trace (all optional)."""
+
+    session_id: str | None = None
+    id: str | None = None
+    status: str = "completed"
+    alert_type: str | None = None
+    agent_type: str | None = None
+    author: str | None = None
+    alert: dict[str, Any] = Field(default_factory=dict)
+    final_analysis: str | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+
+
+def nested(value: dict[str, Any], key: str) -> dict[str, Any]:
+    """``value[key]`` when it is an object, else ``value`` itself (OpenAI nests a call under ``function``)."""
+    inner = value.get(key)
+    return inner if isinstance(inner, dict) else value
+
+
+def envelope_of(document: TraceDocument) -> Envelope:
+    content = document.content
+    if not isinstance(content, dict):
+        return Envelope()
+    return validate_document(Envelope, content, f"{document.origin}: invalid session fields")
+
+
+def parse_arguments(value: Any) -> dict[str, Any]:
+    """Tool-call arguments as an object: JSON text is decoded; text that is not a JSON object is kept whole under
+    ``raw`` (never re-parsed into something the agent did not send)."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return {"raw": value}
+        return decoded if isinstance(decoded, dict) else {"raw": value}
+    return {"raw": value}
+
+
+def _json_or_text(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(stripped)
+        except ValueError:
+            return stripped
+    return stripped
+
+
+def _content_text(parts: list[Any]) -> str | None:
+    """MCP/Anthropic content parts ``[{"type": "text", "text": ...}]`` as text; None if they are not that."""
+    if not parts or not all(isinstance(p, dict) and isinstance(p.get("type"), str) for p in parts):
+        return None
+    texts = [str(p.get("text", "")) for p in parts if p.get("type") in ("text", "input_text", "output_text")]
+    others = [str(p["type"]) for p in parts if p.get("type") not in ("text", "input_text", "output_text")]
+    if not texts and others:
+        return None
+    note = f"\n[not shown: {', '.join(others)} content]" if others else ""
+    return "\n".join(texts) + note
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    result: Any
+    failed: bool = False
+    error: str | None = None
+
+
+def unwrap_output(value: Any, failed: bool = False) -> ToolOutput:
+    """A tool's output without its transport wrapping: MCP content parts and ``CallToolResult`` (``isError``),
+    ``{"output": ...}`` (Codex, with ``metadata.exit_code``), ``{"result": ...}``, and JSON inside strings."""
+    for _ in range(4):
+        if isinstance(value, str):
+            decoded = _json_or_text(value)
+            if decoded is value or isinstance(decoded, str):
+                value = decoded
+                break
+            value = decoded
+            continue
+        if isinstance(value, list):
+            text = _content_text(value)
+            if text is None:
+                break
+            value = text
+            continue
+        if isinstance(value, dict):
+            if isinstance(value.get("content"), list) and set(value) <= {"content", "isError", "structuredContent"}:
+                failed = failed or bool(value.get("isError"))
+                value = value.get("structuredContent") or value["content"]
+                continue
+            if "output" in value and set(value) <= {"output", "metadata", "success"}:
+                metadata = value.get("metadata")
+                exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+                failed = failed or value.get("success") is False or (isinstance(exit_code, int) and exit_code != 0)
+                value = value["output"]
+                continue
+            if set(value) == {"result"}:
+                value = value["result"]
+                continue
+        break
+    if failed:
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        return ToolOutput(result=None, failed=True, error=text.strip() or "the call failed")
+    return ToolOutput(result=value)
+
+
+def split_qualified(name: str) -> tuple[str | None, str]:
+    """``server.tool`` and Claude Code's ``mcp__server__tool`` -> (server, tool); a bare name has no server."""
+    cleaned = name.strip() or "unknown_tool"
+    if cleaned.startswith("mcp__") and cleaned.count("__") >= 2:
+        _, server, tool = cleaned.split("__", 2)
+        return server, tool
+    server, dot, tool = cleaned.rpartition(".")
+    return (server or None, tool) if dot and tool else (None, cleaned)
+
+
+def tool_from_definition(name: str, description: Any = None, server: str | None = None) -> AvailableTool:
+    parsed_server, parsed_name = split_qualified(name)
+    return AvailableTool(
+        name=parsed_name,
+        server=server or parsed_server,
+        description=description if isinstance(description, str) and description else None,
+    )
+
+
+def parse_time(value: Any) -> datetime | None:
+    """ISO-8601 text, epoch seconds/milliseconds or OTLP nanoseconds (as number or text), in UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and not value.strip().isdigit():
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    for scale in (1, 1e3, 1e6, 1e9):
+        seconds = number / scale
+        if seconds < 4e9:
+            return datetime.fromtimestamp(seconds, tz=UTC)
+    return None
+
+
+@dataclass
+class TraceBuilder:
+    """Ordered steps of one conversation. Results find their call by id, else by tool name, else the oldest call
+    still waiting; a result with no call at all becomes a call known only from its result (never a duplicate)."""
+
+    steps: list[Step] = field(default_factory=list)
+    dropped: Counter[str] = field(default_factory=Counter)
+    times: list[datetime] = field(default_factory=list)
+    _waiting: list[tuple[int, str | None]] = field(default_factory=list)
+
+    def text(self, kind: Literal["reasoning", "answer", "message"], text: str | None) -> None:
+        if text and text.strip():
+            self.steps.append(Step(kind=kind, text=text.strip()))
+
+    def user(self, text: str | None) -> None:
+        """A user turn: the first one is the task the agent was given."""
+        if text and text.strip():
+            self.text("message", f"User: {text.strip()}")
+
+    def drop(self, what: str, count: int = 1) -> None:
+        self.dropped[what] += count
+
+    def seen_at(self, value: Any) -> None:
+        moment = parse_time(value)
+        if moment is not None:
+            self.times.append(moment)
+
+    def call(
+        self,
+        name: str,
+        arguments: Any = None,
+        call_id: str | None = None,
+        server: str | None = None,
+        duration_ms: int | None = None,
+    ) -> None:
+        parsed_server, parsed_name = split_qualified(name)
+        call = ToolCall(
+            name=parsed_name,
+            server=server or parsed_server,
+            arguments=parse_arguments(arguments),
+            duration_ms=duration_ms,
+        )
+        self.steps.append(Step(kind="tool_call", tool_call=call))
+        self._waiting.append((len(self.steps) - 1, call_id))
+
+    def complete(self, index: int, output: ToolOutput, duration_ms: int | None = None) -> None:
+        current = self.steps[index].tool_call
+        assert current is not None
+        update: dict[str, Any] = (
+            {"success": False, "error": output.error, "result": None} if output.failed else {"result": output.result}
+        )
+        if duration_ms is not None:
+            update["duration_ms"] = duration_ms
+        self.steps[index] = Step(kind="tool_call", tool_call=current.model_copy(update=update))
+
+    def result(
+        self, output: ToolOutput, call_id: str | None = None, name: str | None = None, duration_ms: int | None = None
+    ) -> None:
+        index = self._take(call_id, name)
+        if index is not None:
+            self.complete(index, output, duration_ms)
+            return
+        self.call(name or "unknown_tool", call_id=None, duration_ms=duration_ms)
+        self._waiting.pop()
+        self.complete(len(self.steps) - 1, output)
+
+    def _take(self, call_id: str | None, name: str | None) -> int | None:
+        position: int | None = None
+        if call_id:
+            position = next((p for p, (_, cid) in enumerate(self._waiting) if cid == call_id), None)
+        if position is None and name:
+            _, bare = split_qualified(name)
+            position = next(
+                (
+                    p
+                    for p, (index, cid) in enumerate(self._waiting)
+                    if (call := self.steps[index].tool_call) is not None
+                    and bare == call.name
+                    and (not call_id or cid is None)
+                ),
+                None,
+            )
+        if position is None and not call_id and self._waiting:
+            position = 0
+        if position is None:
+            return None
+        return self._waiting.pop(position)[0]
+
+    def finish(self, final_analysis: str | None = None) -> tuple[list[Step], str | None]:
+        """The steps and the final answer: ``final_analysis`` when given, else the agent's last text after its last
+        tool call. That text is shown once, as the final analysis, not also as a step."""
+        steps = list(self.steps)
+        answer = final_analysis
+        last = steps[-1] if steps else None
+        last_text = last.text if last is not None and last.kind in ("answer", "message") else None
+        agent_text = last_text is not None and not last_text.startswith("User:")
+        if agent_text and (answer is None or answer.strip() == last_text):
+            answer = last_text
+            steps.pop()
+        if self.dropped:
+            listed = ", ".join(f"{count} {what}" for what, count in sorted(self.dropped.items()))
+            steps.append(Step(kind="message", text=f"{DROPPED_PREFIX} {listed}]"))
+        return steps, answer
+
+
+def build_session(
+    document: TraceDocument,
+    builder: TraceBuilder,
+    *,
+    stage_name: str = "conversation",
+    agent: str | None = None,
+    tools: list[AvailableTool] | None = None,
+    session_id: str | None = None,
+    started_at: datetime | None = None,
+    completed_at: datetime | None = None,
+    final_analysis: str | None = None,
+    stages: list[Stage] | None = None,
+) -> Session:
+    """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
+    envelope = envelope_of(document)
+    steps, answer = builder.finish(envelope.final_analysis or final_analysis)
+    times = sorted(builder.times)
+    return Session(
+        session_id=envelope.session_id or envelope.id or session_id or document.default_id,
+        status=envelope.status,
+        alert_type=envelope.alert_type,
+        agent_type=envelope.agent_type or agent,
+        author=envelope.author,
+        started_at=envelope.started_at or started_at or (times[0] if times else None),
+        completed_at=envelope.completed_at or completed_at or (times[-1] if times else None),
+        alert=envelope.alert,
+        available_tools=tools or [],
+        stages=stages
+        if stages is not None
+        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=steps)],
+        final_analysis=answer,
+    )
