@@ -11,7 +11,7 @@ from session_scoring.db.schema import (
     MissingToolRow,
     SessionScoreRow,
 )
-from session_scoring.models.api import ScoreStatus
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.repositories.scores import to_api_score
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)

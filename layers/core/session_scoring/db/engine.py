@@ -129,7 +129,7 @@ def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
     rds = aws_client("rds", settings)
 
     @event.listens_for(engine, "do_connect")
-    def _fresh_token(dialect: Any, conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> None:
+    def _fresh_token(_dialect: Any, _conn_rec: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
         cparams["password"] = rds.generate_db_auth_token(
             DBHostname=cparams["host"], Port=int(cparams.get("port") or 5432), DBUsername=cparams["user"]
         )

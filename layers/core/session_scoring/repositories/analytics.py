@@ -19,28 +19,10 @@ from sqlalchemy.sql.selectable import Subquery
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import MissingToolRow, ScoringCriteriaDefinitionRow, SessionScoreRow
+from session_scoring.models.scores import SCORE_BANDS
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
-
-
-@dataclass(frozen=True)
-class Band:
-    """A score band of the design: a name, a label and inclusive bounds."""
-
-    band: str
-    label: str
-    min_score: int
-    max_score: int
-
-
-SCORE_BANDS: tuple[Band, ...] = (
-    Band("failed", "Failed", 0, 44),
-    Band("weak", "Weak", 45, 59),
-    Band("adequate", "Adequate", 60, 74),
-    Band("good", "Good", 75, 89),
-    Band("near_perfect", "Near-perfect", 90, 100),
-)
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,12 @@ from session_scoring.models.api import (
     JudgeInfo,
     LatestScore,
     MissingTool,
-    ScoreStatus,
     SessionScore,
 )
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.scores import ACTIVE_STATUSES, ScoreStatus
 
 T = TypeVar("T")
-
-_ACTIVE = ("pending", "in_progress")
 
 
 @dataclass(frozen=True)
@@ -202,7 +200,7 @@ class ScoreRepository:
 
     @db_call
     def active_for_session(self, session_id: str, current_hash: str) -> SessionScore | None:
-        return self._latest(session_id, current_hash, _ACTIVE)
+        return self._latest(session_id, current_hash, ACTIVE_STATUSES)
 
     @db_call
     def list_for_session(self, session_id: str, current_hash: str) -> list[SessionScore]:
@@ -388,7 +386,7 @@ class ScoreRepository:
 
         ``dead_lettered``: its message is left to go to the dead-letter queue, from where a redrive may bring it back.
         """
-        conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(_ACTIVE)]
+        conditions: list[ColumnElement[bool]] = [SessionScoreRow.status.in_(ACTIVE_STATUSES)]
         if claim_token is not None:
             conditions.append(SessionScoreRow.claim_token == claim_token)
         return self._transition(
@@ -448,7 +446,8 @@ class ScoreRepository:
                     SessionScoreRow.requested_at,
                 )
                 .where(
-                    SessionScoreRow.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
+                    # lets the planner use the partial index on active attempts
+                    SessionScoreRow.status.in_(ACTIVE_STATUSES),
                     or_(
                         and_(SessionScoreRow.status == "in_progress", SessionScoreRow.lease_expires_at < func.now()),
                         and_(

@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from session_scoring.errors import ScoringError
 from session_scoring.infrastructure.queue import MoveTaskUnsupportedError, QueuedMessage, SqsDeadLetterQueue
 from session_scoring.log import logger
-from session_scoring.models.api import ScoreStatus
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.repositories.scores import ScoreRepository
 
 HOLD_SECONDS = 300
