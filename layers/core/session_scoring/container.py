@@ -40,16 +40,23 @@ class Container:
 
     @cached_property
     def engine(self) -> Engine:
+        """A transactional engine (migrations); the repositories use :attr:`query_engine`."""
         from session_scoring.db.engine import create_db_engine
 
         return create_db_engine(self.settings)
 
     @cached_property
+    def query_engine(self) -> Engine:
+        """The repositories' autocommit engine: each of their operations is one statement."""
+        from session_scoring.db.engine import create_db_engine
+
+        return create_db_engine(self.settings, autocommit=True)
+
+    @cached_property
     def repository(self) -> ScoreRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.scores import ScoreRepository
 
-        return ScoreRepository(create_session_factory(self.engine))
+        return ScoreRepository(self.query_engine)
 
     @cached_property
     def source(self) -> SessionSource:
@@ -68,7 +75,8 @@ class Container:
     def scoring_service(self) -> ScoringService:
         from session_scoring.services.scoring import ScoringService
 
-        return ScoringService(self.config, self.repository, self.source, self.queue)
+        # The queue (an SQS client) is built when a POST first sends a job, never for a read.
+        return ScoringService(self.config, self.repository, self.source, lambda: self.queue)
 
     @cached_property
     def judge(self) -> Judge:
@@ -119,10 +127,9 @@ class Container:
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.analytics import AnalyticsRepository
 
-        return AnalyticsRepository(create_session_factory(self.engine))
+        return AnalyticsRepository(self.query_engine)
 
     @cached_property
     def analytics_service(self) -> AnalyticsService:
