@@ -476,7 +476,7 @@ def _load_scores(cur: Any, scale: int, criteria: str, other: str) -> None:
         """,
         (TOOL_VOCABULARY, scale, TOOLS_PER_SCORE),
     )
-    cur.execute("ANALYZE")
+    cur.execute("VACUUM ANALYZE")  # as autovacuum leaves a settled table: visibility map set, statistics fresh
 
 
 @contextmanager

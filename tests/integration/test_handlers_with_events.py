@@ -190,7 +190,7 @@ def test_create_event_migrates_and_answers_success_with_the_revision(
     assert result["Status"] == "SUCCESS"
     [answer] = cfn.responses
     assert answer["Status"] == "SUCCESS"
-    assert answer["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": ""}
+    assert answer["Data"] == {"Revision": "0002_analytics", "PreviousRevision": ""}
     assert (answer["StackId"], answer["RequestId"], answer["LogicalResourceId"]) == (
         event["StackId"],
         event["RequestId"],
@@ -209,7 +209,7 @@ def test_update_is_idempotent_and_delete_leaves_the_data(empty_database: str, cf
 
     update, delete = cfn.responses[1:]
     assert update["Status"] == "SUCCESS"
-    assert update["Data"] == {"Revision": "0001_scoring_tables", "PreviousRevision": "0001_scoring_tables"}
+    assert update["Data"] == {"Revision": "0002_analytics", "PreviousRevision": "0002_analytics"}
     assert update["PhysicalResourceId"] == delete["PhysicalResourceId"] == "session-scoring-database-schema"
     assert delete["Status"] == "SUCCESS"
     assert "session_scores" in tables(empty_database)
@@ -220,11 +220,11 @@ def test_failing_migration_answers_failed_with_the_database_error(
 ) -> None:
     migrations = tmp_path / "migrations"
     shutil.copytree(ROOT / "migrations", migrations)
-    (migrations / "versions" / "0002_broken.py").write_text(
+    (migrations / "versions" / "0003_broken.py").write_text(
         '"""A migration that fails."""\n'
         "from alembic import op\n\n"
-        'revision = "0002_broken"\n'
-        'down_revision = "0001_scoring_tables"\n\n\n'
+        'revision = "0003_broken"\n'
+        'down_revision = "0002_analytics"\n\n\n'
         "def upgrade() -> None:\n"
         '    op.execute("ALTER TABLE session_scores ADD COLUMN note text")\n'
         '    op.execute("SELECT no_such_function()")\n\n\n'

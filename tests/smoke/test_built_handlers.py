@@ -180,7 +180,7 @@ def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fa
         cfn.stop()
     assert migrate.results["create.json"]["Status"] == "SUCCESS"
     assert [r["Status"] for r in cfn.responses] == ["SUCCESS"]
-    assert cfn.responses[0]["Data"]["Revision"] == "0001_scoring_tables"
+    assert cfn.responses[0]["Data"]["Revision"] == "0002_analytics"
 
     api = smoke.invoke("ApiFunction", "api-post-score.json", "api-bad-request.json", "api-list-sessions.json")
     posted = api.results["api-post-score.json"]

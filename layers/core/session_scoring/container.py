@@ -9,12 +9,11 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
-from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
-from session_scoring.configuration.settings import Settings, get_settings
-
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from session_scoring.configuration.criteria import ScoringConfig
+    from session_scoring.configuration.settings import Settings
     from session_scoring.infrastructure.queue import SqsJobQueue
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
@@ -36,7 +35,19 @@ class Container:
 
     @cached_property
     def config(self) -> ScoringConfig:
+        # Imported here, like everything the container builds: importing a handler module costs nothing more than
+        # the handler's own framework (cold init); the first request pays for what it uses.
+        from session_scoring.configuration.criteria import load_scoring_config
+
         return load_scoring_config(self.settings.config_path, self.settings.template_variables)
+
+    def prime(self) -> None:
+        """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up).
+
+        The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the queue
+        client is built (a local object; no request is sent).
+        """
+        _ = self.scoring_service, self.analytics_service, self.session_view_service, self.queue
 
     @cached_property
     def engine(self) -> Engine:
@@ -167,10 +178,14 @@ class Container:
 
 @lru_cache(maxsize=1)
 def get_container() -> Container:
+    from session_scoring.configuration.settings import get_settings
+
     return Container(get_settings())
 
 
 def reset_container() -> None:
     """Forget the process-wide settings and objects (tests and the local stack after changing the environment)."""
+    from session_scoring.configuration.settings import get_settings
+
     get_settings.cache_clear()
     get_container.cache_clear()

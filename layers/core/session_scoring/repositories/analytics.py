@@ -131,8 +131,8 @@ class AnalyticsRepository:
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
         """Sessions per score band, every band present (zero when empty), in band order."""
         latest = _latest_completed(criteria_hash)
-        band = _band_of(latest.c.total_score).label("band")
-        counts = self._rows(select(band, func.count().label("sessions")).group_by(band))
+        banded = select(_band_of(latest.c.total_score).label("band")).subquery("banded")
+        counts = self._rows(select(banded.c.band, func.count().label("sessions")).group_by(banded.c.band))
         recent = _recent_latest(criteria_hash)
         named = self._rows(
             select(_band_of(recent.c.total_score).label("band"), recent.c.session_id).order_by(
