@@ -132,6 +132,19 @@ def _attempts() -> Select[Any]:
 
 
 _NEWEST_FIRST = (_SCORES.c.requested_at.desc(), _SCORES.c.score_id.desc())
+_OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
+
+# The hot reads are built once: a request only binds its values (no statement construction or cache-key walk).
+_BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
+_LATEST = _attempts().where(_OF_SESSION).order_by(*_NEWEST_FIRST).limit(1)
+_LATEST_COMPLETED = _attempts().where(_OF_SESSION, _SCORES.c.status == "completed").order_by(*_NEWEST_FIRST).limit(1)
+_ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
+_ACTIVE_OR_LATEST_COMPLETED = (
+    _attempts()
+    .where(_OF_SESSION, _SCORES.c.status.in_((*_ACTIVE, "completed")))
+    .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
+    .limit(1)
+)
 
 
 def to_record(row: Row[Any]) -> ScoreRecord:
@@ -322,38 +335,29 @@ class ScoreRepository:
 
     @db_call
     def get(self, score_id: uuid.UUID) -> ScoreRecord | None:
-        row = self._one(_attempts().where(_SCORES.c.score_id == score_id))
+        row = self._one(_BY_ID, {"p_score_id": score_id})
         return None if row is None else to_record(row)
 
-    def _latest(self, session_id: str, statuses: Sequence[str] | None) -> ScoreRecord | None:
-        query = _attempts().where(_SCORES.c.session_id == session_id)
-        if statuses is not None:
-            query = query.where(_SCORES.c.status.in_(statuses))
-        row = self._one(query.order_by(*_NEWEST_FIRST).limit(1))
+    def _latest(self, statement: Any, session_id: str) -> ScoreRecord | None:
+        row = self._one(statement, {"p_session_id": session_id})
         return None if row is None else to_record(row)
 
     @db_call
     def latest_for_session(self, session_id: str) -> ScoreRecord | None:
-        return self._latest(session_id, None)
+        return self._latest(_LATEST, session_id)
 
     @db_call
     def latest_completed(self, session_id: str) -> ScoreRecord | None:
-        return self._latest(session_id, ["completed"])
+        return self._latest(_LATEST_COMPLETED, session_id)
 
     @db_call
     def active_for_session(self, session_id: str) -> ScoreRecord | None:
-        return self._latest(session_id, _ACTIVE)
+        return self._latest(_ACTIVE_ATTEMPT, session_id)
 
     @db_call
     def active_or_latest_completed(self, session_id: str) -> ScoreRecord | None:
         """The session's active attempt if it has one, else its latest completed attempt, in one statement."""
-        row = self._one(
-            _attempts()
-            .where(_SCORES.c.session_id == session_id, _SCORES.c.status.in_((*_ACTIVE, "completed")))
-            .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
-            .limit(1)
-        )
-        return None if row is None else to_record(row)
+        return self._latest(_ACTIVE_OR_LATEST_COMPLETED, session_id)
 
     @db_call
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
