@@ -31,7 +31,7 @@ def test_unreachable_queue_is_503_and_leaves_no_pending_attempt(make_stack: Any,
     attempt = stack.score(THOROUGH_ID).json()
     assert attempt["status"] == "failed"
     assert "could not queue" in attempt["error_message"]
-    assert stack.container.repository.active_for_session(THOROUGH_ID, "x") is None
+    assert stack.container.repository.active_for_session(THOROUGH_ID) is None
 
 
 def test_invalid_session_id_and_unknown_fields_are_422(stack: Stack) -> None:

@@ -53,7 +53,17 @@ def test_upgrade_downgrade_upgrade(fresh_engine: Engine) -> None:
 
     assert migrate.current_revision(fresh_engine) == head_revision()
     indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
-    assert {"uq_session_scores_one_active_attempt", "ix_session_scores_total_score"} <= indexes
+    assert {
+        "uq_session_scores_one_active_attempt",
+        "ix_session_scores_total_score",
+        "ix_session_scores_latest_completed",
+        "ix_session_scores_latest_completed_by_criteria",
+    } <= indexes
+
+    migrate.downgrade(fresh_engine, settings, "0001_scoring_tables")
+    indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
+    assert "ix_session_scores_latest_completed" not in indexes
+    assert "uq_session_scores_one_active_attempt" in indexes
 
     migrate.downgrade(fresh_engine, settings, "base")
     assert tables(fresh_engine) == set()

@@ -109,6 +109,24 @@ class SessionScoreRow(Base):
             unique=True,
             postgresql_where=text(f"status IN {_sql_list(tuple(s.value for s in ACTIVE_STATUSES))}"),
         ),
+        # Migration 0002_analytics: the latest completed attempt of each session as an index-only scan.
+        Index(
+            "ix_session_scores_latest_completed",
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
+        ),
+        Index(
+            "ix_session_scores_latest_completed_by_criteria",
+            "criteria_hash",
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
+        ),
     )
 
 
@@ -128,6 +146,7 @@ class MissingToolRow(Base):
     __table_args__ = (
         Index("ix_score_missing_tools_score_id", "score_id"),
         Index("ix_score_missing_tools_tool_name", "tool_name"),
+        Index("ix_score_missing_tools_score_tool", "score_id", "tool_name"),  # 0002_analytics
     )
 
 

@@ -53,7 +53,7 @@ class DeadLetter:
             job = ScoringJob.model_validate_json(message.body)
         except ValidationError as exc:
             return cls(message.message_id, message.receive_count, None, None, None, f"not a scoring job: {exc}")
-        attempt = repository.get(job.score_id, current_hash)
+        attempt = repository.get(job.score_id)
         if attempt is None:
             return cls(message.message_id, message.receive_count, job.score_id, job.session_id, None, "no such attempt")
         reason = attempt.error_message or f"no failure recorded (the attempt is {attempt.status.value})"
