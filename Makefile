@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
 .PHONY: install run test lint unit integration bench soak redrive clean dashboard dashboard-test e2e chromium
-.PHONY: tools template-lint build smoke lock-layers docs api-types
+.PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -50,6 +50,11 @@ lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests scripts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	$(MAKE) --no-print-directory deadcode
+
+## Unused code (vulture; paths and options in pyproject.toml, framework-used names in vulture_whitelist.py).
+deadcode: install
+	$(VENV)/bin/vulture
 
 ## Lint, type-check and run every test suite (unit, integration) with coverage of the core; build the docs; then lint
 ## the SAM template, build it (no container) and smoke-test the built handlers.

@@ -22,14 +22,17 @@ Handler = Callable[[dict[str, Any], Any], PartialItemFailureResponse]
 
 @dataclass
 class LocalLambdaContext:
-    """What the handler reads from a Lambda context."""
+    """What the handlers read from a Lambda context: the one stand-in for it, here and in the tests."""
 
     budget_seconds: float = 900.0
     function_name: str = "session-scoring-scorer-local"
     memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:session-scoring-scorer-local"
     aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     _started: float = field(default_factory=time.monotonic)
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
 
     def get_remaining_time_in_millis(self) -> int:
         return max(0, int((self.budget_seconds - (time.monotonic() - self._started)) * 1000))

@@ -6,12 +6,19 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
+
+from tests.support.loopback import LoopbackHttpServer
+
+if TYPE_CHECKING:
+    from tests.support.fake_claude import FakeClaude
+
+ServerT = TypeVar("ServerT", bound=LoopbackHttpServer)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "config" / "sample_sessions"
@@ -52,20 +59,33 @@ def moto_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def fake_claude_server() -> Iterator[Any]:
-    from tests.support.fake_claude import FakeClaude
+def loopback() -> Iterator[Callable[[type[ServerT]], ServerT]]:
+    """The one way tests get a fake server: ``loopback(FakeClaude)`` is that fake, running on 127.0.0.1 and reset.
 
-    fake = FakeClaude().start()
+    Each kind is started once per run, on first use, and stopped at the end.
+    """
+    running: dict[type[LoopbackHttpServer], LoopbackHttpServer] = {}
+
+    def get(kind: type[ServerT]) -> ServerT:
+        server = running.get(kind)
+        if server is None:
+            server = running[kind] = kind().start()
+        server.reset()
+        assert isinstance(server, kind)
+        return server
+
     try:
-        yield fake
+        yield get
     finally:
-        fake.stop()
+        for server in running.values():
+            server.stop()
 
 
 @pytest.fixture
-def fake_claude(fake_claude_server: Any) -> Any:
-    fake_claude_server.reset()
-    return fake_claude_server
+def fake_claude(loopback: Callable[[type[ServerT]], ServerT]) -> FakeClaude:
+    from tests.support.fake_claude import FakeClaude
+
+    return loopback(FakeClaude)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Sessions uploaded through POST /api/v1/scoring/sessions:import, stored for scoring.
 
 Revision ID: 0003_uploaded_sessions
-Revises: 0001_scoring_tables
+Revises: 0002_analytics
 Create Date: 2026-11-23
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0003_uploaded_sessions"
-down_revision = "0001_scoring_tables"
+down_revision = "0002_analytics"
 branch_labels = None
 depends_on = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -25,19 +25,9 @@ def json_logs() -> Iterator[io.StringIO]:
     logger.removeHandler(handler)
 
 
-@pytest.fixture(scope="session")
-def fake_tarsy_server() -> Iterator[FakeTarsy]:
-    fake = FakeTarsy().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
 @pytest.fixture
-def fake_tarsy(fake_tarsy_server: FakeTarsy) -> FakeTarsy:
-    fake_tarsy_server.reset()
-    return fake_tarsy_server
+def fake_tarsy(loopback: Callable[[type[FakeTarsy]], FakeTarsy]) -> FakeTarsy:
+    return loopback(FakeTarsy)
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ def seed_score(
     criteria = criteria_hash or current
     repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test", "llm_model": "m"}})
     score_id = uuid.uuid4()
-    repo.create_attempt(score_id, session_id, criteria, "test", current)
+    repo.create_attempt(score_id, session_id, criteria, "test")
     if total is None and not fail:
         return score_id
     claim = repo.claim(score_id, 60)

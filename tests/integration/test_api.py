@@ -31,7 +31,7 @@ def test_unreachable_queue_is_503_and_leaves_no_pending_attempt(make_stack: Any,
     attempt = stack.score(THOROUGH_ID).json()
     assert attempt["status"] == "failed"
     assert "could not queue" in attempt["error_message"]
-    assert stack.container.repository.active_for_session(THOROUGH_ID, "x") is None
+    assert stack.container.repository.active_for_session(THOROUGH_ID) is None
 
 
 def test_invalid_session_id_and_unknown_fields_are_422(stack: Stack) -> None:
@@ -151,3 +151,13 @@ def test_health_is_degraded_when_the_queue_cannot_be_reached(make_stack: Any) ->
     assert health["status"] == "degraded"
     assert health["queued_jobs"] is None
     assert "the scoring queue cannot be reached" in health["problems"][0]
+
+
+def test_an_unknown_session_is_404_without_naming_where_sessions_live(stack: Stack) -> None:
+    response = stack.request_score("no-such-session")
+
+    assert response.status_code == 404
+    detail = response.json()["detail"]
+    assert "no-such-session" in detail
+    assert stack.env["SCORING_SESSIONS_DIR"] not in detail
+    assert "/" not in detail.replace("no-such-session", "")

@@ -10,7 +10,7 @@ import io
 import json
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,12 +158,8 @@ def test_api_event_with_cors_origin_gets_cors_headers(make_stack: Any) -> None:
 
 
 @pytest.fixture
-def cfn() -> Iterator[CloudFormationListener]:
-    listener = CloudFormationListener().start()
-    try:
-        yield listener
-    finally:
-        listener.stop()
+def cfn(loopback: Callable[[type[CloudFormationListener]], CloudFormationListener]) -> CloudFormationListener:
+    return loopback(CloudFormationListener)
 
 
 @pytest.fixture

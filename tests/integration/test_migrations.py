@@ -1,4 +1,5 @@
-"""The Alembic revision applies, rolls back (dropping every table) and applies again on a fresh database."""
+"""The Alembic revisions apply, roll back (dropping every table) and apply again on a fresh database, and they build
+exactly the schema the ORM declares."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import Engine, create_engine, inspect, make_url, text
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, make_url, text
 
 from session_scoring.configuration.settings import Settings
+from session_scoring.db.schema import Base
 from session_scoring.infrastructure import migrate
 
 TABLES = {
@@ -49,7 +53,17 @@ def test_upgrade_downgrade_upgrade(fresh_engine: Engine) -> None:
 
     assert migrate.current_revision(fresh_engine) == head_revision()
     indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
-    assert {"uq_session_scores_one_active_attempt", "ix_session_scores_total_score"} <= indexes
+    assert {
+        "uq_session_scores_one_active_attempt",
+        "ix_session_scores_total_score",
+        "ix_session_scores_latest_completed",
+        "ix_session_scores_latest_completed_by_criteria",
+    } <= indexes
+
+    migrate.downgrade(fresh_engine, settings, "0001_scoring_tables")
+    indexes = {i["name"] for i in inspect(fresh_engine).get_indexes("session_scores")}
+    assert "ix_session_scores_latest_completed" not in indexes
+    assert "uq_session_scores_one_active_attempt" in indexes
 
     migrate.downgrade(fresh_engine, settings, "base")
     assert tables(fresh_engine) == set()
@@ -79,14 +93,23 @@ def test_database_enforces_score_range_and_one_active_attempt(fresh_engine: Engi
         conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": None})
 
 
-def test_the_orm_matches_the_migrated_schema(fresh_engine: Engine) -> None:
-    from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-
-    from session_scoring.db.schema import Base
-
+def test_the_migrations_build_exactly_the_orm_schema(fresh_engine: Engine) -> None:
+    """Alembic's autogenerate finds nothing to add: a column, index or constraint added to db/schema.py without a
+    migration (or the other way round) fails here, naming it."""
     migrate.upgrade(fresh_engine, Settings())
     with fresh_engine.connect() as conn:
-        differences = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": True, "include_schemas": False}
+        )
+        diff = compare_metadata(context, Base.metadata)
+    assert diff == [], "db/schema.py and migrations/versions differ; add a migration:\n" + "\n".join(map(str, diff))
 
-    assert differences == []
+
+def test_the_migrations_create_the_check_constraints_the_orm_declares(fresh_engine: Engine) -> None:
+    """Autogenerate does not compare check constraints; their names at least must match."""
+    migrate.upgrade(fresh_engine, Settings())
+    inspector = inspect(fresh_engine)
+    for table in Base.metadata.sorted_tables:
+        declared = {c.name for c in table.constraints if isinstance(c, CheckConstraint)}
+        created = {c["name"] for c in inspector.get_check_constraints(table.name)}
+        assert created == declared, f"check constraints of {table.name}"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from devstack.queue_poller import LocalLambdaContext
 from tests.conftest import SAMPLES, SHALLOW_ID, THOROUGH_ID, Stack
 from tests.support.fake_claude import SAMPLE_VERDICT, reply_verdict
 
@@ -47,14 +48,6 @@ def _api_gateway_event(path: str, headers: dict[str, str], claims: dict[str, str
     }
 
 
-class _Context:
-    function_name = "session-scoring-api"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:session-scoring-api"
-    aws_request_id = "req-1"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
 
 
 def _requested_by(stack: Stack, session_id: str) -> str:
@@ -76,7 +69,7 @@ def test_jwt_claims_win_over_any_header(make_stack: Any, trust_proxy: str) -> No
     path = SCORE_PATH.format(SHALLOW_ID)
     event = _api_gateway_event(path, {"x-forwarded-user": "mallory"}, {"email": "alice@example.com", "sub": "u-1"})
 
-    response = handler(event, _Context())
+    response = handler(event, LocalLambdaContext(budget_seconds=30, function_name="session-scoring-api"))
 
     assert response["statusCode"] == 202, response["body"]
     assert _requested_by(stack, SHALLOW_ID) == "alice@example.com"

@@ -14,9 +14,7 @@ from session_scoring.errors import (
     SessionNotFoundError,
     SourceUnavailableError,
 )
-from session_scoring.sources.http import TarsyHttpClient
-from session_scoring.sources.tarsy import TarsySessionSource
-from session_scoring.sources.tarsy_go import TarsyGoSessionSource
+from session_scoring.sources.http import TarsyGoSessionSource, TarsyHttpClient, TarsySessionSource
 from tests.support.fake_tarsy import FakeTarsy, TarsyReply
 from tests.support.tarsy_fixtures import (
     FAILED_ID,

@@ -173,12 +173,9 @@ def smoke(
 
 
 def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fake_claude: Any) -> None:
-    cfn = CloudFormationListener().start()
-    try:
+    with CloudFormationListener() as cfn:
         create = with_response_url(load_event("cfn-migrate-create.json"), cfn.url)
         migrate = smoke.invoke("MigrateFunction", ("create.json", create))
-    finally:
-        cfn.stop()
     assert migrate.results["create.json"]["Status"] == "SUCCESS"
     assert [r["Status"] for r in cfn.responses] == ["SUCCESS"]
     assert cfn.responses[0]["Data"]["Revision"] == head_revision()

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from tests.support.loopback import LoopbackHttpServer
+from tests.support.loopback import LoopbackHttpServer, QuietHandler
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
 
@@ -56,13 +56,13 @@ class CloudFormationListener(LoopbackHttpServer):
     def url(self) -> str:
         return f"{self.base_url}/cfn-response?X-Amz-Signature=local"
 
-    def start(self) -> CloudFormationListener:
+    def reset(self) -> None:
+        self.responses.clear()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         listener = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_PUT(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 listener.responses.append(json.loads(self.rfile.read(length)))
@@ -70,5 +70,4 @@ class CloudFormationListener(LoopbackHttpServer):
                 self.send_header("content-length", "0")
                 self.end_headers()
 
-        self._serve(Handler)
-        return self
+        return Handler

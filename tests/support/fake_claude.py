@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.loopback import LoopbackHttpServer, send_json
+from tests.support.loopback import LoopbackHttpServer, QuietHandler, send_json
 
 
 @dataclass
@@ -133,7 +133,7 @@ def cache_usage(payload: dict[str, Any], seen: set[str], min_cache_tokens: int) 
 
 
 class FakeClaude(LoopbackHttpServer):
-    """Start with ``start()``; ``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
+    """``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -165,15 +165,10 @@ class FakeClaude(LoopbackHttpServer):
         with self._lock:
             return self.replies.popleft() if self.replies else self.default
 
-    def start(self) -> FakeClaude:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 payload = json.loads(self.rfile.read(length) or b"{}")
@@ -199,5 +194,4 @@ class FakeClaude(LoopbackHttpServer):
                 data = (reply.raw if reply.raw is not None else json.dumps(body)).encode()
                 send_json(self, reply.status, data, reply.headers)
 
-        self._serve(Handler)
-        return self
+        return Handler

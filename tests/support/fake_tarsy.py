@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from tests.support.loopback import LoopbackHttpServer, send_json
+from tests.support.loopback import LoopbackHttpServer, QuietHandler, send_json
 
 
 @dataclass
@@ -38,7 +38,7 @@ class RecordedRequest:
 
 
 class FakeTarsy(LoopbackHttpServer):
-    """``start()``, then ``base_url``. Serves loaded sessions; scripted replies for a path are used first."""
+    """Clients point at ``base_url``. Serves loaded sessions; scripted replies for a path are used first."""
 
     def __init__(self, token: str | None = None) -> None:
         super().__init__()
@@ -141,15 +141,10 @@ class FakeTarsy(LoopbackHttpServer):
         page, pagination = self._page(items, query)
         return {"sessions": page, "pagination": pagination}
 
-    def start(self) -> FakeTarsy:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 url = urlparse(self.path)
                 query = parse_qs(url.query)
@@ -168,8 +163,7 @@ class FakeTarsy(LoopbackHttpServer):
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.body)).encode()
                 send_json(self, reply.status, data)
 
-        self._serve(Handler)
-        return self
+        return Handler
 
 
 def _not_found() -> TarsyReply:

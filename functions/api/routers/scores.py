@@ -9,7 +9,8 @@ from fastapi import APIRouter, Body, Response
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
-from session_scoring.models.api import ScoreRequest, ScoreStatus, SessionScore
+from session_scoring.models.api import ScoreRequest, SessionScore
+from session_scoring.models.scores import ScoreStatus
 
 router = APIRouter(prefix=API_PREFIX)
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
-from session_scoring.configuration.criteria import ScoringConfig, load_scoring_config
-from session_scoring.configuration.settings import Settings, SettingsError, get_settings
-from session_scoring.errors import ConfigurationError
-
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from session_scoring.configuration.criteria import ScoringConfig
+    from session_scoring.configuration.settings import Settings
     from session_scoring.infrastructure.queue import SqsJobQueue
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
@@ -41,20 +39,39 @@ class Container:
 
     @cached_property
     def config(self) -> ScoringConfig:
+        # Imported here, like everything the container builds: importing a handler module costs nothing more than
+        # the handler's own framework (cold init); the first request pays for what it uses.
+        from session_scoring.configuration.criteria import load_scoring_config
+
         return load_scoring_config(self.settings.config_path, self.settings.template_variables)
+
+    def prime(self) -> None:
+        """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up).
+
+        The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the queue
+        client is built (a local object; no request is sent).
+        """
+        _ = self.scoring_service, self.analytics_service, self.session_view_service, self.queue
 
     @cached_property
     def engine(self) -> Engine:
+        """A transactional engine (migrations); the repositories use :attr:`query_engine`."""
         from session_scoring.db.engine import create_db_engine
 
         return create_db_engine(self.settings)
 
     @cached_property
+    def query_engine(self) -> Engine:
+        """The repositories' autocommit engine: each of their operations is one statement."""
+        from session_scoring.db.engine import create_db_engine
+
+        return create_db_engine(self.settings, autocommit=True)
+
+    @cached_property
     def repository(self) -> ScoreRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.scores import ScoreRepository
 
-        return ScoreRepository(create_session_factory(self.engine))
+        return ScoreRepository(self.query_engine)
 
     @cached_property
     def uploads(self) -> UploadRepository:
@@ -88,7 +105,8 @@ class Container:
     def scoring_service(self) -> ScoringService:
         from session_scoring.services.scoring import ScoringService
 
-        return ScoringService(self.config, self.repository, self.source, self.queue)
+        # The queue (an SQS client) is built when a POST first sends a job, never for a read.
+        return ScoringService(self.config, self.repository, self.source, lambda: self.queue)
 
     @cached_property
     def health_service(self) -> HealthService:
@@ -156,10 +174,9 @@ class Container:
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.analytics import AnalyticsRepository
 
-        return AnalyticsRepository(create_session_factory(self.engine))
+        return AnalyticsRepository(self.query_engine)
 
     @cached_property
     def analytics_service(self) -> AnalyticsService:
@@ -197,6 +214,9 @@ class Container:
 
 @lru_cache(maxsize=1)
 def get_container() -> Container:
+    from session_scoring.configuration.settings import SettingsError, get_settings
+    from session_scoring.errors import ConfigurationError
+
     try:
         settings = get_settings()
     except SettingsError as exc:
@@ -206,5 +226,7 @@ def get_container() -> Container:
 
 def reset_container() -> None:
     """Forget the process-wide settings and objects (tests and the local stack after changing the environment)."""
+    from session_scoring.configuration.settings import get_settings
+
     get_settings.cache_clear()
     get_container.cache_clear()

@@ -51,7 +51,8 @@ def test_iam_auth_with_a_user_needs_no_secret_and_carries_no_password() -> None:
     assert url.password is None
 
 
-def test_each_new_connection_gets_a_fresh_iam_token_as_its_password(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_each_new_connection_gets_a_fresh_iam_token_as_its_password() -> None:
     engine = create_db_engine(
         settings(database_iam_auth=True, database_host=PROXY, database_user="scoring_admin", aws_region="us-east-1")
     )
@@ -72,7 +73,8 @@ def test_iam_auth_refuses_a_local_host() -> None:
         create_db_engine(settings(database_url="postgresql://scoring@localhost/scoring", database_iam_auth=True))
 
 
-def test_secret_gives_the_url_and_the_host_setting_overrides_its_host(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_secret_gives_the_url_and_the_host_setting_overrides_its_host() -> None:
     import boto3
 
     name = f"db-{uuid.uuid4().hex[:8]}"
@@ -95,7 +97,8 @@ def test_secret_gives_the_url_and_the_host_setting_overrides_its_host(aws: None)
     assert overridden.host == "writer.example"
 
 
-def test_a_secret_that_is_not_rds_json_is_a_configuration_error(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_a_secret_that_is_not_rds_json_is_a_configuration_error() -> None:
     import boto3
 
     arn = boto3.client("secretsmanager").create_secret(Name=f"x-{uuid.uuid4().hex[:8]}", SecretString="plain")["ARN"]

@@ -1,1 +1,2 @@
-"""Configuration: the typed runtime settings and the scoring criteria file."""
+"""Configuration: the typed runtime settings (``settings``), the scoring criteria file (``criteria``) and the
+``${VAR}`` substitution its values use (``variables``)."""

@@ -1,4 +1,5 @@
-"""Load ``config/scoring_config.yaml``: ``${VAR}`` substitution, placeholder checks and the criteria hash.
+"""Load ``config/scoring_config.yaml``: ``${VAR}`` substitution (:mod:`.variables`), placeholder checks and the
+criteria hash.
 
 Errors name the file, the line and what to change; they never surface as a bare stack trace.
 
@@ -22,11 +23,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from session_scoring.configuration.variables import substitute
 from session_scoring.errors import ConfigurationError
 from session_scoring.models.judge import judge_output_json_schema, judge_output_schema_text
 
 Provider = Literal["anthropic", "bedrock", "heuristic"]
-PROVIDERS: tuple[str, ...] = ("anthropic", "bedrock", "heuristic")
 
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",
@@ -37,7 +38,6 @@ DEFAULT_MODELS: dict[str, str] = {
 KNOWN_PLACEHOLDERS = ("SESSION_CONVERSATION", "ALERT_DATA", "OUTPUT_SCHEMA")
 REQUIRED_PLACEHOLDERS = ("SESSION_CONVERSATION",)
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ScoringSection(BaseModel):
@@ -222,7 +222,7 @@ class _Resolver:
         raw = str(node.value)
         if "$" not in raw:
             return yaml.safe_load(raw) if node.style is None and raw else raw
-        value = _Substitution(raw, self._variables, self._path, self._content_line(node)).run()
+        value = substitute(raw, self._variables, self._path, self._content_line(node))
         if node.style is None:
             return yaml.safe_load(value) if value.strip() else ""
         return value
@@ -234,68 +234,3 @@ class _Resolver:
         if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
             return line + 1
         return line
-
-
-class _Substitution:
-    """``${VAR}``, ``${VAR:-default}`` (nested defaults allowed) and ``$${`` for a literal ``${``."""
-
-    def __init__(self, text: str, variables: Mapping[str, str], path: Path, first_line: int) -> None:
-        self._text = text
-        self._variables = variables
-        self._path = path
-        self._first_line = first_line
-
-    def run(self) -> str:
-        text, out, i = self._text, [], 0
-        while i < len(text):
-            if text.startswith("$${", i):
-                out.append("${")
-                i += 3
-            elif text.startswith("${", i):
-                value, i = self._expression(i, resolve=True)
-                out.append(value)
-            else:
-                out.append(text[i])
-                i += 1
-        return "".join(out)
-
-    def _error(self, position: int, problem: str) -> ConfigurationError:
-        line = self._first_line + self._text.count("\n", 0, position)
-        return ConfigurationError(f"{self._path}:{line}: {problem}")
-
-    def _expression(self, start: int, resolve: bool) -> tuple[str, int]:
-        text = self._text
-        match = _NAME_RE.match(text, start + 2)
-        if match is None:
-            raise self._error(
-                start, f"malformed '${{...}}' near {text[start : start + 20]!r}: expected a variable name after '${{'"
-            )
-        name, i = match.group(), match.end()
-        if text.startswith("}", i):
-            value = self._variables.get(name)
-            if resolve and value is None:
-                raise self._error(
-                    start,
-                    f"environment variable {name} is not set and '${{{name}}}' has no default; "
-                    f"set {name} or write '${{{name}:-default}}'",
-                )
-            return (value or ""), i + 1
-        if not text.startswith(":-", i):
-            raise self._error(start, f"malformed '${{{name}...': expected '}}' or ':-default}}' after the name")
-        current = self._variables.get(name)
-        use_default = resolve and not current
-        parts: list[str] = []
-        i += 2
-        while True:
-            if i >= len(text):
-                raise self._error(start, f"unterminated '${{{name}:-...': missing the closing '}}'")
-            if text.startswith("${", i):
-                value, i = self._expression(i, resolve=use_default)
-                parts.append(value)
-            elif text[i] == "}":
-                i += 1
-                break
-            else:
-                parts.append(text[i])
-                i += 1
-        return ("".join(parts) if use_default else (current or "")), i

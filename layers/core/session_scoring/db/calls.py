@@ -1,7 +1,8 @@
 """How a repository operation meets a database that is down, frozen or restarting.
 
-Every repository method is one transaction wrapped in :func:`db_call`: a connection-level failure is retried once
-(the whole transaction, so a score is stored whole or not at all), then raised as :class:`DatabaseUnavailableError`,
+Every repository method is one statement on an autocommit connection (so atomic on its own), wrapped in
+:func:`db_call`: a connection-level failure is retried once (at once when only the pooled connection had died, after
+a short pause when the server itself failed, e.g. a restart), then raised as :class:`DatabaseUnavailableError`,
 which the API answers with 503 and the scorer treats as transient (the message comes back later).
 
 What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot
@@ -19,7 +20,7 @@ from functools import wraps
 from typing import ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
+from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt
 
 from session_scoring.errors import DatabaseUnavailableError
 from session_scoring.log import logger
@@ -27,7 +28,8 @@ from session_scoring.log import logger
 P = ParamSpec("P")
 T = TypeVar("T")
 
-RETRY_WAIT_SECONDS = 0.5
+SERVER_ERROR_PAUSE_SECONDS = 0.5
+"""Pause before the retry when the server itself failed (a restart); a dead pooled connection retries at once."""
 
 
 UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
@@ -50,12 +52,19 @@ def is_connection_failure(exc: BaseException) -> bool:
     return isinstance(exc, OSError)  # TimeoutError and ConnectionError included
 
 
+def _pause(state: RetryCallState) -> float:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return 0.0
+    return SERVER_ERROR_PAUSE_SECONDS
+
+
 def db_call(func: Callable[P, T]) -> Callable[P, T]:
     """Retry a repository operation once on a connection failure, then raise DatabaseUnavailableError."""
     retrying = retry(
         retry=retry_if_exception(is_connection_failure),
         stop=stop_after_attempt(2),
-        wait=wait_fixed(RETRY_WAIT_SECONDS),
+        wait=_pause,
         reraise=True,
     )(func)
 

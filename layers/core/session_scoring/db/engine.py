@@ -11,6 +11,11 @@ Three ways to reach the database, chosen by settings:
 
 TLS follows ``SCORING_DATABASE_SSL`` (verify-full by default for any host but loopback or a Unix socket). Every
 connection has a socket timeout and a server statement timeout.
+
+No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per request): a connection that died in
+the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
+(``repositories.base.db_call``). The repositories use an *autocommit* engine because each of their operations is
+one statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
 """
 
 from __future__ import annotations
@@ -97,7 +102,8 @@ def ssl_context_for(settings: Settings, host: str | None) -> ssl.SSLContext | No
     return context
 
 
-def create_db_engine(settings: Settings) -> Engine:
+def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
+    """The engine for ``settings``; ``autocommit`` runs each statement in its own transaction (repositories)."""
     url = database_url(settings)
     if settings.database_iam_auth and url.host in LOCAL_HOSTS:
         raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
@@ -108,10 +114,15 @@ def create_db_engine(settings: Settings) -> Engine:
     context = ssl_context_for(settings, url.host)
     if context is not None:
         connect_args["ssl_context"] = context
+    if autocommit:
+        # Set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
+        connect_args_engine: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"}
+    else:
+        connect_args_engine = {}
     engine = create_engine(
         url,
         connect_args=connect_args,
-        pool_pre_ping=True,
+        **connect_args_engine,
         pool_size=2,
         max_overflow=2,
         pool_recycle=300,
@@ -122,6 +133,11 @@ def create_db_engine(settings: Settings) -> Engine:
     return engine
 
 
+def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:
+    """ORM sessions on the transactional engine, for the repositories that write several rows per operation."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
 def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
     """Sign a fresh IAM token (valid 15 minutes) for every new connection; signing is local, no network call."""
     from session_scoring.infrastructure.aws import aws_client
@@ -129,11 +145,7 @@ def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
     rds = aws_client("rds", settings)
 
     @event.listens_for(engine, "do_connect")
-    def _fresh_token(dialect: Any, conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> None:
+    def _fresh_token(_dialect: Any, _conn_rec: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
         cparams["password"] = rds.generate_db_auth_token(
             DBHostname=cparams["host"], Port=int(cparams.get("port") or 5432), DBUsername=cparams["user"]
         )
-
-
-def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:
-    return sessionmaker(engine, expire_on_commit=False)

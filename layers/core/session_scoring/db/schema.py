@@ -25,7 +25,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-SCORE_STATUSES = ("pending", "in_progress", "completed", "failed")
+from session_scoring.models.scores import ACTIVE_STATUSES, MAX_SCORE, MIN_SCORE, ScoreStatus
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    """``('a', 'b')``: a literal SQL list of the statuses, for check constraints and partial-index predicates."""
+    return "(" + ", ".join(f"'{value}'" for value in values) + ")"
 
 
 class Base(DeclarativeBase):
@@ -50,7 +55,7 @@ class SessionScoreRow(Base):
     criteria_hash: Mapped[str] = mapped_column(
         String(64), ForeignKey("scoring_criteria_definitions.criteria_hash"), nullable=False
     )
-    status: Mapped[str] = mapped_column(String(20), nullable=False, server_default="pending")
+    status: Mapped[str] = mapped_column(String(20), nullable=False, server_default=ScoreStatus.PENDING.value)
     total_score: Mapped[int | None] = mapped_column(Integer)
     score_breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     score_reasoning: Mapped[str | None] = mapped_column(Text)
@@ -85,12 +90,13 @@ class SessionScoreRow(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "total_score IS NULL OR (total_score >= 0 AND total_score <= 100)",
+            f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
             name="ck_session_scores_total_score_range",
         ),
-        CheckConstraint(f"status IN {SCORE_STATUSES!r}", name="ck_session_scores_status"),
+        CheckConstraint(f"status IN {_sql_list(tuple(s.value for s in ScoreStatus))}", name="ck_session_scores_status"),
         CheckConstraint(
-            "status <> 'completed' OR total_score IS NOT NULL", name="ck_session_scores_completed_has_score"
+            f"status <> '{ScoreStatus.COMPLETED.value}' OR total_score IS NOT NULL",
+            name="ck_session_scores_completed_has_score",
         ),
         Index("ix_session_scores_session_id", "session_id"),
         Index("ix_session_scores_criteria_hash", "criteria_hash"),
@@ -101,7 +107,25 @@ class SessionScoreRow(Base):
             "uq_session_scores_one_active_attempt",
             "session_id",
             unique=True,
-            postgresql_where=text("status IN ('pending', 'in_progress')"),
+            postgresql_where=text(f"status IN {_sql_list(tuple(s.value for s in ACTIVE_STATUSES))}"),
+        ),
+        # Migration 0002_analytics: the latest completed attempt of each session as an index-only scan.
+        Index(
+            "ix_session_scores_latest_completed",
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
+        ),
+        Index(
+            "ix_session_scores_latest_completed_by_criteria",
+            "criteria_hash",
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
         ),
     )
 
@@ -122,6 +146,7 @@ class MissingToolRow(Base):
     __table_args__ = (
         Index("ix_score_missing_tools_score_id", "score_id"),
         Index("ix_score_missing_tools_tool_name", "tool_name"),
+        Index("ix_score_missing_tools_score_tool", "score_id", "tool_name"),  # 0002_analytics
     )
 
 

@@ -32,13 +32,13 @@ from typing import Any
 
 from session_scoring.judge.base import JudgeRequest
 from session_scoring.models.judge import (
-    DIMENSION_MAX,
     JudgeAlternativeApproach,
     JudgeMissingTool,
     JudgeOutputSchema,
     JudgeVerdict,
     ScoreBreakdown,
 )
+from session_scoring.models.scores import DIMENSION_MAX
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 
 HEURISTIC_MODEL = "heuristic-rules-v2"
@@ -178,7 +178,6 @@ class _Facts:
     session: Session
     calls: list[ToolCall]
     succeeded: list[ToolCall]
-    task_text: str
     targets: list[str]
     covered: list[str]
     result_tokens: set[str]
@@ -307,7 +306,6 @@ def _facts(session: Session) -> _Facts:
         session=session,
         calls=calls,
         succeeded=succeeded,
-        task_text=task,
         targets=targets,
         covered=covered,
         result_tokens=result_tokens,

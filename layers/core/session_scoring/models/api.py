@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from session_scoring.models.scores import ScoreStatus
+
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
-
-
-class ScoreStatus(StrEnum):
-    PENDING = "pending"
-    IN_PROGRESS = "in_progress"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
-ACTIVE_STATUSES = frozenset({ScoreStatus.PENDING, ScoreStatus.IN_PROGRESS})
 
 
 class _Response(BaseModel):

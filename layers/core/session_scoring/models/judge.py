@@ -12,8 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-DIMENSION_MAX = 25
-DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS
 
 
 class _Strict(BaseModel):
@@ -44,7 +43,7 @@ class ScoreBreakdown(_Strict):
     synthesis_quality: int = Field(..., ge=0, le=DIMENSION_MAX, description="Synthesis quality, 0-25 points")
 
     def total(self) -> int:
-        return self.logical_flow + self.consistency + self.tool_relevance + self.synthesis_quality
+        return sum(int(getattr(self, dimension)) for dimension in DIMENSIONS)
 
 
 class JudgeOutputSchema(_Strict):

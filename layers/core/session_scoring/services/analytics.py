@@ -13,7 +13,8 @@ from session_scoring.models.api import (
     ScoreBand,
     ScoreDistribution,
 )
-from session_scoring.repositories.analytics import SCORE_BANDS, AnalyticsRepository
+from session_scoring.models.scores import SCORE_BANDS
+from session_scoring.repositories.analytics import AnalyticsRepository
 
 DEFAULT_TOOL_LIMIT = 10
 

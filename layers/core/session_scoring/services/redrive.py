@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from session_scoring.errors import ScoringError
 from session_scoring.infrastructure.queue import MoveTaskUnsupportedError, QueuedMessage, SqsDeadLetterQueue
 from session_scoring.log import logger
-from session_scoring.models.api import ScoreStatus
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import record_jobs_redriven
 from session_scoring.repositories.scores import ScoreRepository
 
@@ -54,7 +54,7 @@ class DeadLetter:
             job = ScoringJob.model_validate_json(message.body)
         except ValidationError as exc:
             return cls(message.message_id, message.receive_count, None, None, None, f"not a scoring job: {exc}")
-        attempt = repository.get(job.score_id, current_hash)
+        attempt = repository.get(job.score_id)
         if attempt is None:
             return cls(message.message_id, message.receive_count, job.score_id, job.session_id, None, "no such attempt")
         reason = attempt.error_message or f"no failure recorded (the attempt is {attempt.status.value})"

@@ -26,9 +26,9 @@ from session_scoring.errors import (
 from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
-from session_scoring.models.api import ScoreStatus
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
     FailureCategory,
     record_job_dead_lettered,

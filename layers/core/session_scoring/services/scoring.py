@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -16,23 +16,80 @@ from session_scoring.errors import (
 from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.api import (
+    AlternativeApproach,
     CriteriaDefinition,
+    JudgeInfo,
+    LatestScore,
+    MissingTool,
     SessionListItem,
     SessionListPage,
     SessionScore,
     SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.records import LatestScoreRecord, ScoreRecord
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.sources.base import SessionSource
 
 
+def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> SessionScore:
+    """Explicit mapping from the stored attempt to the API model."""
+    return SessionScore(
+        score_id=record.score_id,
+        session_id=record.session_id,
+        criteria_hash=record.criteria_hash,
+        status=record.status,
+        total_score=record.total_score,
+        score_breakdown=record.score_breakdown,
+        score_reasoning=record.score_reasoning,
+        missing_tools=[MissingTool(tool_name=t.tool_name, rationale=t.rationale) for t in record.missing_tools],
+        alternative_approaches=[
+            AlternativeApproach(name=a.name, description=a.description, steps=list(a.steps))
+            for a in record.alternative_approaches
+        ],
+        scored_triggered_by=record.scored_triggered_by,
+        requested_at=record.requested_at,
+        started_at=record.started_at,
+        scored_at=record.scored_at,
+        error_message=record.error_message,
+        is_current_criteria=record.criteria_hash == current_criteria_hash,
+        judge=JudgeInfo(
+            provider=record.judge_provider,
+            model=record.judge_model,
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            cache_read_tokens=record.cache_read_tokens,
+            cache_write_tokens=record.cache_write_tokens,
+            latency_ms=record.judge_latency_ms,
+            prompt_compacted=record.prompt_compacted,
+            prompt_tokens_before=record.prompt_tokens_before,
+            prompt_tokens_after=record.prompt_tokens_after,
+        ),
+    )
+
+
+def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
+    return LatestScore(
+        score_id=record.score_id,
+        status=record.status,
+        total_score=record.total_score,
+        criteria_hash=record.criteria_hash,
+        is_current_criteria=record.criteria_hash == current_criteria_hash,
+    )
+
+
 class ScoringService:
     def __init__(
-        self, config: ScoringConfig, repository: ScoreRepository, source: SessionSource, queue: JobQueue
+        self,
+        config: ScoringConfig,
+        repository: ScoreRepository,
+        source: SessionSource,
+        queue: Callable[[], JobQueue],
     ) -> None:
+        """``queue`` is called when a job is first sent: a process that only reads builds no queue client."""
         self._config = config
         self._repository = repository
         self._source = source
@@ -53,30 +110,26 @@ class ScoringService:
                 "scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true to request scores"
             )
         current = self._config.criteria_hash
-        active = self._repository.active_for_session(session_id, current)
-        if active is not None:
-            return active
-        if not force_rescore:
-            completed = self._repository.latest_completed(session_id, current)
-            if completed is not None:
-                return completed
+        existing = self._repository.active_or_latest_completed(session_id)
+        if existing is not None and (existing.status != ScoreStatus.COMPLETED or not force_rescore):
+            return to_session_score(existing, current)
         self._check_scorable(self._source.get_session(session_id))
         self._repository.ensure_criteria(current, self._config.criteria_content)
         score_id = uuid.uuid4()
-        attempt, created = self._repository.create_attempt(score_id, session_id, current, triggered_by, current)
-        if not created:
-            return attempt
+        new = self._repository.create_attempt(score_id, session_id, current, triggered_by)
+        if not new.created:
+            return to_session_score(new.attempt, current)
         job = ScoringJob(
             score_id=score_id, session_id=session_id, requested_by=triggered_by, requested_at=datetime.now(UTC)
         )
         try:
-            self._queue.send(job)
+            self._queue().send(job)
         except QueueUnavailableError as exc:
             self._repository.fail(score_id, None, f"could not queue the scoring job: {exc.message}")
             raise
         logger.info("scoring queued", extra={"score_id": str(score_id), "session_id": session_id})
         record_score_requested()
-        return attempt
+        return to_session_score(new.attempt, current)
 
     def _check_scorable(self, session: Session) -> None:
         allowed = set(self._config.session_source.scorable_statuses)
@@ -92,27 +145,31 @@ class ScoringService:
             )
 
     def latest_score(self, session_id: str) -> SessionScore:
-        score = self._repository.latest_for_session(session_id, self._config.criteria_hash)
-        if score is None:
+        record = self._repository.latest_for_session(session_id)
+        if record is None:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return score
+        return to_session_score(record, self._config.criteria_hash)
 
     def score_history(self, session_id: str) -> list[SessionScore]:
-        scores = self._repository.list_for_session(session_id, self._config.criteria_hash)
-        if not scores:
+        records = self._repository.list_for_session(session_id)
+        if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
-        return scores
+        return [to_session_score(record, self._config.criteria_hash) for record in records]
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionListPage:
         source_page = self._source.list_sessions(page, page_size, statuses)
-        latest = self._repository.latest_for_sessions(
-            [s.session_id for s in source_page.items], self._config.criteria_hash
-        )
+        current = self._config.criteria_hash
+        latest = self._repository.latest_for_sessions([s.session_id for s in source_page.items])
         return SessionListPage(
             items=[
-                SessionListItem(**summary.model_dump(), score=latest.get(summary.session_id))
+                SessionListItem(
+                    **summary.model_dump(),
+                    score=to_latest_score(latest[summary.session_id], current)
+                    if summary.session_id in latest
+                    else None,
+                )
                 for summary in source_page.items
             ],
             page=source_page.page,

@@ -23,6 +23,21 @@ def describe_validation_error(exc: ValidationError) -> str:
     return f"field '{field}': {first['msg']}{more}"
 
 
+class TarsyPagination(BoundaryModel):
+    """The ``pagination`` block of a TARSy session list, the same in tarsy-bot and TARSy Go."""
+
+    page: int
+    page_size: int
+    total_pages: int
+    total_items: int
+
+
+class TarsyListing(BoundaryModel):
+    """A TARSy session list: items whose shape each API defines, and the shared pagination."""
+
+    pagination: TarsyPagination
+
+
 _Model = TypeVar("_Model", bound=BaseModel)
 
 

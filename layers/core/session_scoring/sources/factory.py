@@ -14,7 +14,7 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
 
         return FileSessionSource(settings.resolve_path(section.directory), include_chat=section.include_chat)
     from session_scoring.infrastructure.secrets import read_secret
-    from session_scoring.sources.http import TarsyHttpClient
+    from session_scoring.sources.http import TarsyGoSessionSource, TarsyHttpClient, TarsySessionSource
 
     client = TarsyHttpClient(
         section.base_url,
@@ -27,9 +27,5 @@ def build_source(section: SessionSourceSection, settings: Settings) -> SessionSo
         secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
     )
     if section.type == "tarsy":
-        from session_scoring.sources.tarsy import TarsySessionSource
-
         return TarsySessionSource(client, include_chat=section.include_chat)
-    from session_scoring.sources.tarsy_go import TarsyGoSessionSource
-
     return TarsyGoSessionSource(client, include_chat=section.include_chat)

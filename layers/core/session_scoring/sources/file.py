@@ -68,7 +68,7 @@ class FileSessionSource:
         for session in self._all()[0]:
             if session.session_id == session_id:
                 return session
-        raise SessionNotFoundError(f"session '{session_id}' was not found in {self._directory}")
+        raise SessionNotFoundError(f"session '{session_id}' was not found among the session files")
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         sessions, skipped = self._all()

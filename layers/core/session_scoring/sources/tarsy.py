@@ -1,4 +1,5 @@
-"""Sessions from the tarsy-bot (Python) History API, normalised from its ``DetailedSession``.
+"""The documents of the tarsy-bot (Python) History API, normalised from its ``DetailedSession`` (no I/O here: the
+HTTP source is :class:`sources.http.TarsySessionSource`; exported files are read by :mod:`sources.documents`).
 
 The whole investigation is read from ``GET /api/v1/history/sessions/{id}``: every stage (parallel agents included),
 its LLM interactions and its MCP communications. ``/final-analysis`` is not used: for a multi-stage chain it holds
@@ -16,16 +17,15 @@ Mapping (TARSy -> normalised session):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import Field
 
-from session_scoring.models.session import AvailableTool, Session, SessionPage, SessionSummary, Stage, Step, ToolCall
+from session_scoring.models.session import AvailableTool, Session, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel as _Boundary
-from session_scoring.sources.boundary import validate_document
+from session_scoring.sources.boundary import TarsyListing, validate_document
 from session_scoring.sources.conversation import (
     Message,
     ThinkingAnchor,
@@ -34,9 +34,6 @@ from session_scoring.sources.conversation import (
     split_tool_name,
     unwrap_result,
 )
-
-if TYPE_CHECKING:
-    from session_scoring.sources.http import TarsyHttpClient
 
 HISTORY_PREFIX = "/api/v1/history"
 # LLM interactions that carry the stage's own conversation (not a tool-result summary or the executive summary).
@@ -53,8 +50,6 @@ class TarsyConversation(_Boundary):
 
 
 class TarsyLLMDetails(_Boundary):
-    interaction_id: str | None = None
-    model_name: str | None = None
     success: bool = True
     error_message: str | None = None
     conversation: TarsyConversation | None = None
@@ -91,11 +86,9 @@ class TarsyChatMessage(_Boundary):
 
 class TarsyStage(_Boundary):
     execution_id: str
-    stage_id: str | None = None
     stage_index: int = 0
     stage_name: str
     agent: str | None = None
-    iteration_strategy: str | None = None
     status: str = "completed"
     stage_output: Any = None
     error_message: str | None = None
@@ -122,22 +115,13 @@ class TarsyDetailedSession(TarsySessionOverview):
     error_message: str | None = None
     alert_data: dict[str, Any] = Field(default_factory=dict)
     final_analysis: str | None = None
-    final_analysis_summary: str | None = None
     chain_id: str | None = None
     chain_definition: dict[str, Any] | None = None
     stages: list[TarsyStage] = Field(default_factory=list)
 
 
-class TarsyPagination(_Boundary):
-    page: int
-    page_size: int
-    total_pages: int
-    total_items: int
-
-
-class TarsySessionList(_Boundary):
+class TarsySessionList(TarsyListing):
     sessions: list[TarsySessionOverview]
-    pagination: TarsyPagination
 
 
 def from_microseconds(value: int | None) -> datetime | None:
@@ -328,48 +312,3 @@ def _stage_output(output: Any) -> str | None:
             if isinstance(value, str) and value.strip():
                 return value
     return None
-
-
-class TarsySessionSource:
-    """The tarsy-bot History API over HTTP."""
-
-    name = "tarsy"
-
-    def __init__(self, client: TarsyHttpClient, include_chat: bool = False) -> None:
-        self._client = client
-        self._include_chat = include_chat
-
-    def get_session(self, session_id: str) -> Session:
-        path = f"{HISTORY_PREFIX}/sessions/{session_id}"
-        document = self._client.get_json(
-            path, not_found=f"session '{session_id}' was not found in TARSy at {self._client.base_url}"
-        )
-        return parse_detailed_session(document, f"TARSy GET {path}", self._include_chat)
-
-    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
-        """One page of TARSy's session list (its own paging; ``statuses`` becomes its repeatable status filter)."""
-        path = f"{HISTORY_PREFIX}/sessions"
-        params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, 100)}
-        if statuses:
-            params["status"] = list(statuses)
-        listing = validate_document(
-            TarsySessionList, self._client.get_json(path, params), f"TARSy GET {path}: not a valid session list"
-        )
-        return SessionPage(
-            items=[
-                SessionSummary(
-                    session_id=s.session_id,
-                    status=s.status,
-                    alert_type=s.alert_type,
-                    agent_type=s.agent_type,
-                    author=s.author,
-                    started_at=from_microseconds(s.started_at_us),
-                    completed_at=from_microseconds(s.completed_at_us),
-                )
-                for s in listing.sessions
-            ],
-            page=listing.pagination.page,
-            page_size=listing.pagination.page_size,
-            total_items=listing.pagination.total_items,
-            total_pages=max(1, listing.pagination.total_pages or math.ceil(listing.pagination.total_items / page_size)),
-        )

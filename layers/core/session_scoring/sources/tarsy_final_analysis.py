@@ -28,7 +28,6 @@ _ONLY_RESULT = "(this export holds only the stage's result; its tool calls and r
 
 
 class TarsyConversationHistory(BoundaryModel):
-    model_name: str | None = None
     messages: list[TarsyMessage] = Field(default_factory=list)
 
 
@@ -36,7 +35,6 @@ class TarsyFinalAnalysisResponse(BoundaryModel):
     session_id: str
     status: str
     final_analysis: str | None = None
-    final_analysis_summary: str | None = None
     llm_conversation: TarsyConversationHistory | None = None
     chat_conversation: TarsyConversationHistory | None = None
     alert_data: dict[str, Any] = Field(default_factory=dict)

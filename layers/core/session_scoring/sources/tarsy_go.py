@@ -1,5 +1,6 @@
-"""Sessions from TARSy's Go rewrite: ``GET /api/v1/sessions/:id`` (stages and agent executions) plus
-``GET /api/v1/sessions/:id/timeline`` (what each execution did, in sequence).
+"""The documents of TARSy's Go rewrite: ``GET /api/v1/sessions/:id`` (stages and agent executions) plus
+``GET /api/v1/sessions/:id/timeline`` (what each execution did, in sequence). No I/O here: the HTTP source is
+:class:`sources.http.TarsyGoSessionSource`.
 
 Mapping (timeline event -> step of the execution's stage): ``llm_thinking`` -> reasoning, ``llm_response`` ->
 message, ``llm_tool_call`` -> tool call (server, tool, arguments and result from its metadata and content;
@@ -14,21 +15,17 @@ sessions from this source have no available tools and the transcript says so.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
 from session_scoring.errors import SessionDataError
-from session_scoring.models.session import Session, SessionPage, SessionSummary, Stage, Step, ToolCall
-from session_scoring.sources.boundary import BoundaryModel, validate_document
+from session_scoring.models.session import Session, Stage, Step, ToolCall
+from session_scoring.sources.boundary import BoundaryModel, TarsyListing, validate_document
 from session_scoring.sources.conversation import parse_json_or_text
-
-if TYPE_CHECKING:
-    from session_scoring.sources.http import TarsyHttpClient
 
 API_PREFIX = "/api/v1"
 
@@ -61,7 +58,6 @@ class GoSession(BoundaryModel):
     author: str | None = None
     error_message: str | None = None
     final_analysis: str | None = None
-    executive_summary: str | None = None
     created_at: datetime | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
@@ -72,7 +68,6 @@ class GoTimelineEvent(BoundaryModel):
     event_type: str
     content: str = ""
     metadata: dict[str, Any] | None = None
-    stage_id: str | None = None
     execution_id: str | None = None
     agent: str | None = None
     sequence_number: int | None = None
@@ -94,16 +89,8 @@ class GoSessionItem(BoundaryModel):
     completed_at: datetime | None = None
 
 
-class GoPagination(BoundaryModel):
-    page: int
-    page_size: int
-    total_pages: int
-    total_items: int
-
-
-class GoSessionList(BoundaryModel):
+class GoSessionList(TarsyListing):
     sessions: list[GoSessionItem]
-    pagination: GoPagination
 
 
 def parse_go_session(session_document: Any, timeline_document: Any, origin: str, include_chat: bool = False) -> Session:
@@ -227,47 +214,3 @@ def _mark_summarised(steps: list[Step], tool_name: str, summary: str) -> None:
             text = f"Summary of {call.qualified_name} the agent saw: {summary}"
             steps.insert(index + 1, Step(kind="message", text=text))
             return
-
-
-class TarsyGoSessionSource:
-    """TARSy's Go API over HTTP."""
-
-    name = "tarsy-go"
-
-    def __init__(self, client: TarsyHttpClient, include_chat: bool = False) -> None:
-        self._client = client
-        self._include_chat = include_chat
-
-    def get_session(self, session_id: str) -> Session:
-        path = f"{API_PREFIX}/sessions/{session_id}"
-        missing = f"session '{session_id}' was not found in TARSy at {self._client.base_url}"
-        session = self._client.get_json(path, not_found=missing)
-        timeline = self._client.get_json(f"{path}/timeline", not_found=missing)
-        return parse_go_session(session, timeline, f"TARSy GET {path}", self._include_chat)
-
-    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
-        path = f"{API_PREFIX}/sessions"
-        params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, 100)}
-        if statuses:
-            params["status"] = ",".join(statuses)
-        listing = validate_document(
-            GoSessionList, self._client.get_json(path, params), f"TARSy GET {path}: not a session list"
-        )
-        return SessionPage(
-            items=[
-                SessionSummary(
-                    session_id=item.id,
-                    status=item.status,
-                    alert_type=item.alert_type,
-                    agent_type=item.chain_id,
-                    author=item.author,
-                    started_at=item.started_at or item.created_at,
-                    completed_at=item.completed_at,
-                )
-                for item in listing.sessions
-            ],
-            page=listing.pagination.page,
-            page_size=listing.pagination.page_size,
-            total_items=listing.pagination.total_items,
-            total_pages=max(1, listing.pagination.total_pages or math.ceil(listing.pagination.total_items / page_size)),
-        )

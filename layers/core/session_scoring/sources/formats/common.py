@@ -208,7 +208,6 @@ class TraceBuilder:
     dropped: Counter[str] = field(default_factory=Counter)
     times: list[datetime] = field(default_factory=list)
     _waiting: list[tuple[int, str | None]] = field(default_factory=list)
-    _task_seen: bool = False
 
     def text(self, kind: Literal["reasoning", "answer", "message"], text: str | None) -> None:
         if text and text.strip():
@@ -217,7 +216,6 @@ class TraceBuilder:
     def user(self, text: str | None) -> None:
         """A user turn: the first one is the task the agent was given."""
         if text and text.strip():
-            self._task_seen = True
             self.text("message", f"User: {text.strip()}")
 
     def drop(self, what: str, count: int = 1) -> None:

@@ -23,20 +23,23 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def test_reads_the_secret_text(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_reads_the_secret_text() -> None:
     arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
         Name=f"key-{uuid.uuid4().hex[:8]}", SecretString="  sk-ant-test \n"
     )["ARN"]
     assert read_secret(Settings(), arn, "ANTHROPIC_API_KEY_SECRET_ARN") == "sk-ant-test"
 
 
-def test_a_missing_secret_is_a_configuration_error_naming_the_setting(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_a_missing_secret_is_a_configuration_error_naming_the_setting() -> None:
     arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:absent-AbCdEf"
     with pytest.raises(ConfigurationError, match=r"named by session_source.token_secret_arn \(ResourceNotFound"):
         read_secret(Settings(), arn, "session_source.token_secret_arn")
 
 
-def test_an_empty_secret_is_a_configuration_error(aws: None) -> None:
+@pytest.mark.usefixtures("aws")
+def test_an_empty_secret_is_a_configuration_error() -> None:
     arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
         Name=f"empty-{uuid.uuid4().hex[:8]}", SecretString=" "
     )["ARN"]

@@ -1,28 +1,23 @@
-"""The explicit mapping from ORM rows to the API model (no database needed)."""
+"""The explicit mapping from stored attempts (domain records) to the API model (no database needed)."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
 
-from session_scoring.db.schema import (
-    AlternativeApproachRow,
-    AlternativeApproachStepRow,
-    MissingToolRow,
-    SessionScoreRow,
-)
-from session_scoring.models.api import ScoreStatus
-from session_scoring.repositories.scores import to_api_score
+from session_scoring.models.records import ApproachRecord, LatestScoreRecord, MissingToolRecord, ScoreRecord
+from session_scoring.models.scores import ScoreStatus
+from session_scoring.services.scoring import to_latest_score, to_session_score
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 
 
-def completed_row(criteria_hash: str = "a" * 64) -> SessionScoreRow:
-    return SessionScoreRow(
+def completed(criteria_hash: str = "a" * 64) -> ScoreRecord:
+    return ScoreRecord(
         score_id=uuid.uuid4(),
         session_id="s-1",
         criteria_hash=criteria_hash,
-        status="completed",
+        status=ScoreStatus.COMPLETED,
         total_score=61,
         score_breakdown={"logical_flow": 15, "consistency": 16, "tool_relevance": 14, "synthesis_quality": 16},
         score_reasoning="However, the agent never read the logs.",
@@ -40,32 +35,21 @@ def completed_row(criteria_hash: str = "a" * 64) -> SessionScoreRow:
         prompt_compacted=True,
         prompt_tokens_before=300_000,
         prompt_tokens_after=150_000,
-        missing_tools=[
-            MissingToolRow(position=0, tool_name="pods_log", rationale="logs"),
-            MissingToolRow(position=1, tool_name="events_list", rationale="events"),
-        ],
-        alternative_approaches=[
-            AlternativeApproachRow(
-                position=0,
-                name="Logs first",
-                description="Read logs before concluding.",
-                steps=[
-                    AlternativeApproachStepRow(step_order=1, step_description="read logs"),
-                    AlternativeApproachStepRow(step_order=2, step_description="check events"),
-                ],
-            )
-        ],
+        missing_tools=(MissingToolRecord("pods_log", "logs"), MissingToolRecord("events_list", "events")),
+        alternative_approaches=(
+            ApproachRecord("Logs first", "Read logs before concluding.", ("read logs", "check events")),
+        ),
     )
 
 
 def test_maps_every_field_and_nests_children_in_order() -> None:
-    row = completed_row()
-    score = to_api_score(row, current_criteria_hash="a" * 64)
+    record = completed()
+    score = to_session_score(record, current_criteria_hash="a" * 64)
 
-    assert score.score_id == row.score_id
+    assert score.score_id == record.score_id
     assert score.status is ScoreStatus.COMPLETED
     assert score.total_score == 61
-    assert score.score_breakdown == row.score_breakdown
+    assert score.score_breakdown == record.score_breakdown
     assert [t.tool_name for t in score.missing_tools] == ["pods_log", "events_list"]
     assert score.alternative_approaches[0].steps == ["read logs", "check events"]
     assert score.scored_triggered_by == "alice@example.com"
@@ -76,25 +60,28 @@ def test_maps_every_field_and_nests_children_in_order() -> None:
 
 
 def test_is_current_criteria_compares_the_hash() -> None:
-    assert to_api_score(completed_row("a" * 64), "a" * 64).is_current_criteria is True
-    assert to_api_score(completed_row("a" * 64), "b" * 64).is_current_criteria is False
+    assert to_session_score(completed("a" * 64), "a" * 64).is_current_criteria is True
+    assert to_session_score(completed("a" * 64), "b" * 64).is_current_criteria is False
 
 
 def test_pending_attempt_has_null_score_fields() -> None:
-    row = SessionScoreRow(
+    record = ScoreRecord(
         score_id=uuid.uuid4(),
         session_id="s-2",
         criteria_hash="a" * 64,
-        status="pending",
+        status=ScoreStatus.PENDING,
         scored_triggered_by="api-client",
         requested_at=NOW,
-        prompt_compacted=False,
-        missing_tools=[],
-        alternative_approaches=[],
     )
-    score = to_api_score(row, "a" * 64)
+    score = to_session_score(record, "a" * 64)
     assert score.status is ScoreStatus.PENDING
     assert score.total_score is None
     assert score.score_breakdown is None
     assert score.missing_tools == []
     assert score.judge.provider is None
+
+
+def test_latest_score_of_the_session_list_says_whether_its_criteria_are_current() -> None:
+    record = LatestScoreRecord("s-3", uuid.uuid4(), ScoreStatus.FAILED, None, "b" * 64)
+    latest = to_latest_score(record, "a" * 64)
+    assert (latest.status, latest.total_score, latest.is_current_criteria) == (ScoreStatus.FAILED, None, False)

@@ -6,7 +6,7 @@ import io
 import uuid
 
 from session_scoring.entrypoints.cli import ProgressBar, render_report
-from session_scoring.models.api import ScoreStatus
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.services.redrive import DeadLetter, DeadLetterReport, RedriveProgress
 
 

@@ -1,0 +1,112 @@
+"""What the repositories return: plain, frozen domain records (never ORM rows, never API models).
+
+The services map these to the API models explicitly, so the storage shape and the wire shape can change apart.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from session_scoring.models.scores import ScoreStatus
+
+
+@dataclass(frozen=True)
+class MissingToolRecord:
+    tool_name: str
+    rationale: str
+
+
+@dataclass(frozen=True)
+class ApproachRecord:
+    name: str
+    description: str
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One scoring attempt as stored, its missing tools and alternative approaches in their stored order."""
+
+    score_id: uuid.UUID
+    session_id: str
+    criteria_hash: str
+    status: ScoreStatus
+    scored_triggered_by: str
+    requested_at: datetime
+    total_score: int | None = None
+    score_breakdown: dict[str, Any] | None = None
+    score_reasoning: str | None = None
+    missing_tools: tuple[MissingToolRecord, ...] = ()
+    alternative_approaches: tuple[ApproachRecord, ...] = ()
+    started_at: datetime | None = None
+    scored_at: datetime | None = None
+    error_message: str | None = None
+    judge_provider: str | None = None
+    judge_model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    judge_latency_ms: int | None = None
+    prompt_compacted: bool = False
+    prompt_tokens_before: int | None = None
+    prompt_tokens_after: int | None = None
+
+
+@dataclass(frozen=True)
+class LatestScoreRecord:
+    """The latest attempt of a session, without its children (the session list)."""
+
+    session_id: str
+    score_id: uuid.UUID
+    status: ScoreStatus
+    total_score: int | None
+    criteria_hash: str
+
+
+@dataclass(frozen=True)
+class StoredCriteria:
+    criteria_hash: str
+    criteria_content: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class StrandedAttempt:
+    """An active attempt that no scorer holds and whose queue message may be gone (see ``ScoreRepository.stranded``)."""
+
+    score_id: uuid.UUID
+    session_id: str
+    status: ScoreStatus
+    delivery_count: int
+    requested_by: str
+    requested_at: datetime
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Outcome of trying to claim an attempt for scoring."""
+
+    claimed: bool
+    claim_token: uuid.UUID | None = None
+    status: ScoreStatus | None = None
+    lease_expires_at: datetime | None = None
+    delivery_count: int = 0
+
+
+@dataclass(frozen=True)
+class PromptStats:
+    compacted: bool
+    tokens_before: int | None
+    tokens_after: int | None
+
+
+@dataclass(frozen=True)
+class NewAttempt:
+    """Outcome of asking for a new attempt: the attempt, and whether this call created it."""
+
+    attempt: ScoreRecord
+    created: bool = field(default=True)

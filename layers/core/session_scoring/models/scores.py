@@ -1,0 +1,59 @@
+"""Domain constants of a score, defined once: the attempt statuses, the score bands and the judged dimensions.
+
+The API, the ORM schema, the repositories and the judge all import these from here; the dashboard reads the bands
+from the API (``ScoreDistribution.bands`` carries each band's label and bounds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+# Where a scoring attempt is: queued, being judged, or done either way. (A comment, not a docstring: pydantic would
+# put a docstring into the OpenAPI schema, from which the dashboard's types are generated.)
+class ScoreStatus(StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+#: Statuses of an attempt still under way; a session has at most one such attempt (a partial unique index).
+ACTIVE_STATUSES: tuple[ScoreStatus, ...] = (ScoreStatus.PENDING, ScoreStatus.IN_PROGRESS)
+
+
+@dataclass(frozen=True)
+class Band:
+    """A score band of the design: a name, a label and inclusive bounds."""
+
+    band: str
+    label: str
+    min_score: int
+    max_score: int
+
+
+#: The design's five bands (EP-0028), in order; together they cover 0-100 without gaps or overlaps.
+SCORE_BANDS: tuple[Band, ...] = (
+    Band("failed", "Failed", 0, 44),
+    Band("weak", "Weak", 45, 59),
+    Band("adequate", "Adequate", 60, 74),
+    Band("good", "Good", 75, 89),
+    Band("near_perfect", "Near-perfect", 90, 100),
+)
+
+MIN_SCORE = 0
+MAX_SCORE = 100
+
+
+def band_for(score: int) -> Band:
+    """The band a 0-100 total score falls in; a score outside 0-100 is a programming error."""
+    for band in SCORE_BANDS:
+        if band.min_score <= score <= band.max_score:
+            return band
+    raise ValueError(f"score {score} is outside {MIN_SCORE}-{MAX_SCORE}")
+
+
+#: The four dimensions the judge scores, each worth 0 to ``DIMENSION_MAX`` points; the total is their sum.
+DIMENSIONS: tuple[str, ...] = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+DIMENSION_MAX = 25

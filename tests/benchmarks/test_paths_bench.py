@@ -1,0 +1,601 @@
+"""The database, API and analytics paths beside their floors, measured in the same run (issue 10).
+
+A floor is the same I/O done by hand: pg8000 statements on one open connection and, for a POST, one ``SendMessage``
+with the same boto3 client. Warm paths are the medians of ``BENCH_CALLS`` (200) in-process calls of the Lambda
+handlers (Mangum for the API, Powertools' batch handler for the scorer) against the embedded PostgreSQL and moto.
+Round trips are counted at pg8000's socket (one per ``ReadyForQuery`` awaited).
+
+Cold init runs ``BENCH_COLD_RUNS`` (10) fresh interpreters of this virtualenv (not the built Lambda layout): the
+API module's import and app build against a bare FastAPI + Mangum app and a bare Powertools resolver; in the same
+processes the first GET against the median of later, warm GETs.
+
+Analytics load ``BENCH_SCALE`` completed scores (20,000 by default; ``BENCH_SCALE=1000000`` takes several minutes
+to load) with about three missing tools each into a database of their own, then time the latest score of a session
+(p99 over ``BENCH_CALLS`` sessions) against one JSON query by hand, the score distribution, the top 20 missing
+tools and the criteria in use, and print EXPLAIN (ANALYZE, BUFFERS) of each analytics query.
+
+Nothing here asserts speed: every figure goes into the ``bench_table`` printed at the end of ``make bench``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import pg8000.dbapi
+import pytest
+from sqlalchemy import event, make_url
+
+from devstack.queue_poller import LocalLambdaContext
+from session_scoring.judge.rendering import build_prompt
+from session_scoring.models.jobs import ScoringJob
+from tests.benchmarks.conftest import BenchTable
+from tests.conftest import ROOT, THOROUGH_ID, Stack
+from tests.support.events import load_event, with_score_id
+
+pytestmark = pytest.mark.benchmark
+
+CALLS = int(os.environ.get("BENCH_CALLS", "200"))
+COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "10"))
+SCALE = int(os.environ.get("BENCH_SCALE", "20000"))
+TOOLS_PER_SCORE = 3
+TOOL_VOCABULARY = 300
+
+
+# ---------------------------------------------------------------- measuring helpers
+
+
+class Statements:
+    """Counts the SQL statements this process sends to PostgreSQL (pg8000 itself pays three socket round trips
+    for each parameterised statement, by hand or not, so statements are what a path controls)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @contextmanager
+    def installed(self) -> Iterator[Statements]:
+        import pg8000.core
+
+        originals = {
+            name: getattr(pg8000.core.CoreConnection, name)
+            for name in ("execute_unnamed", "execute_simple", "execute_named")
+        }
+
+        def counting(original: Any) -> Any:
+            def call(conn: Any, *args: Any, **kwargs: Any) -> Any:
+                self.count += 1
+                return original(conn, *args, **kwargs)
+
+            return call
+
+        for name, original in originals.items():
+            setattr(pg8000.core.CoreConnection, name, counting(original))
+        try:
+            yield self
+        finally:
+            for name, original in originals.items():
+                setattr(pg8000.core.CoreConnection, name, original)
+
+
+def timed(calls: int, work: Callable[[], Any], before: Callable[[], Any] | None = None) -> list[float]:
+    """Milliseconds of ``work`` over ``calls`` calls; ``before`` runs untimed ahead of each call."""
+    spent = []
+    for _ in range(calls):
+        if before is not None:
+            before()
+        started = time.perf_counter()
+        work()
+        spent.append((time.perf_counter() - started) * 1000)
+    return spent
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98] if len(values) > 1 else values[0]
+
+
+def pg_connect(sqlalchemy_url: str) -> pg8000.dbapi.Connection:
+    """A plain pg8000 connection (autocommit) to the database of a ``postgresql+pg8000://`` URL."""
+    url = make_url(sqlalchemy_url)
+    kwargs: dict[str, Any] = {"user": url.username or "postgres", "database": url.database}
+    if "unix_sock" in url.query:
+        kwargs["unix_sock"] = url.query["unix_sock"]
+    else:
+        kwargs.update(host=url.host or "localhost", port=url.port or 5432, password=url.password)
+    conn = pg8000.dbapi.connect(**kwargs)
+    conn.autocommit = True
+    return conn
+
+
+# One JSON document per attempt, children included: what a GET needs, in one statement.
+SCORE_JSON = """
+SELECT json_build_object(
+  'score', to_jsonb(s) - 'claim_token' - 'lease_expires_at' - 'delivery_count',
+  'missing_tools', COALESCE((SELECT json_agg(json_build_object('tool_name', t.tool_name, 'rationale', t.rationale)
+                                             ORDER BY t.position)
+                             FROM score_missing_tools t WHERE t.score_id = s.score_id), '[]'),
+  'alternative_approaches', COALESCE((SELECT json_agg(json_build_object(
+        'name', a.name, 'description', a.description,
+        'steps', (SELECT COALESCE(json_agg(st.step_description ORDER BY st.step_order), '[]')
+                  FROM score_alternative_approach_steps st WHERE st.approach_id = a.id)) ORDER BY a.position)
+      FROM score_alternative_approaches a WHERE a.score_id = s.score_id), '[]'))::text
+FROM session_scores s WHERE s.session_id = %s {status} ORDER BY s.requested_at DESC, s.score_id DESC LIMIT 1
+"""
+
+
+# ---------------------------------------------------------------- warm API and scorer paths
+
+
+@pytest.fixture
+def bench_stack(make_stack: Any) -> Stack:
+    stack: Stack = make_stack(POWERTOOLS_LOG_LEVEL="ERROR")
+    return stack
+
+
+def _api(event_name: str) -> Callable[[], dict[str, Any]]:
+    from functions.api.app import handler
+
+    event = load_event(event_name)
+
+    def call() -> dict[str, Any]:
+        response: dict[str, Any] = handler(event, LocalLambdaContext(budget_seconds=29))
+        return response
+
+    return call
+
+
+class TimedJudge:
+    """The configured judge, timed, so the scorer's own work can be told apart from the judge's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.spent = 0.0
+        self.last: Any = None
+
+    def evaluate(self, request: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            self.last = self.inner.evaluate(request)
+            return self.last
+        finally:
+            self.spent += time.perf_counter() - started
+
+
+def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) -> None:
+    stack = bench_stack
+    container = stack.container
+    conn = pg_connect(stack.env["SCORING_DATABASE_URL"])
+    cur = conn.cursor()
+    criteria = container.config.criteria_hash
+    sqs = stack.sqs
+    queue_url = stack.env["SCORING_QUEUE_URL"]
+
+    # A completed score to read, and the process warmed like a Lambda that has served requests.
+    post, get = _api("api-post-score-force.json"), _api("api-get-score.json")
+    assert post()["statusCode"] == 202
+    stack.poller.drain()
+    assert json.loads(get()["body"])["status"] == "completed"
+
+    # ---- GET .../score: the latest attempt with its children
+    rt = Statements()
+    with rt.installed():
+        get()
+    get_trips = rt.count
+    floor_get = timed(CALLS, lambda: json.loads(_fetch(cur, SCORE_JSON.format(status=""), THOROUGH_ID)))
+    value_get = timed(CALLS, get)
+    service = container.scoring_service
+    value_get_service = timed(CALLS, lambda: service.latest_score(THOROUGH_ID).model_dump_json())
+    bench_table.add(
+        "GET score: service + JSON, no HTTP framework (median)",
+        statistics.median(value_get_service),
+        "ms",
+        statistics.median(floor_get),
+        "-",
+        "what the core controls; the rest is FastAPI+Mangum",
+    )
+    bench_table.add(
+        "GET .../score (warm, median)",
+        statistics.median(value_get),
+        "ms",
+        statistics.median(floor_get),
+        "<= 1.5x",
+        f"{get_trips} statements; floor: one JSON query (1)",
+    )
+
+    # ---- POST .../score creating a new attempt (SQS included); the previous attempt is closed untimed
+    def close_active() -> None:
+        cur.execute("UPDATE session_scores SET status = 'failed' WHERE status IN ('pending', 'in_progress')")
+
+    def floor_post() -> None:
+        container.source.get_session(THOROUGH_ID)
+        score_id = uuid.uuid4()
+        cur.execute(
+            "INSERT INTO session_scores (score_id, session_id, criteria_hash, status, scored_triggered_by) "
+            "VALUES (%s, %s, %s, 'pending', %s) ON CONFLICT DO NOTHING RETURNING score_id, requested_at",
+            (str(score_id), THOROUGH_ID, criteria, "api-client"),
+        )
+        cur.fetchall()
+        job = ScoringJob(
+            score_id=score_id, session_id=THOROUGH_ID, requested_by="api-client", requested_at=datetime.now(UTC)
+        )
+        sqs.send_message(QueueUrl=queue_url, MessageBody=job.model_dump_json())
+
+    with rt.installed():
+        rt.count = 0
+        close_active()
+        rt.count = 0
+        assert post()["statusCode"] == 202
+    post_trips = rt.count
+    floor_posts = timed(CALLS, floor_post, close_active)
+    value_posts = timed(CALLS, lambda: post()["statusCode"] == 202 or pytest.fail("POST did not queue"), close_active)
+    bench_table.add(
+        "POST .../score new attempt, SQS included (warm, median)",
+        statistics.median(value_posts),
+        "ms",
+        statistics.median(floor_posts),
+        "<= 1.3x",
+        f"{post_trips} statements; floor: INSERT..ON CONFLICT RETURNING (1) + SendMessage",
+    )
+    value_posts_service = timed(
+        CALLS, lambda: service.request_score(THOROUGH_ID, True, "api-client").model_dump_json(), close_active
+    )
+    bench_table.add(
+        "POST score: service + JSON, no HTTP framework (median)",
+        statistics.median(value_posts_service),
+        "ms",
+        statistics.median(floor_posts),
+        "-",
+        "what the core controls; the rest is FastAPI+Mangum",
+    )
+    close_active()
+    sqs.purge_queue(QueueUrl=queue_url)
+
+    # ---- scorer work per job, judge excluded: the handler with one SQS record, minus the judge's own time
+    from functions.scorer.app import handler as scorer_handler
+
+    judge = TimedJudge(container.judge)
+    container.__dict__["judge"] = judge
+    sqs_event = load_event("sqs-one-job.json")
+    pending: list[str] = []
+
+    def new_attempt() -> None:
+        score_id = str(uuid.uuid4())
+        cur.execute(
+            "INSERT INTO session_scores (score_id, session_id, criteria_hash, status, scored_triggered_by) "
+            "VALUES (%s, %s, %s, 'pending', 'bench')",
+            (score_id, THOROUGH_ID, criteria),
+        )
+        pending.append(score_id)
+
+    def run_job() -> None:
+        result = scorer_handler(with_score_id(sqs_event, pending[-1]), LocalLambdaContext(budget_seconds=600))
+        assert result == {"batchItemFailures": []}
+
+    def run_job_without_judge() -> None:
+        before = judge.spent
+        started = time.perf_counter()
+        run_job()
+        job_ms.append((time.perf_counter() - started - (judge.spent - before)) * 1000)
+
+    new_attempt()
+    run_job()  # warm
+    with rt.installed():
+        new_attempt()
+        rt.count = 0
+        run_job()
+    job_trips = rt.count
+    output = judge.last.output
+
+    def floor_job() -> None:
+        score_id = pending[-1]
+        token = str(uuid.uuid4())
+        cur.execute(
+            "UPDATE session_scores SET status = 'in_progress', started_at = now(), claim_token = %s, "
+            "lease_expires_at = now() + interval '600 seconds', delivery_count = delivery_count + 1 "
+            "WHERE score_id = %s AND status = 'pending' RETURNING delivery_count",
+            (token, score_id),
+        )
+        cur.fetchall()
+        loaded = container.source.get_session(THOROUGH_ID)
+        build_prompt(container.config, loaded, budget_tokens=None)
+        conn.autocommit = False
+        cur.execute(
+            "UPDATE session_scores SET status = 'completed', total_score = %s, score_breakdown = %s, "
+            "score_reasoning = %s, scored_at = now(), lease_expires_at = NULL "
+            "WHERE score_id = %s AND claim_token = %s AND status = 'in_progress' RETURNING score_id",
+            (
+                output.total_score,
+                json.dumps(output.score_breakdown.model_dump()),
+                output.score_reasoning,
+                score_id,
+                token,
+            ),
+        )
+        cur.fetchall()
+        if output.missing_tools:
+            cur.execute(
+                "INSERT INTO score_missing_tools (id, score_id, position, tool_name, rationale) VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s)"] * len(output.missing_tools)),
+                [
+                    v
+                    for i, t in enumerate(output.missing_tools)
+                    for v in (str(uuid.uuid4()), score_id, i, t.tool_name, t.rationale)
+                ],
+            )
+        approach_ids = [str(uuid.uuid4()) for _ in output.alternative_approaches]
+        if approach_ids:
+            cur.execute(
+                "INSERT INTO score_alternative_approaches (id, score_id, position, name, description) VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s)"] * len(approach_ids)),
+                [
+                    v
+                    for i, (aid, a) in enumerate(zip(approach_ids, output.alternative_approaches, strict=True))
+                    for v in (aid, score_id, i, a.name, a.description)
+                ],
+            )
+            steps = [
+                (str(uuid.uuid4()), aid, n, step)
+                for aid, a in zip(approach_ids, output.alternative_approaches, strict=True)
+                for n, step in enumerate(a.steps, start=1)
+            ]
+            if steps:
+                cur.execute(
+                    "INSERT INTO score_alternative_approach_steps (id, approach_id, step_order, step_description) "
+                    "VALUES " + ", ".join(["(%s, %s, %s, %s)"] * len(steps)),
+                    [v for step in steps for v in step],
+                )
+        conn.commit()
+        conn.autocommit = True
+
+    job_ms: list[float] = []
+    timed(CALLS, run_job_without_judge, new_attempt)
+    floor_jobs = timed(CALLS, floor_job, new_attempt)
+    bench_table.add(
+        "scorer work per job, judge excluded (warm, median)",
+        statistics.median(job_ms),
+        "ms",
+        statistics.median(floor_jobs),
+        "<= 2x",
+        f"{job_trips} statements; floor: claim, session+prompt, one txn of multi-row inserts (7)",
+    )
+    conn.close()
+
+
+def _fetch(cur: Any, sql: str, *params: Any) -> str:
+    cur.execute(sql, params)
+    row = cur.fetchone()
+    return "null" if row is None else str(row[0])
+
+
+# ---------------------------------------------------------------- cold init and first request
+
+COLD_API = """
+import json, statistics, sys, time
+started = time.perf_counter()
+from functions.api.app import handler
+imported = time.perf_counter()
+from devstack.queue_poller import LocalLambdaContext
+event = json.loads(open(sys.argv[1]).read())
+first_started = time.perf_counter()
+response = handler(event, LocalLambdaContext(budget_seconds=29))
+first = time.perf_counter() - first_started
+assert response["statusCode"] == 200, response
+warm = []
+for _ in range(20):
+    t = time.perf_counter()
+    handler(event, LocalLambdaContext(budget_seconds=29))
+    warm.append(time.perf_counter() - t)
+print(json.dumps({"init": imported - started, "first": first, "warm": statistics.median(warm)}))
+"""
+
+COLD_FASTAPI = """
+import json, time
+started = time.perf_counter()
+from fastapi import FastAPI
+from mangum import Mangum
+app = FastAPI()
+@app.get("/api/v1/scoring/sessions/{session_id}/score")
+def get_score(session_id: str) -> dict[str, str]:
+    return {"session_id": session_id}
+handler = Mangum(app, lifespan="off")
+print(json.dumps({"init": time.perf_counter() - started}))
+"""
+
+COLD_POWERTOOLS = """
+import json, time
+started = time.perf_counter()
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+app = APIGatewayHttpResolver()
+@app.get("/api/v1/scoring/sessions/<session_id>/score")
+def get_score(session_id: str) -> dict[str, str]:
+    return {"session_id": session_id}
+def handler(event, context):
+    return app.resolve(event, context)
+print(json.dumps({"init": time.perf_counter() - started}))
+"""
+
+
+def _fresh(script: str, env: dict[str, str], *args: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'core'}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable) -> None:
+    assert _api("api-post-score-force.json")()["statusCode"] == 202
+    bench_stack.poller.drain()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("_")}
+    get_event = str(ROOT / "events" / "api-get-score.json")
+    ours, fastapi, powertools = [], [], []
+    for _ in range(COLD_RUNS):  # interleaved, so machine noise hits the three alike
+        ours.append(_fresh(COLD_API, env, get_event))
+        fastapi.append(_fresh(COLD_FASTAPI, env)["init"] * 1000)
+        powertools.append(_fresh(COLD_POWERTOOLS, env)["init"] * 1000)
+    init = statistics.median(o["init"] * 1000 for o in ours)
+    note = f"{COLD_RUNS} fresh processes, venv Python {sys.version_info.major}.{sys.version_info.minor}"
+    bench_table.add(
+        "API cold init (import + app) vs bare FastAPI+Mangum", init, "ms", statistics.median(fastapi), "<= 1.1x", note
+    )
+    bench_table.add(
+        "API cold init (import + app) vs bare Powertools resolver",
+        init,
+        "ms",
+        statistics.median(powertools),
+        "-",
+        note,
+    )
+    bench_table.add(
+        "API first GET vs a warm GET (same process)",
+        statistics.median(o["first"] * 1000 for o in ours),
+        "ms",
+        statistics.median(o["warm"] * 1000 for o in ours),
+        "<= 1.5x",
+        "first builds the engine and connects",
+    )
+
+
+# ---------------------------------------------------------------- analytics and latest score at scale
+
+
+def _load_scores(cur: Any, scale: int, criteria: str, other: str) -> None:
+    """``scale`` completed attempts over 0.8 x ``scale`` sessions (a fifth re-scored), a tenth under older criteria,
+    about three missing tools each; the rows SQL makes server-side, so loading is bound by PostgreSQL alone."""
+    sessions = max(1, int(scale * 0.8))
+    cur.execute(
+        "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (%s, %s), (%s, %s) "
+        "ON CONFLICT DO NOTHING",
+        (criteria, json.dumps({"scoring": {"llm_provider": "heuristic"}}), other, json.dumps({"scoring": {}})),
+    )
+    cur.execute(
+        """
+        INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, score_breakdown,
+                                    score_reasoning, scored_triggered_by, requested_at, started_at, scored_at)
+        SELECT md5('score' || i)::uuid, 'bench-' || (i %% %s), CASE WHEN i %% 10 = 0 THEN %s ELSE %s END,
+               'completed', (i * 37) %% 101, '{"logical_flow": 10}', 'bench', 'bench',
+               now() - make_interval(secs => %s - i), now() - make_interval(secs => %s - i),
+               now() - make_interval(secs => %s - i)
+        FROM generate_series(1, %s) AS i
+        """,
+        (sessions, other, criteria, scale, scale, scale, scale),
+    )
+    cur.execute(
+        """
+        INSERT INTO score_missing_tools (id, score_id, position, tool_name, rationale)
+        SELECT md5('tool' || i || '-' || k)::uuid, md5('score' || i)::uuid, k,
+               'tool_' || ((i * (k + 7) * 31) %% %s), 'needed'
+        FROM generate_series(1, %s) AS i, generate_series(0, %s - 1) AS k
+        """,
+        (TOOL_VOCABULARY, scale, TOOLS_PER_SCORE),
+    )
+    cur.execute("VACUUM ANALYZE")  # as autovacuum leaves a settled table: visibility map set, statistics fresh
+
+
+@contextmanager
+def _capturing(engine: Any) -> Iterator[list[tuple[str, Any]]]:
+    """The SQL statements (with parameters) an engine runs inside the block."""
+    seen: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _executemany: bool) -> None:
+        seen.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def _explain(engine: Any, statements: list[tuple[str, Any]]) -> str:
+    out = []
+    raw = engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        for statement, parameters in statements:
+            if not statement.lstrip().upper().startswith(("SELECT", "WITH")):
+                continue
+            cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + statement, parameters)
+            out.append("\n".join(str(r[0]) for r in cur.fetchall()))
+        raw.rollback()
+    finally:
+        raw.close()
+    return "\n--\n".join(out)
+
+
+def test_analytics_and_latest_score_at_scale(
+    postgres_url: str, bench_stack: Stack, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy import create_engine
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.container import Container
+    from session_scoring.infrastructure import migrate
+
+    database = f"bench_scale_{uuid.uuid4().hex[:6]}"
+    admin = pg_connect(postgres_url)
+    admin.cursor().execute(f'CREATE DATABASE "{database}"')
+    admin.close()
+    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    engine = create_engine(url)
+    migrate.upgrade(engine, Settings())
+    engine.dispose()
+    monkeypatch.setenv("SCORING_DATABASE_URL", url)
+    container = Container(Settings())
+    criteria = container.config.criteria_hash
+
+    conn = pg_connect(url)
+    cur = conn.cursor()
+    started = time.perf_counter()
+    _load_scores(cur, SCALE, criteria, "0" * 64)
+    load_s = time.perf_counter() - started
+    print(f"\nloaded {SCALE:,} completed scores with {TOOLS_PER_SCORE} missing tools each in {load_s:.0f} s")
+    scale = f"{SCALE:,} scores"
+
+    sessions = [f"bench-{(i * 7919) % int(SCALE * 0.8)}" for i in range(CALLS)]
+    service = container.scoring_service
+    for session_id in sessions[:20]:  # warm both paths' caches alike
+        service.latest_score(session_id)
+        _fetch(cur, SCORE_JSON.format(status=""), session_id)
+    iterator = iter(sessions * 2)
+    floor = timed(CALLS, lambda: json.loads(_fetch(cur, SCORE_JSON.format(status=""), next(iterator))))
+    iterator = iter(sessions * 2)
+    value = timed(CALLS, lambda: service.latest_score(next(iterator)))
+    bench_table.add(
+        f"latest score of a session, p99 ({scale})", p99(value), "ms", p99(floor), "<= 1.5x, <= 10 ms", "service"
+    )
+
+    analytics = container.analytics_service
+    # The engine the repositories use (an autocommit one since the change; the only one before).
+    engine = getattr(container, "query_engine", None) or container.engine
+    runs = 5
+    for name, goal, call in (
+        ("score distribution", "<= 50 ms", lambda: analytics.score_distribution(None)),
+        ("score distribution, one criteria hash", "<= 50 ms", lambda: analytics.score_distribution(criteria)),
+        ("missing tools top 20", "<= 100 ms", lambda: analytics.missing_tools(None, 20)),
+        ("criteria in use", "<= 50 ms", analytics.criteria_in_use),
+    ):
+        with _capturing(engine) as statements:
+            call()
+        figures = timed(runs, call)
+        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(engine, statements)}")
+        bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, goal, f"median of {runs}")
+    engine.dispose()
+    conn.close()

@@ -1,0 +1,43 @@
+"""Names `make deadcode` (vulture) must not report: read or called by a framework, never by our own code."""
+
+# ruff: noqa
+_ = object()
+
+# The Lambda context (devstack's LocalLambdaContext, the smoke test's Context): read by Powertools' logger.
+_.memory_limit_in_mb
+_.aws_request_id
+_.invoked_function_arn
+_.function_version
+_.log_group_name
+_.log_stream_name
+
+# Settings.log_level: LOG_LEVEL is read by Powertools' logger; the setting validates it and documents it.
+_.log_level
+
+# ORM columns only SQLAlchemy reads (foreign key, ordering of a relationship).
+_.approach_id
+_.step_order
+
+# Fields serialised by pydantic into a response or a queue message, read by the other side only.
+_.scoring_enabled
+_.judge_circuit
+_.queued_jobs
+_.requested_by
+
+# SessionStatus members reached by value (SessionStatus(session.status)).
+_.PAUSED
+_.CANCELING
+_.CANCELLING
+
+# http.server: the fakes' request handlers.
+_.do_GET
+_.do_POST
+_.do_PUT
+_.log_message
+_.protocol_version
+_.daemon_threads
+
+# pytest hooks and markers.
+_.pytest_collection_modifyitems
+_.pytest_terminal_summary
+_.pytestmark
