@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from fastapi.middleware.cors import CORSMiddleware
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from session_scoring.container import get_container
+from session_scoring.observability import record_api_request
 
 MAX_BODY_BYTES = 4096
 
@@ -49,3 +50,33 @@ class ConfiguredCORS:
             )
             self._origins = origins
         await self._inner(scope, receive, send)
+
+
+class RequestMetrics:
+    """Counts every API request by route template, method and status class (the ``ApiRequests`` metric). Paths that
+    are not API routes (the dashboard, its assets) are counted under ``other``: a raw path per dimension would make
+    one metric per session."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        status = 500
+
+        async def capture(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self._app(scope, receive, capture)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None)
+            if not isinstance(template, str) or not template.startswith(("/api/", "/health")):
+                template = "other"
+            record_api_request(template, str(scope.get("method", "GET")), status)

@@ -157,3 +157,21 @@ def test_a_session_over_the_input_budget_counts_a_prompt_compaction(
     assert stack.score(THOROUGH_ID).json()["judge"]["prompt_compacted"] is True
     assert named(emitted, "PromptCompactions") == [1]
     assert named(emitted, "ScoresCompleted") == [1]
+
+
+def test_api_requests_are_counted_by_route_template_method_and_status_class(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    stack.request_score(THOROUGH_ID)
+    stack.score("never-scored")
+    stack.client.get("/sessions/anything")
+
+    emitted = emf(capsys.readouterr().out)
+
+    score_route = "/api/v1/scoring/sessions/{session_id}/score"
+    assert named(emitted, "ApiRequests", Route=score_route, Method="POST", StatusClass="2xx") == [1]
+    assert named(emitted, "ApiRequests", Route=score_route, Method="GET", StatusClass="4xx") == [1]
+    others = [v for (name, dims), v in emitted.items() if name == "ApiRequests" and ("Route", "other") in dims]
+    assert others == [[1]]  # a page path is counted, but never as its own dimension value
+    assert not any("never-scored" in value for (_, dims) in emitted for _, value in dims)

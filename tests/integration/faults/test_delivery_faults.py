@@ -121,7 +121,10 @@ def test_postgres_restarted_in_the_middle_of_a_batch_loses_nothing(
     from tests.integration.faults.conftest import FAULT_ENV
 
     url, server = restartable_postgres
-    stack: Stack = make_stack(**FAULT_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_DATABASE_URL=url)
+    # The database is stopped or restarted while the judge "thinks": under load pg_ctl takes longer than FAULT_ENV's
+    # 1 s judge timeout, which would add a judge retry that is not what these tests are about.
+    patient = {**FAULT_ENV, "JUDGE_TIMEOUT_SECONDS": "60"}
+    stack: Stack = make_stack(**patient, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_DATABASE_URL=url)
     restarts: list[str] = []
 
     def restart_database() -> None:
@@ -159,7 +162,10 @@ def test_postgres_down_while_storing_is_retried_later_and_stores_the_score_whole
     from tests.integration.faults.conftest import FAULT_ENV
 
     url, server = restartable_postgres
-    stack: Stack = make_stack(**FAULT_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_DATABASE_URL=url)
+    # The database is stopped or restarted while the judge "thinks": under load pg_ctl takes longer than FAULT_ENV's
+    # 1 s judge timeout, which would add a judge retry that is not what these tests are about.
+    patient = {**FAULT_ENV, "JUDGE_TIMEOUT_SECONDS": "60"}
+    stack: Stack = make_stack(**patient, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_DATABASE_URL=url)
     fake_claude.script(FakeReply(on_request=lambda: stop(server), body=reply_verdict(SAMPLE_VERDICT).body))
     stack.request_score(FAILING_TOOLS_ID)
 
