@@ -207,10 +207,3 @@ def subsegment(name: str, **annotations: str) -> Iterator[Any]:
         for key, value in annotations.items():
             segment.put_annotation(key=key, value=value)
         yield segment
-
-
-def annotate(**annotations: str) -> None:
-    """Searchable X-Ray annotations on the current segment (e.g. ``score_id``); nothing when tracing is off."""
-    tracer = get_tracer()
-    for key, value in annotations.items():
-        tracer.put_annotation(key=key, value=value)
