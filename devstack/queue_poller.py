@@ -84,6 +84,7 @@ class QueuePoller:
             "QueueArn"
         ]
         self._deferred: dict[str, str] = {}
+        self._deferred_lock = threading.Lock()  # make_deferred_visible may run on another thread than the loop
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -107,11 +108,12 @@ class QueuePoller:
         except BatchProcessingError:
             failed = {m["MessageId"] for m in messages}
         done = [m for m in messages if m["MessageId"] not in failed]
-        for m in messages:
-            if m["MessageId"] in failed:
-                self._deferred[m["MessageId"]] = m["ReceiptHandle"]
-            else:
-                self._deferred.pop(m["MessageId"], None)
+        with self._deferred_lock:
+            for m in messages:
+                if m["MessageId"] in failed:
+                    self._deferred[m["MessageId"]] = m["ReceiptHandle"]
+                else:
+                    self._deferred.pop(m["MessageId"], None)
         if done:
             self._sqs.delete_message_batch(
                 QueueUrl=self._queue_url,
@@ -136,14 +138,16 @@ class QueuePoller:
         """
         from botocore.exceptions import ClientError
 
+        with self._deferred_lock:
+            handles = list(self._deferred.values())
+            self._deferred.clear()
         count = 0
-        for handle in self._deferred.values():
+        for handle in handles:
             try:
                 self._sqs.change_message_visibility(QueueUrl=self._queue_url, ReceiptHandle=handle, VisibilityTimeout=0)
                 count += 1
             except ClientError:
                 continue
-        self._deferred.clear()
         return count
 
     def start(self) -> None:
