@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -120,7 +119,8 @@ def test_dry_run_answers_an_estimate_and_stores_nothing(run_stack: Stack) -> Non
     assert body["skipped_by_reason"] == {"not_completed": SESSIONS - len(COMPLETED_IDS)}
     assert body["sessions_read"] == SESSIONS
     assert body["stop_reason"] is None
-    assert set(body["sample_session_ids"]) <= COMPLETED_IDS and len(body["sample_session_ids"]) == 10
+    assert set(body["sample_session_ids"]) <= COMPLETED_IDS
+    assert len(body["sample_session_ids"]) == 10
     estimate = body["estimate"]
     assert estimate["per_session_input_tokens"] > 0
     assert estimate["estimated_input_tokens"] == estimate["per_session_input_tokens"] * len(COMPLETED_IDS)
@@ -154,7 +154,8 @@ def test_a_run_scores_exactly_the_selected_sessions_once(run_stack: Stack) -> No
     assert done["counts"]["pending"] == done["counts"]["in_progress"] == done["counts"]["failed"] == 0
     assert done["counts"]["skipped_by_reason"] == {"already_active": 1}
     assert done["sessions_read"] == len(COMPLETED_IDS)
-    assert done["finished_at"] is not None and done["eta_seconds"] == 0
+    assert done["finished_at"] is not None
+    assert done["eta_seconds"] == 0
     run_attempts = [a for a in attempts(run_stack) if a["run_id"] is not None]
     assert sorted(a["session_id"] for a in run_attempts) == sorted(COMPLETED_IDS - {busy})
     assert {a["status"] for a in run_attempts} == {"completed"}
@@ -260,7 +261,8 @@ def test_cancel_mid_run_leaves_nothing_pending_and_calls_the_judge_for_none_of_t
     assert history.status_code == 200
     assert {h["status"] for h in history.json()} <= {"completed", "cancelled"}
     again = stack.client.post(f"{RUNS}/{run['run_id']}/cancel")
-    assert again.status_code == 200 and again.json()["status"] == "cancelled"
+    assert again.status_code == 200
+    assert again.json()["status"] == "cancelled"
 
 
 class FailingOnce:
@@ -284,10 +286,9 @@ class FailingOnce:
 
 
 @pytest.fixture
-def failing_runs_queue(run_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def failing_runs_queue(run_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     planner = run_stack.container.run_planner
     monkeypatch.setattr(planner, "_queue", FailingOnce(run_stack.container.runs_queue, fail_at=10))
-    yield
 
 
 @pytest.mark.usefixtures("failing_runs_queue")
@@ -319,4 +320,5 @@ def test_single_posts_complete_while_a_large_run_waits(run_stack: Stack) -> None
 
     assert run_stack.score("run-0000").json()["status"] == "completed"
     waiting = get_run(run_stack, run["run_id"])
-    assert waiting["counts"]["pending"] == 25 and waiting["counts"]["completed"] == 0
+    assert waiting["counts"]["pending"] == 25
+    assert waiting["counts"]["completed"] == 0
