@@ -322,3 +322,53 @@ def test_single_posts_complete_while_a_large_run_waits(run_stack: Stack) -> None
     waiting = get_run(run_stack, run["run_id"])
     assert waiting["counts"]["pending"] == 25
     assert waiting["counts"]["completed"] == 0
+
+
+def test_cli_creates_watches_and_lists_a_run(run_stack: Stack) -> None:
+    import argparse
+    import io
+
+    from session_scoring.entrypoints.cli import runs_command
+
+    service = run_stack.container.run_service
+    base = {
+        "which": "unscored",
+        "score_below": None,
+        "session_id": None,
+        "status": None,
+        "after": None,
+        "before": None,
+        "agent": None,
+        "alert_type": None,
+        "max_sessions": 40,
+        "max_cost_usd": None,
+        "mode": "online",
+        "name": "cli run",
+    }
+    out = io.StringIO()
+    assert runs_command(service, argparse.Namespace(runs_command="create", dry_run=True, **base), out, print) == 0
+    assert "would score 40 session(s)" in out.getvalue()
+    assert get_run_count(run_stack) == 0
+
+    out = io.StringIO()
+    assert runs_command(service, argparse.Namespace(runs_command="create", dry_run=False, **base), out, print) == 0
+    run_id = uuid.UUID(out.getvalue().split()[1])
+
+    poller = runs_poller(run_stack)
+    out = io.StringIO()
+    watch = argparse.Namespace(runs_command="watch", run_id=run_id, interval=1.0)
+    assert runs_command(service, watch, out, lambda _seconds: poller.poll_once(wait_seconds=0)) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("planning")
+    assert lines[-2].startswith("completed") and "40/40" in lines[-2] and "completed 40" in lines[-2]  # noqa: PT018
+    assert "max_sessions (40) reached" in lines[-1]
+
+    out = io.StringIO()
+    assert runs_command(service, argparse.Namespace(runs_command="list", page=1, page_size=20), out, print) == 0
+    assert str(run_id) in out.getvalue()
+    assert "cli run" in out.getvalue()
+
+
+def get_run_count(stack: Stack) -> int:
+    total: int = stack.client.get(RUNS).json()["total_items"]
+    return total
