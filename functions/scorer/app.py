@@ -39,7 +39,7 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     logger.append_keys(score_id=str(job.score_id), session_id=job.session_id)
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
-        outcome = get_container().job_service_for(record.event_source_arn).handle(
+        outcome = get_container().job_service_for(record.get("eventSourceARN")).handle(
             job,
             receipt_handle=record.receipt_handle,
             receive_count=int(record.attributes.approximate_receive_count or 1),
