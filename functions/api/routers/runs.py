@@ -23,7 +23,7 @@ router = APIRouter(prefix=API_PREFIX)
     responses={
         200: {"model": DryRunResult, "description": "dry_run: what the run would select and cost; nothing stored"},
         202: {"model": ScoringRun, "description": "The run, planning; poll the URL in the Location header"},
-        **error_responses(400, 422, 500, 502, 503),
+        **error_responses(400, 413, 422, 500, 502, 503),
     },
     summary="Start a scoring run (or estimate one with dry_run)",
 )

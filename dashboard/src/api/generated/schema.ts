@@ -643,7 +643,7 @@ export interface components {
             score_below?: number | null;
             /**
              * Session Ids
-             * @description Only these sessions (still read from the source)
+             * @description Only these sessions (read from the source; at most 100: the request body is limited to 4 KiB)
              */
             session_ids?: string[] | null;
             /**
@@ -1694,6 +1694,15 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

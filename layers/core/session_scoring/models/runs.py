@@ -57,7 +57,9 @@ class RunSelection(_Request):
     which: Which = Which.UNSCORED
     score_below: int | None = Field(default=None, ge=1, le=100, description="Required with which=score_below")
     session_ids: list[str] | None = Field(
-        default=None, max_length=10_000, description="Only these sessions (still read from the source)"
+        default=None,
+        max_length=100,
+        description="Only these sessions (read from the source; at most 100: the request body is limited to 4 KiB)",
     )
     statuses: list[str] | None = Field(
         default=None, description="Session statuses to read; default: the configured scorable statuses"
