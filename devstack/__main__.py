@@ -5,7 +5,8 @@
 - SQS and DynamoDB: moto's server on 127.0.0.1.
 - The judge: Claude when ANTHROPIC_API_KEY is set, otherwise the offline heuristic judge (SCORING_LLM_PROVIDER
   overrides either way).
-- The API on http://127.0.0.1:8000 (PORT to change) and a queue poller feeding the queue to the scoring handler.
+- The API on http://127.0.0.1:8000 (PORT to change) and queue pollers feeding the scoring queue and the runs queue
+  to the scoring handler.
 - Metrics: the scorer prints its CloudWatch EMF lines (JSON with an ``_aws`` key) to stdout; tracing is off.
 """
 
@@ -73,6 +74,7 @@ def main() -> int:
     resources = create_resources(endpoint)
     os.environ["SCORING_QUEUE_URL"] = resources.queue_url
     os.environ["SCORING_DLQ_URL"] = resources.dead_letter_queue_url
+    os.environ["SCORING_RUNS_QUEUE_URL"] = resources.runs_queue_url
     os.environ["SCORING_BREAKER_TABLE"] = resources.breaker_table
     # Powertools: EMF metric lines on stdout under the deployed namespace; no X-Ray daemon here, so no tracing.
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SessionScoring")
@@ -126,6 +128,9 @@ def main() -> int:
 
     poller = QueuePoller(client("sqs", endpoint), resources.queue_url, handler)
     poller.start()
+    # Scoring runs have their own queue and poller, so single requests never wait behind a run's jobs.
+    runs_poller = QueuePoller(client("sqs", endpoint), resources.runs_queue_url, handler, batch_size=2)
+    runs_poller.start()
     reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
     reaper.start()
 
@@ -137,6 +142,7 @@ def main() -> int:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
     finally:
         reaper.stop()
+        runs_poller.stop()
         poller.stop()
         moto.stop()
         print("session-scoring: stopped", flush=True)

@@ -1,4 +1,4 @@
-"""moto's server on loopback, with the scoring queue, its dead-letter queue and the breaker table."""
+"""moto's server on loopback, with the scoring and runs queues, their dead-letter queue and the breaker table."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ class LocalResources:
     queue_url: str
     dead_letter_queue_url: str
     breaker_table: str
+    runs_queue_url: str = ""
+    """The runs queue (scoring runs' jobs and planning messages), sharing the dead-letter queue."""
 
 
 LocalService = Literal["sqs", "dynamodb", "secretsmanager"]
@@ -54,7 +56,7 @@ def client(service: LocalService, endpoint: str) -> Any:
 def create_resources(
     endpoint: str, prefix: str = "session-scoring", max_receive_count: int = 5, visibility_timeout: int = 60
 ) -> LocalResources:
-    """Create the queues (with the same redrive policy as template.yaml) and the breaker table.
+    """Create the queues (scoring and runs, with the same redrive policy as template.yaml) and the breaker table.
 
     The table's key (``id``, a string) and TTL attribute (``expiration``) are the defaults of Powertools'
     CircuitBreakerDynamoDBPersistence, which the scorer's circuit breaker uses.
@@ -64,6 +66,14 @@ def create_resources(
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     queue_url = sqs.create_queue(
         QueueName=f"{prefix}-jobs",
+        Attributes={
+            "VisibilityTimeout": str(visibility_timeout),
+            "MessageRetentionPeriod": "345600",
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}),
+        },
+    )["QueueUrl"]
+    runs_queue_url = sqs.create_queue(
+        QueueName=f"{prefix}-runs",
         Attributes={
             "VisibilityTimeout": str(visibility_timeout),
             "MessageRetentionPeriod": "345600",
@@ -83,4 +93,4 @@ def create_resources(
         dynamodb.update_time_to_live(
             TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiration"}
         )
-    return LocalResources(queue_url, dlq_url, table)
+    return LocalResources(queue_url, dlq_url, table, runs_queue_url)

@@ -130,7 +130,7 @@ def _truncate(url: str) -> None:
         conn.execute(
             text(
                 "TRUNCATE score_alternative_approach_steps, score_alternative_approaches, score_missing_tools, "
-                "session_scores, scoring_criteria_definitions, uploaded_sessions"
+                "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions"
             )
         )
     engine.dispose()
@@ -149,6 +149,7 @@ def stack_env(migrated_database: str, moto_endpoint: str, monkeypatch: pytest.Mo
         "SCORING_DATABASE_URL": migrated_database,
         "SCORING_QUEUE_URL": resources.queue_url,
         "SCORING_DLQ_URL": resources.dead_letter_queue_url,
+        "SCORING_RUNS_QUEUE_URL": resources.runs_queue_url,
         "SCORING_BREAKER_TABLE": resources.breaker_table,
         "SCORING_MAX_RECEIVE_COUNT": "3",
         "SCORING_LLM_PROVIDER": "heuristic",

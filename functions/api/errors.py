@@ -22,6 +22,7 @@ from session_scoring.errors import (
     ConfigurationError,
     InvalidRequestError,
     PermanentError,
+    RunNotFoundError,
     ScoreNotFoundError,
     ScoringError,
     SessionDataError,
@@ -40,6 +41,7 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     SessionNotScorableError: (400, None),
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
+    RunNotFoundError: (404, None),
     SessionDataError: (502, "session_data_invalid"),
     ConfigurationError: (500, "configuration_error"),
 }

@@ -1,4 +1,7 @@
-"""The scoring Lambda: consumes the scoring queue, one job per record, with partial batch failures.
+"""The scoring Lambda: consumes the scoring queue and the runs queue, one job per record, with partial batch failures.
+
+A runs-queue record is either a run's scoring job (handled like any job) or a planning message, which plans one
+page of a scoring run's selection.
 
 Each record's body is parsed into a ``ScoringJob`` and handed to the job service. A record whose job must come
 back later (or whose body is not a job) raises, so Powertools reports it in ``batchItemFailures`` while its
@@ -20,6 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.runs import QueueMessage, RunPlanningJob
 from session_scoring.observability import get_tracer, metrics, subsegment
 
 processor = BatchProcessor(event_type=EventType.SQS)
@@ -33,12 +37,15 @@ class JobDeferred(Exception):
 
 
 def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = None) -> str:
-    job = ScoringJob.model_validate_json(record.body)
+    message = QueueMessage.validate_json(record.body)
+    if isinstance(message, RunPlanningJob):
+        return plan_run(message)
+    job: ScoringJob = message
     logger.append_keys(score_id=str(job.score_id), session_id=job.session_id)
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
         with subsegment("job", score_id=str(job.score_id), session_id=job.session_id):
-            outcome = get_container().job_service.handle(
+            outcome = get_container().job_service_for(record.get("eventSourceARN")).handle(
                 job,
                 receipt_handle=record.receipt_handle,
                 receive_count=int(record.attributes.approximate_receive_count or 1),
@@ -46,6 +53,18 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
             )
     finally:
         logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids
+    if not outcome.done:
+        raise JobDeferred(outcome.reason)
+    return outcome.reason
+
+
+def plan_run(message: RunPlanningJob) -> str:
+    """A planning message of a scoring run (runs queue): plan one page of its selection."""
+    logger.append_keys(run_id=str(message.run_id))
+    try:
+        outcome = get_container().run_planner.plan_page(message)
+    finally:
+        logger.remove_keys(["run_id"])
     if not outcome.done:
         raise JobDeferred(outcome.reason)
     return outcome.reason

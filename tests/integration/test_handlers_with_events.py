@@ -367,3 +367,19 @@ def test_other_methods_on_non_api_paths_are_not_found(stack: Stack) -> None:
         assert response.status_code == 404, method
         assert response.json()["code"] == "not_found"
     assert stack.client.put(f"/api/v1/scoring/sessions/{THOROUGH_ID}/score").status_code == 405
+
+
+def test_plan_run_event_plans_the_run_and_queues_its_jobs(stack: Stack) -> None:
+    created = stack.client.post("/api/v1/scoring/runs", json={"selection": {"which": "unscored"}, "max_sessions": 10})
+    assert created.status_code == 202
+    run_id = created.json()["run_id"]
+    event = load_event("sqs-plan-run.json")
+    body = json.loads(event["Records"][0]["body"])
+    event["Records"][0]["body"] = json.dumps({**body, "run_id": run_id})
+
+    result = invoke_scorer(event)
+
+    assert result == {"batchItemFailures": []}
+    run = stack.client.get(f"/api/v1/scoring/runs/{run_id}").json()
+    assert run["status"] == "running"
+    assert run["counts"]["pending"] == 3  # the three completed sample sessions; the fourth is still in progress

@@ -22,6 +22,7 @@ TABLES = {
     "score_alternative_approaches",
     "score_alternative_approach_steps",
     "uploaded_sessions",
+    "scoring_runs",
 }
 
 

@@ -30,6 +30,7 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "SessionNotScorableError": (PermanentError, 400, "session_not_scorable", "fail"),
     "SessionNotFoundError": (PermanentError, 404, "session_not_found", "fail"),
     "ScoreNotFoundError": (PermanentError, 404, "score_not_found", "fail"),
+    "RunNotFoundError": (PermanentError, 404, "run_not_found", "fail"),
     "SessionDataError": (PermanentError, 502, "session_data_invalid", "fail"),
     "ConfigurationError": (PermanentError, 500, "configuration_error", "fail"),
     "JudgePermanentError": (PermanentError, 500, "judge_permanent", "fail"),

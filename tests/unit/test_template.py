@@ -81,12 +81,18 @@ def test_the_scorer_consumes_the_queue_with_partial_batch_failures_and_a_concurr
 ) -> None:
     consumers = list(sqs_events(template))
 
-    assert [name for name, _, _ in consumers] == ["ScorerFunction"]
+    assert [name for name, _, _ in consumers] == ["ScorerFunction", "ScorerFunction"]
+    caps = {}
     for _, _, event in consumers:
         assert event["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-        cap = event["ScalingConfig"]["MaximumConcurrency"]
-        assert cap == {"Ref": "ScorerMaximumConcurrency"}
-        assert int(template["Parameters"]["ScorerMaximumConcurrency"]["MinValue"]) >= 2  # SQS's own minimum
+        caps[ref_target(event["Queue"])] = event["ScalingConfig"]["MaximumConcurrency"]
+    # Scoring runs have their own queue and cap, so they never take the scorers single requests need.
+    assert caps == {
+        "ScoringQueue": {"Ref": "ScorerMaximumConcurrency"},
+        "RunsQueue": {"Ref": "RunsMaximumConcurrency"},
+    }
+    for parameter in ("ScorerMaximumConcurrency", "RunsMaximumConcurrency"):
+        assert int(template["Parameters"][parameter]["MinValue"]) >= 2  # SQS's own minimum
 
 
 def test_queue_visibility_is_at_least_six_times_the_consumer_timeout(template: dict[str, Any]) -> None:

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
     from session_scoring.configuration.criteria import ScoringConfig
     from session_scoring.configuration.settings import Settings
-    from session_scoring.infrastructure.queue import SqsJobQueue
+    from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
+    from session_scoring.repositories.runs import RunRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from session_scoring.services.jobs import JobService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
+    from session_scoring.services.runs import RunPlanner, RunService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
@@ -163,7 +165,21 @@ class Container:
     def job_service(self) -> JobService:
         from session_scoring.services.jobs import JobService
 
-        return JobService(self.scorer, self.queue)
+        return JobService(self.scorer, self.queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
+
+    @cached_property
+    def run_job_service(self) -> JobService:
+        """The job service for messages from the runs queue (their delays go back to that queue)."""
+        from session_scoring.services.jobs import JobService
+
+        return JobService(self.scorer, self.runs_queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
+
+    def job_service_for(self, queue_arn: str | None) -> JobService:
+        """The job service for a message from the queue ``queue_arn`` (an SQS record's ``eventSourceARN``)."""
+        runs_url = self.settings.runs_queue_url
+        if queue_arn and runs_url and queue_arn.rsplit(":", 1)[-1] == runs_url.rstrip("/").rsplit("/", 1)[-1]:
+            return self.run_job_service
+        return self.job_service
 
     @cached_property
     def reaper(self) -> AttemptReaper:
@@ -204,6 +220,52 @@ class Container:
             aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
         )
         return DeadLetterService(queues, self.repository, self.config.criteria_hash)
+
+    @cached_property
+    def run_repository(self) -> RunRepository:
+        from session_scoring.db.engine import create_session_factory
+        from session_scoring.repositories.runs import RunRepository
+
+        return RunRepository(create_session_factory(self.engine))
+
+    @cached_property
+    def runs_queue(self) -> SqsRunsQueue:
+        from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.infrastructure.queue import SqsRunsQueue
+
+        return SqsRunsQueue(aws_client("sqs", self.settings), self.settings.runs_queue_url)
+
+    @cached_property
+    def run_service(self) -> RunService:
+        from session_scoring.services.runs import RunEstimator, RunService
+
+        settings = self.settings
+        budget = None if self.config.llm_provider == "heuristic" else settings.judge_input_budget
+        return RunService(
+            self.config,
+            self.run_repository,
+            self.source,
+            lambda: self.runs_queue,
+            RunEstimator(self.config, self.source, self.run_repository, budget),
+            max_run_sessions=settings.max_run_sessions,
+            concurrency=settings.run_concurrency,
+            page_size=settings.run_page_size,
+        )
+
+    @cached_property
+    def run_planner(self) -> RunPlanner:
+        from session_scoring.services.runs import RunEstimator, RunPlanner
+
+        budget = None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
+        return RunPlanner(
+            self.config,
+            self.run_repository,
+            self.source,
+            self.runs_queue,
+            RunEstimator(self.config, self.source, self.run_repository, budget),
+            self.run_service,
+            self.settings.run_page_size,
+        )
 
     @cached_property
     def schema_service(self) -> SchemaService:

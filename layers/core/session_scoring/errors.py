@@ -20,6 +20,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- InvalidRequestError
     |   |-- SessionNotFoundError
     |   |-- ScoreNotFoundError
+    |   |-- RunNotFoundError
     |   |-- SessionNotScorableError
     |   |-- SessionDataError
     |   |-- ConfigurationError
@@ -84,6 +85,10 @@ class SourceUnavailableError(TransientError):
 
 class ScoreNotFoundError(PermanentError):
     """No score attempt exists for the session or id."""
+
+
+class RunNotFoundError(PermanentError):
+    """No scoring run has the id."""
 
 
 class ScoringDisabledError(TransientError):

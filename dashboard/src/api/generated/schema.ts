@@ -158,6 +158,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scoring runs, newest first */
+        get: operations["list_runs_api_v1_scoring_runs_get"];
+        put?: never;
+        /** Start a scoring run (or estimate one with dry_run) */
+        post: operations["create_run_api_v1_scoring_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One scoring run: its status, counts by attempt status, usage, cost and ETA */
+        get: operations["get_run_api_v1_scoring_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run: attempts not yet claimed end cancelled and their jobs never reach the judge */
+        post: operations["cancel_run_api_v1_scoring_runs__run_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -249,6 +301,32 @@ export interface components {
             /** Duration Ms */
             duration_ms: number | null;
         };
+        /**
+         * CostEstimate
+         * @description What a run is expected to use, and how the figures were made.
+         */
+        CostEstimate: {
+            /** Estimated Input Tokens */
+            estimated_input_tokens: number;
+            /** Estimated Output Tokens */
+            estimated_output_tokens: number;
+            /**
+             * Estimated Cost Usd
+             * @description None when the pricing table has no entry for the model
+             */
+            estimated_cost_usd: number | null;
+            /** Estimated Duration Seconds */
+            estimated_duration_seconds: number;
+            /** Per Session Input Tokens */
+            per_session_input_tokens: number;
+            /** Per Session Output Tokens */
+            per_session_output_tokens: number;
+            /**
+             * Method
+             * @description How the per-session figures were estimated
+             */
+            method: string;
+        };
         /** CriteriaDefinition */
         CriteriaDefinition: {
             /** Criteria Hash */
@@ -284,6 +362,30 @@ export interface components {
             completed_sessions: number;
             /** Is Current */
             is_current: boolean;
+        };
+        /**
+         * DryRunResult
+         * @description Answer of a dry run: what a run would select and cost. Nothing was stored or queued.
+         */
+        DryRunResult: {
+            /** Sessions Selected */
+            sessions_selected: number;
+            /** Sessions Skipped */
+            sessions_skipped: number;
+            /** Skipped By Reason */
+            skipped_by_reason: {
+                [key: string]: number;
+            };
+            /** Sessions Read */
+            sessions_read: number;
+            /** Sample Session Ids */
+            sample_session_ids: string[];
+            /**
+             * Stop Reason
+             * @description Why the selection would stop before the source is exhausted (max_sessions or max_cost_usd)
+             */
+            stop_reason: string | null;
+            estimate: components["schemas"]["CostEstimate"];
         };
         /**
          * ErrorBody
@@ -443,6 +545,166 @@ export interface components {
             /** Items */
             items: components["schemas"]["MissingToolCount"][];
         };
+        /**
+         * RunCounts
+         * @description Attempts of the run by status, and the sessions the selection skipped.
+         */
+        RunCounts: {
+            /**
+             * Pending
+             * @default 0
+             */
+            pending: number;
+            /**
+             * In Progress
+             * @default 0
+             */
+            in_progress: number;
+            /**
+             * Completed
+             * @default 0
+             */
+            completed: number;
+            /**
+             * Failed
+             * @default 0
+             */
+            failed: number;
+            /**
+             * Cancelled
+             * @default 0
+             */
+            cancelled: number;
+            /**
+             * Skipped
+             * @default 0
+             */
+            skipped: number;
+            /** Skipped By Reason */
+            skipped_by_reason?: {
+                [key: string]: number;
+            };
+        };
+        /** RunPage */
+        RunPage: {
+            /** Items */
+            items: components["schemas"]["ScoringRun"][];
+            /** Page */
+            page: number;
+            /** Page Size */
+            page_size: number;
+            /** Total Items */
+            total_items: number;
+            /** Total Pages */
+            total_pages: number;
+        };
+        /**
+         * RunRequest
+         * @description Body of ``POST /api/v1/scoring/runs``.
+         */
+        RunRequest: {
+            selection?: components["schemas"]["RunSelection"];
+            /**
+             * Max Sessions
+             * @description Required: at most this many attempts (capped by the service)
+             */
+            max_sessions: number;
+            /**
+             * Max Cost Usd
+             * @description Stop queueing once actual plus in-flight estimated cost would pass this
+             */
+            max_cost_usd?: number | null;
+            /**
+             * Mode
+             * @default online
+             * @enum {string}
+             */
+            mode: "online" | "batch";
+            /**
+             * Dry Run
+             * @description Estimate only: nothing is stored or queued
+             * @default false
+             */
+            dry_run: boolean;
+            /** Name */
+            name?: string | null;
+        };
+        /**
+         * RunSelection
+         * @description Which sessions a run scores. Every filter given must match; sessions are read from the session source.
+         */
+        RunSelection: {
+            /** @default unscored */
+            which: components["schemas"]["Which"];
+            /**
+             * Score Below
+             * @description Required with which=score_below
+             */
+            score_below?: number | null;
+            /**
+             * Session Ids
+             * @description Only these sessions (read from the source; at most 100: the request body is limited to 4 KiB)
+             */
+            session_ids?: string[] | null;
+            /**
+             * Statuses
+             * @description Session statuses to read; default: the configured scorable statuses
+             */
+            statuses?: string[] | null;
+            /**
+             * Submitted After
+             * @description Sessions started at or after this time
+             */
+            submitted_after?: string | null;
+            /**
+             * Submitted Before
+             * @description Sessions started before this time
+             */
+            submitted_before?: string | null;
+            /**
+             * Agent
+             * @description Only sessions of this agent type
+             */
+            agent?: string | null;
+            /**
+             * Alert Type
+             * @description Only sessions of this alert type
+             */
+            alert_type?: string | null;
+        };
+        /**
+         * RunStatus
+         * @enum {string}
+         */
+        RunStatus: "planning" | "running" | "completed" | "cancelled" | "failed";
+        /**
+         * RunUsage
+         * @description Tokens and cost so far, from the judge usage stored on the run's completed attempts.
+         */
+        RunUsage: {
+            /**
+             * Input Tokens
+             * @default 0
+             */
+            input_tokens: number;
+            /**
+             * Output Tokens
+             * @default 0
+             */
+            output_tokens: number;
+            /**
+             * Cache Read Tokens
+             * @default 0
+             */
+            cache_read_tokens: number;
+            /**
+             * Cache Write Tokens
+             * @default 0
+             */
+            cache_write_tokens: number;
+            /** Cost Usd */
+            cost_usd?: number | null;
+        };
         /** ScoreBand */
         ScoreBand: {
             /** Band */
@@ -486,7 +748,69 @@ export interface components {
          * ScoreStatus
          * @enum {string}
          */
-        ScoreStatus: "pending" | "in_progress" | "completed" | "failed";
+        ScoreStatus: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+        /**
+         * ScoringRun
+         * @description A scoring run as the API shows it.
+         */
+        ScoringRun: {
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+            /** Name */
+            name: string;
+            status: components["schemas"]["RunStatus"];
+            /** Mode */
+            mode: string;
+            selection: components["schemas"]["RunSelection"];
+            /** Max Sessions */
+            max_sessions: number;
+            /** Max Cost Usd */
+            max_cost_usd: number | null;
+            /** Criteria Hash */
+            criteria_hash: string;
+            /** Judge Model */
+            judge_model: string;
+            /** Started By */
+            started_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Started At */
+            started_at: string | null;
+            /**
+             * Planned At
+             * @description When the selection finished and every attempt was queued
+             */
+            planned_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Sessions Read
+             * @description Sessions read from the source so far
+             */
+            sessions_read: number;
+            counts: components["schemas"]["RunCounts"];
+            usage: components["schemas"]["RunUsage"];
+            /** Estimated Cost Per Session Usd */
+            estimated_cost_per_session_usd: number | null;
+            /**
+             * Eta Seconds
+             * @description Time left, from the run's pace so far; None until one attempt ends
+             */
+            eta_seconds: number | null;
+            /**
+             * Stop Reason
+             * @description Why the selection stopped before the source was exhausted
+             */
+            stop_reason: string | null;
+            /** Error Message */
+            error_message: string | null;
+        };
         /**
          * SessionDetail
          * @description A session as the dashboard's conversation view shows it: the alert, each stage's steps, the final analysis.
@@ -641,6 +965,11 @@ export interface components {
              */
             error: string;
         };
+        /**
+         * Which
+         * @enum {string}
+         */
+        Which: "unscored" | "not_current_criteria" | "failed" | "all" | "score_below";
     };
     responses: never;
     parameters: never;
@@ -653,8 +982,10 @@ export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
 export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
 export type ConversationToolCall = components['schemas']['ConversationToolCall'];
+export type CostEstimate = components['schemas']['CostEstimate'];
 export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
+export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type Health = components['schemas']['Health'];
 export type ImportedSession = components['schemas']['ImportedSession'];
@@ -663,16 +994,24 @@ export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
+export type RunCounts = components['schemas']['RunCounts'];
+export type RunPage = components['schemas']['RunPage'];
+export type RunRequest = components['schemas']['RunRequest'];
+export type RunSelection = components['schemas']['RunSelection'];
+export type RunStatus = components['schemas']['RunStatus'];
+export type RunUsage = components['schemas']['RunUsage'];
 export type ScoreBand = components['schemas']['ScoreBand'];
 export type ScoreDistribution = components['schemas']['ScoreDistribution'];
 export type ScoreRequest = components['schemas']['ScoreRequest'];
 export type ScoreStatus = components['schemas']['ScoreStatus'];
+export type ScoringRun = components['schemas']['ScoringRun'];
 export type SessionDetail = components['schemas']['SessionDetail'];
 export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
+export type Which = components['schemas']['Which'];
 export type $defs = Record<string, never>;
 export interface operations {
     get_score_api_v1_scoring_sessions__session_id__score_get: {
@@ -1272,6 +1611,268 @@ export interface operations {
             };
         };
     };
+    list_runs_api_v1_scoring_runs_get: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_run_api_v1_scoring_runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunRequest"];
+            };
+        };
+        responses: {
+            /** @description dry_run: what the run would select and cost; nothing stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRunResult"];
+                };
+            };
+            /** @description The run, planning; poll the URL in the Location header */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringRun"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session source returned data that cannot be parsed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_run_api_v1_scoring_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringRun"];
+                };
+            };
+            /** @description Session unknown to the source, or never scored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_run_api_v1_scoring_runs__run_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringRun"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, or never scored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_health_get: {
         parameters: {
             query?: never;
@@ -1319,5 +1920,8 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed"];
+export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
+export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
+export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["pending", "in_progress", "paused", "canceling", "cancelling", "completed", "failed", "cancelled", "timed_out"];
+export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];

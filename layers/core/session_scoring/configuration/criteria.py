@@ -6,7 +6,8 @@ Errors name the file, the line and what to change; they never surface as a bare 
 The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys, no whitespace) of the resolved
 ``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
 key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
-sessions come from, not how they are judged, and is left out.
+sessions come from, not how they are judged, and is left out; so is the ``pricing`` table (what each model costs,
+kept current by the operator for run estimates and cost limits).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -70,12 +71,36 @@ class SessionSourceSection(BaseModel):
     scorable_statuses: list[str] = Field(default_factory=lambda: ["completed"])
 
 
+class ModelPrice(BaseModel):
+    """What one model costs, in USD per million tokens; the operator keeps these current (not criteria, not hashed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float = Field(default=0.0, ge=0)
+    cache_write: float = Field(default=0.0, ge=0)
+    batch_discount: float = Field(default=0.5, ge=0, le=1, description="Fraction of the price paid in batch mode")
+
+    def cost_usd(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0, batch: bool = False
+    ) -> float:
+        total = (
+            input_tokens * self.input
+            + output_tokens * self.output
+            + cache_read * self.cache_read
+            + cache_write * self.cache_write
+        ) / 1_000_000
+        return total * self.batch_discount if batch else total
+
+
 class ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     scoring: ScoringSection
     session_source: SessionSourceSection = Field(default_factory=SessionSourceSection)
     judge_prompt: str = Field(min_length=1)
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,6 +111,11 @@ class ScoringConfig:
     scoring: ScoringSection
     session_source: SessionSourceSection
     judge_prompt: str
+    pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
+    """Prices per model (``pricing:``), for run estimates and cost limits; operational, left out of the hash."""
+
+    def price_of(self, model: str) -> ModelPrice | None:
+        return self.pricing.get(model)
 
     @property
     def enabled(self) -> bool:
@@ -159,7 +189,11 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
         raise ConfigurationError(f"{path}: invalid scoring configuration: {problems}") from exc
     _check_placeholders(parsed.judge_prompt, path, resolver.first_content_line(("judge_prompt",)))
     return ScoringConfig(
-        path=path, scoring=parsed.scoring, session_source=parsed.session_source, judge_prompt=parsed.judge_prompt
+        path=path,
+        scoring=parsed.scoring,
+        session_source=parsed.session_source,
+        judge_prompt=parsed.judge_prompt,
+        pricing=parsed.pricing,
     )
 
 

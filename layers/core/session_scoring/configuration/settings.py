@@ -148,6 +148,32 @@ class Settings(BaseSettings):
         validation_alias="SCORING_DLQ_URL",
         description="The scoring queue's dead-letter queue, read by the dlq and redrive commands.",
     )
+    runs_queue_url: str | None = Field(
+        default=None,
+        validation_alias="SCORING_RUNS_QUEUE_URL",
+        description="The runs queue (SQS): planning messages and the jobs of scoring runs, consumed by the scorer "
+        "at a lower concurrency than the scoring queue so a run never delays single requests.",
+    )
+    max_run_sessions: int = Field(
+        default=1000,
+        ge=1,
+        validation_alias="SCORING_MAX_RUN_SESSIONS",
+        description="The largest max_sessions a scoring run may ask for.",
+    )
+    run_concurrency: int = Field(
+        default=2,
+        ge=1,
+        validation_alias="SCORING_RUN_CONCURRENCY",
+        description="Scorers working on the runs queue at once (the template's MaximumConcurrency for it); used "
+        "for a run's estimated duration.",
+    )
+    run_page_size: int = Field(
+        default=100,
+        ge=1,
+        le=500,
+        validation_alias="SCORING_RUN_PAGE_SIZE",
+        description="Sessions a run's planner reads from the source per planning message.",
+    )
     max_receive_count: int = Field(
         default=5,
         ge=1,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
@@ -17,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    Numeric,
     String,
     Text,
     func,
@@ -31,6 +33,10 @@ from session_scoring.models.scores import ACTIVE_STATUSES, MAX_SCORE, MIN_SCORE,
 def _sql_list(values: tuple[str, ...]) -> str:
     """``('a', 'b')``: a literal SQL list of the statuses, for check constraints and partial-index predicates."""
     return "(" + ", ".join(f"'{value}'" for value in values) + ")"
+
+
+RUN_STATUSES = ("planning", "running", "completed", "cancelled", "failed")
+RUN_MODES = ("online", "batch")
 
 
 class Base(DeclarativeBase):
@@ -80,6 +86,8 @@ class SessionScoreRow(Base):
     dead_lettered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """Set when the attempt failed on its last allowed delivery, its message left for the dead-letter queue: a
     redriven message may claim it again (cleared when it is reopened or claimed)."""
+    run_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True), ForeignKey("scoring_runs.run_id"))
+    """The scoring run that created this attempt (none for a single request)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -127,6 +135,53 @@ class SessionScoreRow(Base):
             postgresql_include=["total_score"],
             postgresql_where=text("status = 'completed'"),
         ),
+        Index("ix_session_scores_run_id", "run_id"),
+        Index(
+            "uq_session_scores_one_per_run",
+            "run_id",
+            "session_id",
+            unique=True,
+            postgresql_where=text("run_id IS NOT NULL"),
+        ),
+    )
+
+
+class ScoringRunRow(Base):
+    """A scoring run: its request (selection, limits), its planning cursor and counts, and its lifecycle times."""
+
+    __tablename__ = "scoring_runs"
+
+    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, server_default="planning")
+    mode: Mapped[str] = mapped_column(String(20), nullable=False, server_default="online")
+    selection: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    max_sessions: Mapped[int] = mapped_column(Integer, nullable=False)
+    max_cost_usd: Mapped[Decimal | None] = mapped_column(Numeric(12, 4))
+    criteria_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    judge_model: Mapped[str] = mapped_column(String(255), nullable=False)
+    started_by: Mapped[str] = mapped_column(String(255), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    planned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    next_page: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
+    """The planning cursor: the next page of the session source to read (a resumed planner starts there)."""
+    sessions_seen: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    sessions_selected: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    skipped: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    estimated_input_tokens: Mapped[int | None] = mapped_column(Integer)
+    estimated_output_tokens: Mapped[int | None] = mapped_column(Integer)
+    estimated_cost_per_session_usd: Mapped[Decimal | None] = mapped_column(Numeric(12, 6))
+    stop_reason: Mapped[str | None] = mapped_column(Text)
+    error_message: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (
+        CheckConstraint(f"status IN {RUN_STATUSES!r}", name="ck_scoring_runs_status"),
+        CheckConstraint(f"mode IN {RUN_MODES!r}", name="ck_scoring_runs_mode"),
+        CheckConstraint("max_sessions > 0", name="ck_scoring_runs_max_sessions"),
+        Index("ix_scoring_runs_created_at", "created_at"),
+        Index("ix_scoring_runs_status", "status"),
     )
 
 

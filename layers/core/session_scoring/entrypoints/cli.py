@@ -1,5 +1,7 @@
 """Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it,
-``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand).
+``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand),
+``session-scoring runs create|list|watch|cancel`` starts (or estimates, ``--dry-run``), lists, follows and cancels
+scoring runs.
 
 Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
 secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
@@ -9,11 +11,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TextIO
 
-from session_scoring.errors import ScoringError
+from pydantic import ValidationError
+
+from session_scoring.errors import InvalidRequestError, ScoringError
+from session_scoring.models.runs import (
+    FINISHED_RUN_STATUSES,
+    DryRunResult,
+    RunRequest,
+    RunStatus,
+    ScoringRun,
+    Which,
+)
 from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
+from session_scoring.services.runs import RunService
 
 BAR_WIDTH = 30
 REASON_WIDTH = 100
@@ -88,17 +104,154 @@ def reap(reaper: AttemptReaper, out: TextIO) -> int:
     return 0
 
 
+def run_line(run: ScoringRun) -> str:
+    """One progress line: a bar of ended attempts, counts by status, cost so far and the ETA."""
+    c = run.counts
+    total = c.pending + c.in_progress + c.completed + c.failed + c.cancelled
+    ended = c.completed + c.failed + c.cancelled
+    filled = int(BAR_WIDTH * ended / total) if total else (BAR_WIDTH if run.finished_at else 0)
+    cost = "?" if run.usage.cost_usd is None else f"{run.usage.cost_usd:.4f}"
+    limit = "" if run.max_cost_usd is None else f"/{run.max_cost_usd:g}"
+    eta = "-" if run.eta_seconds is None else f"{run.eta_seconds:.0f}s"
+    return (
+        f"{run.status.value:<9} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {ended}/{total} "
+        f"completed {c.completed} failed {c.failed} cancelled {c.cancelled} pending {c.pending} "
+        f"running {c.in_progress} skipped {c.skipped} | cost ${cost}{limit} | eta {eta}"
+    )
+
+
+def run_summary(run: ScoringRun) -> str:
+    lines = [
+        f"run {run.run_id}  {run.name!r}  started by {run.started_by} "
+        f"at {run.created_at.isoformat(timespec='seconds')}",
+        f"  selection: {run.selection.model_dump(mode='json', exclude_none=True)}  max_sessions {run.max_sessions}"
+        + ("" if run.max_cost_usd is None else f"  max_cost_usd {run.max_cost_usd:g}"),
+        "  " + run_line(run),
+    ]
+    if run.stop_reason:
+        lines.append(f"  stopped selecting: {run.stop_reason}")
+    if run.error_message:
+        lines.append(f"  error: {run.error_message}")
+    return "\n".join(lines)
+
+
+def dry_run_report(result: DryRunResult) -> str:
+    e = result.estimate
+    cost = "unknown (no price for the model)" if e.estimated_cost_usd is None else f"${e.estimated_cost_usd:.4f}"
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(result.skipped_by_reason.items())) or "none"
+    lines = [
+        f"would score {result.sessions_selected} session(s) (read {result.sessions_read}; skipped {skipped})",
+        f"estimated tokens: {e.estimated_input_tokens} in, {e.estimated_output_tokens} out; cost {cost}; "
+        f"duration about {e.estimated_duration_seconds:.0f}s",
+        f"how: {e.method}",
+        f"sample: {', '.join(result.sample_session_ids) or '-'}",
+    ]
+    if result.stop_reason:
+        lines.append(f"selection stops: {result.stop_reason}")
+    return "\n".join(lines)
+
+
+def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wait: Callable[[float], object]) -> int:
+    """``runs create|list|watch|cancel``: the run service, called in-process like the other operator commands."""
+    if args.runs_command == "create":
+        selection: dict[str, object] = {"which": args.which}
+        optional = {
+            "score_below": args.score_below,
+            "session_ids": args.session_id,
+            "statuses": args.status,
+            "submitted_after": args.after,
+            "submitted_before": args.before,
+            "agent": args.agent,
+            "alert_type": args.alert_type,
+        }
+        selection.update({k: v for k, v in optional.items() if v is not None})
+        try:
+            request = RunRequest.model_validate(
+                {
+                    "selection": selection,
+                    "max_sessions": args.max_sessions,
+                    "max_cost_usd": args.max_cost_usd,
+                    "mode": args.mode,
+                    "dry_run": args.dry_run,
+                    "name": args.name,
+                }
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise InvalidRequestError(f"invalid run: {problems}") from None
+        if request.dry_run:
+            out.write(dry_run_report(service.dry_run(request)) + "\n")
+            return 0
+        run = service.create(request, started_by="cli")
+        out.write(run_summary(run) + f"\nwatch it with: session-scoring runs watch {run.run_id}\n")
+        return 0
+    if args.runs_command == "list":
+        page = service.list_runs(args.page, args.page_size)
+        for run in page.items:
+            out.write(
+                f"{run.run_id}  {run.created_at.isoformat(timespec='seconds')}  {run.name[:40]:<40}  {run_line(run)}\n"
+            )
+        out.write(f"page {page.page}/{page.total_pages}, {page.total_items} run(s)\n")
+        return 0
+    if args.runs_command == "cancel":
+        out.write(run_summary(service.cancel(args.run_id, cancelled_by="cli")) + "\n")
+        return 0
+    tty = out.isatty()
+    while True:
+        run = service.get(args.run_id)
+        line = run_line(run)
+        out.write(("\r" + line) if tty else (line + "\n"))
+        out.flush()
+        if run.status in FINISHED_RUN_STATUSES:
+            if tty:
+                out.write("\n")
+            if run.stop_reason:
+                out.write(f"stopped selecting: {run.stop_reason}\n")
+            return 1 if run.status == RunStatus.FAILED else 0
+        wait(args.interval)
+
+
+def _add_runs_parser(commands: Any) -> None:
+    runs = commands.add_parser("runs", help="scoring runs: create (or --dry-run), list, watch, cancel")
+    sub = runs.add_subparsers(dest="runs_command", required=True)
+    create = sub.add_parser("create", help="start a scoring run (or estimate it with --dry-run)")
+    create.add_argument("--which", default="unscored", choices=[w.value for w in Which])
+    create.add_argument("--score-below", type=int, help="with --which score_below")
+    create.add_argument("--session-id", action="append", help="only this session (repeatable)")
+    create.add_argument("--status", action="append", help="session status to read (repeatable)")
+    create.add_argument("--after", help="sessions started at or after this ISO time")
+    create.add_argument("--before", help="sessions started before this ISO time")
+    create.add_argument("--agent")
+    create.add_argument("--alert-type")
+    create.add_argument("--max-sessions", type=int, required=True)
+    create.add_argument("--max-cost-usd", type=float)
+    create.add_argument("--mode", default="online", choices=["online", "batch"])
+    create.add_argument("--name")
+    create.add_argument("--dry-run", action="store_true", help="estimate only: nothing is stored or queued")
+    listing = sub.add_parser("list", help="runs, newest first")
+    listing.add_argument("--page", type=int, default=1)
+    listing.add_argument("--page-size", type=int, default=20)
+    watch = sub.add_parser("watch", help="a live progress line until the run ends")
+    watch.add_argument("run_id", type=uuid.UUID)
+    watch.add_argument("--interval", type=float, default=2.0, help="seconds between updates")
+    cancel = sub.add_parser("cancel", help="cancel a run: its attempts not yet claimed end cancelled")
+    cancel.add_argument("run_id", type=uuid.UUID)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="session-scoring", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("dlq", help="show how many jobs wait in the dead-letter queue, for which sessions and why")
     commands.add_parser("redrive", help="reopen the dead-lettered attempts and move their jobs back to the queue")
     commands.add_parser("reap", help="requeue (or fail, past the delivery limit) attempts stranded without a message")
+    _add_runs_parser(commands)
     args = parser.parse_args(argv)
 
     from session_scoring.container import get_container
 
     try:
+        if args.command == "runs":
+            return runs_command(get_container().run_service, args, sys.stdout, time.sleep)
         if args.command == "reap":
             return reap(get_container().reaper, sys.stdout)
         service = get_container().dead_letters

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from session_scoring.errors import ConfigurationError, QueueUnavailableError
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.runs import RunPlanningJob
 
 
 class JobQueue(Protocol):
@@ -63,6 +64,25 @@ class SqsJobQueue:
         self._client.change_message_visibility(
             QueueUrl=self._url, ReceiptHandle=receipt_handle, VisibilityTimeout=min(MAX_VISIBILITY_SECONDS, seconds)
         )
+
+
+class SqsRunsQueue(SqsJobQueue):
+    """The runs queue: the jobs of scoring runs and their planning messages, apart from single requests."""
+
+    def __init__(self, client: Any, queue_url: str | None) -> None:
+        if not queue_url:
+            raise ConfigurationError(
+                "SCORING_RUNS_QUEUE_URL is not set; scoring runs need their own queue (the RunsQueue of the template)"
+            )
+        super().__init__(client, queue_url)
+
+    def send_planning(self, job: RunPlanningJob) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json())
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailableError(f"the runs queue did not accept the planning message: {exc}") from exc
 
 
 @dataclass(frozen=True)

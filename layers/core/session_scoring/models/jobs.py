@@ -20,3 +20,5 @@ class ScoringJob(BaseModel):
     session_id: str = Field(min_length=1, max_length=255)
     requested_by: str = Field(max_length=255)
     requested_at: datetime
+    run_id: UUID | None = None
+    """The scoring run the attempt belongs to (none for a single request): the scorer settles the run after it."""

@@ -17,6 +17,8 @@ class ScoreStatus(StrEnum):
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
     FAILED = "failed"
+    CANCELLED = "cancelled"
+    """An attempt of a cancelled run that no scorer had claimed: terminal, never a score, never active."""
 
 
 #: Statuses of an attempt still under way; a session has at most one such attempt (a partial unique index).

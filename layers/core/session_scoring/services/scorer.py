@@ -185,7 +185,7 @@ class Scorer:
         if status is None:
             logger.error("job for an unknown attempt acknowledged", extra={"score_id": str(job.score_id)})
             return JobOutcome.ack("no such score attempt")
-        if status in (ScoreStatus.COMPLETED, ScoreStatus.FAILED):
+        if status in (ScoreStatus.COMPLETED, ScoreStatus.FAILED, ScoreStatus.CANCELLED):
             return JobOutcome.ack(f"duplicate delivery of an attempt that is already {status.value}")
         delay = 30
         if lease_expires_at is not None:

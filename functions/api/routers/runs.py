@@ -1,0 +1,72 @@
+"""Scoring runs: create one (or estimate it with a dry run), list them, read one, cancel one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from functions.api.deps import ContainerDep, Requester
+from functions.api.errors import error_responses
+from functions.api.params import API_PREFIX
+from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, ScoringRun
+
+router = APIRouter(prefix=API_PREFIX)
+
+
+@router.post(
+    "/runs",
+    response_model=ScoringRun | DryRunResult,
+    status_code=202,
+    responses={
+        200: {"model": DryRunResult, "description": "dry_run: what the run would select and cost; nothing stored"},
+        202: {"model": ScoringRun, "description": "The run, planning; poll the URL in the Location header"},
+        **error_responses(400, 413, 422, 500, 502, 503),
+    },
+    summary="Start a scoring run (or estimate one with dry_run)",
+)
+def create_run(
+    request: RunRequest, response: Response, scoring: ContainerDep, requester: Requester
+) -> ScoringRun | JSONResponse:
+    if request.dry_run:
+        result = scoring.run_service.dry_run(request)
+        return JSONResponse(result.model_dump(mode="json"), status_code=200)
+    run = scoring.run_service.create(request, started_by=requester)
+    response.headers["Location"] = f"{API_PREFIX}/runs/{run.run_id}"
+    return run
+
+
+@router.get(
+    "/runs",
+    response_model=RunPage,
+    responses=error_responses(422, 500, 503),
+    summary="Scoring runs, newest first",
+)
+def list_runs(
+    scoring: ContainerDep,
+    page: Annotated[int, Query(ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> RunPage:
+    return scoring.run_service.list_runs(page, page_size)
+
+
+@router.get(
+    "/runs/{run_id}",
+    response_model=ScoringRun,
+    responses=error_responses(404, 422, 500, 503),
+    summary="One scoring run: its status, counts by attempt status, usage, cost and ETA",
+)
+def get_run(run_id: UUID, scoring: ContainerDep) -> ScoringRun:
+    return scoring.run_service.get(run_id)
+
+
+@router.post(
+    "/runs/{run_id}/cancel",
+    response_model=ScoringRun,
+    responses=error_responses(400, 404, 422, 500, 503),
+    summary="Cancel a run: attempts not yet claimed end cancelled and their jobs never reach the judge",
+)
+def cancel_run(run_id: UUID, scoring: ContainerDep, requester: Requester) -> ScoringRun:
+    return scoring.run_service.cancel(run_id, cancelled_by=requester)

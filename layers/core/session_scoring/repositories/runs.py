@@ -1,0 +1,428 @@
+"""Scoring runs in PostgreSQL: the run rows, their attempts (``session_scores.run_id``) and their counts.
+
+The planner's writes are built so a planner killed at any point resumes without duplicates: attempts are inserted
+with ``ON CONFLICT DO NOTHING`` (the partial unique index on active attempts skips a session someone else is
+scoring; the one on ``(run_id, session_id)`` makes a replayed page a no-op), and the page cursor only moves forward
+from the page the caller read, under the run row's lock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import and_, case, exists, func, select, update
+from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
+from sqlalchemy.orm import Session as DbSession
+from sqlalchemy.orm import sessionmaker
+
+from session_scoring.db.calls import db_call
+from session_scoring.db.schema import ScoringCriteriaDefinitionRow, ScoringRunRow, SessionScoreRow
+
+_ACTIVE = ("pending", "in_progress")
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """Judge usage of a run's completed attempts with one model."""
+
+    model: str | None
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run row with its live counts (attempts by status) and usage, read in one transaction."""
+
+    run_id: uuid.UUID
+    name: str
+    status: str
+    mode: str
+    selection: dict[str, Any]
+    max_sessions: int
+    max_cost_usd: Decimal | None
+    criteria_hash: str
+    judge_model: str
+    started_by: str
+    created_at: datetime
+    started_at: datetime | None
+    planned_at: datetime | None
+    finished_at: datetime | None
+    next_page: int
+    sessions_seen: int
+    skipped: dict[str, int]
+    estimated_input_tokens: int | None
+    estimated_output_tokens: int | None
+    estimated_cost_per_session_usd: Decimal | None
+    stop_reason: str | None
+    error_message: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+    usage: list[ModelUsage] = field(default_factory=list)
+    now: datetime | None = None
+
+    @property
+    def attempts(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def active(self) -> int:
+        return sum(self.counts.get(status, 0) for status in _ACTIVE)
+
+
+@dataclass(frozen=True)
+class SessionScoreState:
+    """What the scores table says about one session, for a run's selection."""
+
+    any_completed: bool
+    current_completed: bool
+    active: bool
+    latest_status: str | None
+    latest_current_score: int | None
+    in_run: str | None
+    """The status of this run's own attempt for the session, when it has one."""
+
+
+@dataclass(frozen=True)
+class InsertedAttempts:
+    created: list[tuple[uuid.UUID, str]]
+    """(score_id, session_id) of the attempts this call created."""
+    already_active: list[str]
+    """Sessions skipped because another attempt of theirs is active (the one-active-attempt rule)."""
+    run_open: bool
+    """False when the run was no longer planning (cancelled meanwhile): nothing was inserted."""
+
+
+def _record(row: ScoringRunRow, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
+    return RunRecord(
+        run_id=row.run_id,
+        name=row.name,
+        status=row.status,
+        mode=row.mode,
+        selection=dict(row.selection),
+        max_sessions=row.max_sessions,
+        max_cost_usd=row.max_cost_usd,
+        criteria_hash=row.criteria_hash,
+        judge_model=row.judge_model,
+        started_by=row.started_by,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        planned_at=row.planned_at,
+        finished_at=row.finished_at,
+        next_page=row.next_page,
+        sessions_seen=row.sessions_seen,
+        skipped={str(k): int(v) for k, v in (row.skipped or {}).items()},
+        estimated_input_tokens=row.estimated_input_tokens,
+        estimated_output_tokens=row.estimated_output_tokens,
+        estimated_cost_per_session_usd=row.estimated_cost_per_session_usd,
+        stop_reason=row.stop_reason,
+        error_message=row.error_message,
+        counts=counts,
+        usage=usage,
+        now=now,
+    )
+
+
+class RunRepository:
+    """Scoring runs. Every method is one short transaction; none holds one across I/O."""
+
+    def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
+        self._sessions = session_factory
+
+    @db_call
+    def create(
+        self,
+        run_id: uuid.UUID,
+        *,
+        name: str,
+        mode: str,
+        selection: dict[str, Any],
+        max_sessions: int,
+        max_cost_usd: float | None,
+        criteria_hash: str,
+        criteria_content: dict[str, Any],
+        judge_model: str,
+        started_by: str,
+    ) -> RunRecord:
+        """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
+        with self._sessions.begin() as db:
+            db.execute(
+                insert(ScoringCriteriaDefinitionRow)
+                .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
+                .on_conflict_do_nothing(index_elements=["criteria_hash"])
+            )
+            db.add(
+                ScoringRunRow(
+                    run_id=run_id,
+                    name=name,
+                    status="planning",
+                    mode=mode,
+                    selection=selection,
+                    max_sessions=max_sessions,
+                    max_cost_usd=None if max_cost_usd is None else Decimal(str(max_cost_usd)),
+                    criteria_hash=criteria_hash,
+                    judge_model=judge_model,
+                    started_by=started_by,
+                )
+            )
+        record = self.get(run_id)
+        assert record is not None
+        return record
+
+    def _load(self, db: DbSession, rows: Sequence[ScoringRunRow]) -> list[RunRecord]:
+        ids = [row.run_id for row in rows]
+        counts: dict[uuid.UUID, dict[str, int]] = {run_id: {} for run_id in ids}
+        usage: dict[uuid.UUID, list[ModelUsage]] = {run_id: [] for run_id in ids}
+        if ids:
+            for run_id, status, count in db.execute(
+                select(SessionScoreRow.run_id, SessionScoreRow.status, func.count())
+                .where(SessionScoreRow.run_id.in_(ids))
+                .group_by(SessionScoreRow.run_id, SessionScoreRow.status)
+            ).all():
+                if run_id is not None:
+                    counts[run_id][str(status)] = int(count)
+            for r in db.execute(
+                select(
+                    SessionScoreRow.run_id,
+                    SessionScoreRow.judge_model,
+                    func.coalesce(func.sum(SessionScoreRow.input_tokens), 0).label("input_tokens"),
+                    func.coalesce(func.sum(SessionScoreRow.output_tokens), 0).label("output_tokens"),
+                    func.coalesce(func.sum(SessionScoreRow.cache_read_tokens), 0).label("cache_read"),
+                    func.coalesce(func.sum(SessionScoreRow.cache_write_tokens), 0).label("cache_write"),
+                )
+                .where(SessionScoreRow.run_id.in_(ids), SessionScoreRow.status == "completed")
+                .group_by(SessionScoreRow.run_id, SessionScoreRow.judge_model)
+            ).all():
+                usage[r.run_id].append(
+                    ModelUsage(
+                        r.judge_model, int(r.input_tokens), int(r.output_tokens), int(r.cache_read), int(r.cache_write)
+                    )
+                )
+        now = db.scalar(select(func.now()))
+        assert now is not None
+        return [_record(row, counts[row.run_id], usage[row.run_id], now) for row in rows]
+
+    @db_call
+    def get(self, run_id: uuid.UUID) -> RunRecord | None:
+        with self._sessions() as db:
+            row = db.get(ScoringRunRow, run_id)
+            return None if row is None else self._load(db, [row])[0]
+
+    @db_call
+    def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]:
+        """One page of runs, newest first, and the total number of runs."""
+        with self._sessions() as db:
+            total = int(db.scalar(select(func.count()).select_from(ScoringRunRow)) or 0)
+            rows = db.scalars(
+                select(ScoringRunRow)
+                .order_by(ScoringRunRow.created_at.desc(), ScoringRunRow.run_id.desc())
+                .offset((page - 1) * page_size)
+                .limit(page_size)
+            ).all()
+            return self._load(db, rows), total
+
+    @db_call
+    def session_states(
+        self, run_id: uuid.UUID, session_ids: Sequence[str], current_hash: str
+    ) -> dict[str, SessionScoreState]:
+        """For each session with any attempt: what the selection needs to know, in one query."""
+        ids = list(session_ids)
+        if not ids:
+            return {}
+        s = SessionScoreRow
+        newest = (s.requested_at.desc(), s.score_id.desc())
+        completed_current = and_(s.status == "completed", s.criteria_hash == current_hash)
+        with self._sessions() as db:
+            rows = db.execute(
+                select(
+                    s.session_id,
+                    func.bool_or(s.status == "completed").label("any_completed"),
+                    func.bool_or(completed_current).label("current_completed"),
+                    func.bool_or(s.status.in_(_ACTIVE)).label("active"),
+                    func.max(case((s.run_id == run_id, s.status))).label("in_run"),
+                    func.array_agg(aggregate_order_by(s.status, *newest))[1].label("latest_status"),
+                    func.array_agg(aggregate_order_by(s.total_score, *newest))
+                    .filter(completed_current)[1]
+                    .label("latest_current_score"),
+                )
+                .where(s.session_id.in_(ids))
+                .group_by(s.session_id)
+            ).all()
+            return {
+                r.session_id: SessionScoreState(
+                    any_completed=bool(r.any_completed),
+                    current_completed=bool(r.current_completed),
+                    active=bool(r.active),
+                    latest_status=r.latest_status,
+                    latest_current_score=r.latest_current_score,
+                    in_run=r.in_run,
+                )
+                for r in rows
+            }
+
+    @db_call
+    def insert_attempts(
+        self, run_id: uuid.UUID, sessions: Sequence[tuple[uuid.UUID, str]], criteria_hash: str, triggered_by: str
+    ) -> InsertedAttempts:
+        """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning.
+
+        One ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this run) is left
+        alone and reported, never an error. The run row is locked so a cancel cannot interleave.
+        """
+        pairs = list(sessions)
+        with self._sessions.begin() as db:
+            status = db.scalar(select(ScoringRunRow.status).where(ScoringRunRow.run_id == run_id).with_for_update())
+            if status != "planning":
+                return InsertedAttempts([], [], False)
+            if not pairs:
+                return InsertedAttempts([], [], True)
+            inserted = db.execute(
+                insert(SessionScoreRow)
+                .values(
+                    [
+                        {
+                            "score_id": score_id,
+                            "session_id": session_id,
+                            "criteria_hash": criteria_hash,
+                            "status": "pending",
+                            "scored_triggered_by": triggered_by,
+                            "run_id": run_id,
+                        }
+                        for score_id, session_id in pairs
+                    ]
+                )
+                .on_conflict_do_nothing()
+                .returning(SessionScoreRow.score_id, SessionScoreRow.session_id)
+            ).all()
+            created = [(r.score_id, r.session_id) for r in inserted]
+            done = {session_id for _, session_id in created}
+            return InsertedAttempts(created, [sid for _, sid in pairs if sid not in done], True)
+
+    @db_call
+    def advance(
+        self,
+        run_id: uuid.UUID,
+        page: int,
+        *,
+        sessions_seen: int,
+        skipped: Mapping[str, int],
+        finished: bool,
+        stop_reason: str | None = None,
+        estimate: tuple[int, int, Decimal | None] | None = None,
+    ) -> bool:
+        """Record that ``page`` was planned: move the cursor past it, add its counts, and end planning when
+        ``finished``. False (nothing changed) when the run is no longer planning or the cursor already moved."""
+        with self._sessions.begin() as db:
+            row = db.scalars(
+                select(ScoringRunRow).where(ScoringRunRow.run_id == run_id).with_for_update()
+            ).one_or_none()
+            if row is None or row.status != "planning" or row.next_page != page:
+                return False
+            row.next_page = page + 1
+            row.sessions_seen = row.sessions_seen + sessions_seen
+            merged = dict(row.skipped or {})
+            for reason, count in skipped.items():
+                merged[reason] = int(merged.get(reason, 0)) + count
+            row.skipped = merged
+            if row.started_at is None:
+                row.started_at = db.scalar(select(func.now()))
+            if estimate is not None and row.estimated_input_tokens is None:
+                row.estimated_input_tokens, row.estimated_output_tokens, row.estimated_cost_per_session_usd = estimate
+            if finished:
+                row.status = "running"
+                row.planned_at = db.scalar(select(func.now()))
+                row.stop_reason = stop_reason
+            return True
+
+    @db_call
+    def fail(self, run_id: uuid.UUID, message: str) -> None:
+        """End a run whose planning failed for good; its queued attempts still run (they are ordinary attempts)."""
+        with self._sessions.begin() as db:
+            db.execute(
+                update(ScoringRunRow)
+                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "planning")
+                .values(status="failed", error_message=message, finished_at=func.now())
+            )
+
+    @db_call
+    def cancel(self, run_id: uuid.UUID, note: str) -> bool:
+        """Cancel a planning or running run and every attempt of it no scorer has claimed; False if it had ended."""
+        with self._sessions.begin() as db:
+            changed = db.execute(
+                update(ScoringRunRow)
+                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status.in_(("planning", "running")))
+                .values(status="cancelled", finished_at=func.now(), stop_reason=note)
+                .returning(ScoringRunRow.run_id)
+            ).first()
+            if changed is None:
+                return False
+            self._cancel_pending(db, run_id, note)
+            return True
+
+    @staticmethod
+    def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> None:
+        db.execute(
+            update(SessionScoreRow)
+            .where(SessionScoreRow.run_id == run_id, SessionScoreRow.status == "pending")
+            .values(status="cancelled", error_message=note, claim_token=None, lease_expires_at=None)
+        )
+
+    @db_call
+    def settle(self, run_id: uuid.UUID) -> None:
+        """Bring a run's status up to date after one of its attempts moved.
+
+        A running run with no active attempt left is completed. A cancelled run's attempts that came back to pending
+        (a scorer released one it had claimed before the cancel) are cancelled too, so none is left pending.
+        """
+        with self._sessions.begin() as db:
+            status, note = db.execute(
+                select(ScoringRunRow.status, ScoringRunRow.stop_reason).where(ScoringRunRow.run_id == run_id)
+            ).one_or_none() or (None, None)
+            if status == "cancelled":
+                self._cancel_pending(db, run_id, note or "the run was cancelled")
+                return
+            active = exists().where(SessionScoreRow.run_id == run_id, SessionScoreRow.status.in_(_ACTIVE))
+            db.execute(
+                update(ScoringRunRow)
+                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "running", ~active)
+                .values(status="completed", finished_at=func.now())
+            )
+
+    @db_call
+    def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
+        """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
+        with self._sessions() as db:
+            recent = (
+                select(SessionScoreRow.output_tokens, SessionScoreRow.judge_latency_ms)
+                .where(SessionScoreRow.status == "completed", SessionScoreRow.judge_model == model)
+                .order_by(SessionScoreRow.scored_at.desc())
+                .limit(limit)
+                .subquery()
+            )
+            row = db.execute(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms))).one()
+            return (
+                None if row[0] is None else float(row[0]),
+                None if row[1] is None else float(row[1]),
+            )
+
+    @db_call
+    def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]:
+        """This run's attempts that are still pending among ``session_ids`` (a resumed page sends their jobs again)."""
+        ids = list(session_ids)
+        if not ids:
+            return []
+        with self._sessions() as db:
+            rows = db.execute(
+                select(SessionScoreRow.score_id, SessionScoreRow.session_id).where(
+                    SessionScoreRow.run_id == run_id,
+                    SessionScoreRow.status == "pending",
+                    SessionScoreRow.session_id.in_(ids),
+                )
+            ).all()
+            return [(r.score_id, r.session_id) for r in rows]

@@ -1,0 +1,558 @@
+"""Scoring runs: create (or estimate) a run, plan it page by page, watch it, cancel it.
+
+How a run executes (online mode):
+
+1. ``POST /runs`` stores the run (``planning``) and puts one planning message (page 1) on the *runs queue*; it reads
+   no session, so it answers at once whatever the selection's size.
+2. The scorer function consumes the runs queue too. A planning message plans one page of the session source
+   (:meth:`RunPlanner.plan_page`): it applies the selection, inserts the page's attempts (carrying ``run_id``),
+   sends their jobs to the runs queue, moves the run's cursor past the page and sends the next page's message.
+   A planner killed anywhere in a page redoes that page when its message comes back, without duplicates.
+3. Run jobs are ordinary scoring jobs with the ordinary retries, breaker and dead letters. The runs queue is
+   consumed at a lower concurrency than the scoring queue, so single requests from the dashboard never wait behind
+   a run's jobs.
+4. After each of its jobs, the run is *settled*: with no active attempt left, a ``running`` run is ``completed``.
+
+Limits: ``max_sessions`` (at most ``SCORING_MAX_RUN_SESSIONS``) caps the attempts; ``max_cost_usd`` stops queueing
+once the actual cost of the run's completed attempts plus the estimated cost of its active ones and the next one
+would pass it. The per-session estimate is the rendered prompt size (input tokens) of a sample of the selected
+sessions and the average output tokens of recent scores with the same model (``DEFAULT_OUTPUT_TOKENS`` before
+any), priced with the ``pricing:`` table of the scoring configuration.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Protocol
+
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.errors import (
+    InvalidRequestError,
+    PermanentError,
+    QueueUnavailableError,
+    RunNotFoundError,
+    ScoringDisabledError,
+    ScoringError,
+)
+from session_scoring.judge.rendering import build_prompt
+from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.runs import (
+    CostEstimate,
+    DryRunResult,
+    RunCounts,
+    RunPage,
+    RunPlanningJob,
+    RunRequest,
+    RunSelection,
+    RunStatus,
+    RunUsage,
+    ScoringRun,
+    Which,
+)
+from session_scoring.models.session import SessionStatus, SessionSummary
+from session_scoring.repositories.runs import RunRecord, RunRepository, SessionScoreState
+from session_scoring.services.scorer import JobOutcome
+from session_scoring.sources.base import SessionSource
+
+DEFAULT_OUTPUT_TOKENS = 1_500
+"""Output tokens per verdict assumed before any score with the model exists (a verdict is typically 1-2k tokens)."""
+DEFAULT_LATENCY_SECONDS = 30.0
+"""Judge time per session assumed before any score with the model exists."""
+ESTIMATE_SAMPLE = 3
+"""Selected sessions rendered to estimate a run's input tokens per session."""
+SAMPLE_IDS = 10
+
+
+class RunQueue(Protocol):
+    """The runs queue: run jobs and planning messages."""
+
+    def send(self, job: ScoringJob) -> None: ...
+
+    def send_planning(self, job: RunPlanningJob) -> None: ...
+
+
+@dataclass(frozen=True)
+class Estimate:
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Decimal | None
+    latency_seconds: float
+    method: str
+
+
+@dataclass
+class PageDecision:
+    """What the selection made of one page of the source."""
+
+    candidates: list[str]
+    skipped: Counter[str]
+    in_run_pending: list[str]
+
+
+def _scorable(summary: SessionSummary, allowed: set[str]) -> bool:
+    try:
+        terminal = SessionStatus(summary.status).is_terminal
+    except ValueError:
+        terminal = False
+    return terminal and summary.status in allowed
+
+
+def _matches(selection: RunSelection, summary: SessionSummary) -> bool:
+    if selection.session_ids is not None and summary.session_id not in selection.session_ids:
+        return False
+    if selection.agent is not None and summary.agent_type != selection.agent:
+        return False
+    if selection.alert_type is not None and summary.alert_type != selection.alert_type:
+        return False
+    started = summary.started_at
+    if selection.submitted_after is not None and (started is None or started < selection.submitted_after):
+        return False
+    return not (selection.submitted_before is not None and (started is None or started >= selection.submitted_before))
+
+
+def _wanted(selection: RunSelection, state: SessionScoreState | None) -> bool:
+    """Does the score history make the session one the selection asks for?"""
+    if selection.which == Which.ALL:
+        return True
+    if selection.which == Which.UNSCORED:
+        return state is None or not state.any_completed
+    if selection.which == Which.NOT_CURRENT_CRITERIA:
+        return state is None or not state.current_completed
+    if selection.which == Which.FAILED:
+        return state is not None and state.latest_status == "failed"
+    assert selection.score_below is not None
+    return (
+        state is not None
+        and state.latest_current_score is not None
+        and state.latest_current_score < selection.score_below
+    )
+
+
+def decide_page(
+    selection: RunSelection,
+    summaries: Sequence[SessionSummary],
+    states: dict[str, SessionScoreState],
+    scorable_statuses: set[str],
+) -> PageDecision:
+    """Apply the selection to one page. Sessions this run already has are not selected again (a resumed page)."""
+    decision = PageDecision([], Counter(), [])
+    for summary in summaries:
+        state = states.get(summary.session_id)
+        if state is not None and state.in_run is not None:
+            if state.in_run == "pending":
+                decision.in_run_pending.append(summary.session_id)
+            continue
+        if not _matches(selection, summary) or not _wanted(selection, state):
+            continue
+        if not _scorable(summary, scorable_statuses):
+            decision.skipped["not_completed"] += 1
+        elif state is not None and state.active:
+            decision.skipped["already_active"] += 1
+        else:
+            decision.candidates.append(summary.session_id)
+    return decision
+
+
+def _as_float(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)
+
+
+class RunEstimator:
+    """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
+
+    def __init__(
+        self, config: ScoringConfig, source: SessionSource, repository: RunRepository, budget_tokens: int | None
+    ) -> None:
+        self._config = config
+        self._source = source
+        self._repository = repository
+        self._budget_tokens = budget_tokens
+
+    def estimate(self, session_ids: Sequence[str], batch: bool = False) -> Estimate:
+        sample = list(session_ids[:ESTIMATE_SAMPLE])
+        sizes = []
+        for session_id in sample:
+            try:
+                session = self._source.get_session(session_id)
+            except PermanentError:
+                continue  # an unreadable session fails its own attempt; the others make the estimate
+            sizes.append(build_prompt(self._config, session, budget_tokens=self._budget_tokens).estimated_tokens)
+        model = self._config.llm_model
+        output, latency_ms = self._repository.average_usage(model)
+        input_tokens = math.ceil(sum(sizes) / len(sizes)) if sizes else 0
+        output_tokens = math.ceil(output) if output is not None else DEFAULT_OUTPUT_TOKENS
+        latency = latency_ms / 1000.0 if latency_ms is not None else DEFAULT_LATENCY_SECONDS
+        price = self._config.price_of(model)
+        cost = (
+            None if price is None else Decimal(str(round(price.cost_usd(input_tokens, output_tokens, batch=batch), 6)))
+        )
+        method = (
+            f"input: the rendered prompt of {len(sizes)} sampled session(s), averaged; output: "
+            + (
+                f"the average of recent {model} scores"
+                if output is not None
+                else f"{DEFAULT_OUTPUT_TOKENS} (no {model} score yet)"
+            )
+            + f"; priced with pricing.{model}"
+            + (" at the batch discount" if batch else "")
+            + ("" if price is not None else " (missing: cost unknown)")
+        )
+        return Estimate(input_tokens, output_tokens, cost, latency, method)
+
+
+class RunService:
+    """The operator's side of runs: create or estimate, read, list, cancel."""
+
+    def __init__(
+        self,
+        config: ScoringConfig,
+        repository: RunRepository,
+        source: SessionSource,
+        queue: Callable[[], RunQueue],
+        estimator: RunEstimator,
+        *,
+        max_run_sessions: int,
+        concurrency: int,
+        page_size: int,
+    ) -> None:
+        self._config = config
+        self._repository = repository
+        self._source = source
+        self._queue = queue
+        """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
+        self._estimator = estimator
+        self._max_run_sessions = max_run_sessions
+        self._concurrency = concurrency
+        self._page_size = page_size
+
+    def _validate(self, request: RunRequest) -> None:
+        if not self._config.enabled:
+            raise ScoringDisabledError("scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true")
+        if request.max_sessions > self._max_run_sessions:
+            raise InvalidRequestError(
+                f"max_sessions {request.max_sessions} is above the limit of {self._max_run_sessions} "
+                "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
+            )
+        if request.mode == "batch":
+            if self._config.llm_provider == "bedrock":
+                raise InvalidRequestError("mode=batch is not supported with the bedrock provider; use mode=online")
+            raise InvalidRequestError("mode=batch (the Message Batches API) is not built yet; use mode=online")
+        if request.max_cost_usd is not None and self._config.price_of(self._config.llm_model) is None:
+            raise InvalidRequestError(
+                f"max_cost_usd needs a price for the judge model '{self._config.llm_model}': add it to the pricing: "
+                "table of the scoring configuration, or leave max_cost_usd out"
+            )
+
+    def dry_run(self, request: RunRequest) -> DryRunResult:
+        """What a run would select and cost, reading the source now; nothing is stored or queued."""
+        self._validate(request)
+        selection = request.selection
+        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
+        scorable = set(self._config.session_source.scorable_statuses)
+        no_run = uuid.uuid4()  # no attempt carries it: nothing is "already in the run"
+        selected: list[str] = []
+        skipped: Counter[str] = Counter()
+        read = 0
+        page = 1
+        stop_reason: str | None = None
+        while True:
+            source_page = self._source.list_sessions(page, self._page_size, statuses)
+            read += len(source_page.items)
+            states = self._repository.session_states(
+                no_run, [s.session_id for s in source_page.items], self._config.criteria_hash
+            )
+            decision = decide_page(selection, source_page.items, states, scorable)
+            skipped.update(decision.skipped)
+            room = request.max_sessions - len(selected)
+            selected.extend(decision.candidates[:room])
+            if len(decision.candidates) > room:
+                stop_reason = f"max_sessions ({request.max_sessions}) reached"
+                break
+            if page >= source_page.total_pages or not source_page.items:
+                break
+            page += 1
+        estimate = self._estimator.estimate(selected)
+        if request.max_cost_usd is not None and estimate.cost_usd and estimate.cost_usd > 0:
+            affordable = int(Decimal(str(request.max_cost_usd)) / estimate.cost_usd)
+            if affordable < len(selected):
+                selected = selected[:affordable]
+                stop_reason = f"max_cost_usd ({request.max_cost_usd}) reached at the estimated cost per session"
+        count = len(selected)
+        return DryRunResult(
+            sessions_selected=count,
+            sessions_skipped=sum(skipped.values()),
+            skipped_by_reason=dict(skipped),
+            sessions_read=read,
+            sample_session_ids=selected[:SAMPLE_IDS],
+            stop_reason=stop_reason,
+            estimate=CostEstimate(
+                estimated_input_tokens=estimate.input_tokens * count,
+                estimated_output_tokens=estimate.output_tokens * count,
+                estimated_cost_usd=None if estimate.cost_usd is None else float(estimate.cost_usd * count),
+                estimated_duration_seconds=round(estimate.latency_seconds * count / self._concurrency, 1),
+                per_session_input_tokens=estimate.input_tokens,
+                per_session_output_tokens=estimate.output_tokens,
+                method=estimate.method + f"; duration: judge time per session x sessions / {self._concurrency} "
+                "scorers (SCORING_RUN_CONCURRENCY)",
+            ),
+        )
+
+    def create(self, request: RunRequest, started_by: str) -> ScoringRun:
+        """Store the run and queue its first planning message; the selection happens asynchronously."""
+        self._validate(request)
+        queue = self._queue()
+        run_id = uuid.uuid4()
+        name = request.name or f"{request.selection.which.value} run by {started_by}"
+        self._repository.create(
+            run_id,
+            name=name,
+            mode=request.mode,
+            selection=request.selection.model_dump(mode="json", exclude_none=True),
+            max_sessions=request.max_sessions,
+            max_cost_usd=request.max_cost_usd,
+            criteria_hash=self._config.criteria_hash,
+            criteria_content=self._config.criteria_content,
+            judge_model=self._config.llm_model,
+            started_by=started_by,
+        )
+        try:
+            queue.send_planning(RunPlanningJob(run_id=run_id, page=1))
+        except QueueUnavailableError as exc:
+            self._repository.fail(run_id, f"could not queue the run's planning: {exc.message}")
+            raise
+        logger.info("scoring run created", extra={"run_id": str(run_id), "run_name": name})
+        return self.get(run_id)
+
+    def get(self, run_id: uuid.UUID) -> ScoringRun:
+        self._repository.settle(run_id)
+        record = self._repository.get(run_id)
+        if record is None:
+            raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
+        return self.to_api(record)
+
+    def list_runs(self, page: int, page_size: int) -> RunPage:
+        records, total = self._repository.list_page(page, page_size)
+        return RunPage(
+            items=[self.to_api(r) for r in records],
+            page=page,
+            page_size=page_size,
+            total_items=total,
+            total_pages=max(1, math.ceil(total / page_size)),
+        )
+
+    def cancel(self, run_id: uuid.UUID, cancelled_by: str) -> ScoringRun:
+        record = self._repository.get(run_id)
+        if record is None:
+            raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
+        if not self._repository.cancel(run_id, f"cancelled by {cancelled_by}"):
+            current = self._repository.get(run_id)
+            if current is not None and current.status != RunStatus.CANCELLED:
+                raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
+        logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
+        return self.get(run_id)
+
+    def settle(self, run_id: uuid.UUID) -> None:
+        self._repository.settle(run_id)
+
+    def cost_of(self, record: RunRecord) -> float | None:
+        """The actual cost of the run's completed attempts; None when a model they used has no price."""
+        total = 0.0
+        for usage in record.usage:
+            price = self._config.price_of(usage.model or "")
+            if price is None:
+                return None
+            total += price.cost_usd(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                batch=record.mode == "batch",
+            )
+        return round(total, 6)
+
+    def to_api(self, record: RunRecord) -> ScoringRun:
+        counts = record.counts
+        terminal = sum(counts.get(s, 0) for s in ("completed", "failed", "cancelled"))
+        eta: float | None = None
+        if record.status in (RunStatus.PLANNING, RunStatus.RUNNING) and record.started_at and record.now:
+            if terminal:
+                elapsed = (record.now - record.started_at).total_seconds()
+                eta = round(elapsed / terminal * record.active, 1)
+        elif record.finished_at is not None:
+            eta = 0.0
+        return ScoringRun(
+            run_id=record.run_id,
+            name=record.name,
+            status=RunStatus(record.status),
+            mode=record.mode,
+            selection=RunSelection.model_validate(record.selection),
+            max_sessions=record.max_sessions,
+            max_cost_usd=_as_float(record.max_cost_usd),
+            criteria_hash=record.criteria_hash,
+            judge_model=record.judge_model,
+            started_by=record.started_by,
+            created_at=record.created_at,
+            started_at=record.started_at,
+            planned_at=record.planned_at,
+            finished_at=record.finished_at,
+            sessions_read=record.sessions_seen,
+            counts=RunCounts(
+                pending=counts.get("pending", 0),
+                in_progress=counts.get("in_progress", 0),
+                completed=counts.get("completed", 0),
+                failed=counts.get("failed", 0),
+                cancelled=counts.get("cancelled", 0),
+                skipped=sum(record.skipped.values()),
+                skipped_by_reason=record.skipped,
+            ),
+            usage=RunUsage(
+                input_tokens=sum(u.input_tokens for u in record.usage),
+                output_tokens=sum(u.output_tokens for u in record.usage),
+                cache_read_tokens=sum(u.cache_read_tokens for u in record.usage),
+                cache_write_tokens=sum(u.cache_write_tokens for u in record.usage),
+                cost_usd=self.cost_of(record),
+            ),
+            estimated_cost_per_session_usd=_as_float(record.estimated_cost_per_session_usd),
+            eta_seconds=eta,
+            stop_reason=record.stop_reason,
+            error_message=record.error_message,
+        )
+
+
+class RunPlanner:
+    """Plans a run one page of the session source per planning message (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: ScoringConfig,
+        repository: RunRepository,
+        source: SessionSource,
+        queue: RunQueue,
+        estimator: RunEstimator,
+        runs: RunService,
+        page_size: int,
+    ) -> None:
+        self._config = config
+        self._repository = repository
+        self._source = source
+        self._queue = queue
+        self._estimator = estimator
+        self._runs = runs
+        self._page_size = page_size
+
+    def plan_page(self, job: RunPlanningJob) -> JobOutcome:
+        """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
+        try:
+            return self._plan(job)
+        except PermanentError as exc:
+            logger.error("run planning failed", extra={"run_id": str(job.run_id), "error": exc.message})
+            self._repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
+            return JobOutcome.ack(exc.message)
+        except ScoringError as exc:
+            logger.warning("run planning deferred", extra={"run_id": str(job.run_id), "error": exc.message})
+            return JobOutcome.retry(f"planning page {job.page} will be retried: {exc.message}", 30)
+
+    def _plan(self, job: RunPlanningJob) -> JobOutcome:
+        run = self._repository.get(job.run_id)
+        if run is None:
+            return JobOutcome.ack("no such run")
+        if run.status != RunStatus.PLANNING:
+            return JobOutcome.ack(f"the run is {run.status}; nothing to plan")
+        if run.next_page > job.page:
+            # This page was planned but its successor may not have been sent (killed in between): send it again.
+            if run.next_page == job.page + 1:
+                self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
+            return JobOutcome.ack("page already planned")
+        if run.next_page < job.page:
+            return JobOutcome.ack("stale planning message")
+        selection = RunSelection.model_validate(run.selection)
+        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
+        source_page = self._source.list_sessions(job.page, self._page_size, statuses)
+        ids = [s.session_id for s in source_page.items]
+        states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
+        decision = decide_page(selection, source_page.items, states, set(self._config.session_source.scorable_statuses))
+        for score_id, session_id in self._repository.pending_attempts(
+            run.run_id, decision.in_run_pending
+        ):  # a resumed page: the jobs may never have been sent
+            self._send(run, score_id, session_id)
+
+        estimate = self._estimate(run, decision.candidates)
+        allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
+        chosen = decision.candidates[:allowed]
+        inserted = self._repository.insert_attempts(
+            run.run_id, [(uuid.uuid4(), sid) for sid in chosen], run.criteria_hash, f"run:{run.run_id}"
+        )
+        if not inserted.run_open:
+            return JobOutcome.ack("the run was cancelled while planning")
+        for score_id, session_id in inserted.created:
+            self._send(run, score_id, session_id)
+        skipped = Counter(decision.skipped)
+        skipped["already_active"] += len(inserted.already_active)
+        exhausted = job.page >= source_page.total_pages or not source_page.items
+        finished = exhausted or stop_reason is not None
+        moved = self._repository.advance(
+            run.run_id,
+            job.page,
+            sessions_seen=len(source_page.items),
+            skipped={k: v for k, v in skipped.items() if v},
+            finished=finished,
+            stop_reason=stop_reason,
+            estimate=None if estimate is None else (estimate.input_tokens, estimate.output_tokens, estimate.cost_usd),
+        )
+        if not moved:
+            return JobOutcome.ack("the run changed while planning this page")
+        if finished:
+            self._runs.settle(run.run_id)  # a run that selected nothing is completed at once
+            logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
+        else:
+            self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
+        return JobOutcome.ack(f"planned page {job.page}: {len(inserted.created)} attempt(s) queued")
+
+    def _estimate(self, run: RunRecord, candidates: Sequence[str]) -> Estimate | None:
+        if run.estimated_input_tokens is not None:
+            return Estimate(
+                run.estimated_input_tokens,
+                run.estimated_output_tokens or 0,
+                run.estimated_cost_per_session_usd,
+                0.0,
+                "stored",
+            )
+        if not candidates:
+            return None
+        return self._estimator.estimate(candidates, batch=run.mode == "batch")
+
+    def _room(self, run: RunRecord, estimate: Estimate | None, wanted: int) -> tuple[int, str | None]:
+        """How many of ``wanted`` more attempts the cap and the cost limit allow, and why the selection stops here
+        (None: it goes on to the next page)."""
+        room = max(0, run.max_sessions - run.attempts)
+        allowed = min(wanted, room)
+        reason = f"max_sessions ({run.max_sessions}) reached" if wanted >= room else None
+        if run.max_cost_usd is not None and estimate is not None and estimate.cost_usd:
+            actual = Decimal(str(self._runs.cost_of(run) or 0))
+            in_flight = estimate.cost_usd * run.active
+            affordable = max(0, int((run.max_cost_usd - actual - in_flight) / estimate.cost_usd))
+            if affordable < allowed:
+                allowed = affordable
+                reason = (
+                    f"max_cost_usd ({run.max_cost_usd}) reached: actual {actual:.4f} + in flight {in_flight:.4f} "
+                    f"USD, estimated {estimate.cost_usd} per session"
+                )
+        return allowed, reason
+
+    def _send(self, run: RunRecord, score_id: uuid.UUID, session_id: str) -> None:
+        self._queue.send(
+            ScoringJob(
+                score_id=score_id,
+                session_id=session_id,
+                requested_by=f"run:{run.run_id}",
+                requested_at=datetime.now(UTC),
+                run_id=run.run_id,
+            )
+        )
