@@ -44,3 +44,8 @@ _.pytestmark
 
 # Powertools reads its cold-start flag; a test sets it to stand for a first invocation.
 _.is_cold_start
+
+# Response fields of the runs API (models/runs.py), read by API clients only.
+_.per_session_input_tokens
+_.per_session_output_tokens
+_.sessions_skipped
