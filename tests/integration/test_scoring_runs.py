@@ -230,7 +230,9 @@ def test_the_cost_limit_stops_queueing(priced_claude_stack: Stack, fake_claude: 
     assert "max_cost_usd" in done["stop_reason"]
     assert 0 < done["counts"]["completed"] < len(COMPLETED_IDS)
     assert done["usage"]["cost_usd"] <= limit  # the fake judge reports fewer tokens than the estimate
-    assert done["usage"]["input_tokens"] == 1200 * done["counts"]["completed"]
+    # Actual usage as the judge reported it: at most 1,200 uncached input tokens a call (the fake judge reports the
+    # repeated rubric prefix as cache reads, counted apart).
+    assert 0 < done["usage"]["input_tokens"] <= 1200 * done["counts"]["completed"]
     assert len(fake_claude.requests) == done["counts"]["completed"]
 
 

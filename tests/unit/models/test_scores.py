@@ -62,7 +62,7 @@ def test_dimensions_are_the_breakdown_fields_and_add_up_to_the_maximum_score() -
 def test_the_database_accepts_exactly_the_statuses_and_one_active_attempt_among_the_active_ones() -> None:
     table = SessionScoreRow.__table__
     status_check = next(c for c in table.constraints if c.name == "ck_session_scores_status")
-    assert str(status_check.sqltext) == "status IN ('pending', 'in_progress', 'completed', 'failed')"
+    assert str(status_check.sqltext) == "status IN ('pending', 'in_progress', 'completed', 'failed', 'cancelled')"
     active_index = next(i for i in table.indexes if i.name == "uq_session_scores_one_active_attempt")
     assert str(active_index.dialect_options["postgresql"]["where"]) == "status IN ('pending', 'in_progress')"
     assert set(ACTIVE_STATUSES) < set(ScoreStatus)
