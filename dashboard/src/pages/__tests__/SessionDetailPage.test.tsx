@@ -20,6 +20,7 @@ const mocked = vi.mocked(api, true);
 
 const session: SessionDetail = {
   session_id: 'sess-1',
+  source: null,
   status: 'completed',
   alert_type: 'PodOOMKilled',
   agent_type: 'KubernetesAgent',

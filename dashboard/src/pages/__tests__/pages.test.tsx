@@ -51,7 +51,7 @@ beforeEach(() => {
 
 describe('SessionsPage', () => {
   it('shows an empty state when the source has no sessions', async () => {
-    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0 };
+    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0, skipped: [] };
     mocked.listSessions.mockResolvedValue(empty);
     renderAt('/', <SessionsPage />);
 
@@ -70,6 +70,7 @@ describe('SessionsPage', () => {
           author: 'alertmanager',
           started_at: null,
           completed_at: null,
+          source: null,
           score: { score_id: 'x', status: 'completed', total_score: 91, is_current_criteria: true, criteria_hash: 'a' },
         },
       ],
@@ -77,6 +78,7 @@ describe('SessionsPage', () => {
       page_size: 20,
       total_items: 1,
       total_pages: 1,
+      skipped: [],
     });
     renderAt('/', <SessionsPage />);
 
