@@ -157,7 +157,7 @@ def test_score_a_session_from_the_list_and_read_the_critique(local_stack: str, p
     expect(total).to_be_visible(timeout=SCORING_TIMEOUT_MS)
     expect(page.get_by_test_id("breakdown-bar")).to_have_count(4)
     expect(page.get_by_test_id("judge-info")).to_contain_text("heuristic")
-    expect(page.get_by_text("Reasoning")).to_be_visible()
+    expect(page.get_by_role("heading", name="Reasoning")).to_be_visible()
     expect(page.get_by_text("current", exact=True)).to_be_visible()
     score = int(total.inner_text().split("/")[0])
     assert 0 <= score <= 100
