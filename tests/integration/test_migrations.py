@@ -23,6 +23,8 @@ TABLES = {
     "score_alternative_approach_steps",
     "uploaded_sessions",
     "scoring_runs",
+    "latest_scores",
+    "latest_score_counts",
 }
 
 

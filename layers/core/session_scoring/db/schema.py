@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -24,7 +25,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from session_scoring.models.scores import ACTIVE_STATUSES, MAX_SCORE, MIN_SCORE, ScoreStatus
@@ -183,6 +184,61 @@ class ScoringRunRow(Base):
         Index("ix_scoring_runs_created_at", "created_at"),
         Index("ix_scoring_runs_status", "status"),
     )
+
+
+#: The ``criteria_hash`` of the ``latest_scores`` rows and counters that span every criteria: a session's latest
+#: completed score under any criteria (what the analytics count when no criteria hash is given).
+ANY_CRITERIA = "*"
+
+
+class LatestScoreRow(Base):
+    """A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``), kept by the statement that
+    stores a verdict (migration 0006_latest_scores): what the analytics read instead of every attempt."""
+
+    __tablename__ = "latest_scores"
+
+    session_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    score_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False)
+    total_score: Mapped[int] = mapped_column(Integer, nullable=False)
+    band: Mapped[str] = mapped_column(String(20), nullable=False)
+    logical_flow: Mapped[int | None] = mapped_column(Integer)
+    consistency: Mapped[int | None] = mapped_column(Integer)
+    tool_relevance: Mapped[int | None] = mapped_column(Integer)
+    synthesis_quality: Mapped[int | None] = mapped_column(Integer)
+    scored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    missing_tools: Mapped[list[str]] = mapped_column(ARRAY(Text), nullable=False, server_default=text("'{}'"))
+    """The distinct tool names the score says were missing, sorted."""
+    previous_band: Mapped[str | None] = mapped_column(String(20))
+    """What the last update replaced (band and tools), read back by the verdict statement to update the counters."""
+    previous_missing_tools: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
+
+    __table_args__ = (
+        # The newest sessions of a band (the ids listed beside a count), and the newest of a criteria hash.
+        Index(
+            "ix_latest_scores_band_newest",
+            "criteria_hash",
+            "band",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["session_id"],
+        ),
+        Index("ix_latest_scores_newest", "criteria_hash", text("scored_at DESC"), text("score_id DESC")),
+    )
+
+
+class LatestScoreCountRow(Base):
+    """Sessions per band (``kind`` 'band') and per missing tool (``kind`` 'tool') among ``latest_scores`` of a
+    criteria hash, maintained in the same statement as those rows."""
+
+    __tablename__ = "latest_score_counts"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    sessions: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+    __table_args__ = (CheckConstraint("kind IN ('band', 'tool')", name="ck_latest_score_counts_kind"),)
 
 
 class MissingToolRow(Base):

@@ -28,25 +28,32 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
     column,
     exists,
     func,
+    literal,
     literal_column,
     null,
     or_,
     select,
     text,
     true,
+    tuple_,
     update,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID, aggregate_order_by, distinct_on, insert
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, distinct_on, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import (
+    ANY_CRITERIA,
     AlternativeApproachRow,
     AlternativeApproachStepRow,
+    LatestScoreCountRow,
+    LatestScoreRow,
     MissingToolRow,
     ScoringCriteriaDefinitionRow,
     SessionScoreRow,
@@ -63,7 +70,7 @@ from session_scoring.models.records import (
     StoredCriteria,
     StrandedAttempt,
 )
-from session_scoring.models.scores import ACTIVE_STATUSES, ScoreStatus
+from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import as_json_list
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
@@ -75,6 +82,8 @@ _TOOLS = cast(Table, MissingToolRow.__table__)
 _APPROACHES = cast(Table, AlternativeApproachRow.__table__)
 _STEPS = cast(Table, AlternativeApproachStepRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
+_LATEST_SCORES = cast(Table, LatestScoreRow.__table__)
+_COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -227,7 +236,7 @@ def _store_verdict_statement() -> Any:
                 )
             },
         )
-        .returning(_SCORES.c.score_id)
+        .returning(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at)
         .cte("done")
     )
     tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
@@ -271,7 +280,88 @@ def _store_verdict_statement() -> Any:
         )
         .cte("steps_stored")
     )
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps)
+    latest, counts = _latest_and_counts_ctes(done)
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, latest, counts)
+
+
+def band_of(total: Any) -> Any:
+    """The band name of a total score, in SQL (the bands of ``SCORE_BANDS``)."""
+    return case(*[(and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS])
+
+
+def _latest_and_counts_ctes(done: Any) -> tuple[Any, Any]:
+    """Keep ``latest_scores`` and ``latest_score_counts`` in step with a stored verdict, in the same statement.
+
+    The completed attempt is upserted as the session's latest under its criteria hash and under ``ANY_CRITERIA``;
+    an existing row is replaced only by a newer score (``scored_at``, then ``score_id``). The upsert locks the row
+    and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so what it replaced,
+    returned through ``previous_*``, is exact even when completes race; the counters then get the difference
+    (+1 for the new band and tools, -1 for the replaced ones) as atomic increments, in key order so concurrent
+    statements lock counter rows in the same order.
+    """
+    scopes = (
+        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
+        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
+        .subquery("scopes")
+    )
+    row = select(
+        done.c.session_id,
+        scopes.c.criteria_hash,
+        done.c.score_id,
+        done.c.total_score,
+        band_of(done.c.total_score),
+        *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+        done.c.scored_at,
+        sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
+    ).select_from(done).join(scopes, true())
+    upsert = insert(_LATEST_SCORES).from_select(
+        ["session_id", "criteria_hash", "score_id", "total_score", "band", *DIMENSIONS, "scored_at", "missing_tools"],
+        row.order_by(scopes.c.criteria_hash),
+    )
+    new = upsert.excluded
+    latest = (
+        upsert.on_conflict_do_update(
+            index_elements=["session_id", "criteria_hash"],
+            set_={
+                **{name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at")},
+                "missing_tools": new.missing_tools,
+                "previous_band": _LATEST_SCORES.c.band,
+                "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
+            },
+            where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
+        )
+        .returning(
+            _LATEST_SCORES.c.criteria_hash,
+            _LATEST_SCORES.c.band,
+            _LATEST_SCORES.c.missing_tools,
+            _LATEST_SCORES.c.previous_band,
+            _LATEST_SCORES.c.previous_missing_tools,
+        )
+        .cte("latest_stored")
+    )
+    # An inserted row has no previous band; an updated one always has.
+    replaced = latest.c.previous_band.is_not(None)
+    band, tool, plus, minus = (literal_column(v) for v in ("'band'", "'tool'", "1", "-1"))
+    deltas = (
+        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), plus.label("delta"))
+        .union_all(
+            select(latest.c.criteria_hash, band, latest.c.previous_band, minus).where(replaced),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), plus),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), minus).where(replaced),
+        )
+        .subquery("deltas")
+    )
+    key = (deltas.c.criteria_hash, deltas.c.kind, deltas.c.name)
+    total = func.sum(deltas.c.delta)
+    counts = insert(_COUNTS).from_select(
+        ["criteria_hash", "kind", "name", "sessions"],
+        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
+    )
+    counted = counts.on_conflict_do_update(
+        index_elements=["criteria_hash", "kind", "name"],
+        set_={"sessions": _COUNTS.c.sessions + counts.excluded.sessions},
+    ).cte("counts_stored")
+    return latest, counted
 
 
 class ScoreRepository:
@@ -466,6 +556,8 @@ class ScoreRepository:
             "p_prompt_compacted": prompt.compacted,
             "p_prompt_tokens_before": prompt.tokens_before,
             "p_prompt_tokens_after": prompt.tokens_after,
+            **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
+            "p_tool_names": sorted({t.tool_name for t in output.missing_tools}),
             "p_tools": [
                 {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
                 for i, t in enumerate(output.missing_tools)
