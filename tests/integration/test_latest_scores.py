@@ -1,0 +1,208 @@
+"""``latest_scores`` and its counters on real PostgreSQL: kept right by concurrent completes, and backfilled by the
+migration, both compared with a recount of the stored attempts."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, create_engine, make_url, text
+
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.scores import band_for
+from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from tests.conftest import Stack
+
+HASHES = ("a" * 64, "b" * 64)
+TOOLS = ("k8s.pods_log", "k8s.events", "prom.query", "loki.search", "aws.describe")
+MIGRATION = "0006_latest_scores"
+
+
+def expected(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counter[tuple[str, str, str]]]:
+    """The latest completed attempt of each (criteria hash, session) and of each session ('*'), and the band and
+    tool counts over them, recounted in Python from every stored attempt."""
+    with engine.connect() as conn:
+        attempts = conn.execute(
+            text(
+                "SELECT score_id, session_id, criteria_hash, total_score, scored_at FROM session_scores "
+                "WHERE status = 'completed'"
+            )
+        ).all()
+        tools: dict[Any, set[str]] = {}
+        for score_id, tool_name in conn.execute(text("SELECT score_id, tool_name FROM score_missing_tools")):
+            tools.setdefault(score_id, set()).add(tool_name)
+    latest: dict[tuple[str, str], Any] = {}
+    for row in attempts:
+        for scope in (row.criteria_hash, "*"):
+            key = (scope, row.session_id)
+            if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
+                latest[key] = row
+    counts: Counter[tuple[str, str, str]] = Counter()
+    rows = {}
+    for (scope, session_id), row in latest.items():
+        names = sorted(tools.get(row.score_id, ()))
+        band = band_for(row.total_score).band
+        rows[(scope, session_id)] = (row.score_id, row.total_score, band, names)
+        counts[(scope, "band", band)] += 1
+        counts.update((scope, "tool", name) for name in names)
+    return rows, counts
+
+
+def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counter[tuple[str, str, str]]]:
+    with engine.connect() as conn:
+        rows = {
+            (r.criteria_hash, r.session_id): (r.score_id, r.total_score, r.band, list(r.missing_tools))
+            for r in conn.execute(text("SELECT * FROM latest_scores"))
+        }
+        counts = Counter(
+            {
+                (r.criteria_hash, r.kind, r.name): int(r.sessions)
+                for r in conn.execute(text("SELECT * FROM latest_score_counts WHERE sessions <> 0"))
+            }
+        )
+    return rows, counts
+
+
+def verdict(total: int, tools: list[str]) -> JudgeVerdict:
+    parts = [min(25, max(0, total - 25 * i)) for i in range(4)]
+    output = JudgeOutputSchema.model_validate(
+        {
+            "total_score": total,
+            "score_breakdown": dict(
+                zip(["logical_flow", "consistency", "tool_relevance", "synthesis_quality"], parts, strict=True)
+            ),
+            "score_reasoning": "seeded",
+            "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in tools],
+            "alternative_approaches": [],
+        }
+    )
+    return JudgeVerdict(output=output, provider="test", model="m")
+
+
+def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
+    """Request, claim and complete (or fail) scores for a few shared sessions; returns how many completed. Threads
+    running this collide on the same sessions (one gets the active attempt, another is refused or loses the claim)
+    and on the same counters."""
+    rng = random.Random(seed)
+    completed = 0
+    for _ in range(rounds):
+        session_id = f"s{rng.randrange(6)}"
+        criteria = rng.choice(HASHES)
+        attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test")
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        if claim.claim_token is None:
+            continue
+        if rng.random() < 0.2:  # a failed re-score never replaces a completed one
+            repo.fail(attempt.attempt.score_id, claim.claim_token, "judge said no")
+            continue
+        tools = rng.sample(TOOLS, rng.randrange(4))
+        tools += tools[:1]  # a tool named twice in one verdict counts once for the session
+        stored_it = repo.complete(
+            attempt.attempt.score_id,
+            claim.claim_token,
+            criteria,
+            verdict(rng.randrange(101), tools),
+            PromptStats(False, None, None),
+        )
+        completed += int(stored_it)
+    return completed
+
+
+def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount(stack: Stack) -> None:
+    repo = stack.container.repository
+    for criteria in HASHES:
+        repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        completed = sum(pool.map(lambda seed: score_many(repo, seed, 40), range(4)))
+
+    engine = stack.container.query_engine
+    want_rows, want_counts = expected(engine)
+    got_rows, got_counts = stored(engine)
+    assert completed > 20  # the threads did store verdicts, several per session
+    assert got_rows == want_rows
+    assert got_counts == want_counts
+    assert sum(n for (scope, kind, _), n in got_counts.items() if scope == "*" and kind == "band") == len(
+        {session for scope, session in want_rows if scope == "*"}
+    )
+
+
+@pytest.fixture
+def fresh_url(postgres_url: str) -> Iterator[str]:
+    name = f"latest_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts(fresh_url: str) -> None:
+    from alembic.script import ScriptDirectory
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.infrastructure import migrate
+
+    settings = Settings()
+    before = ScriptDirectory.from_config(migrate.alembic_config(settings)).get_revision(MIGRATION).down_revision
+    engine = create_engine(fresh_url)
+    migrate.upgrade(engine, settings, str(before))
+    with engine.begin() as conn:
+        for criteria in HASHES:
+            conn.execute(
+                text("INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (:h, '{}')"),
+                {"h": criteria},
+            )
+        attempts = [
+            # session, hash, status, total, seconds ago, tools
+            ("rescored", HASHES[0], "completed", 30, 50, ["k8s.events"]),
+            ("rescored", HASHES[0], "completed", 95, 40, ["prom.query", "prom.query"]),
+            ("rescored", HASHES[1], "completed", 60, 30, []),
+            ("rescored", HASHES[0], "failed", None, 10, []),
+            ("other", HASHES[1], "completed", 10, 20, ["prom.query", "k8s.events"]),
+            ("never", HASHES[0], "failed", None, 5, []),
+        ]
+        for session_id, criteria, status, total, ago, tools in attempts:
+            score_id = uuid.uuid4()
+            conn.execute(
+                text(
+                    "INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, "
+                    "score_breakdown, scored_triggered_by, requested_at, scored_at) VALUES (:id, :s, :h, :status, "
+                    ":total, '{\"logical_flow\": 5}', 'test', now() - make_interval(secs => :ago), "
+                    "CASE WHEN :status = 'completed' THEN now() - make_interval(secs => :ago) END)"
+                ),
+                {"id": score_id, "s": session_id, "h": criteria, "status": status, "total": total, "ago": ago},
+            )
+            for position, name in enumerate(tools):
+                conn.execute(
+                    text(
+                        "INSERT INTO score_missing_tools (id, score_id, position, tool_name, rationale) "
+                        "VALUES (gen_random_uuid(), :id, :p, :n, 'needed')"
+                    ),
+                    {"id": score_id, "p": position, "n": name},
+                )
+
+    migrate.upgrade(engine, settings)
+
+    want_rows, want_counts = expected(engine)
+    assert stored(engine) == (want_rows, want_counts)
+    # Spelled out: the newest completed score of each scope wins; a later failure changes nothing.
+    assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["prom.query"])
+    assert want_rows[("*", "rescored")][1:] == (60, "adequate", [])
+    assert want_counts[("*", "tool", "prom.query")] == 1
+    assert ("*", "never") not in want_rows
+    with engine.connect() as conn:
+        dimension = conn.execute(
+            text("SELECT logical_flow FROM latest_scores WHERE session_id = 'other' AND criteria_hash = '*'")
+        ).scalar()
+    assert dimension == 5
+    engine.dispose()
