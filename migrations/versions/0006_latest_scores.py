@@ -2,15 +2,16 @@
 
 ``latest_scores`` holds one row per (session, criteria hash) with what the analytics need (score, band, the four
 dimensions, when, the distinct missing tool names), plus one row per session under the criteria hash ``'*'``: the
-session's latest completed score under any criteria. ``latest_score_counts`` holds, per criteria hash (and ``'*'``),
-the number of sessions in each band and naming each missing tool. Both are maintained by the statement that stores a
+session's latest completed score under any criteria; ``latest_score_tools`` has one row per tool such a score names
+missing (so the newest sessions naming a tool are an index scan). ``latest_score_counts`` holds, per criteria hash (and ``'*'``),
+the number of sessions in each band and naming each missing tool. All three are maintained by the statement that stores a
 verdict (``ScoreRepository.complete``), so a distribution or a missing-tools top list reads a handful of counter
 rows instead of sorting every attempt.
 
 ``previous_band`` and ``previous_missing_tools`` are what the last update of a row replaced: the verdict statement
 reads them back (``RETURNING``) to take the replaced score out of the counters, under the row lock the upsert holds.
 
-The upgrade backfills both tables from the completed attempts already stored.
+The upgrade backfills the three tables from the completed attempts already stored.
 
 Revision ID: 0006_latest_scores
 Revises: 0005_scoring_runs
@@ -57,6 +58,12 @@ FROM latest_scores
 ORDER BY session_id, scored_at DESC, score_id DESC
 """
 
+BACKFILL_TOOLS = """
+INSERT INTO latest_score_tools (criteria_hash, session_id, tool_name, scored_at, score_id)
+SELECT l.criteria_hash, l.session_id, t.tool_name, l.scored_at, l.score_id
+FROM latest_scores l CROSS JOIN LATERAL unnest(l.missing_tools) AS t(tool_name)
+"""
+
 BACKFILL_COUNTS = """
 INSERT INTO latest_score_counts (criteria_hash, kind, name, sessions)
 SELECT criteria_hash, 'band', band, count(*) FROM latest_scores GROUP BY criteria_hash, band
@@ -90,10 +97,19 @@ def upgrade() -> None:
         ["criteria_hash", "band", sa.text("scored_at DESC"), sa.text("score_id DESC")],
         postgresql_include=["session_id"],
     )
+    op.create_table(
+        "latest_score_tools",
+        sa.Column("criteria_hash", sa.String(64), primary_key=True),
+        sa.Column("session_id", sa.String(255), primary_key=True),
+        sa.Column("tool_name", sa.String(255), primary_key=True),
+        sa.Column("scored_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("score_id", postgresql.UUID(as_uuid=True), nullable=False),
+    )
     op.create_index(
-        "ix_latest_scores_newest",
-        "latest_scores",
-        ["criteria_hash", sa.text("scored_at DESC"), sa.text("score_id DESC")],
+        "ix_latest_score_tools_newest",
+        "latest_score_tools",
+        ["criteria_hash", "tool_name", sa.text("scored_at DESC"), sa.text("score_id DESC")],
+        postgresql_include=["session_id"],
     )
     op.create_table(
         "latest_score_counts",
@@ -105,11 +121,13 @@ def upgrade() -> None:
     )
     op.execute(BACKFILL_LATEST)
     op.execute(BACKFILL_ANY_CRITERIA)
+    op.execute(BACKFILL_TOOLS)
     op.execute(BACKFILL_COUNTS)
 
 
 def downgrade() -> None:
     op.drop_table("latest_score_counts")
-    op.drop_index("ix_latest_scores_newest", table_name="latest_scores")
+    op.drop_index("ix_latest_score_tools_newest", table_name="latest_score_tools")
+    op.drop_table("latest_score_tools")
     op.drop_index("ix_latest_scores_band_newest", table_name="latest_scores")
     op.drop_table("latest_scores")

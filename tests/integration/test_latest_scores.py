@@ -1,4 +1,4 @@
-"""``latest_scores`` and its counters on real PostgreSQL: kept right by concurrent completes, and backfilled by the
+"""``latest_scores``, its tool rows and its counters on real PostgreSQL: kept right by concurrent completes, and backfilled by the
 migration, both compared with a recount of the stored attempts."""
 
 from __future__ import annotations
@@ -65,6 +65,12 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
                 for r in conn.execute(text("SELECT * FROM latest_score_counts WHERE sessions <> 0"))
             }
         )
+        listed: dict[tuple[str, str], list[str]] = {}
+        for r in conn.execute(text("SELECT * FROM latest_score_tools ORDER BY tool_name")):
+            assert r.score_id == rows[(r.criteria_hash, r.session_id)][0]
+            listed.setdefault((r.criteria_hash, r.session_id), []).append(r.tool_name)
+    # latest_score_tools lists exactly the tools of each latest score, under the same score id.
+    assert listed == {key: row[3] for key, row in rows.items() if row[3]}
     return rows, counts
 
 

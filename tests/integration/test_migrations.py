@@ -25,6 +25,7 @@ TABLES = {
     "scoring_runs",
     "latest_scores",
     "latest_score_counts",
+    "latest_score_tools",
 }
 
 

@@ -214,7 +214,7 @@ class LatestScoreRow(Base):
     previous_missing_tools: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
 
     __table_args__ = (
-        # The newest sessions of a band (the ids listed beside a count), and the newest of a criteria hash.
+        # The newest sessions of a band (the ids listed beside a count).
         Index(
             "ix_latest_scores_band_newest",
             "criteria_hash",
@@ -223,7 +223,29 @@ class LatestScoreRow(Base):
             text("score_id DESC"),
             postgresql_include=["session_id"],
         ),
-        Index("ix_latest_scores_newest", "criteria_hash", text("scored_at DESC"), text("score_id DESC")),
+    )
+
+
+class LatestScoreToolRow(Base):
+    """One tool a ``latest_scores`` row names missing: the newest sessions naming a tool are an index-only scan."""
+
+    __tablename__ = "latest_score_tools"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    tool_name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    scored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    score_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False)
+
+    __table_args__ = (
+        Index(
+            "ix_latest_score_tools_newest",
+            "criteria_hash",
+            "tool_name",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["session_id"],
+        ),
     )
 
 

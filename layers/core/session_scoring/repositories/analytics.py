@@ -17,21 +17,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Engine, String, Table, Text, func, select
-from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import ARRAY, array
+from sqlalchemy import Engine, String, Table, func, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import (
     ANY_CRITERIA,
     LatestScoreCountRow,
     LatestScoreRow,
+    LatestScoreToolRow,
     ScoringCriteriaDefinitionRow,
 )
 from session_scoring.models.scores import SCORE_BANDS
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
+_LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
 
 #: Session ids returned per bar at most (the count is always exact).
@@ -64,13 +65,14 @@ def _scope(criteria_hash: str | None) -> str:
     return ANY_CRITERIA if criteria_hash is None else criteria_hash
 
 
-def _newest_session_ids(*conditions: Any) -> Any:
-    """Up to MAX_SESSION_IDS session ids of the ``latest_scores`` rows matching ``conditions``, newest first, as
-    one array: ``ARRAY(SELECT ... LIMIT n)``, an index scan in ``scored_at`` order that stops at the limit."""
+def _newest_session_ids(table: Table, *conditions: Any) -> Any:
+    """Up to MAX_SESSION_IDS session ids of the rows of ``table`` (``latest_scores`` or ``latest_score_tools``)
+    matching ``conditions``, newest first, as one array: ``ARRAY(SELECT ... LIMIT n)``, an index-only scan in
+    ``scored_at`` order that stops at the limit."""
     newest = (
-        select(_LATEST.c.session_id)
+        select(table.c.session_id)
         .where(*conditions)
-        .order_by(_LATEST.c.scored_at.desc(), _LATEST.c.score_id.desc())
+        .order_by(table.c.scored_at.desc(), table.c.score_id.desc())
         .limit(MAX_SESSION_IDS)
         .scalar_subquery()
     )
@@ -97,7 +99,7 @@ class AnalyticsRepository:
             select(
                 counts.c.name,
                 counts.c.sessions,
-                _newest_session_ids(_LATEST.c.criteria_hash == scope, _LATEST.c.band == counts.c.name),
+                _newest_session_ids(_LATEST, _LATEST.c.criteria_hash == scope, _LATEST.c.band == counts.c.name),
             ).where(counts.c.criteria_hash == scope, counts.c.kind == "band", counts.c.sessions > 0)
         )
         found = {row.name: (int(row.sessions), list(row.session_ids)) for row in rows}
@@ -106,7 +108,7 @@ class AnalyticsRepository:
     @db_call
     def missing_tools(self, criteria_hash: str | None, limit: int) -> list[ToolCount]:
         """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
-        tool counters, each with its newest sessions."""
+        tool counters, each with its newest sessions (``latest_score_tools``)."""
         scope = _scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
@@ -120,8 +122,7 @@ class AnalyticsRepository:
                 top.c.name,
                 top.c.sessions,
                 _newest_session_ids(
-                    _LATEST.c.criteria_hash == scope,
-                    _LATEST.c.missing_tools.contains(array([sql_cast(top.c.name, Text)])),
+                    _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
                 ),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )

@@ -42,6 +42,7 @@ from sqlalchemy import (
     tuple_,
     update,
 )
+from sqlalchemy import all_, delete
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, distinct_on, insert
 from sqlalchemy.exc import IntegrityError
@@ -54,6 +55,7 @@ from session_scoring.db.schema import (
     AlternativeApproachStepRow,
     LatestScoreCountRow,
     LatestScoreRow,
+    LatestScoreToolRow,
     MissingToolRow,
     ScoringCriteriaDefinitionRow,
     SessionScoreRow,
@@ -84,6 +86,7 @@ _STEPS = cast(Table, AlternativeApproachStepRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
 _LATEST_SCORES = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
+_LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -280,8 +283,7 @@ def _store_verdict_statement() -> Any:
         )
         .cte("steps_stored")
     )
-    latest, counts = _latest_and_counts_ctes(done)
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, latest, counts)
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *_latest_ctes(done))
 
 
 def band_of(total: Any) -> Any:
@@ -289,15 +291,17 @@ def band_of(total: Any) -> Any:
     return case(*[(and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS])
 
 
-def _latest_and_counts_ctes(done: Any) -> tuple[Any, Any]:
-    """Keep ``latest_scores`` and ``latest_score_counts`` in step with a stored verdict, in the same statement.
+def _latest_ctes(done: Any) -> tuple[Any, ...]:
+    """Keep ``latest_scores``, ``latest_score_tools`` and ``latest_score_counts`` in step with a stored verdict, in
+    the same statement.
 
     The completed attempt is upserted as the session's latest under its criteria hash and under ``ANY_CRITERIA``;
     an existing row is replaced only by a newer score (``scored_at``, then ``score_id``). The upsert locks the row
     and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so what it replaced,
     returned through ``previous_*``, is exact even when completes race; the counters then get the difference
     (+1 for the new band and tools, -1 for the replaced ones) as atomic increments, in key order so concurrent
-    statements lock counter rows in the same order.
+    statements lock counter rows in the same order. The tool rows of a replaced score that the new one does not
+    name are deleted and the others upserted (disjoint rows: one statement never touches a row twice).
     """
     scopes = (
         select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
@@ -332,6 +336,9 @@ def _latest_and_counts_ctes(done: Any) -> tuple[Any, Any]:
         )
         .returning(
             _LATEST_SCORES.c.criteria_hash,
+            _LATEST_SCORES.c.session_id,
+            _LATEST_SCORES.c.score_id,
+            _LATEST_SCORES.c.scored_at,
             _LATEST_SCORES.c.band,
             _LATEST_SCORES.c.missing_tools,
             _LATEST_SCORES.c.previous_band,
@@ -361,7 +368,28 @@ def _latest_and_counts_ctes(done: Any) -> tuple[Any, Any]:
         index_elements=["criteria_hash", "kind", "name"],
         set_={"sessions": _COUNTS.c.sessions + counts.excluded.sessions},
     ).cte("counts_stored")
-    return latest, counted
+    dropped = (
+        delete(_LATEST_TOOLS)
+        .where(
+            _LATEST_TOOLS.c.criteria_hash == latest.c.criteria_hash,
+            _LATEST_TOOLS.c.session_id == latest.c.session_id,
+            _LATEST_TOOLS.c.tool_name != all_(latest.c.missing_tools),
+        )
+        .cte("tools_unlisted")
+    )
+    named = func.unnest(latest.c.missing_tools).table_valued("tool_name").render_derived()
+    listing = insert(_LATEST_TOOLS).from_select(
+        ["criteria_hash", "session_id", "tool_name", "scored_at", "score_id"],
+        select(latest.c.criteria_hash, latest.c.session_id, named.c.tool_name, latest.c.scored_at, latest.c.score_id)
+        .select_from(latest)
+        .join(named, true())
+        .order_by(latest.c.criteria_hash, latest.c.session_id, named.c.tool_name),
+    )
+    listed = listing.on_conflict_do_update(
+        index_elements=["criteria_hash", "session_id", "tool_name"],
+        set_={"scored_at": listing.excluded.scored_at, "score_id": listing.excluded.score_id},
+    ).cte("tools_listed")
+    return latest, counted, dropped, listed
 
 
 class ScoreRepository:
