@@ -1,12 +1,12 @@
 """Each session's latest completed score per criteria hash, and counters over it, for analytics at any scale.
 
-``latest_scores`` holds one row per (session, criteria hash) with what the analytics need (score, band, the four
-dimensions, when, the distinct missing tool names), plus one row per session under the criteria hash ``'*'``: the
-session's latest completed score under any criteria; ``latest_score_tools`` has one row per tool such a score names
-missing (so the newest sessions naming a tool are an index scan). ``latest_score_counts`` holds, per criteria hash (and ``'*'``),
-the number of sessions in each band and naming each missing tool. All three are maintained by the statement that stores a
-verdict (``ScoreRepository.complete``), so a distribution or a missing-tools top list reads a handful of counter
-rows instead of sorting every attempt.
+``latest_scores`` holds one row per (session, criteria hash) with what the analytics need (score, band, the
+four dimensions, when, the distinct missing tool names), plus one row per session under the criteria hash ``'*'``:
+the session's latest completed score under any criteria. ``latest_score_tools`` has one row per tool such a score
+names missing (so the newest sessions naming a tool are an index scan). ``latest_score_counts`` holds, per
+criteria hash (and ``'*'``), the number of sessions in each band and naming each missing tool. All three are
+maintained by the statement that stores a verdict (``ScoreRepository.complete``), so a distribution or a
+missing-tools top list reads a handful of counter rows instead of sorting every attempt.
 
 ``previous_band`` and ``previous_missing_tools`` are what the last update of a row replaced: the verdict statement
 reads them back (``RETURNING``) to take the replaced score out of the counters, under the row lock the upsert holds.
@@ -29,20 +29,15 @@ down_revision = "0005_scoring_runs"
 branch_labels = None
 depends_on = None
 
-# The design's bands (models.scores.SCORE_BANDS) as of this revision; a migration keeps its own copy.
-BAND = """CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
-  WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good' ELSE 'near_perfect' END"""
-
-
-def _dimension(name: str) -> str:
-    return f"(s.score_breakdown ->> '{name}')::int"
-
-
-BACKFILL_LATEST = f"""
+# The band bounds are the design's (models.scores.SCORE_BANDS) as of this revision: a migration keeps its own copy.
+BACKFILL_LATEST = """
 INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
                            tool_relevance, synthesis_quality, scored_at, missing_tools)
-SELECT s.session_id, s.criteria_hash, s.score_id, s.total_score, {BAND}, {_dimension("logical_flow")},
-       {_dimension("consistency")}, {_dimension("tool_relevance")}, {_dimension("synthesis_quality")}, s.scored_at,
+SELECT s.session_id, s.criteria_hash, s.score_id, s.total_score,
+       CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
+            WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good' ELSE 'near_perfect' END,
+       (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
+       (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int, s.scored_at,
        ARRAY(SELECT DISTINCT t.tool_name FROM score_missing_tools t WHERE t.score_id = s.score_id ORDER BY 1)
 FROM (SELECT DISTINCT ON (criteria_hash, session_id) *
       FROM session_scores WHERE status = 'completed'

@@ -1,5 +1,5 @@
-"""``latest_scores``, its tool rows and its counters on real PostgreSQL: kept right by concurrent completes, and backfilled by the
-migration, both compared with a recount of the stored attempts."""
+"""``latest_scores``, its tool rows and its counters on real PostgreSQL: kept right by concurrent completes and
+backfilled by the migration, both compared with a recount of the stored attempts."""
 
 from __future__ import annotations
 

@@ -26,10 +26,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    all_,
     and_,
     bindparam,
     case,
     column,
+    delete,
     exists,
     func,
     literal,
@@ -42,7 +44,6 @@ from sqlalchemy import (
     tuple_,
     update,
 )
-from sqlalchemy import all_, delete
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, distinct_on, insert
 from sqlalchemy.exc import IntegrityError
@@ -288,7 +289,10 @@ def _store_verdict_statement() -> Any:
 
 def band_of(total: Any) -> Any:
     """The band name of a total score, in SQL (the bands of ``SCORE_BANDS``)."""
-    return case(*[(and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS])
+    bands: list[tuple[Any, Any]] = [
+        (and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS
+    ]
+    return case(*bands)
 
 
 def _latest_ctes(done: Any) -> tuple[Any, ...]:
@@ -308,16 +312,20 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
         .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
         .subquery("scopes")
     )
-    row = select(
-        done.c.session_id,
-        scopes.c.criteria_hash,
-        done.c.score_id,
-        done.c.total_score,
-        band_of(done.c.total_score),
-        *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
-        done.c.scored_at,
-        sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
-    ).select_from(done).join(scopes, true())
+    row = (
+        select(
+            done.c.session_id,
+            scopes.c.criteria_hash,
+            done.c.score_id,
+            done.c.total_score,
+            band_of(done.c.total_score),
+            *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+            done.c.scored_at,
+            sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
+        )
+        .select_from(done)
+        .join(scopes, true())
+    )
     upsert = insert(_LATEST_SCORES).from_select(
         ["session_id", "criteria_hash", "score_id", "total_score", "band", *DIMENSIONS, "scored_at", "missing_tools"],
         row.order_by(scopes.c.criteria_hash),
@@ -348,7 +356,10 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
     )
     # An inserted row has no previous band; an updated one always has.
     replaced = latest.c.previous_band.is_not(None)
-    band, tool, plus, minus = (literal_column(v) for v in ("'band'", "'tool'", "1", "-1"))
+    band: Any = literal_column("'band'")
+    tool: Any = literal_column("'tool'")
+    plus: Any = literal_column("1")
+    minus: Any = literal_column("-1")
     deltas = (
         select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), plus.label("delta"))
         .union_all(
