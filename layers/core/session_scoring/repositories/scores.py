@@ -287,7 +287,7 @@ def _store_verdict_statement() -> Any:
     return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *_latest_ctes(done))
 
 
-def band_of(total: Any) -> Any:
+def _band_of(total: Any) -> Any:
     """The band name of a total score, in SQL (the bands of ``SCORE_BANDS``)."""
     bands: list[tuple[Any, Any]] = [
         (and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS
@@ -318,7 +318,7 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
             scopes.c.criteria_hash,
             done.c.score_id,
             done.c.total_score,
-            band_of(done.c.total_score),
+            _band_of(done.c.total_score),
             *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
             done.c.scored_at,
             sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
