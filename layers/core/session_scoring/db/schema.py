@@ -88,6 +88,16 @@ class SessionScoreRow(Base):
     redriven message may claim it again (cleared when it is reopened or claimed)."""
     run_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True), ForeignKey("scoring_runs.run_id"))
     """The scoring run that created this attempt (none for a single request)."""
+    # Migration 0007_session_facts: the session as it was when the attempt was created (see models/records.py).
+    session_agent: Mapped[str | None] = mapped_column(String(255))
+    session_alert_type: Mapped[str | None] = mapped_column(String(255))
+    session_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    session_ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    session_stages: Mapped[int | None] = mapped_column(Integer)
+    session_tool_calls: Mapped[int | None] = mapped_column(Integer)
+    session_source: Mapped[str | None] = mapped_column(String(64))
+    facts_captured_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When the facts were taken (null: not yet; ``session-scoring facts backfill`` fills them)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -143,6 +153,18 @@ class SessionScoreRow(Base):
             unique=True,
             postgresql_where=text("run_id IS NOT NULL"),
         ),
+        # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts.
+        *(
+            Index(name, *columns, postgresql_where=text("status = 'completed'"))
+            for name, columns in (
+                ("ix_session_scores_fleet_total", ("criteria_hash", "total_score", "score_id")),
+                ("ix_session_scores_fleet_scored_at", ("criteria_hash", "scored_at", "score_id")),
+                ("ix_session_scores_fleet_session_started", ("criteria_hash", "session_started_at", "score_id")),
+                ("ix_session_scores_fleet_agent", ("session_agent", "criteria_hash")),
+                ("ix_session_scores_fleet_alert_type", ("session_alert_type", "criteria_hash")),
+            )
+        ),
+        Index("ix_session_scores_facts_missing", "score_id", postgresql_where=text("facts_captured_at IS NULL")),
     )
 
 

@@ -55,6 +55,19 @@ class JudgeInfo(_Response):
     prompt_tokens_after: int | None = None
 
 
+class SessionFactsInfo(_Response):
+    """The session as it was when the attempt was created (what the fleet query filters and sorts by)."""
+
+    agent: str | None = Field(default=None, description="The agent (or chain) that ran the investigation")
+    alert_type: str | None = None
+    started_at: datetime | None = Field(default=None, description="When the session started")
+    ended_at: datetime | None = Field(default=None, description="When the session ended")
+    stages: int | None = Field(default=None, description="Stages of the chain; null when only a summary was read")
+    tool_calls: int | None = Field(default=None, description="Tool calls made; null when only a summary was read")
+    source: str | None = Field(default=None, description="Where the session came from (e.g. file, tarsy, upload)")
+    captured_at: datetime | None = Field(default=None, description="When this snapshot was taken")
+
+
 class SessionScore(_Response):
     """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
 
@@ -73,6 +86,11 @@ class SessionScore(_Response):
     scored_at: datetime | None = None
     error_message: str | None = None
     is_current_criteria: bool
+    session_facts: SessionFactsInfo | None = Field(
+        default=None,
+        description="The session as it was when the attempt was created; null for an older attempt not backfilled "
+        "(session-scoring facts backfill)",
+    )
     judge: JudgeInfo
 
 
