@@ -264,3 +264,33 @@ class ImportedSession(_Response):
     tool_calls: int
     size_bytes: int
     dropped: str | None = Field(default=None, description="What the importer could not show, as the transcript says")
+
+
+class FleetScore(_Response):
+    """One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on."""
+
+    score_id: UUID
+    session_id: str
+    criteria_hash: str
+    is_current_criteria: bool
+    status: ScoreStatus
+    total_score: int | None = None
+    band: str | None = Field(default=None, description="The score band of the total (null until completed)")
+    score_breakdown: dict[str, int] | None = None
+    requested_at: datetime
+    scored_at: datetime | None = None
+    judge_provider: str | None = None
+    judge_model: str | None = None
+    missing_tools: list[str] = Field(default_factory=list, description="Tool names the judge said were missing")
+    session_facts: SessionFactsInfo | None = None
+
+
+class FleetScorePage(_Response):
+    """One page of ``GET /scores``; pass ``next_cursor`` as ``cursor`` (with the same filters and sort) for the next."""
+
+    items: list[FleetScore]
+    next_cursor: str | None = Field(default=None, description="Null on the last page")
+    criteria_hash: str | None = Field(description="The criteria filtered on; null for any")
+    sort: str
+    order: str
+    limit: int

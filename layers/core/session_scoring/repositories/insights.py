@@ -20,7 +20,6 @@ from sqlalchemy import (
     Select,
     Table,
     and_,
-    distinct,
     exists,
     false,
     func,
@@ -213,12 +212,20 @@ class InsightsRepository:
                     yield _fleet_record(row)
 
     @db_call
+    def fleet_count(self, where: FleetFilter) -> int:
+        """How many attempts match ``where``."""
+        with self._engine.connect() as conn:
+            count = conn.execute(select(func.count()).select_from(_SCORES).where(*_conditions(where))).scalar_one()
+        return int(count)
+
+    @db_call
     def sessions_missing_facts(self) -> list[str]:
         """Sessions with an attempt whose facts are missing, or only a summary's (no tool-call count)."""
         with self._engine.connect() as conn:
             rows = conn.execute(
-                select(distinct(_SCORES.c.session_id))
+                select(_SCORES.c.session_id)
                 .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
+                .distinct()
                 .order_by(_SCORES.c.session_id)
             ).all()
         return [row[0] for row in rows]
