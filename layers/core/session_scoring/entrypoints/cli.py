@@ -29,7 +29,7 @@ from session_scoring.models.runs import (
     Which,
 )
 from session_scoring.services.exports import TrainingExportService
-from session_scoring.services.facts import BackfillProgress, FactsBackfill
+from session_scoring.services.facts import FactsBackfill
 from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
 from session_scoring.services.runs import RunService
@@ -257,9 +257,9 @@ def facts_backfill(service: FactsBackfill, out: TextIO) -> int:
         return 0
     with _progress(len(sessions), "session", out) as bar:
 
-        def step(progress: BackfillProgress) -> None:
-            if progress.note:
-                bar.write(progress.note, file=out)
+        def step(note: str | None) -> None:
+            if note:
+                bar.write(note, file=out)
             bar.update(1)
 
         result = service.run(step)

@@ -46,17 +46,6 @@ def facts_of(session: Session) -> SessionFacts:
     )
 
 
-@dataclass(frozen=True)
-class BackfillProgress:
-    """Where a backfill stands after one more session."""
-
-    sessions_done: int
-    sessions_total: int
-    attempts_filled: int
-    note: str | None = None
-    """A line for a session the source no longer has (its attempts stay without facts)."""
-
-
 @dataclass
 class BackfillResult:
     sessions: int = 0
@@ -81,10 +70,12 @@ class FactsBackfill:
         """Sessions with at least one attempt still to fill, in a stable order."""
         return self._repository.sessions_missing_facts()
 
-    def run(self, on_progress: Callable[[BackfillProgress], None] = lambda _p: None) -> BackfillResult:
+    def run(self, on_session: Callable[[str | None], None] = lambda _note: None) -> BackfillResult:
+        """Fill every pending session; ``on_session`` is told of each one done, with a line when the source no
+        longer has it."""
         sessions = self.pending_sessions()
         result = BackfillResult()
-        for done, session_id in enumerate(sessions, start=1):
+        for session_id in sessions:
             note = None
             try:
                 session = self._source.get_session(session_id)
@@ -93,6 +84,6 @@ class FactsBackfill:
                 result.gone.append(session_id)
             else:
                 result.attempts_filled += self._repository.fill_facts(session_id, facts_of(session))
-            result.sessions = done
-            on_progress(BackfillProgress(done, len(sessions), result.attempts_filled, note))
+            result.sessions += 1
+            on_session(note)
         return result
