@@ -214,3 +214,22 @@ def test_the_training_export_carries_every_tool_call_of_each_session(
     ]
     assert "wrote" in capsys.readouterr().out
     assert stack.client.get(EXPORT, params={"format": "csv"}).status_code == 400
+
+
+def test_missing_tool_sessions_match_every_spelling_of_the_tool(stack: Stack) -> None:
+    seed(stack, "s1", 50, missing=("mcp__k8s__Get_Pod_Logs",))
+    seed(stack, "s2", 70, agent="NetworkAgent", missing=("k8s.get_pod_logs", " get_pod_logs "))
+    seed(stack, "s3", 80, missing=("prometheus.query",))
+    seed(stack, "s4", 30, missing=("get_pod_logs",))
+    seed(stack, "s4", 90)  # rescored: its latest score names nothing missing
+
+    url = "/api/v1/scoring/analytics/missing-tools/Get_Pod_Logs/sessions"
+    first = stack.client.get(url, params={"limit": 1}).json()
+    assert first["canonical_name"] == "get_pod_logs"
+    second = stack.client.get(url, params={"limit": 1, "cursor": first["next_cursor"]}).json()
+    assert second["next_cursor"] is None
+    items = first["items"] + second["items"]
+    assert [i["session_id"] for i in items] == ["s2", "s1"]  # newest scored first, one line per session
+    assert items[0]["tool_name"] == "k8s.get_pod_logs"
+    assert items[0]["rationale"] == "needed"
+    assert items[0]["agent"] == "NetworkAgent"

@@ -11,13 +11,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
-from session_scoring.models.api import FleetScorePage
+from session_scoring.models.api import FleetScorePage, MissingToolSessionsPage
 from session_scoring.services.insights import FleetParams, StreamedRows
 
 router = APIRouter(prefix=API_PREFIX)
@@ -118,3 +118,19 @@ def training_export(
     format: Annotated[str, Query(description="openai-chat or normalized")] = "openai-chat",
 ) -> StreamingResponse:
     return _streamed(scoring.training_export.stream(min_score, criteria_hash, format))
+
+
+@router.get(
+    "/analytics/missing-tools/{tool_name}/sessions",
+    response_model=MissingToolSessionsPage,
+    responses=error_responses(400, 422, 500, 503),
+    summary="Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale",
+)
+def missing_tool_sessions(
+    scoring: ContainerDep,
+    tool_name: Annotated[str, Path(min_length=1, max_length=255)],
+    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
+    cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> MissingToolSessionsPage:
+    return scoring.insights_service.tool_sessions(tool_name, criteria_hash, cursor, limit)

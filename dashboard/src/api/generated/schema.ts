@@ -244,6 +244,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
+        get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -641,6 +658,62 @@ export interface components {
              * @description Those sessions, most recently scored first (at most 50)
              */
             session_ids: string[];
+        };
+        /**
+         * MissingToolSession
+         * @description A session whose latest completed score names the tool missing, with the judge's words.
+         */
+        MissingToolSession: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Total Score */
+            total_score: number;
+            /** Band */
+            band: string;
+            /**
+             * Scored At
+             * Format: date-time
+             */
+            scored_at: string;
+            /**
+             * Tool Name
+             * @description The tool's name as the judge wrote it
+             */
+            tool_name: string;
+            /** Rationale */
+            rationale: string;
+            /**
+             * Agent
+             * @description The session's agent (from the session facts)
+             */
+            agent: string | null;
+        };
+        /** MissingToolSessionsPage */
+        MissingToolSessionsPage: {
+            /**
+             * Tool Name
+             * @description The name asked for
+             */
+            tool_name: string;
+            /**
+             * Canonical Name
+             * @description What it is matched as: lower case, whitespace and MCP server prefix gone
+             */
+            canonical_name: string;
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            /** Items */
+            items: components["schemas"]["MissingToolSession"][];
+            /**
+             * Next Cursor
+             * @description Null on the last page
+             */
+            next_cursor: string | null;
         };
         /** MissingToolsReport */
         MissingToolsReport: {
@@ -1144,6 +1217,8 @@ export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
+export type MissingToolSession = components['schemas']['MissingToolSession'];
+export type MissingToolSessionsPage = components['schemas']['MissingToolSessionsPage'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
@@ -2136,6 +2211,70 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingToolSessionsPage"];
                 };
             };
             /** @description Session not completed, or an invalid request */

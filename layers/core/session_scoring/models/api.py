@@ -294,3 +294,24 @@ class FleetScorePage(_Response):
     sort: str
     order: str
     limit: int
+
+
+class MissingToolSession(_Response):
+    """A session whose latest completed score names the tool missing, with the judge's words."""
+
+    session_id: str
+    score_id: UUID
+    total_score: int
+    band: str
+    scored_at: datetime
+    tool_name: str = Field(description="The tool's name as the judge wrote it")
+    rationale: str
+    agent: str | None = Field(default=None, description="The session's agent (from the session facts)")
+
+
+class MissingToolSessionsPage(_Response):
+    tool_name: str = Field(description="The name asked for")
+    canonical_name: str = Field(description="What it is matched as: lower case, whitespace and MCP server prefix gone")
+    criteria_hash: str | None
+    items: list[MissingToolSession]
+    next_cursor: str | None = Field(default=None, description="Null on the last page")

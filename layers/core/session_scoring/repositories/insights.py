@@ -10,7 +10,10 @@ broken by ``score_id``, nulls last in either direction.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -20,6 +23,7 @@ from sqlalchemy import (
     Select,
     Table,
     and_,
+    bindparam,
     exists,
     false,
     func,
@@ -33,7 +37,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import MissingToolRow, SessionScoreRow
-from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, SortField
+from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
 
@@ -187,6 +191,27 @@ def _fleet_record(values: Any) -> FleetScoreRecord:
     )
 
 
+def canonical_tool_name(name: Any) -> ColumnElement[str]:
+    """A tool name as counted, in SQL (the one definition): whitespace collapsed, the MCP server prefix dropped
+    (everything up to the last ``.``, ``__``, ``/`` or ``:``, so ``mcp__k8s__get_pod``, ``k8s.get_pod`` and
+    ``k8s: get_pod`` are all ``get_pod``), lower case."""
+    collapsed = func.regexp_replace(func.btrim(name), r"\s+", " ", "g")
+    return func.lower(func.btrim(func.regexp_replace(collapsed, r"^.*(\.|__|/|:)", "")))
+
+
+@dataclass(frozen=True)
+class ToolSessionRecord:
+    """A session whose latest completed score names a tool missing: the name as the judge wrote it, and why."""
+
+    session_id: str
+    score_id: uuid.UUID
+    total_score: int
+    scored_at: datetime
+    tool_name: str
+    rationale: str
+    agent: str | None
+
+
 class InsightsRepository:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -210,6 +235,45 @@ class InsightsRepository:
                 )
                 for row in result.mappings():
                     yield _fleet_record(row)
+
+    @db_call
+    def tool_sessions(
+        self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
+    ) -> tuple[str, list[ToolSessionRecord]]:
+        """The canonical form of ``tool_name`` and a page of the latest completed scores (under ``where``) that name
+        it missing under any spelling with that canonical form, newest first (keyset on ``scored_at, score_id``)."""
+        s = _SCORES.c
+        canonical = canonical_tool_name(bindparam("p_tool", tool_name))
+        matching = and_(_TOOLS.c.score_id == s.score_id, canonical_tool_name(_TOOLS.c.tool_name) == canonical)
+
+        def first(column: Any) -> Any:  # the first matching entry (the judge may name the tool twice)
+            return select(column).where(matching).order_by(_TOOLS.c.position).limit(1).scalar_subquery()
+
+        statement = (
+            select(
+                s.session_id,
+                s.score_id,
+                s.total_score,
+                s.scored_at,
+                first(_TOOLS.c.tool_name).label("tool_name"),
+                first(_TOOLS.c.rationale).label("rationale"),
+                s.session_agent,
+            )
+            .where(*_conditions(where), exists().where(matching))
+            .order_by(s.scored_at.desc(), s.score_id.desc())
+            .limit(limit)
+        )
+        if after is not None:
+            statement = statement.where(tuple_(s.scored_at, s.score_id) < tuple_(after.value, after.score_id))
+        with self._engine.connect() as conn:
+            name = conn.execute(select(canonical)).scalar_one()
+            rows = conn.execute(statement).all()
+        return str(name), [
+            ToolSessionRecord(
+                r.session_id, r.score_id, r.total_score, r.scored_at, r.tool_name, r.rationale, r.session_agent
+            )
+            for r in rows
+        ]
 
     @db_call
     def fleet_count(self, where: FleetFilter) -> int:

@@ -16,14 +16,14 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import InvalidRequestError
-from session_scoring.models.api import FleetScore, FleetScorePage
+from session_scoring.models.api import FleetScore, FleetScorePage, MissingToolSession, MissingToolSessionsPage
 from session_scoring.models.insights import (
     SORT_KEYS,
     FleetFilter,
@@ -33,7 +33,7 @@ from session_scoring.models.insights import (
     SortField,
 )
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, ScoreStatus, band_for
-from session_scoring.repositories.insights import InsightsRepository
+from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
 from session_scoring.services.scoring import to_session_facts
 
 JSON_MAX_PAGE = 500
@@ -119,14 +119,17 @@ def _fingerprint(where: FleetFilter, key: str, descending: bool) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def encode_cursor(where: FleetFilter, order: FleetOrder, last: FleetScoreRecord) -> str:
-    value = last.sort_value(order.key)
+def encode_position(where: FleetFilter, key: str, descending: bool, value: Any, score_id: uuid.UUID) -> str:
     body = {
         "v": value.isoformat() if isinstance(value, datetime) else value,
-        "id": str(last.score_id),
-        "f": _fingerprint(where, order.key, order.descending),
+        "id": str(score_id),
+        "f": _fingerprint(where, key, descending),
     }
     return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def encode_cursor(where: FleetFilter, order: FleetOrder, last: FleetScoreRecord) -> str:
+    return encode_position(where, order.key, order.descending, last.sort_value(order.key), last.score_id)
 
 
 def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -> KeysetPosition:
@@ -212,6 +215,19 @@ def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
+    return MissingToolSession(
+        session_id=record.session_id,
+        score_id=record.score_id,
+        total_score=record.total_score,
+        band=band_for(record.total_score).band,
+        scored_at=record.scored_at,
+        tool_name=record.tool_name,
+        rationale=record.rationale,
+        agent=record.agent,
+    )
+
+
 class InsightsService:
     def __init__(self, config: ScoringConfig, repository: InsightsRepository) -> None:
         self._config = config
@@ -285,6 +301,28 @@ class InsightsService:
         is sent, so a bad one is a 400, never a broken stream."""
         query = self.check(params)
         return self.page(query) if query.format == FleetFormat.JSON else self.stream(query)
+
+    def tool_sessions(
+        self, tool_name: str, criteria_hash: str, cursor: str | None, limit: int
+    ) -> MissingToolSessionsPage:
+        """The sessions whose latest completed score names ``tool_name`` missing (any spelling with the same
+        canonical name), newest first, a keyset page at a time, each with the judge's rationale."""
+        where = FleetFilter(criteria_hash=self.criteria_filter(criteria_hash))
+        keyed = replace(where, missing_tool=tool_name)  # the cursor belongs to this tool too
+        key = SortField.SCORED_AT.value
+        after = None if cursor is None else decode_cursor(cursor, keyed, key, descending=True)
+        canonical, records = self._repository.tool_sessions(tool_name, where, after, limit + 1)
+        shown = records[:limit]
+        last = shown[-1] if shown else None
+        return MissingToolSessionsPage(
+            tool_name=tool_name,
+            canonical_name=canonical,
+            criteria_hash=where.criteria_hash,
+            items=[to_tool_session(r) for r in shown],
+            next_cursor=encode_position(keyed, key, True, last.scored_at, last.score_id)
+            if last is not None and len(records) > limit
+            else None,
+        )
 
     def page(self, query: FleetQuery) -> FleetScorePage:
         limit = query.limit or JSON_DEFAULT_PAGE
