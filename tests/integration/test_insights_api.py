@@ -132,7 +132,8 @@ def test_the_fleet_query_filters_sorts_and_pages(stack: Stack) -> None:
     assert sorted(ids(band="good")) == ["s2", "s3"]
     assert ids(agent="NetworkAgent") == ["s2"]
     assert ids(missing_tool="kubectl-top", sort="session_started_at", order="asc") == ["s4", "s2"]
-    assert ids(sort="session_started_at", order="desc", limit=2) == ["s2", "s4", "s1", "s3"]  # no start: last
+    assert ids(sort="session_started_at", order="desc", limit=2) == ["s3", "s2", "s4", "s1"]  # no start: first
+    assert ids(sort="session_started_at", order="asc", limit=1) == ["s1", "s4", "s2", "s3"]  # and last
     assert ids(criteria_hash="any", max_score=20) == ["s5"]
     assert ids(session_started_after="2026-11-01T12:00:00Z") == ["s4", "s2"]  # newest scored first
     assert sorted(ids(latest_only="false", max_score=50, criteria_hash="current")) == ["s1"]  # the older 40

@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from session_scoring.models.scores import ACTIVE_STATUSES, MAX_SCORE, MIN_SCORE, ScoreStatus
+from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, MAX_SCORE, MIN_SCORE, ScoreStatus
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -163,6 +163,16 @@ class SessionScoreRow(Base):
                 ("ix_session_scores_fleet_agent", ("session_agent", "criteria_hash")),
                 ("ix_session_scores_fleet_alert_type", ("session_alert_type", "criteria_hash")),
             )
+        ),
+        *(
+            Index(
+                f"ix_session_scores_fleet_{dimension}",
+                "criteria_hash",
+                text(f"((score_breakdown ->> '{dimension}')::integer)"),
+                "score_id",
+                postgresql_where=text("status = 'completed'"),
+            )
+            for dimension in DIMENSIONS
         ),
         Index("ix_session_scores_facts_missing", "score_id", postgresql_where=text("facts_captured_at IS NULL")),
     )

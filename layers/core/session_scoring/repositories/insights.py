@@ -5,7 +5,7 @@ The fleet query is one statement. ``latest_only`` keeps an attempt when no newer
 exists (under the same criteria when one is given): a probe of ``ix_session_scores_latest_completed[_by_criteria]``
 per row, so an ordered scan of a fleet index (migration 0007) can stop at the page's end instead of ranking every
 session first. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's last row, ties
-broken by ``score_id``, nulls last in either direction.
+broken by ``score_id``, nulls as PostgreSQL orders them (last ascending, first descending).
 """
 
 from __future__ import annotations
@@ -79,27 +79,34 @@ def facts_from(values: Any) -> SessionFacts | None:
 FACT_COLUMNS = [_SCORES.c[column] for column in (*_FACT_COLUMNS.values(), "facts_captured_at")]
 
 
+def dimension_expression(dimension: str) -> ColumnElement[Any]:
+    """A dimension's points as an integer (what the fleet indexes of migration 0007 index)."""
+    return sql_cast(_SCORES.c.score_breakdown[dimension].astext, Integer)
+
+
 def _sort_expression(key: str) -> ColumnElement[Any]:
     if key in (SortField.TOTAL_SCORE, SortField.SCORED_AT, SortField.SESSION_STARTED_AT):
         return cast(ColumnElement[Any], _SCORES.c[key])
-    return sql_cast(_SCORES.c.score_breakdown[key].astext, Integer)
+    return dimension_expression(key)
 
 
 def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[bool]:
-    """Rows strictly after the keyset position in ``ORDER BY expression, score_id`` (same direction, nulls last)."""
+    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction.
+
+    Nulls sort as PostgreSQL's default has them (larger than any value: last ascending, first descending), so a
+    page is a forward or backward scan of one ascending index. A row comparison is what lets that scan start at
+    the position instead of filtering from the beginning.
+    """
     assert order.after is not None
     value, score_id = order.after.value, order.after.score_id
-
-    def beyond(column: ColumnElement[Any], bound: Any) -> ColumnElement[bool]:
-        return column.op("<" if order.descending else ">", is_comparison=True)(bound)
-
+    position = tuple_(expression, _SCORES.c.score_id)
+    if order.descending:
+        if value is None:  # still within the leading nulls
+            return or_(and_(expression.is_(None), _SCORES.c.score_id < score_id), expression.is_not(None))
+        return position < tuple_(value, score_id)
     if value is None:  # within the trailing nulls
-        return and_(expression.is_(None), beyond(_SCORES.c.score_id, score_id))
-    return or_(
-        beyond(expression, value),
-        and_(expression == value, beyond(_SCORES.c.score_id, score_id)),
-        expression.is_(None),
-    )
+        return and_(expression.is_(None), _SCORES.c.score_id > score_id)
+    return or_(position > tuple_(value, score_id), expression.is_(None))
 
 
 def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
@@ -167,7 +174,7 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
             tools,
         )
         .where(*_conditions(where))
-        .order_by(direction(expression).nulls_last(), direction(s.score_id))
+        .order_by(direction(expression), direction(s.score_id))
     )
     if order.after is not None:
         statement = statement.where(_after(expression, order))
