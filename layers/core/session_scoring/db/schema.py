@@ -168,7 +168,7 @@ class SessionScoreRow(Base):
             Index(
                 f"ix_session_scores_fleet_{dimension}",
                 "criteria_hash",
-                text(f"((score_breakdown ->> '{dimension}')::integer)"),
+                text(f"((score_breakdown ->> '{dimension}'::text))::integer"),
                 "score_id",
                 postgresql_where=text("status = 'completed'"),
             )
