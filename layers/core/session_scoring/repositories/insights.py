@@ -18,10 +18,13 @@ from typing import Any, cast
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Engine,
     Integer,
+    Result,
     Select,
     Table,
+    Transaction,
     and_,
     bindparam,
     exists,
@@ -230,18 +233,33 @@ class InsightsRepository:
             rows = conn.execute(fleet_statement(where, order, limit)).mappings().all()
         return [_fleet_record(row) for row in rows]
 
+    @db_call
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
         """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor (never the whole
-        result in memory). The connection is held, in one read-only snapshot, until the iterator is exhausted or
-        closed. Not retried: rows already handed out cannot be taken back."""
-        with self._engine.connect() as conn:
+        result in memory), in one read-only snapshot.
+
+        The statement runs here (a database that is down is a DatabaseUnavailableError before anything is sent);
+        the returned iterator holds the connection until it is exhausted or closed (a client that goes away closes
+        it). Rows already handed out cannot be taken back, so a failure mid-stream is not retried.
+        """
+        conn = self._engine.connect()
+        try:
             snapshot = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            with snapshot.begin():
-                result = snapshot.execution_options(yield_per=STREAM_BATCH).execute(
-                    fleet_statement(where, order, limit)
-                )
-                for row in result.mappings():
-                    yield _fleet_record(row)
+            transaction = snapshot.begin()
+            result = snapshot.execution_options(yield_per=STREAM_BATCH).execute(fleet_statement(where, order, limit))
+        except BaseException:
+            conn.close()
+            raise
+        return self._rows(conn, transaction, result)
+
+    @staticmethod
+    def _rows(conn: Connection, transaction: Transaction, result: Result[Any]) -> Iterator[FleetScoreRecord]:
+        try:
+            for row in result.mappings():
+                yield _fleet_record(row)
+            transaction.commit()
+        finally:
+            conn.close()
 
     @db_call
     def tool_sessions(

@@ -228,6 +228,20 @@ def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
     )
 
 
+def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
+    """CSV text in chunks of about 64 KB: a header, then a row per score."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for score in scores:
+        writer.writerow(csv_row(score))
+        if buffer.tell() > 64_000:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
 class InsightsService:
     def __init__(self, config: ScoringConfig, repository: InsightsRepository) -> None:
         self._config = config
@@ -338,29 +352,12 @@ class InsightsService:
             limit=limit,
         )
 
-    def scores(self, query: FleetQuery) -> Iterator[FleetScore]:
-        """Every matching row from the cursor on (up to the limit), read from the database as they are sent."""
-        current = self._config.criteria_hash
-        for record in self._repository.fleet_stream(query.where, query.order, query.limit):
-            yield to_fleet_score(record, current)
-
     def stream(self, query: FleetQuery) -> StreamedRows:
+        """Every matching row from the cursor on (up to the limit), read from the database while it is sent. The
+        query starts here, so a database that is down is a 503, not a broken stream."""
+        current = self._config.criteria_hash
+        records = self._repository.fleet_stream(query.where, query.order, query.limit)
+        scores = (to_fleet_score(record, current) for record in records)
         if query.format == FleetFormat.CSV:
-            return StreamedRows("text/csv", "scores.csv", self._csv(query))
-        return StreamedRows("application/x-ndjson", "scores.jsonl", self._jsonl(query))
-
-    def _csv(self, query: FleetQuery) -> Iterator[str]:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(CSV_COLUMNS)
-        for score in self.scores(query):
-            writer.writerow(csv_row(score))
-            if buffer.tell() > 64_000:
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate()
-        yield buffer.getvalue()
-
-    def _jsonl(self, query: FleetQuery) -> Iterator[str]:
-        for score in self.scores(query):
-            yield score.model_dump_json() + "\n"
+            return StreamedRows("text/csv", "scores.csv", _csv(scores))
+        return StreamedRows("application/x-ndjson", "scores.jsonl", (s.model_dump_json() + "\n" for s in scores))
