@@ -17,12 +17,21 @@ _.log_level
 # ORM columns only SQLAlchemy reads (foreign key, ordering of a relationship).
 _.approach_id
 _.step_order
+# Session facts columns (0007), read and written by name through the table (repositories/insights.py).
+_.session_ended_at
+_.session_stages
 
 # Fields serialised by pydantic into a response or a queue message, read by the other side only.
 _.scoring_enabled
 _.judge_circuit
 _.queued_jobs
 _.requested_by
+_.next_cursor
+_.canonical_name
+
+# Enum members reached by value (FleetFormat(...), TrainingFormat(...)).
+_.JSONL
+_.OPENAI_CHAT
 
 # SessionStatus members reached by value (SessionStatus(session.status)).
 _.PAUSED

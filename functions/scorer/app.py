@@ -45,11 +45,15 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
         with subsegment("job", score_id=str(job.score_id), session_id=job.session_id):
-            outcome = get_container().job_service_for(record.get("eventSourceARN")).handle(
-                job,
-                receipt_handle=record.receipt_handle,
-                receive_count=int(record.attributes.approximate_receive_count or 1),
-                remaining_seconds=remaining,
+            outcome = (
+                get_container()
+                .job_service_for(record.get("eventSourceARN"))
+                .handle(
+                    job,
+                    receipt_handle=record.receipt_handle,
+                    receive_count=int(record.attributes.approximate_receive_count or 1),
+                    remaining_seconds=remaining,
+                )
             )
     finally:
         logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids

@@ -17,6 +17,7 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
     scored_at: '2026-11-20T09:00:30Z',
     error_message: null,
     is_current_criteria: true,
+    session_facts: null,
     judge: {
       provider: 'anthropic',
       model: 'claude-sonnet-4-6',

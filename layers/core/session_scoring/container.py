@@ -17,13 +17,17 @@ if TYPE_CHECKING:
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
+    from session_scoring.repositories.insights import InsightsRepository
     from session_scoring.repositories.runs import RunRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.exports import TrainingExportService
+    from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
+    from session_scoring.services.insights import InsightsService
     from session_scoring.services.jobs import JobService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
@@ -266,6 +270,30 @@ class Container:
             self.run_service,
             self.settings.run_page_size,
         )
+
+    @cached_property
+    def insights_repository(self) -> InsightsRepository:
+        from session_scoring.repositories.insights import InsightsRepository
+
+        return InsightsRepository(self.query_engine)
+
+    @cached_property
+    def insights_service(self) -> InsightsService:
+        from session_scoring.services.insights import InsightsService
+
+        return InsightsService(self.config, self.insights_repository)
+
+    @cached_property
+    def training_export(self) -> TrainingExportService:
+        from session_scoring.services.exports import TrainingExportService
+
+        return TrainingExportService(self.insights_service, self.insights_repository, self.source)
+
+    @cached_property
+    def facts_backfill(self) -> FactsBackfill:
+        from session_scoring.services.facts import FactsBackfill
+
+        return FactsBackfill(self.insights_repository, self.source)
 
     @cached_property
     def schema_service(self) -> SchemaService:

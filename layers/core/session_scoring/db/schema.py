@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from session_scoring.models.scores import ACTIVE_STATUSES, MAX_SCORE, MIN_SCORE, ScoreStatus
+from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, MAX_SCORE, MIN_SCORE, ScoreStatus
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -89,6 +89,16 @@ class SessionScoreRow(Base):
     redriven message may claim it again (cleared when it is reopened or claimed)."""
     run_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True), ForeignKey("scoring_runs.run_id"))
     """The scoring run that created this attempt (none for a single request)."""
+    # Migration 0007_session_facts: the session as it was when the attempt was created (see models/records.py).
+    session_agent: Mapped[str | None] = mapped_column(String(255))
+    session_alert_type: Mapped[str | None] = mapped_column(String(255))
+    session_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    session_ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    session_stages: Mapped[int | None] = mapped_column(Integer)
+    session_tool_calls: Mapped[int | None] = mapped_column(Integer)
+    session_source: Mapped[str | None] = mapped_column(String(64))
+    facts_captured_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When the facts were taken (null: not yet; ``session-scoring facts backfill`` fills them)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -144,6 +154,28 @@ class SessionScoreRow(Base):
             unique=True,
             postgresql_where=text("run_id IS NOT NULL"),
         ),
+        # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts.
+        *(
+            Index(name, *columns, postgresql_where=text("status = 'completed'"))
+            for name, columns in (
+                ("ix_session_scores_fleet_total", ("criteria_hash", "total_score", "score_id")),
+                ("ix_session_scores_fleet_scored_at", ("criteria_hash", "scored_at", "score_id")),
+                ("ix_session_scores_fleet_session_started", ("criteria_hash", "session_started_at", "score_id")),
+                ("ix_session_scores_fleet_agent", ("session_agent", "criteria_hash")),
+                ("ix_session_scores_fleet_alert_type", ("session_alert_type", "criteria_hash")),
+            )
+        ),
+        *(
+            Index(
+                f"ix_session_scores_fleet_{dimension}",
+                "criteria_hash",
+                text(f"((score_breakdown ->> '{dimension}'::text))::integer"),
+                "score_id",
+                postgresql_where=text("status = 'completed'"),
+            )
+            for dimension in DIMENSIONS
+        ),
+        Index("ix_session_scores_facts_missing", "score_id", postgresql_where=text("facts_captured_at IS NULL")),
     )
 
 

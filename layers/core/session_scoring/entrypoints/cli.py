@@ -1,7 +1,8 @@
 """Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it,
 ``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand),
 ``session-scoring runs create|list|watch|cancel`` starts (or estimates, ``--dry-run``), lists, follows and cancels
-scoring runs.
+scoring runs, ``session-scoring facts backfill`` fills the session facts of attempts that have none, and
+``session-scoring export training`` writes the training export to a file.
 
 Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
 secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
@@ -27,6 +28,8 @@ from session_scoring.models.runs import (
     ScoringRun,
     Which,
 )
+from session_scoring.services.exports import TrainingExportService
+from session_scoring.services.facts import FactsBackfill
 from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
 from session_scoring.services.runs import RunService
@@ -238,6 +241,69 @@ def _add_runs_parser(commands: Any) -> None:
     cancel.add_argument("run_id", type=uuid.UUID)
 
 
+def _progress(total: int, unit: str, out: TextIO) -> Any:
+    """A tqdm progress bar on ``out`` (redrawn in place on a terminal, a few plain lines elsewhere)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, file=out, dynamic_ncols=True, mininterval=0.5)
+
+
+def facts_backfill(service: FactsBackfill, out: TextIO) -> int:
+    """``facts backfill``: fill the session facts of attempts without them, session by session, with a progress bar;
+    a line for each session the source no longer has. Safe to stop and run again (it resumes where it stopped)."""
+    sessions = service.pending_sessions()
+    if not sessions:
+        out.write("every attempt has its session facts; nothing to backfill\n")
+        return 0
+    with _progress(len(sessions), "session", out) as bar:
+
+        def step(note: str | None) -> None:
+            if note:
+                bar.write(note, file=out)
+            bar.update(1)
+
+        result = service.run(step)
+    out.write(
+        f"backfilled {result.attempts_filled} attempt(s) of {result.sessions - len(result.gone)} session(s); "
+        f"{len(result.gone)} session(s) no longer at the source\n"
+    )
+    return 0
+
+
+def export_training(service: TrainingExportService, args: argparse.Namespace, out: TextIO) -> int:
+    """``export training``: the training export written to ``--out``, with a progress bar over the sessions."""
+    query = service.check(args.min_score, args.criteria_hash, args.format)
+    skipped = 0
+    written = 0
+    with open(args.out, "w", encoding="utf-8") as target, _progress(service.count(query), "session", out) as bar:
+
+        def step(note: str | None) -> None:
+            nonlocal skipped
+            if note:
+                skipped += 1
+                bar.write(note, file=out)
+            bar.update(1)
+
+        for line in service.lines(query, step):
+            target.write(line)
+            written += 1
+    out.write(f"wrote {written} session(s) to {args.out}; {skipped} skipped (no longer at the source)\n")
+    return 0
+
+
+def _add_insights_parsers(commands: Any) -> None:
+    facts = commands.add_parser("facts", help="session facts of the attempts: backfill")
+    facts_sub = facts.add_subparsers(dest="facts_command", required=True)
+    facts_sub.add_parser("backfill", help="fill the session facts of attempts without them, from the session source")
+    export = commands.add_parser("export", help="exports: training (sessions that scored well, as JSON lines)")
+    export_sub = export.add_subparsers(dest="export_command", required=True)
+    training = export_sub.add_parser("training", help="write the training export (one JSON line per session)")
+    training.add_argument("--min-score", type=int, default=85, help="lowest total score exported (default 85)")
+    training.add_argument("--criteria-hash", default="current", help="'current' (default), 'any' or a criteria hash")
+    training.add_argument("--format", default="openai-chat", choices=["openai-chat", "normalized"])
+    training.add_argument("--out", required=True, help="the file to write (JSON Lines)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="session-scoring", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -245,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("redrive", help="reopen the dead-lettered attempts and move their jobs back to the queue")
     commands.add_parser("reap", help="requeue (or fail, past the delivery limit) attempts stranded without a message")
     _add_runs_parser(commands)
+    _add_insights_parsers(commands)
     args = parser.parse_args(argv)
 
     from session_scoring.container import get_container
@@ -252,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "runs":
             return runs_command(get_container().run_service, args, sys.stdout, time.sleep)
+        if args.command == "facts":
+            return facts_backfill(get_container().facts_backfill, sys.stdout)
+        if args.command == "export":
+            return export_training(get_container().training_export, args, sys.stdout)
         if args.command == "reap":
             return reap(get_container().reaper, sys.stdout)
         service = get_container().dead_letters

@@ -55,6 +55,19 @@ class JudgeInfo(_Response):
     prompt_tokens_after: int | None = None
 
 
+class SessionFactsInfo(_Response):
+    """The session as it was when the attempt was created (what the fleet query filters and sorts by)."""
+
+    agent: str | None = Field(default=None, description="The agent (or chain) that ran the investigation")
+    alert_type: str | None = None
+    started_at: datetime | None = Field(default=None, description="When the session started")
+    ended_at: datetime | None = Field(default=None, description="When the session ended")
+    stages: int | None = Field(default=None, description="Stages of the chain; null when only a summary was read")
+    tool_calls: int | None = Field(default=None, description="Tool calls made; null when only a summary was read")
+    source: str | None = Field(default=None, description="Where the session came from (e.g. file, tarsy, upload)")
+    captured_at: datetime | None = Field(default=None, description="When this snapshot was taken")
+
+
 class SessionScore(_Response):
     """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
 
@@ -73,6 +86,11 @@ class SessionScore(_Response):
     scored_at: datetime | None = None
     error_message: str | None = None
     is_current_criteria: bool
+    session_facts: SessionFactsInfo | None = Field(
+        default=None,
+        description="The session as it was when the attempt was created; null for an older attempt not backfilled "
+        "(session-scoring facts backfill)",
+    )
     judge: JudgeInfo
 
 
@@ -246,3 +264,54 @@ class ImportedSession(_Response):
     tool_calls: int
     size_bytes: int
     dropped: str | None = Field(default=None, description="What the importer could not show, as the transcript says")
+
+
+class FleetScore(_Response):
+    """One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on."""
+
+    score_id: UUID
+    session_id: str
+    criteria_hash: str
+    is_current_criteria: bool
+    status: ScoreStatus
+    total_score: int | None = None
+    band: str | None = Field(default=None, description="The score band of the total (null until completed)")
+    score_breakdown: dict[str, int] | None = None
+    requested_at: datetime
+    scored_at: datetime | None = None
+    judge_provider: str | None = None
+    judge_model: str | None = None
+    missing_tools: list[str] = Field(default_factory=list, description="Tool names the judge said were missing")
+    session_facts: SessionFactsInfo | None = None
+
+
+class FleetScorePage(_Response):
+    """One page of ``GET /scores``; pass ``next_cursor`` as ``cursor`` (with the same filters and sort) for the next."""
+
+    items: list[FleetScore]
+    next_cursor: str | None = Field(default=None, description="Null on the last page")
+    criteria_hash: str | None = Field(description="The criteria filtered on; null for any")
+    sort: str
+    order: str
+    limit: int
+
+
+class MissingToolSession(_Response):
+    """A session whose latest completed score names the tool missing, with the judge's words."""
+
+    session_id: str
+    score_id: UUID
+    total_score: int
+    band: str
+    scored_at: datetime
+    tool_name: str = Field(description="The tool's name as the judge wrote it")
+    rationale: str
+    agent: str | None = Field(default=None, description="The session's agent (from the session facts)")
+
+
+class MissingToolSessionsPage(_Response):
+    tool_name: str = Field(description="The name asked for")
+    canonical_name: str = Field(description="What it is matched as: lower case, whitespace and MCP server prefix gone")
+    criteria_hash: str | None
+    items: list[MissingToolSession]
+    next_cursor: str | None = Field(default=None, description="Null on the last page")

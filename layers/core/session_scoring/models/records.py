@@ -27,6 +27,24 @@ class ApproachRecord:
 
 
 @dataclass(frozen=True)
+class SessionFacts:
+    """The session as it was when an attempt was created: what scores are sliced by without asking the source.
+
+    ``stages`` and ``tool_calls`` are None when only the session's summary was read (a run's planner lists
+    summaries); ``session-scoring facts backfill`` completes them from the whole session.
+    """
+
+    agent: str | None
+    alert_type: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    stages: int | None
+    tool_calls: int | None
+    source: str | None
+    captured_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class ScoreRecord:
     """One scoring attempt as stored, its missing tools and alternative approaches in their stored order."""
 
@@ -54,6 +72,8 @@ class ScoreRecord:
     prompt_compacted: bool = False
     prompt_tokens_before: int | None = None
     prompt_tokens_after: int | None = None
+    facts: SessionFacts | None = None
+    """None when the attempt has no snapshot yet (created before migration 0007 and not backfilled)."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from sqlalchemy.orm import sessionmaker
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ScoringCriteriaDefinitionRow, ScoringRunRow, SessionScoreRow
+from session_scoring.models.records import SessionFacts
+from session_scoring.repositories.insights import fact_values
 
 _ACTIVE = ("pending", "in_progress")
 
@@ -268,9 +270,15 @@ class RunRepository:
 
     @db_call
     def insert_attempts(
-        self, run_id: uuid.UUID, sessions: Sequence[tuple[uuid.UUID, str]], criteria_hash: str, triggered_by: str
+        self,
+        run_id: uuid.UUID,
+        sessions: Sequence[tuple[uuid.UUID, str]],
+        criteria_hash: str,
+        triggered_by: str,
+        facts: Mapping[str, SessionFacts] | None = None,
     ) -> InsertedAttempts:
-        """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning.
+        """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning, each
+        with its session's ``facts`` when given.
 
         One ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this run) is left
         alone and reported, never an error. The run row is locked so a cancel cannot interleave.
@@ -293,6 +301,7 @@ class RunRepository:
                             "status": "pending",
                             "scored_triggered_by": triggered_by,
                             "run_id": run_id,
+                            **fact_values((facts or {}).get(session_id)),
                         }
                         for score_id, session_id in pairs
                     ]

@@ -70,11 +70,13 @@ from session_scoring.models.records import (
     NewAttempt,
     PromptStats,
     ScoreRecord,
+    SessionFacts,
     StoredCriteria,
     StrandedAttempt,
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import as_json_list
+from session_scoring.repositories.insights import FACT_COLUMNS, fact_values, facts_from
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
 
@@ -117,7 +119,7 @@ _RECORD_COLUMNS = [
         "prompt_tokens_before",
         "prompt_tokens_after",
     )
-]
+] + FACT_COLUMNS
 
 
 def _children() -> list[Any]:
@@ -195,6 +197,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         prompt_compacted=bool(values["prompt_compacted"]),
         prompt_tokens_before=values["prompt_tokens_before"],
         prompt_tokens_after=values["prompt_tokens_after"],
+        facts=facts_from(values),
     )
 
 
@@ -441,9 +444,16 @@ class ScoreRepository:
         return None if row is None else StoredCriteria(row.criteria_hash, row.criteria_content, row.created_at)
 
     @db_call
-    def create_attempt(self, score_id: uuid.UUID, session_id: str, criteria_hash: str, triggered_by: str) -> NewAttempt:
-        """Insert a pending attempt unless the session has an active one (the partial unique index decides); then
-        return the active attempt instead, with ``created`` False."""
+    def create_attempt(
+        self,
+        score_id: uuid.UUID,
+        session_id: str,
+        criteria_hash: str,
+        triggered_by: str,
+        facts: SessionFacts | None = None,
+    ) -> NewAttempt:
+        """Insert a pending attempt, with the session's ``facts`` as of now, unless the session has an active one
+        (the partial unique index decides); then return the active attempt instead, with ``created`` False."""
         inserted = self._one(
             insert(_SCORES)
             .values(
@@ -452,6 +462,7 @@ class ScoreRepository:
                 criteria_hash=criteria_hash,
                 status="pending",
                 scored_triggered_by=triggered_by,
+                **fact_values(facts),
             )
             .on_conflict_do_nothing(index_elements=["session_id"], index_where=_SCORES.c.status.in_(_ACTIVE))
             .returning(*_RECORD_COLUMNS)
@@ -460,7 +471,7 @@ class ScoreRepository:
             return NewAttempt(to_record(inserted), created=True)
         active = self.active_for_session(session_id)
         if active is None:  # the active attempt finished between the two statements: try once more
-            return self.create_attempt(score_id, session_id, criteria_hash, triggered_by)
+            return self.create_attempt(score_id, session_id, criteria_hash, triggered_by, facts)
         # A retried insert whose first try committed finds its own row: it was created by this call.
         return NewAttempt(active, created=active.score_id == score_id)
 

@@ -58,6 +58,7 @@ from session_scoring.models.runs import (
 )
 from session_scoring.models.session import SessionStatus, SessionSummary
 from session_scoring.repositories.runs import RunRecord, RunRepository, SessionScoreState
+from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
 
@@ -486,8 +487,13 @@ class RunPlanner:
         estimate = self._estimate(run, decision.candidates)
         allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
         chosen = decision.candidates[:allowed]
+        summaries = {s.session_id: s for s in source_page.items}
         inserted = self._repository.insert_attempts(
-            run.run_id, [(uuid.uuid4(), sid) for sid in chosen], run.criteria_hash, f"run:{run.run_id}"
+            run.run_id,
+            [(uuid.uuid4(), sid) for sid in chosen],
+            run.criteria_hash,
+            f"run:{run.run_id}",
+            {sid: facts_of_summary(summaries[sid]) for sid in chosen},
         )
         if not inserted.run_open:
             return JobOutcome.ack("the run was cancelled while planning")

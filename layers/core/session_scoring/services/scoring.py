@@ -21,17 +21,19 @@ from session_scoring.models.api import (
     JudgeInfo,
     LatestScore,
     MissingTool,
+    SessionFactsInfo,
     SessionListItem,
     SessionListPage,
     SessionScore,
     SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import LatestScoreRecord, ScoreRecord
+from session_scoring.models.records import LatestScoreRecord, ScoreRecord, SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
+from session_scoring.services.facts import facts_of
 from session_scoring.sources.base import SessionSource
 
 
@@ -56,6 +58,7 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
         scored_at=record.scored_at,
         error_message=record.error_message,
         is_current_criteria=record.criteria_hash == current_criteria_hash,
+        session_facts=None if record.facts is None else to_session_facts(record.facts),
         judge=JudgeInfo(
             provider=record.judge_provider,
             model=record.judge_model,
@@ -68,6 +71,20 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
             prompt_tokens_before=record.prompt_tokens_before,
             prompt_tokens_after=record.prompt_tokens_after,
         ),
+    )
+
+
+def to_session_facts(facts: SessionFacts) -> SessionFactsInfo:
+    """Explicit mapping from the stored snapshot to the API model."""
+    return SessionFactsInfo(
+        agent=facts.agent,
+        alert_type=facts.alert_type,
+        started_at=facts.started_at,
+        ended_at=facts.ended_at,
+        stages=facts.stages,
+        tool_calls=facts.tool_calls,
+        source=facts.source,
+        captured_at=facts.captured_at,
     )
 
 
@@ -113,10 +130,11 @@ class ScoringService:
         existing = self._repository.active_or_latest_completed(session_id)
         if existing is not None and (existing.status != ScoreStatus.COMPLETED or not force_rescore):
             return to_session_score(existing, current)
-        self._check_scorable(self._source.get_session(session_id))
+        session = self._source.get_session(session_id)
+        self._check_scorable(session)
         self._repository.ensure_criteria(current, self._config.criteria_content)
         score_id = uuid.uuid4()
-        new = self._repository.create_attempt(score_id, session_id, current, triggered_by)
+        new = self._repository.create_attempt(score_id, session_id, current, triggered_by, facts_of(session))
         if not new.created:
             return to_session_score(new.attempt, current)
         job = ScoringJob(

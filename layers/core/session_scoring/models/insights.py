@@ -1,0 +1,87 @@
+"""The fleet query's domain shapes: which scores (filters), in which order (sort and keyset position), and what a
+row carries. The service builds these from the API's parameters; the repository turns them into one SQL statement.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from session_scoring.models.records import SessionFacts
+from session_scoring.models.scores import DIMENSIONS, ScoreStatus
+
+
+class SortField(StrEnum):
+    TOTAL_SCORE = "total_score"
+    SCORED_AT = "scored_at"
+    SESSION_STARTED_AT = "session_started_at"
+
+
+#: Every sort key the fleet query accepts: the total, a dimension by name, the scoring or session start time.
+SORT_KEYS: tuple[str, ...] = (SortField.TOTAL_SCORE, *DIMENSIONS, SortField.SCORED_AT, SortField.SESSION_STARTED_AT)
+
+
+@dataclass(frozen=True)
+class FleetFilter:
+    """Which attempts the fleet query returns; None is "any"."""
+
+    criteria_hash: str | None
+    status: ScoreStatus = ScoreStatus.COMPLETED
+    latest_only: bool = True
+    """Only each session's latest completed attempt (under ``criteria_hash`` when one is given)."""
+    min_score: int | None = None
+    max_score: int | None = None
+    agent: str | None = None
+    alert_type: str | None = None
+    provider: str | None = None
+    scored_after: datetime | None = None
+    scored_before: datetime | None = None
+    session_started_after: datetime | None = None
+    session_started_before: datetime | None = None
+    missing_tool: str | None = None
+    """Attempts whose judge named this tool missing (case-insensitive)."""
+
+
+@dataclass(frozen=True)
+class KeysetPosition:
+    """The sort value and score id of the last row of a page: the next page starts strictly after it."""
+
+    value: Any
+    score_id: uuid.UUID
+
+
+@dataclass(frozen=True)
+class FleetOrder:
+    key: str
+    """One of ``SORT_KEYS``."""
+    descending: bool = True
+    after: KeysetPosition | None = None
+
+
+@dataclass(frozen=True)
+class FleetScoreRecord:
+    """One attempt as the fleet query returns it: the score, the judge, the session facts, the missing tools."""
+
+    score_id: uuid.UUID
+    session_id: str
+    criteria_hash: str
+    status: ScoreStatus
+    total_score: int | None
+    score_breakdown: dict[str, int] | None
+    requested_at: datetime
+    scored_at: datetime | None
+    judge_provider: str | None
+    judge_model: str | None
+    facts: SessionFacts | None
+    missing_tools: tuple[str, ...]
+
+    def sort_value(self, key: str) -> Any:
+        """The value of ``key`` in this row (what a cursor after this row holds)."""
+        if key == SortField.SESSION_STARTED_AT:
+            return self.facts.started_at if self.facts else None
+        if key in (SortField.TOTAL_SCORE, SortField.SCORED_AT):
+            return getattr(self, key)
+        return (self.score_breakdown or {}).get(key)

@@ -1,0 +1,335 @@
+"""Insights over many scores in PostgreSQL: the fleet query (filters, sorts, keyset pages, streamed) and the session
+facts backfill's reads and writes.
+
+The fleet query is one statement. ``latest_only`` keeps an attempt when no newer completed attempt of its session
+exists (under the same criteria when one is given): a probe of ``ix_session_scores_latest_completed[_by_criteria]``
+per row, so an ordered scan of a fleet index (migration 0007) can stop at the page's end instead of ranking every
+session first. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's last row, ties
+broken by ``score_id``, nulls as PostgreSQL orders them (last ascending, first descending).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    Integer,
+    Result,
+    Select,
+    Table,
+    Transaction,
+    and_,
+    bindparam,
+    exists,
+    false,
+    func,
+    or_,
+    select,
+    tuple_,
+    update,
+)
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+
+from session_scoring.db.calls import db_call
+from session_scoring.db.schema import MissingToolRow, SessionScoreRow
+from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
+from session_scoring.models.records import SessionFacts
+from session_scoring.models.scores import ScoreStatus
+
+_SCORES = cast(Table, SessionScoreRow.__table__)
+_TOOLS = cast(Table, MissingToolRow.__table__)
+
+#: Rows fetched per round trip from the server-side cursor of a streamed query.
+STREAM_BATCH = 500
+
+_FACT_COLUMNS = {
+    "agent": "session_agent",
+    "alert_type": "session_alert_type",
+    "started_at": "session_started_at",
+    "ended_at": "session_ended_at",
+    "stages": "session_stages",
+    "tool_calls": "session_tool_calls",
+    "source": "session_source",
+}
+
+
+def fact_values(facts: SessionFacts | None) -> dict[str, Any]:
+    """The snapshot columns of an attempt for ``facts`` (nothing when there are none); taken now."""
+    if facts is None:
+        return {}
+    values: dict[str, Any] = {column: getattr(facts, name) for name, column in _FACT_COLUMNS.items()}
+    values["facts_captured_at"] = func.now()
+    return values
+
+
+def facts_from(values: Any) -> SessionFacts | None:
+    """Explicit mapping from a row's snapshot columns to the record (None when no snapshot was taken)."""
+    if values["facts_captured_at"] is None:
+        return None
+    return SessionFacts(
+        **{name: values[column] for name, column in _FACT_COLUMNS.items()}, captured_at=values["facts_captured_at"]
+    )
+
+
+FACT_COLUMNS = [_SCORES.c[column] for column in (*_FACT_COLUMNS.values(), "facts_captured_at")]
+
+
+def dimension_expression(dimension: str) -> ColumnElement[Any]:
+    """A dimension's points as an integer (what the fleet indexes of migration 0007 index)."""
+    return sql_cast(_SCORES.c.score_breakdown[dimension].astext, Integer)
+
+
+def _sort_expression(key: str) -> ColumnElement[Any]:
+    if key in (SortField.TOTAL_SCORE, SortField.SCORED_AT, SortField.SESSION_STARTED_AT):
+        return cast(ColumnElement[Any], _SCORES.c[key])
+    return dimension_expression(key)
+
+
+def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[bool]:
+    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction.
+
+    Nulls sort as PostgreSQL's default has them (larger than any value: last ascending, first descending), so a
+    page is a forward or backward scan of one ascending index. A row comparison is what lets that scan start at
+    the position instead of filtering from the beginning.
+    """
+    assert order.after is not None
+    value, score_id = order.after.value, order.after.score_id
+    position = tuple_(expression, _SCORES.c.score_id)
+    if order.descending:
+        if value is None:  # still within the leading nulls
+            return or_(and_(expression.is_(None), _SCORES.c.score_id < score_id), expression.is_not(None))
+        return position < tuple_(value, score_id)
+    if value is None:  # within the trailing nulls
+        return and_(expression.is_(None), _SCORES.c.score_id > score_id)
+    return or_(position > tuple_(value, score_id), expression.is_(None))
+
+
+def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
+    s = _SCORES.c
+    conditions: list[ColumnElement[bool]] = [s.status == where.status.value]
+    if where.criteria_hash is not None:
+        conditions.append(s.criteria_hash == where.criteria_hash)
+    optional: list[tuple[Any, Any]] = [
+        (where.min_score, lambda v: s.total_score >= v),
+        (where.max_score, lambda v: s.total_score <= v),
+        (where.agent, lambda v: s.session_agent == v),
+        (where.alert_type, lambda v: s.session_alert_type == v),
+        (where.provider, lambda v: s.judge_provider == v),
+        (where.scored_after, lambda v: s.scored_at >= v),
+        (where.scored_before, lambda v: s.scored_at < v),
+        (where.session_started_after, lambda v: s.session_started_at >= v),
+        (where.session_started_before, lambda v: s.session_started_at < v),
+        (
+            where.missing_tool,
+            lambda v: exists().where(_TOOLS.c.score_id == s.score_id, func.lower(_TOOLS.c.tool_name) == v.lower()),
+        ),
+    ]
+    conditions += [build(value) for value, build in optional if value is not None]
+    if where.latest_only:
+        if where.status != ScoreStatus.COMPLETED:
+            conditions.append(false())  # the service refuses this combination; never a silent full scan
+        newer = _SCORES.alias("newer")
+        probe = [
+            newer.c.session_id == s.session_id,
+            newer.c.status == ScoreStatus.COMPLETED.value,
+            tuple_(newer.c.scored_at, newer.c.score_id) > tuple_(s.scored_at, s.score_id),
+        ]
+        if where.criteria_hash is not None:
+            probe.append(newer.c.criteria_hash == s.criteria_hash)
+        conditions.append(~exists().where(*probe))
+    return conditions
+
+
+def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) -> Select[Any]:
+    s = _SCORES.c
+    tools = (
+        select(func.array_agg(aggregate_order_by(_TOOLS.c.tool_name, _TOOLS.c.position)))
+        .where(_TOOLS.c.score_id == s.score_id)
+        .scalar_subquery()
+        .label("missing_tool_names")
+    )
+    expression = _sort_expression(order.key)
+
+    def direction(column: ColumnElement[Any]) -> Any:
+        return column.desc() if order.descending else column.asc()
+
+    statement = (
+        select(
+            s.score_id,
+            s.session_id,
+            s.criteria_hash,
+            s.status,
+            s.total_score,
+            s.score_breakdown,
+            s.requested_at,
+            s.scored_at,
+            s.judge_provider,
+            s.judge_model,
+            *FACT_COLUMNS,
+            tools,
+        )
+        .where(*_conditions(where))
+        .order_by(direction(expression), direction(s.score_id))
+    )
+    if order.after is not None:
+        statement = statement.where(_after(expression, order))
+    return statement if limit is None else statement.limit(limit)
+
+
+def _fleet_record(values: Any) -> FleetScoreRecord:
+    return FleetScoreRecord(
+        score_id=values["score_id"],
+        session_id=values["session_id"],
+        criteria_hash=values["criteria_hash"],
+        status=ScoreStatus(values["status"]),
+        total_score=values["total_score"],
+        score_breakdown=values["score_breakdown"],
+        requested_at=values["requested_at"],
+        scored_at=values["scored_at"],
+        judge_provider=values["judge_provider"],
+        judge_model=values["judge_model"],
+        facts=facts_from(values),
+        missing_tools=tuple(values["missing_tool_names"] or ()),
+    )
+
+
+def canonical_tool_name(name: Any) -> ColumnElement[str]:
+    """A tool name as counted, in SQL (the one definition): whitespace collapsed, the MCP server prefix dropped
+    (everything up to the last ``.``, ``__``, ``/`` or ``:``, so ``mcp__k8s__get_pod``, ``k8s.get_pod`` and
+    ``k8s: get_pod`` are all ``get_pod``), lower case."""
+    collapsed = func.regexp_replace(func.btrim(name), r"\s+", " ", "g")
+    return func.lower(func.btrim(func.regexp_replace(collapsed, r"^.*(\.|__|/|:)", "")))
+
+
+@dataclass(frozen=True)
+class ToolSessionRecord:
+    """A session whose latest completed score names a tool missing: the name as the judge wrote it, and why."""
+
+    session_id: str
+    score_id: uuid.UUID
+    total_score: int
+    scored_at: datetime
+    tool_name: str
+    rationale: str
+    agent: str | None
+
+
+class InsightsRepository:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @db_call
+    def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]:
+        """One page of the fleet query (``limit`` rows at most), read whole."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(fleet_statement(where, order, limit)).mappings().all()
+        return [_fleet_record(row) for row in rows]
+
+    @db_call
+    def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
+        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor (never the whole
+        result in memory), in one read-only snapshot.
+
+        The statement runs here (a database that is down is a DatabaseUnavailableError before anything is sent);
+        the returned iterator holds the connection until it is exhausted or closed (a client that goes away closes
+        it). Rows already handed out cannot be taken back, so a failure mid-stream is not retried.
+        """
+        conn = self._engine.connect()
+        try:
+            snapshot = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            transaction = snapshot.begin()
+            result = snapshot.execution_options(yield_per=STREAM_BATCH).execute(fleet_statement(where, order, limit))
+        except BaseException:
+            conn.close()
+            raise
+        return self._rows(conn, transaction, result)
+
+    @staticmethod
+    def _rows(conn: Connection, transaction: Transaction, result: Result[Any]) -> Iterator[FleetScoreRecord]:
+        try:
+            for row in result.mappings():
+                yield _fleet_record(row)
+            transaction.commit()
+        finally:
+            conn.close()
+
+    @db_call
+    def tool_sessions(
+        self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
+    ) -> tuple[str, list[ToolSessionRecord]]:
+        """The canonical form of ``tool_name`` and a page of the latest completed scores (under ``where``) that name
+        it missing under any spelling with that canonical form, newest first (keyset on ``scored_at, score_id``)."""
+        s = _SCORES.c
+        canonical = canonical_tool_name(bindparam("p_tool", tool_name))
+        matching = and_(_TOOLS.c.score_id == s.score_id, canonical_tool_name(_TOOLS.c.tool_name) == canonical)
+
+        def first(column: Any) -> Any:  # the first matching entry (the judge may name the tool twice)
+            return select(column).where(matching).order_by(_TOOLS.c.position).limit(1).scalar_subquery()
+
+        statement = (
+            select(
+                s.session_id,
+                s.score_id,
+                s.total_score,
+                s.scored_at,
+                first(_TOOLS.c.tool_name).label("tool_name"),
+                first(_TOOLS.c.rationale).label("rationale"),
+                s.session_agent,
+            )
+            .where(*_conditions(where), exists().where(matching))
+            .order_by(s.scored_at.desc(), s.score_id.desc())
+            .limit(limit)
+        )
+        if after is not None:
+            statement = statement.where(tuple_(s.scored_at, s.score_id) < tuple_(after.value, after.score_id))
+        with self._engine.connect() as conn:
+            name = conn.execute(select(canonical)).scalar_one()
+            rows = conn.execute(statement).all()
+        return str(name), [
+            ToolSessionRecord(
+                r.session_id, r.score_id, r.total_score, r.scored_at, r.tool_name, r.rationale, r.session_agent
+            )
+            for r in rows
+        ]
+
+    @db_call
+    def fleet_count(self, where: FleetFilter) -> int:
+        """How many attempts match ``where``."""
+        with self._engine.connect() as conn:
+            count = conn.execute(select(func.count()).select_from(_SCORES).where(*_conditions(where))).scalar_one()
+        return int(count)
+
+    @db_call
+    def sessions_missing_facts(self) -> list[str]:
+        """Sessions with an attempt whose facts are missing, or only a summary's (no tool-call count)."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                select(_SCORES.c.session_id)
+                .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
+                .distinct()
+                .order_by(_SCORES.c.session_id)
+            ).all()
+        return [row[0] for row in rows]
+
+    @db_call
+    def fill_facts(self, session_id: str, facts: SessionFacts) -> int:
+        """Store ``facts`` on the session's attempts that lack them (or have only a summary's); how many changed."""
+        with self._engine.connect() as conn:
+            result = conn.execute(
+                update(_SCORES)
+                .where(
+                    _SCORES.c.session_id == session_id,
+                    or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)),
+                )
+                .values(**fact_values(facts))
+                .returning(_SCORES.c.score_id)
+            )
+            return len(result.all())

@@ -1,0 +1,89 @@
+"""Session facts: the snapshot of a session each attempt keeps, and the backfill of attempts that have none.
+
+An attempt stores what the session looked like when it was created (agent, alert type, start and end, stages, tool
+calls, source), so the fleet query filters and sorts scores without the session source. The API and the single-score
+request read the whole session and store every fact; a run's planner reads summaries and stores all but the stage
+and tool-call counts. ``session-scoring facts backfill`` fills attempts created before the snapshot existed (or
+completes a planner's) from the source, one session at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from session_scoring.errors import SessionNotFoundError
+from session_scoring.models.records import SessionFacts
+from session_scoring.models.session import Session, SessionSummary
+from session_scoring.repositories.insights import InsightsRepository
+from session_scoring.sources.base import SessionSource
+
+
+def facts_of_summary(summary: SessionSummary) -> SessionFacts:
+    """The facts a session summary carries (no stage or tool-call counts: a summary has no stages)."""
+    return SessionFacts(
+        agent=summary.agent_type,
+        alert_type=summary.alert_type,
+        started_at=summary.started_at,
+        ended_at=summary.completed_at,
+        stages=None,
+        tool_calls=None,
+        source=summary.source,
+    )
+
+
+def facts_of(session: Session) -> SessionFacts:
+    """Every fact of a whole session."""
+    chain = next((stage.agent for stage in session.stages if stage.agent), None)
+    return SessionFacts(
+        agent=session.agent_type or chain,
+        alert_type=session.alert_type,
+        started_at=session.started_at,
+        ended_at=session.completed_at,
+        stages=len(session.stages),
+        tool_calls=len(session.tool_calls),
+        source=session.source,
+    )
+
+
+@dataclass
+class BackfillResult:
+    sessions: int = 0
+    attempts_filled: int = 0
+    gone: list[str] = field(default_factory=list)
+    """Sessions the source no longer has: their attempts keep no facts (a later backfill tries them again)."""
+
+
+class FactsBackfill:
+    """Fills the facts of attempts that have none (or only a summary's), session by session.
+
+    Idempotent and resumable: the work list is read from the database each time (attempts whose facts are missing or
+    incomplete), each session's attempts are updated in one statement as soon as it is read, and an interrupted
+    backfill starts again where the list now begins.
+    """
+
+    def __init__(self, repository: InsightsRepository, source: SessionSource) -> None:
+        self._repository = repository
+        self._source = source
+
+    def pending_sessions(self) -> list[str]:
+        """Sessions with at least one attempt still to fill, in a stable order."""
+        return self._repository.sessions_missing_facts()
+
+    def run(self, on_session: Callable[[str | None], None] = lambda _note: None) -> BackfillResult:
+        """Fill every pending session; ``on_session`` is told of each one done, with a line when the source no
+        longer has it."""
+        sessions = self.pending_sessions()
+        result = BackfillResult()
+        for session_id in sessions:
+            note = None
+            try:
+                session = self._source.get_session(session_id)
+            except SessionNotFoundError:
+                note = f"session {session_id}: the source no longer has it; its attempts keep no facts"
+                result.gone.append(session_id)
+            else:
+                result.attempts_filled += self._repository.fill_facts(session_id, facts_of(session))
+            result.sessions += 1
+            on_session(note)
+        return result

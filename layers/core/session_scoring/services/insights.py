@@ -1,0 +1,363 @@
+"""The fleet query behind ``GET /scores``: parameters checked into a filter and an order, keyset pages as JSON, or
+every matching row streamed as CSV or JSON Lines.
+
+A cursor is opaque to the caller: the sort, the last row's sort value and score id, and a fingerprint of the
+filters, base64url-encoded. A cursor used with other filters or another sort is refused (400), so a page can
+never silently continue a different query.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.errors import InvalidRequestError
+from session_scoring.models.api import FleetScore, FleetScorePage, MissingToolSession, MissingToolSessionsPage
+from session_scoring.models.insights import (
+    SORT_KEYS,
+    FleetFilter,
+    FleetOrder,
+    FleetScoreRecord,
+    KeysetPosition,
+    SortField,
+)
+from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, ScoreStatus, band_for
+from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
+from session_scoring.services.scoring import to_session_facts
+
+JSON_MAX_PAGE = 500
+"""Rows per JSON page at most: a page stays far below Lambda's 6 MB response limit (a row is about 1 KB)."""
+JSON_DEFAULT_PAGE = 50
+
+_HASH = re.compile(r"^[0-9a-f]{64}$")
+
+CSV_COLUMNS = (
+    "score_id",
+    "session_id",
+    "criteria_hash",
+    "status",
+    "total_score",
+    "band",
+    *DIMENSIONS,
+    "scored_at",
+    "judge_provider",
+    "judge_model",
+    "agent",
+    "alert_type",
+    "session_started_at",
+    "session_ended_at",
+    "stages",
+    "tool_calls",
+    "source",
+    "missing_tools",
+)
+
+
+class FleetFormat(StrEnum):
+    JSON = "json"
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+@dataclass(frozen=True)
+class FleetParams:
+    """The query parameters of ``GET /scores`` as the route received them (types checked, meaning not yet)."""
+
+    criteria_hash: str = "current"
+    min_score: int | None = None
+    max_score: int | None = None
+    band: str | None = None
+    status: str = ScoreStatus.COMPLETED.value
+    agent: str | None = None
+    alert_type: str | None = None
+    provider: str | None = None
+    scored_after: datetime | None = None
+    scored_before: datetime | None = None
+    session_started_after: datetime | None = None
+    session_started_before: datetime | None = None
+    latest_only: bool = True
+    missing_tool: str | None = None
+    sort: str = SortField.SCORED_AT.value
+    order: str = "desc"
+    cursor: str | None = None
+    limit: int | None = None
+    format: str = FleetFormat.JSON.value
+
+
+@dataclass(frozen=True)
+class FleetQuery:
+    """A checked fleet query, ready for the repository."""
+
+    where: FleetFilter
+    order: FleetOrder
+    limit: int | None
+    format: FleetFormat
+
+
+@dataclass(frozen=True)
+class StreamedRows:
+    """A streamed answer: its media type, a download file name and the text chunks (produced while sent)."""
+
+    media_type: str
+    filename: str
+    chunks: Iterator[str]
+
+
+def _fingerprint(where: FleetFilter, key: str, descending: bool) -> str:
+    payload = json.dumps([asdict(where), key, descending], default=str, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def encode_position(where: FleetFilter, key: str, descending: bool, value: Any, score_id: uuid.UUID) -> str:
+    body = {
+        "v": value.isoformat() if isinstance(value, datetime) else value,
+        "id": str(score_id),
+        "f": _fingerprint(where, key, descending),
+    }
+    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def encode_cursor(where: FleetFilter, order: FleetOrder, last: FleetScoreRecord) -> str:
+    return encode_position(where, order.key, order.descending, last.sort_value(order.key), last.score_id)
+
+
+def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -> KeysetPosition:
+    bad = InvalidRequestError(
+        "invalid cursor: pass the next_cursor of a previous page unchanged, with the same filters and sort"
+    )
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        score_id = uuid.UUID(str(body["id"]))
+        value = body["v"]
+        fingerprint = body["f"]
+    except (ValueError, KeyError, TypeError):
+        raise bad from None
+    if fingerprint != _fingerprint(where, key, descending):
+        raise InvalidRequestError(
+            "the cursor belongs to a query with other filters or another sort: repeat the filters and sort of the "
+            "page it came from, or drop the cursor to start again"
+        )
+    if value is not None and key in (SortField.SCORED_AT, SortField.SESSION_STARTED_AT):
+        try:
+            value = datetime.fromisoformat(str(value))
+        except ValueError:
+            raise bad from None
+    elif value is not None and not isinstance(value, int):
+        raise bad
+    return KeysetPosition(value, score_id)
+
+
+def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> FleetScore:
+    """Explicit mapping from the fleet row to the API model."""
+    return FleetScore(
+        score_id=record.score_id,
+        session_id=record.session_id,
+        criteria_hash=record.criteria_hash,
+        is_current_criteria=record.criteria_hash == current_criteria_hash,
+        status=record.status,
+        total_score=record.total_score,
+        band=None if record.total_score is None else band_for(record.total_score).band,
+        score_breakdown=record.score_breakdown,
+        requested_at=record.requested_at,
+        scored_at=record.scored_at,
+        judge_provider=record.judge_provider,
+        judge_model=record.judge_model,
+        missing_tools=list(record.missing_tools),
+        session_facts=None if record.facts is None else to_session_facts(record.facts),
+    )
+
+
+def csv_row(score: FleetScore) -> list[Any]:
+    facts = score.session_facts
+    breakdown = score.score_breakdown or {}
+    return [
+        score.score_id,
+        score.session_id,
+        score.criteria_hash,
+        score.status.value,
+        score.total_score,
+        score.band,
+        *(breakdown.get(d) for d in DIMENSIONS),
+        score.scored_at.isoformat() if score.scored_at else None,
+        score.judge_provider,
+        score.judge_model,
+        *(
+            (None,) * 7
+            if facts is None
+            else (
+                facts.agent,
+                facts.alert_type,
+                facts.started_at.isoformat() if facts.started_at else None,
+                facts.ended_at.isoformat() if facts.ended_at else None,
+                facts.stages,
+                facts.tool_calls,
+                facts.source,
+            )
+        ),
+        ";".join(score.missing_tools),
+    ]
+
+
+def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise InvalidRequestError(f"{name} '{value}' is not one of: {', '.join(allowed)}")
+    return value
+
+
+def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
+    return MissingToolSession(
+        session_id=record.session_id,
+        score_id=record.score_id,
+        total_score=record.total_score,
+        band=band_for(record.total_score).band,
+        scored_at=record.scored_at,
+        tool_name=record.tool_name,
+        rationale=record.rationale,
+        agent=record.agent,
+    )
+
+
+def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
+    """CSV text in chunks of about 64 KB: a header, then a row per score."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for score in scores:
+        writer.writerow(csv_row(score))
+        if buffer.tell() > 64_000:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+class InsightsService:
+    def __init__(self, config: ScoringConfig, repository: InsightsRepository) -> None:
+        self._config = config
+        self._repository = repository
+
+    def criteria_filter(self, value: str) -> str | None:
+        """``current`` (the criteria in force), ``any`` (None) or a criteria hash; a 400 for anything else."""
+        if value == "current":
+            return self._config.criteria_hash
+        if value == "any":
+            return None
+        if not _HASH.match(value):
+            raise InvalidRequestError(
+                f"criteria_hash '{value}' is not 'current', 'any' or a criteria hash (64 lowercase hex digits)"
+            )
+        return value
+
+    def check(self, params: FleetParams) -> FleetQuery:
+        """The parameters as a query, or a 400 saying which one is wrong and what it accepts."""
+        output = FleetFormat(_one_of("format", params.format, tuple(FleetFormat)))
+        status = ScoreStatus(_one_of("status", params.status, tuple(ScoreStatus)))
+        if params.latest_only and status != ScoreStatus.COMPLETED:
+            raise InvalidRequestError(
+                f"latest_only=true selects each session's latest completed attempt; to list {status.value} attempts "
+                "pass latest_only=false"
+            )
+        low, high = params.min_score, params.max_score
+        if params.band is not None:
+            bands = {b.band: b for b in SCORE_BANDS}
+            band = bands[_one_of("band", params.band, tuple(bands))]
+            low = band.min_score if low is None else max(low, band.min_score)
+            high = band.max_score if high is None else min(high, band.max_score)
+        if low is not None and high is not None and low > high:
+            raise InvalidRequestError(f"min_score ({low}) is above max_score ({high}) (after the band's bounds)")
+        for name, after, before in (
+            ("scored", params.scored_after, params.scored_before),
+            ("session_started", params.session_started_after, params.session_started_before),
+        ):
+            if after is not None and before is not None and after >= before:
+                raise InvalidRequestError(f"{name}_after must be before {name}_before")
+        key = _one_of("sort", params.sort, SORT_KEYS)
+        descending = _one_of("order", params.order, ("asc", "desc")) == "desc"
+        where = FleetFilter(
+            criteria_hash=self.criteria_filter(params.criteria_hash),
+            status=status,
+            latest_only=params.latest_only,
+            min_score=low,
+            max_score=high,
+            agent=params.agent,
+            alert_type=params.alert_type,
+            provider=params.provider,
+            scored_after=params.scored_after,
+            scored_before=params.scored_before,
+            session_started_after=params.session_started_after,
+            session_started_before=params.session_started_before,
+            missing_tool=params.missing_tool,
+        )
+        position = None if params.cursor is None else decode_cursor(params.cursor, where, key, descending)
+        limit = params.limit
+        if output == FleetFormat.JSON:
+            limit = JSON_DEFAULT_PAGE if limit is None else limit
+            if limit > JSON_MAX_PAGE:
+                raise InvalidRequestError(
+                    f"limit {limit} is above {JSON_MAX_PAGE} for format=json; page with the cursor, or use "
+                    "format=csv or format=jsonl to stream every row"
+                )
+        return FleetQuery(where, FleetOrder(key, descending, position), limit, output)
+
+    def fleet(self, params: FleetParams) -> FleetScorePage | StreamedRows:
+        """``GET /scores``: a JSON page, or (csv, jsonl) the rows streamed. Parameters are checked before anything
+        is sent, so a bad one is a 400, never a broken stream."""
+        query = self.check(params)
+        return self.page(query) if query.format == FleetFormat.JSON else self.stream(query)
+
+    def tool_sessions(
+        self, tool_name: str, criteria_hash: str, cursor: str | None, limit: int
+    ) -> MissingToolSessionsPage:
+        """The sessions whose latest completed score names ``tool_name`` missing (any spelling with the same
+        canonical name), newest first, a keyset page at a time, each with the judge's rationale."""
+        where = FleetFilter(criteria_hash=self.criteria_filter(criteria_hash))
+        keyed = replace(where, missing_tool=tool_name)  # the cursor belongs to this tool too
+        key = SortField.SCORED_AT.value
+        after = None if cursor is None else decode_cursor(cursor, keyed, key, descending=True)
+        canonical, records = self._repository.tool_sessions(tool_name, where, after, limit + 1)
+        shown = records[:limit]
+        last = shown[-1] if shown else None
+        return MissingToolSessionsPage(
+            tool_name=tool_name,
+            canonical_name=canonical,
+            criteria_hash=where.criteria_hash,
+            items=[to_tool_session(r) for r in shown],
+            next_cursor=encode_position(keyed, key, True, last.scored_at, last.score_id)
+            if last is not None and len(records) > limit
+            else None,
+        )
+
+    def page(self, query: FleetQuery) -> FleetScorePage:
+        limit = query.limit or JSON_DEFAULT_PAGE
+        records = self._repository.fleet_page(query.where, query.order, limit + 1)
+        current = self._config.criteria_hash
+        shown = records[:limit]
+        return FleetScorePage(
+            items=[to_fleet_score(r, current) for r in shown],
+            next_cursor=encode_cursor(query.where, query.order, shown[-1]) if len(records) > limit else None,
+            criteria_hash=query.where.criteria_hash,
+            sort=query.order.key,
+            order="desc" if query.order.descending else "asc",
+            limit=limit,
+        )
+
+    def stream(self, query: FleetQuery) -> StreamedRows:
+        """Every matching row from the cursor on (up to the limit), read from the database while it is sent. The
+        query starts here, so a database that is down is a 503, not a broken stream."""
+        current = self._config.criteria_hash
+        records = self._repository.fleet_stream(query.where, query.order, query.limit)
+        scores = (to_fleet_score(record, current) for record in records)
+        if query.format == FleetFormat.CSV:
+            return StreamedRows("text/csv", "scores.csv", _csv(scores))
+        return StreamedRows("application/x-ndjson", "scores.jsonl", (s.model_dump_json() + "\n" for s in scores))
