@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_session_facts"
-down_revision = "0005_scoring_runs"
+down_revision: str | None = "0006_latest_scores"
 branch_labels = None
 depends_on = None
 
