@@ -130,7 +130,7 @@ def _truncate(url: str) -> None:
         conn.execute(
             text(
                 "TRUNCATE score_alternative_approach_steps, score_alternative_approaches, score_missing_tools, "
-                "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions"
+                "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions, judge_labels"
             )
         )
     engine.dispose()

@@ -23,6 +23,7 @@ TABLES = {
     "score_alternative_approach_steps",
     "uploaded_sessions",
     "scoring_runs",
+    "judge_labels",
 }
 
 

@@ -74,6 +74,11 @@ class SessionScore(_Response):
     error_message: str | None = None
     is_current_criteria: bool
     judge: JudgeInfo
+    score_spread: dict[str, Any] | None = Field(
+        default=None,
+        description="Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard "
+        "deviation of the total and of each dimension; null for a single verdict",
+    )
 
 
 class LatestScore(_Response):

@@ -54,6 +54,8 @@ class ScoreRecord:
     prompt_compacted: bool = False
     prompt_tokens_before: int | None = None
     prompt_tokens_after: int | None = None
+    score_spread: dict[str, Any] | None = None
+    """How an ensemble score's samples spread (``scoring.samples`` > 1); None for a single verdict."""
 
 
 @dataclass(frozen=True)

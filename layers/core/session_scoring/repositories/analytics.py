@@ -23,6 +23,8 @@ from session_scoring.models.scores import SCORE_BANDS
 _SCORES = cast(Table, SessionScoreRow.__table__)
 _TOOLS = cast(Table, MissingToolRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
+_REAL = _SCORES.c.sample_kind.is_(None)
+"""Judge-quality samples (migration 0010) are never a session's score and never counted."""
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -60,7 +62,7 @@ def _latest_completed(criteria_hash: str | None) -> Subquery:
     """The latest completed attempt of each session (optionally within one criteria hash): an index-only scan of
     ``ix_session_scores_latest_completed[_by_criteria]`` (migration 0002) in DISTINCT ON order, no sort."""
     query = select(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score).where(
-        _SCORES.c.status == "completed"
+        _SCORES.c.status == "completed", _REAL
     )
     order: list[Any] = [_SCORES.c.session_id, _SCORES.c.scored_at.desc(), _SCORES.c.score_id.desc()]
     if criteria_hash is not None:
@@ -72,7 +74,7 @@ def _latest_completed(criteria_hash: str | None) -> Subquery:
 def _recent_latest(criteria_hash: str | None) -> Subquery:
     """The latest completed attempts among the RECENT_WINDOW most recent ones, newest first, numbered."""
     recent = select(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at).where(
-        _SCORES.c.status == "completed"
+        _SCORES.c.status == "completed", _REAL
     )
     if criteria_hash is not None:
         recent = recent.where(_SCORES.c.criteria_hash == criteria_hash)
@@ -162,7 +164,7 @@ class AnalyticsRepository:
         """Every stored criteria definition with the number of sessions it completed, newest definition first."""
         completed = (
             select(_SCORES.c.criteria_hash, func.count(func.distinct(_SCORES.c.session_id)).label("sessions"))
-            .where(_SCORES.c.status == "completed")
+            .where(_SCORES.c.status == "completed", _REAL)
             .group_by(_SCORES.c.criteria_hash)
             .subquery("completed")
         )
