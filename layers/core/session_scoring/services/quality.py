@@ -66,15 +66,15 @@ def _pooled(stdevs: Sequence[float]) -> float | None:
 
 
 def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
-    """A copy of ``session`` with ``text`` added to its first tool call's result (else to the final analysis), and
-    where it went."""
+    """A copy of ``session`` with ``text`` put at the head of its first tool call's result (the head survives any
+    shortening of a long result), else appended to the final analysis; and where it went."""
     for s_index, stage in enumerate(session.stages):
         for t_index, step in enumerate(stage.steps):
             call = step.tool_call
             if call is None:
                 continue
             result = (
-                f"{call.result}\n\n{text}" if isinstance(call.result, str) else {"output": call.result, "note": text}
+                f"{text}\n\n{call.result}" if isinstance(call.result, str) else {"note": text, "output": call.result}
             )
             steps = list(stage.steps)
             steps[t_index] = step.model_copy(update={"tool_call": call.model_copy(update={"result": result})})
