@@ -23,6 +23,14 @@ _.scoring_enabled
 _.judge_circuit
 _.queued_jobs
 _.requested_by
+# The agreement report's figures (models/quality.py), read by the dashboard and tests through the JSON.
+_.kendall_tau
+_.mean_absolute_error
+_.within_5
+_.within_10
+_.weighted_kappa
+_.human_sessions_multi
+_.krippendorff_alpha
 
 # SessionStatus members reached by value (SessionStatus(session.status)).
 _.PAUSED

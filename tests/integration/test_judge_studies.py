@@ -4,7 +4,6 @@ returning scripted verdicts (real PostgreSQL)."""
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 import pytest
@@ -14,9 +13,7 @@ from tests.conftest import FAILING_TOOLS_ID, ROOT, SHALLOW_ID, THOROUGH_ID, Stac
 from tests.support.fake_claude import reply_verdicts, scripted_verdict
 
 
-def test_repeatability_reports_the_spread_of_the_scripted_verdicts(
-    claude_stack: Stack, fake_claude: Any
-) -> None:
+def test_repeatability_reports_the_spread_of_the_scripted_verdicts(claude_stack: Stack, fake_claude: Any) -> None:
     fake_claude.min_cache_tokens = 100  # the sample rubric is short: let the fake cache it
     fake_claude.script(
         *reply_verdicts(
@@ -138,5 +135,3 @@ def test_ensemble_stores_the_median_with_its_spread(ensemble_stack: Stack, fake_
     # The three calls' usage, summed: the first wrote the prefix to the cache, samples 2 and 3 read it.
     assert score["judge"]["cache_read_tokens"] == 2 * score["judge"]["cache_write_tokens"] > 0
     assert ensemble_stack.container.config.criteria_content["scoring"]["samples"] == 3
-
-

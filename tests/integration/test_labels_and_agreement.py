@@ -23,7 +23,9 @@ def labels_stack(make_stack: Any) -> Stack:
 
 
 def put(stack: Stack, session_id: str, who: str, body: dict[str, Any]) -> Any:
-    return stack.client.put(f"/api/v1/scoring/sessions/{session_id}/labels", json=body, headers={"X-Forwarded-User": who})
+    return stack.client.put(
+        f"/api/v1/scoring/sessions/{session_id}/labels", json=body, headers={"X-Forwarded-User": who}
+    )
 
 
 def test_a_labeller_revises_their_label_and_every_revision_is_kept(labels_stack: Stack) -> None:
