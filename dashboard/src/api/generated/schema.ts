@@ -210,6 +210,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions/{session_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every labeller's current label of a session, and every revision */
+        get: operations["get_labels_api_v1_scoring_sessions__session_id__labels_get"];
+        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept) */
+        put: operations["put_label_api_v1_scoring_sessions__session_id__labels_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the judge agrees with human labels under one criteria hash */
+        get: operations["agreement_api_v1_scoring_analytics_agreement_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -231,6 +266,83 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AgreementPair */
+        AgreementPair: {
+            /** Session Id */
+            session_id: string;
+            /** Human Total */
+            human_total: number;
+            /** Judge Total */
+            judge_total: number;
+        };
+        /**
+         * AgreementReport
+         * @description How the judge agrees with humans under one criteria hash, over sessions with both a completed score and a
+         *     human label. The human figure of a session is the mean of its labellers' current labels.
+         */
+        AgreementReport: {
+            /** Criteria Hash */
+            criteria_hash: string;
+            /**
+             * N
+             * @description Sessions with both a completed score and at least one human label
+             */
+            n: number;
+            /**
+             * Spearman Rho
+             * @description Rank correlation of the totals (null below n=2)
+             */
+            spearman_rho: number | null;
+            /**
+             * Kendall Tau
+             * @description Kendall's tau-b of the totals (null below n=2)
+             */
+            kendall_tau: number | null;
+            /**
+             * Mean Absolute Error
+             * @description Of the total, in points
+             */
+            mean_absolute_error: number | null;
+            /**
+             * Within 5
+             * @description Share of sessions where |judge - human| <= 5
+             */
+            within_5: number | null;
+            /**
+             * Within 10
+             * @description Share of sessions where |judge - human| <= 10
+             */
+            within_10: number | null;
+            /** Dimensions */
+            dimensions: components["schemas"]["DimensionError"][];
+            /**
+             * Weighted Kappa
+             * @description Cohen's kappa on the five bands, quadratic weights (null when undefined)
+             */
+            weighted_kappa: number | null;
+            /** Bands */
+            bands: string[];
+            /**
+             * Confusion
+             * @description confusion[i][j]: sessions humans put in bands[i], judge in bands[j]
+             */
+            confusion: number[][];
+            /**
+             * Human Sessions Multi
+             * @description Sessions with two or more labellers (Krippendorff's alpha's sample)
+             */
+            human_sessions_multi: number;
+            /**
+             * Krippendorff Alpha
+             * @description Inter-human agreement on the totals (interval), where 2+ labellers labelled
+             */
+            krippendorff_alpha: number | null;
+            /**
+             * Pairs
+             * @description Judge vs human per session (the scatter)
+             */
+            pairs: components["schemas"]["AgreementPair"][];
+        };
         /** AlternativeApproach */
         AlternativeApproach: {
             /** Name */
@@ -362,6 +474,18 @@ export interface components {
             completed_sessions: number;
             /** Is Current */
             is_current: boolean;
+        };
+        /** DimensionError */
+        DimensionError: {
+            /** Dimension */
+            dimension: string;
+            /**
+             * N
+             * @description Sessions whose human labels include this dimension
+             */
+            n: number;
+            /** Mean Absolute Error */
+            mean_absolute_error: number | null;
         };
         /**
          * DryRunResult
@@ -497,6 +621,41 @@ export interface components {
             prompt_tokens_before: number | null;
             /** Prompt Tokens After */
             prompt_tokens_after: number | null;
+        };
+        /**
+         * LabelBreakdown
+         * @description The four dimensions of a human label, each 0-25; given together or not at all.
+         */
+        LabelBreakdown: {
+            /** Logical Flow */
+            logical_flow: number;
+            /** Consistency */
+            consistency: number;
+            /** Tool Relevance */
+            tool_relevance: number;
+            /** Synthesis Quality */
+            synthesis_quality: number;
+        };
+        /**
+         * LabelRequest
+         * @description Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
+         *     their label (the earlier revision is kept).
+         */
+        LabelRequest: {
+            /**
+             * Total Score
+             * @description The human's total, 0-100
+             */
+            total_score: number;
+            /** @description Optional: the four dimensions, each 0-25, adding up to total_score */
+            score_breakdown?: components["schemas"]["LabelBreakdown"] | null;
+            /**
+             * Band
+             * @description Optional: the band; must be the band total_score falls in (derived when absent)
+             */
+            band?: ("failed" | "weak" | "adequate" | "good" | "near_perfect") | null;
+            /** Notes */
+            notes?: string | null;
         };
         /**
          * LatestScore
@@ -851,6 +1010,55 @@ export interface components {
             /** Error */
             error: string | null;
         };
+        /**
+         * SessionLabel
+         * @description One revision of one labeller's label.
+         */
+        SessionLabel: {
+            /**
+             * Label Id
+             * Format: uuid
+             */
+            label_id: string;
+            /** Session Id */
+            session_id: string;
+            /** Labeller */
+            labeller: string;
+            /** Revision */
+            revision: number;
+            /** Total Score */
+            total_score: number;
+            /** Score Breakdown */
+            score_breakdown: {
+                [key: string]: number;
+            } | null;
+            /** Band */
+            band: string;
+            /** Notes */
+            notes: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "api" | "import";
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
+         * SessionLabels
+         * @description Each labeller's current label (their latest revision), and every revision, newest first.
+         */
+        SessionLabels: {
+            /** Session Id */
+            session_id: string;
+            /** Current */
+            current: components["schemas"]["SessionLabel"][];
+            /** History */
+            history: components["schemas"]["SessionLabel"][];
+        };
         /** SessionListItem */
         SessionListItem: {
             /** Session Id */
@@ -942,6 +1150,13 @@ export interface components {
             /** Is Current Criteria */
             is_current_criteria: boolean;
             judge: components["schemas"]["JudgeInfo"];
+            /**
+             * Score Spread
+             * @description Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard deviation of the total and of each dimension; null for a single verdict
+             */
+            score_spread: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * SessionStatus
@@ -977,6 +1192,8 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type AgreementPair = components['schemas']['AgreementPair'];
+export type AgreementReport = components['schemas']['AgreementReport'];
 export type AlternativeApproach = components['schemas']['AlternativeApproach'];
 export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
 export type ConversationStage = components['schemas']['ConversationStage'];
@@ -985,11 +1202,14 @@ export type ConversationToolCall = components['schemas']['ConversationToolCall']
 export type CostEstimate = components['schemas']['CostEstimate'];
 export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
+export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type Health = components['schemas']['Health'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
+export type LabelBreakdown = components['schemas']['LabelBreakdown'];
+export type LabelRequest = components['schemas']['LabelRequest'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
@@ -1006,6 +1226,8 @@ export type ScoreRequest = components['schemas']['ScoreRequest'];
 export type ScoreStatus = components['schemas']['ScoreStatus'];
 export type ScoringRun = components['schemas']['ScoringRun'];
 export type SessionDetail = components['schemas']['SessionDetail'];
+export type SessionLabel = components['schemas']['SessionLabel'];
+export type SessionLabels = components['schemas']['SessionLabels'];
 export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
@@ -1873,6 +2095,169 @@ export interface operations {
             };
         };
     };
+    get_labels_api_v1_scoring_sessions__session_id__labels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLabels"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_label_api_v1_scoring_sessions__session_id__labels_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLabel"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agreement_api_v1_scoring_analytics_agreement_get: {
+        parameters: {
+            query?: {
+                /** @description The criteria hash whose scores are compared (64 lowercase hex digits); the current one when absent */
+                criteria_hash?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementReport"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_health_get: {
         parameters: {
             query?: never;
@@ -1920,8 +2305,10 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];
+export const sessionLabelSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionLabel"]["source"]> = ["api", "import"];
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["pending", "in_progress", "paused", "canceling", "cancelling", "completed", "failed", "cancelled", "timed_out"];
 export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];
