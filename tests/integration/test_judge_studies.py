@@ -56,6 +56,8 @@ def test_samples_are_never_the_score_never_counted_and_never_block_a_real_score(
     claude_stack.container.judge_quality.repeatability([THOROUGH_ID], repeats=2)
 
     assert claude_stack.score(THOROUGH_ID).status_code == 404  # no real score yet: samples are not one
+    listed = claude_stack.client.get("/api/v1/scoring/sessions").json()["items"]
+    assert next(item for item in listed if item["session_id"] == THOROUGH_ID)["score"] is None
     distribution = claude_stack.client.get("/api/v1/scoring/analytics/score-distribution").json()
     assert distribution["total"] == 0
     criteria = claude_stack.client.get("/api/v1/scoring/analytics/criteria").json()

@@ -10,10 +10,14 @@ import pytest
 
 from session_scoring.entrypoints.cli import labels_command
 from session_scoring.errors import InvalidRequestError
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import PromptStats
 from tests.conftest import Stack
 from tests.integration.test_analytics_api import seed_score
+from tests.support.fake_claude import scripted_verdict
 
 AGREEMENT = "/api/v1/scoring/analytics/agreement"
+NO_PROMPT = PromptStats(compacted=False, tokens_before=None, tokens_after=None)
 
 
 @pytest.fixture
@@ -145,6 +149,11 @@ def test_agreement_figures_equal_the_hand_computed_values(labels_stack: Stack) -
     put(stack, "s3", "bob", {"total_score": 88})
     put(stack, "s4", "alice", {"total_score": 40})
     put(stack, "s5-label-only", "alice", {"total_score": 40})
+    # A judge-quality sample is never a score: this one, newer than s2's real score, changes nothing.
+    sample = JudgeVerdict(
+        output=JudgeOutputSchema.model_validate(scripted_verdict((0, 0, 0, 0))), provider="t", model="m"
+    )
+    stack.container.repository.store_sample("s2", criteria, "repeatability:t", "repeatability", sample, NO_PROMPT)
 
     response = stack.client.get(AGREEMENT, params={"criteria_hash": criteria})
     assert response.status_code == 200, response.text
