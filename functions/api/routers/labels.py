@@ -18,7 +18,7 @@ router = APIRouter(prefix=API_PREFIX)
 @router.put(
     "/sessions/{session_id}/labels",
     response_model=SessionLabel,
-    responses=error_responses(400, 422, 500, 503),
+    responses=error_responses(400, 413, 422, 500, 503),
     summary="Store the caller's human label of a session (a revision of their earlier one; every revision is kept)",
 )
 def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, requester: Requester) -> SessionLabel:

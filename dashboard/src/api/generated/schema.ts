@@ -654,7 +654,10 @@ export interface components {
              * @description Optional: the band; must be the band total_score falls in (derived when absent)
              */
             band?: ("failed" | "weak" | "adequate" | "good" | "near_perfect") | null;
-            /** Notes */
+            /**
+             * Notes
+             * @description At most 2,000 characters (the request body is capped at 4 KiB)
+             */
             notes?: string | null;
         };
         /**
@@ -2172,6 +2175,15 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

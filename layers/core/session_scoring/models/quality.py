@@ -48,7 +48,9 @@ class LabelRequest(BaseModel):
     band: BandName | None = Field(
         default=None, description="Optional: the band; must be the band total_score falls in (derived when absent)"
     )
-    notes: str | None = Field(default=None, max_length=10_000)
+    notes: str | None = Field(
+        default=None, max_length=2_000, description="At most 2,000 characters (the request body is capped at 4 KiB)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> LabelRequest:
