@@ -12,7 +12,7 @@ export function App() {
   return (
     <>
       <AppBar position="static" elevation={0}>
-        <Toolbar variant="dense" sx={{ gap: 1 }}>
+        <Toolbar variant="dense" sx={{ gap: 1, flexWrap: 'wrap' }}>
           <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap' }}>
             Session Scoring
           </Typography>
