@@ -32,6 +32,14 @@ _.canonical_name
 # Enum members reached by value (FleetFormat(...), TrainingFormat(...)).
 _.JSONL
 _.OPENAI_CHAT
+# The agreement report's figures (models/quality.py), read by the dashboard and tests through the JSON.
+_.kendall_tau
+_.mean_absolute_error
+_.within_5
+_.within_10
+_.weighted_kappa
+_.human_sessions_multi
+_.krippendorff_alpha
 
 # SessionStatus members reached by value (SessionStatus(session.status)).
 _.PAUSED

@@ -1,5 +1,6 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
 import { NavLink, Route, Routes } from 'react-router-dom';
+import { AgreementPage } from './pages/AgreementPage';
 import { AnalyticsPage } from './pages/AnalyticsPage';
 import { SessionDetailPage } from './pages/SessionDetailPage';
 import { SessionsPage } from './pages/SessionsPage';
@@ -11,7 +12,7 @@ export function App() {
   return (
     <>
       <AppBar position="static" elevation={0}>
-        <Toolbar variant="dense" sx={{ gap: 1 }}>
+        <Toolbar variant="dense" sx={{ gap: 1, flexWrap: 'wrap' }}>
           <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap' }}>
             Session Scoring
           </Typography>
@@ -21,6 +22,9 @@ export function App() {
           <Button component={NavLink} to="/analytics" sx={navStyle}>
             Analytics
           </Button>
+          <Button component={NavLink} to="/agreement" sx={navStyle}>
+            Agreement
+          </Button>
         </Toolbar>
       </AppBar>
       <Container maxWidth="xl" sx={{ py: 2 }}>
@@ -29,6 +33,7 @@ export function App() {
             <Route path="/" element={<SessionsPage />} />
             <Route path="/sessions/:sessionId" element={<SessionDetailPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />
+            <Route path="/agreement" element={<AgreementPage />} />
             <Route path="*" element={<EmptyState title="Page not found">Use Sessions or Analytics above.</EmptyState>} />
           </Routes>
         </Box>

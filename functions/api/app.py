@@ -19,7 +19,7 @@ from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
 from functions.api.limits import BodyLimit
 from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
-from functions.api.routers import analytics, criteria, health, imports, insights, runs, scores, sessions
+from functions.api.routers import analytics, criteria, health, imports, insights, labels, runs, scores, sessions
 from session_scoring import __version__
 from session_scoring.log import logger
 
@@ -35,7 +35,7 @@ def create_app() -> FastAPI:
     app.add_middleware(ConfiguredCORS)
     app.add_middleware(RequestMetrics)
     install_error_handlers(app)
-    for resource in (scores, sessions, criteria, analytics, imports, runs, insights):
+    for resource in (scores, sessions, criteria, analytics, imports, runs, insights, labels):
         app.include_router(resource.router, dependencies=[Depends(authenticated)])
     app.include_router(health.router)
     mount_dashboard(app)

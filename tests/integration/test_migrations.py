@@ -26,6 +26,7 @@ TABLES = {
     "latest_scores",
     "latest_score_counts",
     "latest_score_tools",
+    "judge_labels",
 }
 
 

@@ -76,6 +76,24 @@ def reply_verdict(verdict: dict[str, Any] | str, **kwargs: Any) -> FakeReply:
     return FakeReply(body=verdict_body(verdict, **kwargs))
 
 
+def scripted_verdict(total_by_dimension: tuple[int, int, int, int], missing: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A valid verdict with these four dimension scores (the total is their sum) and these missing tools."""
+    names = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+    return {
+        "total_score": sum(total_by_dimension),
+        "score_breakdown": dict(zip(names, total_by_dimension, strict=True)),
+        "score_reasoning": f"scripted verdict {total_by_dimension}",
+        "missing_tools": [{"tool_name": name, "rationale": "scripted"} for name in missing],
+        "alternative_approaches": [],
+    }
+
+
+def reply_verdicts(*verdicts: dict[str, Any]) -> list[FakeReply]:
+    """A scripted sequence of verdicts, one per request, with the imitated prompt-cache accounting (so a repeated
+    prompt reports its prefix as cache reads)."""
+    return [FakeReply(body=verdict_body(v), cache_accounting=True) for v in verdicts]
+
+
 def reply_error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> FakeReply:
     return FakeReply(status=status, body=error_body(kind, message), headers=headers or {})
 

@@ -2,7 +2,7 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages, and "not scored" (404) as null.
 import createClient from 'openapi-fetch';
-import type { paths } from './generated/schema';
+import type { LabelRequest, paths } from './generated/schema';
 
 const TIMEOUT_MS = 15000;
 
@@ -82,6 +82,11 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
         .GET('/api/v1/scoring/analytics/missing-tools', { params: { query: { ...byCriteria(criteriaHash), limit } } })
         .then(unwrap),
     criteriaInUse: () => client.GET('/api/v1/scoring/analytics/criteria').then(unwrap),
+    getLabels: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}/labels', session(sessionId)).then(unwrap),
+    putLabel: (sessionId: string, body: LabelRequest) =>
+      client.PUT('/api/v1/scoring/sessions/{session_id}/labels', { ...session(sessionId), body }).then(unwrap),
+    agreement: (criteriaHash: string | null) =>
+      client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
   };
 }
 

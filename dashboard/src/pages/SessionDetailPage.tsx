@@ -5,6 +5,7 @@ import { isActive, useLatestScore, useRequestScore, useScoreHistory, useSession 
 import { ConversationView } from '../components/ConversationView';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { ScoreDetailView } from '../components/ScoreDetailView';
+import { SessionLabelsPanel } from '../components/LabelForm';
 import { ScoreSessionButton } from '../components/ScoreSessionButton';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 
@@ -99,6 +100,7 @@ export function SessionDetailPage() {
                   onScore={(force) => request.mutate(force)}
                 />
               </Box>
+              <SessionLabelsPanel sessionId={sessionId} judgeTotal={score?.status === 'completed' ? (score.total_score ?? null) : null} />
               {score ? (
                 <ScoreDetailView
                   score={score}

@@ -30,6 +30,7 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
       prompt_tokens_before: null,
       prompt_tokens_after: null,
     },
+    score_spread: null,
     ...overrides,
   };
 }

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from session_scoring.judge.base import Judge
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.insights import InsightsRepository
+    from session_scoring.repositories.labels import LabelRepository
     from session_scoring.repositories.runs import RunRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
+    from session_scoring.services.agreement import AgreementService
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.exports import TrainingExportService
     from session_scoring.services.facts import FactsBackfill
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from session_scoring.services.imports import ImportService
     from session_scoring.services.insights import InsightsService
     from session_scoring.services.jobs import JobService
+    from session_scoring.services.labels import LabelService
+    from session_scoring.services.quality import JudgeQualityService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.runs import RunPlanner, RunService
@@ -300,6 +304,42 @@ class Container:
         from session_scoring.services.schema import SchemaService
 
         return SchemaService(self.engine, self.settings)
+
+    @cached_property
+    def label_repository(self) -> LabelRepository:
+        """Labels on the transactional engine: an import is one transaction."""
+        from session_scoring.repositories.labels import LabelRepository
+
+        return LabelRepository(self.engine)
+
+    @cached_property
+    def label_service(self) -> LabelService:
+        from session_scoring.services.labels import LabelService
+
+        return LabelService(self.label_repository)
+
+    @cached_property
+    def agreement_service(self) -> AgreementService:
+        from session_scoring.services.agreement import AgreementService
+
+        return AgreementService(self.label_repository)
+
+    @cached_property
+    def judge_quality(self) -> JudgeQualityService:
+        """Repeatability and robustness studies (the CLI): they call the judge directly, never through the queue."""
+        from session_scoring.services.quality import JudgeQualityService
+
+        settings = self.settings
+        return JudgeQualityService(
+            self.config,
+            self.repository,
+            self.source,
+            lambda: self.judge,
+            timeout_seconds=settings.judge_timeout_seconds,
+            max_retries=settings.judge_max_retries,
+            retry_base_seconds=settings.judge_retry_base_seconds,
+            input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
+        )
 
 
 @lru_cache(maxsize=1)

@@ -157,3 +157,21 @@ class TestShippedConfiguration:
         reference = re.search(r"````text\n(.*?)\n````", REFERENCE_PROMPT.read_text(), re.S)
         assert reference is not None
         assert load_scoring_config(SHIPPED, {}).judge_prompt.rstrip("\n") == reference.group(1)
+
+
+class TestEnsembleSamples:
+    """``scoring.samples`` is criteria (hashed), but the default of one sample keeps every existing hash."""
+
+    def test_one_sample_keeps_the_hash_of_a_config_without_samples(self) -> None:
+        with_one = MINIMAL.replace("  llm_model:", "  samples: 1\n  llm_model:")
+        assert parse(with_one).criteria_hash == parse(MINIMAL).criteria_hash
+        assert "samples" not in parse(with_one).criteria_content["scoring"]
+
+    def test_more_samples_change_the_hash(self) -> None:
+        three = parse(MINIMAL.replace("  llm_model:", "  samples: 3\n  llm_model:"))
+        assert three.samples == 3
+        assert three.criteria_hash != parse(MINIMAL).criteria_hash
+
+    def test_zero_samples_is_rejected_with_the_line(self) -> None:
+        with pytest.raises(ConfigurationError, match=r"scoring.samples \(line 4\)"):
+            parse(MINIMAL.replace("  llm_model:", "  samples: 0\n  llm_model:"))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import uuid
+from pathlib import Path
+
+import pytest
 
 from session_scoring.entrypoints.cli import ProgressBar, render_report
 from session_scoring.models.scores import ScoreStatus
@@ -48,3 +51,73 @@ def test_progress_bar_writes_a_line_per_update_off_a_terminal() -> None:
         f"redrive [{'#' * 15}{'.' * 15}] 2/4",
         f"redrive [{'#' * 30}] 4/4",
     ]
+
+
+def test_judge_study_reports_read_as_tables() -> None:
+    from session_scoring.entrypoints.cli import repeatability_text, robustness_text
+    from session_scoring.models.quality import (
+        DimensionSpread,
+        RepeatabilityReport,
+        RepeatabilitySession,
+        RobustnessReport,
+        RobustnessSession,
+    )
+
+    dims = [DimensionSpread(dimension="logical_flow", stdev=1.5)]
+    session = RepeatabilitySession(
+        session_id="s-1",
+        totals=[80, 70, 80],
+        total_stdev=5.77,
+        dimensions=dims,
+        bands=["good", "adequate", "good"],
+        band_flip_share=1 / 3,
+        missing_tools_jaccard=0.67,
+        cache_read_tokens=[0, 900, 900],
+    )
+    text = repeatability_text(
+        RepeatabilityReport(
+            study="repeatability:abc",
+            criteria_hash="f" * 64,
+            repeats=3,
+            sessions=[session],
+            total_stdev=5.77,
+            dimensions=dims,
+            band_flip_rate=1.0,
+            missing_tools_jaccard=0.67,
+            failures=["s-2: the judge answered 500"],
+        )
+    )
+    assert "80,70,80" in text
+    assert "0,900,900" in text
+    assert "sd of the total 5.77 (pooled)" in text
+    assert "band flip rate 1.00" in text
+    assert "failed: s-2: the judge answered 500" in text
+
+    shifted = robustness_text(
+        RobustnessReport(
+            study="robustness:abc",
+            criteria_hash="f" * 64,
+            injection="ignore previous instructions",
+            sessions=[
+                RobustnessSession(
+                    session_id="s-1", injected_into="tool call x", original_total=60, injected_total=75, shift=15
+                )
+            ],
+            mean_shift=15.0,
+            max_abs_shift=15,
+        )
+    )
+    assert "+15  tool call x" in shifted
+    assert "mean shift +15.00, largest |shift| 15" in shifted
+
+
+def test_labels_import_of_a_missing_file_says_so(tmp_path: Path) -> None:
+    import argparse
+
+    from session_scoring.entrypoints.cli import labels_command
+    from session_scoring.errors import InvalidRequestError
+    from session_scoring.services.labels import LabelService
+
+    args = argparse.Namespace(file=tmp_path / "nope.csv", labeller=None)
+    with pytest.raises(InvalidRequestError, match=r"cannot read .*nope.csv"):
+        labels_command(LabelService(None), args, io.StringIO())  # type: ignore[arg-type]

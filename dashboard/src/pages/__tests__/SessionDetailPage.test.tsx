@@ -12,7 +12,7 @@ vi.mock('../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../api/client')>();
   return {
     ...actual,
-    api: { getSession: vi.fn(), getLatestScore: vi.fn(), getScoreHistory: vi.fn(), requestScore: vi.fn() },
+    api: { getSession: vi.fn(), getLatestScore: vi.fn(), getScoreHistory: vi.fn(), requestScore: vi.fn(), getLabels: vi.fn(), putLabel: vi.fn() },
   };
 });
 
@@ -48,6 +48,7 @@ beforeEach(() => {
   vi.useFakeTimers({ shouldAdvanceTime: true });
   mocked.getSession.mockResolvedValue(session);
   mocked.getScoreHistory.mockResolvedValue([]);
+  mocked.getLabels.mockResolvedValue({ session_id: 'sess-1', current: [], history: [] });
 });
 
 afterEach(() => {

@@ -47,6 +47,9 @@ class ScoringSection(BaseModel):
     enabled: bool = True
     llm_provider: Provider
     llm_model: str = ""
+    samples: int = Field(
+        default=1, ge=1, le=9, description="Ensemble scoring: the stored score is the median of this many verdicts"
+    )
 
     @field_validator("llm_model", mode="before")
     @classmethod
@@ -122,6 +125,11 @@ class ScoringConfig:
         return self.scoring.enabled
 
     @property
+    def samples(self) -> int:
+        """Verdicts per score (``scoring.samples``): more than one stores their median (ensemble scoring)."""
+        return self.scoring.samples
+
+    @property
     def llm_provider(self) -> str:
         return self.scoring.llm_provider
 
@@ -133,15 +141,15 @@ class ScoringConfig:
     @cached_property
     def criteria_content(self) -> dict[str, Any]:
         """Everything that defines how sessions are judged (stored once per hash)."""
-        return {
-            "scoring": {
-                "enabled": self.scoring.enabled,
-                "llm_provider": self.llm_provider,
-                "llm_model": self.llm_model,
-            },
-            "judge_prompt": self.judge_prompt,
-            "output_schema": judge_output_json_schema(),
+        scoring: dict[str, Any] = {
+            "enabled": self.scoring.enabled,
+            "llm_provider": self.llm_provider,
+            "llm_model": self.llm_model,
         }
+        if self.scoring.samples != 1:
+            # Only when set: one sample (the default) keeps every existing criteria hash unchanged.
+            scoring["samples"] = self.scoring.samples
+        return {"scoring": scoring, "judge_prompt": self.judge_prompt, "output_schema": judge_output_json_schema()}
 
     @cached_property
     def criteria_hash(self) -> str:

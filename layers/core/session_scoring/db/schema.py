@@ -22,6 +22,7 @@ from sqlalchemy import (
     Numeric,
     String,
     Text,
+    UniqueConstraint,
     func,
     text,
 )
@@ -38,6 +39,8 @@ def _sql_list(values: tuple[str, ...]) -> str:
 
 RUN_STATUSES = ("planning", "running", "completed", "cancelled", "failed")
 RUN_MODES = ("online", "batch")
+SAMPLE_KINDS = ("repeatability", "robustness")
+LABEL_SOURCES = ("api", "import")
 
 
 class Base(DeclarativeBase):
@@ -99,6 +102,11 @@ class SessionScoreRow(Base):
     session_source: Mapped[str | None] = mapped_column(String(64))
     facts_captured_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When the facts were taken (null: not yet; ``session-scoring facts backfill`` fills them)."""
+    sample_kind: Mapped[str | None] = mapped_column(String(20))
+    """Migration 0010_judge_labels: NULL for a real score; ``repeatability``/``robustness`` for a judge-quality
+    sample, stored completed (never active, never the session's score, never in analytics)."""
+    score_spread: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    """The spread of an ensemble score's samples (``scoring.samples`` > 1); NULL for a single verdict."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -176,6 +184,15 @@ class SessionScoreRow(Base):
             for dimension in DIMENSIONS
         ),
         Index("ix_session_scores_facts_missing", "score_id", postgresql_where=text("facts_captured_at IS NULL")),
+        CheckConstraint(
+            f"sample_kind IS NULL OR sample_kind IN {_sql_list(SAMPLE_KINDS)}", name="ck_session_scores_sample_kind"
+        ),
+        Index(
+            "ix_session_scores_samples",
+            "sample_kind",
+            "session_id",
+            postgresql_where=text("sample_kind IS NOT NULL"),
+        ),
     )
 
 
@@ -376,4 +393,30 @@ class UploadedSessionRow(Base):
     __table_args__ = (
         CheckConstraint("session_id LIKE 'upload:%'", name="ck_uploaded_sessions_id_prefix"),
         Index("ix_uploaded_sessions_uploaded_at", "uploaded_at"),
+    )
+
+
+class JudgeLabelRow(Base):
+    """A human's score of a session (migration 0010_judge_labels). Every revision is kept; a labeller's current
+    label is their highest revision."""
+
+    __tablename__ = "judge_labels"
+
+    label_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    labeller: Mapped[str] = mapped_column(String(255), nullable=False)
+    revision: Mapped[int] = mapped_column(Integer, nullable=False)
+    total_score: Mapped[int] = mapped_column(Integer, nullable=False)
+    score_breakdown: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    band: Mapped[str] = mapped_column(String(20), nullable=False)
+    notes: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(20), nullable=False, server_default="api")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+    __table_args__ = (
+        CheckConstraint("total_score >= 0 AND total_score <= 100", name="ck_judge_labels_total_score_range"),
+        CheckConstraint("revision > 0", name="ck_judge_labels_revision"),
+        CheckConstraint(f"source IN {_sql_list(LABEL_SOURCES)}", name="ck_judge_labels_source"),
+        UniqueConstraint("session_id", "labeller", "revision", name="uq_judge_labels_revision"),
+        Index("ix_judge_labels_session_id", "session_id"),
     )

@@ -1,8 +1,9 @@
 """Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it,
 ``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand),
 ``session-scoring runs create|list|watch|cancel`` starts (or estimates, ``--dry-run``), lists, follows and cancels
-scoring runs, ``session-scoring facts backfill`` fills the session facts of attempts that have none, and
-``session-scoring export training`` writes the training export to a file.
+scoring runs, ``session-scoring facts backfill`` fills the session facts of attempts that have none,
+``session-scoring export training`` writes the training export to a file, ``session-scoring labels import FILE.csv``
+imports human labels, and ``session-scoring judge repeatability|robustness`` measure the judge (docs/judge-quality.md).
 
 Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
 secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
@@ -15,11 +16,13 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
 
 from session_scoring.errors import InvalidRequestError, ScoringError
+from session_scoring.models.quality import RepeatabilityReport, RobustnessReport
 from session_scoring.models.runs import (
     FINISHED_RUN_STATUSES,
     DryRunResult,
@@ -30,6 +33,8 @@ from session_scoring.models.runs import (
 )
 from session_scoring.services.exports import TrainingExportService
 from session_scoring.services.facts import FactsBackfill
+from session_scoring.services.labels import CSV_COLUMNS, LabelService
+from session_scoring.services.quality import JudgeQualityService
 from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
 from session_scoring.services.runs import RunService
@@ -214,6 +219,97 @@ def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wai
         wait(args.interval)
 
 
+class CountBar:
+    """``label`` [#####.....] done/total on one terminal line (a line per tenth elsewhere)."""
+
+    def __init__(self, stream: TextIO, label: str, total: int) -> None:
+        self._stream = stream
+        self._tty = stream.isatty()
+        self._label = label
+        self._total = max(total, 1)
+        self._step = max(1, self._total // 10)
+
+    def __call__(self, done: int) -> None:
+        if not self._tty and done % self._step and done < self._total:
+            return
+        filled = int(BAR_WIDTH * min(done, self._total) / self._total)
+        line = f"{self._label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self._total}"
+        self._stream.write(("\r" + line + ("\n" if done >= self._total else "")) if self._tty else line + "\n")
+        self._stream.flush()
+
+
+def labels_command(service: LabelService, args: argparse.Namespace, out: TextIO) -> int:
+    """``labels import FILE.csv``: validate every row, then store them all in one transaction (or none)."""
+    try:
+        text = args.file.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InvalidRequestError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    labels = service.parse_csv(text, args.labeller)
+    out.write(f"{args.file}: {len(labels)} valid row(s); importing in one transaction\n")
+    result = service.import_labels(labels, CountBar(out, "import", len(labels)))
+    out.write(
+        f"imported {result.imported} label(s) for {result.sessions} session(s) from {result.labellers} labeller(s)\n"
+    )
+    return 0
+
+
+def repeatability_text(report: RepeatabilityReport) -> str:
+    lines = [f"study {report.study}: {report.repeats} verdicts per session, criteria {report.criteria_hash[:12]}"]
+    lines.append(f"{'session':<40} {'totals':<28} {'sd':>6} {'band flips':>10} {'tools J':>8}  cache read")
+    for s in report.sessions:
+        totals = ",".join(str(t) for t in s.totals)
+        lines.append(
+            f"{s.session_id:<40} {totals:<28} {s.total_stdev:>6.2f} {s.band_flip_share:>10.2f} "
+            f"{s.missing_tools_jaccard:>8.2f}  {','.join(str(t) for t in s.cache_read_tokens)}"
+        )
+    if report.total_stdev is not None:
+        dims = ", ".join(f"{d.dimension} {d.stdev:.2f}" for d in report.dimensions)
+        lines.append(f"overall: sd of the total {report.total_stdev:.2f} (pooled); per dimension: {dims}")
+        lines.append(
+            f"band flip rate {report.band_flip_rate:.2f} (sessions whose verdicts span 2+ bands); "
+            f"missing-tool Jaccard {report.missing_tools_jaccard:.2f}"
+        )
+    lines.extend(f"failed: {f}" for f in report.failures)
+    return "\n".join(lines)
+
+
+def robustness_text(report: RobustnessReport) -> str:
+    lines = [f"study {report.study}: injected {report.injection!r}"]
+    lines.append(f"{'session':<40} {'original':>8} {'injected':>8} {'shift':>6}  injected into")
+    for s in report.sessions:
+        lines.append(f"{s.session_id:<40} {s.original_total:>8} {s.injected_total:>8} {s.shift:>+6}  {s.injected_into}")
+    if report.mean_shift is not None:
+        lines.append(f"mean shift {report.mean_shift:+.2f}, largest |shift| {report.max_abs_shift}")
+    lines.extend(f"failed: {f}" for f in report.failures)
+    return "\n".join(lines)
+
+
+def judge_command(service: JudgeQualityService, args: argparse.Namespace, out: TextIO) -> int:
+    """``judge repeatability|robustness``: a study on the configured judge; samples stored, report printed."""
+    sessions = service.select_sessions(args.sessions, args.session_id or ())
+    if args.judge_command == "repeatability":
+        bar = CountBar(out, "judge calls", len(sessions) * args.repeats)
+        rep = service.repeatability(sessions, args.repeats, bar)
+        out.write((rep.model_dump_json(indent=2) if args.json else repeatability_text(rep)) + "\n")
+        return 1 if rep.failures and not rep.sessions else 0
+    bar = CountBar(out, "sessions", len(sessions))
+    rob = service.robustness(sessions, bar)
+    out.write((rob.model_dump_json(indent=2) if args.json else robustness_text(rob)) + "\n")
+    return 1 if rob.failures and not rob.sessions else 0
+
+
+def _add_judge_parser(commands: Any) -> None:
+    judge = commands.add_parser("judge", help="measure the judge: repeatability, robustness (docs/judge-quality.md)")
+    sub = judge.add_subparsers(dest="judge_command", required=True)
+    rep = sub.add_parser("repeatability", help="K independent verdicts per session: their spread")
+    rep.add_argument("--repeats", type=int, required=True, help="verdicts per session (at least 2)")
+    rob = sub.add_parser("robustness", help="score each session and a variant with an injected instruction")
+    for parser in (rep, rob):
+        parser.add_argument("--sessions", type=int, default=5, help="how many sessions (the source's first)")
+        parser.add_argument("--session-id", action="append", help="this session instead (repeatable)")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
 def _add_runs_parser(commands: Any) -> None:
     runs = commands.add_parser("runs", help="scoring runs: create (or --dry-run), list, watch, cancel")
     sub = runs.add_subparsers(dest="runs_command", required=True)
@@ -312,6 +408,14 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("reap", help="requeue (or fail, past the delivery limit) attempts stranded without a message")
     _add_runs_parser(commands)
     _add_insights_parsers(commands)
+    labels = commands.add_parser("labels", help="human labels: import a CSV")
+    labels_sub = labels.add_subparsers(dest="labels_command", required=True)
+    label_import = labels_sub.add_parser(
+        "import", help="import human labels from a CSV (every row checked first; all stored or none)"
+    )
+    label_import.add_argument("file", type=Path, help="CSV with columns " + ", ".join(CSV_COLUMNS))
+    label_import.add_argument("--labeller", help="who labelled, for rows whose labeller column is empty")
+    _add_judge_parser(commands)
     args = parser.parse_args(argv)
 
     from session_scoring.container import get_container
@@ -323,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
             return facts_backfill(get_container().facts_backfill, sys.stdout)
         if args.command == "export":
             return export_training(get_container().training_export, args, sys.stdout)
+        if args.command == "labels":
+            return labels_command(get_container().label_service, args, sys.stdout)
+        if args.command == "judge":
+            return judge_command(get_container().judge_quality, args, sys.stdout)
         if args.command == "reap":
             return reap(get_container().reaper, sys.stdout)
         service = get_container().dead_letters

@@ -92,6 +92,11 @@ class SessionScore(_Response):
         "(session-scoring facts backfill)",
     )
     judge: JudgeInfo
+    score_spread: dict[str, Any] | None = Field(
+        default=None,
+        description="Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard "
+        "deviation of the total and of each dimension; null for a single verdict",
+    )
 
 
 class LatestScore(_Response):

@@ -74,6 +74,8 @@ class ScoreRecord:
     prompt_tokens_after: int | None = None
     facts: SessionFacts | None = None
     """None when the attempt has no snapshot yet (created before migration 0007 and not backfilled)."""
+    score_spread: dict[str, Any] | None = None
+    """How an ensemble score's samples spread (``scoring.samples`` > 1); None for a single verdict."""
 
 
 @dataclass(frozen=True)

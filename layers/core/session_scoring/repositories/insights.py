@@ -114,7 +114,8 @@ def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[b
 
 def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
     s = _SCORES.c
-    conditions: list[ColumnElement[bool]] = [s.status == where.status.value]
+    # Judge-quality samples (sample_kind set) are never scores of the fleet.
+    conditions: list[ColumnElement[bool]] = [s.status == where.status.value, s.sample_kind.is_(None)]
     if where.criteria_hash is not None:
         conditions.append(s.criteria_hash == where.criteria_hash)
     optional: list[tuple[Any, Any]] = [
@@ -140,6 +141,7 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
         probe = [
             newer.c.session_id == s.session_id,
             newer.c.status == ScoreStatus.COMPLETED.value,
+            newer.c.sample_kind.is_(None),
             tuple_(newer.c.scored_at, newer.c.score_id) > tuple_(s.scored_at, s.score_id),
         ]
         if where.criteria_hash is not None:

@@ -118,6 +118,7 @@ _RECORD_COLUMNS = [
         "prompt_compacted",
         "prompt_tokens_before",
         "prompt_tokens_after",
+        "score_spread",
     )
 ] + FACT_COLUMNS
 
@@ -151,14 +152,16 @@ def _attempts() -> Select[Any]:
 
 _NEWEST_FIRST = (_SCORES.c.requested_at.desc(), _SCORES.c.score_id.desc())
 _OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
+_REAL = _SCORES.c.sample_kind.is_(None)
+"""A real score, not a judge-quality sample (migration 0010): samples are never a session's score."""
 
 # The hot reads are built once: a request only binds its values (no statement construction or cache-key walk).
 _BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
-_LATEST = _attempts().where(_OF_SESSION).order_by(*_NEWEST_FIRST).limit(1)
+_LATEST = _attempts().where(_OF_SESSION, _REAL).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_OR_LATEST_COMPLETED = (
     _attempts()
-    .where(_OF_SESSION, _SCORES.c.status.in_((*_ACTIVE, "completed")))
+    .where(_OF_SESSION, _REAL, _SCORES.c.status.in_((*_ACTIVE, "completed")))
     .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
     .limit(1)
 )
@@ -198,6 +201,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         prompt_tokens_before=values["prompt_tokens_before"],
         prompt_tokens_after=values["prompt_tokens_after"],
         facts=facts_from(values),
+        score_spread=values.get("score_spread"),
     )
 
 
@@ -205,6 +209,30 @@ def _recordset(name: str, *columns: Any) -> Any:
     """Rows passed as one JSONB parameter and read back with ``jsonb_to_recordset`` (one statement shape for any
     number of rows, so it is compiled once)."""
     return func.jsonb_to_recordset(bindparam(name, type_=JSONB)).table_valued(*columns).render_derived(with_types=True)
+
+
+_VERDICT_COLUMNS = (
+    "criteria_hash",
+    "total_score",
+    "score_breakdown",
+    "score_reasoning",
+    "judge_provider",
+    "judge_model",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "judge_latency_ms",
+    "prompt_compacted",
+    "prompt_tokens_before",
+    "prompt_tokens_after",
+    "score_spread",
+)
+
+
+def _verdict_values() -> dict[str, Any]:
+    # Parameter names differ from the column names: an UPDATE would read same-named keys as SET values.
+    return {name: bindparam(f"p_{name}", type_=_SCORES.c[name].type) for name in _VERDICT_COLUMNS}
 
 
 def _store_verdict_statement() -> Any:
@@ -222,30 +250,37 @@ def _store_verdict_statement() -> Any:
             scored_at=func.now(),
             error_message=null(),
             lease_expires_at=null(),
-            # Parameter names differ from the column names: an UPDATE would read same-named keys as SET values.
-            **{
-                name: bindparam(f"p_{name}", type_=_SCORES.c[name].type)
-                for name in (
-                    "criteria_hash",
-                    "total_score",
-                    "score_breakdown",
-                    "score_reasoning",
-                    "judge_provider",
-                    "judge_model",
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                    "judge_latency_ms",
-                    "prompt_compacted",
-                    "prompt_tokens_before",
-                    "prompt_tokens_after",
-                )
-            },
+            **_verdict_values(),
         )
         .returning(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at)
         .cte("done")
     )
+    return _with_children(done)
+
+
+def _store_sample_statement() -> Any:
+    """Insert a judge-quality sample as a completed attempt with its children, in one statement. It is never
+    pending or in progress, so it never takes the session's one active attempt."""
+    done = (
+        insert(_SCORES)
+        .values(
+            score_id=bindparam("p_score_id", type_=UUID(as_uuid=True)),
+            session_id=bindparam("p_session_id", type_=String),
+            status="completed",
+            scored_triggered_by=bindparam("p_triggered_by", type_=String),
+            started_at=func.now(),
+            scored_at=func.now(),
+            sample_kind=bindparam("p_sample_kind", type_=String),
+            **_verdict_values(),
+        )
+        .returning(_SCORES.c.score_id)
+        .cte("done")
+    )
+    return _with_children(done)
+
+
+def _with_children(done: Any) -> Any:
+    """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps."""
     tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
     approaches = _recordset(
         "p_approaches",
@@ -406,6 +441,45 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
     return latest, counted, dropped, listed
 
 
+def _verdict_params(
+    criteria_hash: str, verdict: JudgeVerdict, prompt: PromptStats, spread: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The statement parameters of a verdict and its children (shared by completing an attempt and by a sample)."""
+    output = verdict.output
+    approach_ids = [uuid.uuid4() for _ in output.alternative_approaches]
+    params: dict[str, Any] = {
+        "p_criteria_hash": criteria_hash,
+        "p_total_score": output.total_score,
+        "p_score_breakdown": output.score_breakdown.model_dump(),
+        "p_score_reasoning": output.score_reasoning,
+        "p_judge_provider": verdict.provider,
+        "p_judge_model": verdict.model,
+        "p_input_tokens": verdict.usage.input_tokens,
+        "p_output_tokens": verdict.usage.output_tokens,
+        "p_cache_read_tokens": verdict.usage.cache_read_tokens,
+        "p_cache_write_tokens": verdict.usage.cache_write_tokens,
+        "p_judge_latency_ms": verdict.latency_ms,
+        "p_prompt_compacted": prompt.compacted,
+        "p_prompt_tokens_before": prompt.tokens_before,
+        "p_prompt_tokens_after": prompt.tokens_after,
+        "p_score_spread": spread,
+        "p_tools": [
+            {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
+            for i, t in enumerate(output.missing_tools)
+        ],
+        "p_approaches": [
+            {"id": str(aid), "position": i, "name": a.name, "description": a.description}
+            for i, (aid, a) in enumerate(zip(approach_ids, output.alternative_approaches, strict=True))
+        ],
+        "p_steps": [
+            {"approach_id": str(aid), "step_order": n, "step_description": step}
+            for aid, a in zip(approach_ids, output.alternative_approaches, strict=True)
+            for n, step in enumerate(a.steps, start=1)
+        ],
+    }
+    return params
+
+
 class ScoreRepository:
     """Score attempts and criteria. Every method is one statement; none holds a transaction across I/O."""
 
@@ -413,6 +487,7 @@ class ScoreRepository:
         self._engine = engine
         self._ensured: set[str] = set()
         self._store_verdict = _store_verdict_statement()
+        self._store_sample = _store_sample_statement()
 
     def _one(self, statement: Any, params: dict[str, Any] | None = None) -> Row[Any] | None:
         with self._engine.connect() as conn:
@@ -499,7 +574,7 @@ class ScoreRepository:
 
     @db_call
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
-        rows = self._all(_attempts().where(_SCORES.c.session_id == session_id).order_by(*_NEWEST_FIRST))
+        rows = self._all(_attempts().where(_SCORES.c.session_id == session_id, _REAL).order_by(*_NEWEST_FIRST))
         return [to_record(row) for row in rows]
 
     @db_call
@@ -516,7 +591,7 @@ class ScoreRepository:
                 _SCORES.c.total_score,
                 _SCORES.c.criteria_hash,
             )
-            .where(_SCORES.c.session_id.in_(ids))
+            .where(_SCORES.c.session_id.in_(ids), _REAL)
             .ext(distinct_on(_SCORES.c.session_id))
             .order_by(_SCORES.c.session_id, *_NEWEST_FIRST)
         )
@@ -582,47 +657,52 @@ class ScoreRepository:
         criteria_hash: str,
         verdict: JudgeVerdict,
         prompt: PromptStats,
+        spread: dict[str, Any] | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
-        Returns False (and stores nothing) when this worker no longer holds the claim.
+        ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1). Returns False (and stores nothing)
+        when this worker no longer holds the claim.
         """
         output = verdict.output
-        approach_ids = [uuid.uuid4() for _ in output.alternative_approaches]
-        params: dict[str, Any] = {
-            "p_score_id": score_id,
-            "p_claim_token": claim_token,
-            "p_criteria_hash": criteria_hash,
-            "p_total_score": output.total_score,
-            "p_score_breakdown": output.score_breakdown.model_dump(),
-            "p_score_reasoning": output.score_reasoning,
-            "p_judge_provider": verdict.provider,
-            "p_judge_model": verdict.model,
-            "p_input_tokens": verdict.usage.input_tokens,
-            "p_output_tokens": verdict.usage.output_tokens,
-            "p_cache_read_tokens": verdict.usage.cache_read_tokens,
-            "p_cache_write_tokens": verdict.usage.cache_write_tokens,
-            "p_judge_latency_ms": verdict.latency_ms,
-            "p_prompt_compacted": prompt.compacted,
-            "p_prompt_tokens_before": prompt.tokens_before,
-            "p_prompt_tokens_after": prompt.tokens_after,
+        params = _verdict_params(criteria_hash, verdict, prompt, spread)
+        params.update(
+            p_score_id=score_id,
+            p_claim_token=claim_token,
+            p_tool_names=sorted({t.tool_name for t in output.missing_tools}),
             **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
-            "p_tool_names": sorted({t.tool_name for t in output.missing_tools}),
-            "p_tools": [
-                {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
-                for i, t in enumerate(output.missing_tools)
-            ],
-            "p_approaches": [
-                {"id": str(aid), "position": i, "name": a.name, "description": a.description}
-                for i, (aid, a) in enumerate(zip(approach_ids, output.alternative_approaches, strict=True))
-            ],
-            "p_steps": [
-                {"approach_id": str(aid), "step_order": n, "step_description": step}
-                for aid, a in zip(approach_ids, output.alternative_approaches, strict=True)
-                for n, step in enumerate(a.steps, start=1)
-            ],
-        }
+        )
         return self._one(self._store_verdict, params) is not None
+
+    @db_call
+    def store_sample(
+        self,
+        session_id: str,
+        criteria_hash: str,
+        triggered_by: str,
+        sample_kind: str,
+        verdict: JudgeVerdict,
+        prompt: PromptStats,
+    ) -> uuid.UUID:
+        """Store a judge-quality sample (``repeatability``/``robustness``): a completed attempt that is never the
+        session's score, never active, never counted by analytics."""
+        score_id = uuid.uuid4()
+        params = _verdict_params(criteria_hash, verdict, prompt, None)
+        params.update(
+            p_score_id=score_id, p_session_id=session_id, p_triggered_by=triggered_by, p_sample_kind=sample_kind
+        )
+        self._one(self._store_sample, params)
+        return score_id
+
+    @db_call
+    def samples(self, sample_kind: str, triggered_by: str) -> list[ScoreRecord]:
+        """The samples one study stored (its ``triggered_by``), oldest first."""
+        rows = self._all(
+            _attempts()
+            .where(_SCORES.c.sample_kind == sample_kind, _SCORES.c.scored_triggered_by == triggered_by)
+            .order_by(_SCORES.c.requested_at, _SCORES.c.score_id)
+        )
+        return [to_record(row) for row in rows]
 
     def _transition(
         self, score_id: uuid.UUID, conditions: Sequence[ColumnElement[bool]], values: dict[str, Any]

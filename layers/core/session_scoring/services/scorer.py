@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -24,6 +25,7 @@ from session_scoring.errors import (
     TransientError,
 )
 from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
+from session_scoring.judge.ensemble import median_verdict
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
@@ -156,10 +158,10 @@ class Scorer:
         assert claim.claim_token is not None
         started = self._clock()
         try:
-            verdict, prompt = self._score(job, deadline)
+            verdict, prompt, spread = self._score(job, deadline)
             with subsegment("store verdict"):
                 stored = self._repository.complete(
-                    job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt)
+                    job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt), spread
                 )
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
@@ -192,7 +194,10 @@ class Scorer:
             delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
-    def _score(self, job: ScoringJob, deadline: float) -> tuple[JudgeVerdict, JudgePrompt | None]:
+    def _score(
+        self, job: ScoringJob, deadline: float
+    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None]:
+        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread)."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
         # The heuristic judge sends nothing: no prompt to render, fit or count.
@@ -218,32 +223,42 @@ class Scorer:
             return self._breaker.call(lambda: judge.evaluate(request))
 
         started = self._clock()
+        verdicts: list[JudgeVerdict] = []
         try:
             with subsegment("judge"):
-                verdict = call_with_retries(
-                    attempt,
-                    deadline=deadline,
-                    max_retries=self._policy.judge_max_retries,
-                    base_seconds=self._policy.judge_retry_base_seconds,
-                    max_wait_seconds=self._policy.max_retry_wait_seconds,
-                    clock=self._clock,
-                    sleep=self._sleep,
-                )
+                # Ensemble samples send the same prompt: samples 2..K read its prefix from the prompt cache.
+                for _ in range(self._config.samples):
+                    verdicts.append(
+                        call_with_retries(
+                            attempt,
+                            deadline=deadline,
+                            max_retries=self._policy.judge_max_retries,
+                            base_seconds=self._policy.judge_retry_base_seconds,
+                            max_wait_seconds=self._policy.max_retry_wait_seconds,
+                            clock=self._clock,
+                            sleep=self._sleep,
+                        )
+                    )
         except Exception:
-            if calls > 1:
-                record_judge_retries(calls - 1)
+            if calls > len(verdicts) + 1:
+                record_judge_retries(calls - len(verdicts) - 1)
             raise
+        spread: dict[str, Any] | None = None
+        if len(verdicts) == 1:
+            verdict = verdicts[0]
+        else:
+            verdict, spread = median_verdict(verdicts)
         usage = verdict.usage
         record_judging(
             latency_ms=verdict.latency_ms,
             attempt_ms=int((self._clock() - started) * 1000),
-            retries=calls - 1,
+            retries=calls - len(verdicts),
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cache_read_tokens=usage.cache_read_tokens,
             cache_write_tokens=usage.cache_write_tokens,
         )
-        return verdict, prompt
+        return verdict, prompt, spread
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy)

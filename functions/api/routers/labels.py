@@ -1,0 +1,55 @@
+"""Human labels of a session (PUT: the caller's label, a new revision each time; GET: every labeller's) and the
+judge's agreement with them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from functions.api.deps import ContainerDep, Requester
+from functions.api.errors import error_responses
+from functions.api.params import API_PREFIX, SessionId
+from session_scoring.models.quality import AgreementReport, LabelRequest, SessionLabel, SessionLabels
+
+router = APIRouter(prefix=API_PREFIX)
+
+
+@router.put(
+    "/sessions/{session_id}/labels",
+    response_model=SessionLabel,
+    responses=error_responses(400, 413, 422, 500, 503),
+    summary="Store the caller's human label of a session (a revision of their earlier one; every revision is kept)",
+)
+def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, requester: Requester) -> SessionLabel:
+    return scoring.label_service.put_label(session_id, requester, body)
+
+
+@router.get(
+    "/sessions/{session_id}/labels",
+    response_model=SessionLabels,
+    responses=error_responses(422, 500, 503),
+    summary="Every labeller's current label of a session, and every revision",
+)
+def get_labels(session_id: SessionId, scoring: ContainerDep) -> SessionLabels:
+    return scoring.label_service.labels(session_id)
+
+
+@router.get(
+    "/analytics/agreement",
+    response_model=AgreementReport,
+    responses=error_responses(422, 500, 503),
+    summary="How the judge agrees with human labels under one criteria hash",
+)
+def agreement(
+    scoring: ContainerDep,
+    criteria_hash: Annotated[
+        str | None,
+        Query(
+            pattern=r"^[0-9a-f]{64}$",
+            description="The criteria hash whose scores are compared (64 lowercase hex digits); the current one "
+            "when absent",
+        ),
+    ] = None,
+) -> AgreementReport:
+    return scoring.agreement_service.agreement(criteria_hash or scoring.scoring_service.criteria_hash)

@@ -1,0 +1,66 @@
+"""Ensemble scoring (``scoring.samples: K``): one verdict from K independent verdicts of the same prompt.
+
+Each dimension is the median of its K values (rounded half to even when K is even, so the total, their sum, stays a
+whole number); the reasoning, missing tools and approaches come from the sample closest to that median (the
+smallest sum of absolute differences over the dimensions; the earliest on a tie). The usage is the sum of the K
+calls. The spread says how much the samples disagreed.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, ScoreBreakdown, TokenUsage
+from session_scoring.models.scores import DIMENSIONS
+
+
+def _stdev(values: Sequence[int]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def spread_of(verdicts: Sequence[JudgeVerdict]) -> dict[str, Any]:
+    """How the samples spread: their totals, and the min, max and (sample) standard deviation of the total and of
+    each dimension."""
+    totals = [v.output.total_score for v in verdicts]
+    result: dict[str, Any] = {
+        "samples": len(verdicts),
+        "totals": totals,
+        "total": {"min": min(totals), "max": max(totals), "stdev": round(_stdev(totals), 3)},
+    }
+    for dimension in DIMENSIONS:
+        values = [int(getattr(v.output.score_breakdown, dimension)) for v in verdicts]
+        result[dimension] = {"min": min(values), "max": max(values), "stdev": round(_stdev(values), 3)}
+    return result
+
+
+def median_verdict(verdicts: Sequence[JudgeVerdict]) -> tuple[JudgeVerdict, dict[str, Any]]:
+    """The ensemble verdict of ``verdicts`` (at least one) and its spread."""
+    if not verdicts:
+        raise ValueError("an ensemble needs at least one verdict")
+    medians = {
+        d: round(statistics.median(int(getattr(v.output.score_breakdown, d)) for v in verdicts)) for d in DIMENSIONS
+    }
+
+    def distance(verdict: JudgeVerdict) -> int:
+        return sum(abs(int(getattr(verdict.output.score_breakdown, d)) - medians[d]) for d in DIMENSIONS)
+
+    closest = min(verdicts, key=distance)
+    breakdown = ScoreBreakdown(**medians)
+    output = JudgeOutputSchema(
+        total_score=breakdown.total(),
+        score_breakdown=breakdown,
+        score_reasoning=closest.output.score_reasoning,
+        missing_tools=closest.output.missing_tools,
+        alternative_approaches=closest.output.alternative_approaches,
+    )
+    usage = sum((v.usage for v in verdicts), TokenUsage())
+    verdict = JudgeVerdict(
+        output=output,
+        provider=closest.provider,
+        model=closest.model,
+        usage=usage,
+        latency_ms=sum(v.latency_ms for v in verdicts),
+    )
+    return verdict, spread_of(verdicts)

@@ -1,0 +1,230 @@
+"""Judge quality: human labels (request and response bodies), the agreement report, and the repeatability and
+robustness reports. The API and the CLI use these; the repositories return the records below, never rows."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
+
+BandName = Literal["failed", "weak", "adequate", "good", "near_perfect"]
+LabelSource = Literal["api", "import"]
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
+
+
+class LabelBreakdown(BaseModel):
+    """The four dimensions of a human label, each 0-25; given together or not at all."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    logical_flow: int = Field(ge=0, le=DIMENSION_MAX)
+    consistency: int = Field(ge=0, le=DIMENSION_MAX)
+    tool_relevance: int = Field(ge=0, le=DIMENSION_MAX)
+    synthesis_quality: int = Field(ge=0, le=DIMENSION_MAX)
+
+    def total(self) -> int:
+        return sum(int(getattr(self, d)) for d in DIMENSIONS)
+
+
+class LabelRequest(BaseModel):
+    """Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
+    their label (the earlier revision is kept)."""
+
+    # Strict: a CSV importer converts its strings before validating; the API takes JSON numbers only.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    total_score: int = Field(ge=MIN_SCORE, le=MAX_SCORE, description="The human's total, 0-100")
+    score_breakdown: LabelBreakdown | None = Field(
+        default=None, description="Optional: the four dimensions, each 0-25, adding up to total_score"
+    )
+    band: BandName | None = Field(
+        default=None, description="Optional: the band; must be the band total_score falls in (derived when absent)"
+    )
+    notes: str | None = Field(
+        default=None, max_length=2_000, description="At most 2,000 characters (the request body is capped at 4 KiB)"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LabelRequest:
+        if self.score_breakdown is not None and self.score_breakdown.total() != self.total_score:
+            raise ValueError(
+                f"the score_breakdown dimensions add up to {self.score_breakdown.total()} but total_score is "
+                f"{self.total_score}; they must be equal (or leave score_breakdown out)"
+            )
+        expected = band_for(self.total_score).band
+        if self.band is not None and self.band != expected:
+            raise ValueError(
+                f"band is {self.band!r} but a total of {self.total_score} is in band {expected!r}; "
+                "leave band out to derive it"
+            )
+        return self
+
+    @property
+    def effective_band(self) -> str:
+        return self.band or band_for(self.total_score).band
+
+
+class SessionLabel(_Response):
+    """One revision of one labeller's label."""
+
+    label_id: uuid.UUID
+    session_id: str
+    labeller: str
+    revision: int
+    total_score: int
+    score_breakdown: dict[str, int] | None = None
+    band: str
+    notes: str | None = None
+    source: LabelSource
+    created_at: datetime
+
+
+class SessionLabels(_Response):
+    """Each labeller's current label (their latest revision), and every revision, newest first."""
+
+    session_id: str
+    current: list[SessionLabel]
+    history: list[SessionLabel]
+
+
+class LabelImportResult(_Response):
+    imported: int
+    sessions: int
+    labellers: int
+
+
+@dataclass(frozen=True)
+class NewLabel:
+    """A validated label to store."""
+
+    session_id: str
+    labeller: str
+    request: LabelRequest
+    source: LabelSource
+
+
+@dataclass(frozen=True)
+class LabelRecord:
+    label_id: uuid.UUID
+    session_id: str
+    labeller: str
+    revision: int
+    total_score: int
+    score_breakdown: dict[str, int] | None
+    band: str
+    notes: str | None
+    source: LabelSource
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class LabelledScore:
+    """A session with a completed (real) score and a human's current label: one pair of the agreement sample."""
+
+    session_id: str
+    labeller: str
+    human_total: int
+    human_breakdown: dict[str, int] | None
+    judge_total: int
+    judge_breakdown: dict[str, int] | None
+
+
+class DimensionError(_Response):
+    dimension: str
+    n: int = Field(description="Sessions whose human labels include this dimension")
+    mean_absolute_error: float | None = None
+
+
+class AgreementReport(_Response):
+    """How the judge agrees with humans under one criteria hash, over sessions with both a completed score and a
+    human label. The human figure of a session is the mean of its labellers' current labels."""
+
+    criteria_hash: str
+    n: int = Field(description="Sessions with both a completed score and at least one human label")
+    spearman_rho: float | None = Field(default=None, description="Rank correlation of the totals (null below n=2)")
+    kendall_tau: float | None = Field(default=None, description="Kendall's tau-b of the totals (null below n=2)")
+    mean_absolute_error: float | None = Field(default=None, description="Of the total, in points")
+    within_5: float | None = Field(default=None, description="Share of sessions where |judge - human| <= 5")
+    within_10: float | None = Field(default=None, description="Share of sessions where |judge - human| <= 10")
+    dimensions: list[DimensionError]
+    weighted_kappa: float | None = Field(
+        default=None, description="Cohen's kappa on the five bands, quadratic weights (null when undefined)"
+    )
+    bands: list[str] = Field(default_factory=lambda: [b.band for b in SCORE_BANDS])
+    confusion: list[list[int]] = Field(
+        description="confusion[i][j]: sessions humans put in bands[i], judge in bands[j]"
+    )
+    human_sessions_multi: int = Field(description="Sessions with two or more labellers (Krippendorff's alpha's sample)")
+    krippendorff_alpha: float | None = Field(
+        default=None, description="Inter-human agreement on the totals (interval), where 2+ labellers labelled"
+    )
+    pairs: list[AgreementPair] = Field(default_factory=list, description="Judge vs human per session (the scatter)")
+
+
+class AgreementPair(_Response):
+    session_id: str
+    human_total: float
+    judge_total: int
+
+
+AgreementReport.model_rebuild()
+
+
+class DimensionSpread(_Response):
+    dimension: str
+    stdev: float
+
+
+class RepeatabilitySession(_Response):
+    session_id: str
+    totals: list[int] = Field(description="The total of each sample, in order")
+    total_stdev: float = Field(description="Sample standard deviation of the total")
+    dimensions: list[DimensionSpread]
+    bands: list[str] = Field(description="The band of each sample")
+    band_flip_share: float = Field(description="Share of samples outside the session's most common band")
+    missing_tools_jaccard: float = Field(
+        description="Mean Jaccard similarity of the missing-tool sets over every pair of samples (1: always equal)"
+    )
+    cache_read_tokens: list[int] = Field(description="Cache-read input tokens of each sample")
+
+
+class RepeatabilityReport(_Response):
+    """K independent verdicts per session, stored as repeatability samples (never scores)."""
+
+    study: str = Field(description="The samples' scored_triggered_by, e.g. repeatability:<id>")
+    criteria_hash: str
+    repeats: int
+    sessions: list[RepeatabilitySession]
+    total_stdev: float | None = Field(description="Pooled over sessions: the root of the mean variance")
+    dimensions: list[DimensionSpread]
+    band_flip_rate: float | None = Field(description="Share of sessions whose samples fell in more than one band")
+    missing_tools_jaccard: float | None = Field(description="Mean over sessions")
+    failures: list[str] = Field(default_factory=list, description="Sessions or samples that could not be judged")
+
+
+class RobustnessSession(_Response):
+    session_id: str
+    injected_into: str = Field(description="Where the instruction was injected (a tool call, or the final analysis)")
+    original_total: int
+    injected_total: int
+    shift: int = Field(description="injected_total - original_total")
+
+
+class RobustnessReport(_Response):
+    """Each session scored as it is and with an instruction injected into its data."""
+
+    study: str
+    criteria_hash: str
+    injection: str
+    sessions: list[RobustnessSession]
+    mean_shift: float | None
+    max_abs_shift: int | None
+    failures: list[str] = Field(default_factory=list)

@@ -1,0 +1,185 @@
+"""Agreement between the judge and humans under one criteria hash.
+
+The sample: every session with a completed real score under the criteria (its latest) and at least one human label
+(each labeller's current revision). A session's human figure is the mean of its labellers' totals (and of the
+dimensions, over the labellers who gave them); its human band is the band of that mean, rounded.
+
+The figures are computed with numpy (and the ``krippendorff`` package), imported when the report is asked for,
+never at the API's cold start. scipy is deliberately not used here: numpy and scipy together add about 215 MB
+unpacked to the API's Lambda layer, which would take it past Lambda's 250 MB limit (docs/judge-quality.md); the
+rank correlations are a few lines of numpy and the tests check them against scipy and against hand-computed values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from session_scoring.models.quality import (
+    AgreementPair,
+    AgreementReport,
+    DimensionError,
+    LabelledScore,
+)
+from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, band_for
+from session_scoring.repositories.labels import LabelRepository
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+BAND_NAMES = [b.band for b in SCORE_BANDS]
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else float(value)
+
+
+def average_ranks(values: Sequence[float]) -> NDArray[np.float64]:
+    """1-based ranks, ties sharing their average rank (as Spearman's rho needs)."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    _, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse].astype(float)
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (Pearson's r of the average ranks); None below two pairs or for a constant."""
+    import numpy as np
+
+    if len(x) < 2:
+        return None
+    rx, ry = average_ranks(x), average_ranks(y)
+    if np.std(rx) == 0 or np.std(ry) == 0:
+        return None
+    return _finite(float(np.corrcoef(rx, ry)[0, 1]))
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall's tau-b (ties in either variable corrected): O(n^2) time, O(n) memory."""
+    import numpy as np
+
+    n = len(x)
+    if n < 2:
+        return None
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    concordance = 0.0
+    tied_x = tied_y = 0
+    for i in range(n - 1):
+        dx = np.sign(a[i + 1 :] - a[i])
+        dy = np.sign(b[i + 1 :] - b[i])
+        concordance += float(np.sum(dx * dy))
+        tied_x += int(np.sum(dx == 0))
+        tied_y += int(np.sum(dy == 0))
+    pairs = n * (n - 1) / 2
+    denominator = math.sqrt((pairs - tied_x) * (pairs - tied_y))
+    return None if denominator == 0 else concordance / denominator
+
+
+def quadratic_weighted_kappa(confusion: Sequence[Sequence[int]]) -> float | None:
+    """Cohen's kappa with quadratic weights from a k x k confusion matrix (rows one rater, columns the other);
+    None when undefined (no data, or both raters used one and the same category)."""
+    import numpy as np
+
+    observed = np.asarray(confusion, dtype=float)
+    total = observed.sum()
+    k = observed.shape[0]
+    if total == 0 or k < 2:
+        return None
+    i, j = np.indices((k, k))
+    weights = (i - j) ** 2 / (k - 1) ** 2
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / total
+    disagreement_expected = float((weights * expected).sum())
+    if disagreement_expected == 0:
+        return None
+    return 1.0 - float((weights * observed).sum()) / disagreement_expected
+
+
+def krippendorff_interval_alpha(ratings: dict[str, dict[str, float]]) -> float | None:
+    """Krippendorff's alpha (interval) of ``{session: {labeller: total}}`` over sessions with 2+ labellers."""
+    units = {session: by for session, by in ratings.items() if len(by) >= 2}
+    if not units:
+        return None
+    import krippendorff
+    import numpy as np
+
+    raters = sorted({rater for by in units.values() for rater in by})
+    sessions = sorted(units)
+    matrix = np.full((len(raters), len(sessions)), np.nan)
+    for column, session in enumerate(sessions):
+        for rater, value in units[session].items():
+            matrix[raters.index(rater), column] = value
+    values = matrix[~np.isnan(matrix)]
+    if np.unique(values).size < 2:
+        return None  # every rating the same: alpha is undefined (no variation to agree on)
+    return _finite(float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")))
+
+
+def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> AgreementReport:
+    """The agreement figures of ``rows`` (one per session and labeller)."""
+    by_session: dict[str, list[LabelledScore]] = defaultdict(list)
+    for row in rows:
+        by_session[row.session_id].append(row)
+    sessions = sorted(by_session)
+    human: list[float] = []
+    judge: list[int] = []
+    confusion = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
+    dimension_errors: dict[str, list[float]] = {d: [] for d in DIMENSIONS}
+    for session in sessions:
+        labels = by_session[session]
+        mean_total = sum(r.human_total for r in labels) / len(labels)
+        judge_total = labels[0].judge_total
+        human.append(mean_total)
+        judge.append(judge_total)
+        h_band = BAND_NAMES.index(band_for(round(mean_total)).band)
+        j_band = BAND_NAMES.index(band_for(judge_total).band)
+        confusion[h_band][j_band] += 1
+        judged = labels[0].judge_breakdown or {}
+        for dimension in DIMENSIONS:
+            given = [
+                r.human_breakdown[dimension] for r in labels if r.human_breakdown and dimension in r.human_breakdown
+            ]
+            if given and dimension in judged:
+                dimension_errors[dimension].append(abs(judged[dimension] - sum(given) / len(given)))
+    errors = [abs(j - h) for j, h in zip(judge, human, strict=True)]
+    n = len(sessions)
+    ratings = {s: {r.labeller: float(r.human_total) for r in by_session[s]} for s in sessions}
+    return AgreementReport(
+        criteria_hash=criteria_hash,
+        n=n,
+        spearman_rho=spearman_rho(judge, human),
+        kendall_tau=kendall_tau_b(judge, human),
+        mean_absolute_error=sum(errors) / n if n else None,
+        within_5=sum(e <= 5 for e in errors) / n if n else None,
+        within_10=sum(e <= 10 for e in errors) / n if n else None,
+        dimensions=[
+            DimensionError(
+                dimension=d,
+                n=len(dimension_errors[d]),
+                mean_absolute_error=sum(dimension_errors[d]) / len(dimension_errors[d])
+                if dimension_errors[d]
+                else None,
+            )
+            for d in DIMENSIONS
+        ],
+        weighted_kappa=quadratic_weighted_kappa(confusion),
+        confusion=confusion,
+        human_sessions_multi=sum(len(by) >= 2 for by in ratings.values()),
+        krippendorff_alpha=krippendorff_interval_alpha(ratings),
+        pairs=[
+            AgreementPair(session_id=s, human_total=h, judge_total=j)
+            for s, h, j in zip(sessions, human, judge, strict=True)
+        ],
+    )
+
+
+class AgreementService:
+    def __init__(self, repository: LabelRepository) -> None:
+        self._repository = repository
+
+    def agreement(self, criteria_hash: str) -> AgreementReport:
+        return build_report(criteria_hash, self._repository.labelled_scores(criteria_hash))

@@ -1,0 +1,155 @@
+"""Human labels: store a labeller's label (a new revision each time), read a session's labels, import a CSV.
+
+An import validates every row first and reports every bad row (its line, the column, what is wrong); only a file
+with no bad row is stored, in one transaction, so nothing is ever half-imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from session_scoring.errors import InvalidRequestError
+from session_scoring.models.api import SESSION_ID_PATTERN
+from session_scoring.models.quality import (
+    LabelImportResult,
+    LabelRecord,
+    LabelRequest,
+    NewLabel,
+    SessionLabel,
+    SessionLabels,
+)
+from session_scoring.models.scores import DIMENSIONS
+from session_scoring.repositories.labels import LabelRepository
+
+CSV_COLUMNS = ("session_id", "labeller", "total_score", *DIMENSIONS, "band", "notes")
+REQUIRED_COLUMNS = ("session_id", "total_score")
+MAX_ERRORS_SHOWN = 50
+
+
+def to_session_label(record: LabelRecord) -> SessionLabel:
+    return SessionLabel(
+        label_id=record.label_id,
+        session_id=record.session_id,
+        labeller=record.labeller,
+        revision=record.revision,
+        total_score=record.total_score,
+        score_breakdown=record.score_breakdown,
+        band=record.band,
+        notes=record.notes,
+        source=record.source,
+        created_at=record.created_at,
+    )
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg'].removeprefix('Value error, ')}"
+        for err in exc.errors()
+    )
+
+
+class LabelService:
+    def __init__(self, repository: LabelRepository) -> None:
+        self._repository = repository
+
+    def put_label(self, session_id: str, labeller: str, request: LabelRequest) -> SessionLabel:
+        """Store ``labeller``'s label of the session: their first, or a revision of their earlier one."""
+        record = self._repository.add(NewLabel(session_id, labeller, request, "api"))
+        return to_session_label(record)
+
+    def labels(self, session_id: str) -> SessionLabels:
+        history = [to_session_label(r) for r in self._repository.for_session(session_id)]
+        current: dict[str, SessionLabel] = {}
+        for label in history:
+            if label.labeller not in current or label.revision > current[label.labeller].revision:
+                current[label.labeller] = label
+        return SessionLabels(
+            session_id=session_id, current=sorted(current.values(), key=lambda label: label.labeller), history=history
+        )
+
+    def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:
+        """Every row of the CSV as a label, or an InvalidRequestError listing every bad row."""
+        reader = csv.DictReader(io.StringIO(text))
+        header = [name.strip() for name in reader.fieldnames or []]
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        unknown = [c for c in header if c not in CSV_COLUMNS]
+        if missing or unknown:
+            raise InvalidRequestError(
+                "the CSV header "
+                + (f"lacks {', '.join(missing)}" if missing else "")
+                + ("; " if missing and unknown else "")
+                + (f"has unknown column(s) {', '.join(unknown)}" if unknown else "")
+                + f"; the columns are {', '.join(CSV_COLUMNS)} (session_id and total_score required)"
+            )
+        labels: list[NewLabel] = []
+        errors: list[str] = []
+        for line, raw in enumerate(reader, start=2):
+            row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
+            try:
+                labels.append(self._row(row, default_labeller))
+            except (ValueError, ValidationError) as exc:
+                why = _problems(exc) if isinstance(exc, ValidationError) else str(exc)
+                errors.append(f"line {line} (session {row.get('session_id') or '?'}): {why}")
+        if errors:
+            shown = errors[:MAX_ERRORS_SHOWN]
+            more = len(errors) - len(shown)
+            raise InvalidRequestError(
+                f"{len(errors)} bad row(s), nothing imported; fix them and import the file again:\n  "
+                + "\n  ".join(shown)
+                + (f"\n  ... and {more} more" if more else "")
+            )
+        if not labels:
+            raise InvalidRequestError("the CSV has a header but no rows: nothing to import")
+        return labels
+
+    @staticmethod
+    def _row(row: dict[str, str], default_labeller: str | None) -> NewLabel:
+        session_id = row.get("session_id", "")
+        if not re.match(SESSION_ID_PATTERN, session_id):
+            raise ValueError(f"session_id {session_id!r} is not a session id (letters, digits, '.', '_', ':', '-')")
+        labeller = row.get("labeller") or default_labeller
+        if not labeller:
+            raise ValueError("no labeller: fill the labeller column or pass --labeller")
+        if len(labeller) > 255:
+            raise ValueError("labeller is longer than 255 characters")
+
+        def number(name: str) -> int | None:
+            value = row.get(name, "")
+            if value == "":
+                return None
+            try:
+                return int(value)
+            except ValueError:
+                raise ValueError(f"{name}: {value!r} is not a whole number") from None
+
+        total = number("total_score")
+        if total is None:
+            raise ValueError("total_score is empty")
+        dimensions = {d: number(d) for d in DIMENSIONS}
+        given = {d: v for d, v in dimensions.items() if v is not None}
+        if given and len(given) != len(DIMENSIONS):
+            absent = [d for d in DIMENSIONS if d not in given]
+            raise ValueError(f"give all four dimensions or none; {', '.join(absent)} empty")
+        request = LabelRequest.model_validate(
+            {
+                "total_score": total,
+                "score_breakdown": given or None,
+                "band": row.get("band") or None,
+                "notes": row.get("notes") or None,
+            }
+        )
+        return NewLabel(session_id, labeller, request, "import")
+
+    def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None] | None = None) -> LabelImportResult:
+        """Store parsed labels in one transaction; rows of one labeller and session become successive revisions."""
+        imported = self._repository.add_all(labels, progress)
+        return LabelImportResult(
+            imported=imported,
+            sessions=len({label.session_id for label in labels}),
+            labellers=len({label.labeller for label in labels}),
+        )
