@@ -164,14 +164,19 @@ class TrainingExportService:
 
     def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
         """The selected scores, best first, a keyset page at a time (each page read whole, then released)."""
-        order = FleetOrder(SortField.TOTAL_SCORE, descending=True)
+        return self._pages(query, self._first_page(query))
+
+    def _first_page(self, query: TrainingQuery) -> list[FleetScoreRecord]:
+        return self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True), EXPORT_PAGE)
+
+    def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
         while True:
-            page = self._repository.fleet_page(query.where, order, EXPORT_PAGE)
             yield from page
             if len(page) < EXPORT_PAGE:
                 return
             last = page[-1]
-            order = FleetOrder(order.key, True, KeysetPosition(last.total_score, last.score_id))
+            after = KeysetPosition(last.total_score, last.score_id)
+            page = self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
 
     def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
         base: dict[str, Any] = {
@@ -190,8 +195,14 @@ class TrainingExportService:
         self, query: TrainingQuery, on_session: Callable[[str | None], None] = lambda _note: None
     ) -> Iterator[str]:
         """One JSON line per exported session. ``on_session`` is told of each session read (with a note when it
-        was skipped)."""
-        for record in self.records(query):
+        was skipped). The first page of scores is read here, before any line is sent (a database that is down is a
+        503, not a broken stream)."""
+        return self._lines(query, self.records(query), on_session)
+
+    def _lines(
+        self, query: TrainingQuery, records: Iterator[FleetScoreRecord], on_session: Callable[[str | None], None]
+    ) -> Iterator[str]:
+        for record in records:
             try:
                 session = self._source.get_session(record.session_id)
             except SessionNotFoundError:
