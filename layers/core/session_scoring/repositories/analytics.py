@@ -34,8 +34,6 @@ _LATEST = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
-_REAL = _SCORES.c.sample_kind.is_(None)
-"""Judge-quality samples (migration 0010) are never a session's score and never counted."""
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
