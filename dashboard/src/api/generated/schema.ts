@@ -210,6 +210,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines */
+        get: operations["fleet_scores_api_v1_scoring_scores_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/exports/training": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Training export: sessions scoring at least min_score, streamed as JSON Lines */
+        get: operations["training_export_api_v1_scoring_exports_training_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
+        get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions/{session_id}/labels": {
         parameters: {
             query?: never;
@@ -521,6 +572,76 @@ export interface components {
             /** Detail */
             detail: string | unknown[];
         };
+        /**
+         * FleetScore
+         * @description One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on.
+         */
+        FleetScore: {
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Session Id */
+            session_id: string;
+            /** Criteria Hash */
+            criteria_hash: string;
+            /** Is Current Criteria */
+            is_current_criteria: boolean;
+            status: components["schemas"]["ScoreStatus"];
+            /** Total Score */
+            total_score: number | null;
+            /**
+             * Band
+             * @description The score band of the total (null until completed)
+             */
+            band: string | null;
+            /** Score Breakdown */
+            score_breakdown: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Requested At
+             * Format: date-time
+             */
+            requested_at: string;
+            /** Scored At */
+            scored_at: string | null;
+            /** Judge Provider */
+            judge_provider: string | null;
+            /** Judge Model */
+            judge_model: string | null;
+            /**
+             * Missing Tools
+             * @description Tool names the judge said were missing
+             */
+            missing_tools: string[];
+            session_facts: components["schemas"]["SessionFactsInfo"] | null;
+        };
+        /**
+         * FleetScorePage
+         * @description One page of ``GET /scores``; pass ``next_cursor`` as ``cursor`` (with the same filters and sort) for the next.
+         */
+        FleetScorePage: {
+            /** Items */
+            items: components["schemas"]["FleetScore"][];
+            /**
+             * Next Cursor
+             * @description Null on the last page
+             */
+            next_cursor: string | null;
+            /**
+             * Criteria Hash
+             * @description The criteria filtered on; null for any
+             */
+            criteria_hash: string | null;
+            /** Sort */
+            sort: string;
+            /** Order */
+            order: string;
+            /** Limit */
+            limit: number;
+        };
         /** Health */
         Health: {
             /**
@@ -699,6 +820,62 @@ export interface components {
              * @description Those sessions, most recently scored first (at most 50)
              */
             session_ids: string[];
+        };
+        /**
+         * MissingToolSession
+         * @description A session whose latest completed score names the tool missing, with the judge's words.
+         */
+        MissingToolSession: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Total Score */
+            total_score: number;
+            /** Band */
+            band: string;
+            /**
+             * Scored At
+             * Format: date-time
+             */
+            scored_at: string;
+            /**
+             * Tool Name
+             * @description The tool's name as the judge wrote it
+             */
+            tool_name: string;
+            /** Rationale */
+            rationale: string;
+            /**
+             * Agent
+             * @description The session's agent (from the session facts)
+             */
+            agent: string | null;
+        };
+        /** MissingToolSessionsPage */
+        MissingToolSessionsPage: {
+            /**
+             * Tool Name
+             * @description The name asked for
+             */
+            tool_name: string;
+            /**
+             * Canonical Name
+             * @description What it is matched as: lower case, whitespace and MCP server prefix gone
+             */
+            canonical_name: string;
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            /** Items */
+            items: components["schemas"]["MissingToolSession"][];
+            /**
+             * Next Cursor
+             * @description Null on the last page
+             */
+            next_cursor: string | null;
         };
         /** MissingToolsReport */
         MissingToolsReport: {
@@ -1014,6 +1191,49 @@ export interface components {
             error: string | null;
         };
         /**
+         * SessionFactsInfo
+         * @description The session as it was when the attempt was created (what the fleet query filters and sorts by).
+         */
+        SessionFactsInfo: {
+            /**
+             * Agent
+             * @description The agent (or chain) that ran the investigation
+             */
+            agent: string | null;
+            /** Alert Type */
+            alert_type: string | null;
+            /**
+             * Started At
+             * @description When the session started
+             */
+            started_at: string | null;
+            /**
+             * Ended At
+             * @description When the session ended
+             */
+            ended_at: string | null;
+            /**
+             * Stages
+             * @description Stages of the chain; null when only a summary was read
+             */
+            stages: number | null;
+            /**
+             * Tool Calls
+             * @description Tool calls made; null when only a summary was read
+             */
+            tool_calls: number | null;
+            /**
+             * Source
+             * @description Where the session came from (e.g. file, tarsy, upload)
+             */
+            source: string | null;
+            /**
+             * Captured At
+             * @description When this snapshot was taken
+             */
+            captured_at: string | null;
+        };
+        /**
          * SessionLabel
          * @description One revision of one labeller's label.
          */
@@ -1152,6 +1372,8 @@ export interface components {
             error_message: string | null;
             /** Is Current Criteria */
             is_current_criteria: boolean;
+            /** @description The session as it was when the attempt was created; null for an older attempt not backfilled (session-scoring facts backfill) */
+            session_facts: components["schemas"]["SessionFactsInfo"] | null;
             judge: components["schemas"]["JudgeInfo"];
             /**
              * Score Spread
@@ -1208,6 +1430,8 @@ export type CriteriaUsage = components['schemas']['CriteriaUsage'];
 export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type FleetScore = components['schemas']['FleetScore'];
+export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
@@ -1216,6 +1440,8 @@ export type LabelRequest = components['schemas']['LabelRequest'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
+export type MissingToolSession = components['schemas']['MissingToolSession'];
+export type MissingToolSessionsPage = components['schemas']['MissingToolSessionsPage'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
@@ -1229,6 +1455,7 @@ export type ScoreRequest = components['schemas']['ScoreRequest'];
 export type ScoreStatus = components['schemas']['ScoreStatus'];
 export type ScoringRun = components['schemas']['ScoringRun'];
 export type SessionDetail = components['schemas']['SessionDetail'];
+export type SessionFactsInfo = components['schemas']['SessionFactsInfo'];
 export type SessionLabel = components['schemas']['SessionLabel'];
 export type SessionLabels = components['schemas']['SessionLabels'];
 export type SessionListItem = components['schemas']['SessionListItem'];
@@ -2062,6 +2289,221 @@ export interface operations {
             };
             /** @description Session unknown to the source, or never scored */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fleet_scores_api_v1_scoring_scores_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                min_score?: number | null;
+                max_score?: number | null;
+                /** @description failed, weak, adequate, good or near_perfect */
+                band?: string | null;
+                /** @description Attempt status; other than completed needs latest_only=false */
+                status?: string;
+                agent?: string | null;
+                alert_type?: string | null;
+                /** @description The judge's provider (e.g. anthropic, heuristic) */
+                provider?: string | null;
+                scored_after?: string | null;
+                scored_before?: string | null;
+                session_started_after?: string | null;
+                session_started_before?: string | null;
+                /** @description Only each session's latest completed attempt under the criteria */
+                latest_only?: boolean;
+                /** @description Attempts that name this tool missing */
+                missing_tool?: string | null;
+                /** @description total_score, a dimension, scored_at or session_started_at */
+                sort?: string;
+                /** @description asc or desc */
+                order?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default) */
+                limit?: number | null;
+                /** @description json, csv or jsonl */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetScorePage"];
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    training_export_api_v1_scoring_exports_training_get: {
+        parameters: {
+            query?: {
+                min_score?: number;
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description openai-chat or normalized */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One JSON line per session: score, breakdown, criteria hash, session id, and the conversation (openai-chat) or the normalised session (normalized) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingToolSessionsPage"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
