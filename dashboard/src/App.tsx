@@ -1,6 +1,9 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { AnalyticsPage } from './pages/AnalyticsPage';
+import { RunDetailPage } from './pages/RunDetailPage';
+import { RunFormPage } from './pages/RunFormPage';
+import { RunsPage } from './pages/RunsPage';
 import { SessionDetailPage } from './pages/SessionDetailPage';
 import { SessionsPage } from './pages/SessionsPage';
 import { EmptyState } from './components/StateViews';
@@ -12,7 +15,7 @@ export function App() {
     <>
       <AppBar position="static" elevation={0}>
         <Toolbar variant="dense" sx={{ gap: 1 }}>
-          <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap' }}>
+          <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap', display: { xs: 'none', sm: 'block' } }}>
             Session Scoring
           </Typography>
           <Button component={NavLink} to="/" end sx={navStyle}>
@@ -20,6 +23,9 @@ export function App() {
           </Button>
           <Button component={NavLink} to="/analytics" sx={navStyle}>
             Analytics
+          </Button>
+          <Button component={NavLink} to="/runs" sx={navStyle}>
+            Runs
           </Button>
         </Toolbar>
       </AppBar>
@@ -29,6 +35,9 @@ export function App() {
             <Route path="/" element={<SessionsPage />} />
             <Route path="/sessions/:sessionId" element={<SessionDetailPage />} />
             <Route path="/analytics" element={<AnalyticsPage />} />
+            <Route path="/runs" element={<RunsPage />} />
+            <Route path="/runs/new" element={<RunFormPage />} />
+            <Route path="/runs/:runId" element={<RunDetailPage />} />
             <Route path="*" element={<EmptyState title="Page not found">Use Sessions or Analytics above.</EmptyState>} />
           </Routes>
         </Box>
