@@ -52,7 +52,7 @@ export function CountBarChart({
             const bar = bars[item.dataIndex];
             if (bar && bar.count > 0) onSelect(bar.key);
           }}
-          sx={{ '& .MuiBarElement-root': { cursor: 'pointer' } }}
+          sx={{ '& .MuiBarChart-element': { cursor: 'pointer' } }}
         />
       </Box>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.75, mt: 1 }}>

@@ -71,7 +71,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
         {score.is_current_criteria ? (
           <Chip size="small" color="success" variant="outlined" label="current" />
         ) : (
-          <Chip size="small" color="warning" variant="outlined" label="scored with older criteria" />
+          <Chip size="small" variant="outlined" label="scored with older criteria" sx={{ borderColor: 'warning.main' }} />
         )}
         {score.judge.provider && (
           <Typography variant="body2" color="text.secondary" data-testid="judge-info">

@@ -47,7 +47,7 @@ export function SessionsPage() {
             <Table size="small" aria-label="sessions" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
               <TableHead>
                 <TableRow>
-                  <TableCell sx={{ width: { xs: 100, md: 130 } }}>Status</TableCell>
+                  <TableCell sx={{ width: { xs: 116, md: 130 } }}>Status</TableCell>
                   <TableCell>Alert type</TableCell>
                   <TableCell sx={wide}>Agent</TableCell>
                   <TableCell sx={wide}>Submitted by</TableCell>
@@ -74,6 +74,7 @@ export function SessionsPage() {
                         size="small"
                         variant="outlined"
                         label={item.status}
+                        data-testid="session-status"
                         sx={{ maxWidth: '100%' }}
                         color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
                       />
