@@ -8,6 +8,7 @@ score. Screenshots go to tests/e2e/screenshots/ (git-ignored). Runs are in test_
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -129,6 +130,11 @@ def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, p
     expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
     expect(page.get_by_test_id("total-score")).to_be_visible()
 
+    page.goto(local_stack + "/analytics")
+    page.get_by_role("link", name="Re-score with current criteria").click()
+    expect(page).to_have_url(re.compile(r"/runs/new\?which=not_current_criteria"))
+    expect(page.get_by_role("combobox", name="Sessions")).to_have_text("not scored with the current criteria")
+
 
 def test_at_phone_width_every_view_fits_and_lists_show_status_and_score(local_stack: str, phone: Any) -> None:
     from playwright.sync_api import expect
@@ -136,7 +142,7 @@ def test_at_phone_width_every_view_fits_and_lists_show_status_and_score(local_st
     wait_for_completed_score(local_stack, SHALLOW_ID)
     for path, ready, columns, name in [
         ("/", "session-row", ("session-status", "score-badge"), "06-narrow-sessions"),
-        (f"/sessions/{SHALLOW_ID}", "score-badge", (), "07-narrow-session"),
+        (f"/sessions/{SHALLOW_ID}", "score-badge", ("score-badge",), "07-narrow-session"),
         ("/analytics", "band-bar", (), "08-narrow-analytics"),
     ]:
         phone.goto(local_stack + path)

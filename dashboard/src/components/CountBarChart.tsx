@@ -37,8 +37,8 @@ export function CountBarChart({
           layout="horizontal"
           height={bars.length * BAR_HEIGHT + AXIS_HEIGHT}
           margin={{ left: 4, right: 16, top: 8, bottom: 4 }}
-          yAxis={[{ scaleType: 'band', data: labels, width: 130, tickLabelStyle: { fontSize: 12 } }]}
-          xAxis={[{ tickMinStep: 1, label: 'sessions', height: 40 }]}
+          yAxis={[{ scaleType: 'band', data: labels, width: 150, tickLabelStyle: { fontSize: 12 } }]}
+          xAxis={[{ tickMinStep: 1, label: 'sessions', height: 56 }]}
           series={[
             {
               data: bars.map((b) => b.count),
