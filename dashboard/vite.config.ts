@@ -17,5 +17,7 @@ export default defineConfig({
     environment: 'jsdom',
     setupFiles: ['./src/test/setup.ts'],
     css: false,
+    // page tests render whole MUI forms in jsdom; on a busy 2-core CI machine that takes seconds, not milliseconds
+    testTimeout: 20000,
   },
 });

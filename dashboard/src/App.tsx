@@ -1,10 +1,16 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
+import { lazy, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { AgreementPage } from './pages/AgreementPage';
-import { AnalyticsPage } from './pages/AnalyticsPage';
+import { RunDetailPage } from './pages/RunDetailPage';
+import { RunFormPage } from './pages/RunFormPage';
+import { RunsPage } from './pages/RunsPage';
 import { SessionDetailPage } from './pages/SessionDetailPage';
 import { SessionsPage } from './pages/SessionsPage';
-import { EmptyState } from './components/StateViews';
+import { EmptyState, Loading } from './components/StateViews';
+
+// The analytics page carries MUI X Charts (about a third of the bundle): loaded when first opened, not on every page.
+const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
@@ -13,7 +19,7 @@ export function App() {
     <>
       <AppBar position="static" elevation={0}>
         <Toolbar variant="dense" sx={{ gap: 1, flexWrap: 'wrap' }}>
-          <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap' }}>
+          <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap', display: { xs: 'none', sm: 'block' } }}>
             Session Scoring
           </Typography>
           <Button component={NavLink} to="/" end sx={navStyle}>
@@ -21,6 +27,9 @@ export function App() {
           </Button>
           <Button component={NavLink} to="/analytics" sx={navStyle}>
             Analytics
+          </Button>
+          <Button component={NavLink} to="/runs" sx={navStyle}>
+            Runs
           </Button>
           <Button component={NavLink} to="/agreement" sx={navStyle}>
             Agreement
@@ -32,8 +41,18 @@ export function App() {
           <Routes>
             <Route path="/" element={<SessionsPage />} />
             <Route path="/sessions/:sessionId" element={<SessionDetailPage />} />
-            <Route path="/analytics" element={<AnalyticsPage />} />
+            <Route
+              path="/analytics"
+              element={
+                <Suspense fallback={<Loading what="analytics" />}>
+                  <AnalyticsPage />
+                </Suspense>
+              }
+            />
             <Route path="/agreement" element={<AgreementPage />} />
+            <Route path="/runs" element={<RunsPage />} />
+            <Route path="/runs/new" element={<RunFormPage />} />
+            <Route path="/runs/:runId" element={<RunDetailPage />} />
             <Route path="*" element={<EmptyState title="Page not found">Use Sessions or Analytics above.</EmptyState>} />
           </Routes>
         </Box>

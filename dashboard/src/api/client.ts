@@ -2,7 +2,7 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages, and "not scored" (404) as null.
 import createClient from 'openapi-fetch';
-import type { LabelRequest, paths } from './generated/schema';
+import type { DryRunResult, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
 
 const TIMEOUT_MS = 15000;
 
@@ -37,6 +37,15 @@ function orWhenNotFound<T, F>(fallback: F) {
   return (result: Result<T>): T | F => (result.response.status === 404 ? fallback : unwrap(result));
 }
 
+/** POST /runs answers a run or a dry run's estimate, depending on `dry_run`. */
+const isDryRun = (answer: ScoringRun | DryRunResult): answer is DryRunResult => 'sessions_selected' in answer;
+
+/** The answer narrowed to what the request asked for; anything else is the API breaking its contract. */
+function expect<A, T extends A>(answer: A, is: (a: A) => a is T, what: string): T {
+  if (is(answer)) return answer;
+  throw new ApiError(null, `the API did not answer with ${what}`);
+}
+
 export interface ApiOptions {
   /** Where the API is; '' (the default) is the dashboard's own origin, which serves it. */
   baseUrl?: string;
@@ -59,6 +68,7 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     },
   });
   const session = (sessionId: string) => ({ params: { path: { session_id: sessionId } } });
+  const run = (runId: string) => ({ params: { path: { run_id: runId } } });
   const byCriteria = (criteriaHash: string | null) => (criteriaHash ? { criteria_hash: criteriaHash } : {});
 
   return {
@@ -87,6 +97,22 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
       client.PUT('/api/v1/scoring/sessions/{session_id}/labels', { ...session(sessionId), body }).then(unwrap),
     agreement: (criteriaHash: string | null) =>
       client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
+    listRuns: (page: number, pageSize: number) =>
+      client.GET('/api/v1/scoring/runs', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
+    getRun: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}', run(runId)).then(unwrap),
+    /** The dry run: what a run with this request would select and cost; nothing is stored or queued. */
+    estimateRun: (request: Omit<RunRequest, 'dry_run'>) =>
+      client
+        .POST('/api/v1/scoring/runs', { body: { ...request, dry_run: true } })
+        .then(unwrap)
+        .then((answer) => expect(answer, isDryRun, 'an estimate')),
+    /** Start the run: the API answers 202 with the run in status `planning`. */
+    startRun: (request: Omit<RunRequest, 'dry_run'>) =>
+      client
+        .POST('/api/v1/scoring/runs', { body: { ...request, dry_run: false } })
+        .then(unwrap)
+        .then((answer) => expect(answer, (a): a is ScoringRun => !isDryRun(a), 'a run')),
+    cancelRun: (runId: string) => client.POST('/api/v1/scoring/runs/{run_id}/cancel', run(runId)).then(unwrap),
   };
 }
 

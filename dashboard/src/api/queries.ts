@@ -2,9 +2,11 @@
 // score attempt until it ends. Components read these hooks; none fetches by hand.
 import { QueryClient, keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, isTransient } from './client';
-import type { ScoreBand, ScoreStatus, SessionScore } from './generated/schema';
+import type { RunRequest, RunStatus, ScoreBand, ScoreStatus, ScoringRun, SessionScore } from './generated/schema';
 
 const POLL_MS = 1500;
+/** How often the runs list and a run's page refresh while a run is planning or running. */
+export const RUN_POLL_MS = 2000;
 const MAX_ATTEMPTS = 3;
 
 /** Whether an attempt is still queued or running. Keyed by the generated enum, so a new status fails to compile here. */
@@ -18,6 +20,18 @@ const ACTIVE: Record<ScoreStatus, boolean> = {
 
 export const isActive = (status: ScoreStatus | null | undefined): boolean => (status ? ACTIVE[status] : false);
 
+/** Whether a run may still change (its selection is being planned, or its attempts are being scored). Keyed by the
+ * generated enum, so a new run status fails to compile here. */
+const RUN_ACTIVE: Record<RunStatus, boolean> = {
+  planning: true,
+  running: true,
+  completed: false,
+  cancelled: false,
+  failed: false,
+};
+
+export const isRunActive = (status: RunStatus | null | undefined): boolean => (status ? RUN_ACTIVE[status] : false);
+
 export const queryKeys = {
   sessions: ['sessions'] as const,
   sessionPage: (page: number, pageSize: number) => ['sessions', page, pageSize] as const,
@@ -28,6 +42,9 @@ export const queryKeys = {
   criteria: ['analytics', 'criteria'] as const,
   distribution: (criteriaHash: string | null) => ['analytics', 'distribution', criteriaHash] as const,
   missingTools: (criteriaHash: string | null) => ['analytics', 'missing-tools', criteriaHash] as const,
+  runs: ['runs'] as const,
+  runPage: (page: number, pageSize: number) => ['runs', 'page', page, pageSize] as const,
+  run: (runId: string) => ['runs', 'one', runId] as const,
 };
 
 /** The dashboard's cache: a failed read is tried again only when the failure may pass (no answer, 429, 5xx). */
@@ -124,5 +141,56 @@ export function useMissingTools(criteriaHash: string | null) {
     queryKey: queryKeys.missingTools(criteriaHash),
     queryFn: () => api.missingTools(criteriaHash),
     placeholderData: keepPreviousData,
+  });
+}
+
+/** A page of runs, newest first; refreshed every RUN_POLL_MS while any run on it is planning or running. */
+export function useRunPage(page: number, pageSize: number) {
+  return useQuery({
+    queryKey: queryKeys.runPage(page, pageSize),
+    queryFn: () => api.listRuns(page, pageSize),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (query.state.data?.items.some((r) => isRunActive(r.status)) ? RUN_POLL_MS : false),
+  });
+}
+
+/** One run; refreshed every RUN_POLL_MS until it ends. */
+export function useRun(runId: string) {
+  return useQuery({
+    queryKey: queryKeys.run(runId),
+    queryFn: () => api.getRun(runId),
+    refetchInterval: (query) => (isRunActive(query.state.data?.status) ? RUN_POLL_MS : false),
+  });
+}
+
+export type RunDraft = Omit<RunRequest, 'dry_run'>;
+
+/** The dry run of a draft: the estimate the form shows before asking to confirm. */
+export function useEstimateRun() {
+  return useMutation({ mutationFn: (draft: RunDraft) => api.estimateRun(draft) });
+}
+
+/** Start a run: it goes to the top of the list (which then polls it). */
+export function useStartRun() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (draft: RunDraft) => api.startRun(draft),
+    onSuccess: (run) => {
+      queryClient.setQueryData(queryKeys.run(run.run_id), run);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs });
+    },
+  });
+}
+
+/** Cancel a run: the answer is the run as it is now; the list and the sessions' scores change with it. */
+export function useCancelRun() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: string) => api.cancelRun(runId),
+    onSuccess: (run: ScoringRun) => {
+      queryClient.setQueryData(queryKeys.run(run.run_id), run);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.runs });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+    },
   });
 }

@@ -21,7 +21,7 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
       <Chip
         size={size}
         variant="outlined"
-        color="info"
+        color="primary"
         icon={<CircularProgress size={12} aria-hidden />}
         label="Scoring…"
         data-testid="score-badge"

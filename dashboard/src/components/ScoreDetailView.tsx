@@ -35,6 +35,9 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'â€
 const tokens = (n: number | null) => (n === null ? 'â€“' : n.toLocaleString());
 
 /** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
+/** Columns shown from the md breakpoint up (folded away on a phone). */
+const wide = { display: { xs: 'none', md: 'table-cell' } };
+
 export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: ScoreDetailViewProps) {
   const earlier = history.filter((h) => h.score_id !== score.score_id);
   const band = useBandOf(score.total_score);
@@ -71,7 +74,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
         {score.is_current_criteria ? (
           <Chip size="small" color="success" variant="outlined" label="current" />
         ) : (
-          <Chip size="small" color="warning" variant="outlined" label="scored with older criteria" />
+          <Chip size="small" variant="outlined" label="scored with older criteria" sx={{ borderColor: 'warning.main' }} />
         )}
         {score.judge.provider && (
           <Typography variant="body2" color="text.secondary" data-testid="judge-info">
@@ -134,14 +137,15 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
             </Typography>
           ) : (
             <TableContainer>
-              <Table size="small">
+              {/* fixed layout, details folded away on a phone: the time and the score always fit without scrolling */}
+              <Table size="small" sx={{ tableLayout: 'fixed' }}>
                 <TableHead>
                   <TableRow>
                     <TableCell>Requested</TableCell>
-                    <TableCell>Score</TableCell>
-                    <TableCell>Criteria</TableCell>
-                    <TableCell>By</TableCell>
-                    <TableCell>Note</TableCell>
+                    <TableCell sx={{ width: 112 }}>Score</TableCell>
+                    <TableCell sx={wide}>Criteria</TableCell>
+                    <TableCell sx={wide}>By</TableCell>
+                    <TableCell sx={wide}>Note</TableCell>
                   </TableRow>
                 </TableHead>
                 <TableBody>
@@ -151,12 +155,12 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
                       <TableCell>
                         <ScoreBadge score={attempt} />
                       </TableCell>
-                      <TableCell title={attempt.criteria_hash}>
+                      <TableCell title={attempt.criteria_hash} sx={{ ...wide, overflowWrap: 'anywhere' }}>
                         {attempt.criteria_hash.slice(0, 12)}
                         {attempt.is_current_criteria ? '' : ' (older)'}
                       </TableCell>
-                      <TableCell>{attempt.scored_triggered_by}</TableCell>
-                      <TableCell>{attempt.error_message ?? ''}</TableCell>
+                      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.scored_triggered_by}</TableCell>
+                      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.error_message ?? ''}</TableCell>
                     </TableRow>
                   ))}
                 </TableBody>

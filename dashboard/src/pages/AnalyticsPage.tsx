@@ -1,5 +1,6 @@
 import {
   Box,
+  Button,
   Card,
   CardContent,
   FormControl,
@@ -14,7 +15,7 @@ import {
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../api/client';
 import { useCriteriaInUse, useMissingTools, useScoreDistribution } from '../api/queries';
-import { BarList } from '../components/BarList';
+import { CountBarChart } from '../components/CountBarChart';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 import { bandColours } from '../scoreBands';
 
@@ -53,9 +54,17 @@ export function AnalyticsPage() {
   return (
     <>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, alignItems: 'center', mb: 2 }}>
-        <Typography variant="h5" sx={{ flexGrow: 1 }}>
+        <Typography variant="h5" component="h1" sx={{ flexGrow: 1 }}>
           Analytics
         </Typography>
+        <Button
+          variant="outlined"
+          component={RouterLink}
+          to="/runs/new?which=not_current_criteria&name=Re-score%20with%20current%20criteria"
+          title="Opens a new scoring run of every session without a score under the current criteria"
+        >
+          Re-score with current criteria
+        </Button>
         <FormControl size="small" sx={{ minWidth: 260, maxWidth: '100%' }}>
           <InputLabel id="criteria-label">Criteria</InputLabel>
           <Select
@@ -83,14 +92,17 @@ export function AnalyticsPage() {
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, opacity: loading ? 0.5 : 1 }}>
           <Card variant="outlined" data-testid="distribution-card">
             <CardContent>
-              <Typography variant="h6">Score distribution</Typography>
+              <Typography variant="h6" component="h2">
+                Score distribution
+              </Typography>
               <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
                 {distribution.total} session{distribution.total === 1 ? '' : 's'} scored
               </Typography>
               {distribution.total === 0 ? (
                 <EmptyState title="No completed scores yet">Score a session to see the distribution.</EmptyState>
               ) : (
-                <BarList
+                <CountBarChart
+                  title="Score distribution"
                   testId="band-bar"
                   selected={band}
                   onSelect={(key) => update({ band: key, tool: null })}
@@ -107,11 +119,14 @@ export function AnalyticsPage() {
           </Card>
           <Card variant="outlined" data-testid="missing-tools-chart">
             <CardContent>
-              <Typography variant="h6">Most frequent missing tools</Typography>
+              <Typography variant="h6" component="h2">
+                Most frequent missing tools
+              </Typography>
               {tools.items.length === 0 ? (
                 <EmptyState title="No missing tools named">No completed score names a missing tool.</EmptyState>
               ) : (
-                <BarList
+                <CountBarChart
+                  title="Most frequent missing tools"
                   testId="tool-bar"
                   selected={tool}
                   onSelect={(key) => update({ tool: key, band: null })}
@@ -125,7 +140,7 @@ export function AnalyticsPage() {
       {drill && (
         <Card variant="outlined" sx={{ mt: 2 }} data-testid="drilldown">
           <CardContent>
-            <Typography variant="h6">
+            <Typography variant="h6" component="h2">
               {drill.title}: {drill.count} session{drill.count === 1 ? '' : 's'}
             </Typography>
             {drill.session_ids.length < drill.count && (

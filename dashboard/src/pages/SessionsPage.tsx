@@ -29,7 +29,7 @@ export function SessionsPage() {
 
   return (
     <>
-      <Typography variant="h5" gutterBottom>
+      <Typography variant="h5" component="h1" gutterBottom>
         Sessions
       </Typography>
       {error && (
@@ -42,15 +42,17 @@ export function SessionsPage() {
       {data && data.total_items > 0 && (
         <Paper variant="outlined">
           <TableContainer>
-            <Table size="small" aria-label="sessions">
+            {/* A fixed layout with the status and score columns sized: at phone width the alert type wraps instead of
+                pushing the Score column out of view. */}
+            <Table size="small" aria-label="sessions" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
               <TableHead>
                 <TableRow>
-                  <TableCell>Status</TableCell>
+                  <TableCell sx={{ width: { xs: 116, md: 130 } }}>Status</TableCell>
                   <TableCell>Alert type</TableCell>
                   <TableCell sx={wide}>Agent</TableCell>
                   <TableCell sx={wide}>Submitted by</TableCell>
-                  <TableCell sx={wide}>Time</TableCell>
-                  <TableCell>Score</TableCell>
+                  <TableCell sx={{ ...wide, width: 190 }}>Time</TableCell>
+                  <TableCell sx={{ width: { xs: 104, md: 130 } }}>Score</TableCell>
                 </TableRow>
               </TableHead>
               <TableBody sx={{ opacity: loading ? 0.5 : 1 }}>
@@ -72,10 +74,12 @@ export function SessionsPage() {
                         size="small"
                         variant="outlined"
                         label={item.status}
+                        data-testid="session-status"
+                        sx={{ maxWidth: '100%' }}
                         color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
                       />
                     </TableCell>
-                    <TableCell>
+                    <TableCell sx={{ overflowWrap: 'anywhere' }}>
                       <Typography variant="body2" fontWeight={500}>
                         {item.alert_type ?? '–'}
                       </Typography>
@@ -83,8 +87,8 @@ export function SessionsPage() {
                         {when(item.started_at)}
                       </Typography>
                     </TableCell>
-                    <TableCell sx={wide}>{item.agent_type ?? '–'}</TableCell>
-                    <TableCell sx={wide}>{item.author ?? '–'}</TableCell>
+                    <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
+                    <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
                     <TableCell sx={wide}>{when(item.started_at)}</TableCell>
                     <TableCell>
                       <ScoreBadge score={item.score} />

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -114,12 +114,26 @@ describe('AnalyticsPage', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Adequate: 2 sessions' }));
     const drill = screen.getByTestId('drilldown');
     expect(drill).toHaveTextContent('Adequate (60-74): 2 sessions');
-    expect(screen.getAllByRole('link').map((a) => a.textContent)).toEqual(['s-a', 's-b']);
+    expect(within(drill).getAllByRole('link').map((a) => a.textContent)).toEqual(['s-a', 's-b']);
 
     await userEvent.click(screen.getByRole('button', { name: 'k8s.pods_log: 2 sessions' }));
     expect(screen.getByTestId('drilldown')).toHaveTextContent('Missing k8s.pods_log: 2 sessions');
     await userEvent.click(screen.getByRole('link', { name: 's-low' }));
     expect(screen.getByTestId('location')).toHaveTextContent('/sessions/s-low');
+  });
+
+  it('draws the counts as a chart and offers to re-score with the current criteria', async () => {
+    mocked.scoreDistribution.mockResolvedValue(bands([1, 0, 2, 0, 0]));
+    renderAt('/analytics', <AnalyticsPage />);
+
+    expect(
+      await screen.findByRole('img', { name: /^Score distribution: Failed \(0-44\) 1 session, Weak \(45-59\) 0 sessions/ }),
+    ).toBeInTheDocument();
+    expect(screen.getByTestId('distribution-card').querySelector('svg')).not.toBeNull();
+    expect(screen.getByRole('link', { name: 'Re-score with current criteria' })).toHaveAttribute(
+      'href',
+      expect.stringMatching(/^\/runs\/new\?which=not_current_criteria&/),
+    );
   });
 
   it('shows the error when the analytics cannot be loaded', async () => {

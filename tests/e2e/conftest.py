@@ -1,0 +1,195 @@
+"""Browser-test fixtures: a local stack (``python -m devstack``) on a free port, headless Chromium through Playwright,
+screenshots, and an axe-core accessibility check of the page in view.
+
+Chromium is Debian's binary driven by executable path (Playwright's own browser download does not work here). axe-core
+comes from the dashboard's npm dev dependencies and is injected into the page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT
+
+SCREENSHOTS = ROOT / "tests" / "e2e" / "screenshots"
+STATIC_INDEX = ROOT / "functions" / "api" / "static" / "index.html"
+AXE_SCRIPT = ROOT / "dashboard" / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+STARTUP_SECONDS = 120
+PHONE = {"width": 390, "height": 844}
+# What axe-core must not find on any view (moderate and minor findings are reported, not failed).
+BLOCKING_IMPACTS = {"serious", "critical"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_healthy(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Poll /health until the stack answers, the process dies, or the start-up budget is spent."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the local stack exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(f"{base_url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)  # readiness polling of a child process, not test synchronisation
+    pytest.fail(f"the local stack did not become healthy in {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def running_stack(**extra_env: str) -> Iterator[str]:
+    """`python -m devstack` on a free port with its own data directory; ``extra_env`` picks the judge and the rest."""
+    if not STATIC_INDEX.is_file():
+        pytest.fail("the dashboard is not built: run `make dashboard` (make test and make run build it)")
+    data_dir = Path(tempfile.mkdtemp(prefix="scoring-e2e-"))
+    data_dir.chmod(0o755)  # the embedded PostgreSQL runs as its own user when we are root
+    port = _free_port()
+    ours = ("SCORING_", "ANTHROPIC_", "AWS_", "JUDGE_")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(ours) and key not in {"PORT", "DEFAULT_LLM_PROVIDER"}
+    }
+    env |= {"PORT": str(port), "SCORING_LOCAL_DATA_DIR": str(data_dir)} | extra_env
+    log = data_dir / "stack.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "devstack"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(base_url, process, log)
+        yield base_url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make chromium` (apt-get install chromium) or set CHROMIUM_PATH")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextmanager
+def open_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
+    """A fresh context and page at this window size; JavaScript errors on the page fail the test."""
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    with open_page(browser, {"width": 1280, "height": 900}) as desktop:
+        yield desktop
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    with open_page(browser, PHONE) as narrow:
+        yield narrow
+
+
+def shot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def assert_accessible(page: Any, view: str) -> None:
+    """Run axe-core (WCAG 2.x A/AA rules) on the page as it is now: no serious or critical violation."""
+    if not AXE_SCRIPT.is_file():
+        pytest.fail(f"axe-core is missing at {AXE_SCRIPT}: run `make dashboard` (npm ci installs it)")
+    # a dialog still fading in has its text at partial opacity: let finite transitions end before judging contrast
+    # (spinners and indeterminate progress bars run forever and are skipped)
+    page.evaluate(
+        "() => Promise.all(document.getAnimations()"
+        ".filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)"
+        ".map((a) => a.finished.catch(() => null)))"
+    )
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_SCRIPT))
+    result = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+    )
+    blocking = [
+        {
+            "rule": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            "targets": [node["target"] for node in v["nodes"][:5]],
+        }
+        for v in result["violations"]
+        if v["impact"] in BLOCKING_IMPACTS
+    ]
+    assert not blocking, f"axe-core on {view}: {json.dumps(blocking, indent=2)}"
+
+
+def assert_fits(page: Any, path: str, *columns: str) -> None:
+    """No horizontal scrolling at this width: neither the page nor any table scrolls sideways, and every element of
+    each ``columns`` test id lies inside the window."""
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{path} is {overflow}px wider than the window"
+    scrolling = page.evaluate(
+        "[...document.querySelectorAll('.MuiTableContainer-root')].map(e => e.scrollWidth - e.clientWidth)"
+    )
+    assert all(extra <= 0 for extra in scrolling), f"a table on {path} scrolls sideways by {scrolling} px"
+    width = page.viewport_size["width"]
+    for test_id in columns:
+        cells = page.get_by_test_id(test_id)
+        assert cells.count() > 0, f"no {test_id} on {path}"
+        for i in range(cells.count()):
+            box = cells.nth(i).bounding_box()
+            assert box is not None, f"{test_id} #{i} on {path} is not rendered"
+            assert box["x"] >= 0, f"{test_id} #{i} on {path} starts left of the window: {box}"
+            assert box["x"] + box["width"] <= width, f"{test_id} #{i} on {path} ends past the {width}px window: {box}"

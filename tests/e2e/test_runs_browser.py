@@ -1,0 +1,142 @@
+"""The Runs page in headless Chromium against a local stack whose judge is the fake Messages API (real SDK, real HTTP).
+
+The fake judge answers the run's first session at once and holds the second until the test lets it go, so the page is
+seen mid-run without any timing: the estimate, the confirm step, the progress moving on its own (polling), the cancel
+confirmation, and the cancelled session never reaching the judge. axe-core runs on each view; the runs list is
+checked at 390 px.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import SHALLOW_ID
+from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
+from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, FakeReply, verdict_body
+
+RUN_TIMEOUT_MS = 60_000
+# The held verdict is let go by the test long before this; the bound only keeps a failing test from hanging.
+HOLD_SECONDS = 90
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[FakeClaude]:
+    fake = FakeClaude().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture(scope="module")
+def runs_stack(judge: FakeClaude) -> Iterator[str]:
+    with running_stack(
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="e2e-key-not-secret",
+        ANTHROPIC_BASE_URL=judge.base_url,
+        JUDGE_MAX_RETRIES="0",
+    ) as base_url:
+        yield base_url
+
+
+def _settled(base_url: str, run_id: str) -> dict[str, Any]:
+    """Read the run until none of its attempts is active (the held one finishes once released)."""
+    deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+    while True:
+        run: dict[str, Any] = httpx.get(f"{base_url}/api/v1/scoring/runs/{run_id}", timeout=10).json()
+        if run["counts"]["pending"] + run["counts"]["in_progress"] == 0 or time.monotonic() > deadline:
+            return run
+        time.sleep(0.25)  # polling the worker's progress through the API
+
+
+def test_estimate_confirm_watch_progress_and_cancel_a_run(runs_stack: str, judge: FakeClaude, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    release = threading.Event()
+    judge.script(
+        FakeReply(body=verdict_body(SAMPLE_VERDICT)),
+        FakeReply(body=verdict_body(SAMPLE_VERDICT), on_request=lambda: release.wait(HOLD_SECONDS)),
+    )
+    try:
+        page.goto(runs_stack + "/runs")
+        expect(page.get_by_text("No runs yet")).to_be_visible()
+        assert_accessible(page, "the empty runs list")
+        page.get_by_role("link", name="New run").click()
+        page.get_by_role("combobox", name="Sessions").click()
+        page.get_by_role("option", name="all sessions").click()
+        page.get_by_label("Name").fill("e2e run")
+        page.get_by_role("button", name="Estimate").click()
+
+        estimate = page.get_by_test_id("run-estimate")
+        expect(estimate.get_by_test_id("estimate-selected")).to_have_text("3")  # the three completed samples
+        expect(estimate.get_by_test_id("estimate-cost")).to_have_text(re.compile(r"^\$\d+\.\d+$"))
+        expect(estimate.get_by_role("link", name=SHALLOW_ID)).to_be_visible()
+        assert not judge.requests, "a dry run must not call the judge"
+        shot(page, "10-run-estimate")
+        assert_accessible(page, "the run form with its estimate")
+
+        estimate.get_by_role("button", name="Start run of 3 sessions").click()
+        expect(page).to_have_url(re.compile(r"/runs/[0-9a-f-]{36}$"))
+        run_id = page.url.rsplit("/", 1)[1]
+        # Live progress: the first verdict came back, the second is held by the judge, the third waits its turn.
+        expect(page.get_by_test_id("run-progress")).to_have_attribute("data-done", "1", timeout=RUN_TIMEOUT_MS)
+        expect(page.get_by_test_id("count-in_progress")).to_contain_text("1", timeout=RUN_TIMEOUT_MS)
+        expect(page.get_by_test_id("run-status")).to_have_text("running")
+        shot(page, "11-run-in-progress")
+        assert_accessible(page, "a running run")
+
+        page.get_by_role("button", name="Cancel run").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog).to_contain_text("Cancel this run?")
+        assert_accessible(page, "the cancel confirmation")
+        dialog.get_by_role("button", name="Yes, cancel run").click()
+        expect(page.get_by_test_id("run-status")).to_have_text("cancelled")
+        expect(page.get_by_test_id("count-cancelled")).to_contain_text("1")
+        expect(page.get_by_role("button", name="Cancel run")).to_have_count(0)
+    finally:
+        release.set()
+
+    run = _settled(runs_stack, run_id)
+    assert run["status"] == "cancelled"
+    assert run["counts"] | {"skipped_by_reason": None} == {
+        "pending": 0,
+        "in_progress": 0,
+        "completed": 2,
+        "failed": 0,
+        "cancelled": 1,
+        "skipped": run["counts"]["skipped"],
+        "skipped_by_reason": None,
+    }
+    assert len(judge.requests) == 2, "the cancelled session must never reach the judge"
+
+    page.goto(runs_stack + "/runs")
+    row = page.locator(f'[data-run-id="{run_id}"]')
+    expect(row).to_contain_text("e2e run")
+    expect(row.get_by_test_id("run-progress-text")).to_have_text("3 of 3 done")
+    shot(page, "12-runs-list")
+    assert_accessible(page, "the runs list")
+
+
+def test_runs_list_and_form_fit_a_phone(runs_stack: str, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    body = {"selection": {"which": "all"}, "max_sessions": 1, "name": "phone-width run with a long name to wrap"}
+    assert httpx.post(f"{runs_stack}/api/v1/scoring/runs", json=body, timeout=10).status_code == 202
+
+    phone.goto(runs_stack + "/runs")
+    expect(phone.get_by_test_id("run-row").first).to_be_visible()
+    shot(phone, "13-narrow-runs")
+    assert_fits(phone, "/runs", "run-status", "run-progress")
+    assert_accessible(phone, "the runs list at 390 px")
+
+    phone.goto(runs_stack + "/runs/new?which=not_current_criteria")
+    expect(phone.get_by_role("combobox", name="Sessions")).to_have_text("not scored with the current criteria")
+    assert_fits(phone, "/runs/new")
+    assert_accessible(phone, "the run form at 390 px")
