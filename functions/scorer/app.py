@@ -24,7 +24,7 @@ from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import QueueMessage, RunPlanningJob
-from session_scoring.observability import get_tracer, metrics, subsegment
+from session_scoring.observability import get_tracer, metrics, record_batch_poll, subsegment
 
 processor = BatchProcessor(event_type=EventType.SQS)
 tracer = get_tracer()
@@ -45,11 +45,15 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
         with subsegment("job", score_id=str(job.score_id), session_id=job.session_id):
-            outcome = get_container().job_service_for(record.get("eventSourceARN")).handle(
-                job,
-                receipt_handle=record.receipt_handle,
-                receive_count=int(record.attributes.approximate_receive_count or 1),
-                remaining_seconds=remaining,
+            outcome = (
+                get_container()
+                .job_service_for(record.get("eventSourceARN"))
+                .handle(
+                    job,
+                    receipt_handle=record.receipt_handle,
+                    receive_count=int(record.attributes.approximate_receive_count or 1),
+                    remaining_seconds=remaining,
+                )
             )
     finally:
         logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids
@@ -75,6 +79,26 @@ def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any
     """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
     result = get_container().reaper.reap()
     return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The batch poller function (an EventBridge schedule): submit batch-mode runs' attempts to Message Batches and
+    collect the verdicts of ended batches. An error raises: the function's Errors metric drives its alarm."""
+    remaining = context.get_remaining_time_in_millis() / 1000.0 if context else DEFAULT_REMAINING_SECONDS
+    result = get_container().batch_poller.poll(remaining)
+    record_batch_poll(result.submitted, result.runs_stuck_planning)
+    return {
+        "submitted": result.submitted,
+        "batches_created": result.batches_created,
+        "completed": result.completed,
+        "failed": result.failed,
+        "resubmitted": result.resubmitted,
+        "batches_waiting": result.batches_waiting,
+        "runs_stuck_planning": result.runs_stuck_planning,
+        "notes": result.notes[:50],
+    }
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from session_scoring.configuration.settings import Settings
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
+    from session_scoring.judge.batches import MessageBatches
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.runs import RunRepository
     from session_scoring.repositories.scores import ScoreRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.batches import BatchPoller
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
     from session_scoring.services.jobs import JobService
@@ -250,6 +252,7 @@ class Container:
             max_run_sessions=settings.max_run_sessions,
             concurrency=settings.run_concurrency,
             page_size=settings.run_page_size,
+            batches=lambda: self.message_batches,
         )
 
     @cached_property
@@ -265,6 +268,28 @@ class Container:
             RunEstimator(self.config, self.source, self.run_repository, budget),
             self.run_service,
             self.settings.run_page_size,
+        )
+
+    @cached_property
+    def message_batches(self) -> MessageBatches:
+        from session_scoring.judge.factory import build_batches
+
+        return build_batches(self.config, self.settings)
+
+    @cached_property
+    def batch_poller(self) -> BatchPoller:
+        from session_scoring.services.batches import BatchPolicy, BatchPoller
+
+        settings = self.settings
+        policy = BatchPolicy(
+            max_requests=settings.batch_max_requests,
+            submit_limit=settings.batch_submit_limit,
+            max_submissions=settings.max_receive_count,
+            repair_timeout_seconds=settings.judge_timeout_seconds,
+            input_budget_tokens=settings.judge_input_budget,
+        )
+        return BatchPoller(
+            self.config, self.run_repository, self.repository, self.source, lambda: self.message_batches, policy
         )
 
     @cached_property

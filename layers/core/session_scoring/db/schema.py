@@ -88,6 +88,8 @@ class SessionScoreRow(Base):
     redriven message may claim it again (cleared when it is reopened or claimed)."""
     run_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True), ForeignKey("scoring_runs.run_id"))
     """The scoring run that created this attempt (none for a single request)."""
+    batch_id: Mapped[str | None] = mapped_column(String(128))
+    """The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -142,6 +144,12 @@ class SessionScoreRow(Base):
             "session_id",
             unique=True,
             postgresql_where=text("run_id IS NOT NULL"),
+        ),
+        # Migration 0008_run_batches: the batch poller's open batches (attempts submitted and not yet ended).
+        Index(
+            "ix_session_scores_open_batch",
+            "batch_id",
+            postgresql_where=text("batch_id IS NOT NULL AND status = 'in_progress'"),
         ),
     )
 

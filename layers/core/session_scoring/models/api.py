@@ -74,6 +74,9 @@ class SessionScore(_Response):
     error_message: str | None = None
     is_current_criteria: bool
     judge: JudgeInfo
+    run_id: UUID | None = Field(
+        default=None, description="The scoring run this attempt belongs to; null for a single request"
+    )
 
 
 class LatestScore(_Response):

@@ -54,6 +54,8 @@ class ScoreRecord:
     prompt_compacted: bool = False
     prompt_tokens_before: int | None = None
     prompt_tokens_after: int | None = None
+    run_id: uuid.UUID | None = None
+    """The scoring run this attempt belongs to (None for a single request)."""
 
 
 @dataclass(frozen=True)

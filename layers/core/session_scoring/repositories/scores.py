@@ -49,6 +49,7 @@ from session_scoring.db.schema import (
     AlternativeApproachStepRow,
     MissingToolRow,
     ScoringCriteriaDefinitionRow,
+    ScoringRunRow,
     SessionScoreRow,
 )
 from session_scoring.models.judge import JudgeVerdict
@@ -75,6 +76,7 @@ _TOOLS = cast(Table, MissingToolRow.__table__)
 _APPROACHES = cast(Table, AlternativeApproachRow.__table__)
 _STEPS = cast(Table, AlternativeApproachStepRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
+_RUNS = cast(Table, ScoringRunRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -103,6 +105,7 @@ _RECORD_COLUMNS = [
         "prompt_compacted",
         "prompt_tokens_before",
         "prompt_tokens_after",
+        "run_id",
     )
 ]
 
@@ -182,6 +185,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         prompt_compacted=bool(values["prompt_compacted"]),
         prompt_tokens_before=values["prompt_tokens_before"],
         prompt_tokens_after=values["prompt_tokens_after"],
+        run_id=values["run_id"],
     )
 
 
@@ -560,6 +564,11 @@ class ScoreRepository:
             )
             .where(
                 _SCORES.c.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
+                # A batch-mode run's attempts have no queue message: the batch poller submits and collects them.
+                or_(
+                    _SCORES.c.run_id.is_(None),
+                    ~exists().where(_RUNS.c.run_id == _SCORES.c.run_id, _RUNS.c.mode == "batch"),
+                ),
                 or_(
                     and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now()),
                     and_(

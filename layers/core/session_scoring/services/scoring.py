@@ -68,6 +68,7 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
             prompt_tokens_before=record.prompt_tokens_before,
             prompt_tokens_after=record.prompt_tokens_after,
         ),
+        run_id=record.run_id,
     )
 
 
