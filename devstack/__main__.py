@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 REAP_INTERVAL_SECONDS = 60.0
+BATCH_POLL_INTERVAL_SECONDS = 30.0
+"""The batch poller's local schedule (batch-mode runs; with the Anthropic judge only)."""
 
 
 class Periodic:
@@ -133,6 +135,10 @@ def main() -> int:
     runs_poller.start()
     reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
     reaper.start()
+    batch_poller = Periodic(
+        BATCH_POLL_INTERVAL_SECONDS, lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60), "batches"
+    )
+    batch_poller.start()
 
     import uvicorn
 
@@ -141,6 +147,7 @@ def main() -> int:
     try:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
     finally:
+        batch_poller.stop()
         reaper.stop()
         runs_poller.stop()
         poller.stop()

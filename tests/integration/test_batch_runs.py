@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, text
 
 from devstack.queue_poller import QueuePoller
 from tests.conftest import Stack
-from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, batch_errored, batch_succeeded
+from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, batch_errored, batch_expired, batch_succeeded
 from tests.support.fake_tarsy import FakeTarsy
 from tests.support.tarsy_fixtures import REACT_ID, detailed
 
@@ -160,19 +160,20 @@ def test_an_invalid_batch_verdict_is_repaired_online(batch_stack: Stack, fake_cl
     assert repaired[0]["input_tokens"] > 1000  # the batch answer's tokens and the repair turn's
 
 
-def test_transient_batch_errors_go_into_the_next_batch_and_invalid_requests_fail(
+def test_transient_batch_errors_and_expiry_go_into_the_next_batch_and_invalid_requests_fail(
     batch_stack: Stack, fake_claude: FakeClaude
 ) -> None:
     stack = batch_stack
     fake_claude.script_batch(
         batch_errored("overloaded_error", "Overloaded"),
         batch_errored("invalid_request_error", "prompt is too long"),
+        batch_expired(),
     )
     run = start_batch_run(stack, selection={"which": "unscored"}, max_sessions=4)
     plan(stack)
     poll(stack)  # submit
-    collected = poll(stack)  # collect: 2 scored, 1 failed, 1 back for the next batch (submitted in the same tick)
-    assert (collected.completed, collected.failed, collected.resubmitted, collected.submitted) == (2, 1, 1, 1)
+    collected = poll(stack)  # collect: 1 scored, 1 failed, 2 back for the next batch (submitted in the same tick)
+    assert (collected.completed, collected.failed, collected.resubmitted, collected.submitted) == (1, 1, 2, 2)
     poll(stack)
 
     done = get_run(stack, run["run_id"])
@@ -227,3 +228,32 @@ def test_batch_mode_without_the_anthropic_provider_is_400(make_stack: Any, provi
     assert response.status_code == 400
     assert f"provider is '{provider}'" in response.json()["detail"]
     assert "use mode=online" in response.json()["detail"]
+
+
+def test_the_schedule_event_submits_and_collects(batch_stack: Stack, fake_claude: FakeClaude) -> None:
+    from devstack.queue_poller import LocalLambdaContext
+    from functions.scorer.app import poll_batches_handler
+    from tests.support.events import load_event
+
+    run = start_batch_run(batch_stack, selection={"which": "unscored"}, max_sessions=3)
+    plan(batch_stack)
+    event = load_event("schedule-poll-batches.json")
+
+    first = poll_batches_handler(event, LocalLambdaContext(budget_seconds=120))
+    second = poll_batches_handler(event, LocalLambdaContext(budget_seconds=120))
+
+    assert (first["submitted"], first["batches_created"], second["completed"]) == (3, 1, 3)
+    assert first["runs_stuck_planning"] == 0
+    assert get_run(batch_stack, run["run_id"])["status"] == "completed"
+
+    stuck = start_batch_run(
+        batch_stack, selection={"which": "all"}, max_sessions=3
+    )  # its planning message is never read
+    engine = create_engine(batch_stack.env["SCORING_DATABASE_URL"])
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE scoring_runs SET created_at = now() - interval '1 hour' WHERE run_id = :id"),
+            {"id": stuck["run_id"]},
+        )
+    engine.dispose()
+    assert poll_batches_handler(event, LocalLambdaContext(budget_seconds=120))["runs_stuck_planning"] == 1

@@ -71,6 +71,7 @@ def chunk_requests(
 ) -> list[list[BatchRequest]]:
     """Split requests into batches within the API's limits: at most ``max_requests`` each and ``max_bytes`` of
     request bodies. A single request above ``max_bytes`` goes alone (the API rejects it, failing only it)."""
+    max_requests = min(max_requests, MAX_BATCH_REQUESTS)
     chunks: list[list[BatchRequest]] = []
     current: list[BatchRequest] = []
     size = 0
