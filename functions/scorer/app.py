@@ -82,6 +82,14 @@ def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any
 
 
 @logger.inject_lambda_context(clear_state=True)
+def auto_score_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The auto-scoring function (an EventBridge schedule, disabled unless AutoScoringEnabled): start the auto run
+    of unscored completed sessions that is due, if any."""
+    outcome = get_container().auto_scorer.tick()
+    return {"run_id": None if outcome.run_id is None else str(outcome.run_id), "reason": outcome.reason}
+
+
+@logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The batch poller function (an EventBridge schedule): submit batch-mode runs' attempts to Message Batches and

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.analytics import AnalyticsService
+    from session_scoring.services.auto_scoring import AutoScorer
     from session_scoring.services.batches import BatchPoller
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
@@ -291,6 +292,12 @@ class Container:
         return BatchPoller(
             self.config, self.run_repository, self.repository, self.source, lambda: self.message_batches, policy
         )
+
+    @cached_property
+    def auto_scorer(self) -> AutoScorer:
+        from session_scoring.services.auto_scoring import AutoScorer
+
+        return AutoScorer(self.config, self.run_service, self.run_repository, self.settings.max_run_sessions)
 
     @cached_property
     def schema_service(self) -> SchemaService:

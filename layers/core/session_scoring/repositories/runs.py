@@ -601,3 +601,14 @@ class RunRepository:
                 )
                 or 0
             )
+
+    @db_call
+    def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
+        """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
+        r = ScoringRunRow
+        with self._sessions() as db:
+            query = select(r).where(r.started_by == started_by)
+            if since is not None:
+                query = query.where(r.created_at >= since)
+            rows = db.scalars(query.order_by(r.created_at.desc(), r.run_id.desc()).limit(limit)).all()
+            return self._load(db, rows)
