@@ -181,6 +181,7 @@ def test_database_functions_and_only_they_run_in_the_vpc(template: dict[str, Any
         "ScorerFunction",
         "ReaperFunction",
         "BatchPollerFunction",
+        "AutoScoringFunction",
         "MigrateFunction",
     }
     for kind in ("AWS::RDS::DBProxy", "AWS::RDS::DBSubnetGroup"):
@@ -315,6 +316,22 @@ def test_the_batch_poller_runs_on_a_schedule_with_its_own_least_privilege_role(t
     statements = role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
     actions = {a for s in statements if isinstance(s, dict) for a in as_list(s.get("Action", []))}
     assert not {a for a in actions if a.startswith(("sqs:", "dynamodb:", "bedrock:"))}  # only what it uses
+
+
+def test_the_auto_scoring_schedule_is_disabled_unless_the_parameter_enables_it(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["AutoScoringEnabled"]
+    assert parameter["Default"] == "false"
+    function = template["Resources"]["AutoScoringFunction"]["Properties"]
+    assert function["Handler"] == "app.auto_score_handler"
+    [schedule] = function["Events"].values()
+    assert schedule["Type"] == "ScheduleV2"
+    assert schedule["Properties"]["State"] == {"Fn::If": ["AutoScoringOn", "ENABLED", "DISABLED"]}
+    assert template["Conditions"]["AutoScoringOn"] == {"Fn::Equals": [{"Ref": "AutoScoringEnabled"}, "true"]}
+    # The same parameter turns on auto_scoring.enabled in the configuration the function reads.
+    assert env(template["Resources"]["AutoScoringFunction"])["SCORING_AUTO_ENABLED"] == {"Ref": "AutoScoringEnabled"}
+    statements = template["Resources"]["AutoScoringRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    actions = {a for s in statements if isinstance(s, dict) for a in as_list(s.get("Action", []))}
+    assert {a for a in actions if a.startswith("sqs:")} == {"sqs:SendMessage"}
 
 
 # ---------------------------------------------------------------- monitoring: alarms, dashboard, tracing
