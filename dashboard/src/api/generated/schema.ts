@@ -942,6 +942,11 @@ export interface components {
             /** Is Current Criteria */
             is_current_criteria: boolean;
             judge: components["schemas"]["JudgeInfo"];
+            /**
+             * Run Id
+             * @description The scoring run this attempt belongs to; null for a single request
+             */
+            run_id: string | null;
         };
         /**
          * SessionStatus
