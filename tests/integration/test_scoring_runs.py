@@ -279,6 +279,10 @@ class FailingOnce:
             raise QueueUnavailableError("the runs queue did not accept the job (injected)")
         self._queue.send(job)
 
+    def send_many(self, jobs: list[Any]) -> None:
+        for job in jobs:
+            self.send(job)
+
     def send_planning(self, job: Any) -> None:
         self._queue.send_planning(job)
 

@@ -77,7 +77,7 @@ class BatchCanceller(Protocol):
 class RunQueue(Protocol):
     """The runs queue: run jobs and planning messages."""
 
-    def send(self, job: ScoringJob) -> None: ...
+    def send_many(self, jobs: list[ScoringJob]) -> None: ...
 
     def send_planning(self, job: RunPlanningJob) -> None: ...
 
@@ -508,10 +508,8 @@ class RunPlanner:
         ids = [s.session_id for s in source_page.items]
         states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
         decision = decide_page(selection, source_page.items, states, set(self._config.session_source.scorable_statuses))
-        for score_id, session_id in self._repository.pending_attempts(
-            run.run_id, decision.in_run_pending
-        ):  # a resumed page: the jobs may never have been sent
-            self._send(run, score_id, session_id)
+        # A resumed page: the jobs of its pending attempts may never have been sent.
+        self._send(run, self._repository.pending_attempts(run.run_id, decision.in_run_pending))
 
         estimate = self._estimate(run, decision.candidates)
         allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
@@ -521,8 +519,7 @@ class RunPlanner:
         )
         if not inserted.run_open:
             return JobOutcome.ack("the run was cancelled while planning")
-        for score_id, session_id in inserted.created:
-            self._send(run, score_id, session_id)
+        self._send(run, inserted.created)
         skipped = Counter(decision.skipped)
         skipped["already_active"] += len(inserted.already_active)
         exhausted = job.page >= source_page.total_pages or not source_page.items
@@ -576,15 +573,19 @@ class RunPlanner:
                 )
         return allowed, reason
 
-    def _send(self, run: RunRecord, score_id: uuid.UUID, session_id: str) -> None:
-        if run.mode == "batch":
-            return  # no queue job: the batch poller submits the run's pending attempts in Message Batches
-        self._queue.send(
-            ScoringJob(
-                score_id=score_id,
-                session_id=session_id,
-                requested_by=f"run:{run.run_id}",
-                requested_at=datetime.now(UTC),
-                run_id=run.run_id,
-            )
+    def _send(self, run: RunRecord, attempts: Sequence[tuple[uuid.UUID, str]]) -> None:
+        if run.mode == "batch" or not attempts:
+            return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
+        now = datetime.now(UTC)
+        self._queue.send_many(
+            [
+                ScoringJob(
+                    score_id=score_id,
+                    session_id=session_id,
+                    requested_by=f"run:{run.run_id}",
+                    requested_at=now,
+                    run_id=run.run_id,
+                )
+                for score_id, session_id in attempts
+            ]
         )
