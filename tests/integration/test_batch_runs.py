@@ -257,3 +257,18 @@ def test_the_schedule_event_submits_and_collects(batch_stack: Stack, fake_claude
         )
     engine.dispose()
     assert poll_batches_handler(event, LocalLambdaContext(budget_seconds=120))["runs_stuck_planning"] == 1
+
+
+def test_a_batch_that_is_gone_fails_its_attempts_with_the_reason(batch_stack: Stack, fake_claude: FakeClaude) -> None:
+    run = start_batch_run(batch_stack, selection={"which": "unscored"}, max_sessions=3)
+    plan(batch_stack)
+    assert poll(batch_stack).submitted == 3
+    fake_claude.batches.clear()  # the API no longer knows the batch (404)
+
+    assert poll(batch_stack).failed == 3
+
+    done = get_run(batch_stack, run["run_id"])
+    assert done["status"] == "completed"
+    assert done["counts"]["failed"] == 3
+    for row in attempts(batch_stack):
+        assert row["error_message"].startswith(f"the Message Batch {row['batch_id']} cannot be read: ")

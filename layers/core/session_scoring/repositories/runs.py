@@ -463,7 +463,7 @@ class RunRepository:
             .join(r, r.run_id == s.run_id)
             .where(
                 r.mode == "batch",
-                r.status.in_(("planning", "running")),
+                r.status.in_(("planning", "running", "failed")),  # a run whose planning failed: its attempts still run
                 s.batch_id.is_(None),
                 or_(s.status == "pending", and_(s.status == "in_progress", s.lease_expires_at < func.now())),
             )

@@ -160,6 +160,11 @@ class BatchPoller:
             except TransientError as exc:
                 result.notes.append(f"{batch_id}: status not read ({exc.message}); the next tick tries again")
                 continue
+            except PermanentError as exc:  # e.g. the batch is gone: its attempts can never get a result
+                self._fail_batch(
+                    batch_id, f"the Message Batch {batch_id} cannot be read: {exc.message}", touched, result
+                )
+                continue
             if not status.ended:
                 result.batches_waiting += 1
                 continue
@@ -177,9 +182,18 @@ class BatchPoller:
             except TransientError as exc:
                 result.notes.append(f"{batch_id}: results not read ({exc.message}); the next tick tries again")
                 continue
+            except PermanentError as exc:
+                reason = f"the results of Message Batch {batch_id} cannot be read: {exc.message}"
+                self._fail_batch(batch_id, reason, touched, result)
+                continue
             for attempt in waiting.values():  # the batch ended without a line for them
                 touched.add(attempt.run_id)
                 self._fail(attempt, f"the Message Batch {batch_id} ended without a result for this request", result)
+
+    def _fail_batch(self, batch_id: str, reason: str, touched: set[uuid.UUID], result: PollResult) -> None:
+        for attempt in self._runs.batch_attempts(batch_id).values():
+            touched.add(attempt.run_id)
+            self._fail(attempt, reason, result)
 
     def _settle_result(self, batches: Batches, attempt: BatchAttempt, line: BatchResult, result: PollResult) -> None:
         if line.kind == "succeeded":
