@@ -19,6 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 REAP_INTERVAL_SECONDS = 60.0
+BATCH_POLL_INTERVAL_SECONDS = 30.0
+"""The batch poller's local schedule (batch-mode runs; with the Anthropic judge only)."""
+AUTO_SCORING_TICK_SECONDS = 60.0
+"""How often the local auto-scoring schedule asks whether an auto run is due."""
 
 
 class Periodic:
@@ -133,6 +137,14 @@ def main() -> int:
     runs_poller.start()
     reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
     reaper.start()
+    batch_poller = Periodic(
+        BATCH_POLL_INTERVAL_SECONDS, lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60), "batches"
+    )
+    batch_poller.start()
+    auto_scoring = Periodic(AUTO_SCORING_TICK_SECONDS, container.auto_scorer.tick, "auto-scoring")
+    if config.auto_scoring.enabled:  # the service decides when a run is due (auto_scoring.interval_minutes)
+        auto_scoring.start()
+        print(f"  auto     : a run of unscored sessions every {config.auto_scoring.interval_minutes} min", flush=True)
 
     import uvicorn
 
@@ -141,6 +153,9 @@ def main() -> int:
     try:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
     finally:
+        if config.auto_scoring.enabled:
+            auto_scoring.stop()
+        batch_poller.stop()
         reaper.stop()
         runs_poller.stop()
         poller.stop()

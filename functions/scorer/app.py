@@ -24,7 +24,7 @@ from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import QueueMessage, RunPlanningJob
-from session_scoring.observability import get_tracer, metrics, subsegment
+from session_scoring.observability import get_tracer, metrics, record_batch_poll, subsegment
 
 processor = BatchProcessor(event_type=EventType.SQS)
 tracer = get_tracer()
@@ -79,6 +79,34 @@ def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any
     """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
     result = get_container().reaper.reap()
     return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
+
+
+@logger.inject_lambda_context(clear_state=True)
+def auto_score_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The auto-scoring function (an EventBridge schedule, disabled unless AutoScoringEnabled): start the auto run
+    of unscored completed sessions that is due, if any."""
+    outcome = get_container().auto_scorer.tick()
+    return {"run_id": None if outcome.run_id is None else str(outcome.run_id), "reason": outcome.reason}
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The batch poller function (an EventBridge schedule): submit batch-mode runs' attempts to Message Batches and
+    collect the verdicts of ended batches. An error raises: the function's Errors metric drives its alarm."""
+    remaining = context.get_remaining_time_in_millis() / 1000.0 if context else DEFAULT_REMAINING_SECONDS
+    result = get_container().batch_poller.poll(remaining)
+    record_batch_poll(result.submitted, result.runs_stuck_planning)
+    return {
+        "submitted": result.submitted,
+        "batches_created": result.batches_created,
+        "completed": result.completed,
+        "failed": result.failed,
+        "resubmitted": result.resubmitted,
+        "batches_waiting": result.batches_waiting,
+        "runs_stuck_planning": result.runs_stuck_planning,
+        "notes": result.notes[:50],
+    }
 
 
 @logger.inject_lambda_context(clear_state=True)

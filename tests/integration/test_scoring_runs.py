@@ -159,6 +159,9 @@ def test_a_run_scores_exactly_the_selected_sessions_once(run_stack: Stack) -> No
     run_attempts = [a for a in attempts(run_stack) if a["run_id"] is not None]
     assert sorted(a["session_id"] for a in run_attempts) == sorted(COMPLETED_IDS - {busy})
     assert {a["status"] for a in run_attempts} == {"completed"}
+    history = run_stack.client.get("/api/v1/scoring/sessions/run-0004/scores").json()
+    assert [h["run_id"] for h in history] == [run["run_id"]]
+    assert [h["run_id"] for h in run_stack.client.get(f"/api/v1/scoring/sessions/{busy}/scores").json()] == [None]
 
     listed = run_stack.client.get(RUNS).json()
     assert [r["run_id"] for r in listed["items"]] == [run["run_id"]]
@@ -200,13 +203,6 @@ def test_max_sessions_above_the_limit_is_400_saying_so(run_stack: Stack) -> None
     assert "SCORING_MAX_RUN_SESSIONS" in response.json()["detail"]
     assert "1000" in response.json()["detail"]
     assert run_stack.client.post(RUNS, json={}).status_code == 422  # max_sessions is required
-
-
-def test_batch_mode_is_400_not_built_yet(run_stack: Stack) -> None:
-    response = run_stack.client.post(RUNS, json={"max_sessions": 5, "mode": "batch"})
-
-    assert response.status_code == 400
-    assert "not built yet" in response.json()["detail"]
 
 
 def test_unknown_run_is_404(run_stack: Stack) -> None:
@@ -282,6 +278,10 @@ class FailingOnce:
         if self._sends == self._fail_at:
             raise QueueUnavailableError("the runs queue did not accept the job (injected)")
         self._queue.send(job)
+
+    def send_many(self, jobs: list[Any]) -> None:
+        for job in jobs:
+            self.send(job)
 
     def send_planning(self, job: Any) -> None:
         self._queue.send_planning(job)

@@ -48,8 +48,6 @@ def _api_gateway_event(path: str, headers: dict[str, str], claims: dict[str, str
     }
 
 
-
-
 def _requested_by(stack: Stack, session_id: str) -> str:
     return str(stack.score(session_id).json()["scored_triggered_by"])
 

@@ -8,6 +8,12 @@ Prompt caching is imitated for unscripted (default) replies: the prefix up to th
 (system blocks, then message content blocks) is remembered; a prefix of at least ``min_cache_tokens`` is reported as
 ``cache_creation_input_tokens`` the first time and ``cache_read_input_tokens`` when repeated, and ``input_tokens`` is
 the rest, as the Messages API reports them. Tokens are counted as characters / 4.
+
+The Message Batches endpoints (create, retrieve, cancel, results as JSONL) are served too: a batch's requests are
+recorded in ``batch_requests``; it ends on its first retrieve (unless ``hold_batches``; ``end_batches()`` then ends
+them), each request answered by the next scripted batch result (``script_batch``: ``batch_succeeded``,
+``batch_errored``, ``batch_expired``) or the default verdict. A cancelled batch ends with its requests ``canceled``.
+Batch requests are not added to ``requests`` (the online calls).
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -120,6 +128,10 @@ SAMPLE_VERDICT: dict[str, Any] = {
 }
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
 def _tokens(text: str) -> int:
     return len(text) // 4
 
@@ -150,6 +162,52 @@ def cache_usage(payload: dict[str, Any], seen: set[str], min_cache_tokens: int) 
     return usage
 
 
+def batch_succeeded(verdict: dict[str, Any] | str, **kwargs: Any) -> dict[str, Any]:
+    return {"type": "succeeded", "message": verdict_body(verdict, **kwargs)}
+
+
+def batch_errored(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "errored", "error": error_body(kind, message)}
+
+
+def batch_expired() -> dict[str, Any]:
+    return {"type": "expired"}
+
+
+_BATCHES = "/v1/messages/batches"
+
+
+@dataclass
+class FakeBatch:
+    id: str
+    requests: list[dict[str, Any]]
+    created_at: str
+    status: str = "in_progress"
+    cancel_initiated_at: str | None = None
+    ended_at: str | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self, base_url: str) -> dict[str, Any]:
+        counts = {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        if self.status == "ended":
+            for line in self.results:
+                counts[line["result"]["type"]] += 1
+        else:
+            counts["processing"] = len(self.requests)
+        return {
+            "id": self.id,
+            "type": "message_batch",
+            "processing_status": self.status,
+            "request_counts": counts,
+            "created_at": self.created_at,
+            "expires_at": self.created_at,
+            "ended_at": self.ended_at,
+            "cancel_initiated_at": self.cancel_initiated_at,
+            "archived_at": None,
+            "results_url": f"{base_url}{_BATCHES}/{self.id}/results" if self.status == "ended" else None,
+        }
+
+
 class FakeClaude(LoopbackHttpServer):
     """``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
 
@@ -161,6 +219,10 @@ class FakeClaude(LoopbackHttpServer):
         self.request_headers: list[dict[str, str]] = []
         self.cached_prefixes: set[str] = set()
         self.min_cache_tokens = 1024
+        self.batches: dict[str, FakeBatch] = {}
+        self.batch_requests: list[dict[str, Any]] = []
+        self.batch_script: deque[dict[str, Any]] = deque()
+        self.hold_batches = False
         self._lock = threading.Lock()
 
     @staticmethod
@@ -178,6 +240,72 @@ class FakeClaude(LoopbackHttpServer):
             self.request_headers.clear()
             self.cached_prefixes.clear()
             self.default = self._default_reply()
+            self.batches.clear()
+            self.batch_requests.clear()
+            self.batch_script.clear()
+            self.hold_batches = False
+
+    def script_batch(self, *results: dict[str, Any]) -> None:
+        """Results for the next batch requests, in submission order (then the default verdict)."""
+        with self._lock:
+            self.batch_script.extend(results)
+
+    def end_batches(self) -> None:
+        """End every held batch (``hold_batches``): its requests get their results."""
+        with self._lock:
+            for batch in self.batches.values():
+                self._end(batch)
+
+    def _end(self, batch: FakeBatch) -> None:
+        """Called with the lock held."""
+        if batch.status == "ended":
+            return
+        for request in batch.requests:
+            if batch.cancel_initiated_at is not None:
+                result: dict[str, Any] = {"type": "canceled"}
+            elif self.batch_script:
+                result = self.batch_script.popleft()
+            else:
+                body = verdict_body(SAMPLE_VERDICT)
+                body["usage"] = {
+                    **body["usage"],
+                    **cache_usage(request["params"], self.cached_prefixes, self.min_cache_tokens),
+                }
+                result = {"type": "succeeded", "message": body}
+            batch.results.append({"custom_id": request["custom_id"], "result": result})
+        batch.status = "ended"
+        batch.ended_at = _now()
+
+    def _batch_post(self, path: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            if path == _BATCHES:
+                batch = FakeBatch(f"msgbatch_{uuid.uuid4().hex}", list(payload.get("requests", [])), _now())
+                self.batches[batch.id] = batch
+                self.batch_requests.extend(batch.requests)
+                return 200, batch.as_json(self.base_url)
+            batch_id = path.removeprefix(_BATCHES + "/").removesuffix("/cancel")
+            found = self.batches.get(batch_id)
+            if found is None or not path.endswith("/cancel"):
+                return 404, error_body("not_found_error", f"no batch {batch_id}")
+            if found.status == "in_progress":
+                found.status = "canceling"
+                found.cancel_initiated_at = _now()
+            return 200, found.as_json(self.base_url)
+
+    def _batch_get(self, path: str) -> tuple[int, bytes]:
+        with self._lock:
+            rest = path.removeprefix(_BATCHES + "/")
+            batch_id, _, tail = rest.partition("/")
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return 404, json.dumps(error_body("not_found_error", f"no batch {batch_id}")).encode()
+            if tail == "results":
+                if batch.status != "ended":
+                    return 400, json.dumps(error_body("invalid_request_error", "the batch has not ended")).encode()
+                return 200, "".join(json.dumps(line) + "\n" for line in batch.results).encode()
+            if batch.status == "canceling" or (batch.status == "in_progress" and not self.hold_batches):
+                self._end(batch)
+            return 200, json.dumps(batch.as_json(self.base_url)).encode()
 
     def _next(self) -> FakeReply | None:
         with self._lock:
@@ -187,9 +315,20 @@ class FakeClaude(LoopbackHttpServer):
         fake = self
 
         class Handler(QuietHandler):
+            def do_GET(self) -> None:
+                if not self.path.startswith(_BATCHES + "/"):
+                    send_json(self, 404, json.dumps(error_body("not_found_error", self.path)).encode())
+                    return
+                status, data = fake._batch_get(self.path.split("?")[0])
+                send_json(self, status, data)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 payload = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.split("?")[0].startswith(_BATCHES):
+                    status, body = fake._batch_post(self.path.split("?")[0], payload)
+                    send_json(self, status, json.dumps(body).encode())
+                    return
                 with fake._lock:
                     fake.requests.append(payload)
                     fake.request_headers.append({k.lower(): v for k, v in self.headers.items()})

@@ -180,6 +180,8 @@ def test_database_functions_and_only_they_run_in_the_vpc(template: dict[str, Any
         "ApiFunction",
         "ScorerFunction",
         "ReaperFunction",
+        "BatchPollerFunction",
+        "AutoScoringFunction",
         "MigrateFunction",
     }
     for kind in ("AWS::RDS::DBProxy", "AWS::RDS::DBSubnetGroup"):
@@ -226,7 +228,7 @@ def test_the_api_ships_no_anthropic_sdk(template: dict[str, Any]) -> None:
     for module in (ROOT / "functions" / "api").rglob("*.py"):
         assert not re.search(r"^\s*(import|from)\s+anthropic", module.read_text(), re.MULTILINE), module
     judge_users = [n for n, f in functions(template).items() if {"Ref": "JudgeLayer"} in f["Properties"]["Layers"]]
-    assert judge_users == ["ScorerFunction"]
+    assert judge_users == ["ScorerFunction", "BatchPollerFunction"]
 
 
 def test_api_handler_imports_and_serves_without_loading_the_anthropic_sdk() -> None:
@@ -300,6 +302,36 @@ def test_the_reaper_runs_on_a_schedule_with_the_scorers_code_and_can_requeue(tem
     role = template["Resources"][ref_target(reaper["Role"])]
     statements = role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
     assert any("sqs:SendMessage" in as_list(s.get("Action", [])) for s in statements if isinstance(s, dict))
+
+
+def test_the_batch_poller_runs_on_a_schedule_with_its_own_least_privilege_role(template: dict[str, Any]) -> None:
+    poller = template["Resources"]["BatchPollerFunction"]["Properties"]
+    assert poller["CodeUri"] == template["Resources"]["ScorerFunction"]["Properties"]["CodeUri"]
+    assert poller["Handler"] == "app.poll_batches_handler"
+    schedule = next(iter(poller["Events"].values()))
+    assert schedule["Type"] == "ScheduleV2"
+    assert schedule["Properties"]["ScheduleExpression"].startswith("rate(")
+    assert ref_target(poller["Role"]) == "BatchPollerRole"
+    role = template["Resources"]["BatchPollerRole"]
+    statements = role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    actions = {a for s in statements if isinstance(s, dict) for a in as_list(s.get("Action", []))}
+    assert not {a for a in actions if a.startswith(("sqs:", "dynamodb:", "bedrock:"))}  # only what it uses
+
+
+def test_the_auto_scoring_schedule_is_disabled_unless_the_parameter_enables_it(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["AutoScoringEnabled"]
+    assert parameter["Default"] == "false"
+    function = template["Resources"]["AutoScoringFunction"]["Properties"]
+    assert function["Handler"] == "app.auto_score_handler"
+    [schedule] = function["Events"].values()
+    assert schedule["Type"] == "ScheduleV2"
+    assert schedule["Properties"]["State"] == {"Fn::If": ["AutoScoringOn", "ENABLED", "DISABLED"]}
+    assert template["Conditions"]["AutoScoringOn"] == {"Fn::Equals": [{"Ref": "AutoScoringEnabled"}, "true"]}
+    # The same parameter turns on auto_scoring.enabled in the configuration the function reads.
+    assert env(template["Resources"]["AutoScoringFunction"])["SCORING_AUTO_ENABLED"] == {"Ref": "AutoScoringEnabled"}
+    statements = template["Resources"]["AutoScoringRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    actions = {a for s in statements if isinstance(s, dict) for a in as_list(s.get("Action", []))}
+    assert {a for a in actions if a.startswith("sqs:")} == {"sqs:SendMessage"}
 
 
 # ---------------------------------------------------------------- monitoring: alarms, dashboard, tracing
@@ -377,6 +409,16 @@ EXPECTED_ALARMS = {
     ),
     "ScorerThrottlesAlarm": (
         [("AWS/Lambda", "Throttles", {"FunctionName": {"Ref": "ScorerFunction"}})],
+        0,
+        "GreaterThanThreshold",
+    ),
+    "BatchPollerErrorsAlarm": (
+        [("AWS/Lambda", "Errors", {"FunctionName": {"Ref": "BatchPollerFunction"}})],
+        0,
+        "GreaterThanThreshold",
+    ),
+    "RunStuckPlanningAlarm": (
+        [("SessionScoring", "RunsStuckPlanning", {"service": "session-scoring"})],
         0,
         "GreaterThanThreshold",
     ),

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from session_scoring.configuration.settings import Settings
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
+    from session_scoring.judge.batches import MessageBatches
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.insights import InsightsRepository
     from session_scoring.repositories.labels import LabelRepository
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.exports import TrainingExportService
     from session_scoring.services.facts import FactsBackfill
+    from session_scoring.services.auto_scoring import AutoScorer
+    from session_scoring.services.batches import BatchPoller
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
     from session_scoring.services.insights import InsightsService
@@ -258,6 +261,7 @@ class Container:
             max_run_sessions=settings.max_run_sessions,
             concurrency=settings.run_concurrency,
             page_size=settings.run_page_size,
+            batches=lambda: self.message_batches,
         )
 
     @cached_property
@@ -298,6 +302,34 @@ class Container:
         from session_scoring.services.facts import FactsBackfill
 
         return FactsBackfill(self.insights_repository, self.source)
+
+    @cached_property
+    def message_batches(self) -> MessageBatches:
+        from session_scoring.judge.factory import build_batches
+
+        return build_batches(self.config, self.settings)
+
+    @cached_property
+    def batch_poller(self) -> BatchPoller:
+        from session_scoring.services.batches import BatchPolicy, BatchPoller
+
+        settings = self.settings
+        policy = BatchPolicy(
+            max_requests=settings.batch_max_requests,
+            submit_limit=settings.batch_submit_limit,
+            max_submissions=settings.max_receive_count,
+            repair_timeout_seconds=settings.judge_timeout_seconds,
+            input_budget_tokens=settings.judge_input_budget,
+        )
+        return BatchPoller(
+            self.config, self.run_repository, self.repository, self.source, lambda: self.message_batches, policy
+        )
+
+    @cached_property
+    def auto_scorer(self) -> AutoScorer:
+        from session_scoring.services.auto_scoring import AutoScorer
+
+        return AutoScorer(self.config, self.run_service, self.run_repository, self.settings.max_run_sessions)
 
     @cached_property
     def schema_service(self) -> SchemaService:

@@ -76,6 +76,8 @@ class Metric(StrEnum):
     BREAKER_OPEN = "JudgeBreakerOpen"
     BREAKER_STATE_UNAVAILABLE = "BreakerStateUnavailable"
     API_REQUESTS = "ApiRequests"
+    RUNS_STUCK_PLANNING = "RunsStuckPlanning"
+    BATCH_REQUESTS_SUBMITTED = "BatchRequestsSubmitted"
 
 
 def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
@@ -165,6 +167,13 @@ def record_jobs_redriven(count: int) -> None:
     instead and nothing is published from there (the dead-letter queue's depth shows the redrive).
     """
     metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
+
+
+def record_batch_poll(submitted: int, runs_stuck_planning: int) -> None:
+    """One tick of the batch poller: requests it submitted, and the runs stuck in ``planning`` (the gauge the
+    "run stuck in planning" alarm reads; published on every tick, zero included, so the alarm sees data)."""
+    metrics.add_metric(name=Metric.BATCH_REQUESTS_SUBMITTED.value, unit=MetricUnit.Count, value=submitted)
+    metrics.add_metric(name=Metric.RUNS_STUCK_PLANNING.value, unit=MetricUnit.Count, value=runs_stuck_planning)
 
 
 def record_prompt_compaction() -> None:

@@ -83,9 +83,7 @@ def test_a_scorer_without_its_database_lets_the_job_go(make_stack: Any) -> None:
     import uuid
     from datetime import UTC, datetime
 
-    job = ScoringJob(
-        score_id=uuid.uuid4(), session_id=THOROUGH_ID, requested_by="test", requested_at=datetime.now(UTC)
-    )
+    job = ScoringJob(score_id=uuid.uuid4(), session_id=THOROUGH_ID, requested_by="test", requested_at=datetime.now(UTC))
 
     outcome = stack.container.job_service.handle(job, receipt_handle="r", receive_count=1, remaining_seconds=60)
 

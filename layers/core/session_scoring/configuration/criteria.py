@@ -7,7 +7,7 @@ The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys,
 ``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
 key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
 sessions come from, not how they are judged, and is left out; so is the ``pricing`` table (what each model costs,
-kept current by the operator for run estimates and cost limits).
+kept current by the operator for run estimates and cost limits) and the ``auto_scoring`` schedule.
 """
 
 from __future__ import annotations
@@ -97,6 +97,18 @@ class ModelPrice(BaseModel):
         return total * self.batch_discount if batch else total
 
 
+class AutoScoringSection(BaseModel):
+    """Scheduled runs of ``unscored`` completed sessions (``auto_scoring:``); operational, not hashed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    interval_minutes: int = Field(default=60, ge=5, le=1440, description="Time between two auto runs")
+    max_sessions_per_day: int = Field(default=200, ge=1, description="Attempts all auto runs of a UTC day may create")
+    mode: Literal["online", "batch"] = "online"
+    max_cost_usd_per_day: float = Field(default=25.0, gt=0, description="Actual cost all auto runs of a day may reach")
+
+
 class ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -104,6 +116,7 @@ class ConfigFile(BaseModel):
     session_source: SessionSourceSection = Field(default_factory=SessionSourceSection)
     judge_prompt: str = Field(min_length=1)
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    auto_scoring: AutoScoringSection = Field(default_factory=AutoScoringSection)
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,8 @@ class ScoringConfig:
     judge_prompt: str
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
     """Prices per model (``pricing:``), for run estimates and cost limits; operational, left out of the hash."""
+    auto_scoring: AutoScoringSection = field(default_factory=AutoScoringSection)
+    """The auto-scoring schedule (``auto_scoring:``); operational, left out of the hash."""
 
     def price_of(self, model: str) -> ModelPrice | None:
         return self.pricing.get(model)
@@ -202,6 +217,7 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
         session_source=parsed.session_source,
         judge_prompt=parsed.judge_prompt,
         pricing=parsed.pricing,
+        auto_scoring=parsed.auto_scoring,
     )
 
 

@@ -174,6 +174,20 @@ class Settings(BaseSettings):
         validation_alias="SCORING_RUN_PAGE_SIZE",
         description="Sessions a run's planner reads from the source per planning message.",
     )
+    batch_max_requests: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        validation_alias="SCORING_BATCH_MAX_REQUESTS",
+        description="Requests per Message Batch a batch-mode run submits (the API allows 100,000 and 256 MB; the "
+        "poller also keeps each batch under the size limit).",
+    )
+    batch_submit_limit: int = Field(
+        default=5000,
+        ge=1,
+        validation_alias="SCORING_BATCH_SUBMIT_LIMIT",
+        description="Attempts the batch poller submits per tick at most (each needs its session read and rendered).",
+    )
     max_receive_count: int = Field(
         default=5,
         ge=1,

@@ -107,6 +107,8 @@ class SessionScoreRow(Base):
     sample, stored completed (never active, never the session's score, never in analytics)."""
     score_spread: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     """The spread of an ensemble score's samples (``scoring.samples`` > 1); NULL for a single verdict."""
+    batch_id: Mapped[str | None] = mapped_column(String(128))
+    """The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches)."""
 
     missing_tools: Mapped[list[MissingToolRow]] = relationship(
         back_populates="score", cascade="all, delete-orphan", order_by="MissingToolRow.position"
@@ -192,6 +194,12 @@ class SessionScoreRow(Base):
             "sample_kind",
             "session_id",
             postgresql_where=text("sample_kind IS NOT NULL"),
+        ),
+        # Migration 0008_run_batches: the batch poller's open batches (attempts submitted and not yet ended).
+        Index(
+            "ix_session_scores_open_batch",
+            "batch_id",
+            postgresql_where=text("batch_id IS NOT NULL AND status = 'in_progress'"),
         ),
     )
 

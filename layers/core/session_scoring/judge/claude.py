@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import anthropic
@@ -31,7 +32,7 @@ from session_scoring.errors import (
     JudgeTransientError,
     PromptTooLargeError,
 )
-from session_scoring.judge.base import JudgeRequest
+from session_scoring.judge.base import JudgePrompt, JudgeRequest
 from session_scoring.log import logger, truncate
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage
 
@@ -123,48 +124,39 @@ class ClaudeJudge:
         schema = _lean_schema(transform_schema(JudgeOutputSchema))
         self._output_config = cast(OutputConfigParam, {"format": {"type": "json_schema", "schema": schema}})
 
+    def request_params(self, prompt: JudgePrompt) -> dict[str, Any]:
+        """The Messages API request for ``prompt``: what ``messages.create`` sends, and the ``params`` of a Message
+        Batches request (one request building for both modes)."""
+        system, messages = self._conversation(prompt)
+        return {
+            "model": self.model,
+            "max_tokens": self._max_tokens,
+            "system": system,
+            "messages": messages,
+            "output_config": self._output_config,
+        }
+
+    @staticmethod
+    def _conversation(prompt: JudgePrompt) -> tuple[list[TextBlockParam], list[MessageParam]]:
+        system: list[TextBlockParam] = [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
+        return system, [{"role": "user", "content": prompt.user}]
+
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
         started = time.monotonic()
         if request.prompt is None:
             raise JudgePermanentError("the Claude judge needs a rendered prompt and the request carries none")
-        system: list[TextBlockParam] = [
-            {"type": "text", "text": request.prompt.system, "cache_control": {"type": "ephemeral"}}
-        ]
-        messages: list[MessageParam] = [{"role": "user", "content": request.prompt.user}]
+        system, messages = self._conversation(request.prompt)
         text, usage, truncated = self._call(system, messages, request.timeout_seconds)
-        try:
-            output = self._parse(text, truncated)
-        except JudgeOutputError as first:
-            logger.warning(
-                "judge output invalid, sending one repair turn", extra={"problem": first.message, "raw": truncate(text)}
-            )
-            messages += [
-                {"role": "assistant", "content": text or "(empty response)"},
-                {
-                    "role": "user",
-                    "content": "Your answer was not a valid evaluation: "
-                    f"{first.message}. Respond again with only the corrected JSON object, matching the schema "
-                    "exactly; keep the reasoning concise enough to fit.",
-                },
-            ]
+
+        def repair_timeout() -> float:
             # The repair turn gets only what is left of this evaluation's time budget, so the two calls together
             # never run past the deadline the caller computed from the Lambda's remaining time.
             timeout = request.timeout_seconds
             if request.budget_seconds is not None:
                 timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
-            if timeout < 1.0:
-                raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
-            repaired, more, truncated = self._call(system, messages, timeout)
-            usage = usage + more
-            try:
-                output = self._parse(repaired, truncated)
-            except JudgeOutputError as second:
-                logger.error(
-                    "judge output invalid after repair", extra={"problem": second.message, "raw": truncate(repaired)}
-                )
-                raise JudgeOutputError(
-                    f"the judge's answer was invalid after one repair turn: {second.message}"
-                ) from second
+            return timeout
+
+        output, usage = self._accept(system, messages, text, usage, truncated, repair_timeout)
         return JudgeVerdict(
             output=output,
             provider=self.provider,
@@ -172,6 +164,83 @@ class ClaudeJudge:
             usage=usage,
             latency_ms=int((time.monotonic() - started) * 1000),
         )
+
+    def batch_verdict(
+        self,
+        prompt: Callable[[], JudgePrompt],
+        text: str,
+        usage: TokenUsage,
+        truncated: bool,
+        timeout_seconds: float,
+    ) -> JudgeVerdict:
+        """A verdict from a Message Batches answer, validated exactly as an online answer; an invalid answer gets its
+        repair turn online (``prompt`` renders the original request again, only then). ``latency_ms`` is the repair
+        turn's time (0 without one): the batch's own wait is not judge latency."""
+        started = time.monotonic()
+        try:
+            output = self._parse(text, truncated)
+        except JudgeOutputError as first:
+            system, messages = self._conversation(prompt())
+            output, usage = self._repair(system, messages, text, usage, first, lambda: timeout_seconds)
+        return JudgeVerdict(
+            output=output,
+            provider=self.provider,
+            model=self.model,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def _accept(
+        self,
+        system: list[TextBlockParam],
+        messages: list[MessageParam],
+        text: str,
+        usage: TokenUsage,
+        truncated: bool,
+        repair_timeout: Callable[[], float],
+    ) -> tuple[JudgeOutputSchema, TokenUsage]:
+        try:
+            return self._parse(text, truncated), usage
+        except JudgeOutputError as first:
+            return self._repair(system, messages, text, usage, first, repair_timeout)
+
+    def _repair(
+        self,
+        system: list[TextBlockParam],
+        messages: list[MessageParam],
+        text: str,
+        usage: TokenUsage,
+        first: JudgeOutputError,
+        repair_timeout: Callable[[], float],
+    ) -> tuple[JudgeOutputSchema, TokenUsage]:
+        """One repair turn for an invalid answer: the validation errors go back to the judge with its answer."""
+        logger.warning(
+            "judge output invalid, sending one repair turn", extra={"problem": first.message, "raw": truncate(text)}
+        )
+        messages = [
+            *messages,
+            {"role": "assistant", "content": text or "(empty response)"},
+            {
+                "role": "user",
+                "content": "Your answer was not a valid evaluation: "
+                f"{first.message}. Respond again with only the corrected JSON object, matching the schema "
+                "exactly; keep the reasoning concise enough to fit.",
+            },
+        ]
+        timeout = repair_timeout()
+        if timeout < 1.0:
+            raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
+        repaired, more, truncated = self._call(system, messages, timeout)
+        usage = usage + more
+        try:
+            return self._parse(repaired, truncated), usage
+        except JudgeOutputError as second:
+            logger.error(
+                "judge output invalid after repair", extra={"problem": second.message, "raw": truncate(repaired)}
+            )
+            raise JudgeOutputError(
+                f"the judge's answer was invalid after one repair turn: {second.message}"
+            ) from second
 
     def _call(
         self, system: list[TextBlockParam], messages: list[MessageParam], timeout_seconds: float

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
 from session_scoring.judge.base import Judge
+
+if TYPE_CHECKING:
+    from session_scoring.judge.batches import MessageBatches
 
 
 def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
@@ -32,6 +37,26 @@ def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
         )
         return ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
     raise ConfigurationError(f"unknown llm_provider '{provider}'")
+
+
+def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches:
+    """The Message Batches client for batch-mode runs: the Anthropic API only (its judge builds the requests)."""
+    if config.llm_provider != "anthropic":
+        raise ConfigurationError(
+            f"batch-mode runs need llm_provider 'anthropic' (the Message Batches API); it is '{config.llm_provider}'"
+        )
+    import anthropic
+    import httpx2
+
+    from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.claude import ClaudeJudge
+
+    timeout = httpx2.Timeout(settings.judge_timeout_seconds, connect=5.0)
+    client = anthropic.Anthropic(
+        api_key=_anthropic_api_key(settings), base_url=settings.anthropic_base_url, timeout=timeout, max_retries=0
+    )
+    judge = ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
+    return MessageBatches(client, judge, settings.judge_timeout_seconds)
 
 
 def _anthropic_api_key(settings: Settings) -> str:

@@ -97,6 +97,9 @@ class SessionScore(_Response):
         description="Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard "
         "deviation of the total and of each dimension; null for a single verdict",
     )
+    run_id: UUID | None = Field(
+        default=None, description="The scoring run this attempt belongs to; null for a single request"
+    )
 
 
 class LatestScore(_Response):

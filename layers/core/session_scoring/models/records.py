@@ -76,6 +76,8 @@ class ScoreRecord:
     """None when the attempt has no snapshot yet (created before migration 0007 and not backfilled)."""
     score_spread: dict[str, Any] | None = None
     """How an ensemble score's samples spread (``scoring.samples`` > 1); None for a single verdict."""
+    run_id: uuid.UUID | None = None
+    """The scoring run this attempt belongs to (None for a single request)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, select, update
+from sqlalchemy import and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from sqlalchemy.orm import Session as DbSession
 from sqlalchemy.orm import sessionmaker
@@ -24,6 +24,7 @@ from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ScoringCriteriaDefinitionRow, ScoringRunRow, SessionScoreRow
 from session_scoring.models.records import SessionFacts
 from session_scoring.repositories.insights import fact_values
+from session_scoring.models.records import PromptStats
 
 _ACTIVE = ("pending", "in_progress")
 
@@ -99,6 +100,18 @@ class InsertedAttempts:
     """Sessions skipped because another attempt of theirs is active (the one-active-attempt rule)."""
     run_open: bool
     """False when the run was no longer planning (cancelled meanwhile): nothing was inserted."""
+
+
+@dataclass(frozen=True)
+class BatchAttempt:
+    """An attempt of a batch-mode run as the batch poller handles it (claimed: it holds ``claim_token``)."""
+
+    score_id: uuid.UUID
+    session_id: str
+    run_id: uuid.UUID
+    claim_token: uuid.UUID
+    delivery_count: int
+    prompt: PromptStats
 
 
 def _record(row: ScoringRunRow, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
@@ -376,9 +389,15 @@ class RunRepository:
 
     @staticmethod
     def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> None:
+        """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
+        works on them; their batch is cancelled by the service and a late result for them is ignored)."""
+        s = SessionScoreRow
         db.execute(
-            update(SessionScoreRow)
-            .where(SessionScoreRow.run_id == run_id, SessionScoreRow.status == "pending")
+            update(s)
+            .where(
+                s.run_id == run_id,
+                or_(s.status == "pending", and_(s.status == "in_progress", s.batch_id.is_not(None))),
+            )
             .values(status="cancelled", error_message=note, claim_token=None, lease_expires_at=None)
         )
 
@@ -435,3 +454,170 @@ class RunRepository:
                 )
             ).all()
             return [(r.score_id, r.session_id) for r in rows]
+
+    # --- batch mode: the batch poller's reads and writes -------------------------------------------------------
+
+    @db_call
+    def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]:
+        """Claim up to ``limit`` attempts of batch-mode runs that wait for submission, with one claim token.
+
+        Waiting: ``pending`` with no batch, or claimed for a submission that never recorded its batch (the poller
+        died between the two) once that claim's lease ran out. ``SKIP LOCKED``: two pollers never claim the same.
+        """
+        s = SessionScoreRow
+        r = ScoringRunRow
+        token = uuid.uuid4()
+        picked = (
+            select(s.score_id)
+            .join(r, r.run_id == s.run_id)
+            .where(
+                r.mode == "batch",
+                r.status.in_(("planning", "running", "failed")),  # a run whose planning failed: its attempts still run
+                s.batch_id.is_(None),
+                or_(s.status == "pending", and_(s.status == "in_progress", s.lease_expires_at < func.now())),
+            )
+            .order_by(s.requested_at, s.score_id)
+            .limit(limit)
+            .with_for_update(of=s, skip_locked=True)
+            .cte("picked")
+        )
+        with self._sessions.begin() as db:
+            rows = db.execute(
+                update(s)
+                .where(s.score_id == picked.c.score_id)
+                .values(
+                    status="in_progress",
+                    started_at=func.now(),
+                    claim_token=token,
+                    lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
+                    delivery_count=s.delivery_count + 1,
+                )
+                .returning(s.score_id, s.session_id, s.run_id, s.delivery_count)
+            ).all()
+        return [
+            BatchAttempt(
+                row.score_id, row.session_id, row.run_id, token, row.delivery_count, PromptStats(False, None, None)
+            )
+            for row in rows
+        ]
+
+    @db_call
+    def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
+        """Record the batch the claimed attempts went into (with their prompt sizes); they wait in it, without a
+        lease (no scorer holds them), until the poller collects its results."""
+        if not prompts:
+            return 0
+        s = SessionScoreRow
+        statement = (
+            update(s)
+            .where(s.score_id == bindparam("b_score_id"), s.claim_token == claim_token, s.status == "in_progress")
+            .values(
+                batch_id=batch_id,
+                lease_expires_at=None,
+                prompt_compacted=bindparam("b_compacted"),
+                prompt_tokens_before=bindparam("b_before"),
+                prompt_tokens_after=bindparam("b_after"),
+            )
+        )
+        rows = [
+            {"b_score_id": score_id, "b_compacted": p.compacted, "b_before": p.tokens_before, "b_after": p.tokens_after}
+            for score_id, p in prompts.items()
+        ]
+        with self._sessions.begin() as db:
+            db.connection().execute(statement, rows)
+        return len(rows)
+
+    @db_call
+    def open_batches(self) -> list[str]:
+        """Batches that still hold attempts waiting for their result, oldest first."""
+        s = SessionScoreRow
+        with self._sessions() as db:
+            rows = db.execute(
+                select(s.batch_id, func.min(s.started_at).label("since"))
+                .where(s.batch_id.is_not(None), s.status == "in_progress")
+                .group_by(s.batch_id)
+                .order_by("since")
+            ).all()
+            return [str(row.batch_id) for row in rows]
+
+    @db_call
+    def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]:
+        """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
+        s = SessionScoreRow
+        with self._sessions() as db:
+            rows = db.execute(
+                select(
+                    s.score_id,
+                    s.session_id,
+                    s.run_id,
+                    s.claim_token,
+                    s.delivery_count,
+                    s.prompt_compacted,
+                    s.prompt_tokens_before,
+                    s.prompt_tokens_after,
+                ).where(s.batch_id == batch_id, s.status == "in_progress")
+            ).all()
+            return {
+                str(row.score_id): BatchAttempt(
+                    row.score_id,
+                    row.session_id,
+                    row.run_id,
+                    row.claim_token,
+                    row.delivery_count,
+                    PromptStats(bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after),
+                )
+                for row in rows
+            }
+
+    @db_call
+    def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool:
+        """Give a claimed batch attempt back (pending, no batch, with a note) for the next submission."""
+        s = SessionScoreRow
+        with self._sessions.begin() as db:
+            changed = db.execute(
+                update(s)
+                .where(s.score_id == score_id, s.claim_token == claim_token, s.status == "in_progress")
+                .values(status="pending", batch_id=None, claim_token=None, lease_expires_at=None, error_message=note)
+                .returning(s.score_id)
+            ).first()
+            return changed is not None
+
+    @db_call
+    def run_batches(self, run_id: uuid.UUID) -> list[str]:
+        """The batches in which the run has attempts waiting (to cancel them with the run)."""
+        s = SessionScoreRow
+        with self._sessions() as db:
+            rows = db.execute(
+                select(s.batch_id)
+                .where(s.run_id == run_id, s.batch_id.is_not(None), s.status == "in_progress")
+                .distinct()
+            ).all()
+            return [str(row.batch_id) for row in rows]
+
+    @db_call
+    def stuck_planning(self, older_than_seconds: int) -> int:
+        """Runs still planning ``older_than_seconds`` after they were created (a planner that stopped moving)."""
+        r = ScoringRunRow
+        with self._sessions() as db:
+            return int(
+                db.scalar(
+                    select(func.count())
+                    .select_from(r)
+                    .where(
+                        r.status == "planning",
+                        r.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds),
+                    )
+                )
+                or 0
+            )
+
+    @db_call
+    def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
+        """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
+        r = ScoringRunRow
+        with self._sessions() as db:
+            query = select(r).where(r.started_by == started_by)
+            if since is not None:
+                query = query.where(r.created_at >= since)
+            rows = db.scalars(query.order_by(r.created_at.desc(), r.run_id.desc()).limit(limit)).all()
+            return self._load(db, rows)

@@ -59,6 +59,7 @@ from session_scoring.db.schema import (
     LatestScoreToolRow,
     MissingToolRow,
     ScoringCriteriaDefinitionRow,
+    ScoringRunRow,
     SessionScoreRow,
 )
 from session_scoring.models.judge import JudgeVerdict
@@ -90,6 +91,7 @@ _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
 _LATEST_SCORES = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
+_RUNS = cast(Table, ScoringRunRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -119,6 +121,7 @@ _RECORD_COLUMNS = [
         "prompt_tokens_before",
         "prompt_tokens_after",
         "score_spread",
+        "run_id",
     )
 ] + FACT_COLUMNS
 
@@ -202,6 +205,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         prompt_tokens_after=values["prompt_tokens_after"],
         facts=facts_from(values),
         score_spread=values.get("score_spread"),
+        run_id=values["run_id"],
     )
 
 
@@ -782,6 +786,11 @@ class ScoreRepository:
             )
             .where(
                 _SCORES.c.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
+                # A batch-mode run's attempts have no queue message: the batch poller submits and collects them.
+                or_(
+                    _SCORES.c.run_id.is_(None),
+                    ~exists().where(_RUNS.c.run_id == _SCORES.c.run_id, _RUNS.c.mode == "batch"),
+                ),
                 or_(
                     and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now()),
                     and_(

@@ -71,10 +71,14 @@ ESTIMATE_SAMPLE = 3
 SAMPLE_IDS = 10
 
 
+class BatchCanceller(Protocol):
+    def cancel(self, batch_id: str) -> None: ...
+
+
 class RunQueue(Protocol):
     """The runs queue: run jobs and planning messages."""
 
-    def send(self, job: ScoringJob) -> None: ...
+    def send_many(self, jobs: list[ScoringJob]) -> None: ...
 
     def send_planning(self, job: RunPlanningJob) -> None: ...
 
@@ -222,6 +226,7 @@ class RunService:
         max_run_sessions: int,
         concurrency: int,
         page_size: int,
+        batches: Callable[[], BatchCanceller] | None = None,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -232,6 +237,8 @@ class RunService:
         self._max_run_sessions = max_run_sessions
         self._concurrency = concurrency
         self._page_size = page_size
+        self._batches = batches
+        """The Message Batches client, built only to cancel a batch-mode run's batches."""
 
     def _validate(self, request: RunRequest) -> None:
         if not self._config.enabled:
@@ -241,10 +248,11 @@ class RunService:
                 f"max_sessions {request.max_sessions} is above the limit of {self._max_run_sessions} "
                 "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
             )
-        if request.mode == "batch":
-            if self._config.llm_provider == "bedrock":
-                raise InvalidRequestError("mode=batch is not supported with the bedrock provider; use mode=online")
-            raise InvalidRequestError("mode=batch (the Message Batches API) is not built yet; use mode=online")
+        if request.mode == "batch" and self._config.llm_provider != "anthropic":
+            raise InvalidRequestError(
+                f"mode=batch needs the Anthropic Message Batches API and the judge provider is "
+                f"'{self._config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
+            )
         if request.max_cost_usd is not None and self._config.price_of(self._config.llm_model) is None:
             raise InvalidRequestError(
                 f"max_cost_usd needs a price for the judge model '{self._config.llm_model}': add it to the pricing: "
@@ -279,7 +287,7 @@ class RunService:
             if page >= source_page.total_pages or not source_page.items:
                 break
             page += 1
-        estimate = self._estimator.estimate(selected)
+        estimate = self._estimator.estimate(selected, batch=request.mode == "batch")
         if request.max_cost_usd is not None and estimate.cost_usd and estimate.cost_usd > 0:
             affordable = int(Decimal(str(request.max_cost_usd)) / estimate.cost_usd)
             if affordable < len(selected):
@@ -300,8 +308,14 @@ class RunService:
                 estimated_duration_seconds=round(estimate.latency_seconds * count / self._concurrency, 1),
                 per_session_input_tokens=estimate.input_tokens,
                 per_session_output_tokens=estimate.output_tokens,
-                method=estimate.method + f"; duration: judge time per session x sessions / {self._concurrency} "
-                "scorers (SCORING_RUN_CONCURRENCY)",
+                method=estimate.method + f"; duration: judge time per session x sessions / {self._concurrency} scorers "
+                "(SCORING_RUN_CONCURRENCY)"
+                + (
+                    "; batch mode: the Message Batches API ends a batch within 24 h (most within an hour), "
+                    "collected at the poller's next tick"
+                    if request.mode == "batch"
+                    else ""
+                ),
             ),
         )
 
@@ -352,12 +366,28 @@ class RunService:
         record = self._repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
+        batches = self._repository.run_batches(run_id) if record.mode == "batch" else []
         if not self._repository.cancel(run_id, f"cancelled by {cancelled_by}"):
             current = self._repository.get(run_id)
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
+        self._cancel_batches(run_id, batches)
         logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
         return self.get(run_id)
+
+    def _cancel_batches(self, run_id: uuid.UUID, batch_ids: Sequence[str]) -> None:
+        """Cancel the run's Message Batches. Best effort: the attempts are cancelled already, so a batch that could
+        not be cancelled only costs its results, which the poller ignores."""
+        if not batch_ids or self._batches is None:
+            return
+        for batch_id in batch_ids:
+            try:
+                self._batches().cancel(batch_id)
+            except ScoringError as exc:
+                logger.warning(
+                    "could not cancel a batch of a cancelled run",
+                    extra={"run_id": str(run_id), "batch_id": batch_id, "error": exc.message},
+                )
 
     def settle(self, run_id: uuid.UUID) -> None:
         self._repository.settle(run_id)
@@ -479,10 +509,8 @@ class RunPlanner:
         ids = [s.session_id for s in source_page.items]
         states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
         decision = decide_page(selection, source_page.items, states, set(self._config.session_source.scorable_statuses))
-        for score_id, session_id in self._repository.pending_attempts(
-            run.run_id, decision.in_run_pending
-        ):  # a resumed page: the jobs may never have been sent
-            self._send(run, score_id, session_id)
+        # A resumed page: the jobs of its pending attempts may never have been sent.
+        self._send(run, self._repository.pending_attempts(run.run_id, decision.in_run_pending))
 
         estimate = self._estimate(run, decision.candidates)
         allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
@@ -497,8 +525,7 @@ class RunPlanner:
         )
         if not inserted.run_open:
             return JobOutcome.ack("the run was cancelled while planning")
-        for score_id, session_id in inserted.created:
-            self._send(run, score_id, session_id)
+        self._send(run, inserted.created)
         skipped = Counter(decision.skipped)
         skipped["already_active"] += len(inserted.already_active)
         exhausted = job.page >= source_page.total_pages or not source_page.items
@@ -552,13 +579,19 @@ class RunPlanner:
                 )
         return allowed, reason
 
-    def _send(self, run: RunRecord, score_id: uuid.UUID, session_id: str) -> None:
-        self._queue.send(
-            ScoringJob(
-                score_id=score_id,
-                session_id=session_id,
-                requested_by=f"run:{run.run_id}",
-                requested_at=datetime.now(UTC),
-                run_id=run.run_id,
-            )
+    def _send(self, run: RunRecord, attempts: Sequence[tuple[uuid.UUID, str]]) -> None:
+        if run.mode == "batch" or not attempts:
+            return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
+        now = datetime.now(UTC)
+        self._queue.send_many(
+            [
+                ScoringJob(
+                    score_id=score_id,
+                    session_id=session_id,
+                    requested_by=f"run:{run.run_id}",
+                    requested_at=now,
+                    run_id=run.run_id,
+                )
+                for score_id, session_id in attempts
+            ]
         )

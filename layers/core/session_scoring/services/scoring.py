@@ -72,6 +72,7 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
             prompt_tokens_after=record.prompt_tokens_after,
         ),
         score_spread=record.score_spread,
+        run_id=record.run_id,
     )
 
 

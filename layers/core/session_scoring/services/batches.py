@@ -1,0 +1,316 @@
+"""Batch-mode scoring runs: the scheduled poller that submits attempts to Message Batches and collects verdicts.
+
+A batch-mode run is planned like an online one (its attempts are inserted page by page, carrying ``run_id``) but no
+queue job is sent. Each tick of the poller (an EventBridge schedule in AWS, a thread in ``make run``):
+
+1. **collect**: for every batch that still holds waiting attempts, ask its status; for an ended batch, stream its
+   results (``custom_id`` = ``score_id``):
+
+   - *succeeded*: the answer goes through the same validation as an online answer; an invalid one gets its repair
+     turn online (the prompt is rendered again); the verdict is stored by the same ``complete`` as online. An answer
+     still invalid after the repair fails the attempt with the reason;
+   - *errored* with a transient type (overloaded, API, rate-limit, timeout error) or *expired* (the batch's 24 h
+     passed): the attempt goes back into the next batch, until it has been submitted ``max_submissions`` times; then
+     it fails with the reason. Retrying in a batch, not online, keeps the run at the batch price;
+   - *errored* otherwise (the request was invalid): failed with the API's message;
+   - *canceled* (the batch was cancelled outside this service): failed, saying so.
+
+   An attempt of a cancelled run is cancelled already and its late result is ignored.
+2. **submit**: claim the attempts waiting for a batch (``SKIP LOCKED``), render each prompt exactly as the online
+   scorer does (``build_prompt`` + ``ClaudeJudge.request_params``), split them into batches within the API's limits
+   and create them, then record each attempt's batch.
+
+Crash safety: a poller killed between creating a batch and recording it leaves its attempts claimed without a batch;
+after ``SUBMIT_LEASE_SECONDS`` they are claimed and submitted again (the lost batch's results are never read: it
+costs that batch, never a duplicate score). Collecting is idempotent: an attempt leaves the batch's waiting set as it
+is completed or failed, so a tick cut short by its time budget resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.errors import (
+    DatabaseUnavailableError,
+    JudgeOutputError,
+    PermanentError,
+    TransientError,
+)
+from session_scoring.judge.base import JudgePrompt
+from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, BatchStatus, chunk_requests
+from session_scoring.judge.rendering import build_prompt
+from session_scoring.log import logger
+from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.records import PromptStats
+from session_scoring.repositories.runs import BatchAttempt, RunRepository
+from session_scoring.repositories.scores import ScoreRepository
+from session_scoring.sources.base import SessionSource
+
+SUBMIT_LEASE_SECONDS = 900
+"""How long a claim for submission holds: past it, attempts claimed by a poller that died are submitted again."""
+TIME_MARGIN_SECONDS = 30.0
+"""Time kept back from the function's remaining time: a tick stops collecting or submitting before it."""
+
+
+class Batches(Protocol):
+    """What the poller needs of the Message Batches API (``judge.batches.MessageBatches``)."""
+
+    def request(self, score_id: uuid.UUID, prompt: JudgePrompt) -> BatchRequest: ...
+
+    def submit(self, requests: list[BatchRequest]) -> str: ...
+
+    def status(self, batch_id: str) -> BatchStatus: ...
+
+    def results(self, batch_id: str) -> Iterator[BatchResult]: ...
+
+    def verdict(
+        self, prompt: Callable[[], JudgePrompt], result: BatchResult, timeout_seconds: float
+    ) -> JudgeVerdict: ...
+
+
+@dataclass
+class PollResult:
+    submitted: int = 0
+    batches_created: int = 0
+    completed: int = 0
+    failed: int = 0
+    resubmitted: int = 0
+    batches_waiting: int = 0
+    runs_stuck_planning: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BatchPolicy:
+    max_requests: int
+    """Requests per batch (``SCORING_BATCH_MAX_REQUESTS``)."""
+    submit_limit: int
+    """Attempts submitted per tick at most (``SCORING_BATCH_SUBMIT_LIMIT``)."""
+    max_submissions: int
+    """Submissions of one attempt before a transient batch failure fails it (``SCORING_MAX_RECEIVE_COUNT``)."""
+    repair_timeout_seconds: float
+    """Bound of the online repair turn (``JUDGE_TIMEOUT_SECONDS``)."""
+    input_budget_tokens: int | None
+    stuck_planning_seconds: int = 900
+    """A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
+
+
+class BatchPoller:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        runs: RunRepository,
+        scores: ScoreRepository,
+        source: SessionSource,
+        batches: Callable[[], Batches],
+        policy: BatchPolicy,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._config = config
+        self._runs = runs
+        self._scores = scores
+        self._source = source
+        self._batches = batches
+        """Built on first use: a tick with nothing to do builds no Anthropic client."""
+        self._policy = policy
+        self._clock = clock
+
+    def poll(self, remaining_seconds: float) -> PollResult:
+        """One tick: collect ended batches, submit waiting attempts, settle the runs touched."""
+        deadline = self._clock() + remaining_seconds - TIME_MARGIN_SECONDS
+        result = PollResult()
+        touched: set[uuid.UUID] = set()
+        self._collect(result, touched, deadline)
+        self._submit(result, touched, deadline)
+        for run_id in touched:
+            self._runs.settle(run_id)
+        result.runs_stuck_planning = self._runs.stuck_planning(self._policy.stuck_planning_seconds)
+        if result.submitted or result.completed or result.failed or result.resubmitted:
+            logger.info(
+                "batch poller tick",
+                extra={
+                    "submitted": result.submitted,
+                    "batches_created": result.batches_created,
+                    "completed": result.completed,
+                    "failed": result.failed,
+                    "resubmitted": result.resubmitted,
+                    "batches_waiting": result.batches_waiting,
+                },
+            )
+        return result
+
+    # --- collecting ------------------------------------------------------------------------------------------
+
+    def _collect(self, result: PollResult, touched: set[uuid.UUID], deadline: float) -> None:
+        open_batches = self._runs.open_batches()
+        if not open_batches:
+            return
+        batches = self._batches()
+        for batch_id in open_batches:
+            if self._clock() >= deadline:
+                result.notes.append("time budget used up: the remaining batches are read at the next tick")
+                return
+            try:
+                status = batches.status(batch_id)
+            except TransientError as exc:
+                result.notes.append(f"{batch_id}: status not read ({exc.message}); the next tick tries again")
+                continue
+            except PermanentError as exc:  # e.g. the batch is gone: its attempts can never get a result
+                self._fail_batch(
+                    batch_id, f"the Message Batch {batch_id} cannot be read: {exc.message}", touched, result
+                )
+                continue
+            if not status.ended:
+                result.batches_waiting += 1
+                continue
+            waiting = self._runs.batch_attempts(batch_id)
+            try:
+                for line in batches.results(batch_id):
+                    attempt = waiting.pop(line.custom_id, None)
+                    if attempt is None:
+                        continue  # already collected, or its run was cancelled
+                    touched.add(attempt.run_id)
+                    self._settle_result(batches, attempt, line, result)
+                    if self._clock() >= deadline:
+                        result.notes.append(f"{batch_id}: time budget used up; the rest is collected next tick")
+                        return
+            except TransientError as exc:
+                result.notes.append(f"{batch_id}: results not read ({exc.message}); the next tick tries again")
+                continue
+            except PermanentError as exc:
+                reason = f"the results of Message Batch {batch_id} cannot be read: {exc.message}"
+                self._fail_batch(batch_id, reason, touched, result)
+                continue
+            for attempt in waiting.values():  # the batch ended without a line for them
+                touched.add(attempt.run_id)
+                self._fail(attempt, f"the Message Batch {batch_id} ended without a result for this request", result)
+
+    def _fail_batch(self, batch_id: str, reason: str, touched: set[uuid.UUID], result: PollResult) -> None:
+        for attempt in self._runs.batch_attempts(batch_id).values():
+            touched.add(attempt.run_id)
+            self._fail(attempt, reason, result)
+
+    def _settle_result(self, batches: Batches, attempt: BatchAttempt, line: BatchResult, result: PollResult) -> None:
+        if line.kind == "succeeded":
+            try:
+                verdict = batches.verdict(
+                    lambda: self._render(attempt.session_id), line, self._policy.repair_timeout_seconds
+                )
+            except JudgeOutputError as exc:
+                self._fail(attempt, exc.message, result)
+                return
+            except PermanentError as exc:
+                self._fail(attempt, f"the repair turn of an invalid batch answer failed: {exc.message}", result)
+                return
+            except TransientError as exc:
+                self._again(attempt, f"the repair turn of an invalid batch answer failed: {exc.message}", result)
+                return
+            if self._scores.complete(
+                attempt.score_id, attempt.claim_token, self._config.criteria_hash, verdict, attempt.prompt
+            ):
+                result.completed += 1
+            return
+        if line.kind == "expired":
+            self._again(attempt, "the Message Batch expired (24 h) before this request was processed", result)
+        elif line.kind == "errored" and line.error_type in TRANSIENT_ERROR_TYPES:
+            self._again(attempt, f"the Message Batches API errored ({line.error_type}: {line.error_message})", result)
+        elif line.kind == "errored":
+            self._fail(
+                attempt,
+                f"the Message Batches API rejected the request ({line.error_type}: {line.error_message})",
+                result,
+            )
+        else:
+            self._fail(attempt, "the Message Batch was cancelled outside this service before this request ran", result)
+
+    def _again(self, attempt: BatchAttempt, reason: str, result: PollResult) -> None:
+        """A transient failure: into the next batch, unless the attempt was submitted too often already."""
+        if attempt.delivery_count >= self._policy.max_submissions:
+            self._fail(attempt, f"{reason}; gave up after {attempt.delivery_count} submissions", result)
+            return
+        if self._runs.return_to_batch(attempt.score_id, attempt.claim_token, f"{reason}; submitted again"):
+            result.resubmitted += 1
+
+    def _fail(self, attempt: BatchAttempt, reason: str, result: PollResult) -> None:
+        logger.error("batch attempt failed", extra={"score_id": str(attempt.score_id), "reason": reason})
+        if self._scores.fail(attempt.score_id, attempt.claim_token, reason):
+            result.failed += 1
+
+    def _render(self, session_id: str) -> JudgePrompt:
+        session = self._source.get_session(session_id)
+        return build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+
+    # --- submitting ------------------------------------------------------------------------------------------
+
+    def _submit(self, result: PollResult, touched: set[uuid.UUID], deadline: float) -> None:
+        left = self._policy.submit_limit
+        while left > 0 and self._clock() < deadline:
+            claimed = self._runs.claim_for_batch(min(left, self._policy.max_requests), SUBMIT_LEASE_SECONDS)
+            if not claimed:
+                return
+            left -= len(claimed)
+            touched.update(a.run_id for a in claimed)
+            requests, by_id = self._requests(claimed, result)
+            if not self._send(requests, by_id, result):
+                return
+
+    def _requests(
+        self, claimed: list[BatchAttempt], result: PollResult
+    ) -> tuple[list[BatchRequest], dict[str, tuple[BatchAttempt, PromptStats]]]:
+        batches = self._batches()
+        requests: list[BatchRequest] = []
+        by_id: dict[str, tuple[BatchAttempt, PromptStats]] = {}
+        for attempt in claimed:
+            if attempt.delivery_count > self._policy.max_submissions:
+                self._fail(attempt, f"submitted {attempt.delivery_count - 1} times without a result", result)
+                continue
+            try:
+                prompt = self._render(attempt.session_id)
+            except PermanentError as exc:
+                self._fail(attempt, exc.message, result)
+                continue
+            except TransientError as exc:
+                # Left claimed: submitted again once the claim's lease runs out.
+                result.notes.append(f"{attempt.score_id}: session not read ({exc.message}); submitted later")
+                continue
+            request = batches.request(attempt.score_id, prompt)
+            requests.append(request)
+            by_id[request.custom_id] = (attempt, _stats(prompt))
+        return requests, by_id
+
+    def _send(
+        self, requests: list[BatchRequest], by_id: dict[str, tuple[BatchAttempt, PromptStats]], result: PollResult
+    ) -> bool:
+        """Create the batches; False when the API is unavailable (the claims lapse and the next tick retries)."""
+        batches = self._batches()
+        for chunk in chunk_requests(requests, self._policy.max_requests):
+            try:
+                batch_id = batches.submit(chunk)
+            except PermanentError as exc:
+                for request in chunk:
+                    self._fail(by_id[request.custom_id][0], f"the batch was refused: {exc.message}", result)
+                continue
+            except (TransientError, DatabaseUnavailableError) as exc:
+                result.notes.append(f"batch not created ({exc.message}); submitted again after the claim lapses")
+                return False
+            token = by_id[chunk[0].custom_id][0].claim_token
+            self._runs.mark_submitted(
+                batch_id, token, {by_id[r.custom_id][0].score_id: by_id[r.custom_id][1] for r in chunk}
+            )
+            result.batches_created += 1
+            result.submitted += len(chunk)
+            logger.info("message batch created", extra={"batch_id": batch_id, "requests": len(chunk)})
+        return True
+
+
+def _stats(prompt: JudgePrompt) -> PromptStats:
+    return PromptStats(
+        compacted=prompt.compacted,
+        tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
+        tokens_after=prompt.estimated_tokens,
+    )
