@@ -14,6 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from fastapi import Depends, FastAPI
 from mangum import Mangum
 
+from functions.api.blocking import one_request_per_loop
 from functions.api.dashboard import mount_dashboard
 from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
@@ -48,4 +49,5 @@ _mangum = Mangum(app, lifespan="off")
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return _mangum(event, context)  # type: ignore[arg-type]
+    with one_request_per_loop():
+        return _mangum(event, context)  # type: ignore[arg-type]

@@ -17,15 +17,18 @@ from session_scoring.errors import AuthenticationRequiredError
 DEFAULT_REQUESTER = "api-client"
 
 
-def container() -> Container:
-    """The process's container, built on the first request (never at import)."""
+async def container() -> Container:
+    """The process's container, built on the first request (never at import).
+
+    The dependencies here are ``async def`` because they do no I/O: a ``def`` dependency would run in a worker
+    thread, which behind Mangum means a new thread per request (see ``blocking.py``)."""
     return get_container()
 
 
 ContainerDep = Annotated[Container, Depends(container)]
 
 
-def settings(scoring: ContainerDep) -> Settings:
+async def settings(scoring: ContainerDep) -> Settings:
     return scoring.settings
 
 
@@ -39,7 +42,7 @@ def authorizer_claims(request: Request) -> dict[str, object]:
     return claims if isinstance(claims, dict) else {}
 
 
-def authenticated(request: Request, settings: SettingsDep) -> None:
+async def authenticated(request: Request, settings: SettingsDep) -> None:
     """With SCORING_REQUIRE_AUTH (set by the template whenever a JWT issuer is configured), a scoring route answers
     only a request that carries authorizer claims, whatever API Gateway route delivered it: the public ``$default``
     route (the dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API
@@ -50,7 +53,7 @@ def authenticated(request: Request, settings: SettingsDep) -> None:
         )
 
 
-def requester(request: Request, settings: SettingsDep) -> str:
+async def requester(request: Request, settings: SettingsDep) -> str:
     """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
 
     ``X-Forwarded-User``/``X-Forwarded-Email`` are honoured only when SCORING_TRUST_FORWARDED_USER says a proxy in
