@@ -6,13 +6,17 @@ of calling ``get_container()``, so a test swaps any of them with ``app.dependenc
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
-from session_scoring.configuration.settings import Settings
 from session_scoring.container import Container, get_container
 from session_scoring.errors import AuthenticationRequiredError
+
+if TYPE_CHECKING:
+    # Not imported at run time: pydantic-settings is a tenth of the cold start, and the first request imports it
+    # anyway. FastAPI never validates a dependency's own type, so the forward reference below is never resolved.
+    from session_scoring.configuration.settings import Settings
 
 DEFAULT_REQUESTER = "api-client"
 
@@ -32,7 +36,7 @@ async def settings(scoring: ContainerDep) -> Settings:
     return scoring.settings
 
 
-SettingsDep = Annotated[Settings, Depends(settings)]
+SettingsDep = Annotated["Settings", Depends(settings)]
 
 
 def authorizer_claims(request: Request) -> dict[str, object]:

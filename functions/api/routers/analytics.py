@@ -1,7 +1,5 @@
 """Analytics over the latest completed score of each session: score bands, missing tools, criteria in use."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from fastapi import APIRouter, Query

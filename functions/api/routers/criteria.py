@@ -1,7 +1,5 @@
 """The judging criteria in force."""
 
-from __future__ import annotations
-
 from fastapi import APIRouter
 
 from functions.api.deps import ContainerDep

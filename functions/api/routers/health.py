@@ -1,7 +1,5 @@
 """Liveness and the database check (outside the API prefix, for load balancers and monitors)."""
 
-from __future__ import annotations
-
 from fastapi import APIRouter
 
 from functions.api.deps import ContainerDep

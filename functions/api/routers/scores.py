@@ -1,7 +1,5 @@
 """Scores of a session: request one (POST), the latest attempt, every attempt."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Response

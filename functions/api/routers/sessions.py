@@ -1,7 +1,5 @@
 """Sessions as their source has them: the list (with each latest attempt) and one session in detail."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from fastapi import APIRouter, Query
