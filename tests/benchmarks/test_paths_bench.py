@@ -406,9 +406,9 @@ def _fetch(cur: Any, sql: str, *params: Any) -> str:
 
 COLD_API = """
 import json, statistics, sys, time
-started = time.perf_counter()
+started, started_cpu = time.perf_counter(), time.process_time()
 from functions.api.app import handler, logged_handler
-imported = time.perf_counter()
+imported, imported_cpu = time.perf_counter(), time.process_time()
 from devstack.queue_poller import LocalLambdaContext
 event = json.loads(open(sys.argv[1]).read())
 if sys.argv[2:] == ["primed"]:  # what a SnapStart restore starts from: the before-snapshot hook ran, no connection
@@ -423,12 +423,13 @@ for _ in range(20):
     t = time.perf_counter()
     handler(event, LocalLambdaContext(budget_seconds=29))
     warm.append(time.perf_counter() - t)
-print(json.dumps({"init": imported - started, "first": first, "warm": statistics.median(warm)}))
+print(json.dumps({"init": imported - started, "init_cpu": imported_cpu - started_cpu, "first": first,
+                  "warm": statistics.median(warm)}))
 """
 
 COLD_FASTAPI = """
 import json, time
-started = time.perf_counter()
+started, started_cpu = time.perf_counter(), time.process_time()
 from fastapi import FastAPI
 from mangum import Mangum
 app = FastAPI()
@@ -436,7 +437,7 @@ app = FastAPI()
 def get_score(session_id: str) -> dict[str, str]:
     return {"session_id": session_id}
 handler = Mangum(app, lifespan="off")
-print(json.dumps({"init": time.perf_counter() - started}))
+print(json.dumps({"init": time.perf_counter() - started, "init_cpu": time.process_time() - started_cpu}))
 """
 
 COLD_POWERTOOLS = """
@@ -477,12 +478,27 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
     for _ in range(COLD_RUNS):  # interleaved, so machine noise hits them alike
         ours.append(_fresh(COLD_API, env, get_event))
         primed.append(_fresh(COLD_API, {**env, "SCORING_SNAPSTART": "true"}, get_event, "primed"))
-        fastapi.append(_fresh(COLD_FASTAPI, env)["init"] * 1000)
+        fastapi.append(_fresh(COLD_FASTAPI, env))
         powertools.append(_fresh(COLD_POWERTOOLS, env)["init"] * 1000)
     init = statistics.median(o["init"] * 1000 for o in ours)
     note = f"{COLD_RUNS} fresh processes, venv Python {sys.version_info.major}.{sys.version_info.minor}"
     bench_table.add(
-        "API cold init (import + app) vs bare FastAPI+Mangum", init, "ms", statistics.median(fastapi), "<= 1.1x", note
+        "API cold init (import + app) vs bare FastAPI+Mangum",
+        init,
+        "ms",
+        statistics.median(f["init"] * 1000 for f in fastapi),
+        "<= 1.1x",
+        note,
+    )
+    # CPU time of the same processes: the import is CPU-bound, and on a shared machine the wall time mostly
+    # measures the other tenants (both figures are printed; on a dedicated Lambda core they nearly agree).
+    bench_table.add(
+        "API cold init, CPU time, vs bare FastAPI+Mangum",
+        statistics.median(o["init_cpu"] * 1000 for o in ours),
+        "ms",
+        statistics.median(f["init_cpu"] * 1000 for f in fastapi),
+        "<= 1.1x",
+        note,
     )
     bench_table.add(
         "API cold init (import + app) vs bare Powertools resolver",
