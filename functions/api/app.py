@@ -3,17 +3,22 @@
 This module only assembles the app: one router per resource (``routers/``), the error handlers (``errors.py``, the
 one place that maps errors to HTTP status codes), the middleware, and the dashboard last so it never shadows an
 API route. Every log line of a request carries the API Gateway request id as its correlation id.
+
+Importing this module builds the app and nothing else of the service (cold init, issue 10): Powertools' logger, the
+settings and the container are imported by the first invocation, or before a SnapStart snapshot by the priming
+hook registered here (``entrypoints/snapstart.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from fastapi import Depends, FastAPI
 from mangum import Mangum
 
+from functions.api.blocking import one_request_per_loop
 from functions.api.dashboard import mount_dashboard
 from functions.api.deps import authenticated
 from functions.api.errors import install_error_handlers
@@ -21,7 +26,12 @@ from functions.api.limits import BodyLimit
 from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
 from functions.api.routers import analytics, criteria, health, imports, insights, labels, runs, scores, sessions
 from session_scoring import __version__
-from session_scoring.log import logger
+from session_scoring.entrypoints.snapstart import register_priming
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+LambdaHandler = Callable[[dict[str, Any], "LambdaContext"], dict[str, Any]]
 
 
 def create_app() -> FastAPI:
@@ -46,6 +56,24 @@ app = create_app()
 _mangum = Mangum(app, lifespan="off")
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+@cache
+def logged_handler() -> LambdaHandler:
+    """The Mangum adapter inside Powertools' Lambda-context logging (the request id as correlation id), built on
+    the first invocation or by priming: importing Powertools' logger is not needed to build the app."""
+    from aws_lambda_powertools.logging import correlation_paths
+
+    from session_scoring.log import logger
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+    def serve(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        with one_request_per_loop():
+            return _mangum(event, context)  # type: ignore[arg-type]
+
+    return serve
+
+
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return _mangum(event, context)  # type: ignore[arg-type]
+    return logged_handler()(event, context)
+
+
+register_priming(logged_handler)

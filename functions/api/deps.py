@@ -6,30 +6,37 @@ of calling ``get_container()``, so a test swaps any of them with ``app.dependenc
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
-from session_scoring.configuration.settings import Settings
 from session_scoring.container import Container, get_container
 from session_scoring.errors import AuthenticationRequiredError
+
+if TYPE_CHECKING:
+    # Not imported at run time: pydantic-settings is a tenth of the cold start, and the first request imports it
+    # anyway. FastAPI never validates a dependency's own type, so the forward reference below is never resolved.
+    from session_scoring.configuration.settings import Settings
 
 DEFAULT_REQUESTER = "api-client"
 
 
-def container() -> Container:
-    """The process's container, built on the first request (never at import)."""
+async def container() -> Container:
+    """The process's container, built on the first request (never at import).
+
+    The dependencies here are ``async def`` because they do no I/O: a ``def`` dependency would run in a worker
+    thread, which behind Mangum means a new thread per request (see ``blocking.py``)."""
     return get_container()
 
 
 ContainerDep = Annotated[Container, Depends(container)]
 
 
-def settings(scoring: ContainerDep) -> Settings:
+async def settings(scoring: ContainerDep) -> Settings:
     return scoring.settings
 
 
-SettingsDep = Annotated[Settings, Depends(settings)]
+SettingsDep = Annotated["Settings", Depends(settings)]
 
 
 def authorizer_claims(request: Request) -> dict[str, object]:
@@ -39,7 +46,7 @@ def authorizer_claims(request: Request) -> dict[str, object]:
     return claims if isinstance(claims, dict) else {}
 
 
-def authenticated(request: Request, settings: SettingsDep) -> None:
+async def authenticated(request: Request, settings: SettingsDep) -> None:
     """With SCORING_REQUIRE_AUTH (set by the template whenever a JWT issuer is configured), a scoring route answers
     only a request that carries authorizer claims, whatever API Gateway route delivered it: the public ``$default``
     route (the dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API
@@ -50,7 +57,7 @@ def authenticated(request: Request, settings: SettingsDep) -> None:
         )
 
 
-def requester(request: Request, settings: SettingsDep) -> str:
+async def requester(request: Request, settings: SettingsDep) -> str:
     """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
 
     ``X-Forwarded-User``/``X-Forwarded-Email`` are honoured only when SCORING_TRUST_FORWARDED_USER says a proxy in

@@ -30,7 +30,6 @@ from session_scoring.errors import (
     SessionNotScorableError,
     TransientError,
 )
-from session_scoring.log import logger
 from session_scoring.models.api import ErrorBody
 
 STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, PermanentError: 500}
@@ -87,6 +86,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
+    from session_scoring.log import logger  # imported when first needed: Powertools is not needed to build the app
+
     assert isinstance(exc, ScoringError)
     status, code = status_and_code(exc)
     if (status, code) == UNMAPPED:
@@ -120,6 +121,8 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     """Anything else is a bug: logged with its traceback, answered in the same JSON shape (never text/plain)."""
+    from session_scoring.log import logger
+
     logger.exception("unexpected error", extra={"path": request.url.path})
     status, code = UNMAPPED
     return JSONResponse(status_code=status, content={"code": code, "detail": "internal error; see the service log"})

@@ -6,7 +6,6 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from session_scoring.container import get_container
-from session_scoring.observability import record_api_request
 
 MAX_BODY_BYTES = 4096
 
@@ -75,6 +74,9 @@ class RequestMetrics:
         try:
             await self._app(scope, receive, capture)
         finally:
+            # Imported on the first request, not with the app: Powertools' metrics are not needed to build it.
+            from session_scoring.observability import record_api_request
+
             route = scope.get("route")
             template = getattr(route, "path", None)
             if not isinstance(template, str) or not template.startswith(("/api/", "/health")):

@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
-from tests.conftest import Stack
+from typing import Any
 
 
-def test_prime_builds_services_and_queue_without_connecting(stack: Stack) -> None:
+def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
+    from functions.api.app import logged_handler
     from session_scoring.entrypoints.snapstart import prime, register_priming
 
+    stack = make_stack(SCORING_SNAPSTART="true")
     container = stack.container
-    prime()
+    logged_handler.cache_clear()
+    assert prime(logged_handler) is True
 
     built = vars(container)
     assert {"scoring_service", "analytics_service", "session_view_service", "queue", "query_engine"} <= set(built)
+    assert logged_handler.cache_info().currsize == 1  # the handler's own warm-up ran too
     assert container.query_engine.pool.checkedin() == 0  # no connection was opened
     assert container.query_engine.pool.checkedout() == 0
     assert register_priming() is False  # not under the Lambda runtime: nothing to register
 
     assert stack.score("never-scored").status_code == 404  # the primed stack serves; now it connects
     assert container.query_engine.pool.checkedin() == 1
+
+
+def test_prime_does_nothing_when_snapstart_is_off(make_stack: Any) -> None:
+    from session_scoring.entrypoints.snapstart import prime
+
+    container = make_stack().container
+    assert prime() is False
+    assert "scoring_service" not in vars(container)

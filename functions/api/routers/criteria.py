@@ -1,12 +1,12 @@
 """The judging criteria in force."""
 
-from __future__ import annotations
+from fastapi import APIRouter, Response
 
-from fastapi import APIRouter
-
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
+from functions.api.responses import json_response
 from session_scoring.models.api import CriteriaDefinition
 
 router = APIRouter(prefix=API_PREFIX)
@@ -18,5 +18,5 @@ router = APIRouter(prefix=API_PREFIX)
     responses=error_responses(500, 503),
     summary="The judging criteria in force and their hash",
 )
-def current_criteria(scoring: ContainerDep) -> CriteriaDefinition:
-    return scoring.scoring_service.current_criteria()
+async def current_criteria(scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.scoring_service.current_criteria))

@@ -1,11 +1,11 @@
 """Liveness and the database check (outside the API prefix, for load balancers and monitors)."""
 
-from __future__ import annotations
+from fastapi import APIRouter, Response
 
-from fastapi import APIRouter
-
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
+from functions.api.responses import json_response
 from session_scoring.models.api import Health
 
 router = APIRouter()
@@ -18,5 +18,5 @@ router = APIRouter()
     summary="Liveness: 503 without the database; degraded (200) when the judge's circuit is open or the queue is "
     "unreachable",
 )
-def health(scoring: ContainerDep) -> Health:
-    return scoring.health_service.check()
+async def health(scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.health_service.check))

@@ -1,7 +1,5 @@
 """``POST /api/v1/scoring/sessions:import``: store an uploaded session (any recognised trace format) for scoring."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response

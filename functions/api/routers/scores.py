@@ -1,14 +1,14 @@
 """Scores of a session: request one (POST), the latest attempt, every attempt."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Response
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
+from functions.api.responses import json_response
 from session_scoring.models.api import ScoreRequest, SessionScore
 from session_scoring.models.scores import ScoreStatus
 
@@ -29,21 +29,21 @@ router = APIRouter(prefix=API_PREFIX)
     },
     summary="Request a score for a session",
 )
-def score_session(
+async def score_session(
     session_id: SessionId,
-    response: Response,
     scoring: ContainerDep,
     requester: Requester,
     body: Annotated[ScoreRequest | None, Body()] = None,
-) -> SessionScore:
-    score = scoring.scoring_service.request_score(
-        session_id, force_rescore=(body or ScoreRequest()).force_rescore, triggered_by=requester
+) -> Response:
+    score = await run_blocking(
+        scoring.scoring_service.request_score,
+        session_id,
+        force_rescore=(body or ScoreRequest()).force_rescore,
+        triggered_by=requester,
     )
     if score.status == ScoreStatus.COMPLETED:
-        response.status_code = 200
-    else:
-        response.headers["Location"] = f"{API_PREFIX}/sessions/{session_id}/score"
-    return score
+        return json_response(score, status_code=200)
+    return json_response(score, status_code=202, headers={"Location": f"{API_PREFIX}/sessions/{session_id}/score"})
 
 
 @router.get(
@@ -52,8 +52,8 @@ def score_session(
     responses=error_responses(404, 422, 500, 503),
     summary="The latest scoring attempt of a session, whatever its status",
 )
-def get_score(session_id: SessionId, scoring: ContainerDep) -> SessionScore:
-    return scoring.scoring_service.latest_score(session_id)
+async def get_score(session_id: SessionId, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.scoring_service.latest_score, session_id))
 
 
 @router.get(
@@ -62,5 +62,5 @@ def get_score(session_id: SessionId, scoring: ContainerDep) -> SessionScore:
     responses=error_responses(404, 422, 500, 503),
     summary="Every scoring attempt of a session, newest first",
 )
-def list_scores(session_id: SessionId, scoring: ContainerDep) -> list[SessionScore]:
-    return scoring.scoring_service.score_history(session_id)
+async def list_scores(session_id: SessionId, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.scoring_service.score_history, session_id))

@@ -1,14 +1,14 @@
 """Sessions as their source has them: the list (with each latest attempt) and one session in detail."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
+from functions.api.responses import json_response
 from session_scoring.models.api import SessionDetail, SessionListPage
 from session_scoring.models.session import SessionStatus
 
@@ -21,7 +21,7 @@ router = APIRouter(prefix=API_PREFIX)
     responses=error_responses(422, 500, 502, 503),
     summary="Sessions known to the source, with their latest scoring attempt",
 )
-def list_sessions(
+async def list_sessions(
     scoring: ContainerDep,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     page_size: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -29,8 +29,9 @@ def list_sessions(
         list[SessionStatus] | None,
         Query(description="Only sessions with one of these statuses at the source (repeatable)"),
     ] = None,
-) -> SessionListPage:
-    return scoring.scoring_service.list_sessions(page, page_size, [s.value for s in status or []])
+) -> Response:
+    statuses = [s.value for s in status or []]
+    return json_response(await run_blocking(scoring.scoring_service.list_sessions, page, page_size, statuses))
 
 
 @router.get(
@@ -39,5 +40,5 @@ def list_sessions(
     responses=error_responses(404, 422, 500, 502, 503),
     summary="One session as its source has it: the alert, each stage's steps and tool calls, the final analysis",
 )
-def get_session(session_id: SessionId, scoring: ContainerDep) -> SessionDetail:
-    return scoring.session_view_service.session_detail(session_id)
+async def get_session(session_id: SessionId, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.session_view_service.session_detail, session_id))

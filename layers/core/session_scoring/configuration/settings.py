@@ -336,6 +336,12 @@ class Settings(BaseSettings):
         description="Take the requester from X-Forwarded-User / X-Forwarded-Email; only behind a proxy that sets them "
         "(oauth2-proxy).",
     )
+    snapstart: bool = Field(
+        default=False,
+        validation_alias="SCORING_SNAPSTART",
+        description="The API function is published with Lambda SnapStart: its before-snapshot hook imports and "
+        "builds everything a request needs except connections (set by the template's SnapStart parameter).",
+    )
     cors_origins: str = Field(
         default="",
         validation_alias="SCORING_CORS_ORIGINS",

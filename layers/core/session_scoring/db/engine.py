@@ -111,9 +111,9 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
         "timeout": settings.database_timeout_seconds,
         "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
     }
-    context = ssl_context_for(settings, url.host)
-    if context is not None:
-        connect_args["ssl_context"] = context
+    # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
+    # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
+    connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False
     if autocommit:
         # Set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
         connect_args_engine: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"}

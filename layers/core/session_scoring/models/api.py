@@ -1,6 +1,8 @@
-"""Request and response bodies of the REST API (the contract the dashboard and operators use)."""
+"""Request and response bodies of the REST API (the contract the dashboard and operators use).
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here (nor in the API's routers): with it pydantic and FastAPI evaluate
+every field and parameter annotation from its string, a ``compile()`` each, a good part of the API's cold init.
+"""
 
 from datetime import datetime
 from typing import Any

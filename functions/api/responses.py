@@ -1,0 +1,32 @@
+"""JSON answers serialised once, straight from the response model.
+
+A route that returns a model makes FastAPI validate it again against its ``response_model`` and then serialise it:
+for a model the service has just built and validated, that is paid twice for nothing (issue 10). A route returns
+:func:`json_response` instead; its decorator keeps ``response_model``, so the OpenAPI document is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from fastapi import Response
+from pydantic import BaseModel, TypeAdapter
+
+
+def json_response(
+    content: BaseModel | Sequence[BaseModel], status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    """``content`` as JSON, exactly as FastAPI would have serialised it for the route's ``response_model``."""
+    if isinstance(content, BaseModel):
+        body = content.__pydantic_serializer__.to_json(content)
+    else:
+        body = _list_adapter(type(content[0]) if content else BaseModel).dump_json(list(content))
+    return Response(body, status_code=status_code, headers=headers, media_type="application/json")
+
+
+@cache
+def _list_adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
+    """Built on the first list of ``model`` a route answers (never at import: it costs the cold start)."""
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
