@@ -58,7 +58,8 @@ def test_weekly_trend_counts_each_sessions_latest_score(trend_stack: Stack) -> N
     assert first["band_shares"] == pytest.approx(
         {"failed": 1 / 3, "weak": 0.0, "adequate": 0.0, "good": 1 / 3, "near_perfect": 1 / 3}
     )
-    assert second["bucket_start"].startswith("2026-01-12") and (second["count"], second["p50"]) == (1, 70.0)
+    assert second["bucket_start"].startswith("2026-01-12")
+    assert (second["count"], second["p50"]) == (1, 70.0)
 
 
 def test_trend_by_agent_per_day_and_scored_window(trend_stack: Stack) -> None:
@@ -117,4 +118,5 @@ def test_criteria_comparison_without_common_sessions_and_bad_hash(stack: Stack) 
     assert (body["n"], body["total"]["mean_delta"], body["spearman_rho"], body["movers_up"]) == (0, None, None, [])
 
     bad = stack.client.get(f"{ANALYTICS}/criteria-comparison", params={"base": "nothex", "candidate": CANDIDATE})
-    assert bad.status_code == 422 and "base" in bad.text
+    assert bad.status_code == 422
+    assert "base" in bad.text

@@ -48,7 +48,7 @@ class TrendsRepository:
         latest = _LATEST.c
         # Inlined (the bucket is one of the enum's values): a bound parameter in the SELECT and again in the GROUP BY
         # would be two different expressions to PostgreSQL.
-        unit = literal_column(f"'{bucket.value}'")
+        unit: ColumnElement[str] = literal_column(f"'{bucket.value}'")
         start = func.date_trunc(unit, func.timezone(literal_column("'UTC'"), latest.scored_at)).label("bucket_start")
         grouped = group_by in _GROUP_COLUMNS
         group: ColumnElement[Any] = (_SCORES.c[_GROUP_COLUMNS[group_by]] if grouped else null()).label("grp")
