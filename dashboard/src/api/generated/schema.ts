@@ -141,6 +141,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/analytics/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Score statistics per day or week of scoring, optionally per agent or alert type */
+        get: operations["trends_api_v1_scoring_analytics_trends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/criteria-comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How a candidate criteria scores the sessions a base criteria scored (latest completed under each) */
+        get: operations["criteria_comparison_api_v1_scoring_analytics_criteria_comparison_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions:import": {
         parameters: {
             query?: never;
@@ -490,6 +524,50 @@ export interface components {
              */
             method: string;
         };
+        /** CriteriaComparison */
+        CriteriaComparison: {
+            /** Base */
+            base: string;
+            /** Candidate */
+            candidate: string;
+            /**
+             * N
+             * @description Sessions with a latest completed score under both criteria
+             */
+            n: number;
+            total: components["schemas"]["DeltaSummary"];
+            /** Dimensions */
+            dimensions: {
+                [key: string]: components["schemas"]["DeltaSummary"];
+            };
+            /**
+             * Spearman Rho
+             * @description Rank correlation of the totals (null below 2 or constant)
+             */
+            spearman_rho: number | null;
+            /** Kendall Tau B */
+            kendall_tau_b: number | null;
+            /**
+             * Bands
+             * @description Band order of the transition matrix's rows and columns
+             */
+            bands: string[];
+            /**
+             * Band Transitions
+             * @description [base band][candidate band] session counts
+             */
+            band_transitions: number[][];
+            /**
+             * Movers Up
+             * @description The 10 biggest rises, biggest first
+             */
+            movers_up: components["schemas"]["Mover"][];
+            /**
+             * Movers Down
+             * @description The 10 biggest falls, biggest first
+             */
+            movers_down: components["schemas"]["Mover"][];
+        };
         /** CriteriaDefinition */
         CriteriaDefinition: {
             /** Criteria Hash */
@@ -525,6 +603,21 @@ export interface components {
             completed_sessions: number;
             /** Is Current */
             is_current: boolean;
+        };
+        /** DeltaSummary */
+        DeltaSummary: {
+            /**
+             * N
+             * @description Sessions with both figures
+             */
+            n: number;
+            /**
+             * Mean Delta
+             * @description Mean of candidate minus base
+             */
+            mean_delta: number | null;
+            /** Median Delta */
+            median_delta: number | null;
         };
         /** DimensionError */
         DimensionError: {
@@ -883,6 +976,17 @@ export interface components {
             criteria_hash: string | null;
             /** Items */
             items: components["schemas"]["MissingToolCount"][];
+        };
+        /** Mover */
+        Mover: {
+            /** Session Id */
+            session_id: string;
+            /** Base */
+            base: number;
+            /** Candidate */
+            candidate: number;
+            /** Delta */
+            delta: number;
         };
         /**
          * RunCounts
@@ -1406,6 +1510,70 @@ export interface components {
             error: string;
         };
         /**
+         * TrendBucket
+         * @enum {string}
+         */
+        TrendBucket: "day" | "week";
+        /**
+         * TrendGroup
+         * @enum {string}
+         */
+        TrendGroup: "none" | "agent" | "alert_type";
+        /** TrendPoint */
+        TrendPoint: {
+            /**
+             * Bucket Start
+             * Format: date-time
+             * @description Start of the bucket (UTC; weeks start on Monday)
+             */
+            bucket_start: string;
+            /**
+             * Group
+             * @description The agent or alert type (null: not grouped, or the fact is unknown)
+             */
+            group: string | null;
+            /** Count */
+            count: number;
+            /** Mean */
+            mean: number;
+            /** P10 */
+            p10: number;
+            /** P50 */
+            p50: number;
+            /** P90 */
+            p90: number;
+            /**
+             * Dimension Means
+             * @description Mean points of each dimension
+             */
+            dimension_means: {
+                [key: string]: number | null;
+            };
+            /**
+             * Band Shares
+             * @description Share (0-1) of the bucket's sessions in each band
+             */
+            band_shares: {
+                [key: string]: number;
+            };
+        };
+        /** TrendsReport */
+        TrendsReport: {
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            bucket: components["schemas"]["TrendBucket"];
+            group_by: components["schemas"]["TrendGroup"];
+            /** Scored After */
+            scored_after: string | null;
+            /** Scored Before */
+            scored_before: string | null;
+            /**
+             * Points
+             * @description By bucket start, then group (unknown group last)
+             */
+            points: components["schemas"]["TrendPoint"][];
+        };
+        /**
          * Which
          * @enum {string}
          */
@@ -1425,8 +1593,10 @@ export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
 export type ConversationToolCall = components['schemas']['ConversationToolCall'];
 export type CostEstimate = components['schemas']['CostEstimate'];
+export type CriteriaComparison = components['schemas']['CriteriaComparison'];
 export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
+export type DeltaSummary = components['schemas']['DeltaSummary'];
 export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
@@ -1443,6 +1613,7 @@ export type MissingToolCount = components['schemas']['MissingToolCount'];
 export type MissingToolSession = components['schemas']['MissingToolSession'];
 export type MissingToolSessionsPage = components['schemas']['MissingToolSessionsPage'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
+export type Mover = components['schemas']['Mover'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
@@ -1463,6 +1634,10 @@ export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
+export type TrendBucket = components['schemas']['TrendBucket'];
+export type TrendGroup = components['schemas']['TrendGroup'];
+export type TrendPoint = components['schemas']['TrendPoint'];
+export type TrendsReport = components['schemas']['TrendsReport'];
 export type Which = components['schemas']['Which'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -1967,6 +2142,114 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CriteriaUsage"][];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trends_api_v1_scoring_analytics_trends_get: {
+        parameters: {
+            query?: {
+                bucket?: components["schemas"]["TrendBucket"];
+                group_by?: components["schemas"]["TrendGroup"];
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
+                criteria_hash?: string | null;
+                /** @description Scored at or after (ISO 8601) */
+                scored_after?: string | null;
+                /** @description Scored before (ISO 8601) */
+                scored_before?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendsReport"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    criteria_comparison_api_v1_scoring_analytics_criteria_comparison_get: {
+        parameters: {
+            query: {
+                /** @description The criteria hash in use (64 lowercase hex digits) */
+                base: string;
+                /** @description The criteria hash to compare with it */
+                candidate: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CriteriaComparison"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Service misconfigured */
@@ -2765,4 +3048,6 @@ export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["s
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];
 export const sessionLabelSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionLabel"]["source"]> = ["api", "import"];
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["pending", "in_progress", "paused", "canceling", "cancelling", "completed", "failed", "cancelled", "timed_out"];
+export const trendBucketValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendBucket"]> = ["day", "week"];
+export const trendGroupValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendGroup"]> = ["none", "agent", "alert_type"];
 export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];
