@@ -75,3 +75,5 @@ _.median_delta
 _.band_transitions
 _.movers_up
 _.movers_down
+_.base_human_agreement
+_.candidate_human_agreement

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -83,11 +84,24 @@ def test_trend_rejects_an_unknown_bucket(stack: Stack) -> None:
     assert "bucket" in response.text
 
 
-def test_criteria_comparison_on_hand_computed_set(stack: Stack) -> None:
-    for session, before, after in [("p1", 40, 50), ("p2", 80, 70), ("p3", 90, 95), ("p4", 60, 75), ("p5", 50, None)]:
+def test_criteria_comparison_on_hand_computed_set(make_stack: Any) -> None:
+    stack: Stack = make_stack(SCORING_TRUST_FORWARDED_USER="true")
+    for session, before, after, human in [
+        ("p1", 40, 50, 45),
+        ("p2", 80, 70, 75),
+        ("p3", 90, 95, 92),
+        ("p4", 60, 75, 70),
+        ("p5", 50, None, 50),
+    ]:
         seed_score(stack, session, before, criteria_hash=BASE)
         if after is not None:
             seed_score(stack, session, after, criteria_hash=CANDIDATE)
+        label = stack.client.put(
+            f"/api/v1/scoring/sessions/{session}/labels",
+            json={"total_score": human},
+            headers={"X-Forwarded-User": "al"},
+        )
+        assert label.status_code in (200, 201), label.text
 
     response = stack.client.get(f"{ANALYTICS}/criteria-comparison", params={"base": BASE, "candidate": CANDIDATE})
 
@@ -110,6 +124,12 @@ def test_criteria_comparison_on_hand_computed_set(stack: Stack) -> None:
     ]
     assert [(m["session_id"], m["delta"]) for m in body["movers_up"]] == [("p4", 15), ("p1", 10), ("p3", 5)]
     assert body["movers_down"] == [{"session_id": "p2", "base": 80, "candidate": 70, "delta": -10}]
+    # humans 45 75 92 70 (50): the base ranks them alike, |errors| 5 5 2 10 0; the candidate swaps p2/p4, 5 5 3 5
+    base_humans, candidate_humans = body["base_human_agreement"], body["candidate_human_agreement"]
+    assert (base_humans["n"], base_humans["mean_absolute_error"]) == (5, pytest.approx(4.4))
+    assert base_humans["spearman_rho"] == pytest.approx(1.0)
+    assert (candidate_humans["n"], candidate_humans["mean_absolute_error"]) == (4, pytest.approx(4.5))
+    assert candidate_humans["spearman_rho"] == pytest.approx(0.8)
 
 
 def test_criteria_comparison_without_common_sessions_and_bad_hash(stack: Stack) -> None:

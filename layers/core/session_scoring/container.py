@@ -214,7 +214,7 @@ class Container:
         from session_scoring.repositories.trends import TrendsRepository
         from session_scoring.services.trends import TrendsService
 
-        return TrendsService(TrendsRepository(self.query_engine))
+        return TrendsService(TrendsRepository(self.query_engine), self.agreement_service)
 
     @cached_property
     def session_view_service(self) -> SessionViewService:

@@ -567,6 +567,8 @@ export interface components {
              * @description The 10 biggest falls, biggest first
              */
             movers_down: components["schemas"]["Mover"][];
+            base_human_agreement: components["schemas"]["HumanAgreement"];
+            candidate_human_agreement: components["schemas"]["HumanAgreement"];
         };
         /** CriteriaDefinition */
         CriteriaDefinition: {
@@ -767,6 +769,28 @@ export interface components {
             llm_provider: string | null;
             /** Llm Model */
             llm_model: string | null;
+        };
+        /**
+         * HumanAgreement
+         * @description How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
+         *     session scored under it, not only the sessions the comparison shares).
+         */
+        HumanAgreement: {
+            /** Criteria Hash */
+            criteria_hash: string;
+            /**
+             * N
+             * @description Labelled sessions with a completed score under the criteria
+             */
+            n: number;
+            /** Spearman Rho */
+            spearman_rho: number | null;
+            /** Kendall Tau */
+            kendall_tau: number | null;
+            /** Mean Absolute Error */
+            mean_absolute_error: number | null;
+            /** Weighted Kappa */
+            weighted_kappa: number | null;
         };
         /**
          * ImportedSession
@@ -1603,6 +1627,7 @@ export type ErrorBody = components['schemas']['ErrorBody'];
 export type FleetScore = components['schemas']['FleetScore'];
 export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
+export type HumanAgreement = components['schemas']['HumanAgreement'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type LabelBreakdown = components['schemas']['LabelBreakdown'];

@@ -87,6 +87,18 @@ class Mover(_Response):
     delta: int
 
 
+class HumanAgreement(_Response):
+    """How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
+    session scored under it, not only the sessions the comparison shares)."""
+
+    criteria_hash: str
+    n: int = Field(description="Labelled sessions with a completed score under the criteria")
+    spearman_rho: float | None
+    kendall_tau: float | None
+    mean_absolute_error: float | None
+    weighted_kappa: float | None
+
+
 class CriteriaComparison(_Response):
     base: str
     candidate: str
@@ -99,3 +111,5 @@ class CriteriaComparison(_Response):
     band_transitions: list[list[int]] = Field(description="[base band][candidate band] session counts")
     movers_up: list[Mover] = Field(description="The 10 biggest rises, biggest first")
     movers_down: list[Mover] = Field(description="The 10 biggest falls, biggest first")
+    base_human_agreement: HumanAgreement
+    candidate_human_agreement: HumanAgreement

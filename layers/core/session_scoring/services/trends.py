@@ -15,6 +15,7 @@ from session_scoring.models.trends import (
     ComparedScore,
     CriteriaComparison,
     DeltaSummary,
+    HumanAgreement,
     Mover,
     TrendBucket,
     TrendGroup,
@@ -22,7 +23,7 @@ from session_scoring.models.trends import (
     TrendsReport,
 )
 from session_scoring.repositories.trends import TrendsRepository
-from session_scoring.services.agreement import kendall_tau_b, spearman_rho
+from session_scoring.services.agreement import AgreementService, kendall_tau_b, spearman_rho
 
 #: Movers listed each way.
 MOVERS = 10
@@ -54,7 +55,13 @@ def _movers(pairs: Sequence[ComparedScore], rising: bool) -> list[Mover]:
     ]
 
 
-def compare(base: str, candidate: str, pairs: Sequence[ComparedScore]) -> CriteriaComparison:
+def compare(
+    base: str,
+    candidate: str,
+    pairs: Sequence[ComparedScore],
+    base_agreement: HumanAgreement,
+    candidate_agreement: HumanAgreement,
+) -> CriteriaComparison:
     """The comparison of the candidate's scores with the base's over the same sessions."""
     matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
     for p in pairs:
@@ -81,12 +88,15 @@ def compare(base: str, candidate: str, pairs: Sequence[ComparedScore]) -> Criter
         band_transitions=matrix,
         movers_up=_movers(pairs, rising=True),
         movers_down=_movers(pairs, rising=False),
+        base_human_agreement=base_agreement,
+        candidate_human_agreement=candidate_agreement,
     )
 
 
 class TrendsService:
-    def __init__(self, repository: TrendsRepository) -> None:
+    def __init__(self, repository: TrendsRepository, agreement: AgreementService) -> None:
         self._repository = repository
+        self._agreement = agreement
 
     def trends(
         self,
@@ -120,4 +130,16 @@ class TrendsService:
         )
 
     def criteria_comparison(self, base: str, candidate: str) -> CriteriaComparison:
-        return compare(base, candidate, self._repository.compared_scores(base, candidate))
+        pairs = self._repository.compared_scores(base, candidate)
+        return compare(base, candidate, pairs, self._human_agreement(base), self._human_agreement(candidate))
+
+    def _human_agreement(self, criteria_hash: str) -> HumanAgreement:
+        report = self._agreement.agreement(criteria_hash)
+        return HumanAgreement(
+            criteria_hash=criteria_hash,
+            n=report.n,
+            spearman_rho=report.spearman_rho,
+            kendall_tau=report.kendall_tau,
+            mean_absolute_error=report.mean_absolute_error,
+            weighted_kappa=report.weighted_kappa,
+        )
