@@ -66,3 +66,14 @@ _.is_cold_start
 _.per_session_input_tokens
 _.per_session_output_tokens
 _.sessions_skipped
+
+# Trends and criteria comparison (models/trends.py): response fields read by API clients; WEEK reached by value.
+_.WEEK
+_.band_shares
+_.mean_delta
+_.median_delta
+_.band_transitions
+_.movers_up
+_.movers_down
+_.base_human_agreement
+_.candidate_human_agreement

@@ -1,5 +1,7 @@
-"""Analytics over the latest completed score of each session: score bands, missing tools, criteria in use."""
+"""Analytics over the latest completed score of each session: score bands, missing tools, criteria in use, trends
+and the comparison of two criteria."""
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
@@ -10,6 +12,7 @@ from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, CriteriaHashFilter
 from functions.api.responses import json_response
 from session_scoring.models.api import CriteriaUsage, MissingToolsReport, ScoreDistribution
+from session_scoring.models.trends import CriteriaComparison, TrendBucket, TrendGroup, TrendsReport
 
 router = APIRouter(prefix=f"{API_PREFIX}/analytics")
 
@@ -46,3 +49,35 @@ async def missing_tools(
 )
 async def criteria_in_use(scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.analytics_service.criteria_in_use))
+@router.get(
+    "/trends",
+    response_model=TrendsReport,
+    responses=error_responses(422, 500, 503),
+    summary="Score statistics per day or week of scoring, optionally per agent or alert type",
+)
+def trends(
+    scoring: ContainerDep,
+    bucket: TrendBucket = TrendBucket.DAY,
+    group_by: TrendGroup = TrendGroup.NONE,
+    criteria_hash: CriteriaHashFilter = None,
+    scored_after: Annotated[datetime | None, Query(description="Scored at or after (ISO 8601)")] = None,
+    scored_before: Annotated[datetime | None, Query(description="Scored before (ISO 8601)")] = None,
+) -> TrendsReport:
+    return scoring.trends_service.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+
+
+_HASH = r"^[0-9a-f]{64}$"
+
+
+@router.get(
+    "/criteria-comparison",
+    response_model=CriteriaComparison,
+    responses=error_responses(422, 500, 503),
+    summary="How a candidate criteria scores the sessions a base criteria scored (latest completed under each)",
+)
+def criteria_comparison(
+    scoring: ContainerDep,
+    base: Annotated[str, Query(pattern=_HASH, description="The criteria hash in use (64 lowercase hex digits)")],
+    candidate: Annotated[str, Query(pattern=_HASH, description="The criteria hash to compare with it")],
+) -> CriteriaComparison:
+    return scoring.trends_service.criteria_comparison(base, candidate)

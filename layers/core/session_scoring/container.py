@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.sessions import SessionViewService
+    from session_scoring.services.trends import TrendsService
     from session_scoring.sources.base import SessionSource
 
 
@@ -210,6 +211,13 @@ class Container:
         from session_scoring.services.analytics import AnalyticsService
 
         return AnalyticsService(self.config, self.analytics_repository)
+
+    @cached_property
+    def trends_service(self) -> TrendsService:
+        from session_scoring.repositories.trends import TrendsRepository
+        from session_scoring.services.trends import TrendsService
+
+        return TrendsService(TrendsRepository(self.query_engine), self.agreement_service)
 
     @cached_property
     def session_view_service(self) -> SessionViewService:

@@ -141,6 +141,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/analytics/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Score statistics per day or week of scoring, optionally per agent or alert type */
+        get: operations["trends_api_v1_scoring_analytics_trends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/criteria-comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How a candidate criteria scores the sessions a base criteria scored (latest completed under each) */
+        get: operations["criteria_comparison_api_v1_scoring_analytics_criteria_comparison_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions:import": {
         parameters: {
             query?: never;
@@ -210,6 +244,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines */
+        get: operations["fleet_scores_api_v1_scoring_scores_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/exports/training": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Training export: sessions scoring at least min_score, streamed as JSON Lines */
+        get: operations["training_export_api_v1_scoring_exports_training_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
+        get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/sessions/{session_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every labeller's current label of a session, and every revision */
+        get: operations["get_labels_api_v1_scoring_sessions__session_id__labels_get"];
+        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept) */
+        put: operations["put_label_api_v1_scoring_sessions__session_id__labels_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the judge agrees with human labels under one criteria hash */
+        get: operations["agreement_api_v1_scoring_analytics_agreement_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -231,6 +351,83 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AgreementPair */
+        AgreementPair: {
+            /** Session Id */
+            session_id: string;
+            /** Human Total */
+            human_total: number;
+            /** Judge Total */
+            judge_total: number;
+        };
+        /**
+         * AgreementReport
+         * @description How the judge agrees with humans under one criteria hash, over sessions with both a completed score and a
+         *     human label. The human figure of a session is the mean of its labellers' current labels.
+         */
+        AgreementReport: {
+            /** Criteria Hash */
+            criteria_hash: string;
+            /**
+             * N
+             * @description Sessions with both a completed score and at least one human label
+             */
+            n: number;
+            /**
+             * Spearman Rho
+             * @description Rank correlation of the totals (null below n=2)
+             */
+            spearman_rho: number | null;
+            /**
+             * Kendall Tau
+             * @description Kendall's tau-b of the totals (null below n=2)
+             */
+            kendall_tau: number | null;
+            /**
+             * Mean Absolute Error
+             * @description Of the total, in points
+             */
+            mean_absolute_error: number | null;
+            /**
+             * Within 5
+             * @description Share of sessions where |judge - human| <= 5
+             */
+            within_5: number | null;
+            /**
+             * Within 10
+             * @description Share of sessions where |judge - human| <= 10
+             */
+            within_10: number | null;
+            /** Dimensions */
+            dimensions: components["schemas"]["DimensionError"][];
+            /**
+             * Weighted Kappa
+             * @description Cohen's kappa on the five bands, quadratic weights (null when undefined)
+             */
+            weighted_kappa: number | null;
+            /** Bands */
+            bands: string[];
+            /**
+             * Confusion
+             * @description confusion[i][j]: sessions humans put in bands[i], judge in bands[j]
+             */
+            confusion: number[][];
+            /**
+             * Human Sessions Multi
+             * @description Sessions with two or more labellers (Krippendorff's alpha's sample)
+             */
+            human_sessions_multi: number;
+            /**
+             * Krippendorff Alpha
+             * @description Inter-human agreement on the totals (interval), where 2+ labellers labelled
+             */
+            krippendorff_alpha: number | null;
+            /**
+             * Pairs
+             * @description Judge vs human per session (the scatter)
+             */
+            pairs: components["schemas"]["AgreementPair"][];
+        };
         /** AlternativeApproach */
         AlternativeApproach: {
             /** Name */
@@ -327,6 +524,52 @@ export interface components {
              */
             method: string;
         };
+        /** CriteriaComparison */
+        CriteriaComparison: {
+            /** Base */
+            base: string;
+            /** Candidate */
+            candidate: string;
+            /**
+             * N
+             * @description Sessions with a latest completed score under both criteria
+             */
+            n: number;
+            total: components["schemas"]["DeltaSummary"];
+            /** Dimensions */
+            dimensions: {
+                [key: string]: components["schemas"]["DeltaSummary"];
+            };
+            /**
+             * Spearman Rho
+             * @description Rank correlation of the totals (null below 2 or constant)
+             */
+            spearman_rho: number | null;
+            /** Kendall Tau B */
+            kendall_tau_b: number | null;
+            /**
+             * Bands
+             * @description Band order of the transition matrix's rows and columns
+             */
+            bands: string[];
+            /**
+             * Band Transitions
+             * @description [base band][candidate band] session counts
+             */
+            band_transitions: number[][];
+            /**
+             * Movers Up
+             * @description The 10 biggest rises, biggest first
+             */
+            movers_up: components["schemas"]["Mover"][];
+            /**
+             * Movers Down
+             * @description The 10 biggest falls, biggest first
+             */
+            movers_down: components["schemas"]["Mover"][];
+            base_human_agreement: components["schemas"]["HumanAgreement"];
+            candidate_human_agreement: components["schemas"]["HumanAgreement"];
+        };
         /** CriteriaDefinition */
         CriteriaDefinition: {
             /** Criteria Hash */
@@ -363,6 +606,33 @@ export interface components {
             /** Is Current */
             is_current: boolean;
         };
+        /** DeltaSummary */
+        DeltaSummary: {
+            /**
+             * N
+             * @description Sessions with both figures
+             */
+            n: number;
+            /**
+             * Mean Delta
+             * @description Mean of candidate minus base
+             */
+            mean_delta: number | null;
+            /** Median Delta */
+            median_delta: number | null;
+        };
+        /** DimensionError */
+        DimensionError: {
+            /** Dimension */
+            dimension: string;
+            /**
+             * N
+             * @description Sessions whose human labels include this dimension
+             */
+            n: number;
+            /** Mean Absolute Error */
+            mean_absolute_error: number | null;
+        };
         /**
          * DryRunResult
          * @description Answer of a dry run: what a run would select and cost. Nothing was stored or queued.
@@ -397,6 +667,76 @@ export interface components {
             /** Detail */
             detail: string | unknown[];
         };
+        /**
+         * FleetScore
+         * @description One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on.
+         */
+        FleetScore: {
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Session Id */
+            session_id: string;
+            /** Criteria Hash */
+            criteria_hash: string;
+            /** Is Current Criteria */
+            is_current_criteria: boolean;
+            status: components["schemas"]["ScoreStatus"];
+            /** Total Score */
+            total_score: number | null;
+            /**
+             * Band
+             * @description The score band of the total (null until completed)
+             */
+            band: string | null;
+            /** Score Breakdown */
+            score_breakdown: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Requested At
+             * Format: date-time
+             */
+            requested_at: string;
+            /** Scored At */
+            scored_at: string | null;
+            /** Judge Provider */
+            judge_provider: string | null;
+            /** Judge Model */
+            judge_model: string | null;
+            /**
+             * Missing Tools
+             * @description Tool names the judge said were missing
+             */
+            missing_tools: string[];
+            session_facts: components["schemas"]["SessionFactsInfo"] | null;
+        };
+        /**
+         * FleetScorePage
+         * @description One page of ``GET /scores``; pass ``next_cursor`` as ``cursor`` (with the same filters and sort) for the next.
+         */
+        FleetScorePage: {
+            /** Items */
+            items: components["schemas"]["FleetScore"][];
+            /**
+             * Next Cursor
+             * @description Null on the last page
+             */
+            next_cursor: string | null;
+            /**
+             * Criteria Hash
+             * @description The criteria filtered on; null for any
+             */
+            criteria_hash: string | null;
+            /** Sort */
+            sort: string;
+            /** Order */
+            order: string;
+            /** Limit */
+            limit: number;
+        };
         /** Health */
         Health: {
             /**
@@ -429,6 +769,28 @@ export interface components {
             llm_provider: string | null;
             /** Llm Model */
             llm_model: string | null;
+        };
+        /**
+         * HumanAgreement
+         * @description How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
+         *     session scored under it, not only the sessions the comparison shares).
+         */
+        HumanAgreement: {
+            /** Criteria Hash */
+            criteria_hash: string;
+            /**
+             * N
+             * @description Labelled sessions with a completed score under the criteria
+             */
+            n: number;
+            /** Spearman Rho */
+            spearman_rho: number | null;
+            /** Kendall Tau */
+            kendall_tau: number | null;
+            /** Mean Absolute Error */
+            mean_absolute_error: number | null;
+            /** Weighted Kappa */
+            weighted_kappa: number | null;
         };
         /**
          * ImportedSession
@@ -499,6 +861,44 @@ export interface components {
             prompt_tokens_after: number | null;
         };
         /**
+         * LabelBreakdown
+         * @description The four dimensions of a human label, each 0-25; given together or not at all.
+         */
+        LabelBreakdown: {
+            /** Logical Flow */
+            logical_flow: number;
+            /** Consistency */
+            consistency: number;
+            /** Tool Relevance */
+            tool_relevance: number;
+            /** Synthesis Quality */
+            synthesis_quality: number;
+        };
+        /**
+         * LabelRequest
+         * @description Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
+         *     their label (the earlier revision is kept).
+         */
+        LabelRequest: {
+            /**
+             * Total Score
+             * @description The human's total, 0-100
+             */
+            total_score: number;
+            /** @description Optional: the four dimensions, each 0-25, adding up to total_score */
+            score_breakdown?: components["schemas"]["LabelBreakdown"] | null;
+            /**
+             * Band
+             * @description Optional: the band; must be the band total_score falls in (derived when absent)
+             */
+            band?: ("failed" | "weak" | "adequate" | "good" | "near_perfect") | null;
+            /**
+             * Notes
+             * @description At most 2,000 characters (the request body is capped at 4 KiB)
+             */
+            notes?: string | null;
+        };
+        /**
          * LatestScore
          * @description The latest attempt of a session, as the session list shows it.
          */
@@ -538,12 +938,79 @@ export interface components {
              */
             session_ids: string[];
         };
+        /**
+         * MissingToolSession
+         * @description A session whose latest completed score names the tool missing, with the judge's words.
+         */
+        MissingToolSession: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Total Score */
+            total_score: number;
+            /** Band */
+            band: string;
+            /**
+             * Scored At
+             * Format: date-time
+             */
+            scored_at: string;
+            /**
+             * Tool Name
+             * @description The tool's name as the judge wrote it
+             */
+            tool_name: string;
+            /** Rationale */
+            rationale: string;
+            /**
+             * Agent
+             * @description The session's agent (from the session facts)
+             */
+            agent: string | null;
+        };
+        /** MissingToolSessionsPage */
+        MissingToolSessionsPage: {
+            /**
+             * Tool Name
+             * @description The name asked for
+             */
+            tool_name: string;
+            /**
+             * Canonical Name
+             * @description What it is matched as: lower case, whitespace and MCP server prefix gone
+             */
+            canonical_name: string;
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            /** Items */
+            items: components["schemas"]["MissingToolSession"][];
+            /**
+             * Next Cursor
+             * @description Null on the last page
+             */
+            next_cursor: string | null;
+        };
         /** MissingToolsReport */
         MissingToolsReport: {
             /** Criteria Hash */
             criteria_hash: string | null;
             /** Items */
             items: components["schemas"]["MissingToolCount"][];
+        };
+        /** Mover */
+        Mover: {
+            /** Session Id */
+            session_id: string;
+            /** Base */
+            base: number;
+            /** Candidate */
+            candidate: number;
+            /** Delta */
+            delta: number;
         };
         /**
          * RunCounts
@@ -851,6 +1318,98 @@ export interface components {
             /** Error */
             error: string | null;
         };
+        /**
+         * SessionFactsInfo
+         * @description The session as it was when the attempt was created (what the fleet query filters and sorts by).
+         */
+        SessionFactsInfo: {
+            /**
+             * Agent
+             * @description The agent (or chain) that ran the investigation
+             */
+            agent: string | null;
+            /** Alert Type */
+            alert_type: string | null;
+            /**
+             * Started At
+             * @description When the session started
+             */
+            started_at: string | null;
+            /**
+             * Ended At
+             * @description When the session ended
+             */
+            ended_at: string | null;
+            /**
+             * Stages
+             * @description Stages of the chain; null when only a summary was read
+             */
+            stages: number | null;
+            /**
+             * Tool Calls
+             * @description Tool calls made; null when only a summary was read
+             */
+            tool_calls: number | null;
+            /**
+             * Source
+             * @description Where the session came from (e.g. file, tarsy, upload)
+             */
+            source: string | null;
+            /**
+             * Captured At
+             * @description When this snapshot was taken
+             */
+            captured_at: string | null;
+        };
+        /**
+         * SessionLabel
+         * @description One revision of one labeller's label.
+         */
+        SessionLabel: {
+            /**
+             * Label Id
+             * Format: uuid
+             */
+            label_id: string;
+            /** Session Id */
+            session_id: string;
+            /** Labeller */
+            labeller: string;
+            /** Revision */
+            revision: number;
+            /** Total Score */
+            total_score: number;
+            /** Score Breakdown */
+            score_breakdown: {
+                [key: string]: number;
+            } | null;
+            /** Band */
+            band: string;
+            /** Notes */
+            notes: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "api" | "import";
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
+         * SessionLabels
+         * @description Each labeller's current label (their latest revision), and every revision, newest first.
+         */
+        SessionLabels: {
+            /** Session Id */
+            session_id: string;
+            /** Current */
+            current: components["schemas"]["SessionLabel"][];
+            /** History */
+            history: components["schemas"]["SessionLabel"][];
+        };
         /** SessionListItem */
         SessionListItem: {
             /** Session Id */
@@ -941,12 +1500,16 @@ export interface components {
             error_message: string | null;
             /** Is Current Criteria */
             is_current_criteria: boolean;
+            /** @description The session as it was when the attempt was created; null for an older attempt not backfilled (session-scoring facts backfill) */
+            session_facts: components["schemas"]["SessionFactsInfo"] | null;
             judge: components["schemas"]["JudgeInfo"];
             /**
-             * Run Id
-             * @description The scoring run this attempt belongs to; null for a single request
+             * Score Spread
+             * @description Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard deviation of the total and of each dimension; null for a single verdict
              */
-            run_id: string | null;
+            score_spread: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * SessionStatus
@@ -971,6 +1534,70 @@ export interface components {
             error: string;
         };
         /**
+         * TrendBucket
+         * @enum {string}
+         */
+        TrendBucket: "day" | "week";
+        /**
+         * TrendGroup
+         * @enum {string}
+         */
+        TrendGroup: "none" | "agent" | "alert_type";
+        /** TrendPoint */
+        TrendPoint: {
+            /**
+             * Bucket Start
+             * Format: date-time
+             * @description Start of the bucket (UTC; weeks start on Monday)
+             */
+            bucket_start: string;
+            /**
+             * Group
+             * @description The agent or alert type (null: not grouped, or the fact is unknown)
+             */
+            group: string | null;
+            /** Count */
+            count: number;
+            /** Mean */
+            mean: number;
+            /** P10 */
+            p10: number;
+            /** P50 */
+            p50: number;
+            /** P90 */
+            p90: number;
+            /**
+             * Dimension Means
+             * @description Mean points of each dimension
+             */
+            dimension_means: {
+                [key: string]: number | null;
+            };
+            /**
+             * Band Shares
+             * @description Share (0-1) of the bucket's sessions in each band
+             */
+            band_shares: {
+                [key: string]: number;
+            };
+        };
+        /** TrendsReport */
+        TrendsReport: {
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            bucket: components["schemas"]["TrendBucket"];
+            group_by: components["schemas"]["TrendGroup"];
+            /** Scored After */
+            scored_after: string | null;
+            /** Scored Before */
+            scored_before: string | null;
+            /**
+             * Points
+             * @description By bucket start, then group (unknown group last)
+             */
+            points: components["schemas"]["TrendPoint"][];
+        };
+        /**
          * Which
          * @enum {string}
          */
@@ -982,23 +1609,36 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type AgreementPair = components['schemas']['AgreementPair'];
+export type AgreementReport = components['schemas']['AgreementReport'];
 export type AlternativeApproach = components['schemas']['AlternativeApproach'];
 export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
 export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
 export type ConversationToolCall = components['schemas']['ConversationToolCall'];
 export type CostEstimate = components['schemas']['CostEstimate'];
+export type CriteriaComparison = components['schemas']['CriteriaComparison'];
 export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
+export type DeltaSummary = components['schemas']['DeltaSummary'];
+export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type FleetScore = components['schemas']['FleetScore'];
+export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
+export type HumanAgreement = components['schemas']['HumanAgreement'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
+export type LabelBreakdown = components['schemas']['LabelBreakdown'];
+export type LabelRequest = components['schemas']['LabelRequest'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
+export type MissingToolSession = components['schemas']['MissingToolSession'];
+export type MissingToolSessionsPage = components['schemas']['MissingToolSessionsPage'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
+export type Mover = components['schemas']['Mover'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
@@ -1011,11 +1651,18 @@ export type ScoreRequest = components['schemas']['ScoreRequest'];
 export type ScoreStatus = components['schemas']['ScoreStatus'];
 export type ScoringRun = components['schemas']['ScoringRun'];
 export type SessionDetail = components['schemas']['SessionDetail'];
+export type SessionFactsInfo = components['schemas']['SessionFactsInfo'];
+export type SessionLabel = components['schemas']['SessionLabel'];
+export type SessionLabels = components['schemas']['SessionLabels'];
 export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
+export type TrendBucket = components['schemas']['TrendBucket'];
+export type TrendGroup = components['schemas']['TrendGroup'];
+export type TrendPoint = components['schemas']['TrendPoint'];
+export type TrendsReport = components['schemas']['TrendsReport'];
 export type Which = components['schemas']['Which'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -1542,6 +2189,114 @@ export interface operations {
             };
         };
     };
+    trends_api_v1_scoring_analytics_trends_get: {
+        parameters: {
+            query?: {
+                bucket?: components["schemas"]["TrendBucket"];
+                group_by?: components["schemas"]["TrendGroup"];
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
+                criteria_hash?: string | null;
+                /** @description Scored at or after (ISO 8601) */
+                scored_after?: string | null;
+                /** @description Scored before (ISO 8601) */
+                scored_before?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendsReport"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    criteria_comparison_api_v1_scoring_analytics_criteria_comparison_get: {
+        parameters: {
+            query: {
+                /** @description The criteria hash in use (64 lowercase hex digits) */
+                base: string;
+                /** @description The criteria hash to compare with it */
+                candidate: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CriteriaComparison"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     import_session_api_v1_scoring_sessions_import_post: {
         parameters: {
             query?: {
@@ -1878,6 +2633,393 @@ export interface operations {
             };
         };
     };
+    fleet_scores_api_v1_scoring_scores_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                min_score?: number | null;
+                max_score?: number | null;
+                /** @description failed, weak, adequate, good or near_perfect */
+                band?: string | null;
+                /** @description Attempt status; other than completed needs latest_only=false */
+                status?: string;
+                agent?: string | null;
+                alert_type?: string | null;
+                /** @description The judge's provider (e.g. anthropic, heuristic) */
+                provider?: string | null;
+                scored_after?: string | null;
+                scored_before?: string | null;
+                session_started_after?: string | null;
+                session_started_before?: string | null;
+                /** @description Only each session's latest completed attempt under the criteria */
+                latest_only?: boolean;
+                /** @description Attempts that name this tool missing */
+                missing_tool?: string | null;
+                /** @description total_score, a dimension, scored_at or session_started_at */
+                sort?: string;
+                /** @description asc or desc */
+                order?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default) */
+                limit?: number | null;
+                /** @description json, csv or jsonl */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetScorePage"];
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    training_export_api_v1_scoring_exports_training_get: {
+        parameters: {
+            query?: {
+                min_score?: number;
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description openai-chat or normalized */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One JSON line per session: score, breakdown, criteria hash, session id, and the conversation (openai-chat) or the normalised session (normalized) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingToolSessionsPage"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_labels_api_v1_scoring_sessions__session_id__labels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLabels"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_label_api_v1_scoring_sessions__session_id__labels_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLabel"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agreement_api_v1_scoring_analytics_agreement_get: {
+        parameters: {
+            query?: {
+                /** @description The criteria hash whose scores are compared (64 lowercase hex digits); the current one when absent */
+                criteria_hash?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementReport"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_health_get: {
         parameters: {
             query?: never;
@@ -1925,8 +3067,12 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];
+export const sessionLabelSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionLabel"]["source"]> = ["api", "import"];
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["pending", "in_progress", "paused", "canceling", "cancelling", "completed", "failed", "cancelled", "timed_out"];
+export const trendBucketValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendBucket"]> = ["day", "week"];
+export const trendGroupValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendGroup"]> = ["none", "agent", "alert_type"];
 export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];

@@ -280,11 +280,12 @@ def _store_sample_statement() -> Any:
         .returning(_SCORES.c.score_id)
         .cte("done")
     )
-    return _with_children(done)
+    return _with_children(done, latest=False)
 
 
-def _with_children(done: Any) -> Any:
-    """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps."""
+def _with_children(done: Any, latest: bool = True) -> Any:
+    """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
+    (``latest``) the upkeep of ``latest_scores``; a judge-quality sample is never a session's score, so not there."""
     tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
     approaches = _recordset(
         "p_approaches",
@@ -326,7 +327,8 @@ def _with_children(done: Any) -> Any:
         )
         .cte("steps_stored")
     )
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *_latest_ctes(done))
+    latest_ctes = _latest_ctes(done) if latest else ()
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *latest_ctes)
 
 
 def _band_of(total: Any) -> Any:

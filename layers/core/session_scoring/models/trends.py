@@ -1,0 +1,115 @@
+"""Score trends over time and the comparison of two criteria: the API's answers and the rows they are built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Response(BaseModel):
+    # Every field is in every answer (see models.api): generated clients need no `?`.
+    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
+
+
+class TrendBucket(StrEnum):
+    DAY = "day"
+    WEEK = "week"
+
+
+class TrendGroup(StrEnum):
+    NONE = "none"
+    AGENT = "agent"
+    ALERT_TYPE = "alert_type"
+
+
+@dataclass(frozen=True)
+class TrendRow:
+    """One bucket and group as PostgreSQL aggregated it (dimension means None when no score in it had the dimension)."""
+
+    bucket_start: datetime
+    group: str | None
+    count: int
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    dimension_means: dict[str, float | None]
+    band_counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ComparedScore:
+    """A session's latest completed score under the base and under the candidate criteria."""
+
+    session_id: str
+    base_total: int
+    candidate_total: int
+    base_band: str
+    candidate_band: str
+    base_dimensions: dict[str, int | None]
+    candidate_dimensions: dict[str, int | None]
+
+
+class TrendPoint(_Response):
+    bucket_start: datetime = Field(description="Start of the bucket (UTC; weeks start on Monday)")
+    group: str | None = Field(description="The agent or alert type (null: not grouped, or the fact is unknown)")
+    count: int
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    dimension_means: dict[str, float | None] = Field(description="Mean points of each dimension")
+    band_shares: dict[str, float] = Field(description="Share (0-1) of the bucket's sessions in each band")
+
+
+class TrendsReport(_Response):
+    criteria_hash: str | None
+    bucket: TrendBucket
+    group_by: TrendGroup
+    scored_after: datetime | None
+    scored_before: datetime | None
+    points: list[TrendPoint] = Field(description="By bucket start, then group (unknown group last)")
+
+
+class DeltaSummary(_Response):
+    n: int = Field(description="Sessions with both figures")
+    mean_delta: float | None = Field(description="Mean of candidate minus base")
+    median_delta: float | None
+
+
+class Mover(_Response):
+    session_id: str
+    base: int
+    candidate: int
+    delta: int
+
+
+class HumanAgreement(_Response):
+    """How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
+    session scored under it, not only the sessions the comparison shares)."""
+
+    criteria_hash: str
+    n: int = Field(description="Labelled sessions with a completed score under the criteria")
+    spearman_rho: float | None
+    kendall_tau: float | None
+    mean_absolute_error: float | None
+    weighted_kappa: float | None
+
+
+class CriteriaComparison(_Response):
+    base: str
+    candidate: str
+    n: int = Field(description="Sessions with a latest completed score under both criteria")
+    total: DeltaSummary
+    dimensions: dict[str, DeltaSummary]
+    spearman_rho: float | None = Field(description="Rank correlation of the totals (null below 2 or constant)")
+    kendall_tau_b: float | None
+    bands: list[str] = Field(description="Band order of the transition matrix's rows and columns")
+    band_transitions: list[list[int]] = Field(description="[base band][candidate band] session counts")
+    movers_up: list[Mover] = Field(description="The 10 biggest rises, biggest first")
+    movers_down: list[Mover] = Field(description="The 10 biggest falls, biggest first")
+    base_human_agreement: HumanAgreement
+    candidate_human_agreement: HumanAgreement
