@@ -49,6 +49,8 @@ async def missing_tools(
 )
 async def criteria_in_use(scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.analytics_service.criteria_in_use))
+
+
 @router.get(
     "/trends",
     response_model=TrendsReport,
