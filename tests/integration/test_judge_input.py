@@ -74,6 +74,8 @@ def test_a_short_retry_after_is_retried_in_the_same_invocation(claude_stack: Sta
 
     assert score["status"] == "completed"
     assert len(fake_claude.requests) == 2
+    # The whole judging (both calls and the 50 ms wait) is stored beside the successful call's latency.
+    assert score["judge"]["judging_ms"] >= score["judge"]["latency_ms"] + 50
 
 
 def test_a_2400_tool_call_session_is_scored_at_a_50k_budget_with_every_call_named_and_the_compaction_stored(
@@ -118,6 +120,8 @@ def test_a_heuristic_score_stores_no_prompt_token_counts(stack: Stack) -> None:
     assert judge["prompt_compacted"] is False
     assert judge["prompt_tokens_before"] is None
     assert judge["prompt_tokens_after"] is None
+    assert judge["judging_ms"] is not None
+    assert judge["estimated_cost_usd"] == 0  # priced at 0 in config/scoring_config.yaml
 
 
 @pytest.mark.parametrize("session_id", [THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID])

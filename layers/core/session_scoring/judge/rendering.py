@@ -390,7 +390,10 @@ class _Item:
 
     def omitted(self, levels: Levels) -> bool:
         """Whether this step text is left out at ``levels`` (its stage's marker counts it)."""
-        return self.kind == "text" and self.step_kind != "output" and self._cost(levels) == 0
+        if self.kind != "text" or self.step_kind == "output":
+            return False
+        level = levels.text
+        return levels.terse or (level is not None and level < MIN_SHORTENED_CHARS and _cut(self.text, level))
 
     def _cost(self, levels: Levels) -> int:
         if self.kind == "result" and self.call is not None:

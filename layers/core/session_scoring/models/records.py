@@ -54,6 +54,8 @@ class ScoreRecord:
     prompt_compacted: bool = False
     prompt_tokens_before: int | None = None
     prompt_tokens_after: int | None = None
+    judging_ms: int | None = None
+    estimated_cost_usd: float | None = None
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,8 @@ _RECORD_COLUMNS = [
         "prompt_compacted",
         "prompt_tokens_before",
         "prompt_tokens_after",
+        "judging_ms",
+        "estimated_cost_usd",
     )
 ]
 
@@ -182,6 +184,8 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         prompt_compacted=bool(values["prompt_compacted"]),
         prompt_tokens_before=values["prompt_tokens_before"],
         prompt_tokens_after=values["prompt_tokens_after"],
+        judging_ms=values["judging_ms"],
+        estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
     )
 
 
@@ -224,6 +228,8 @@ def _store_verdict_statement() -> Any:
                     "prompt_compacted",
                     "prompt_tokens_before",
                     "prompt_tokens_after",
+                    "judging_ms",
+                    "estimated_cost_usd",
                 )
             },
         )
@@ -442,9 +448,13 @@ class ScoreRepository:
         criteria_hash: str,
         verdict: JudgeVerdict,
         prompt: PromptStats,
+        judging_ms: int | None = None,
+        estimated_cost_usd: float | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
+        ``judging_ms``: the whole judging (retries and waits included), beside the verdict's ``latency_ms``;
+        ``estimated_cost_usd``: the verdict's tokens priced (None when the model has no price).
         Returns False (and stores nothing) when this worker no longer holds the claim.
         """
         output = verdict.output
@@ -466,6 +476,8 @@ class ScoreRepository:
             "p_prompt_compacted": prompt.compacted,
             "p_prompt_tokens_before": prompt.tokens_before,
             "p_prompt_tokens_after": prompt.tokens_after,
+            "p_judging_ms": judging_ms,
+            "p_estimated_cost_usd": estimated_cost_usd,
             "p_tools": [
                 {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
                 for i, t in enumerate(output.missing_tools)

@@ -57,6 +57,7 @@ from session_scoring.models.runs import (
     Which,
 )
 from session_scoring.models.session import SessionStatus, SessionSummary
+from session_scoring.observability import record_scores_cancelled
 from session_scoring.repositories.runs import RunRecord, RunRepository, SessionScoreState
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
@@ -331,7 +332,7 @@ class RunService:
         return self.get(run_id)
 
     def get(self, run_id: uuid.UUID) -> ScoringRun:
-        self._repository.settle(run_id)
+        record_scores_cancelled(self._repository.settle(run_id))
         record = self._repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
@@ -351,15 +352,17 @@ class RunService:
         record = self._repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
-        if not self._repository.cancel(run_id, f"cancelled by {cancelled_by}"):
+        cancelled = self._repository.cancel(run_id, f"cancelled by {cancelled_by}")
+        if cancelled is None:
             current = self._repository.get(run_id)
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
+        record_scores_cancelled(cancelled or 0)
         logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
         return self.get(run_id)
 
     def settle(self, run_id: uuid.UUID) -> None:
-        self._repository.settle(run_id)
+        record_scores_cancelled(self._repository.settle(run_id))
 
     def cost_of(self, record: RunRecord) -> float | None:
         """The actual cost of the run's completed attempts; None when a model they used has no price."""
