@@ -399,7 +399,8 @@ class _Item:
         if self.kind == "result" and self.call is not None:
             return len(call_result(self.call, self.text, levels))
         if self.kind == "argument" and self.call is not None:
-            return len(call_head(self.label, self.call, self.text, levels, self.compact))
+            compact = self.compact if levels.terse else None  # computed only for the tier that shows it
+            return len(call_head(self.label, self.call, self.text, levels, compact))
         if self.step_kind == "output":
             return len(stage_output(self.text, levels))
         piece = step_text(self.label, self.step_kind, self.text, levels)
@@ -427,10 +428,10 @@ class _Sizer:
 
     def __init__(self, session: Session) -> None:
         self.items = _items(session)
-        self._items = self.items
-        self._full = {kind: sum(item.full_cost for item in self._items if item.kind == kind) for kind in _ALL_KINDS}
+        self._by_kind = {kind: [item for item in self.items if item.kind == kind] for kind in _ALL_KINDS}
+        self._full = {kind: sum(item.full_cost for item in items) for kind, items in self._by_kind.items()}
         self._base = len(render_conversation(session)) - sum(self._full.values())
-        self.longest = max((len(item.text) for item in self._items), default=0)
+        self.longest = max((len(item.text) for item in self.items), default=0)
 
     def chars(self, levels: Levels) -> int:
         total = self._base
@@ -438,10 +439,10 @@ class _Sizer:
             if levels.of(kind) is None and not levels.terse:
                 total += self._full[kind]
             else:
-                total += sum(item.cost(levels) for item in self._items if item.kind == kind)
+                total += sum(item.cost(levels) for item in self._by_kind[kind])
         if levels.terse or (levels.text is not None and levels.text < MIN_SHORTENED_CHARS):
             omitted: dict[int, int] = {}
-            for item in self._items:
+            for item in self._by_kind["text"]:
                 if item.omitted(levels):
                     omitted[item.stage] = omitted.get(item.stage, 0) + 1
             total += sum(len(omitted_marker(count)) + 1 for count in omitted.values())
