@@ -239,7 +239,7 @@ class MemoryRepository:
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
         return ClaimResult(True, uuid.uuid4())
 
-    def complete(self, *args: Any) -> bool:
+    def complete(self, *args: Any, **kwargs: Any) -> bool:
         return True
 
     def fail(self, *args: Any) -> bool:
