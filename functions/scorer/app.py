@@ -75,6 +75,8 @@ def plan_run(message: RunPlanningJob) -> str:
 
 
 @logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+@tracer.capture_lambda_handler
 def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
     result = get_container().reaper.reap()

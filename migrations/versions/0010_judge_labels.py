@@ -17,7 +17,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0010_judge_labels"
-down_revision = "0008_run_batches"
+down_revision = "0009_judging_time"
 branch_labels = None
 depends_on = None
 

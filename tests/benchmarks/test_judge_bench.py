@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import json
 import math
+import re
 import threading
 import time
 import uuid
@@ -98,8 +99,12 @@ def test_render_time_and_fit(bench_table: BenchTable, name: str, make: Callable[
             prompt = build_prompt(config, session, budget_tokens=budget)
             fit = f"fits: {prompt.estimated_tokens:,} tok, compacted={prompt.compacted}"
         except PromptTooLargeError:
-            fit = "DOES NOT FIT"
+            prompt, fit = None, "DOES NOT FIT"
         elapsed_ms = 1000 * (time.perf_counter() - started)
+        if prompt is not None:  # every tool call is its own line, whichever tier was used
+            lines = set(re.findall(r"^\d+\.\d+ (?:TOOL CALL )?(\S+) ", prompt.user, flags=re.MULTILINE))
+            named = sum(1 for call in session.tool_calls if call.qualified_name in lines)
+            fit += f", {named}/{len(session.tool_calls)} calls named on a line"
         bench_table.add(
             f"render {name} into {budget // 1000}k budget",
             elapsed_ms,
@@ -234,7 +239,7 @@ class MemoryRepository:
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
         return ClaimResult(True, uuid.uuid4())
 
-    def complete(self, *args: Any) -> bool:
+    def complete(self, *args: Any, **kwargs: Any) -> bool:
         return True
 
     def fail(self, *args: Any) -> bool:

@@ -77,6 +77,12 @@ def test_a_completed_job_emits_its_judging_figures_and_the_cold_start(
     [latency] = named(first, "JudgeLatency")
     [attempt] = named(first, "JudgeAttemptTime")
     assert 0 <= latency <= attempt  # the whole judging includes the rate-limited call
+    # claude-sonnet-4-6 in config/scoring_config.yaml: 3 / 15 / 0.30 / 3.75 USD per million tokens.
+    cost = (1200 * 3.0 + 450 * 15.0 + 300 * 0.30 + 40 * 3.75) / 1_000_000
+    assert named(first, "JudgeEstimatedCostUSD") == [pytest.approx(cost)]
+    judge = claude_stack.score(THOROUGH_ID).json()["judge"]
+    assert judge["estimated_cost_usd"] == pytest.approx(cost)
+    assert judge["latency_ms"] <= judge["judging_ms"] == attempt
     assert not [key for key in first if key[0] == "ScoresFailed"]
     [(cold_start, cold_dimensions)] = [(v, dict(k[1])) for k, v in first.items() if k[0] == "ColdStart"]
     assert cold_start == [1]
@@ -175,3 +181,51 @@ def test_api_requests_are_counted_by_route_template_method_and_status_class(
     others = [v for (name, dims), v in emitted.items() if name == "ApiRequests" and ("Route", "other") in dims]
     assert others == [[1]]  # a page path is counted, but never as its own dimension value
     assert not any("never-scored" in value for (_, dims) in emitted for _, value in dims)
+
+
+def test_cancelling_a_run_emits_scores_cancelled_and_its_jobs_then_complete_nothing(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from devstack.queue_poller import QueuePoller
+    from functions.scorer.app import handler
+
+    created = stack.client.post("/api/v1/scoring/runs", json={"max_sessions": 10, "selection": {"which": "all"}})
+    assert created.status_code == 202, created.text
+    runs = QueuePoller(stack.sqs, stack.env["SCORING_RUNS_QUEUE_URL"], handler, batch_size=1, wait_seconds=0)
+    runs.poll_once(wait_seconds=0)  # plans the run: one job per completed sample session
+    planned = stack.client.get(f"/api/v1/scoring/runs/{created.json()['run_id']}").json()["counts"]["pending"]
+    assert planned >= 3
+    capsys.readouterr()
+
+    cancelled = stack.client.post(f"/api/v1/scoring/runs/{created.json()['run_id']}/cancel")
+    at_cancel = emf(capsys.readouterr().out)
+    runs.drain(max_batches=100)  # the cancelled attempts' jobs are delivered all the same
+    after = emf(capsys.readouterr().out)
+
+    assert cancelled.status_code == 200
+    assert named(at_cancel, "ScoresCancelled") == [planned]
+    assert sum(named(after, "JobsReceived")) == planned
+    assert not [key for key in after if key[0] in ("ScoresCompleted", "ScoresFailed", "ScoresCancelled")]
+
+
+def test_the_reaper_function_emits_what_it_requeued_and_failed(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqlalchemy import create_engine, text
+
+    from functions.scorer.app import reap_handler
+
+    stack.request_score(THOROUGH_ID)
+    stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)  # its message is lost
+    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE session_scores SET requested_at = now() - interval '3 hours'"))
+    engine.dispose()
+    capsys.readouterr()
+
+    result = reap_handler({}, LocalLambdaContext(budget_seconds=60))
+    emitted = emf(capsys.readouterr().out)
+
+    assert (result["requeued"], result["failed"]) == (1, 0)
+    assert named(emitted, "StrandedAttemptsRequeued") == [1]
+    assert named(emitted, "StrandedAttemptsFailed") == [0]

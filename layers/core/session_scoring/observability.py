@@ -61,6 +61,7 @@ class Metric(StrEnum):
     JOBS_RECEIVED = "JobsReceived"
     SCORES_COMPLETED = "ScoresCompleted"
     SCORES_FAILED = "ScoresFailed"
+    SCORES_CANCELLED = "ScoresCancelled"
     JOBS_DEFERRED = "JobsDeferred"
     JOBS_DEAD_LETTERED = "JobsDeadLettered"
     JOBS_REDRIVEN = "JobsRedriven"
@@ -71,6 +72,7 @@ class Metric(StrEnum):
     JUDGE_OUTPUT_TOKENS = "JudgeOutputTokens"
     JUDGE_CACHE_READ_TOKENS = "JudgeCacheReadTokens"
     JUDGE_CACHE_WRITE_TOKENS = "JudgeCacheWriteTokens"
+    JUDGE_ESTIMATED_COST = "JudgeEstimatedCostUSD"
     PROMPT_COMPACTIONS = "PromptCompactions"
     BREAKER_TRANSITIONS = "JudgeBreakerTransitions"
     BREAKER_OPEN = "JudgeBreakerOpen"
@@ -78,6 +80,8 @@ class Metric(StrEnum):
     API_REQUESTS = "ApiRequests"
     RUNS_STUCK_PLANNING = "RunsStuckPlanning"
     BATCH_REQUESTS_SUBMITTED = "BatchRequestsSubmitted"
+    ATTEMPTS_REQUEUED = "StrandedAttemptsRequeued"
+    ATTEMPTS_REAPED_FAILED = "StrandedAttemptsFailed"
 
 
 def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
@@ -118,6 +122,28 @@ def record_score_completed() -> None:
 def record_score_failed(category: FailureCategory) -> None:
     """An attempt failed for good (stored as ``failed`` with its reason)."""
     _emit_now(Metric.SCORES_FAILED, 1, ReasonCategory=category.value)
+
+
+def record_scores_cancelled(count: int) -> None:
+    """Attempts of a cancelled scoring run that no scorer had claimed were cancelled (printed at once: the API
+    cancels them, and so does a scorer settling the run after a job)."""
+    if count > 0:
+        _emit_now(Metric.SCORES_CANCELLED, count)
+
+
+def record_estimated_cost(cost_usd: float) -> None:
+    """A completed score's tokens priced with the configuration's ``pricing:`` table (not recorded when the
+    judge model has no price). CloudWatch has no currency unit: the value is in USD, the name says so."""
+    metrics.add_metric(name=Metric.JUDGE_ESTIMATED_COST.value, unit=MetricUnit.NoUnit, value=cost_usd)
+
+
+def record_reaped(requeued: int, failed: int) -> None:
+    """A reaper run: stranded attempts sent a fresh job message, and those failed past the delivery limit.
+
+    Added to the shared set, which the reaper function's handler flushes; like the redrive, the ``session-scoring
+    reap`` CLI prints its own summary instead."""
+    metrics.add_metric(name=Metric.ATTEMPTS_REQUEUED.value, unit=MetricUnit.Count, value=requeued)
+    metrics.add_metric(name=Metric.ATTEMPTS_REAPED_FAILED.value, unit=MetricUnit.Count, value=failed)
 
 
 def record_job_deferred() -> None:

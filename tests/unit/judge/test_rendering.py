@@ -281,3 +281,71 @@ def test_huge_arguments_are_capped_keeping_the_tool_name(config: ScoringConfig) 
         assert f"TOOL CALL t{n} arguments=" in prompt.user
     assert "chars of arguments omitted]" in prompt.user
     assert "the arguments of 6 tool calls capped" in prompt.user
+
+
+def _named_call_lines(user: str) -> list[str]:
+    """The tool names of the transcript's call lines, in order, whichever line format a tier uses."""
+    return re.findall(r"^\d+\.\d+ (?:TOOL CALL )?k8s\.(probe_\d{4}) ", user, flags=re.MULTILINE)
+
+
+def test_a_2400_call_session_fits_50k_as_terse_call_lines(config: ScoringConfig) -> None:
+    session = _long()
+
+    prompt = build_prompt(config, session, budget_tokens=50_000)
+
+    assert prompt.compacted
+    assert prompt.estimated_tokens <= 50_000
+    assert _named_call_lines(prompt.user) == [tool_name(index) for index in range(2_400)]
+    failed = re.findall(r"^\d+\.\d+ k8s\.(probe_\d{4}) \S+ FAILED\b", prompt.user, flags=re.MULTILINE)
+    assert failed == [tool_name(index) for index in range(2_400) if index % 100 == 7]
+    assert "1.4800 k8s.probe_2399 " in prompt.user
+    assert "-> 700 chars" in prompt.user
+    assert "(2400 reasoning/message steps of this stage omitted" in prompt.user
+    assert "Step 1500: next I check probe 1500." not in prompt.user
+    assert "Tool calls are listed tersely" in prompt.user
+    assert FINAL_LONG in prompt.user
+
+
+@pytest.mark.parametrize("budget", [12_000, 16_000, 22_000, 30_000, 45_000, 70_000])
+def test_every_budget_that_holds_the_call_lines_is_met_with_every_call_named(
+    config: ScoringConfig, budget: int
+) -> None:
+    session = _long(400)
+
+    prompt = build_prompt(config, session, budget_tokens=budget)
+
+    assert prompt.estimated_tokens <= budget
+    assert _named_call_lines(prompt.user) == [tool_name(index) for index in range(400)]
+    assert FINAL_LONG in prompt.user
+
+
+def test_capped_arguments_keep_a_hash_that_tells_equal_arguments_apart(config: ScoringConfig) -> None:
+    same = {"query": "sum(rate(http_requests_total[5m])) by (pod)" * 3}
+    other = {"query": "sum(rate(http_requests_total[5m])) by (node)" * 3}
+    steps = [
+        Step(kind="tool_call", tool_call=ToolCall(name=f"q{n}", arguments=args, result="x" * 3_000))
+        for n, args in enumerate([same, other, same] * 100)
+    ]
+    session = Session(session_id="s", status="completed", stages=[Stage(name="s", steps=steps)], final_analysis=FINAL)
+
+    prompt = build_prompt(config, session, budget_tokens=9_000)
+
+    hashes = dict(re.findall(r"^1\.(\d+) q\d+ \S*#([0-9a-f]{6}) ", prompt.user, flags=re.MULTILINE))
+    assert len(hashes) == 300
+    assert hashes["1"] == hashes["3"] != hashes["2"]
+
+
+def test_a_session_whose_minimal_call_lines_exceed_the_budget_fails_naming_the_figures(
+    config: ScoringConfig,
+) -> None:
+    session = _long(1_500)
+
+    with pytest.raises(PromptTooLargeError) as raised:
+        build_prompt(config, session, budget_tokens=15_000)
+
+    message = raised.value.message
+    assert "its 1,500 tool calls as minimal one-line entries" in message
+    assert "budget of 15000" in message
+    needed = int(re.search(r"need about ([\d,]+) tokens", message).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert needed > 15_000
+    assert "JUDGE_INPUT_BUDGET_TOKENS" in message

@@ -859,6 +859,16 @@ export interface components {
             prompt_tokens_before: number | null;
             /** Prompt Tokens After */
             prompt_tokens_after: number | null;
+            /**
+             * Judging Ms
+             * @description The whole judging of the delivery that completed the attempt, every retry and wait included (latency_ms is the successful call alone)
+             */
+            judging_ms: number | null;
+            /**
+             * Estimated Cost Usd
+             * @description The verdict's tokens priced with the pricing table; null when the model has none
+             */
+            estimated_cost_usd: number | null;
         };
         /**
          * LabelBreakdown

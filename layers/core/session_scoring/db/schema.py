@@ -84,6 +84,10 @@ class SessionScoreRow(Base):
     prompt_compacted: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
     prompt_tokens_before: Mapped[int | None] = mapped_column(Integer)
     prompt_tokens_after: Mapped[int | None] = mapped_column(Integer)
+    judging_ms: Mapped[int | None] = mapped_column(Integer)
+    """The whole judging of the delivery that completed the attempt: every retry and wait included."""
+    estimated_cost_usd: Mapped[Decimal | None] = mapped_column(Numeric(12, 6))
+    """The verdict's tokens priced with the configuration's ``pricing:`` table; null when the model has no price."""
     claim_token: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     delivery_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))

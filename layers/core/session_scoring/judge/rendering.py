@@ -20,14 +20,19 @@ that does not fit is compacted in tiers, deterministically, each tier only if th
 2. the same with reasoning, messages and stage outputs joining the tool results;
 3. tool results down to a one-line ``[result: N chars omitted]`` marker on the tool-call line;
 4. reasoning and message texts shortened, then omitted (the step numbers show the gaps);
-5. tool-call arguments and error messages capped (the tool name and the error status always stay).
+5. tool-call arguments and error messages capped (the tool name and the error status always stay);
+6. terse call lines: every reasoning and message text dropped (a marker per stage says how many), every result a size
+   (``-> N chars``), each call one line ``<step> <server.tool> <arguments> [FAILED: <error>]`` with the arguments and
+   the error capped to a common length, down to an argument hash (``args#<6 hex>``) and the bare ``FAILED`` status.
 
-Every tool call keeps its line; the alert and the final analysis are never cut. A session whose bare tool-call lines
-still exceed the budget raises :class:`PromptTooLargeError`: nothing is sent that the model would reject for size.
+Every tool call keeps its line; the alert and the final analysis are never cut. A session whose minimal call lines
+(tier 6 at length 0) still exceed the budget raises :class:`PromptTooLargeError` naming the figures: nothing is sent
+that the model would reject for size.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -201,15 +206,93 @@ def output_piece(text: str, level: int | None) -> str:
 
 @dataclass(frozen=True)
 class Levels:
-    """Common length each kind of text is cut to (``None``: not cut; below MIN_SHORTENED_CHARS: omitted)."""
+    """Common length each kind of text is cut to (``None``: not cut; below MIN_SHORTENED_CHARS: omitted).
+
+    ``terse``: the last tier. Every step text is omitted, every result is its size, and each tool call is one line
+    whose arguments and error are capped at ``argument`` characters (0: an argument hash and the bare status)."""
 
     result: int | None = None
     text: int | None = None
     argument: int | None = None
+    terse: bool = False
 
     def of(self, kind: Kind) -> int | None:
         level: int | None = getattr(self, kind)
         return level
+
+
+_HASH_CHARS = 6
+_TERSE_MARKER_CHARS = 2 + len("#") + _HASH_CHARS
+"""What a capped terse argument adds (``... #abc123``): a text is capped only when that makes it shorter."""
+
+
+def _terse_cut(text: str, level: int) -> bool:
+    return len(text) > level + _TERSE_MARKER_CHARS
+
+
+def _digest(text: str) -> str:
+    """A short stable hash: equal arguments show equal hashes, so repeated calls stay visible when capped."""
+    return hashlib.sha256(text.encode()).hexdigest()[:_HASH_CHARS]
+
+
+def terse_arguments(arguments: str, level: int) -> str:
+    if not _terse_cut(arguments, level):
+        return arguments
+    if level == 0:
+        return f"args#{_digest(arguments)}"
+    return f"{arguments[:level]}...#{_digest(arguments)}"
+
+
+def terse_error(call: ToolCall, level: int) -> str:
+    if call.success and not call.error:
+        return ""
+    error = " ".join((call.error or "").split())  # one line
+    if not error:
+        return " FAILED"
+    if not _terse_cut(error, level):
+        return f" FAILED: {error}"
+    return " FAILED" if level == 0 else f" FAILED: {error[:level]}..."
+
+
+def terse_result(call: ToolCall, result: str) -> str:
+    if result:
+        return f" -> {len(result)} chars"
+    return " -> (empty)" if call.success and not call.error else ""
+
+
+def compact_json(value: Any) -> str:
+    """JSON without the spaces after separators: what a terse call line shows of the arguments."""
+    return json.dumps(value, separators=(",", ":"), **_JSON_OPTIONS)
+
+
+def call_head(label: str, call: ToolCall, arguments: str, levels: Levels, compact: str | None = None) -> str:
+    """The tool call's line (and its error), without the result. ``arguments``: the call's arguments as
+    :func:`_json`; ``compact``: as :func:`compact_json` (computed here when not given)."""
+    if levels.terse:
+        level = levels.argument or 0
+        shown = terse_arguments(compact if compact is not None else compact_json(call.arguments), level)
+        return f"{label} {call.qualified_name} {shown}{terse_error(call, level)}"
+    return (
+        f"{label} TOOL CALL {call.qualified_name} arguments={arguments_piece(arguments, levels.argument)}"
+        + error_piece(call, levels.argument)
+    )
+
+
+def call_result(call: ToolCall, result: str, levels: Levels) -> str:
+    return terse_result(call, result) if levels.terse else result_piece(call, levels.result, result)
+
+
+def step_text(label: str, kind: str, text: str, levels: Levels) -> str:
+    """A step's text as rendered; empty when omitted (the stage's marker counts it)."""
+    return "" if levels.terse else text_piece(label, kind, text, levels.text)
+
+
+def stage_output(text: str, levels: Levels) -> str:
+    return f"Stage output: [{len(text)} chars omitted]" if levels.terse else output_piece(text, levels.text)
+
+
+def omitted_marker(count: int) -> str:
+    return f"({count} reasoning/message steps of this stage omitted to fit the judge's input budget)"
 
 
 def _stage_lines(stage: Stage, index: int, levels: Levels) -> list[str]:
@@ -222,26 +305,28 @@ def _stage_lines(stage: Stage, index: int, levels: Levels) -> list[str]:
     lines = [f"### Stage {number}: {stage.name} ({', '.join(d for d in details if d)})"]
     if stage.available_tools:
         lines.append("Tools available in this stage: " + ", ".join(t.qualified_name for t in stage.available_tools))
+    omitted = 0
     for step_index, step in enumerate(stage.steps):
         label = f"{number}.{step_index + 1}"
         call = step.tool_call
         if call is not None:
-            arguments = arguments_piece(_json(call.arguments), levels.argument)
             lines.append(
-                f"{label} TOOL CALL {call.qualified_name} arguments={arguments}"
-                + error_piece(call, levels.argument)
-                + result_piece(call, levels.result, result_text(call))
+                call_head(label, call, _json(call.arguments), levels) + call_result(call, result_text(call), levels)
             )
         elif step.text:
-            piece = text_piece(label, step.kind, step.text, levels.text)
+            piece = step_text(label, step.kind, step.text, levels)
             if piece:
                 lines.append(piece)
+            else:
+                omitted += 1
+    if omitted:
+        lines.append(omitted_marker(omitted))
     if not stage.steps:
         lines.append("(no steps were recorded for this stage)")
     if stage.error:
         lines.append(f"STAGE ERROR: {stage.error}")
     if stage.output:
-        lines.append(output_piece(stage.output, levels.text))
+        lines.append(stage_output(stage.output, levels))
     return lines
 
 
@@ -279,32 +364,46 @@ def render_alert(session: Session) -> str:
 
 @dataclass(frozen=True)
 class _Item:
-    """One compactable text: a tool result, a call's arguments (with its error), a step's text or a stage output."""
+    """One compactable piece: a tool result, a call's line (arguments and error), a step's text or a stage output."""
 
     kind: Kind
     text: str
+    stage: int
     call: ToolCall | None = None
     label: str = ""
     step_kind: str = "output"
 
     @cached_property
     def full_cost(self) -> int:
-        return self._cost(None)
+        return self._cost(Levels())
 
-    def cost(self, level: int | None) -> int:
-        """Length of the item's rendered piece at ``level`` (line breaks it brings included)."""
-        if self.kind != "argument" and not _cut(self.text, level):
+    @cached_property
+    def compact(self) -> str | None:
+        """The arguments as a terse line shows them (``argument`` items only)."""
+        return compact_json(self.call.arguments) if self.kind == "argument" and self.call is not None else None
+
+    def cost(self, levels: Levels) -> int:
+        """Length of the item's rendered piece at ``levels`` (line breaks it brings included)."""
+        if self.kind != "argument" and not levels.terse and not _cut(self.text, levels.of(self.kind)):
             return self.full_cost  # not cut at this level: rendered whole, as without compaction
-        return self._cost(level)
+        return self._cost(levels)
 
-    def _cost(self, level: int | None) -> int:
+    def omitted(self, levels: Levels) -> bool:
+        """Whether this step text is left out at ``levels`` (its stage's marker counts it)."""
+        if self.kind != "text" or self.step_kind == "output":
+            return False
+        level = levels.text
+        return levels.terse or (level is not None and level < MIN_SHORTENED_CHARS and _cut(self.text, level))
+
+    def _cost(self, levels: Levels) -> int:
         if self.kind == "result" and self.call is not None:
-            return len(result_piece(self.call, level, self.text))
+            return len(call_result(self.call, self.text, levels))
         if self.kind == "argument" and self.call is not None:
-            return len(arguments_piece(self.text, level)) + len(error_piece(self.call, level))
+            compact = self.compact if levels.terse else None  # computed only for the tier that shows it
+            return len(call_head(self.label, self.call, self.text, levels, compact))
         if self.step_kind == "output":
-            return len(output_piece(self.text, level))
-        piece = text_piece(self.label, self.step_kind, self.text, level)
+            return len(stage_output(self.text, levels))
+        piece = step_text(self.label, self.step_kind, self.text, levels)
         return len(piece) + 1 if piece else 0  # +1: the line break joining it
 
 
@@ -312,14 +411,15 @@ def _items(session: Session) -> list[_Item]:
     items: list[_Item] = []
     for stage_index, stage in enumerate(session.stages):
         for step_index, step in enumerate(stage.steps):
+            label = f"{stage_index + 1}.{step_index + 1}"
             call = step.tool_call
             if call is not None:
-                items.append(_Item("result", result_text(call), call))
-                items.append(_Item("argument", _json(call.arguments), call))
+                items.append(_Item("result", result_text(call), stage_index, call))
+                items.append(_Item("argument", _json(call.arguments), stage_index, call, label))
             elif step.text:
-                items.append(_Item("text", step.text, label=f"{stage_index + 1}.{step_index + 1}", step_kind=step.kind))
+                items.append(_Item("text", step.text, stage_index, label=label, step_kind=step.kind))
         if stage.output:
-            items.append(_Item("text", stage.output))
+            items.append(_Item("text", stage.output, stage_index))
     return items
 
 
@@ -327,19 +427,25 @@ class _Sizer:
     """Exact rendered length of the transcript for any ``Levels``, without rendering it."""
 
     def __init__(self, session: Session) -> None:
-        self._items = _items(session)
-        self._full = {kind: sum(item.full_cost for item in self._items if item.kind == kind) for kind in _ALL_KINDS}
+        self.items = _items(session)
+        self._by_kind = {kind: [item for item in self.items if item.kind == kind] for kind in _ALL_KINDS}
+        self._full = {kind: sum(item.full_cost for item in items) for kind, items in self._by_kind.items()}
         self._base = len(render_conversation(session)) - sum(self._full.values())
-        self.longest = max((len(item.text) for item in self._items), default=0)
+        self.longest = max((len(item.text) for item in self.items), default=0)
 
     def chars(self, levels: Levels) -> int:
         total = self._base
         for kind in _ALL_KINDS:
-            level = levels.of(kind)
-            if level is None:
+            if levels.of(kind) is None and not levels.terse:
                 total += self._full[kind]
             else:
-                total += sum(item.cost(level) for item in self._items if item.kind == kind)
+                total += sum(item.cost(levels) for item in self._by_kind[kind])
+        if levels.terse or (levels.text is not None and levels.text < MIN_SHORTENED_CHARS):
+            omitted: dict[int, int] = {}
+            for item in self._by_kind["text"]:
+                if item.omitted(levels):
+                    omitted[item.stage] = omitted.get(item.stage, 0) + 1
+            total += sum(len(omitted_marker(count)) + 1 for count in omitted.values())
         return total
 
 
@@ -359,13 +465,14 @@ TIERS: Sequence[_Tier] = (
     _Tier(("result",), 0, Levels(text=MIN_KEPT_CHARS)),
     _Tier(("text",), 0, Levels(result=0)),
     _Tier(("argument",), 0, Levels(result=0, text=0)),
+    _Tier(("argument",), 0, Levels(result=0, text=0, terse=True)),
 )
 
 
 def _with(tier: _Tier, level: int) -> Levels:
     values = {kind: tier.fixed.of(kind) for kind in _ALL_KINDS}
     values.update({kind: level for kind in tier.search})
-    return Levels(**values)
+    return Levels(**values, terse=tier.fixed.terse)
 
 
 def _fit(sizer: _Sizer, target_chars: int) -> Levels | None:
@@ -384,39 +491,50 @@ def _fit(sizer: _Sizer, target_chars: int) -> Levels | None:
     return None
 
 
-def _compaction_note(session: Session, levels: Levels, before: int, after_hint: str) -> str:
-    results_cut = results_omitted = texts_cut = texts_omitted = arguments_capped = 0
-    for stage in session.stages:
-        for step in stage.steps:
-            call = step.tool_call
-            if call is not None:
-                result = result_text(call)
-                if result and _cut(result, levels.result):
-                    if (levels.result or 0) < MIN_SHORTENED_CHARS:
-                        results_omitted += 1
-                    else:
-                        results_cut += 1
-                if _cut(_json(call.arguments), levels.argument):
-                    arguments_capped += 1
-            elif step.text and _cut(step.text, levels.text):
-                if (levels.text or 0) < MIN_SHORTENED_CHARS:
-                    texts_omitted += 1
+TERSE_LEGEND = (
+    "Tool calls are listed tersely, one line each: `<step> <server.tool> <arguments> [FAILED: <error>] -> <result "
+    "size>`, where long arguments show their start and a hash (`...#1a2b3c`) or only the hash (`args#1a2b3c`): "
+    "equal hashes mean equal arguments."
+)
+
+
+def _omits(level: int | None) -> bool:
+    """Whether a text cut at ``level`` is replaced by a marker (or omitted) rather than shortened."""
+    return (level or 0) < MIN_SHORTENED_CHARS
+
+
+def _compaction_note(items: Sequence[_Item], levels: Levels, before: int, after_hint: str) -> str:
+    results_cut = results_omitted = texts_cut = texts_omitted = outputs_omitted = arguments_capped = 0
+    for item in items:
+        level = levels.of(item.kind)
+        if item.kind == "result":
+            if item.text and (levels.terse or _cut(item.text, level)):
+                if levels.terse or _omits(level):
+                    results_omitted += 1
                 else:
-                    texts_cut += 1
-        if stage.output and _cut(stage.output, levels.text):
+                    results_cut += 1
+        elif item.kind == "argument":
+            capped = _terse_cut(item.compact or "", level or 0) if levels.terse else _cut(item.text, level)
+            arguments_capped += capped
+        elif item.omitted(levels):
+            texts_omitted += 1
+        elif item.step_kind == "output" and (levels.terse or (_cut(item.text, level) and _omits(level))):
+            outputs_omitted += 1
+        elif _cut(item.text, level):
             texts_cut += 1
     parts = [
         f"{results_cut} tool results shortened to their head and tail" if results_cut else "",
         f"{results_omitted} tool results omitted (each marked with its size)" if results_omitted else "",
         f"{texts_cut} reasoning, message or stage-output texts shortened" if texts_cut else "",
         f"{texts_omitted} reasoning or message texts omitted (their step numbers are skipped)" if texts_omitted else "",
+        f"{outputs_omitted} stage outputs omitted (each marked with its size)" if outputs_omitted else "",
         f"the arguments of {arguments_capped} tool calls capped" if arguments_capped else "",
     ]
     return (
         f"NOTE: this session was compacted to fit the judge's input budget (about {before:,} tokens before, "
         f"{after_hint} after): " + "; ".join(p for p in parts if p) + ". Every cut is marked. Every tool call is "
         "still listed with its name and error status; the alert and the final analysis were not cut. Judge what "
-        "the agent did; do not penalise it for what was cut here."
+        "the agent did; do not penalise it for what was cut here." + (" " + TERSE_LEGEND if levels.terse else "")
     )
 
 
@@ -440,7 +558,7 @@ class _PromptBuilder:
         return estimate_tokens(self.system) + estimate_tokens(user) + output_schema_tokens()
 
 
-_NOTE_RESERVE_CHARS = 700
+_NOTE_RESERVE_CHARS = 700 + len(TERSE_LEGEND)
 """Room kept for the compaction note, whose counts are known only once the levels are."""
 
 
@@ -465,7 +583,8 @@ def build_prompt(
         if levels is None:
             break
         compacted = render_conversation(session, levels)
-        user = builder.user(compacted, _compaction_note(session, levels, before, f"at most {budget_tokens:,}"))
+        note = _compaction_note(sizer.items, levels, before, f"at most {budget_tokens:,}")
+        user = builder.user(compacted, note)
         after = builder.tokens(user)
         if after <= budget_tokens:
             return JudgePrompt(
@@ -477,10 +596,12 @@ def build_prompt(
             )
         target -= int((after - budget_tokens) * CHARS_PER_TOKEN) + 100
     floor_levels = _with(TIERS[-1], 0)
-    floor_tokens = builder.tokens(builder.user(render_conversation(session, floor_levels), ""))
+    floor_tokens = builder.tokens(builder.user(render_conversation(session, floor_levels), TERSE_LEGEND))
     raise PromptTooLargeError(
-        f"the session does not fit the judge's input budget even compacted: about {floor_tokens:,} tokens with every "
-        f"tool result and reasoning text omitted and arguments capped ({before:,} before) against a budget of "
-        f"{budget_tokens}; every tool call's line, the alert and the final analysis are always kept. Use a model with "
-        "a larger context (JUDGE_CONTEXT_TOKENS, JUDGE_INPUT_BUDGET_TOKENS)."
+        f"the session does not fit the judge's input budget even compacted: its {len(session.tool_calls):,} tool "
+        f"calls as minimal one-line entries (every result, reasoning text and argument omitted), with the rubric, the "
+        f"alert and the final analysis, need about {floor_tokens:,} tokens ({before:,} uncompacted) against a budget "
+        f"of {budget_tokens}. Every tool call's line, the alert and the final analysis are always kept, so this "
+        "session needs a larger budget: use a model with a larger context (JUDGE_CONTEXT_TOKENS, "
+        "JUDGE_INPUT_BUDGET_TOKENS)."
     )

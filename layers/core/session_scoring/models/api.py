@@ -55,6 +55,14 @@ class JudgeInfo(_Response):
     prompt_compacted: bool = False
     prompt_tokens_before: int | None = None
     prompt_tokens_after: int | None = None
+    judging_ms: int | None = Field(
+        default=None,
+        description="The whole judging of the delivery that completed the attempt, every retry and wait included "
+        "(latency_ms is the successful call alone)",
+    )
+    estimated_cost_usd: float | None = Field(
+        default=None, description="The verdict's tokens priced with the pricing table; null when the model has none"
+    )
 
 
 class SessionFactsInfo(_Response):

@@ -78,6 +78,8 @@ class ScoreRecord:
     """How an ensemble score's samples spread (``scoring.samples`` > 1); None for a single verdict."""
     run_id: uuid.UUID | None = None
     """The scoring run this attempt belongs to (None for a single request)."""
+    judging_ms: int | None = None
+    estimated_cost_usd: float | None = None
 
 
 @dataclass(frozen=True)

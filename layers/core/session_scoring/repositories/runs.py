@@ -373,8 +373,9 @@ class RunRepository:
             )
 
     @db_call
-    def cancel(self, run_id: uuid.UUID, note: str) -> bool:
-        """Cancel a planning or running run and every attempt of it no scorer has claimed; False if it had ended."""
+    def cancel(self, run_id: uuid.UUID, note: str) -> int | None:
+        """Cancel a planning or running run and every attempt of it no scorer has claimed: how many attempts were
+        cancelled, or None if the run had ended."""
         with self._sessions.begin() as db:
             changed = db.execute(
                 update(ScoringRunRow)
@@ -383,16 +384,15 @@ class RunRepository:
                 .returning(ScoringRunRow.run_id)
             ).first()
             if changed is None:
-                return False
-            self._cancel_pending(db, run_id, note)
-            return True
+                return None
+            return self._cancel_pending(db, run_id, note)
 
     @staticmethod
-    def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> None:
+    def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> int:
         """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
         works on them; their batch is cancelled by the service and a late result for them is ignored)."""
         s = SessionScoreRow
-        db.execute(
+        result = db.execute(
             update(s)
             .where(
                 s.run_id == run_id,
@@ -400,10 +400,11 @@ class RunRepository:
             )
             .values(status="cancelled", error_message=note, claim_token=None, lease_expires_at=None)
         )
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
     @db_call
-    def settle(self, run_id: uuid.UUID) -> None:
-        """Bring a run's status up to date after one of its attempts moved.
+    def settle(self, run_id: uuid.UUID) -> int:
+        """Bring a run's status up to date after one of its attempts moved; returns how many attempts it cancelled.
 
         A running run with no active attempt left is completed. A cancelled run's attempts that came back to pending
         (a scorer released one it had claimed before the cancel) are cancelled too, so none is left pending.
@@ -413,14 +414,14 @@ class RunRepository:
                 select(ScoringRunRow.status, ScoringRunRow.stop_reason).where(ScoringRunRow.run_id == run_id)
             ).one_or_none() or (None, None)
             if status == "cancelled":
-                self._cancel_pending(db, run_id, note or "the run was cancelled")
-                return
+                return self._cancel_pending(db, run_id, note or "the run was cancelled")
             active = exists().where(SessionScoreRow.run_id == run_id, SessionScoreRow.status.in_(_ACTIVE))
             db.execute(
                 update(ScoringRunRow)
                 .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "running", ~active)
                 .values(status="completed", finished_at=func.now())
             )
+            return 0
 
     @db_call
     def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:

@@ -122,6 +122,8 @@ _RECORD_COLUMNS = [
         "prompt_tokens_after",
         "score_spread",
         "run_id",
+        "judging_ms",
+        "estimated_cost_usd",
     )
 ] + FACT_COLUMNS
 
@@ -206,6 +208,8 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         facts=facts_from(values),
         score_spread=values.get("score_spread"),
         run_id=values["run_id"],
+        judging_ms=values["judging_ms"],
+        estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
     )
 
 
@@ -231,6 +235,8 @@ _VERDICT_COLUMNS = (
     "prompt_tokens_before",
     "prompt_tokens_after",
     "score_spread",
+    "judging_ms",
+    "estimated_cost_usd",
 )
 
 
@@ -469,6 +475,8 @@ def _verdict_params(
         "p_prompt_tokens_before": prompt.tokens_before,
         "p_prompt_tokens_after": prompt.tokens_after,
         "p_score_spread": spread,
+        "p_judging_ms": None,
+        "p_estimated_cost_usd": None,
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
             for i, t in enumerate(output.missing_tools)
@@ -664,17 +672,23 @@ class ScoreRepository:
         verdict: JudgeVerdict,
         prompt: PromptStats,
         spread: dict[str, Any] | None = None,
+        judging_ms: int | None = None,
+        estimated_cost_usd: float | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
-        ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1). Returns False (and stores nothing)
-        when this worker no longer holds the claim.
+        ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
+        (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
+        tokens priced (None when the model has no price). Returns False (and stores nothing) when this worker no
+        longer holds the claim.
         """
         output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread)
         params.update(
             p_score_id=score_id,
             p_claim_token=claim_token,
+            p_judging_ms=judging_ms,
+            p_estimated_cost_usd=estimated_cost_usd,
             p_tool_names=sorted({t.tool_name for t in output.missing_tools}),
             **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
         )

@@ -11,6 +11,9 @@ is idempotent by ``score_id`` (a claim is conditional), so a message that was no
 acknowledged duplicate, never a second score. An attempt that has already been claimed ``max_deliveries`` times is
 failed with its reason instead, as the dead-letter path would have done. It runs on a schedule in AWS (the reaper
 function), at start-up and periodically in ``make run``, and on demand (``session-scoring reap``).
+
+Each run is an X-Ray subsegment ``## reap`` and adds ``StrandedAttemptsRequeued`` and ``StrandedAttemptsFailed`` to
+the metrics the reaper function's handler prints.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from session_scoring.errors import QueueUnavailableError
 from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.observability import record_reaped, subsegment
 from session_scoring.repositories.scores import ScoreRepository, StrandedAttempt
 from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
 
@@ -55,11 +59,14 @@ class AttemptReaper:
         """
         result = ReapResult()
         pending_after = 0 if queue_is_new else self._pending_after
-        for attempt in self._repository.stranded(pending_after, limit):
-            if attempt.delivery_count >= self._max_deliveries:
-                self._give_up(attempt, result)
-            else:
-                self._requeue(attempt, result)
+        with subsegment("reap") as segment:
+            for attempt in self._repository.stranded(pending_after, limit):
+                if attempt.delivery_count >= self._max_deliveries:
+                    self._give_up(attempt, result)
+                else:
+                    self._requeue(attempt, result)
+            segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
+        record_reaped(result.requeued, result.failed)
         if result.requeued or result.failed:
             logger.warning("stranded attempts reaped", extra={"requeued": result.requeued, "failed": result.failed})
         return result

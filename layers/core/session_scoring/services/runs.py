@@ -57,6 +57,7 @@ from session_scoring.models.runs import (
     Which,
 )
 from session_scoring.models.session import SessionStatus, SessionSummary
+from session_scoring.observability import record_scores_cancelled
 from session_scoring.repositories.runs import RunRecord, RunRepository, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.scorer import JobOutcome
@@ -346,7 +347,7 @@ class RunService:
         return self.get(run_id)
 
     def get(self, run_id: uuid.UUID) -> ScoringRun:
-        self._repository.settle(run_id)
+        record_scores_cancelled(self._repository.settle(run_id))
         record = self._repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
@@ -367,10 +368,12 @@ class RunService:
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         batches = self._repository.run_batches(run_id) if record.mode == "batch" else []
-        if not self._repository.cancel(run_id, f"cancelled by {cancelled_by}"):
+        cancelled = self._repository.cancel(run_id, f"cancelled by {cancelled_by}")
+        if cancelled is None:
             current = self._repository.get(run_id)
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
+        record_scores_cancelled(cancelled or 0)
         self._cancel_batches(run_id, batches)
         logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
         return self.get(run_id)
@@ -390,7 +393,7 @@ class RunService:
                 )
 
     def settle(self, run_id: uuid.UUID) -> None:
-        self._repository.settle(run_id)
+        record_scores_cancelled(self._repository.settle(run_id))
 
     def cost_of(self, record: RunRecord) -> float | None:
         """The actual cost of the run's completed attempts; None when a model they used has no price."""

@@ -33,6 +33,7 @@ from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
     FailureCategory,
+    record_estimated_cost,
     record_job_dead_lettered,
     record_job_deferred,
     record_job_received,
@@ -158,16 +159,26 @@ class Scorer:
         assert claim.claim_token is not None
         started = self._clock()
         try:
-            verdict, prompt, spread = self._score(job, deadline)
+            verdict, prompt, spread, judging_ms = self._score(job, deadline)
+            cost = self._cost(verdict)
             with subsegment("store verdict"):
                 stored = self._repository.complete(
-                    job.score_id, claim.claim_token, self._config.criteria_hash, verdict, _stats(prompt), spread
+                    job.score_id,
+                    claim.claim_token,
+                    self._config.criteria_hash,
+                    verdict,
+                    _stats(prompt),
+                    spread,
+                    judging_ms=judging_ms,
+                    estimated_cost_usd=cost,
                 )
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
         record_score_completed()
+        if cost is not None:
+            record_estimated_cost(cost)
         logger.info(
             "score stored",
             extra={
@@ -177,6 +188,8 @@ class Scorer:
                 # The whole job (session load, every judge try and wait, store) beside the successful call.
                 "job_ms": int((self._clock() - started) * 1000),
                 "judge_latency_ms": verdict.latency_ms,
+                "judging_ms": judging_ms,
+                "estimated_cost_usd": cost,
             },
         )
         return JobOutcome.ack("completed")
@@ -194,10 +207,22 @@ class Scorer:
             delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
+    def _cost(self, verdict: JudgeVerdict) -> float | None:
+        """The verdict's tokens priced with the ``pricing:`` table; None when its model has no price."""
+        price = self._config.price_of(verdict.model)
+        if price is None:
+            return None
+        usage = verdict.usage
+        cost = price.cost_usd(
+            usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens
+        )
+        return round(cost, 6)
+
     def _score(
         self, job: ScoringJob, deadline: float
-    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None]:
-        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread)."""
+    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None, int]:
+        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), the prompt sent
+        (None for the heuristic judge) and the whole judging time in ms (every retry and wait included)."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
         # The heuristic judge sends nothing: no prompt to render, fit or count.
@@ -249,16 +274,17 @@ class Scorer:
         else:
             verdict, spread = median_verdict(verdicts)
         usage = verdict.usage
+        judging_ms = int((self._clock() - started) * 1000)
         record_judging(
             latency_ms=verdict.latency_ms,
-            attempt_ms=int((self._clock() - started) * 1000),
+            attempt_ms=judging_ms,
             retries=calls - len(verdicts),
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cache_read_tokens=usage.cache_read_tokens,
             cache_write_tokens=usage.cache_write_tokens,
         )
-        return verdict, prompt, spread
+        return verdict, prompt, spread, judging_ms
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy)

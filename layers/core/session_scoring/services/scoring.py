@@ -70,6 +70,8 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
             prompt_compacted=record.prompt_compacted,
             prompt_tokens_before=record.prompt_tokens_before,
             prompt_tokens_after=record.prompt_tokens_after,
+            judging_ms=record.judging_ms,
+            estimated_cost_usd=record.estimated_cost_usd,
         ),
         score_spread=record.score_spread,
         run_id=record.run_id,
