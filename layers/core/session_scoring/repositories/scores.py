@@ -255,7 +255,7 @@ def _store_verdict_statement() -> Any:
         .returning(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at)
         .cte("done")
     )
-    return _with_children(done)
+    return _with_children(done, latest=True)
 
 
 def _store_sample_statement() -> Any:
@@ -276,11 +276,12 @@ def _store_sample_statement() -> Any:
         .returning(_SCORES.c.score_id)
         .cte("done")
     )
-    return _with_children(done)
+    return _with_children(done, latest=False)  # a sample is never the session's latest score
 
 
-def _with_children(done: Any) -> Any:
-    """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps."""
+def _with_children(done: Any, *, latest: bool) -> Any:
+    """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
+    with ``latest`` the upkeep of the latest-score tables (``done`` then also returns session id, total, scored_at)."""
     tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
     approaches = _recordset(
         "p_approaches",
@@ -322,7 +323,7 @@ def _with_children(done: Any) -> Any:
         )
         .cte("steps_stored")
     )
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *_latest_ctes(done))
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *(_latest_ctes(done) if latest else ()))
 
 
 def _band_of(total: Any) -> Any:
