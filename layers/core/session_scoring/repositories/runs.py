@@ -266,10 +266,7 @@ class RunRepository:
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
-            return [
-                RunAttempt(r.score_id, r.session_id, r.status, r.total_score, r.error_message, r.requested_at, r.scored_at)
-                for r in rows
-            ], int(total)
+            return [RunAttempt(*r) for r in rows], int(total)
 
     @db_call
     def session_states(

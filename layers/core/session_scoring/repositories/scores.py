@@ -323,7 +323,8 @@ def _with_children(done: Any, *, latest: bool) -> Any:
         )
         .cte("steps_stored")
     )
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *(_latest_ctes(done) if latest else ()))
+    latest_ctes = _latest_ctes(done) if latest else ()
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *latest_ctes)
 
 
 def _band_of(total: Any) -> Any:
