@@ -266,7 +266,7 @@ class RunRepository:
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
-            return [RunAttempt(*r) for r in rows], int(total)
+            return [RunAttempt(**r._mapping) for r in rows], int(total)
 
     @db_call
     def session_states(
