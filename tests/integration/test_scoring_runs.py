@@ -374,3 +374,45 @@ def test_cli_creates_watches_and_lists_a_run(run_stack: Stack) -> None:
 def get_run_count(stack: Stack) -> int:
     total: int = stack.client.get(RUNS).json()["total_items"]
     return total
+
+
+def test_a_runs_sessions_list_each_attempt_with_its_score_paged_and_filtered(run_stack: Stack) -> None:
+    run = start_run(run_stack, selection={"which": "all"}, max_sessions=12)
+    runs_poller(run_stack).drain(max_batches=1000)
+    sessions = f"{RUNS}/{run['run_id']}/sessions"
+
+    first = run_stack.client.get(sessions, params={"page_size": 5})
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert (body["total_items"], body["total_pages"], len(body["items"])) == (12, 3, 5)
+    listed = [
+        item["session_id"]
+        for page in (1, 2, 3)
+        for item in run_stack.client.get(sessions, params={"page": page, "page_size": 5}).json()["items"]
+    ]
+    run_ids = sorted(a["session_id"] for a in attempts(run_stack) if str(a["run_id"]) == run["run_id"])
+    assert listed == run_ids  # every attempt once, by session id
+    item = body["items"][0]
+    assert item["status"] == "completed"
+    assert 0 <= item["total_score"] <= 100
+    assert item["band"] in {"failed", "weak", "adequate", "good", "near_perfect"}
+    assert item["scored_at"] is not None
+    assert item["error_message"] is None
+
+    assert run_stack.client.get(sessions, params={"status": "failed"}).json()["total_items"] == 0
+    assert run_stack.client.get(sessions, params={"status": "nonsense"}).status_code == 422
+    missing = run_stack.client.get(f"{RUNS}/{uuid.uuid4()}/sessions")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "run_not_found"
+
+
+def test_a_cancelled_runs_sessions_say_why_they_were_not_scored(run_stack: Stack) -> None:
+    run = start_run(run_stack, selection={"which": "all"}, max_sessions=5)
+    runs_poller(run_stack, batch_size=1).poll_once(wait_seconds=0)  # plans the run: 5 attempts pending
+    run_stack.client.post(f"{RUNS}/{run['run_id']}/cancel")
+
+    page = run_stack.client.get(f"{RUNS}/{run['run_id']}/sessions", params={"status": "cancelled"}).json()
+    assert page["total_items"] == 5
+    assert {(i["band"], i["total_score"], i["error_message"]) for i in page["items"]} == {
+        (None, None, "cancelled by api-client")
+    }

@@ -100,6 +100,11 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     listRuns: (page: number, pageSize: number) =>
       client.GET('/api/v1/scoring/runs', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
     getRun: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}', run(runId)).then(unwrap),
+    /** A page of the run's attempts, by session id, with their status, score, band and error. */
+    listRunSessions: (runId: string, page: number, pageSize: number) =>
+      client
+        .GET('/api/v1/scoring/runs/{run_id}/sessions', { params: { path: { run_id: runId }, query: { page, page_size: pageSize } } })
+        .then(unwrap),
     /** The dry run: what a run with this request would select and cost; nothing is stored or queued. */
     estimateRun: (request: Omit<RunRequest, 'dry_run'>) =>
       client

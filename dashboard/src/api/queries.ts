@@ -45,6 +45,7 @@ export const queryKeys = {
   runs: ['runs'] as const,
   runPage: (page: number, pageSize: number) => ['runs', 'page', page, pageSize] as const,
   run: (runId: string) => ['runs', 'one', runId] as const,
+  runSessions: (runId: string, page: number, pageSize: number) => ['runs', 'one', runId, 'sessions', page, pageSize] as const,
 };
 
 /** The dashboard's cache: a failed read is tried again only when the failure may pass (no answer, 429, 5xx). */
@@ -160,6 +161,16 @@ export function useRun(runId: string) {
     queryKey: queryKeys.run(runId),
     queryFn: () => api.getRun(runId),
     refetchInterval: (query) => (isRunActive(query.state.data?.status) ? RUN_POLL_MS : false),
+  });
+}
+
+/** A page of a run's attempts; refreshed every RUN_POLL_MS while `runActive` (the run's own status, polled apart). */
+export function useRunSessions(runId: string, page: number, pageSize: number, runActive: boolean) {
+  return useQuery({
+    queryKey: queryKeys.runSessions(runId, page, pageSize),
+    queryFn: () => api.listRunSessions(runId, page, pageSize),
+    placeholderData: keepPreviousData,
+    refetchInterval: runActive ? RUN_POLL_MS : false,
   });
 }
 

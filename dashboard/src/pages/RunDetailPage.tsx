@@ -18,6 +18,7 @@ import { errorMessage } from '../api/client';
 import { isRunActive, useCancelRun, useRun } from '../api/queries';
 import { ErrorState, Loading } from '../components/StateViews';
 import { RunProgress, RunStatusChip } from '../runs/RunProgress';
+import { RunSessionsTable } from '../runs/RunSessionsTable';
 import { describeSelection, formatCost, formatDuration, formatTokens, formatWhen, skipReason } from '../runs/format';
 
 const COUNT_LABELS = [
@@ -42,7 +43,8 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
   );
 }
 
-/** One run: live progress, counts by attempt status, cost and ETA, its selection and limits; cancel with a confirm. */
+/** One run: live progress, counts by attempt status, cost and ETA, its selection and limits, its sessions with their
+ * scores; cancel with a confirm. */
 export function RunDetailPage() {
   const { runId = '' } = useParams();
   const { data: run, error, isPending, refetch } = useRun(runId);
@@ -143,10 +145,7 @@ export function RunDetailPage() {
           </CardContent>
         </Card>
       </Box>
-      <Typography variant="body2" color="text.secondary" sx={{ mt: 2 }} data-testid="run-sessions-note">
-        The run's sessions and their scores are not listed here: the API gives a run's counts, not its sessions.
-        Each session's page shows its scores, including those made by runs.
-      </Typography>
+      <RunSessionsTable runId={run.run_id} runActive={active} />
       <Dialog open={confirming} onClose={() => setConfirming(false)} aria-labelledby="cancel-title">
         <DialogTitle id="cancel-title">Cancel this run?</DialogTitle>
         <DialogContent>

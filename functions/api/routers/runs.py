@@ -11,7 +11,8 @@ from fastapi.responses import JSONResponse
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
-from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, ScoringRun
+from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, RunSessionPage, ScoringRun
+from session_scoring.models.scores import ScoreStatus
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -60,6 +61,22 @@ def list_runs(
 )
 def get_run(run_id: UUID, scoring: ContainerDep) -> ScoringRun:
     return scoring.run_service.get(run_id)
+
+
+@router.get(
+    "/runs/{run_id}/sessions",
+    response_model=RunSessionPage,
+    responses=error_responses(404, 422, 500, 503),
+    summary="A run's attempts by session id: status, score, band and error of each",
+)
+def list_run_sessions(
+    run_id: UUID,
+    scoring: ContainerDep,
+    page: Annotated[int, Query(ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    status: Annotated[ScoreStatus | None, Query(description="Only attempts with this status")] = None,
+) -> RunSessionPage:
+    return scoring.run_service.list_sessions(run_id, page, page_size, status)
 
 
 @router.post(

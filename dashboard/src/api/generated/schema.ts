@@ -227,6 +227,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/runs/{run_id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's attempts by session id: status, score, band and error of each */
+        get: operations["list_run_sessions_api_v1_scoring_runs__run_id__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/runs/{run_id}/cancel": {
         parameters: {
             query?: never;
@@ -1150,6 +1167,62 @@ export interface components {
             alert_type?: string | null;
         };
         /**
+         * RunSessionPage
+         * @description One page of a run's attempts, by session id (a stable order while the run is under way).
+         */
+        RunSessionPage: {
+            /** Items */
+            items: components["schemas"]["RunSessionScore"][];
+            /** Page */
+            page: number;
+            /** Page Size */
+            page_size: number;
+            /** Total Items */
+            total_items: number;
+            /** Total Pages */
+            total_pages: number;
+        };
+        /**
+         * RunSessionScore
+         * @description One attempt of a run: the session it scored, how it ended (or that it has not yet), its score and band.
+         */
+        RunSessionScore: {
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Session Id */
+            session_id: string;
+            status: components["schemas"]["ScoreStatus"];
+            /**
+             * Total Score
+             * @description Null until the attempt is completed
+             */
+            total_score: number | null;
+            /**
+             * Band
+             * @description The score band of the total (null until completed)
+             */
+            band: string | null;
+            /**
+             * Error Message
+             * @description Why the attempt failed or was cancelled
+             */
+            error_message: string | null;
+            /**
+             * Requested At
+             * Format: date-time
+             * @description When the run queued the attempt
+             */
+            requested_at: string;
+            /**
+             * Scored At
+             * @description When the attempt ended
+             */
+            scored_at: string | null;
+        };
+        /**
          * RunStatus
          * @enum {string}
          */
@@ -1653,6 +1726,8 @@ export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
 export type RunSelection = components['schemas']['RunSelection'];
+export type RunSessionPage = components['schemas']['RunSessionPage'];
+export type RunSessionScore = components['schemas']['RunSessionScore'];
 export type RunStatus = components['schemas']['RunStatus'];
 export type RunUsage = components['schemas']['RunUsage'];
 export type ScoreBand = components['schemas']['ScoreBand'];
@@ -2536,6 +2611,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScoringRun"];
+                };
+            };
+            /** @description Session unknown to the source, or never scored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_run_sessions_api_v1_scoring_runs__run_id__sessions_get: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                /** @description Only attempts with this status */
+                status?: components["schemas"]["ScoreStatus"] | null;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSessionPage"];
                 };
             };
             /** @description Session unknown to the source, or never scored */

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, api } from '../../api/client';
+import type { RunSessionScore } from '../../api/generated/schema';
 import { RUN_POLL_MS } from '../../api/queries';
 import { render } from '../../test/render';
 import { makeEstimate, makeRun } from '../../test/runs';
@@ -14,7 +15,14 @@ vi.mock('../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../api/client')>();
   return {
     ...actual,
-    api: { listRuns: vi.fn(), getRun: vi.fn(), estimateRun: vi.fn(), startRun: vi.fn(), cancelRun: vi.fn() },
+    api: {
+      listRuns: vi.fn(),
+      getRun: vi.fn(),
+      listRunSessions: vi.fn(),
+      estimateRun: vi.fn(),
+      startRun: vi.fn(),
+      cancelRun: vi.fn(),
+    },
   };
 });
 
@@ -40,8 +48,31 @@ const page = (...items: ReturnType<typeof makeRun>[]) => ({
   total_pages: 1,
 });
 
+function attempt(overrides: Partial<RunSessionScore> = {}): RunSessionScore {
+  return {
+    score_id: 'aaaaaaaa-0000-4000-8000-000000000001',
+    session_id: 's-1',
+    status: 'completed',
+    total_score: 82,
+    band: 'good',
+    error_message: null,
+    requested_at: '2026-11-20T09:00:02Z',
+    scored_at: '2026-11-20T09:00:40Z',
+    ...overrides,
+  };
+}
+
+const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) => ({
+  items,
+  page: 1,
+  page_size: 20,
+  total_items: totalItems,
+  total_pages: Math.max(1, Math.ceil(totalItems / 20)),
+});
+
 beforeEach(() => {
   vi.resetAllMocks();
+  mocked.listRunSessions.mockResolvedValue(sessionPage());
 });
 
 afterEach(() => {
@@ -186,5 +217,63 @@ describe('RunDetailPage', () => {
     renderAt('/runs/1234');
 
     expect(await screen.findByText('Could not load the run: no scoring run 1234')).toBeInTheDocument();
+  });
+  it("lists the run's sessions with status, score band and error, and refreshes them until the run ends", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const run = makeRun();
+    mocked.getRun.mockResolvedValueOnce(run);
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z' }));
+    mocked.listRunSessions.mockResolvedValueOnce(
+      sessionPage([attempt(), attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null })]),
+    );
+    mocked.listRunSessions.mockResolvedValue(
+      sessionPage([
+        attempt(),
+        attempt({
+          score_id: 'aaaaaaaa-0000-4000-8000-000000000002',
+          session_id: 's-2',
+          status: 'failed',
+          total_score: null,
+          band: null,
+          error_message: 'the judge answered 529 three times',
+        }),
+      ]),
+    );
+    renderAt(`/runs/${run.run_id}`);
+
+    const rows = await screen.findAllByTestId('run-session-row');
+    expect(rows).toHaveLength(2);
+    expect(within(rows[0]!).getByRole('link', { name: 's-1' })).toHaveAttribute('href', '/sessions/s-1');
+    expect(within(rows[0]!).getByTestId('score-badge')).toHaveAttribute('data-band', 'good');
+    expect(within(rows[0]!).getByTestId('score-badge')).toHaveTextContent('82');
+    expect(within(rows[1]!).getByTestId('run-session-status')).toHaveTextContent('pending');
+    expect(within(rows[1]!).queryByTestId('score-badge')).not.toBeInTheDocument();
+    expect(mocked.listRunSessions).toHaveBeenCalledWith(run.run_id, 1, 20);
+
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+    expect(await screen.findByText('the judge answered 529 three times')).toBeInTheDocument();
+    expect(within(screen.getAllByTestId('run-session-row')[1]!).getByTestId('run-session-status')).toHaveTextContent('failed');
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS); // the run is completed now: the list stops refreshing
+    const calls = mocked.listRunSessions.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
+    expect(mocked.listRunSessions.mock.calls.length).toBe(calls);
+  });
+
+  it("pages through the run's sessions", async () => {
+    const run = makeRun({ status: 'completed' });
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt()], 45));
+    renderAt(`/runs/${run.run_id}`);
+
+    expect(await screen.findByText('1–20 of 45')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Go to next page' }));
+    expect(mocked.listRunSessions).toHaveBeenLastCalledWith(run.run_id, 2, 20);
+  });
+
+  it('says so when the run has no session yet', async () => {
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'planning' }));
+    renderAt(`/runs/${makeRun().run_id}`);
+
+    expect(await screen.findByText('No session queued yet: the run is still selecting them.')).toBeInTheDocument();
   });
 });

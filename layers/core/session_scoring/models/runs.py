@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from session_scoring.models.api import SESSION_ID_PATTERN
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.scores import ScoreStatus
 
 _SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
@@ -176,6 +177,29 @@ class ScoringRun(_Response):
 
 class RunPage(_Response):
     items: list[ScoringRun]
+    page: int
+    page_size: int
+    total_items: int
+    total_pages: int
+
+
+class RunSessionScore(_Response):
+    """One attempt of a run: the session it scored, how it ended (or that it has not yet), its score and band."""
+
+    score_id: UUID
+    session_id: str
+    status: ScoreStatus
+    total_score: int | None = Field(description="Null until the attempt is completed")
+    band: str | None = Field(description="The score band of the total (null until completed)")
+    error_message: str | None = Field(description="Why the attempt failed or was cancelled")
+    requested_at: datetime = Field(description="When the run queued the attempt")
+    scored_at: datetime | None = Field(description="When the attempt ended")
+
+
+class RunSessionPage(_Response):
+    """One page of a run's attempts, by session id (a stable order while the run is under way)."""
+
+    items: list[RunSessionScore]
     page: int
     page_size: int
     total_items: int

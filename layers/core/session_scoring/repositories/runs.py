@@ -114,6 +114,19 @@ class BatchAttempt:
     prompt: PromptStats
 
 
+@dataclass(frozen=True)
+class RunAttempt:
+    """One attempt of a run, as a run's session list shows it."""
+
+    score_id: uuid.UUID
+    session_id: str
+    status: str
+    total_score: int | None
+    error_message: str | None
+    requested_at: datetime
+    scored_at: datetime | None
+
+
 def _record(row: ScoringRunRow, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
     return RunRecord(
         run_id=row.run_id,
@@ -241,6 +254,32 @@ class RunRepository:
                 .limit(page_size)
             ).all()
             return self._load(db, rows), total
+
+    @db_call
+    def list_attempts(
+        self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
+    ) -> tuple[list[RunAttempt], int] | None:
+        """One page of the run's attempts by session id (``status`` filters them) and their total; None when there is
+        no such run. Session id order is stable while the run is under way (an attempt never changes its session)."""
+        s = SessionScoreRow
+        where = [s.run_id == run_id] if status is None else [s.run_id == run_id, s.status == status]
+        with self._sessions() as db:
+            run_exists, total = db.execute(
+                select(
+                    exists().where(ScoringRunRow.run_id == run_id),
+                    select(func.count()).select_from(s).where(*where).scalar_subquery(),
+                )
+            ).one()
+            if not run_exists:
+                return None
+            rows = db.execute(
+                select(s.score_id, s.session_id, s.status, s.total_score, s.error_message, s.requested_at, s.scored_at)
+                .where(*where)
+                .order_by(s.session_id)
+                .offset((page - 1) * page_size)
+                .limit(page_size)
+            ).all()
+            return [RunAttempt(**r._mapping) for r in rows], int(total)
 
     @db_call
     def session_states(

@@ -265,7 +265,7 @@ def _store_verdict_statement() -> Any:
         .returning(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at)
         .cte("done")
     )
-    return _with_children(done)
+    return _with_children(done, latest=True)
 
 
 def _store_sample_statement() -> Any:
@@ -286,12 +286,12 @@ def _store_sample_statement() -> Any:
         .returning(_SCORES.c.score_id)
         .cte("done")
     )
-    return _with_children(done, latest=False)
+    return _with_children(done, latest=False)  # a sample is never the session's latest score
 
 
-def _with_children(done: Any, latest: bool = True) -> Any:
+def _with_children(done: Any, *, latest: bool) -> Any:
     """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
-    (``latest``) the upkeep of ``latest_scores``; a judge-quality sample is never a session's score, so not there."""
+    with ``latest`` the upkeep of the latest-score tables (``done`` then also returns session id, total, scored_at)."""
     tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
     approaches = _recordset(
         "p_approaches",

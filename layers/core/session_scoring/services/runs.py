@@ -51,14 +51,17 @@ from session_scoring.models.runs import (
     RunPlanningJob,
     RunRequest,
     RunSelection,
+    RunSessionPage,
+    RunSessionScore,
     RunStatus,
     RunUsage,
     ScoringRun,
     Which,
 )
+from session_scoring.models.scores import ScoreStatus, band_for
 from session_scoring.models.session import SessionStatus, SessionSummary
 from session_scoring.observability import record_scores_cancelled
-from session_scoring.repositories.runs import RunRecord, RunRepository, SessionScoreState
+from session_scoring.repositories.runs import RunAttempt, RunRecord, RunRepository, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
@@ -168,6 +171,20 @@ def decide_page(
 
 def _as_float(value: Decimal | None) -> float | None:
     return None if value is None else float(value)
+
+
+def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
+    score = attempt.total_score if attempt.status == ScoreStatus.COMPLETED else None
+    return RunSessionScore(
+        score_id=attempt.score_id,
+        session_id=attempt.session_id,
+        status=ScoreStatus(attempt.status),
+        total_score=attempt.total_score,
+        band=None if score is None else band_for(score).band,
+        error_message=attempt.error_message,
+        requested_at=attempt.requested_at,
+        scored_at=attempt.scored_at,
+    )
 
 
 class RunEstimator:
@@ -357,6 +374,22 @@ class RunService:
         records, total = self._repository.list_page(page, page_size)
         return RunPage(
             items=[self.to_api(r) for r in records],
+            page=page,
+            page_size=page_size,
+            total_items=total,
+            total_pages=max(1, math.ceil(total / page_size)),
+        )
+
+    def list_sessions(
+        self, run_id: uuid.UUID, page: int, page_size: int, status: ScoreStatus | None = None
+    ) -> RunSessionPage:
+        """One page of the run's attempts (by session id) with their scores and bands; ``status`` filters them."""
+        found = self._repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
+        if found is None:
+            raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
+        attempts, total = found
+        return RunSessionPage(
+            items=[_attempt_to_api(a) for a in attempts],
             page=page,
             page_size=page_size,
             total_items=total,
