@@ -1593,6 +1593,11 @@ export interface components {
             score_spread: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Run Id
+             * @description The scoring run this attempt belongs to; null for a single request
+             */
+            run_id: string | null;
         };
         /**
          * SessionStatus
