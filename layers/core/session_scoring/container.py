@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.agreement import AgreementService
     from session_scoring.services.analytics import AnalyticsService
-    from session_scoring.services.exports import TrainingExportService
-    from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.auto_scoring import AutoScorer
     from session_scoring.services.batches import BatchPoller
+    from session_scoring.services.exports import TrainingExportService
+    from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
     from session_scoring.services.insights import InsightsService
