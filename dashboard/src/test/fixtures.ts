@@ -29,8 +29,11 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
       prompt_compacted: false,
       prompt_tokens_before: null,
       prompt_tokens_after: null,
+      judging_ms: 9100,
+      estimated_cost_usd: 0.0495,
     },
     score_spread: null,
+    run_id: null,
     ...overrides,
   };
 }
