@@ -5,6 +5,7 @@ import { AgreementPage } from './pages/AgreementPage';
 import { RunDetailPage } from './pages/RunDetailPage';
 import { RunFormPage } from './pages/RunFormPage';
 import { RunsPage } from './pages/RunsPage';
+import { ScoresPage } from './pages/ScoresPage';
 import { SessionDetailPage } from './pages/SessionDetailPage';
 import { SessionsPage } from './pages/SessionsPage';
 import { EmptyState, Loading } from './components/StateViews';
@@ -24,6 +25,9 @@ export function App() {
           </Typography>
           <Button component={NavLink} to="/" end sx={navStyle}>
             Sessions
+          </Button>
+          <Button component={NavLink} to="/scores" sx={navStyle}>
+            Scores
           </Button>
           <Button component={NavLink} to="/analytics" sx={navStyle}>
             Analytics
@@ -49,6 +53,7 @@ export function App() {
                 </Suspense>
               }
             />
+            <Route path="/scores" element={<ScoresPage />} />
             <Route path="/agreement" element={<AgreementPage />} />
             <Route path="/runs" element={<RunsPage />} />
             <Route path="/runs/new" element={<RunFormPage />} />

@@ -2,7 +2,24 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages, and "not scored" (404) as null.
 import createClient from 'openapi-fetch';
-import type { DryRunResult, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
+import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
+
+/** The fleet query's parameters (`GET /api/v1/scoring/scores`), as the generated schema types them. */
+export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['parameters']['query']>;
+
+const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
+
+/** The same-origin address of the fleet query as CSV (every matching row, no cursor): a link, not a fetch, so the
+ * browser streams the download itself. Empty and null parameters are left out. */
+export function fleetScoresCsvUrl(query: FleetQuery): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === null || value === undefined || value === '' || name === 'cursor' || name === 'limit' || name === 'format') continue;
+    params.set(name, String(value));
+  }
+  params.set('format', 'csv');
+  return `${FLEET_SCORES_PATH}?${params.toString()}`;
+}
 
 const TIMEOUT_MS = 15000;
 
@@ -39,6 +56,9 @@ function orWhenNotFound<T, F>(fallback: F) {
 
 /** POST /runs answers a run or a dry run's estimate, depending on `dry_run`. */
 const isDryRun = (answer: ScoringRun | DryRunResult): answer is DryRunResult => 'sessions_selected' in answer;
+
+/** The fleet query's route also declares its CSV and JSON Lines bodies; format=json answers a page. */
+const isFleetPage = (answer: FleetScorePage | string): answer is FleetScorePage => typeof answer !== 'string';
 
 /** The answer narrowed to what the request asked for; anything else is the API breaking its contract. */
 function expect<A, T extends A>(answer: A, is: (a: A) => a is T, what: string): T {
@@ -117,6 +137,12 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
         .POST('/api/v1/scoring/runs', { body: { ...request, dry_run: false } })
         .then(unwrap)
         .then((answer) => expect(answer, (a): a is ScoringRun => !isDryRun(a), 'a run')),
+    /** A page of the fleet query (format json); pass the page's next_cursor as `cursor` for the next. */
+    fleetScores: (query: FleetQuery) =>
+      client
+        .GET(FLEET_SCORES_PATH, { params: { query: { ...query, format: 'json' } } })
+        .then(unwrap)
+        .then((answer) => expect(answer, isFleetPage, 'a page of scores')),
     cancelRun: (runId: string) => client.POST('/api/v1/scoring/runs/{run_id}/cancel', run(runId)).then(unwrap),
   };
 }

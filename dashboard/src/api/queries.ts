@@ -1,7 +1,7 @@
 // Server state through TanStack Query: one cache for every page, retries of transient failures, polling of a
 // score attempt until it ends. Components read these hooks; none fetches by hand.
 import { QueryClient, keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, isTransient } from './client';
+import { type FleetQuery, api, isTransient } from './client';
 import type { RunRequest, RunStatus, ScoreBand, ScoreStatus, ScoringRun, SessionScore } from './generated/schema';
 
 const POLL_MS = 1500;
@@ -42,6 +42,7 @@ export const queryKeys = {
   criteria: ['analytics', 'criteria'] as const,
   distribution: (criteriaHash: string | null) => ['analytics', 'distribution', criteriaHash] as const,
   missingTools: (criteriaHash: string | null) => ['analytics', 'missing-tools', criteriaHash] as const,
+  fleetScores: (query: FleetQuery) => ['fleet-scores', query] as const,
   runs: ['runs'] as const,
   runPage: (page: number, pageSize: number) => ['runs', 'page', page, pageSize] as const,
   run: (runId: string) => ['runs', 'one', runId] as const,
@@ -203,5 +204,14 @@ export function useCancelRun() {
       void queryClient.invalidateQueries({ queryKey: queryKeys.runs });
       void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
     },
+  });
+}
+
+/** One page of the fleet query; the previous page stays shown while the next loads. */
+export function useFleetScores(query: FleetQuery) {
+  return useQuery({
+    queryKey: queryKeys.fleetScores(query),
+    queryFn: () => api.fleetScores(query),
+    placeholderData: keepPreviousData,
   });
 }
