@@ -41,6 +41,25 @@ describe('api client', () => {
     expect(asked.map((a) => new URL(a.url).search)).toEqual([`?criteria_hash=${'f'.repeat(64)}&limit=5`, '?limit=10']);
   });
 
+  it('asks the fleet query for a JSON page with the filters, sort and cursor given', async () => {
+    const body = { items: [], next_cursor: null, criteria_hash: null, sort: 'total_score', order: 'asc', limit: 50 };
+    const { api, asked } = fakeApi(() => json(200, body));
+
+    await expect(
+      api.fleetScores({ criteria_hash: 'any', min_score: 40, agent: 'KubernetesAgent', sort: 'total_score', order: 'asc', cursor: 'c1' }),
+    ).resolves.toEqual(body);
+
+    expect(Object.fromEntries(new URL(asked[0].url).searchParams)).toEqual({
+      criteria_hash: 'any',
+      min_score: '40',
+      agent: 'KubernetesAgent',
+      sort: 'total_score',
+      order: 'asc',
+      cursor: 'c1',
+      format: 'json',
+    });
+  });
+
   it('reads a never-scored session (404) as no score and no history', async () => {
     const { api } = fakeApi(() => json(404, { code: 'score_not_found', detail: 'no score for sess-1' }));
 
