@@ -136,6 +136,27 @@ def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, p
     expect(page.get_by_role("combobox", name="Sessions")).to_have_text("not scored with the current criteria")
 
 
+def test_scores_page_lists_the_score_and_sorts_in_the_url(local_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    wait_for_completed_score(local_stack, SHALLOW_ID)
+    page.goto(local_stack + "/scores")
+
+    row = page.locator(f'[data-testid="score-row"][data-session-id="{SHALLOW_ID}"]')
+    expect(row.get_by_test_id("score-badge")).to_be_visible()
+    shot(page, "09-scores")
+    assert_accessible(page, "the scores page")
+
+    page.get_by_role("button", name="Total").click()
+    expect(page).to_have_url(re.compile(r"/scores\?sort=total_score"))
+    csv = page.get_by_test_id("scores-csv").get_attribute("href") or ""
+    assert "format=csv" in csv and "sort=total_score" in csv
+    answer = httpx.get(local_stack + csv, timeout=10)
+    assert answer.status_code == 200 and SHALLOW_ID in answer.text
+    row.get_by_role("link", name=SHALLOW_ID).click()
+    expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
+
+
 def test_at_phone_width_every_view_fits_and_lists_show_status_and_score(local_stack: str, phone: Any) -> None:
     from playwright.sync_api import expect
 
@@ -144,6 +165,7 @@ def test_at_phone_width_every_view_fits_and_lists_show_status_and_score(local_st
         ("/", "session-row", ("session-status", "score-badge"), "06-narrow-sessions"),
         (f"/sessions/{SHALLOW_ID}", "score-badge", ("score-badge",), "07-narrow-session"),
         ("/analytics", "band-bar", (), "08-narrow-analytics"),
+        ("/scores", "score-row", ("score-badge",), "09-narrow-scores"),
     ]:
         phone.goto(local_stack + path)
         expect(phone.get_by_test_id(ready).first).to_be_visible(timeout=SCORING_TIMEOUT_MS)
