@@ -150,9 +150,11 @@ def test_scores_page_lists_the_score_and_sorts_in_the_url(local_stack: str, page
     page.get_by_role("button", name="Total").click()
     expect(page).to_have_url(re.compile(r"/scores\?sort=total_score"))
     csv = page.get_by_test_id("scores-csv").get_attribute("href") or ""
-    assert "format=csv" in csv and "sort=total_score" in csv
+    assert "format=csv" in csv
+    assert "sort=total_score" in csv
     answer = httpx.get(local_stack + csv, timeout=10)
-    assert answer.status_code == 200 and SHALLOW_ID in answer.text
+    assert answer.status_code == 200
+    assert SHALLOW_ID in answer.text
     row.get_by_role("link", name=SHALLOW_ID).click()
     expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
 
