@@ -84,7 +84,15 @@ function ScoreFiltersForm({ filters, onApply }: { filters: ScoreFilters; onApply
           slotProps={{ htmlInput: { min: 0, max: 100 } }}
           sx={{ width: 110 }}
         />
-        <TextField select size="small" label="Band" value={draft.band} onChange={set('band')} sx={{ minWidth: 140 }}>
+        <TextField
+          select
+          size="small"
+          label="Band"
+          value={draft.band}
+          onChange={set('band')}
+          slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+          sx={{ minWidth: 140 }}
+        >
           <MenuItem value="">Any</MenuItem>
           {(bands ?? []).map((b) => (
             <MenuItem key={b.band} value={b.band}>
@@ -182,7 +190,7 @@ export function ScoresPage() {
             <Table size="small" aria-label="scores" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
               <TableHead>
                 <TableRow>
-                  <TableCell>Session</TableCell>
+                  <TableCell sx={{ width: { md: 300 } }}>Session</TableCell>
                   <SortHeader column="total_score" label="Total" state={state} onSort={onSort} sx={{ width: { xs: 104, md: 120 } }} />
                   {DIMENSIONS.map((d) => (
                     <SortHeader key={d} column={d} label={DIMENSION_LABELS[d]} state={state} onSort={onSort} sx={wide} />
