@@ -149,6 +149,8 @@ def test_scores_page_lists_the_score_and_sorts_in_the_url(local_stack: str, page
 
     page.get_by_role("button", name="Total").click()
     expect(page).to_have_url(re.compile(r"/scores\?sort=total_score"))
+    # The link is re-rendered from the new URL state after the navigation: wait for it rather than read it at once.
+    expect(page.get_by_test_id("scores-csv")).to_have_attribute("href", re.compile(r"sort=total_score"))
     csv = page.get_by_test_id("scores-csv").get_attribute("href") or ""
     assert "format=csv" in csv
     assert "sort=total_score" in csv
