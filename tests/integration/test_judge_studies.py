@@ -63,6 +63,11 @@ def test_samples_are_never_the_score_never_counted_and_never_block_a_real_score(
     criteria = claude_stack.client.get("/api/v1/scoring/analytics/criteria").json()
     assert all(c["completed_sessions"] == 0 for c in criteria)
 
+    dry_run = {"selection": {"which": "unscored", "session_ids": [THOROUGH_ID]}, "max_sessions": 5, "dry_run": True}
+    estimate = claude_stack.client.post("/api/v1/scoring/runs", json=dry_run)
+    assert estimate.status_code == 200, estimate.text
+    assert estimate.json()["sessions_selected"] == 1  # a run of unscored sessions still selects it
+
     queued = claude_stack.request_score(THOROUGH_ID)
     assert queued.status_code == 202, queued.text
     claude_stack.poller.drain()

@@ -304,7 +304,8 @@ class RunRepository:
                     .filter(completed_current)[1]
                     .label("latest_current_score"),
                 )
-                .where(s.session_id.in_(ids))
+                # Judge-quality samples are never a session's score: they neither score nor block a session here.
+                .where(s.session_id.in_(ids), s.sample_kind.is_(None))
                 .group_by(s.session_id)
             ).all()
             return {
