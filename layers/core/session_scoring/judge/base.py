@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.records import PromptStats
 from session_scoring.models.session import Session
 
 
@@ -19,6 +20,17 @@ class JudgePrompt:
     estimated_tokens: int
     compacted: bool = False
     tokens_before_compaction: int | None = None
+
+
+def prompt_stats(prompt: JudgePrompt | None) -> PromptStats:
+    """What a score stores of the request it was judged on (nothing for a judge that sends no prompt)."""
+    if prompt is None:
+        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
+    return PromptStats(
+        compacted=prompt.compacted,
+        tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
+        tokens_after=prompt.estimated_tokens,
+    )
 
 
 @dataclass(frozen=True)

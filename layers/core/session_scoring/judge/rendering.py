@@ -562,6 +562,14 @@ _NOTE_RESERVE_CHARS = 700 + len(TERSE_LEGEND)
 """Room kept for the compaction note, whose counts are known only once the levels are."""
 
 
+def prompt_for_judge(config: ScoringConfig, session: Session, budget_tokens: int | None) -> JudgePrompt | None:
+    """The request the configured judge sends for ``session``; None for the heuristic judge, which sends nothing (no
+    prompt to render, fit or count)."""
+    if config.llm_provider == "heuristic":
+        return None
+    return build_prompt(config, session, budget_tokens=budget_tokens)
+
+
 def build_prompt(
     config: ScoringConfig, session: Session, nonce: str | None = None, budget_tokens: int | None = None
 ) -> JudgePrompt:

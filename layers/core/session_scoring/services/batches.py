@@ -41,7 +41,7 @@ from session_scoring.errors import (
     PermanentError,
     TransientError,
 )
-from session_scoring.judge.base import JudgePrompt
+from session_scoring.judge.base import JudgePrompt, prompt_stats
 from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, BatchStatus, chunk_requests
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
@@ -280,7 +280,7 @@ class BatchPoller:
                 continue
             request = batches.request(attempt.score_id, prompt)
             requests.append(request)
-            by_id[request.custom_id] = (attempt, _stats(prompt))
+            by_id[request.custom_id] = (attempt, prompt_stats(prompt))
         return requests, by_id
 
     def _send(
@@ -306,11 +306,3 @@ class BatchPoller:
             result.submitted += len(chunk)
             logger.info("message batch created", extra={"batch_id": batch_id, "requests": len(chunk)})
         return True
-
-
-def _stats(prompt: JudgePrompt) -> PromptStats:
-    return PromptStats(
-        compacted=prompt.compacted,
-        tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
-        tokens_after=prompt.estimated_tokens,
-    )

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import InvalidRequestError, ScoringError
-from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
-from session_scoring.judge.rendering import build_prompt
+from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest, prompt_stats
+from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.log import logger
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.quality import (
@@ -33,7 +33,6 @@ from session_scoring.models.quality import (
     RobustnessReport,
     RobustnessSession,
 )
-from session_scoring.models.records import PromptStats
 from session_scoring.models.scores import DIMENSIONS, band_for
 from session_scoring.models.session import Session
 from session_scoring.repositories.scores import ScoreRepository
@@ -87,12 +86,6 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
     return session.model_copy(update={"final_analysis": final}), "final analysis (the session has no tool calls)"
 
 
-def _stats(prompt: JudgePrompt | None) -> PromptStats:
-    if prompt is None:
-        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
-    return PromptStats(prompt.compacted, prompt.tokens_before_compaction, prompt.estimated_tokens)
-
-
 class JudgeQualityService:
     def __init__(
         self,
@@ -130,9 +123,7 @@ class JudgeQualityService:
         return ids
 
     def _prompt(self, session: Session) -> JudgePrompt | None:
-        if self._config.llm_provider == "heuristic":
-            return None
-        return build_prompt(self._config, session, budget_tokens=self._budget)
+        return prompt_for_judge(self._config, session, self._budget)
 
     def _evaluate(self, session: Session, prompt: JudgePrompt | None) -> JudgeVerdict:
         judge = self._judge()
@@ -153,7 +144,8 @@ class JudgeQualityService:
 
     def _store(self, session_id: str, study: str, kind: str, verdict: JudgeVerdict, prompt: JudgePrompt | None) -> None:
         self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)
-        self._repository.store_sample(session_id, self._config.criteria_hash, study, kind, verdict, _stats(prompt))
+        stats = prompt_stats(prompt)
+        self._repository.store_sample(session_id, self._config.criteria_hash, study, kind, verdict, stats)
 
     def repeatability(
         self,

@@ -24,9 +24,9 @@ from session_scoring.errors import (
     ScoringError,
     TransientError,
 )
-from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest
+from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest, prompt_stats
 from session_scoring.judge.ensemble import median_verdict
-from session_scoring.judge.rendering import build_prompt
+from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
@@ -44,7 +44,7 @@ from session_scoring.observability import (
     record_score_failed,
     subsegment,
 )
-from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
 from session_scoring.sources.base import SessionSource
@@ -167,7 +167,7 @@ class Scorer:
                     claim.claim_token,
                     self._config.criteria_hash,
                     verdict,
-                    _stats(prompt),
+                    prompt_stats(prompt),
                     spread,
                     judging_ms=judging_ms,
                     estimated_cost_usd=cost,
@@ -225,12 +225,7 @@ class Scorer:
         (None for the heuristic judge) and the whole judging time in ms (every retry and wait included)."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
-        # The heuristic judge sends nothing: no prompt to render, fit or count.
-        prompt = (
-            None
-            if self._config.llm_provider == "heuristic"
-            else build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
-        )
+        prompt = prompt_for_judge(self._config, session, self._policy.input_budget_tokens)
         if prompt is not None and prompt.compacted:
             record_prompt_compaction()
         calls = 0
@@ -316,13 +311,3 @@ class Scorer:
             record_score_failed(FailureCategory.TRANSIENT)
             record_job_dead_lettered()
         return outcome
-
-
-def _stats(prompt: JudgePrompt | None) -> PromptStats:
-    if prompt is None:
-        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
-    return PromptStats(
-        compacted=prompt.compacted,
-        tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
-        tokens_after=prompt.estimated_tokens,
-    )
