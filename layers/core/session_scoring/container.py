@@ -157,6 +157,12 @@ class Container:
         )
 
     @cached_property
+    def judge_input_budget(self) -> int | None:
+        """The judge's input budget in estimated tokens; None for the heuristic judge, which reads the session, not a
+        prompt, so has no model limit to respect."""
+        return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
+
+    @cached_property
     def scorer(self) -> Scorer:
         from session_scoring.services.scorer import Scorer, ScorerPolicy
 
@@ -168,8 +174,7 @@ class Container:
             judge_max_retries=settings.judge_max_retries,
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
             max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
-            # The heuristic judge reads the session, not the prompt: no model limit to respect.
-            input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
+            input_budget_tokens=self.judge_input_budget,
         )
         return Scorer(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
 
@@ -259,7 +264,7 @@ class Container:
         from session_scoring.services.runs import RunEstimator, RunService
 
         settings = self.settings
-        budget = None if self.config.llm_provider == "heuristic" else settings.judge_input_budget
+        budget = self.judge_input_budget
         return RunService(
             self.config,
             self.run_repository,
@@ -276,7 +281,7 @@ class Container:
     def run_planner(self) -> RunPlanner:
         from session_scoring.services.runs import RunEstimator, RunPlanner
 
-        budget = None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
+        budget = self.judge_input_budget
         return RunPlanner(
             self.config,
             self.run_repository,
@@ -378,7 +383,7 @@ class Container:
             timeout_seconds=settings.judge_timeout_seconds,
             max_retries=settings.judge_max_retries,
             retry_base_seconds=settings.judge_retry_base_seconds,
-            input_budget_tokens=None if self.config.llm_provider == "heuristic" else settings.judge_input_budget,
+            input_budget_tokens=self.judge_input_budget,
         )
 
 
