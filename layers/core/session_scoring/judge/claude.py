@@ -127,7 +127,9 @@ class ClaudeJudge:
     def request_params(self, prompt: JudgePrompt) -> dict[str, Any]:
         """The Messages API request for ``prompt``: what ``messages.create`` sends, and the ``params`` of a Message
         Batches request (one request building for both modes)."""
-        system, messages = self._conversation(prompt)
+        return self._params(*self._conversation(prompt))
+
+    def _params(self, system: list[TextBlockParam], messages: list[MessageParam]) -> dict[str, Any]:
         return {
             "model": self.model,
             "max_tokens": self._max_tokens,
@@ -135,6 +137,15 @@ class ClaudeJudge:
             "messages": messages,
             "output_config": self._output_config,
         }
+
+    def _verdict(self, output: JudgeOutputSchema, usage: TokenUsage, started: float) -> JudgeVerdict:
+        return JudgeVerdict(
+            output=output,
+            provider=self.provider,
+            model=self.model,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
 
     @staticmethod
     def _conversation(prompt: JudgePrompt) -> tuple[list[TextBlockParam], list[MessageParam]]:
@@ -156,14 +167,8 @@ class ClaudeJudge:
                 timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
             return timeout
 
-        output, usage = self._accept(system, messages, text, usage, truncated, repair_timeout)
-        return JudgeVerdict(
-            output=output,
-            provider=self.provider,
-            model=self.model,
-            usage=usage,
-            latency_ms=int((time.monotonic() - started) * 1000),
-        )
+        output, usage = self._accept(lambda: (system, messages), text, usage, truncated, repair_timeout)
+        return self._verdict(output, usage, started)
 
     def batch_verdict(
         self,
@@ -177,31 +182,26 @@ class ClaudeJudge:
         repair turn online (``prompt`` renders the original request again, only then). ``latency_ms`` is the repair
         turn's time (0 without one): the batch's own wait is not judge latency."""
         started = time.monotonic()
-        try:
-            output = self._parse(text, truncated)
-        except JudgeOutputError as first:
-            system, messages = self._conversation(prompt())
-            output, usage = self._repair(system, messages, text, usage, first, lambda: timeout_seconds)
-        return JudgeVerdict(
-            output=output,
-            provider=self.provider,
-            model=self.model,
-            usage=usage,
-            latency_ms=int((time.monotonic() - started) * 1000),
-        )
+
+        def conversation() -> tuple[list[TextBlockParam], list[MessageParam]]:
+            return self._conversation(prompt())  # rendered again only for a repair turn
+
+        output, usage = self._accept(conversation, text, usage, truncated, lambda: timeout_seconds)
+        return self._verdict(output, usage, started)
 
     def _accept(
         self,
-        system: list[TextBlockParam],
-        messages: list[MessageParam],
+        conversation: Callable[[], tuple[list[TextBlockParam], list[MessageParam]]],
         text: str,
         usage: TokenUsage,
         truncated: bool,
         repair_timeout: Callable[[], float],
     ) -> tuple[JudgeOutputSchema, TokenUsage]:
+        """The answer validated; an invalid one gets its repair turn in ``conversation`` (built only then)."""
         try:
             return self._parse(text, truncated), usage
         except JudgeOutputError as first:
+            system, messages = conversation()
             return self._repair(system, messages, text, usage, first, repair_timeout)
 
     def _repair(
@@ -248,11 +248,7 @@ class ClaudeJudge:
         """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
         try:
             response = self._client.messages.create(
-                model=self.model,
-                max_tokens=self._max_tokens,
-                system=system,
-                messages=messages,
-                output_config=self._output_config,
+                **self._params(system, messages),
                 timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
             )
         except anthropic.AnthropicError as exc:
