@@ -99,16 +99,7 @@ def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[
     remaining = context.get_remaining_time_in_millis() / 1000.0 if context else DEFAULT_REMAINING_SECONDS
     result = get_container().batch_poller.poll(remaining)
     record_batch_poll(result.submitted, result.runs_stuck_planning)
-    return {
-        "submitted": result.submitted,
-        "batches_created": result.batches_created,
-        "completed": result.completed,
-        "failed": result.failed,
-        "resubmitted": result.resubmitted,
-        "batches_waiting": result.batches_waiting,
-        "runs_stuck_planning": result.runs_stuck_planning,
-        "notes": result.notes[:50],
-    }
+    return {**result.counts(), "notes": result.notes[:50]}
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -84,6 +84,10 @@ class PollResult:
     runs_stuck_planning: int = 0
     notes: list[str] = field(default_factory=list)
 
+    def counts(self) -> dict[str, int]:
+        """The tick's figures, as its log line and the poller function's answer show them."""
+        return {name: value for name, value in asdict(self).items() if name != "notes"}
+
 
 @dataclass(frozen=True)
 class BatchPolicy:
@@ -131,17 +135,7 @@ class BatchPoller:
             self._runs.settle(run_id)
         result.runs_stuck_planning = self._runs.stuck_planning(self._policy.stuck_planning_seconds)
         if result.submitted or result.completed or result.failed or result.resubmitted:
-            logger.info(
-                "batch poller tick",
-                extra={
-                    "submitted": result.submitted,
-                    "batches_created": result.batches_created,
-                    "completed": result.completed,
-                    "failed": result.failed,
-                    "resubmitted": result.resubmitted,
-                    "batches_waiting": result.batches_waiting,
-                },
-            )
+            logger.info("batch poller tick", extra=result.counts())
         return result
 
     # --- collecting ------------------------------------------------------------------------------------------
