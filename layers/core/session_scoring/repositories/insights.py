@@ -43,43 +43,13 @@ from session_scoring.db.schema import MissingToolRow, SessionScoreRow
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
+from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 _SCORES = cast(Table, SessionScoreRow.__table__)
 _TOOLS = cast(Table, MissingToolRow.__table__)
 
 #: Rows fetched per round trip from the server-side cursor of a streamed query.
 STREAM_BATCH = 500
-
-_FACT_COLUMNS = {
-    "agent": "session_agent",
-    "alert_type": "session_alert_type",
-    "started_at": "session_started_at",
-    "ended_at": "session_ended_at",
-    "stages": "session_stages",
-    "tool_calls": "session_tool_calls",
-    "source": "session_source",
-}
-
-
-def fact_values(facts: SessionFacts | None) -> dict[str, Any]:
-    """The snapshot columns of an attempt for ``facts`` (nothing when there are none); taken now."""
-    if facts is None:
-        return {}
-    values: dict[str, Any] = {column: getattr(facts, name) for name, column in _FACT_COLUMNS.items()}
-    values["facts_captured_at"] = func.now()
-    return values
-
-
-def facts_from(values: Any) -> SessionFacts | None:
-    """Explicit mapping from a row's snapshot columns to the record (None when no snapshot was taken)."""
-    if values["facts_captured_at"] is None:
-        return None
-    return SessionFacts(
-        **{name: values[column] for name, column in _FACT_COLUMNS.items()}, captured_at=values["facts_captured_at"]
-    )
-
-
-FACT_COLUMNS = [_SCORES.c[column] for column in (*_FACT_COLUMNS.values(), "facts_captured_at")]
 
 
 def dimension_expression(dimension: str) -> ColumnElement[Any]:

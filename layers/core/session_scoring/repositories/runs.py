@@ -23,7 +23,7 @@ from sqlalchemy.orm import sessionmaker
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ScoringCriteriaDefinitionRow, ScoringRunRow, SessionScoreRow
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.repositories.insights import fact_values
+from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
 

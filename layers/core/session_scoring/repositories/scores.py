@@ -77,7 +77,7 @@ from session_scoring.models.records import (
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import as_json_list
-from session_scoring.repositories.insights import FACT_COLUMNS, fact_values, facts_from
+from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
 
@@ -94,36 +94,41 @@ _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _RUNS = cast(Table, ScoringRunRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 
+# What a verdict sets on its attempt (and a judge-quality sample is stored with).
+_VERDICT_COLUMNS = (
+    "criteria_hash",
+    "total_score",
+    "score_breakdown",
+    "score_reasoning",
+    "judge_provider",
+    "judge_model",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "judge_latency_ms",
+    "prompt_compacted",
+    "prompt_tokens_before",
+    "prompt_tokens_after",
+    "score_spread",
+    "judging_ms",
+    "estimated_cost_usd",
+)
+
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
 _RECORD_COLUMNS = [
     _SCORES.c[name]
     for name in (
         "score_id",
         "session_id",
-        "criteria_hash",
         "status",
-        "total_score",
-        "score_breakdown",
-        "score_reasoning",
         "scored_triggered_by",
         "requested_at",
         "started_at",
         "scored_at",
         "error_message",
-        "judge_provider",
-        "judge_model",
-        "input_tokens",
-        "output_tokens",
-        "cache_read_tokens",
-        "cache_write_tokens",
-        "judge_latency_ms",
-        "prompt_compacted",
-        "prompt_tokens_before",
-        "prompt_tokens_after",
-        "score_spread",
         "run_id",
-        "judging_ms",
-        "estimated_cost_usd",
+        *_VERDICT_COLUMNS,
     )
 ] + FACT_COLUMNS
 
@@ -217,27 +222,6 @@ def _recordset(name: str, *columns: Any) -> Any:
     """Rows passed as one JSONB parameter and read back with ``jsonb_to_recordset`` (one statement shape for any
     number of rows, so it is compiled once)."""
     return func.jsonb_to_recordset(bindparam(name, type_=JSONB)).table_valued(*columns).render_derived(with_types=True)
-
-
-_VERDICT_COLUMNS = (
-    "criteria_hash",
-    "total_score",
-    "score_breakdown",
-    "score_reasoning",
-    "judge_provider",
-    "judge_model",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "judge_latency_ms",
-    "prompt_compacted",
-    "prompt_tokens_before",
-    "prompt_tokens_after",
-    "score_spread",
-    "judging_ms",
-    "estimated_cost_usd",
-)
 
 
 def _verdict_values() -> dict[str, Any]:
