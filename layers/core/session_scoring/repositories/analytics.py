@@ -12,12 +12,11 @@ and a short index scan per bar, whatever the number of scores.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Engine, String, Table, func, select
+from sqlalchemy import String, Table, func, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db.calls import db_call
@@ -29,6 +28,7 @@ from session_scoring.db.schema import (
     ScoringCriteriaDefinitionRow,
 )
 from session_scoring.models.scores import SCORE_BANDS
+from session_scoring.repositories.base import StatementRepository
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
@@ -79,15 +79,8 @@ def _newest_session_ids(table: Table, *conditions: Any) -> Any:
     return func.array(newest, type_=ARRAY(String)).label("session_ids")
 
 
-class AnalyticsRepository:
+class AnalyticsRepository(StatementRepository):
     """Read-only aggregate queries over ``latest_scores`` and its counters (kept by ``ScoreRepository.complete``)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-
-    def _rows(self, statement: Any) -> Sequence[Any]:
-        with self._engine.connect() as conn:
-            return conn.execute(statement).all()
 
     @db_call
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
@@ -95,7 +88,7 @@ class AnalyticsRepository:
         criteria hash, each with its newest sessions (an index scan of ``(criteria_hash, band, scored_at DESC)``)."""
         scope = _scope(criteria_hash)
         counts = _COUNTS.alias("counts")
-        rows = self._rows(
+        rows = self._all(
             select(
                 counts.c.name,
                 counts.c.sessions,
@@ -117,7 +110,7 @@ class AnalyticsRepository:
             .limit(limit)
             .subquery("top")
         )
-        rows = self._rows(
+        rows = self._all(
             select(
                 top.c.name,
                 top.c.sessions,
@@ -138,7 +131,7 @@ class AnalyticsRepository:
             .group_by(_COUNTS.c.criteria_hash)
             .subquery("completed")
         )
-        rows = self._rows(
+        rows = self._all(
             select(
                 _CRITERIA.c.criteria_hash,
                 _CRITERIA.c.criteria_content,

@@ -76,7 +76,7 @@ from session_scoring.models.records import (
     StrandedAttempt,
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
-from session_scoring.repositories.base import as_json_list
+from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
@@ -478,26 +478,14 @@ def _verdict_params(
     return params
 
 
-class ScoreRepository:
+class ScoreRepository(StatementRepository):
     """Score attempts and criteria. Every method is one statement; none holds a transaction across I/O."""
 
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+        super().__init__(engine)
         self._ensured: set[str] = set()
         self._store_verdict = _store_verdict_statement()
         self._store_sample = _store_sample_statement()
-
-    def _one(self, statement: Any, params: dict[str, Any] | None = None) -> Row[Any] | None:
-        with self._engine.connect() as conn:
-            return conn.execute(statement, params or {}).first()
-
-    def _run(self, statement: Any) -> None:
-        with self._engine.connect() as conn:
-            conn.execute(statement)
-
-    def _all(self, statement: Any) -> Sequence[Row[Any]]:
-        with self._engine.connect() as conn:
-            return conn.execute(statement).all()
 
     @db_call
     def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None:

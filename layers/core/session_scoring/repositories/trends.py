@@ -7,16 +7,16 @@ reads the pairs of scores of the sessions scored under both criteria; the statis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Engine, Table, func, literal_column, null, select
+from sqlalchemy import ColumnElement, Table, func, literal_column, null, select
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA, LatestScoreRow, SessionScoreRow
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
 from session_scoring.models.trends import ComparedScore, TrendBucket, TrendGroup, TrendRow
+from session_scoring.repositories.base import StatementRepository
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _SCORES = cast(Table, SessionScoreRow.__table__)
@@ -24,15 +24,8 @@ _SCORES = cast(Table, SessionScoreRow.__table__)
 _GROUP_COLUMNS = {TrendGroup.AGENT: "session_agent", TrendGroup.ALERT_TYPE: "session_alert_type"}
 
 
-class TrendsRepository:
+class TrendsRepository(StatementRepository):
     """Read-only queries behind the trends and the criteria comparison."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-
-    def _rows(self, statement: Any) -> Sequence[Any]:
-        with self._engine.connect() as conn:
-            return conn.execute(statement).all()
 
     @db_call
     def trends(
@@ -87,7 +80,7 @@ class TrendsRepository:
                 dimension_means={d: None if row._mapping[d] is None else float(row._mapping[d]) for d in DIMENSIONS},
                 band_counts={b.band: int(row._mapping[f"band_{b.band}"]) for b in SCORE_BANDS},
             )
-            for row in self._rows(statement)
+            for row in self._all(statement)
         ]
 
     @db_call
@@ -118,5 +111,5 @@ class TrendsRepository:
                 base_dimensions={d: row._mapping[f"base_{d}"] for d in DIMENSIONS},
                 candidate_dimensions={d: row._mapping[f"candidate_{d}"] for d in DIMENSIONS},
             )
-            for row in self._rows(statement)
+            for row in self._all(statement)
         ]
