@@ -27,6 +27,7 @@ TABLES = {
     "latest_score_counts",
     "latest_score_tools",
     "judge_labels",
+    "export_jobs",
 }
 
 

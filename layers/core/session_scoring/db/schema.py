@@ -1,4 +1,4 @@
-"""ORM rows of the five scoring tables. Only repositories use these; nothing returns them past that layer.
+"""ORM rows of the scoring tables. Only repositories use these; nothing returns them past that layer.
 
 Departures from the design, on purpose: ``session_scores`` keeps every attempt (a partial unique index allows one
 active attempt per session instead of a unique ``session_id``), and there is no foreign key to TARSy's
@@ -41,6 +41,8 @@ RUN_STATUSES = ("planning", "running", "completed", "cancelled", "failed")
 RUN_MODES = ("online", "batch")
 SAMPLE_KINDS = ("repeatability", "robustness")
 LABEL_SOURCES = ("api", "import")
+EXPORT_KINDS = ("training",)
+EXPORT_STATUSES = ("queued", "running", "completed", "failed")
 
 
 class Base(DeclarativeBase):
@@ -431,4 +433,30 @@ class JudgeLabelRow(Base):
         CheckConstraint(f"source IN {_sql_list(LABEL_SOURCES)}", name="ck_judge_labels_source"),
         UniqueConstraint("session_id", "labeller", "revision", name="uq_judge_labels_revision"),
         Index("ix_judge_labels_session_id", "session_id"),
+    )
+
+
+class ExportJobRow(Base):
+    """An export written to S3 by the exporter function (migration 0013_export_jobs): what was asked, how far it got,
+    where the file is, or why it failed."""
+
+    __tablename__ = "export_jobs"
+
+    export_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), nullable=False)
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, server_default="queued")
+    rows_written: Mapped[int | None] = mapped_column(Integer)
+    bytes_written: Mapped[int | None] = mapped_column(BigInteger)
+    s3_key: Mapped[str | None] = mapped_column(String(1024))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    requested_by: Mapped[str] = mapped_column(String(255), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        CheckConstraint(f"kind IN {_sql_list(EXPORT_KINDS)}", name="ck_export_jobs_kind"),
+        CheckConstraint(f"status IN {_sql_list(EXPORT_STATUSES)}", name="ck_export_jobs_status"),
+        Index("ix_export_jobs_created_at", "created_at"),
     )

@@ -1,5 +1,5 @@
 """The training export's line shapes: one session per line, as an OpenAI chat fine-tuning conversation or as the
-service's normalised session, with the score it earned.
+service's normalised session, with the score it earned; and the export job (in AWS an export is written to S3 by a job).
 
 The chat shape follows OpenAI's chat fine-tuning format: ``messages`` (system, user, assistant with ``tool_calls``,
 ``tool`` results, the final assistant analysis) and ``tools`` (the functions the agent could call).
@@ -8,6 +8,8 @@ The chat shape follows OpenAI's chat fine-tuning format: ``messages`` (system, u
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -59,3 +61,54 @@ class TrainingExample(_Line):
     messages: list[ChatMessage] | None = None
     tools: list[ChatTool] | None = None
     session: Session | None = None
+
+
+class ExportKind(StrEnum):
+    TRAINING = "training"
+
+
+class ExportStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class TrainingExportParameters(BaseModel):
+    """What a training export job selects: stored on the job (``parameters``), with the criteria already resolved
+    (``current`` becomes the hash in force when the job was asked for; None is any criteria)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_score: int
+    criteria_hash: str | None
+    format: str
+
+
+class ExportJobRecord(BaseModel):
+    """An export job as the repository reads it (never the ORM row)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    export_id: uuid.UUID
+    kind: ExportKind
+    parameters: TrainingExportParameters
+    status: ExportStatus
+    rows_written: int | None = None
+    bytes_written: int | None = None
+    s3_key: str | None = None
+    error_message: str | None = None
+    requested_by: str
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class ExportMessage(BaseModel):
+    """The exports queue's message: which job to run. The job (its parameters) is in the database; the message only
+    names it, so a redriven message runs the job as it was asked for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: Literal[1] = 1
+    export_id: uuid.UUID
