@@ -20,6 +20,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from session_scoring.errors import (
     AuthenticationRequiredError,
     ConfigurationError,
+    ExportModeError,
+    ExportNotFoundError,
     InvalidRequestError,
     PermanentError,
     RunNotFoundError,
@@ -41,6 +43,8 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
     RunNotFoundError: (404, None),
+    ExportNotFoundError: (404, None),
+    ExportModeError: (405, None),
     SessionDataError: (502, "session_data_invalid"),
     ConfigurationError: (500, "configuration_error"),
 }
@@ -51,7 +55,8 @@ UNMAPPED = (500, "internal_error")
 ERROR_DESCRIPTIONS = {
     400: "Session not completed, or an invalid request",
     401: "Authentication is configured and the request carried no authorizer claims",
-    404: "Session unknown to the source, or never scored",
+    404: "Session unknown to the source, never scored, or no such export job",
+    405: "This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header",
     413: "Request body too large",
     422: "Invalid session id, unknown field or malformed body",
     500: "Service misconfigured",
@@ -94,7 +99,9 @@ async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unmapped scoring error")
     elif status >= 500:
         logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
-    return JSONResponse(status_code=status, content={"code": code, "detail": exc.message})
+    # An error that names the method served instead (ExportModeError) answers with it, as a 405 must.
+    headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else None
+    return JSONResponse(status_code=status, content={"code": code, "detail": exc.message}, headers=headers)
 
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -11,6 +11,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |-- TransientError                  unavailable now, worth retrying later
     |   |-- SourceUnavailableError
     |   |-- QueueUnavailableError
+    |   |-- StorageUnavailableError     the exports bucket (S3)
     |   |-- DatabaseUnavailableError
     |   |-- SecretUnavailableError
     |   |-- ScoringDisabledError        until an operator switches scoring back on
@@ -21,6 +22,9 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- SessionNotFoundError
     |   |-- ScoreNotFoundError
     |   |-- RunNotFoundError
+    |   |-- ExportNotFoundError
+    |   |-- ExportModeError           this deployment serves exports the other way (stream vs job)
+    |   |-- ExportTimeLimitError      an export job did not finish within the exporter's time
     |   |-- SessionNotScorableError
     |   |-- SessionDataError
     |   |-- ConfigurationError
@@ -91,6 +95,24 @@ class RunNotFoundError(PermanentError):
     """No scoring run has the id."""
 
 
+class ExportNotFoundError(PermanentError):
+    """No export job has the id."""
+
+
+class ExportModeError(PermanentError):
+    """The export was asked for the way this deployment does not serve it: streamed where exports are S3 jobs (the
+    answer would outgrow a Lambda response), or as a job where no exports bucket is configured. ``allow`` is the HTTP
+    method that is served instead."""
+
+    def __init__(self, message: str, allow: str) -> None:
+        super().__init__(message)
+        self.allow = allow
+
+
+class ExportTimeLimitError(PermanentError):
+    """An export job ran out of the exporter function's time: the selection is too large for one job."""
+
+
 class ScoringDisabledError(TransientError):
     """Scoring is switched off in the configuration; it is unavailable until an operator switches it on."""
 
@@ -101,6 +123,10 @@ class SecretUnavailableError(TransientError):
 
 class QueueUnavailableError(TransientError):
     """The scoring queue could not accept the job."""
+
+
+class StorageUnavailableError(TransientError):
+    """The exports bucket (S3) could not be written or its download URL could not be made."""
 
 
 class DatabaseUnavailableError(TransientError):

@@ -82,6 +82,8 @@ class Metric(StrEnum):
     BATCH_REQUESTS_SUBMITTED = "BatchRequestsSubmitted"
     ATTEMPTS_REQUEUED = "StrandedAttemptsRequeued"
     ATTEMPTS_REAPED_FAILED = "StrandedAttemptsFailed"
+    EXPORTS_COMPLETED = "ExportsCompleted"
+    EXPORTS_FAILED = "ExportsFailed"
 
 
 def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
@@ -200,6 +202,12 @@ def record_batch_poll(submitted: int, runs_stuck_planning: int) -> None:
     "run stuck in planning" alarm reads; published on every tick, zero included, so the alarm sees data)."""
     metrics.add_metric(name=Metric.BATCH_REQUESTS_SUBMITTED.value, unit=MetricUnit.Count, value=submitted)
     metrics.add_metric(name=Metric.RUNS_STUCK_PLANNING.value, unit=MetricUnit.Count, value=runs_stuck_planning)
+
+
+def record_export_finished(completed: bool) -> None:
+    """An export job ended: completed, or failed (the exports alarm counts these)."""
+    name = Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED
+    metrics.add_metric(name=name.value, unit=MetricUnit.Count, value=1)
 
 
 def record_prompt_compaction() -> None:

@@ -154,6 +154,25 @@ class Settings(BaseSettings):
         description="The runs queue (SQS): planning messages and the jobs of scoring runs, consumed by the scorer "
         "at a lower concurrency than the scoring queue so a run never delays single requests.",
     )
+    exports_bucket: str | None = Field(
+        default=None,
+        validation_alias="SCORING_EXPORTS_BUCKET",
+        description="The stack's exports bucket (S3). When set, the training export is a job written there "
+        "(POST /exports/training, then a presigned URL); unset (make run), GET /exports/training streams it.",
+    )
+    exports_queue_url: str | None = Field(
+        default=None,
+        validation_alias="SCORING_EXPORTS_QUEUE_URL",
+        description="The exports queue (SQS) the API sends export jobs to and the exporter function consumes.",
+    )
+    export_url_expiry_seconds: int = Field(
+        default=3600,
+        ge=60,
+        le=604_800,
+        validation_alias="SCORING_EXPORT_URL_EXPIRY_SECONDS",
+        description="How long a completed export's presigned download URL works (at most 7 days, S3's limit; "
+        "a URL signed with a Lambda role's temporary credentials ends with them at the latest).",
+    )
     max_run_sessions: int = Field(
         default=1000,
         ge=1,

@@ -1,0 +1,117 @@
+"""Where export jobs go in AWS: the exports queue (SQS) that starts the exporter, and the exports bucket (S3) it
+streams each export into.
+
+The upload is boto3's managed transfer over a file-like that produces the export while S3 reads it: a multipart
+upload in parts of ``PART_BYTES``, one part in memory at a time (no threads), so an export of any size needs the
+same memory. A failed upload is aborted by the transfer manager (and the bucket's lifecycle rule removes any part a
+crashed function left behind).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+from session_scoring.errors import ConfigurationError, QueueUnavailableError, StorageUnavailableError
+from session_scoring.models.export import ExportMessage
+
+#: The size of each multipart part (S3's minimum is 5 MiB); what the exporter holds in memory at once.
+PART_BYTES = 8 * 1024 * 1024
+
+
+class StreamReader(io.RawIOBase):
+    """A read-only, non-seekable file over an iterator of byte chunks; counts the bytes it hands out."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._pending = b""
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill ``buffer`` whole unless the export ends first: the transfer manager makes each read one part, and S3
+        refuses parts under 5 MiB (but the last)."""
+        view = memoryview(buffer).cast("B")
+        filled = 0
+        while filled < len(view):
+            if not self._pending:
+                chunk = next(self._chunks, None)
+                if chunk is None:
+                    break
+                self._pending = chunk
+            size = min(len(view) - filled, len(self._pending))
+            view[filled : filled + size] = self._pending[:size]
+            self._pending = self._pending[size:]
+            filled += size
+        self.bytes_read += filled
+        return filled
+
+
+class S3ExportStore:
+    """The exports bucket: streams an export in and makes presigned download URLs."""
+
+    def __init__(self, client: Any, bucket: str | None) -> None:
+        if not bucket:
+            raise ConfigurationError("SCORING_EXPORTS_BUCKET is not set; export jobs need the stack's exports bucket")
+        self._client = client
+        self.bucket = bucket
+
+    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int:
+        """Stream ``chunks`` to ``key``; the bytes written. An error raised by ``chunks`` (the export itself) comes
+        out as it is; an S3 failure becomes StorageUnavailableError."""
+        from boto3.s3.transfer import TransferConfig
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        reader = StreamReader(chunks)
+        config = TransferConfig(
+            multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, use_threads=False, max_concurrency=1
+        )
+        try:
+            self._client.upload_fileobj(
+                reader, self.bucket, key, ExtraArgs={"ContentType": content_type}, Config=config
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise StorageUnavailableError(f"the exports bucket '{self.bucket}' did not take the export: {exc}") from exc
+        return reader.bytes_read
+
+    def download_url(self, key: str, filename: str, expires_seconds: int) -> str:
+        """A presigned GET URL of ``key`` (downloaded as ``filename``), valid ``expires_seconds``."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            url: str = self._client.generate_presigned_url(
+                "get_object",
+                Params={
+                    "Bucket": self.bucket,
+                    "Key": key,
+                    "ResponseContentDisposition": f'attachment; filename="{filename}"',
+                },
+                ExpiresIn=expires_seconds,
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise StorageUnavailableError(f"could not make the export's download URL: {exc}") from exc
+        return url
+
+
+class SqsExportQueue:
+    """The exports queue: one message per export job; the exporter function consumes it."""
+
+    def __init__(self, client: Any, queue_url: str | None) -> None:
+        if not queue_url:
+            raise ConfigurationError(
+                "SCORING_EXPORTS_QUEUE_URL is not set; export jobs need the stack's exports queue (ExportsQueue)"
+            )
+        self._client = client
+        self._url = queue_url
+
+    def send(self, message: ExportMessage) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self._client.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailableError(f"the exports queue did not accept the job: {exc}") from exc
