@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,9 +80,9 @@ def as_list(value: Any) -> list[Any]:
 def test_the_scorer_consumes_the_queue_with_partial_batch_failures_and_a_concurrency_cap(
     template: dict[str, Any],
 ) -> None:
-    consumers = list(sqs_events(template))
+    consumers = [c for c in sqs_events(template) if c[0] == "ScorerFunction"]
 
-    assert [name for name, _, _ in consumers] == ["ScorerFunction", "ScorerFunction"]
+    assert [name for name, _, _ in sqs_events(template)] == ["ExporterFunction", "ScorerFunction", "ScorerFunction"]
     caps = {}
     for _, _, event in consumers:
         assert event["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
@@ -183,6 +184,7 @@ def test_database_functions_and_only_they_run_in_the_vpc(template: dict[str, Any
         "BatchPollerFunction",
         "AutoScoringFunction",
         "MigrateFunction",
+        "ExporterFunction",
     }
     for kind in ("AWS::RDS::DBProxy", "AWS::RDS::DBSubnetGroup"):
         for resource in resources(template, kind).values():
@@ -422,6 +424,22 @@ EXPECTED_ALARMS = {
         0,
         "GreaterThanThreshold",
     ),
+    "ExportsFailedAlarm": (
+        [("SessionScoring", "ExportsFailed", {"service": "session-scoring"})],
+        0,
+        "GreaterThanThreshold",
+    ),
+    "ExportsDeadLetterQueueNotEmptyAlarm": (
+        [
+            (
+                "AWS/SQS",
+                "ApproximateNumberOfMessagesVisible",
+                {"QueueName": {"Fn::GetAtt": ["ExportsDeadLetterQueue", "QueueName"]}},
+            )
+        ],
+        0,
+        "GreaterThanThreshold",
+    ),
 }
 
 
@@ -593,3 +611,42 @@ def test_functions_get_network_interface_actions_scoped_not_the_aws_vpc_managed_
         if any(str(a).startswith("logs:") for a in as_list(statement["Action"])):
             for resource in as_list(statement["Resource"]):
                 assert template["Resources"][ref_target(resource)]["Type"] == "AWS::Logs::LogGroup", owner
+
+
+# ---------------------------------------------------------------- training exports
+
+
+def test_the_exporter_takes_one_job_at_a_time_from_its_own_queue_and_writes_only_the_exports_bucket(
+    template: dict[str, Any],
+) -> None:
+    exporter = functions(template)["ExporterFunction"]
+    [event] = [e for name, _, e in sqs_events(template) if name == "ExporterFunction"]
+    assert ref_target(event["Queue"]) == "ExportsQueue"
+    assert event["BatchSize"] == 1
+    assert env(exporter)["SCORING_EXPORTS_BUCKET"] == {"Ref": "ExportsBucket"}
+    assert exporter["Properties"]["Handler"] == "handler.handler"
+    assert (ROOT / "functions" / "exporter" / "handler.py").is_file()
+    role = template["Resources"][ref_target(exporter["Properties"]["Role"])]["Properties"]
+    [document] = [p["PolicyDocument"] for p in role["Policies"]]
+    writes = [s for s in document["Statement"] if s.get("Sid") == "WriteExports"]
+    assert [set(s["Action"]) for s in writes] == [{"s3:PutObject", "s3:AbortMultipartUpload"}]
+    assert writes[0]["Resource"] == {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"}
+    # The API only sends jobs and presigns reads of exports; it never writes the bucket.
+    api = template["Resources"]["ApiRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    s3_actions = {a for s in api if "Sid" in s for a in as_list(s["Action"]) if str(a).startswith("s3:")}
+    assert s3_actions == {"s3:GetObject"}
+    assert env(functions(template)["ApiFunction"])["SCORING_EXPORTS_BUCKET"] == {"Ref": "ExportsBucket"}
+
+
+def test_the_exports_bucket_is_private_encrypted_and_expires_exports(template: dict[str, Any]) -> None:
+    bucket = template["Resources"]["ExportsBucket"]["Properties"]
+    assert set(bucket["PublicAccessBlockConfiguration"].values()) == {True}
+    [encryption] = bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert encryption["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    rules = {rule["Id"]: rule for rule in bucket["LifecycleConfiguration"]["Rules"]}
+    assert rules["ExpireExports"]["ExpirationInDays"] == {"Ref": "ExportRetentionDays"}
+    assert rules["ExpireExports"]["Prefix"] == "exports/"
+    assert rules["AbortIncompleteUploads"]["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] == 1
+    from session_scoring.services.exports import export_key
+
+    assert export_key(uuid.uuid4()).startswith("exports/")

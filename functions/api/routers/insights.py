@@ -1,5 +1,6 @@
 """Insights across many scores: the fleet query (``GET /scores``, JSON pages or streamed CSV / JSON Lines) and the
-training export (``GET /exports/training``, streamed JSON Lines).
+training export: streamed JSON Lines (``GET /exports/training``) where no exports bucket is configured, else a job
+written to S3 (``POST /exports/training``, then ``GET /exports/{export_id}`` for its presigned download URL).
 
 Streamed answers are produced while they are sent (a server-side cursor feeds them). Behind API Gateway, Mangum
 buffers the whole body and a Lambda response is capped at 6 MB: page with ``format=json`` (at most 500 rows a page)
@@ -10,14 +11,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from uuid import UUID
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Body, Path, Query, Response
 from fastapi.responses import StreamingResponse
 
-from functions.api.deps import ContainerDep
+from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
-from session_scoring.models.api import FleetScorePage, MissingToolSessionsPage
+from session_scoring.models.api import ExportJob, FleetScorePage, MissingToolSessionsPage, TrainingExportJobRequest
 from session_scoring.services.insights import FleetParams, StreamedRows
 
 router = APIRouter(prefix=API_PREFIX)
@@ -107,9 +109,10 @@ def fleet_scores(
             "conversation (openai-chat) or the normalised session (normalized)",
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
         },
-        **error_responses(400, 422, 500, 503),
+        **error_responses(400, 405, 422, 500, 503),
     },
-    summary="Training export: sessions scoring at least min_score, streamed as JSON Lines",
+    summary="Training export: sessions scoring at least min_score, streamed as JSON Lines (where no exports bucket "
+    "is configured; else 405: POST it as a job)",
 )
 def training_export(
     scoring: ContainerDep,
@@ -118,6 +121,35 @@ def training_export(
     format: Annotated[str, Query(description="openai-chat or normalized")] = "openai-chat",
 ) -> StreamingResponse:
     return _streamed(scoring.training_export.stream(min_score, criteria_hash, format))
+
+
+@router.post(
+    "/exports/training",
+    status_code=202,
+    response_model=ExportJob,
+    responses=error_responses(400, 405, 422, 500, 503),
+    summary="Training export as a job written to S3 (where an exports bucket is configured); poll the Location",
+)
+def request_training_export(
+    scoring: ContainerDep,
+    requested_by: Requester,
+    response: Response,
+    body: Annotated[TrainingExportJobRequest | None, Body()] = None,
+) -> ExportJob:
+    request = body or TrainingExportJobRequest()
+    job = scoring.export_jobs.request(request.min_score, request.criteria_hash, request.format, requested_by)
+    response.headers["Location"] = f"{API_PREFIX}/exports/{job.export_id}"
+    return job
+
+
+@router.get(
+    "/exports/{export_id}",
+    response_model=ExportJob,
+    responses=error_responses(404, 422, 500, 503),
+    summary="An export job; once completed, a presigned download URL and when it expires",
+)
+def export_job(scoring: ContainerDep, export_id: UUID) -> ExportJob:
+    return scoring.export_jobs.get(export_id)
 
 
 @router.get(

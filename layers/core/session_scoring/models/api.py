@@ -333,3 +333,35 @@ class MissingToolSessionsPage(_Response):
     criteria_hash: str | None
     items: list[MissingToolSession]
     next_cursor: str | None = Field(default=None, description="Null on the last page")
+
+
+class TrainingExportJobRequest(BaseModel):
+    """Body of ``POST /exports/training``: the same selection as the streamed ``GET /exports/training``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_score: int = Field(default=85, ge=0, le=100, description="Lowest total score exported")
+    criteria_hash: str = Field(default="current", description="'current' (default), 'any', or a criteria hash")
+    format: str = Field(default="openai-chat", description="openai-chat or normalized")
+
+
+class ExportJob(_Response):
+    """An export job: queued, running, completed (with a presigned download URL) or failed (with why)."""
+
+    export_id: UUID
+    kind: str = Field(description="What is exported (training)")
+    status: str = Field(description="queued, running, completed or failed")
+    min_score: int
+    criteria_hash: str | None = Field(description="The criteria resolved when the job was asked for; null for any")
+    format: str
+    rows_written: int | None = Field(default=None, description="Lines written (sessions exported), once completed")
+    bytes_written: int | None = Field(default=None, description="Size of the exported file, once completed")
+    error: str | None = Field(default=None, description="Why the export failed, and what to do")
+    requested_by: str
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    download_url: str | None = Field(
+        default=None, description="A presigned GET URL of the exported JSON Lines file, when completed"
+    )
+    expires_at: datetime | None = Field(default=None, description="When download_url stops working")

@@ -6,36 +6,62 @@ message, each assistant turn with its ``tool_calls``, a ``tool`` message per res
 service's normalised session (``normalized``). Sessions are read from the source a page of scores at a time: no
 database transaction is held while the source answers. A session the source no longer has is skipped and logged.
 
-In AWS a Lambda response is capped at 6 MB, so a large export should be written to S3 by a job and fetched with a
-presigned URL. That job is **not built**: the export streams from a local API (``make run``) or the CLI
-(``session-scoring export training``), which hold no such limit.
+Two ways out, decided by whether the stack's exports bucket is configured (``SCORING_EXPORTS_BUCKET``):
+
+- no bucket (``make run``, the CLI): ``GET /exports/training`` streams the lines as they are made;
+- a bucket (AWS, where a Lambda response is capped at 6 MB): ``POST /exports/training`` stores a queued export job
+  and sends its id to the exports queue; the exporter function (:meth:`ExportJobService.run`) streams the same lines
+  into an S3 multipart upload and marks the job completed with its row and byte counts, or failed with the reason;
+  ``GET /exports/{export_id}`` answers the job with a presigned download URL once it is completed.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from session_scoring.errors import InvalidRequestError, SessionNotFoundError
+from session_scoring.errors import (
+    ExportModeError,
+    ExportNotFoundError,
+    ExportTimeLimitError,
+    InvalidRequestError,
+    QueueUnavailableError,
+    ScoringError,
+    SessionNotFoundError,
+    TransientError,
+)
 from session_scoring.log import logger
+from session_scoring.models.api import ExportJob
 from session_scoring.models.export import (
     ChatFunction,
     ChatFunctionCall,
     ChatMessage,
     ChatTool,
     ChatToolCall,
+    ExportJobRecord,
+    ExportKind,
+    ExportMessage,
+    ExportStatus,
     TrainingExample,
+    TrainingExportParameters,
 )
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.scores import MAX_SCORE, MIN_SCORE
 from session_scoring.models.session import Session, ToolCall
 from session_scoring.repositories.insights import InsightsRepository
 from session_scoring.services.insights import InsightsService, StreamedRows
+from session_scoring.observability import record_export_finished
 from session_scoring.sources.base import SessionSource
+
+if TYPE_CHECKING:
+    from session_scoring.repositories.exports import ExportJobRepository
 
 #: Scores read per database round trip; their sessions are then read from the source one by one.
 EXPORT_PAGE = 100
@@ -138,10 +164,17 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
 
 
 class TrainingExportService:
-    def __init__(self, insights: InsightsService, repository: InsightsRepository, source: SessionSource) -> None:
+    def __init__(
+        self,
+        insights: InsightsService,
+        repository: InsightsRepository,
+        source: SessionSource,
+        streaming_allowed: bool = True,
+    ) -> None:
         self._insights = insights
         self._repository = repository
         self._source = source
+        self._streaming_allowed = streaming_allowed
 
     def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingQuery:
         """The export's parameters, or a 400 saying what is wrong."""
@@ -154,7 +187,17 @@ class TrainingExportService:
         return TrainingQuery(where, TrainingFormat(output))
 
     def stream(self, min_score: int, criteria_hash: str, output: str) -> StreamedRows:
-        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines."""
+        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines.
+
+        Where exports are S3 jobs (an exports bucket is configured) the answer is a 405 naming the POST: behind API
+        Gateway the streamed body would be buffered and cut at 6 MB."""
+        if not self._streaming_allowed:
+            raise ExportModeError(
+                "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
+                "POST /api/v1/scoring/exports/training with the same min_score, criteria_hash and format as JSON, "
+                "then GET /api/v1/scoring/exports/{export_id} until it is completed and fetch its download_url",
+                allow="POST",
+            )
         query = self.check(min_score, criteria_hash, output)
         return StreamedRows("application/x-ndjson", f"training-{query.format.value}.jsonl", self.lines(query))
 
@@ -212,3 +255,167 @@ class TrainingExportService:
                 continue
             on_session(None)
             yield self.example(record, session, query.format).model_dump_json(exclude_none=True) + "\n"
+
+
+class ExportStore(Protocol):
+    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int: ...
+
+    def download_url(self, key: str, filename: str, expires_seconds: int) -> str: ...
+
+
+class ExportQueue(Protocol):
+    def send(self, message: ExportMessage) -> None: ...
+
+
+#: Seconds kept back from the exporter's remaining time: enough to abort the upload and record why it stopped.
+TIME_MARGIN_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    """What one delivery of an export job did (the handler logs it; every outcome acknowledges the message)."""
+
+    status: ExportStatus | None
+    reason: str
+
+
+def export_key(export_id: uuid.UUID) -> str:
+    return f"exports/training/{export_id}.jsonl"
+
+
+class ExportJobService:
+    """Training exports as jobs: asked for by the API, run by the exporter function, fetched with a presigned URL."""
+
+    def __init__(
+        self,
+        training: TrainingExportService,
+        repository: ExportJobRepository,
+        store: Callable[[], ExportStore] | None,
+        queue: Callable[[], ExportQueue],
+        url_expiry_seconds: int,
+    ) -> None:
+        self._training = training
+        self._repository = repository
+        self._store = store
+        self._queue = queue
+        self._url_expiry_seconds = url_expiry_seconds
+
+    def request(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> ExportJob:
+        """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue.
+
+        The job is stored before the message is sent, so a request is never lost silently: when the queue refuses
+        it the job is marked failed with the queue's error and the caller gets a 503 to retry."""
+        if self._store is None:
+            raise ExportModeError(
+                "export jobs need the stack's exports bucket (SCORING_EXPORTS_BUCKET), which is not set here: "
+                "GET /api/v1/scoring/exports/training streams the export instead",
+                allow="GET",
+            )
+        query = self._training.check(min_score, criteria_hash, output)
+        parameters = TrainingExportParameters(
+            min_score=min_score, criteria_hash=query.where.criteria_hash, format=query.format.value
+        )
+        record = self._repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
+        try:
+            self._queue().send(ExportMessage(export_id=record.export_id))
+        except QueueUnavailableError as exc:
+            self._repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
+            raise
+        logger.info("export job queued", extra={"export_id": str(record.export_id)})
+        return self._view(record)
+
+    def get(self, export_id: uuid.UUID) -> ExportJob:
+        """``GET /exports/{export_id}``: the job, with a presigned download URL once it is completed."""
+        record = self._repository.get(export_id)
+        if record is None:
+            raise ExportNotFoundError(f"no export job {export_id}: start one with POST /exports/training")
+        return self._view(record)
+
+    def _view(self, record: ExportJobRecord) -> ExportJob:
+        url, expires_at = None, None
+        if record.status == ExportStatus.COMPLETED and record.s3_key and self._store is not None:
+            filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
+            expires_at = datetime.now(UTC) + timedelta(seconds=self._url_expiry_seconds)
+            url = self._store().download_url(record.s3_key, filename, self._url_expiry_seconds)
+        parameters = record.parameters
+        return ExportJob(
+            export_id=record.export_id,
+            kind=record.kind.value,
+            status=record.status.value,
+            min_score=parameters.min_score,
+            criteria_hash=parameters.criteria_hash,
+            format=parameters.format,
+            rows_written=record.rows_written,
+            bytes_written=record.bytes_written,
+            error=record.error_message,
+            requested_by=record.requested_by,
+            created_at=record.created_at,
+            started_at=record.started_at,
+            finished_at=record.finished_at,
+            download_url=url,
+            expires_at=expires_at,
+        )
+
+    def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:
+        """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome.
+
+        Every way it ends is on the job: completed with its counts, or failed with the reason (S3 refused, the
+        source or database failed mid-way, the function's time ran out). A delivery that finds its job already
+        running after an earlier delivery (``receive_count`` > 1) means that delivery died (out of memory, or
+        killed at its timeout): the job is failed saying so. Only a database that cannot be reached to record any
+        of this raises (the message comes back, and after the queue's last delivery waits in its dead-letter queue).
+        """
+        export_id = message.export_id
+        record = self._repository.get(export_id)
+        if record is None:
+            logger.warning("export message names no job; dropped", extra={"export_id": str(export_id)})
+            return ExportOutcome(None, "no such export job")
+        if record.status in (ExportStatus.COMPLETED, ExportStatus.FAILED):
+            return ExportOutcome(record.status, f"already {record.status.value}")
+        if record.status == ExportStatus.RUNNING:
+            if receive_count <= 1:
+                return ExportOutcome(record.status, "a duplicate delivery: another exporter runs it")
+            self._fail(export_id, "the exporter stopped during an earlier attempt (out of memory or its timeout); "
+                       "ask for a smaller export (a higher min_score or one criteria hash)")
+            return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
+        claimed = self._repository.claim(export_id)
+        if claimed is None:
+            return ExportOutcome(None, "taken by another delivery")
+        return self._export(claimed, time.monotonic() + remaining_seconds - TIME_MARGIN_SECONDS)
+
+    def _export(self, record: ExportJobRecord, deadline: float) -> ExportOutcome:
+        assert self._store is not None, "the exporter runs only where the exports bucket is configured"
+        parameters = record.parameters
+        query = self._training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
+        rows = [0]
+
+        def chunks() -> Iterator[bytes]:
+            for line in self._training.lines(query):
+                if time.monotonic() > deadline:
+                    raise ExportTimeLimitError(
+                        f"the export did not finish within the exporter's time after {rows[0]} sessions; ask for a "
+                        "smaller export (a higher min_score or one criteria hash)"
+                    )
+                rows[0] += 1
+                yield line.encode()
+
+        key = export_key(record.export_id)
+        try:
+            size = self._store().upload(key, chunks(), "application/x-ndjson")
+        except ScoringError as exc:
+            hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
+            self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
+            return ExportOutcome(ExportStatus.FAILED, exc.message)
+        except Exception as exc:  # a bug: still recorded on the job, with the traceback in the log
+            logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
+            self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
+            return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
+        self._repository.complete(record.export_id, key, rows[0], size)
+        record_export_finished(completed=True)
+        logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
+        return ExportOutcome(ExportStatus.COMPLETED, f"{rows[0]} sessions, {size} bytes")
+
+    def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
+        logger.error("export failed", extra={"export_id": str(export_id), "error": error})
+        self._repository.fail(export_id, error, rows_written)
+        record_export_finished(completed=False)
