@@ -77,3 +77,7 @@ _.movers_up
 _.movers_down
 _.base_human_agreement
 _.candidate_human_agreement
+
+# The exporter's streaming file (infrastructure/exports.py): io.RawIOBase's read() and boto3's transfer call these.
+_.readable
+_.readinto

@@ -89,8 +89,10 @@ def test_an_export_job_writes_the_streamed_export_to_s3_and_answers_a_presigned_
     expected = streamed.read_bytes()
     assert done["status"] == "completed", done
     assert (done["rows_written"], done["bytes_written"]) == (3, len(expected))
-    assert done["started_at"] and done["finished_at"] and done["expires_at"]
-    with urllib.request.urlopen(done["download_url"], timeout=10) as answer:  # noqa: S310 (moto's server)
+    assert done["started_at"]
+    assert done["finished_at"]
+    assert done["expires_at"]
+    with urllib.request.urlopen(done["download_url"], timeout=10) as answer:
         assert answer.read() == expected
         assert f"training-openai-chat-{job['export_id']}.jsonl" in answer.headers["Content-Disposition"]
     assert [json.loads(line)["session_id"] for line in expected.splitlines()]
@@ -107,8 +109,10 @@ def test_a_job_whose_bucket_is_missing_fails_with_the_reason(
 
     failed = stack.client.get(f"/api/v1/scoring/exports/{job['export_id']}").json()
     assert failed["status"] == "failed"
-    assert "no-such-exports-bucket" in failed["error"] and "NoSuchBucket" in failed["error"]
-    assert failed["download_url"] is None and failed["finished_at"]
+    assert "no-such-exports-bucket" in failed["error"]
+    assert "NoSuchBucket" in failed["error"]
+    assert failed["download_url"] is None
+    assert failed["finished_at"]
 
 
 def test_an_export_out_of_time_stops_and_says_how_far_it_got(export_stack: Stack) -> None:
@@ -141,24 +145,28 @@ def test_a_redelivered_running_job_is_failed_as_interrupted_and_a_finished_one_i
 
 def test_where_exports_are_jobs_the_streaming_get_is_405_naming_the_post(export_stack: Stack) -> None:
     jobs = export_stack.client.get(EXPORT, params={"min_score": 0})
-    assert jobs.status_code == 405 and jobs.headers["allow"] == "POST"
+    assert jobs.status_code == 405
+    assert jobs.headers["allow"] == "POST"
     assert "POST /api/v1/scoring/exports/training" in jobs.json()["detail"]
 
 
 def test_without_a_bucket_the_post_is_405_and_the_get_streams(stack: Stack) -> None:
     refused = stack.client.post(EXPORT, json={"min_score": 0})
-    assert refused.status_code == 405 and refused.headers["allow"] == "GET"
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == "GET"
     assert "SCORING_EXPORTS_BUCKET" in refused.json()["detail"]
     assert stack.client.get(EXPORT, params={"min_score": 0}).status_code == 200
 
 
 def test_bad_requests_are_clear_and_store_no_job(export_stack: Stack) -> None:
     bad_format = export_stack.client.post(EXPORT, json={"format": "csv"})
-    assert bad_format.status_code == 400 and "openai-chat" in bad_format.json()["detail"]
+    assert bad_format.status_code == 400
+    assert "openai-chat" in bad_format.json()["detail"]
     assert export_stack.client.post(EXPORT, json={"min_score": 101}).status_code == 422
     assert export_stack.client.post(EXPORT, json={"criteria_hash": "nope"}).status_code == 400
     unknown = export_stack.client.get(f"/api/v1/scoring/exports/{uuid.uuid4()}")
-    assert unknown.status_code == 404 and "POST /exports/training" in unknown.json()["detail"]
+    assert unknown.status_code == 404
+    assert "POST /exports/training" in unknown.json()["detail"]
     assert _jobs(export_stack) == []
 
 
@@ -170,9 +178,11 @@ def test_a_queue_that_refuses_the_job_is_a_503_and_the_job_says_why(
 
     answer = stack.client.post(EXPORT, json={"min_score": 0})
 
-    assert answer.status_code == 503 and "exports queue" in answer.json()["detail"]
+    assert answer.status_code == 503
+    assert "exports queue" in answer.json()["detail"]
     [(status, error)] = _jobs(stack)
-    assert status == "failed" and "ask again" in error
+    assert status == "failed"
+    assert "ask again" in error
 
 
 def _jobs(stack: Stack) -> list[tuple[str, str | None]]:
@@ -201,7 +211,8 @@ def test_a_large_export_goes_up_in_parts_and_a_failed_one_leaves_no_upload_behin
     head = client.head_object(Bucket=bucket, Key="exports/large.jsonl", PartNumber=1)
     assert head["PartsCount"] == 3
     body = client.get_object(Bucket=bucket, Key="exports/large.jsonl")["Body"].read()
-    assert written == len(body) == count * len(line) and body == line * count
+    assert written == len(body) == count * len(line)
+    assert body == line * count
 
     def broken() -> Iterator[bytes]:
         yield from (line for _ in range(count))

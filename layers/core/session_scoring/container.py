@@ -308,7 +308,7 @@ class Container:
 
     @cached_property
     def training_export(self) -> TrainingExportService:
-        from session_scoring.services.exports import ExportJobService, TrainingExportService
+        from session_scoring.services.exports import TrainingExportService
 
         # Where exports are S3 jobs (a bucket configured), GET /exports/training answers 405 naming the POST.
         streaming = self.settings.exports_bucket is None

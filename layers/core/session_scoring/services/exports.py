@@ -55,9 +55,9 @@ from session_scoring.models.export import (
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.scores import MAX_SCORE, MIN_SCORE
 from session_scoring.models.session import Session, ToolCall
+from session_scoring.observability import record_export_finished
 from session_scoring.repositories.insights import InsightsRepository
 from session_scoring.services.insights import InsightsService, StreamedRows
-from session_scoring.observability import record_export_finished
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
@@ -375,8 +375,11 @@ class ExportJobService:
         if record.status == ExportStatus.RUNNING:
             if receive_count <= 1:
                 return ExportOutcome(record.status, "a duplicate delivery: another exporter runs it")
-            self._fail(export_id, "the exporter stopped during an earlier attempt (out of memory or its timeout); "
-                       "ask for a smaller export (a higher min_score or one criteria hash)")
+            self._fail(
+                export_id,
+                "the exporter stopped during an earlier attempt (out of memory or its timeout); "
+                "ask for a smaller export (a higher min_score or one criteria hash)",
+            )
             return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
         claimed = self._repository.claim(export_id)
         if claimed is None:
@@ -406,7 +409,7 @@ class ExportJobService:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
             return ExportOutcome(ExportStatus.FAILED, exc.message)
-        except Exception as exc:  # a bug: still recorded on the job, with the traceback in the log
+        except Exception as exc:  # noqa: BLE001 - a bug: still recorded on the job, the traceback in the log
             logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
             return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
