@@ -285,8 +285,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Training export: sessions scoring at least min_score, streamed as JSON Lines */
+        /** Training export: sessions scoring at least min_score, streamed as JSON Lines (where no exports bucket is configured; else 405: POST it as a job) */
         get: operations["training_export_api_v1_scoring_exports_training_get"];
+        put?: never;
+        /** Training export as a job written to S3 (where an exports bucket is configured); poll the Location */
+        post: operations["request_training_export_api_v1_scoring_exports_training_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An export job; once completed, a presigned download URL and when it expires */
+        get: operations["export_job_api_v1_scoring_exports__export_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -683,6 +701,72 @@ export interface components {
             code: string;
             /** Detail */
             detail: string | unknown[];
+        };
+        /**
+         * ExportJob
+         * @description An export job: queued, running, completed (with a presigned download URL) or failed (with why).
+         */
+        ExportJob: {
+            /**
+             * Export Id
+             * Format: uuid
+             */
+            export_id: string;
+            /**
+             * Kind
+             * @description What is exported (training)
+             */
+            kind: string;
+            /**
+             * Status
+             * @description queued, running, completed or failed
+             */
+            status: string;
+            /** Min Score */
+            min_score: number;
+            /**
+             * Criteria Hash
+             * @description The criteria resolved when the job was asked for; null for any
+             */
+            criteria_hash: string | null;
+            /** Format */
+            format: string;
+            /**
+             * Rows Written
+             * @description Lines written (sessions exported), once completed
+             */
+            rows_written: number | null;
+            /**
+             * Bytes Written
+             * @description Size of the exported file, once completed
+             */
+            bytes_written: number | null;
+            /**
+             * Error
+             * @description Why the export failed, and what to do
+             */
+            error: string | null;
+            /** Requested By */
+            requested_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Started At */
+            started_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Download Url
+             * @description A presigned GET URL of the exported JSON Lines file, when completed
+             */
+            download_url: string | null;
+            /**
+             * Expires At
+             * @description When download_url stops working
+             */
+            expires_at: string | null;
         };
         /**
          * FleetScore
@@ -1622,6 +1706,30 @@ export interface components {
             error: string;
         };
         /**
+         * TrainingExportJobRequest
+         * @description Body of ``POST /exports/training``: the same selection as the streamed ``GET /exports/training``.
+         */
+        TrainingExportJobRequest: {
+            /**
+             * Min Score
+             * @description Lowest total score exported
+             * @default 85
+             */
+            min_score: number;
+            /**
+             * Criteria Hash
+             * @description 'current' (default), 'any', or a criteria hash
+             * @default current
+             */
+            criteria_hash: string;
+            /**
+             * Format
+             * @description openai-chat or normalized
+             * @default openai-chat
+             */
+            format: string;
+        };
+        /**
          * TrendBucket
          * @enum {string}
          */
@@ -1712,6 +1820,7 @@ export type DeltaSummary = components['schemas']['DeltaSummary'];
 export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type ExportJob = components['schemas']['ExportJob'];
 export type FleetScore = components['schemas']['FleetScore'];
 export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
@@ -1749,6 +1858,7 @@ export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
+export type TrainingExportJobRequest = components['schemas']['TrainingExportJobRequest'];
 export type TrendBucket = components['schemas']['TrendBucket'];
 export type TrendGroup = components['schemas']['TrendGroup'];
 export type TrendPoint = components['schemas']['TrendPoint'];
@@ -1777,7 +1887,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionScore"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1858,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1935,7 +2045,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionScore"][];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2055,7 +2165,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionDetail"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2618,7 +2728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoringRun"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2681,7 +2791,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunSessionPage"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2748,7 +2858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Session unknown to the source, or never scored */
+            /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2901,6 +3011,142 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    request_training_export_api_v1_scoring_exports_training_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TrainingExportJobRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field or malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_job_api_v1_scoring_exports__export_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
