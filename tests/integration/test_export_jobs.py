@@ -18,6 +18,7 @@ from sqlalchemy import create_engine, text
 
 from devstack.queue_poller import LocalLambdaContext
 from session_scoring.entrypoints.cli import main as cli
+from session_scoring.repositories.exports import ExportJobRepository
 from tests.conftest import FAILING_TOOLS_ID, SHALLOW_ID, THOROUGH_ID, Stack
 from tests.support.events import load_event
 
@@ -132,7 +133,7 @@ def test_a_redelivered_running_job_is_failed_as_interrupted_and_a_finished_one_i
 ) -> None:
     job = export_stack.client.post(EXPORT, json={"min_score": 90}).json()
     export_id = uuid.UUID(job["export_id"])
-    repository = export_stack.container.export_jobs._repository
+    repository = ExportJobRepository(export_stack.container.query_engine)
     assert repository.claim(export_id) is not None  # an exporter took it, then died
 
     assert run_exporter(export_stack, receive_count=2) == {"batchItemFailures": []}

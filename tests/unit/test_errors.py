@@ -31,6 +31,9 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "SessionNotFoundError": (PermanentError, 404, "session_not_found", "fail"),
     "ScoreNotFoundError": (PermanentError, 404, "score_not_found", "fail"),
     "RunNotFoundError": (PermanentError, 404, "run_not_found", "fail"),
+    "ExportNotFoundError": (PermanentError, 404, "export_not_found", "fail"),
+    "ExportModeError": (PermanentError, 405, "export_mode", "fail"),
+    "ExportTimeLimitError": (PermanentError, 500, "export_time_limit", "fail"),
     "SessionDataError": (PermanentError, 502, "session_data_invalid", "fail"),
     "ConfigurationError": (PermanentError, 500, "configuration_error", "fail"),
     "JudgePermanentError": (PermanentError, 500, "judge_permanent", "fail"),
@@ -41,6 +44,7 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "SourceUnavailableError": (TransientError, 503, "source_unavailable", "release"),
     "DatabaseUnavailableError": (TransientError, 503, "database_unavailable", "release"),
     "SecretUnavailableError": (TransientError, 503, "secret_unavailable", "release"),
+    "StorageUnavailableError": (TransientError, 503, "storage_unavailable", "release"),
     "JudgeTransientError": (TransientError, 503, "judge_transient", "release"),
     "JudgeUnavailableError": (TransientError, 503, "judge_unavailable", "release"),
 }
@@ -61,6 +65,8 @@ def _instance(error_type: type[ScoringError]) -> ScoringError:
     message = f"{error_type.__name__}: what went wrong"
     if error_type is errors.SessionNotScorableError:
         return errors.SessionNotScorableError(message, status="in_progress")
+    if error_type is errors.ExportModeError:
+        return errors.ExportModeError(message, allow="POST")
     if error_type is errors.JudgeUnavailableError:
         return errors.JudgeUnavailableError(message, retry_at=datetime.now(UTC))
     return error_type(message)

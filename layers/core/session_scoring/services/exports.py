@@ -273,7 +273,7 @@ TIME_MARGIN_SECONDS = 30.0
 
 @dataclass(frozen=True)
 class ExportOutcome:
-    """What one delivery of an export job did (the handler logs it; every outcome acknowledges the message)."""
+    """What one delivery of an export job did (the handler answers it; every outcome acknowledges the message)."""
 
     status: ExportStatus | None
     reason: str
