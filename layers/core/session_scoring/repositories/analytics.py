@@ -12,11 +12,11 @@ and a short index scan per bar, whatever the number of scores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, cast
 
-from sqlalchemy import String, Table, func, select
+from sqlalchemy import String, Table, func, literal_column, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db.calls import db_call
@@ -25,15 +25,17 @@ from session_scoring.db.schema import (
     LatestScoreCountRow,
     LatestScoreRow,
     LatestScoreToolRow,
+    LatestToolCountRow,
     ScoringCriteriaDefinitionRow,
 )
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, as_json_list
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
+_TOOL_COUNTS = cast(Table, LatestToolCountRow.__table__)
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -48,9 +50,16 @@ class BandCount:
 
 @dataclass(frozen=True)
 class ToolCount:
+    """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day ->
+    sessions, only the days asked for), ``agents`` ('' for none), ``spellings`` and ``available`` sessions."""
+
     tool_name: str
     count: int
     session_ids: list[str]
+    days: dict[date, int] = field(default_factory=dict)
+    agents: dict[str, int] = field(default_factory=dict)
+    spellings: dict[str, int] = field(default_factory=dict)
+    available: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,47 @@ def _newest_session_ids(table: Table, *conditions: Any) -> Any:
     return func.array(newest, type_=ARRAY(String)).label("session_ids")
 
 
+def _day(day: date | None) -> str:
+    """A day as ``latest_tool_counts`` keys it ('YYYY-MM-DD'); no day: after every day (no days read)."""
+    return "~" if day is None else day.isoformat()
+
+
+def _tool_facets(scope: str, tool_name: Any, *conditions: Any) -> Any:
+    """A tool's ``latest_tool_counts`` rows matching ``conditions`` as one JSON array of ``[facet, value, n]``."""
+    return (
+        select(
+            func.coalesce(
+                func.json_agg(
+                    func.json_build_array(_TOOL_COUNTS.c.facet, _TOOL_COUNTS.c.value, _TOOL_COUNTS.c.sessions)
+                ),
+                literal_column("'[]'::json"),
+            )
+        )
+        .where(
+            _TOOL_COUNTS.c.criteria_hash == scope,
+            _TOOL_COUNTS.c.tool_name == tool_name,
+            _TOOL_COUNTS.c.sessions > 0,
+            *conditions,
+        )
+        .scalar_subquery()
+    )
+
+
+def _tool_count(row: Any) -> ToolCount:
+    facets: dict[str, dict[str, int]] = {"day": {}, "agent": {}, "spelling": {}, "available": {}}
+    for facet, value, sessions in [*as_json_list(row.facets), *as_json_list(row.days)]:
+        facets[facet][value] = int(sessions)
+    return ToolCount(
+        row.name,
+        int(row.sessions),
+        list(row.session_ids),
+        days={date.fromisoformat(day): n for day, n in facets["day"].items()},
+        agents=facets["agent"],
+        spellings=facets["spelling"],
+        available=facets["available"].get("", 0),
+    )
+
+
 class AnalyticsRepository(StatementRepository):
     """Read-only aggregate queries over ``latest_scores`` and its counters (kept by ``ScoreRepository.complete``)."""
 
@@ -99,9 +149,10 @@ class AnalyticsRepository(StatementRepository):
         return [BandCount(b.band, *found.get(b.band, (0, []))) for b in SCORE_BANDS]
 
     @db_call
-    def missing_tools(self, criteria_hash: str | None, limit: int) -> list[ToolCount]:
+    def missing_tools(self, criteria_hash: str | None, limit: int, since: date | None = None) -> list[ToolCount]:
         """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
-        tool counters, each with its newest sessions (``latest_score_tools``)."""
+        tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
+        days from ``since`` on; none without it), in one statement: a few index range scans per tool."""
         scope = _scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
@@ -117,9 +168,13 @@ class AnalyticsRepository(StatementRepository):
                 _newest_session_ids(
                     _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
                 ),
+                _tool_facets(scope, top.c.name, _TOOL_COUNTS.c.facet != "day").label("facets"),
+                _tool_facets(
+                    scope, top.c.name, _TOOL_COUNTS.c.facet == "day", _TOOL_COUNTS.c.value >= _day(since)
+                ).label("days"),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
-        return [ToolCount(row.name, int(row.sessions), list(row.session_ids)) for row in rows]
+        return [_tool_count(row) for row in rows]
 
     @db_call
     def criteria_usage(self) -> list[CriteriaUsage]:
