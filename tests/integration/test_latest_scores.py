@@ -8,8 +8,8 @@ import random
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import UTC
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -24,7 +24,15 @@ from tests.conftest import Stack
 
 HASHES = ("a" * 64, "b" * 64)
 # Several spellings of one tool: counted as one canonical name (matched to an available tool where the session has it).
-TOOLS = ("k8s.pods_log", "K8s.Pods-Log", "mcp__k8s__pods_log", "k8s.events", "prom.query", "loki.search", "aws.describe")
+TOOLS = (
+    "k8s.pods_log",
+    "K8s.Pods-Log",
+    "mcp__k8s__pods_log",
+    "k8s.events",
+    "prom.query",
+    "loki.search",
+    "aws.describe",
+)
 AVAILABLE = ("kubernetes-server.pods_log", "prometheus.query")
 """The available tools of sessions s0-s2 (s3-s5 have none)."""
 AGENTS = ("KubernetesAgent", "NetworkAgent", None)

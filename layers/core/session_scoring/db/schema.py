@@ -273,9 +273,9 @@ class LatestScoreRow(Base):
     previous_band: Mapped[str | None] = mapped_column(String(20))
     """What the last update replaced (band and tools), read back by the verdict statement to update the counters."""
     previous_missing_tools: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
-    tool_facets: Mapped[Any] = mapped_column(JSONB, nullable=False, server_default=text("'[]'::jsonb"))
+    tool_facets: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, server_default=text("'[]'::jsonb"))
     """The ``latest_tool_counts`` keys this row counts in, ``[tool, facet, value]`` each (migration 0011)."""
-    previous_tool_facets: Mapped[Any] = mapped_column(JSONB)
+    previous_tool_facets: Mapped[list[Any] | None] = mapped_column(JSONB)
 
     __table_args__ = (
         # The newest sessions of a band (the ids listed beside a count).
