@@ -12,10 +12,8 @@ from typing import Literal
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.models.api import (
     CriteriaUsage,
-    MissingToolAgentCount,
     MissingToolCount,
     MissingToolsReport,
-    MissingToolTrendPoint,
     ScoreBand,
     ScoreDistribution,
 )
@@ -37,24 +35,30 @@ def bucket_starts(today: date, bucket: TrendBucketName, periods: int) -> list[da
     return [current - timedelta(days=step * n) for n in range(periods - 1, -1, -1)]
 
 
-def _to_item(tool: ToolCount, starts: list[date], step: int) -> MissingToolCount:
-    per_bucket = dict.fromkeys(starts, 0)
+def _to_item(tool: ToolCount, starts: list[date], midnights: list[datetime], step: int) -> MissingToolCount:
+    counts = [0] * len(starts)
     for day, sessions in tool.days.items():
-        start = starts[0] + timedelta(days=step * ((day - starts[0]).days // step))
-        if start in per_bucket:
-            per_bucket[start] += sessions
+        index = (day - starts[0]).days // step
+        if 0 <= index < len(counts):
+            counts[index] += sessions
     agents = sorted(tool.agents.items(), key=lambda a: (-a[1], a[0] == "", a[0]))
-    return MissingToolCount(
-        tool_name=tool.tool_name,
-        count=tool.count,
-        session_ids=tool.session_ids,
-        spellings=[name for name, _ in sorted(tool.spellings.items(), key=lambda s: (-s[1], s[0]))][:MAX_SPELLINGS],
-        trend=[
-            MissingToolTrendPoint(bucket_start=datetime.combine(start, time(), UTC), count=count)
-            for start, count in per_bucket.items()
-        ],
-        by_agent=[MissingToolAgentCount(agent=agent or None, count=count) for agent, count in agents],
-        available_in_sessions=tool.available,
+    # Validated from plain data in one call per tool (up to 100 tools x 104 points): pydantic-core's loop is
+    # several times faster than building each point's model in Python.
+    return MissingToolCount.model_validate(
+        {
+            "tool_name": tool.tool_name,
+            "count": tool.count,
+            "session_ids": tool.session_ids,
+            "spellings": [name for name, _ in sorted(tool.spellings.items(), key=lambda s: (-s[1], s[0]))][
+                :MAX_SPELLINGS
+            ],
+            "trend": [
+                {"bucket_start": bucket_start, "count": count}
+                for bucket_start, count in zip(midnights, counts, strict=True)
+            ],
+            "by_agent": [{"agent": agent or None, "count": count} for agent, count in agents],
+            "available_in_sessions": tool.available,
+        }
     )
 
 
@@ -97,11 +101,12 @@ class AnalyticsService:
         starts = bucket_starts(self._clock().astimezone(UTC).date(), bucket, periods)
         tools = self._repository.missing_tools(criteria_hash, limit, since=starts[0])
         step = 7 if bucket == "week" else 1
+        midnights = [datetime.combine(start, time(), UTC) for start in starts]
         return MissingToolsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
             periods=periods,
-            items=[_to_item(tool, starts, step) for tool in tools],
+            items=[_to_item(tool, starts, midnights, step) for tool in tools],
         )
 
     def criteria_in_use(self) -> list[CriteriaUsage]:
