@@ -77,3 +77,7 @@ _.movers_up
 _.movers_down
 _.base_human_agreement
 _.candidate_human_agreement
+
+# Missing tools report (models/api.py): response fields set by validation from a dict, read by API clients.
+_.trend
+_.available_in_sessions
