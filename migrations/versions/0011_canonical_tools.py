@@ -99,6 +99,12 @@ def upgrade() -> None:
         sa.Column("sessions", sa.BigInteger(), nullable=False),
         sa.CheckConstraint("facet IN ('day', 'agent', 'spelling', 'available')", name="ck_latest_tool_counts_facet"),
     )
+    op.create_index(
+        "ix_latest_tool_counts_covering",
+        "latest_tool_counts",
+        ["criteria_hash", "tool_name", "facet", "value"],
+        postgresql_include=["sessions"],
+    )
     _run(REBUILD_LATEST_TOOLS.format(column="canonical_name"))
     _run(BACKFILL_FACETS)
 

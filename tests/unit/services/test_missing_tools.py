@@ -21,9 +21,13 @@ class _Counters:
     def __init__(self, tool: ToolCount) -> None:
         self.tool = tool
         self.since: date | None = None
+        self.weekly = False
 
-    def missing_tools(self, criteria_hash: str | None, limit: int, since: date | None = None) -> list[ToolCount]:
+    def missing_tools(
+        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
+    ) -> list[ToolCount]:
         self.since = since
+        self.weekly = weekly
         return [self.tool]
 
 
@@ -42,7 +46,7 @@ def test_days_are_summed_into_weeks_and_agents_and_spellings_ordered() -> None:
 
     report = service.missing_tools(None, 10, "week", 2)
 
-    assert counters.since == date(2026, 11, 9)
+    assert (counters.since, counters.weekly) == (date(2026, 11, 9), True)
     item = report.items[0]
     assert [(p.bucket_start, p.count) for p in item.trend] == [
         (datetime(2026, 11, 9, tzinfo=UTC), 5),

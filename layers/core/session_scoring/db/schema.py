@@ -343,6 +343,15 @@ class LatestToolCountRow(Base):
 
     __table_args__ = (
         CheckConstraint("facet IN ('day', 'agent', 'spelling', 'available')", name="ck_latest_tool_counts_facet"),
+        # The report reads a tool's counters as index-only range scans (the rows of one tool are scattered).
+        Index(
+            "ix_latest_tool_counts_covering",
+            "criteria_hash",
+            "tool_name",
+            "facet",
+            "value",
+            postgresql_include=["sessions"],
+        ),
     )
 
 

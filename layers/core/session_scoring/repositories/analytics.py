@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, cast
 
-from sqlalchemy import String, Table, func, literal_column, select
+from sqlalchemy import Date, String, Table, Text, func, literal_column, select
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db.calls import db_call
@@ -50,8 +51,9 @@ class BandCount:
 
 @dataclass(frozen=True)
 class ToolCount:
-    """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day ->
-    sessions, only the days asked for), ``agents`` ('' for none), ``spellings`` and ``available`` sessions."""
+    """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day, or
+    the Monday of a week, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and
+    ``available`` sessions."""
 
     tool_name: str
     count: int
@@ -93,8 +95,31 @@ def _day(day: date | None) -> str:
     return "~" if day is None else day.isoformat()
 
 
-def _tool_facets(scope: str, tool_name: Any, *conditions: Any) -> Any:
-    """A tool's ``latest_tool_counts`` rows matching ``conditions`` as one JSON array of ``[facet, value, n]``."""
+def _tool_days(scope: str, tool_name: Any, since: str, weekly: bool) -> Any:
+    """A tool's day counters from ``since`` on, per day or per week (Monday), as ``'YYYY-MM-DD=n'`` texts."""
+    day: Any = _TOOL_COUNTS.c.value
+    if weekly:
+        # Literals, not parameters: GROUP BY must see the same expression as the select list.
+        monday = func.date_trunc(literal_column("'week'"), sql_cast(day, Date))
+        day = func.to_char(monday, literal_column("'YYYY-MM-DD'"))
+    sessions = func.sum(_TOOL_COUNTS.c.sessions)
+    per_bucket = (
+        select(day.op("||")("=").op("||")(sql_cast(sessions, Text)))
+        .where(
+            _TOOL_COUNTS.c.criteria_hash == scope,
+            _TOOL_COUNTS.c.tool_name == tool_name,
+            _TOOL_COUNTS.c.facet == "day",
+            _TOOL_COUNTS.c.value >= since,
+        )
+        .group_by(day)
+        .having(sessions > 0)
+        .scalar_subquery()
+    )
+    return func.array_to_json(func.array(per_bucket, type_=ARRAY(Text)))
+
+
+def _tool_facets(scope: str, tool_name: Any) -> Any:
+    """A tool's agent, spelling and availability counters as one JSON array of ``[facet, value, n]``."""
     return (
         select(
             func.coalesce(
@@ -107,22 +132,23 @@ def _tool_facets(scope: str, tool_name: Any, *conditions: Any) -> Any:
         .where(
             _TOOL_COUNTS.c.criteria_hash == scope,
             _TOOL_COUNTS.c.tool_name == tool_name,
+            _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling")),
             _TOOL_COUNTS.c.sessions > 0,
-            *conditions,
         )
         .scalar_subquery()
     )
 
 
 def _tool_count(row: Any) -> ToolCount:
-    facets: dict[str, dict[str, int]] = {"day": {}, "agent": {}, "spelling": {}, "available": {}}
-    for facet, value, sessions in [*as_json_list(row.facets), *as_json_list(row.days)]:
+    facets: dict[str, dict[str, int]] = {"agent": {}, "spelling": {}, "available": {}}
+    for facet, value, sessions in as_json_list(row.facets):
         facets[facet][value] = int(sessions)
+    days = (bucket.split("=") for bucket in as_json_list(row.days))
     return ToolCount(
         row.name,
         int(row.sessions),
-        list(row.session_ids),
-        days={date.fromisoformat(day): n for day, n in facets["day"].items()},
+        as_json_list(row.session_ids),
+        days={date.fromisoformat(day): int(n) for day, n in days},
         agents=facets["agent"],
         spellings=facets["spelling"],
         available=facets["available"].get("", 0),
@@ -149,10 +175,13 @@ class AnalyticsRepository(StatementRepository):
         return [BandCount(b.band, *found.get(b.band, (0, []))) for b in SCORE_BANDS]
 
     @db_call
-    def missing_tools(self, criteria_hash: str | None, limit: int, since: date | None = None) -> list[ToolCount]:
+    def missing_tools(
+        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
+    ) -> list[ToolCount]:
         """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
         tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
-        days from ``since`` on; none without it), in one statement: a few index range scans per tool."""
+        days from ``since`` on, summed per week from Monday when ``weekly``; none without ``since``), in one
+        statement: three index-only range scans per tool."""
         scope = _scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
@@ -165,13 +194,14 @@ class AnalyticsRepository(StatementRepository):
             select(
                 top.c.name,
                 top.c.sessions,
-                _newest_session_ids(
-                    _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
-                ),
-                _tool_facets(scope, top.c.name, _TOOL_COUNTS.c.facet != "day").label("facets"),
-                _tool_facets(
-                    scope, top.c.name, _TOOL_COUNTS.c.facet == "day", _TOOL_COUNTS.c.value >= _day(since)
-                ).label("days"),
+                # As JSON: the driver decodes it in C, a text array in Python (most of the answer's time).
+                func.array_to_json(
+                    _newest_session_ids(
+                        _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
+                    ).element
+                ).label("session_ids"),
+                _tool_facets(scope, top.c.name).label("facets"),
+                _tool_days(scope, top.c.name, _day(since), weekly).label("days"),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
         return [_tool_count(row) for row in rows]

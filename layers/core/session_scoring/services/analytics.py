@@ -99,7 +99,7 @@ class AnalyticsService:
         ``periods`` buckets (by the UTC day its sessions' latest scores were stored), its agents and how many of
         its sessions had it available."""
         starts = bucket_starts(self._clock().astimezone(UTC).date(), bucket, periods)
-        tools = self._repository.missing_tools(criteria_hash, limit, since=starts[0])
+        tools = self._repository.missing_tools(criteria_hash, limit, since=starts[0], weekly=bucket == "week")
         step = 7 if bucket == "week" else 1
         midnights = [datetime.combine(start, time(), UTC) for start in starts]
         return MissingToolsReport(
