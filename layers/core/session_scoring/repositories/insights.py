@@ -100,7 +100,11 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
         (where.session_started_before, lambda v: s.session_started_at < v),
         (
             where.missing_tool,
-            lambda v: exists().where(_TOOLS.c.score_id == s.score_id, func.lower(_TOOLS.c.tool_name) == v.lower()),
+            # As written (any case) or by canonical name: the missing-tools top list's names find their scores.
+            lambda v: exists().where(
+                _TOOLS.c.score_id == s.score_id,
+                or_(func.lower(_TOOLS.c.tool_name) == v.lower(), _TOOLS.c.canonical_name == canonical_tool_name(v)),
+            ),
         ),
     ]
     conditions += [build(value) for value, build in optional if value is not None]
