@@ -81,3 +81,6 @@ _.candidate_human_agreement
 # The exporter's streaming file (infrastructure/exports.py): io.RawIOBase's read() and boto3's transfer call these.
 _.readable
 _.readinto
+# Missing tools report (models/api.py): response fields set by validation from a dict, read by API clients.
+_.trend
+_.available_in_sessions

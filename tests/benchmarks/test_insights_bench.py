@@ -9,6 +9,7 @@ Nothing here asserts speed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import statistics
 import time
@@ -22,6 +23,7 @@ from session_scoring.models.api import FleetScorePage
 from session_scoring.services.insights import FleetParams, StreamedRows
 from tests.benchmarks.conftest import BenchTable
 from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, pg_connect, timed
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -135,4 +137,112 @@ def test_fleet_query_at_scale(postgres_url: str, bench_table: BenchTable, monkey
         f"median of 3, {size / 1e6:.1f} MB",
     )
     container.query_engine.dispose()
+    container.engine.dispose()
+
+
+# ---------------------------------------------------------------- missing tools by canonical name (tools-canonical)
+
+TOOL_SPELLINGS = ("k8s.Tool_{n}", "mcp__k8s__tool_{n}", "tool_{n}")
+
+
+def _load_tools(cur: Any, scale: int, criteria: str, other: str) -> None:
+    """``scale`` completed scores over 0.8 x ``scale`` sessions (a tenth under older criteria), stored over the
+    last 180 days, three agents, two missing tools each out of 300, each tool written three ways; then each
+    session's latest rows as migration 0006 builds them (its own SQL), ready for 0011's backfill."""
+    sessions = max(1, int(scale * 0.8))
+    cur.execute(
+        "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (%s, %s), (%s, %s) "
+        "ON CONFLICT DO NOTHING",
+        (criteria, json.dumps({"scoring": {}}), other, json.dumps({"scoring": {}})),
+    )
+    cur.execute(
+        """
+        INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, score_breakdown,
+                                    scored_triggered_by, requested_at, started_at, scored_at, session_agent)
+        SELECT md5('score' || i)::uuid, 'bench-' || (i %% %s), CASE WHEN i %% 10 = 0 THEN %s ELSE %s END,
+               'completed', (i * 37) %% 101, '{"logical_flow": 10}', 'bench',
+               now() - make_interval(secs => (%s - i) * 15552000.0 / %s), now(),
+               now() - make_interval(secs => (%s - i) * 15552000.0 / %s),
+               (ARRAY['KubernetesAgent', 'NetworkAgent', 'DatabaseAgent'])[1 + i %% 3]
+        FROM generate_series(1, %s) AS i
+        """,
+        (sessions, other, criteria, scale, scale, scale, scale, scale),
+    )
+    spellings = "ARRAY[" + ", ".join(f"'{s.replace('{n}', '')}'" for s in TOOL_SPELLINGS) + "]"
+    cur.execute(
+        f"""
+        INSERT INTO score_missing_tools (id, score_id, position, tool_name, rationale)
+        SELECT md5('tool' || i || '-' || k)::uuid, md5('score' || i)::uuid, k,
+               ({spellings})[1 + (i + k) %% 3] || ((i * (k + 7) * 31) %% 300), 'needed'
+        FROM generate_series(1, %s) AS i, generate_series(0, 1) AS k
+        """,
+        (scale,),
+    )
+    migration = importlib.util.spec_from_file_location(
+        "latest_0006", ROOT / "migrations" / "versions" / "0006_latest_scores.py"
+    )
+    assert migration is not None
+    assert migration.loader is not None
+    module = importlib.util.module_from_spec(migration)
+    migration.loader.exec_module(module)
+    cur.execute(module.BACKFILL_LATEST)
+    cur.execute(module.BACKFILL_ANY_CRITERIA)
+
+
+def test_missing_tools_by_canonical_name_at_scale(
+    postgres_url: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.container import Container
+    from session_scoring.infrastructure import migrate
+
+    database = f"bench_tools_{uuid.uuid4().hex[:6]}"
+    admin = pg_connect(postgres_url)
+    admin.cursor().execute(f'CREATE DATABASE "{database}"')
+    admin.close()
+    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    engine = create_engine(url)
+    before = ScriptDirectory.from_config(migrate.alembic_config(Settings())).get_revision("0011_canonical_tools")
+    migrate.upgrade(engine, Settings(), str(before.down_revision))
+    monkeypatch.setenv("SCORING_DATABASE_URL", url)
+    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
+    container = Container(Settings())
+    criteria = container.config.criteria_hash
+    conn = pg_connect(url)
+    cur = conn.cursor()
+    started = time.perf_counter()
+    _load_tools(cur, SCALE, criteria, "0" * 64)
+    print(f"\nloaded {SCALE:,} completed scores, two missing tools each, in {time.perf_counter() - started:.0f} s")
+    started = time.perf_counter()
+    migrate.upgrade(engine, Settings())
+    engine.dispose()
+    scale = f"{SCALE:,} scores"
+    bench_table.add(
+        f"0011_canonical_tools backfill ({scale})", (time.perf_counter() - started) * 1000, "ms", None, "-", "once"
+    )
+    cur.execute("VACUUM ANALYZE")
+    conn.close()
+
+    analytics = container.analytics_service
+    query_engine = container.query_engine
+    for name, call in (
+        ("GET /analytics/missing-tools top 10, 12 weeks", lambda: analytics.missing_tools(None, 10)),
+        (
+            "GET /analytics/missing-tools top 20, one criteria, 104 days",
+            lambda: analytics.missing_tools(criteria, 20, "day", 104),
+        ),
+        ("GET /analytics/missing-tools top 100, 104 weeks", lambda: analytics.missing_tools(None, 100, "week", 104)),
+    ):
+        report = call()
+        assert report.items
+        assert report.items[0].spellings
+        with _capturing(query_engine) as statements:
+            call()
+        figures = timed(RUNS, call)
+        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+        bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, "<= 100 ms", f"median of {RUNS}")
+    query_engine.dispose()
     container.engine.dispose()

@@ -121,7 +121,7 @@ def test_criteria_hash_filters_distribution_and_missing_tools(stack: Stack) -> N
     assert other["total"] == 2
 
     tools = stack.client.get(f"{ANALYTICS}/missing-tools", params={"criteria_hash": OTHER_HASH}).json()
-    assert [(t["tool_name"], t["count"]) for t in tools["items"]] == [("prometheus.query", 2)]
+    assert [(t["tool_name"], t["count"]) for t in tools["items"]] == [("query", 2)]  # by canonical name
 
 
 def test_missing_tools_are_counted_per_session_most_frequent_first(stack: Stack) -> None:
@@ -134,13 +134,13 @@ def test_missing_tools_are_counted_per_session_most_frequent_first(stack: Stack)
     body = stack.client.get(f"{ANALYTICS}/missing-tools").json()
 
     assert [(t["tool_name"], t["count"]) for t in body["items"]] == [
-        ("k8s.pods_log", 3),
-        ("k8s.events", 1),
-        ("prom.query", 1),
+        ("pods_log", 3),
+        ("events", 1),
+        ("query", 1),
     ]
     assert set(body["items"][0]["session_ids"]) == {"s1", "s2", "s3"}
     limited = stack.client.get(f"{ANALYTICS}/missing-tools", params={"limit": 1}).json()
-    assert [t["tool_name"] for t in limited["items"]] == ["k8s.pods_log"]
+    assert [t["tool_name"] for t in limited["items"]] == ["pods_log"]
 
 
 @pytest.mark.parametrize("bad", ["abc", "G" * 64, "A" * 64])

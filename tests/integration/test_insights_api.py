@@ -234,3 +234,6 @@ def test_missing_tool_sessions_match_every_spelling_of_the_tool(stack: Stack) ->
     assert items[0]["tool_name"] == "k8s.get_pod_logs"
     assert items[0]["rationale"] == "needed"
     assert items[0]["agent"] == "NetworkAgent"
+    # The fleet query's missing_tool finds the same scores by the canonical name the top list shows.
+    fleet = stack.client.get("/api/v1/scoring/scores", params={"missing_tool": "get_pod_logs"}).json()
+    assert sorted(i["session_id"] for i in fleet["items"]) == ["s1", "s2"]

@@ -1,48 +1,88 @@
-"""``latest_scores``, its tool rows and its counters on real PostgreSQL: kept right by concurrent completes and
-backfilled by the migration, both compared with a recount of the stored attempts."""
+"""``latest_scores``, its tool rows and its counters (band and tool counters, the per-tool counters by day, agent,
+spelling and availability) on real PostgreSQL: kept right by concurrent completes and backfilled by the migrations,
+both compared with a recount of the stored attempts."""
 
 from __future__ import annotations
 
 import random
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, create_engine, make_url, text
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import band_for
+from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from tests.conftest import Stack
 
 HASHES = ("a" * 64, "b" * 64)
-TOOLS = ("k8s.pods_log", "k8s.events", "prom.query", "loki.search", "aws.describe")
+# Several spellings of one tool: counted as one canonical name (matched to an available tool where the session has it).
+TOOLS = (
+    "k8s.pods_log",
+    "K8s.Pods-Log",
+    "mcp__k8s__pods_log",
+    "k8s.events",
+    "prom.query",
+    "loki.search",
+    "aws.describe",
+)
+AVAILABLE = ("kubernetes-server.pods_log", "prometheus.query")
+"""The available tools of sessions s0-s2 (s3-s5 have none)."""
+AGENTS = ("KubernetesAgent", "NetworkAgent", None)
 MIGRATION = "0006_latest_scores"
 
+Counts = Counter[tuple[str, ...]]
 
-def expected(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counter[tuple[str, str, str]]]:
-    """The latest completed attempt of each (criteria hash, session) and of each session ('*'), and the band and
-    tool counts over them, recounted in Python from every stored attempt."""
+
+def available_to(session_id: str) -> tuple[str, ...]:
+    return AVAILABLE if int(session_id[1:]) < 3 else ()
+
+
+def agent_of(session_id: str) -> str | None:
+    return AGENTS[int(session_id[1:]) % 3]
+
+
+def expected(
+    engine: Engine, available: Callable[[str], tuple[str, ...]] = lambda _: ()
+) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counts]:
+    """The latest completed attempt of each (criteria hash, session) and of each session ('*'), and the band, tool
+    and per-tool counts over them, recounted in Python from every stored attempt: tools by canonical name
+    (``ToolNamer`` over the session's ``available`` tools), per UTC day of scoring, agent, spelling, availability."""
     with engine.connect() as conn:
         attempts = conn.execute(
             text(
-                "SELECT score_id, session_id, criteria_hash, total_score, scored_at FROM session_scores "
-                "WHERE status = 'completed'"
+                "SELECT score_id, session_id, criteria_hash, total_score, scored_at, session_agent FROM session_scores "
+                "WHERE status = 'completed' AND sample_kind IS NULL"
             )
         ).all()
-        tools: dict[Any, set[str]] = {}
+        written: dict[Any, list[str]] = {}
         for score_id, tool_name in conn.execute(text("SELECT score_id, tool_name FROM score_missing_tools")):
-            tools.setdefault(score_id, set()).add(tool_name)
+            written.setdefault(score_id, []).append(tool_name)
+    sessions = {row.score_id: row.session_id for row in attempts}
+    tools: dict[Any, set[str]] = {}
+    facets: dict[Any, set[tuple[str, str, str]]] = {}
+    for score_id, names in written.items():
+        namer = ToolNamer(available(sessions.get(score_id, "")))
+        for name in names:
+            canonical = namer.canonical(name)
+            tools.setdefault(score_id, set()).add(canonical.name)
+            facets.setdefault(score_id, set()).add((canonical.name, "spelling", name))
+            if canonical.available:
+                facets[score_id].add((canonical.name, "available", ""))
     latest: dict[tuple[str, str], Any] = {}
     for row in attempts:
         for scope in (row.criteria_hash, "*"):
             key = (scope, row.session_id)
             if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
                 latest[key] = row
-    counts: Counter[tuple[str, str, str]] = Counter()
+    counts: Counts = Counter()
     rows = {}
     for (scope, session_id), row in latest.items():
         names = sorted(tools.get(row.score_id, ()))
@@ -50,10 +90,14 @@ def expected(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Co
         rows[(scope, session_id)] = (row.score_id, row.total_score, band, names)
         counts[(scope, "band", band)] += 1
         counts.update((scope, "tool", name) for name in names)
+        day = row.scored_at.astimezone(UTC).date().isoformat()
+        for name in names:
+            counts.update([(scope, name, "day", day), (scope, name, "agent", row.session_agent or "")])
+        counts.update((scope, *key) for key in facets.get(row.score_id, ()))
     return rows, counts
 
 
-def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counter[tuple[str, str, str]]]:
+def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Counts]:
     with engine.connect() as conn:
         rows = {
             (r.criteria_hash, r.session_id): (r.score_id, r.total_score, r.band, list(r.missing_tools))
@@ -63,6 +107,12 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
             {
                 (r.criteria_hash, r.kind, r.name): int(r.sessions)
                 for r in conn.execute(text("SELECT * FROM latest_score_counts WHERE sessions <> 0"))
+            }
+        )
+        counts.update(
+            {
+                (r.criteria_hash, r.tool_name, r.facet, r.value): int(r.sessions)
+                for r in conn.execute(text("SELECT * FROM latest_tool_counts WHERE sessions <> 0"))
             }
         )
         listed: dict[tuple[str, str], list[str]] = {}
@@ -99,7 +149,8 @@ def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
     for _ in range(rounds):
         session_id = f"s{rng.randrange(6)}"
         criteria = rng.choice(HASHES)
-        attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test")
+        facts = SessionFacts(agent_of(session_id), None, None, None, None, None, "file")
+        attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test", facts)
         claim = repo.claim(attempt.attempt.score_id, 60)
         if claim.claim_token is None:
             continue
@@ -114,6 +165,7 @@ def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
             criteria,
             verdict(rng.randrange(101), tools),
             PromptStats(False, None, None),
+            available_tools=available_to(session_id),
         )
         completed += int(stored_it)
     return completed
@@ -128,14 +180,20 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
         completed = sum(pool.map(lambda seed: score_many(repo, seed, 40), range(4)))
 
     engine = stack.container.query_engine
-    want_rows, want_counts = expected(engine)
+    want_rows, want_counts = expected(engine, available_to)
     got_rows, got_counts = stored(engine)
     assert completed > 20  # the threads did store verdicts, several per session
     assert got_rows == want_rows
     assert got_counts == want_counts
-    assert sum(n for (scope, kind, _), n in got_counts.items() if scope == "*" and kind == "band") == len(
+    assert sum(n for (scope, kind, *_), n in got_counts.items() if scope == "*" and kind == "band") == len(
         {session for scope, session in want_rows if scope == "*"}
     )
+    # Spelled out: the spellings of the pods-log tool are counted by canonical name; where the session has the
+    # tool available every spelling (K8s.Pods-Log too) is the available tool's name, and counts as available.
+    named = {key[2] for key in got_counts if key[1] == "tool"}
+    assert "pods_log" in named
+    assert not named & {"k8s.pods_log", "mcp__k8s__pods_log", "K8s.Pods-Log"}
+    assert ("*", "pods_log", "available", "") in got_counts
 
 
 @pytest.fixture
@@ -174,7 +232,7 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
             ("rescored", HASHES[0], "completed", 95, 40, ["prom.query", "prom.query"]),
             ("rescored", HASHES[1], "completed", 60, 30, []),
             ("rescored", HASHES[0], "failed", None, 10, []),
-            ("other", HASHES[1], "completed", 10, 20, ["prom.query", "k8s.events"]),
+            ("other", HASHES[1], "completed", 10, 20, ["Prom.Query", "k8s.events", "mcp__prom__query"]),
             ("never", HASHES[0], "failed", None, 5, []),
         ]
         for session_id, criteria, status, total, ago, tools in attempts:
@@ -202,9 +260,12 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
     want_rows, want_counts = expected(engine)
     assert stored(engine) == (want_rows, want_counts)
     # Spelled out: the newest completed score of each scope wins; a later failure changes nothing.
-    assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["prom.query"])
+    assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["query"])
     assert want_rows[("*", "rescored")][1:] == (60, "adequate", [])
-    assert want_counts[("*", "tool", "prom.query")] == 1
+    assert want_rows[("*", "other")][3] == ["events", "query"]  # by canonical name (migration 0011)
+    assert want_counts[("*", "tool", "query")] == 1
+    assert want_counts[("*", "query", "spelling", "mcp__prom__query")] == 1
+    assert want_counts[("*", "query", "agent", "")] == 1  # attempts stored before 0007 have no agent
     assert ("*", "never") not in want_rows
     with engine.connect() as conn:
         dimension = conn.execute(

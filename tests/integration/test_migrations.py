@@ -24,6 +24,7 @@ TABLES = {
     "uploaded_sessions",
     "scoring_runs",
     "latest_scores",
+    "latest_tool_counts",
     "latest_score_counts",
     "latest_score_tools",
     "judge_labels",

@@ -2,7 +2,7 @@
 and the comparison of two criteria."""
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
@@ -37,8 +37,12 @@ async def missing_tools(
     scoring: ContainerDep,
     criteria_hash: CriteriaHashFilter = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    bucket: Annotated[Literal["day", "week"], Query(description="Each tool's trend per day or week (UTC)")] = "week",
+    periods: Annotated[int, Query(ge=1, le=104, description="Buckets in each trend, ending with the current")] = 12,
 ) -> Response:
-    return json_response(await run_blocking(scoring.analytics_service.missing_tools, criteria_hash, limit))
+    return json_response(
+        await run_blocking(scoring.analytics_service.missing_tools, criteria_hash, limit, bucket, periods)
+    )
 
 
 @router.get(

@@ -1034,9 +1034,22 @@ export interface components {
             /** Rationale */
             rationale: string;
         };
+        /** MissingToolAgentCount */
+        MissingToolAgentCount: {
+            /**
+             * Agent
+             * @description The session's agent (session facts); null when the score has none
+             */
+            agent: string | null;
+            /** Count */
+            count: number;
+        };
         /** MissingToolCount */
         MissingToolCount: {
-            /** Tool Name */
+            /**
+             * Tool Name
+             * @description The canonical name counted (lower case, MCP server prefix gone, matched to the session's available tools)
+             */
             tool_name: string;
             /**
              * Count
@@ -1048,6 +1061,27 @@ export interface components {
              * @description Those sessions, most recently scored first (at most 50)
              */
             session_ids: string[];
+            /**
+             * Spellings
+             * @description The names as the judge wrote them, most frequent first (at most 10)
+             */
+            spellings: string[];
+            /**
+             * Trend
+             * @description Sessions per bucket, oldest first, the last `periods` buckets (zeros too)
+             */
+            trend: components["schemas"]["MissingToolTrendPoint"][];
+            /**
+             * By Agent
+             * @description Those sessions per agent, most first (ties by agent)
+             */
+            by_agent: components["schemas"]["MissingToolAgentCount"][];
+            /**
+             * Available In Sessions
+             * @description How many of those sessions had the tool available (unused rather than not built)
+             * @default 0
+             */
+            available_in_sessions: number;
         };
         /**
          * MissingToolSession
@@ -1105,10 +1139,36 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        /** MissingToolTrendPoint */
+        MissingToolTrendPoint: {
+            /**
+             * Bucket Start
+             * Format: date-time
+             * @description Start of the day or week (Monday), UTC
+             */
+            bucket_start: string;
+            /**
+             * Count
+             * @description Sessions whose latest completed score names the tool, scored in this bucket
+             */
+            count: number;
+        };
         /** MissingToolsReport */
         MissingToolsReport: {
             /** Criteria Hash */
             criteria_hash: string | null;
+            /**
+             * Bucket
+             * @description The trend's bucket: day or week (weeks start on Monday, UTC)
+             * @default week
+             */
+            bucket: string;
+            /**
+             * Periods
+             * @description Buckets in each trend, ending with the current one
+             * @default 12
+             */
+            periods: number;
             /** Items */
             items: components["schemas"]["MissingToolCount"][];
         };
@@ -1831,9 +1891,11 @@ export type LabelBreakdown = components['schemas']['LabelBreakdown'];
 export type LabelRequest = components['schemas']['LabelRequest'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
+export type MissingToolAgentCount = components['schemas']['MissingToolAgentCount'];
 export type MissingToolCount = components['schemas']['MissingToolCount'];
 export type MissingToolSession = components['schemas']['MissingToolSession'];
 export type MissingToolSessionsPage = components['schemas']['MissingToolSessionsPage'];
+export type MissingToolTrendPoint = components['schemas']['MissingToolTrendPoint'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
 export type Mover = components['schemas']['Mover'];
 export type RunCounts = components['schemas']['RunCounts'];
@@ -2306,6 +2368,10 @@ export interface operations {
                 /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
                 criteria_hash?: string | null;
                 limit?: number;
+                /** @description Each tool's trend per day or week (UTC) */
+                bucket?: "day" | "week";
+                /** @description Buckets in each trend, ending with the current */
+                periods?: number;
             };
             header?: never;
             path?: never;
@@ -3466,6 +3532,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1ScoringAnalyticsMissingToolsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/missing-tools"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];

@@ -46,7 +46,7 @@ const bands = makeDistribution;
 beforeEach(() => {
   vi.resetAllMocks();
   mocked.criteriaInUse.mockResolvedValue([]);
-  mocked.missingTools.mockResolvedValue({ criteria_hash: null, items: [] });
+  mocked.missingTools.mockResolvedValue({ criteria_hash: null, bucket: 'week', periods: 12, items: [] });
 });
 
 describe('SessionsPage', () => {
@@ -104,7 +104,19 @@ describe('AnalyticsPage', () => {
     mocked.scoreDistribution.mockResolvedValue(bands([1, 0, 2, 0, 0], [['s-low'], [], ['s-a', 's-b']]));
     mocked.missingTools.mockResolvedValue({
       criteria_hash: null,
-      items: [{ tool_name: 'k8s.pods_log', count: 2, session_ids: ['s-a', 's-low'] }],
+      bucket: 'week',
+      periods: 12,
+      items: [
+        {
+          tool_name: 'k8s.pods_log',
+          count: 2,
+          session_ids: ['s-a', 's-low'],
+          spellings: ['k8s.pods_log'],
+          trend: [],
+          by_agent: [],
+          available_in_sessions: 0,
+        },
+      ],
     });
     renderAt('/analytics', <AnalyticsPage />);
 

@@ -275,6 +275,9 @@ class LatestScoreRow(Base):
     previous_band: Mapped[str | None] = mapped_column(String(20))
     """What the last update replaced (band and tools), read back by the verdict statement to update the counters."""
     previous_missing_tools: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
+    tool_facets: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, server_default=text("'[]'::jsonb"))
+    """The ``latest_tool_counts`` keys this row counts in, ``[tool, facet, value]`` each (migration 0011)."""
+    previous_tool_facets: Mapped[list[Any] | None] = mapped_column(JSONB)
 
     __table_args__ = (
         # The newest sessions of a band (the ids listed beside a count).
@@ -326,6 +329,34 @@ class LatestScoreCountRow(Base):
     __table_args__ = (CheckConstraint("kind IN ('band', 'tool')", name="ck_latest_score_counts_kind"),)
 
 
+class LatestToolCountRow(Base):
+    """Per missing tool (canonical name) of a criteria hash's ``latest_scores``: sessions per day of ``scored_at``
+    (``facet`` 'day', ``value`` 'YYYY-MM-DD', UTC), per agent ('agent', '' for none), per spelling the judge wrote
+    ('spelling') and how many had the tool available ('available', value ''). Kept by the statement storing a
+    verdict from each row's ``tool_facets`` (migration 0011_canonical_tools)."""
+
+    __tablename__ = "latest_tool_counts"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tool_name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    facet: Mapped[str] = mapped_column(String(10), primary_key=True)
+    value: Mapped[str] = mapped_column(String(255), primary_key=True)
+    sessions: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+    __table_args__ = (
+        CheckConstraint("facet IN ('day', 'agent', 'spelling', 'available')", name="ck_latest_tool_counts_facet"),
+        # The report reads a tool's counters as index-only range scans (the rows of one tool are scattered).
+        Index(
+            "ix_latest_tool_counts_covering",
+            "criteria_hash",
+            "tool_name",
+            "facet",
+            "value",
+            postgresql_include=["sessions"],
+        ),
+    )
+
+
 class MissingToolRow(Base):
     __tablename__ = "score_missing_tools"
 
@@ -335,6 +366,10 @@ class MissingToolRow(Base):
     )
     position: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     tool_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    """As the judge wrote it."""
+    canonical_name: Mapped[str | None] = mapped_column(String(255))
+    """What it is counted as (``models.tools``; migration 0011): set by the statement storing the verdict, null
+    only in a row written by hand without it."""
     rationale: Mapped[str] = mapped_column(Text, nullable=False)
 
     score: Mapped[SessionScoreRow] = relationship(back_populates="missing_tools")

@@ -184,14 +184,41 @@ class ScoreDistribution(_Response):
     bands: list[ScoreBand]
 
 
+class MissingToolTrendPoint(_Response):
+    bucket_start: datetime = Field(description="Start of the day or week (Monday), UTC")
+    count: int = Field(description="Sessions whose latest completed score names the tool, scored in this bucket")
+
+
+class MissingToolAgentCount(_Response):
+    agent: str | None = Field(description="The session's agent (session facts); null when the score has none")
+    count: int
+
+
 class MissingToolCount(_Response):
-    tool_name: str
+    tool_name: str = Field(
+        description="The canonical name counted (lower case, MCP server prefix gone, matched to "
+        "the session's available tools)"
+    )
     count: int = Field(description="Sessions whose latest completed score names the tool missing")
     session_ids: list[str] = Field(description="Those sessions, most recently scored first (at most 50)")
+    spellings: list[str] = Field(
+        default_factory=list, description="The names as the judge wrote them, most frequent first (at most 10)"
+    )
+    trend: list[MissingToolTrendPoint] = Field(
+        default_factory=list, description="Sessions per bucket, oldest first, the last `periods` buckets (zeros too)"
+    )
+    by_agent: list[MissingToolAgentCount] = Field(
+        default_factory=list, description="Those sessions per agent, most first (ties by agent)"
+    )
+    available_in_sessions: int = Field(
+        default=0, description="How many of those sessions had the tool available (unused rather than not built)"
+    )
 
 
 class MissingToolsReport(_Response):
     criteria_hash: str | None
+    bucket: str = Field(default="week", description="The trend's bucket: day or week (weeks start on Monday, UTC)")
+    periods: int = Field(default=12, description="Buckets in each trend, ending with the current one")
     items: list[MissingToolCount]
 
 

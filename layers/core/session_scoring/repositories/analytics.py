@@ -12,11 +12,12 @@ and a short index scan per bar, whatever the number of scores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, cast
 
-from sqlalchemy import String, Table, func, select
+from sqlalchemy import Date, String, Table, Text, func, literal_column, select
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db.calls import db_call
@@ -25,15 +26,17 @@ from session_scoring.db.schema import (
     LatestScoreCountRow,
     LatestScoreRow,
     LatestScoreToolRow,
+    LatestToolCountRow,
     ScoringCriteriaDefinitionRow,
 )
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, as_json_list
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
+_TOOL_COUNTS = cast(Table, LatestToolCountRow.__table__)
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -48,9 +51,17 @@ class BandCount:
 
 @dataclass(frozen=True)
 class ToolCount:
+    """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day, or
+    the Monday of a week, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and
+    ``available`` sessions."""
+
     tool_name: str
     count: int
     session_ids: list[str]
+    days: dict[date, int] = field(default_factory=dict)
+    agents: dict[str, int] = field(default_factory=dict)
+    spellings: dict[str, int] = field(default_factory=dict)
+    available: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,71 @@ def _newest_session_ids(table: Table, *conditions: Any) -> Any:
     return func.array(newest, type_=ARRAY(String)).label("session_ids")
 
 
+def _day(day: date | None) -> str:
+    """A day as ``latest_tool_counts`` keys it ('YYYY-MM-DD'); no day: after every day (no days read)."""
+    return "~" if day is None else day.isoformat()
+
+
+def _tool_days(scope: str, tool_name: Any, since: str, weekly: bool) -> Any:
+    """A tool's day counters from ``since`` on, per day or per week (Monday), as ``'YYYY-MM-DD=n'`` texts."""
+    day: Any = _TOOL_COUNTS.c.value
+    if weekly:
+        # Literals, not parameters: GROUP BY must see the same expression as the select list.
+        monday = func.date_trunc(literal_column("'week'"), sql_cast(day, Date))
+        day = func.to_char(monday, literal_column("'YYYY-MM-DD'"))
+    sessions = func.sum(_TOOL_COUNTS.c.sessions)
+    per_bucket = (
+        select(day.op("||")("=").op("||")(sql_cast(sessions, Text)))
+        .where(
+            _TOOL_COUNTS.c.criteria_hash == scope,
+            _TOOL_COUNTS.c.tool_name == tool_name,
+            _TOOL_COUNTS.c.facet == "day",
+            _TOOL_COUNTS.c.value >= since,
+        )
+        .group_by(day)
+        .having(sessions > 0)
+        .scalar_subquery()
+    )
+    return func.array_to_json(func.array(per_bucket, type_=ARRAY(Text)))
+
+
+def _tool_facets(scope: str, tool_name: Any) -> Any:
+    """A tool's agent, spelling and availability counters as one JSON array of ``[facet, value, n]``."""
+    return (
+        select(
+            func.coalesce(
+                func.json_agg(
+                    func.json_build_array(_TOOL_COUNTS.c.facet, _TOOL_COUNTS.c.value, _TOOL_COUNTS.c.sessions)
+                ),
+                literal_column("'[]'::json"),
+            )
+        )
+        .where(
+            _TOOL_COUNTS.c.criteria_hash == scope,
+            _TOOL_COUNTS.c.tool_name == tool_name,
+            _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling")),
+            _TOOL_COUNTS.c.sessions > 0,
+        )
+        .scalar_subquery()
+    )
+
+
+def _tool_count(row: Any) -> ToolCount:
+    facets: dict[str, dict[str, int]] = {"agent": {}, "spelling": {}, "available": {}}
+    for facet, value, sessions in as_json_list(row.facets):
+        facets[facet][value] = int(sessions)
+    days = (bucket.split("=") for bucket in as_json_list(row.days))
+    return ToolCount(
+        row.name,
+        int(row.sessions),
+        as_json_list(row.session_ids),
+        days={date.fromisoformat(day): int(n) for day, n in days},
+        agents=facets["agent"],
+        spellings=facets["spelling"],
+        available=facets["available"].get("", 0),
+    )
+
+
 class AnalyticsRepository(StatementRepository):
     """Read-only aggregate queries over ``latest_scores`` and its counters (kept by ``ScoreRepository.complete``)."""
 
@@ -99,9 +175,13 @@ class AnalyticsRepository(StatementRepository):
         return [BandCount(b.band, *found.get(b.band, (0, []))) for b in SCORE_BANDS]
 
     @db_call
-    def missing_tools(self, criteria_hash: str | None, limit: int) -> list[ToolCount]:
+    def missing_tools(
+        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
+    ) -> list[ToolCount]:
         """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
-        tool counters, each with its newest sessions (``latest_score_tools``)."""
+        tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
+        days from ``since`` on, summed per week from Monday when ``weekly``; none without ``since``), in one
+        statement: three index-only range scans per tool."""
         scope = _scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
@@ -114,12 +194,17 @@ class AnalyticsRepository(StatementRepository):
             select(
                 top.c.name,
                 top.c.sessions,
-                _newest_session_ids(
-                    _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
-                ),
+                # As JSON: the driver decodes it in C, a text array in Python (most of the answer's time).
+                func.array_to_json(
+                    _newest_session_ids(
+                        _LATEST_TOOLS, _LATEST_TOOLS.c.criteria_hash == scope, _LATEST_TOOLS.c.tool_name == top.c.name
+                    ).element
+                ).label("session_ids"),
+                _tool_facets(scope, top.c.name).label("facets"),
+                _tool_days(scope, top.c.name, _day(since), weekly).label("days"),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
-        return [ToolCount(row.name, int(row.sessions), list(row.session_ids)) for row in rows]
+        return [_tool_count(row) for row in rows]
 
     @db_call
     def criteria_usage(self) -> list[CriteriaUsage]:

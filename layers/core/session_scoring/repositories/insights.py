@@ -26,7 +26,6 @@ from sqlalchemy import (
     Table,
     Transaction,
     and_,
-    bindparam,
     exists,
     false,
     func,
@@ -43,6 +42,7 @@ from session_scoring.db.schema import MissingToolRow, SessionScoreRow
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.tools import canonical_tool_name
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 _SCORES = cast(Table, SessionScoreRow.__table__)
@@ -100,7 +100,11 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
         (where.session_started_before, lambda v: s.session_started_at < v),
         (
             where.missing_tool,
-            lambda v: exists().where(_TOOLS.c.score_id == s.score_id, func.lower(_TOOLS.c.tool_name) == v.lower()),
+            # As written (any case) or by canonical name: the missing-tools top list's names find their scores.
+            lambda v: exists().where(
+                _TOOLS.c.score_id == s.score_id,
+                or_(func.lower(_TOOLS.c.tool_name) == v.lower(), _TOOLS.c.canonical_name == canonical_tool_name(v)),
+            ),
         ),
     ]
     conditions += [build(value) for value, build in optional if value is not None]
@@ -173,14 +177,6 @@ def _fleet_record(values: Any) -> FleetScoreRecord:
     )
 
 
-def canonical_tool_name(name: Any) -> ColumnElement[str]:
-    """A tool name as counted, in SQL (the one definition): whitespace collapsed, the MCP server prefix dropped
-    (everything up to the last ``.``, ``__``, ``/`` or ``:``, so ``mcp__k8s__get_pod``, ``k8s.get_pod`` and
-    ``k8s: get_pod`` are all ``get_pod``), lower case."""
-    collapsed = func.regexp_replace(func.btrim(name), r"\s+", " ", "g")
-    return func.lower(func.btrim(func.regexp_replace(collapsed, r"^.*(\.|__|/|:)", "")))
-
-
 @dataclass(frozen=True)
 class ToolSessionRecord:
     """A session whose latest completed score names a tool missing: the name as the judge wrote it, and why."""
@@ -238,10 +234,11 @@ class InsightsRepository:
         self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
     ) -> tuple[str, list[ToolSessionRecord]]:
         """The canonical form of ``tool_name`` and a page of the latest completed scores (under ``where``) that name
-        it missing under any spelling with that canonical form, newest first (keyset on ``scored_at, score_id``)."""
+        it missing under any spelling stored with that canonical name (``score_missing_tools.canonical_name``),
+        newest first (keyset on ``scored_at, score_id``)."""
         s = _SCORES.c
-        canonical = canonical_tool_name(bindparam("p_tool", tool_name))
-        matching = and_(_TOOLS.c.score_id == s.score_id, canonical_tool_name(_TOOLS.c.tool_name) == canonical)
+        canonical = canonical_tool_name(tool_name)
+        matching = and_(_TOOLS.c.score_id == s.score_id, _TOOLS.c.canonical_name == canonical)
 
         def first(column: Any) -> Any:  # the first matching entry (the judge may name the tool twice)
             return select(column).where(matching).order_by(_TOOLS.c.position).limit(1).scalar_subquery()
@@ -263,9 +260,8 @@ class InsightsRepository:
         if after is not None:
             statement = statement.where(tuple_(s.scored_at, s.score_id) < tuple_(after.value, after.score_id))
         with self._engine.connect() as conn:
-            name = conn.execute(select(canonical)).scalar_one()
             rows = conn.execute(statement).all()
-        return str(name), [
+        return canonical, [
             ToolSessionRecord(
                 r.session_id, r.score_id, r.total_score, r.scored_at, r.tool_name, r.rationale, r.session_agent
             )

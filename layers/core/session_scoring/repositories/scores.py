@@ -57,6 +57,7 @@ from session_scoring.db.schema import (
     LatestScoreCountRow,
     LatestScoreRow,
     LatestScoreToolRow,
+    LatestToolCountRow,
     MissingToolRow,
     ScoringCriteriaDefinitionRow,
     ScoringRunRow,
@@ -76,6 +77,7 @@ from session_scoring.models.records import (
     StrandedAttempt,
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
+from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
@@ -93,6 +95,8 @@ _COUNTS = cast(Table, LatestScoreCountRow.__table__)
 _LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
 _RUNS = cast(Table, ScoringRunRow.__table__)
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
+_NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
+_TOOL_COUNTS = cast(Table, LatestToolCountRow.__table__)
 
 # What a verdict sets on its attempt (and a judge-quality sample is stored with).
 _VERDICT_COLUMNS = (
@@ -246,7 +250,13 @@ def _store_verdict_statement() -> Any:
             lease_expires_at=null(),
             **_verdict_values(),
         )
-        .returning(_SCORES.c.score_id, _SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.scored_at)
+        .returning(
+            _SCORES.c.score_id,
+            _SCORES.c.session_id,
+            _SCORES.c.total_score,
+            _SCORES.c.scored_at,
+            _SCORES.c.session_agent,  # the missing tools' agent counters
+        )
         .cte("done")
     )
     return _with_children(done, latest=True)
@@ -276,7 +286,13 @@ def _store_sample_statement() -> Any:
 def _with_children(done: Any, *, latest: bool) -> Any:
     """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
     with ``latest`` the upkeep of the latest-score tables (``done`` then also returns session id, total, scored_at)."""
-    tools = _recordset("p_tools", column("position", Integer), column("tool_name", String), column("rationale", Text))
+    tools = _recordset(
+        "p_tools",
+        column("position", Integer),
+        column("tool_name", String),
+        column("canonical_name", String),
+        column("rationale", Text),
+    )
     approaches = _recordset(
         "p_approaches",
         column("id", UUID),
@@ -290,8 +306,15 @@ def _with_children(done: Any, *, latest: bool) -> Any:
     insert_tools = (
         insert(_TOOLS)
         .from_select(
-            ["id", "score_id", "position", "tool_name", "rationale"],
-            select(func.gen_random_uuid(), done.c.score_id, tools.c.position, tools.c.tool_name, tools.c.rationale)
+            ["id", "score_id", "position", "tool_name", "canonical_name", "rationale"],
+            select(
+                func.gen_random_uuid(),
+                done.c.score_id,
+                tools.c.position,
+                tools.c.tool_name,
+                tools.c.canonical_name,
+                tools.c.rationale,
+            )
             .select_from(done)
             .join(tools, true()),
         )
@@ -339,7 +362,9 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
     returned through ``previous_*``, is exact even when completes race; the counters then get the difference
     (+1 for the new band and tools, -1 for the replaced ones) as atomic increments, in key order so concurrent
     statements lock counter rows in the same order. The tool rows of a replaced score that the new one does not
-    name are deleted and the others upserted (disjoint rows: one statement never touches a row twice).
+    name are deleted and the others upserted (disjoint rows: one statement never touches a row twice). Tools are
+    keyed by canonical name (migration 0011); the per-tool counters by day, agent, spelling and availability
+    follow the same way from the row's ``tool_facets`` (``_tool_counters``).
     """
     scopes = (
         select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
@@ -356,12 +381,23 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
             *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
             done.c.scored_at,
             sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
+            _tool_facets(done),
         )
         .select_from(done)
         .join(scopes, true())
     )
     upsert = insert(_LATEST_SCORES).from_select(
-        ["session_id", "criteria_hash", "score_id", "total_score", "band", *DIMENSIONS, "scored_at", "missing_tools"],
+        [
+            "session_id",
+            "criteria_hash",
+            "score_id",
+            "total_score",
+            "band",
+            *DIMENSIONS,
+            "scored_at",
+            "missing_tools",
+            "tool_facets",
+        ],
         row.order_by(scopes.c.criteria_hash),
     )
     new = upsert.excluded
@@ -373,6 +409,8 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
                 "missing_tools": new.missing_tools,
                 "previous_band": _LATEST_SCORES.c.band,
                 "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
+                "tool_facets": new.tool_facets,
+                "previous_tool_facets": _LATEST_SCORES.c.tool_facets,
             },
             where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
         )
@@ -385,6 +423,8 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
             _LATEST_SCORES.c.missing_tools,
             _LATEST_SCORES.c.previous_band,
             _LATEST_SCORES.c.previous_missing_tools,
+            _LATEST_SCORES.c.tool_facets,
+            _LATEST_SCORES.c.previous_tool_facets,
         )
         .cte("latest_stored")
     )
@@ -434,14 +474,77 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
         index_elements=["criteria_hash", "session_id", "tool_name"],
         set_={"scored_at": listing.excluded.scored_at, "score_id": listing.excluded.score_id},
     ).cte("tools_listed")
-    return latest, counted, dropped, listed
+    return latest, counted, dropped, listed, _tool_counters(latest)
+
+
+def _tool_facets(done: Any) -> Any:
+    """The ``latest_tool_counts`` keys of the stored verdict, ``[tool, facet, value]`` each: per canonical tool
+    (``p_tool_names``) its UTC scoring day and the attempt's agent ('' when it has no facts), then the spellings and
+    availability the scorer computed (``p_tool_facets``)."""
+    names = func.unnest(bindparam("p_tool_names", type_=ARRAY(Text))).table_valued("name").render_derived("names")
+    day = func.to_char(func.timezone("UTC", done.c.scored_at), "YYYY-MM-DD")
+    agent = func.coalesce(done.c.session_agent, "")
+
+    def keys(facet: str, value: Any) -> Any:
+        triple = func.jsonb_build_array(names.c.name, literal(facet, String), value)
+        return func.coalesce(select(func.jsonb_agg(triple)).select_from(names).scalar_subquery(), _NO_FACETS)
+
+    return keys("day", day).op("||")(keys("agent", agent)).op("||")(bindparam("p_tool_facets", type_=JSONB))
+
+
+def _tool_counters(latest: Any) -> Any:
+    """Add the new latest rows' ``tool_facets`` to ``latest_tool_counts`` and take a replaced row's out, summed per
+    key (a key whose difference is zero is not touched), in key order like the band and tool counters."""
+    added = func.jsonb_array_elements(latest.c.tool_facets).table_valued("value").render_derived("added")
+    removed = func.jsonb_array_elements(latest.c.previous_tool_facets).table_valued("value").render_derived("removed")
+    plus: Any = literal_column("1")
+    minus: Any = literal_column("-1")
+
+    def keyed(element: Any, delta: Any) -> Any:
+        return select(
+            latest.c.criteria_hash,
+            element.op("->>")(0).label("tool_name"),
+            element.op("->>")(1).label("facet"),
+            element.op("->>")(2).label("value"),
+            delta.label("delta"),
+        ).select_from(latest)
+
+    deltas = (
+        keyed(added.c.value, plus)
+        .join(added, true())
+        .union_all(keyed(removed.c.value, minus).join(removed, true()).where(latest.c.previous_band.is_not(None)))
+        .subquery("tool_deltas")
+    )
+    key = (deltas.c.criteria_hash, deltas.c.tool_name, deltas.c.facet, deltas.c.value)
+    total = func.sum(deltas.c.delta)
+    counts = insert(_TOOL_COUNTS).from_select(
+        ["criteria_hash", "tool_name", "facet", "value", "sessions"],
+        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
+    )
+    return counts.on_conflict_do_update(
+        index_elements=["criteria_hash", "tool_name", "facet", "value"],
+        set_={"sessions": _TOOL_COUNTS.c.sessions + counts.excluded.sessions},
+    ).cte("tool_counts_stored")
 
 
 def _verdict_params(
-    criteria_hash: str, verdict: JudgeVerdict, prompt: PromptStats, spread: dict[str, Any] | None
+    criteria_hash: str,
+    verdict: JudgeVerdict,
+    prompt: PromptStats,
+    spread: dict[str, Any] | None,
+    available_tools: Sequence[str],
 ) -> dict[str, Any]:
-    """The statement parameters of a verdict and its children (shared by completing an attempt and by a sample)."""
+    """The statement parameters of a verdict and its children (shared by completing an attempt and by a sample).
+
+    Each missing tool is stored with its canonical name, matched against the session's ``available_tools``
+    (``models.tools``); the latest-score upkeep counts the distinct canonical names (``p_tool_names``) and each
+    one's spellings and availability (``p_tool_facets``)."""
     output = verdict.output
+    namer = ToolNamer(available_tools)
+    named = [(t, namer.canonical(t.tool_name)) for t in output.missing_tools]
+    facets = {(c.name, "spelling", t.tool_name) for t, c in named} | {
+        (c.name, "available", "") for _, c in named if c.available
+    }
     approach_ids = [uuid.uuid4() for _ in output.alternative_approaches]
     params: dict[str, Any] = {
         "p_criteria_hash": criteria_hash,
@@ -462,9 +565,11 @@ def _verdict_params(
         "p_judging_ms": None,
         "p_estimated_cost_usd": None,
         "p_tools": [
-            {"position": i, "tool_name": t.tool_name, "rationale": t.rationale}
-            for i, t in enumerate(output.missing_tools)
+            {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
+            for i, (t, c) in enumerate(named)
         ],
+        "p_tool_names": sorted({c.name for _, c in named}),
+        "p_tool_facets": [list(key) for key in sorted(facets)],
         "p_approaches": [
             {"id": str(aid), "position": i, "name": a.name, "description": a.description}
             for i, (aid, a) in enumerate(zip(approach_ids, output.alternative_approaches, strict=True))
@@ -646,22 +751,23 @@ class ScoreRepository(StatementRepository):
         spread: dict[str, Any] | None = None,
         judging_ms: int | None = None,
         estimated_cost_usd: float | None = None,
+        available_tools: Sequence[str] = (),
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
         ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
         (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
-        tokens priced (None when the model has no price). Returns False (and stores nothing) when this worker no
-        longer holds the claim.
+        tokens priced (None when the model has no price); ``available_tools``: the session's (qualified names), which
+        the missing tools' canonical names are matched against (none: the base canonical form). Returns False (and
+        stores nothing) when this worker no longer holds the claim.
         """
         output = verdict.output
-        params = _verdict_params(criteria_hash, verdict, prompt, spread)
+        params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools)
         params.update(
             p_score_id=score_id,
             p_claim_token=claim_token,
             p_judging_ms=judging_ms,
             p_estimated_cost_usd=estimated_cost_usd,
-            p_tool_names=sorted({t.tool_name for t in output.missing_tools}),
             **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
         )
         return self._one(self._store_verdict, params) is not None
@@ -675,11 +781,12 @@ class ScoreRepository(StatementRepository):
         sample_kind: str,
         verdict: JudgeVerdict,
         prompt: PromptStats,
+        available_tools: Sequence[str] = (),
     ) -> uuid.UUID:
         """Store a judge-quality sample (``repeatability``/``robustness``): a completed attempt that is never the
         session's score, never active, never counted by analytics."""
         score_id = uuid.uuid4()
-        params = _verdict_params(criteria_hash, verdict, prompt, None)
+        params = _verdict_params(criteria_hash, verdict, prompt, None, available_tools)
         params.update(
             p_score_id=score_id, p_session_id=session_id, p_triggered_by=triggered_by, p_sample_kind=sample_kind
         )

@@ -5,6 +5,10 @@ Counts are over the latest completed score of each session (see ``repositories.a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.models.api import (
     CriteriaUsage,
@@ -14,15 +18,60 @@ from session_scoring.models.api import (
     ScoreDistribution,
 )
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.analytics import AnalyticsRepository
+from session_scoring.repositories.analytics import AnalyticsRepository, ToolCount
 
 DEFAULT_TOOL_LIMIT = 10
+DEFAULT_TREND_PERIODS = 12
+MAX_SPELLINGS = 10
+
+TrendBucketName = Literal["day", "week"]
+
+
+def bucket_starts(today: date, bucket: TrendBucketName, periods: int) -> list[date]:
+    """The first day of each of the last ``periods`` buckets, oldest first, ending with the one holding ``today``
+    (weeks start on Monday, as PostgreSQL's ``date_trunc('week')``)."""
+    step = 7 if bucket == "week" else 1
+    current = today - timedelta(days=today.weekday()) if bucket == "week" else today
+    return [current - timedelta(days=step * n) for n in range(periods - 1, -1, -1)]
+
+
+def _to_item(tool: ToolCount, starts: list[date], midnights: list[datetime], step: int) -> MissingToolCount:
+    counts = [0] * len(starts)
+    for day, sessions in tool.days.items():
+        index = (day - starts[0]).days // step
+        if 0 <= index < len(counts):
+            counts[index] += sessions
+    agents = sorted(tool.agents.items(), key=lambda a: (-a[1], a[0] == "", a[0]))
+    # Validated from plain data in one call per tool (up to 100 tools x 104 points): pydantic-core's loop is
+    # several times faster than building each point's model in Python.
+    return MissingToolCount.model_validate(
+        {
+            "tool_name": tool.tool_name,
+            "count": tool.count,
+            "session_ids": tool.session_ids,
+            "spellings": [name for name, _ in sorted(tool.spellings.items(), key=lambda s: (-s[1], s[0]))][
+                :MAX_SPELLINGS
+            ],
+            "trend": [
+                {"bucket_start": bucket_start, "count": count}
+                for bucket_start, count in zip(midnights, counts, strict=True)
+            ],
+            "by_agent": [{"agent": agent or None, "count": count} for agent, count in agents],
+            "available_in_sessions": tool.available,
+        }
+    )
 
 
 class AnalyticsService:
-    def __init__(self, config: ScoringConfig, repository: AnalyticsRepository) -> None:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        repository: AnalyticsRepository,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self._config = config
         self._repository = repository
+        self._clock = clock
 
     def score_distribution(self, criteria_hash: str | None) -> ScoreDistribution:
         counts = {c.band: c for c in self._repository.score_distribution(criteria_hash)}
@@ -39,13 +88,25 @@ class AnalyticsService:
         ]
         return ScoreDistribution(criteria_hash=criteria_hash, total=sum(b.count for b in bands), bands=bands)
 
-    def missing_tools(self, criteria_hash: str | None, limit: int = DEFAULT_TOOL_LIMIT) -> MissingToolsReport:
+    def missing_tools(
+        self,
+        criteria_hash: str | None,
+        limit: int = DEFAULT_TOOL_LIMIT,
+        bucket: TrendBucketName = "week",
+        periods: int = DEFAULT_TREND_PERIODS,
+    ) -> MissingToolsReport:
+        """The most frequent missing tools (canonical names), each with its spellings, its trend over the last
+        ``periods`` buckets (by the UTC day its sessions' latest scores were stored), its agents and how many of
+        its sessions had it available."""
+        starts = bucket_starts(self._clock().astimezone(UTC).date(), bucket, periods)
+        tools = self._repository.missing_tools(criteria_hash, limit, since=starts[0], weekly=bucket == "week")
+        step = 7 if bucket == "week" else 1
+        midnights = [datetime.combine(start, time(), UTC) for start in starts]
         return MissingToolsReport(
             criteria_hash=criteria_hash,
-            items=[
-                MissingToolCount(tool_name=t.tool_name, count=t.count, session_ids=t.session_ids)
-                for t in self._repository.missing_tools(criteria_hash, limit)
-            ],
+            bucket=bucket,
+            periods=periods,
+            items=[_to_item(tool, starts, midnights, step) for tool in tools],
         )
 
     def criteria_in_use(self) -> list[CriteriaUsage]:

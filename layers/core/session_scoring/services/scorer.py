@@ -159,7 +159,7 @@ class Scorer:
         assert claim.claim_token is not None
         started = self._clock()
         try:
-            verdict, prompt, spread, judging_ms = self._score(job, deadline)
+            verdict, prompt, spread, judging_ms, available_tools = self._score(job, deadline)
             cost = self._cost(verdict)
             with subsegment("store verdict"):
                 stored = self._repository.complete(
@@ -171,6 +171,7 @@ class Scorer:
                     spread,
                     judging_ms=judging_ms,
                     estimated_cost_usd=cost,
+                    available_tools=available_tools,
                 )
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
@@ -220,9 +221,10 @@ class Scorer:
 
     def _score(
         self, job: ScoringJob, deadline: float
-    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None, int]:
+    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None, int, list[str]]:
         """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), the prompt sent
-        (None for the heuristic judge) and the whole judging time in ms (every retry and wait included)."""
+        (None for the heuristic judge), the whole judging time in ms (every retry and wait included) and the
+        session's available tools (what the missing tools' canonical names are matched against)."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
         prompt = prompt_for_judge(self._config, session, self._policy.input_budget_tokens)
@@ -279,7 +281,8 @@ class Scorer:
             cache_read_tokens=usage.cache_read_tokens,
             cache_write_tokens=usage.cache_write_tokens,
         )
-        return verdict, prompt, spread, judging_ms
+        available_tools = [tool.qualified_name for tool in session.all_available_tools]
+        return verdict, prompt, spread, judging_ms, available_tools
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy)
