@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import (
     ColumnElement,
+    DateTime,
     Engine,
     Integer,
     Row,
@@ -241,7 +243,8 @@ def _store_verdict_statement() -> Any:
         )
         .values(
             status="completed",
-            scored_at=func.now(),
+            # now(), unless the caller backdates the verdict (seeded demo data: see devstack/seed.py)
+            scored_at=func.coalesce(bindparam("p_scored_at", type_=DateTime(timezone=True)), func.now()),
             error_message=null(),
             lease_expires_at=null(),
             **_verdict_values(),
@@ -646,13 +649,15 @@ class ScoreRepository(StatementRepository):
         spread: dict[str, Any] | None = None,
         judging_ms: int | None = None,
         estimated_cost_usd: float | None = None,
+        scored_at: datetime | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
         ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
         (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
-        tokens priced (None when the model has no price). Returns False (and stores nothing) when this worker no
-        longer holds the claim.
+        tokens priced (None when the model has no price); ``scored_at``: when the verdict counts as stored (None:
+        now; a past time only for seeded demo data, so trends have weeks to show). Returns False (and stores
+        nothing) when this worker no longer holds the claim.
         """
         output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread)
@@ -661,6 +666,7 @@ class ScoreRepository(StatementRepository):
             p_claim_token=claim_token,
             p_judging_ms=judging_ms,
             p_estimated_cost_usd=estimated_cost_usd,
+            p_scored_at=scored_at,
             p_tool_names=sorted({t.tool_name for t in output.missing_tools}),
             **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
         )
