@@ -1,6 +1,23 @@
 import { Table, TableBody, TableCell, TableContainer, TableHead, TableRow } from '@mui/material';
 import { useScoreBands } from '../api/queries';
 
+const HEAT = [13, 71, 161]; // #0d47a1
+
+/** A cell's shade for a share (0-1) of the largest count, and the text colour (black or white, whichever contrasts
+ * more: one of the two always reaches WCAG's 4.5:1). */
+export function heat(strength: number): { background: string; color: string } {
+  const alpha = 0.06 + 0.9 * strength;
+  const rgb = HEAT.map((c) => Math.round(255 + (c - 255) * alpha));
+  const linear = rgb.map((c) => {
+    const v = c / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
+  const onWhite = 1.05 / (luminance + 0.05);
+  const onBlack = (luminance + 0.05) / 0.05;
+  return { background: `rgb(${rgb.join(', ')})`, color: onWhite > onBlack ? '#fff' : '#000' };
+}
+
 /** The 5x5 band transition matrix as a table whose cells are shaded by their count (a heatmap). Rows: the band under
  * the base criteria; columns: under the candidate; the diagonal did not change band. */
 export function BandTransitions({ bands, matrix }: { bands: string[]; matrix: number[][] }) {
@@ -30,19 +47,14 @@ export function BandTransitions({ bands, matrix }: { bands: string[]; matrix: nu
               </TableCell>
               {bands.map((to, j) => {
                 const count = matrix[i]?.[j] ?? 0;
-                const strength = count / max;
+                const shade = count ? heat(count / max) : null;
                 return (
                   <TableCell
                     key={to}
                     data-testid="transition-cell"
                     data-from={from}
                     data-to={to}
-                    sx={{
-                      // Blue shading; the text turns white on the darker half so it keeps its contrast.
-                      bgcolor: count ? `rgba(25, 118, 210, ${0.08 + 0.82 * strength})` : undefined,
-                      color: strength > 0.5 ? '#fff' : undefined,
-                      fontWeight: i === j ? 700 : 400,
-                    }}
+                    sx={{ bgcolor: shade?.background, color: shade?.color, fontWeight: i === j ? 700 : 400 }}
                   >
                     {count}
                   </TableCell>

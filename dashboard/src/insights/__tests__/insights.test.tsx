@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CriteriaComparison, HumanAgreement, TrendPoint, TrendsReport } from '../../api/generated/schema';
 import type { MissingToolsWithTrends } from '../../api/insightsQueries';
 import { render } from '../../test/render';
+import { heat } from '../BandTransitions';
 import { ComparisonView } from '../ComparisonView';
 import { MissingToolsTable } from '../MissingToolsTable';
 import { MAX_GROUPS, TrendCharts } from '../TrendCharts';
@@ -198,5 +199,26 @@ describe('MissingToolsTable', () => {
     expect(row).toHaveTextContent('KubernetesAgent 6, unknown 1');
     expect(screen.getAllByTestId('missing-tool-row')[1]).toHaveTextContent('—');
     expect(screen.getByRole('link', { name: 'kubectl_top' })).toHaveAttribute('href', '/analytics/missing-tools/kubectl_top');
+  });
+});
+
+describe('heat', () => {
+  it('keeps at least 4.5:1 contrast between a cell and its text at every shade', () => {
+    const luminance = (rgb: number[]) => {
+      const [r, g, b] = rgb.map((c) => {
+        const v = c / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    for (let i = 0; i <= 100; i++) {
+      const { background, color } = heat(i / 100);
+      const bg = luminance(background.match(/\d+/g)!.map(Number));
+      const text = color === '#fff' ? 1 : 0;
+      const ratio = (Math.max(bg, text) + 0.05) / (Math.min(bg, text) + 0.05);
+      expect(ratio).toBeGreaterThanOrEqual(4.5);
+    }
+    expect(heat(0).color).toBe('#000');
+    expect(heat(1).color).toBe('#fff');
   });
 });
