@@ -1,4 +1,4 @@
-"""`python -m devstack seed` on real PostgreSQL: what the analytics endpoints then answer, and the comparison's points."""
+"""`python -m devstack seed` on real PostgreSQL: what the analytics then answer, and the comparison's points."""
 
 from __future__ import annotations
 
