@@ -134,7 +134,11 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
         if claim.claim_token is None:
             raise RuntimeError(f"could not claim the seeded attempt of {session_id} (is it being scored?)")
         verdict = _verdict(total, _missing_tools(total, rng), rng, model)
-        repo.complete(score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None), scored_at=at)
+        stored = repo.complete(
+            score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None), scored_at=at
+        )
+        if not stored:
+            raise RuntimeError(f"the seeded attempt of {session_id} lost its claim (a reaper took it?)")
         summary.scores += 1
         summary.by_criteria[criteria] += 1
         summary.first_scored_at = min(at, summary.first_scored_at or at)

@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
 
 SEEDED = 300
+PAGE = 20  # a tool's sessions per page on the dashboard (TOOL_SESSIONS_PAGE)
 ANALYTICS = "/api/v1/scoring/analytics"
 # The judge is part of the criteria hash: the stack and the seeding must both use the heuristic one.
 JUDGE = {"SCORING_LLM_PROVIDER": "heuristic"}
@@ -153,7 +154,11 @@ def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: st
     top = report["items"][0]
     rows.first.get_by_role("link", name=top["tool_name"]).click()
     expect(page).to_have_url(f"{seeded_stack}/analytics/missing-tools/{quote(top['tool_name'])}")
-    sessions = _api(seeded_stack, f"/missing-tools/{quote(top['tool_name'])}/sessions", criteria_hash="any")
+    sessions = _api(
+        seeded_stack, f"/missing-tools/{quote(top['tool_name'])}/sessions", criteria_hash="any", limit=str(PAGE)
+    )
+    assert sessions["next_cursor"], "the seeded tool has more sessions than a page"
+    expect(page.get_by_role("button", name="More sessions")).to_be_visible()
     cards = page.get_by_test_id("tool-session")
     expect(cards).to_have_count(len(sessions["items"]))
     expect(page.get_by_test_id("tool-rationale").first).to_have_text(sessions["items"][0]["rationale"])

@@ -23,11 +23,14 @@ export function useCriteriaComparison(base: string | null, candidate: string | n
   });
 }
 
+/** Sessions per page of a tool's sessions view. */
+export const TOOL_SESSIONS_PAGE = 20;
+
 /** The sessions missing a tool, a page at a time (each page's next_cursor asks for the next). */
 export function useToolSessions(tool: string, criteriaHash: string | null) {
   return useInfiniteQuery({
     queryKey: insightsKeys.toolSessions(tool, criteriaHash),
-    queryFn: ({ pageParam }) => api.missingToolSessions(tool, criteriaHash, pageParam),
+    queryFn: ({ pageParam }) => api.missingToolSessions(tool, criteriaHash, pageParam, TOOL_SESSIONS_PAGE),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
   });

@@ -26,11 +26,15 @@ export function BandTransitions({ bands, matrix }: { bands: string[]; matrix: nu
   const max = Math.max(1, ...matrix.flat());
   return (
     <TableContainer>
-      <Table size="small" aria-label="Band transitions, base (rows) to candidate (columns)" sx={{ '& td, & th': { px: 0.75, textAlign: 'center' } }}>
+      <Table
+        size="small"
+        aria-label="Band transitions, base (rows) to candidate (columns)"
+        sx={{ '& td, & th': { px: { xs: 0.25, sm: 0.75 }, textAlign: 'center', fontSize: { xs: '0.75rem', sm: '0.875rem' } }, '& thead th': { hyphens: 'auto', overflowWrap: 'anywhere' } }}
+      >
         <TableHead>
           <TableRow>
             <TableCell component="th" scope="col" sx={{ textAlign: 'left !important' }}>
-              base ↓ / candidate →
+              base ↓ candidate →
             </TableCell>
             {bands.map((band) => (
               <TableCell key={band} component="th" scope="col">

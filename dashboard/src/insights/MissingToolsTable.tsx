@@ -14,6 +14,7 @@ export function MissingToolsTable({ report, criteriaHash }: { report: MissingToo
   }
   const query = criteriaHash ? `?criteria_hash=${encodeURIComponent(criteriaHash)}` : '';
   const hasTrends = report.items.some((t) => t.trend && t.trend.length > 0);
+  const hasAgents = report.items.some((t) => t.by_agent && t.by_agent.length > 0);
   return (
     <TableContainer>
       <Table size="small" aria-label="Most frequent missing tools">
@@ -30,9 +31,11 @@ export function MissingToolsTable({ report, criteriaHash }: { report: MissingToo
                 Trend{report.bucket ? ` (per ${report.bucket})` : ''}
               </TableCell>
             )}
-            <TableCell component="th" scope="col" sx={wide}>
-              Agents
-            </TableCell>
+            {hasAgents && (
+              <TableCell component="th" scope="col" sx={wide}>
+                Agents
+              </TableCell>
+            )}
           </TableRow>
         </TableHead>
         <TableBody>
@@ -52,14 +55,16 @@ export function MissingToolsTable({ report, criteriaHash }: { report: MissingToo
                 {tool.count}
               </TableCell>
               {hasTrends && <TableCell>{tool.trend && tool.trend.length > 0 ? <ToolSparkline tool={tool.tool_name} trend={tool.trend} /> : '—'}</TableCell>}
-              <TableCell sx={wide}>
-                {tool.by_agent && tool.by_agent.length > 0
-                  ? tool.by_agent
-                      .slice(0, 3)
-                      .map((a) => `${a.agent ?? 'unknown'} ${a.count}`)
-                      .join(', ')
-                  : '—'}
-              </TableCell>
+              {hasAgents && (
+                <TableCell sx={wide}>
+                  {tool.by_agent && tool.by_agent.length > 0
+                    ? tool.by_agent
+                        .slice(0, 3)
+                        .map((a) => `${a.agent ?? 'unknown'} ${a.count}`)
+                        .join(', ')
+                    : '—'}
+                </TableCell>
+              )}
             </TableRow>
           ))}
         </TableBody>

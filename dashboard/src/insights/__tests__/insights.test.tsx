@@ -159,6 +159,7 @@ describe('MissingToolsTable', () => {
 
     const table = within(screen.getByRole('table', { name: 'Most frequent missing tools' }));
     expect(table.queryByRole('columnheader', { name: /Trend/ })).toBeNull();
+    expect(table.queryByRole('columnheader', { name: 'Agents' })).toBeNull();
     expect(table.getByRole('link', { name: 'get_pod_logs' })).toHaveAttribute('href', `/analytics/missing-tools/get_pod_logs?criteria_hash=${BASE}`);
     expect(screen.getAllByTestId('missing-tool-count').map((c) => c.textContent)).toEqual(['7', '3']);
   });

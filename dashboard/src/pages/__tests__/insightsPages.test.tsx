@@ -128,13 +128,13 @@ describe('ToolSessionsPage', () => {
     renderAt('/analytics/missing-tools/get_pod_logs');
 
     expect(await screen.findByText('The crash logs were never read.')).toBeInTheDocument();
-    expect(mocked.missingToolSessions).toHaveBeenCalledWith('get_pod_logs', null, null);
+    expect(mocked.missingToolSessions).toHaveBeenCalledWith('get_pod_logs', null, null, 20);
     expect(screen.getByTestId('tool-canonical')).toHaveTextContent('Counted as get_pod_logs');
     expect(screen.getByTestId('tool-session')).toHaveTextContent('written mcp__k8s__get_pod_logs');
 
     await userEvent.click(screen.getByRole('button', { name: 'More sessions' }));
     expect(await screen.findByText('The previous container was not inspected.')).toBeInTheDocument();
-    expect(mocked.missingToolSessions).toHaveBeenLastCalledWith('get_pod_logs', null, 'next');
+    expect(mocked.missingToolSessions).toHaveBeenLastCalledWith('get_pod_logs', null, 'next', 20);
     expect(screen.queryByRole('button', { name: 'More sessions' })).toBeNull();
 
     await userEvent.click(within(screen.getAllByTestId('tool-session')[1]).getByRole('link', { name: 's-22' }));
