@@ -7,6 +7,7 @@ PYTEST_ARGS ?=
 
 .PHONY: install run test lint unit integration bench soak redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
+.PHONY: seed
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -45,6 +46,11 @@ chromium:
 ## Start PostgreSQL, local SQS/DynamoDB, the API on http://127.0.0.1:$${PORT:-8000} and the scoring worker.
 run: install dashboard
 	$(PY) -m devstack
+
+## Demo scores in `make run`'s database (two criteria, four agents, six weeks, missing tools) for the Analytics
+## charts: `make seed` (300 scores) or `make seed SCORES=600`. Works whether or not the stack is running.
+seed: install
+	$(PY) -m devstack seed --scores $(or $(SCORES),300)
 
 lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests scripts

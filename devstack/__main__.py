@@ -49,6 +49,46 @@ class Periodic:
                 print(f"[{self._thread.name}] error: {exc}", flush=True)
 
 
+def _default_judge(settings: Any) -> None:
+    """Claude when an API key is set, else the heuristic judge, unless SCORING_LLM_PROVIDER says (the judge is part
+    of the criteria hash: the stack and its seeding must agree on it)."""
+    if not settings.template_variables.get("SCORING_LLM_PROVIDER"):
+        has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
+        os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
+
+
+def seed(argv: list[str]) -> int:
+    """`python -m devstack seed`: demo scores in the database `make run` uses (its embedded PostgreSQL, running or
+    not, or SCORING_DATABASE_URL); see devstack/seed.py."""
+    from devstack import seed as seeding
+    from session_scoring.configuration.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    if settings.database_url is None:
+        from devstack.postgres import start_postgres
+
+        # pgserver shares a running server between processes: a running `make run` keeps its database.
+        url, _pg = start_postgres(settings.local_data_dir / "postgres")
+        os.environ["SCORING_DATABASE_URL"] = url
+    _default_judge(settings)
+
+    from session_scoring.container import get_container, reset_container
+    from session_scoring.errors import ScoringError
+
+    reset_container()
+    container = get_container()
+    try:
+        container.schema_service.upgrade()  # a database the stack never started is migrated first
+        return seeding.main(argv, container)
+    except ScoringError as exc:
+        print(f"error: {exc.message}", file=sys.stderr, flush=True)
+        return 2
+
+
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
     from session_scoring.configuration.settings import SettingsError, load_settings
@@ -93,9 +133,7 @@ def main() -> int:
         flush=True,
     )
 
-    if not settings.template_variables.get("SCORING_LLM_PROVIDER"):
-        has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
-        os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
+    _default_judge(settings)
 
     from session_scoring.container import get_container, reset_container
     from session_scoring.errors import ScoringError
@@ -165,4 +203,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(seed(sys.argv[2:]) if sys.argv[1:2] == ["seed"] else main())

@@ -1,5 +1,5 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
-import { lazy, Suspense } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { AgreementPage } from './pages/AgreementPage';
 import { RunDetailPage } from './pages/RunDetailPage';
@@ -12,6 +12,13 @@ import { EmptyState, Loading } from './components/StateViews';
 
 // The analytics page carries MUI X Charts (about a third of the bundle): loaded when first opened, not on every page.
 const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
+const TrendsPage = lazy(() => import('./pages/TrendsPage').then((m) => ({ default: m.TrendsPage })));
+const ComparisonPage = lazy(() => import('./pages/ComparisonPage').then((m) => ({ default: m.ComparisonPage })));
+const MissingToolsPage = lazy(() => import('./pages/MissingToolsPage').then((m) => ({ default: m.MissingToolsPage })));
+const ToolSessionsPage = lazy(() => import('./pages/ToolSessionsPage').then((m) => ({ default: m.ToolSessionsPage })));
+
+/** An Analytics view, loaded when first opened. */
+const analytics = (page: ReactNode) => <Suspense fallback={<Loading what="analytics" />}>{page}</Suspense>;
 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
@@ -53,6 +60,10 @@ export function App() {
                 </Suspense>
               }
             />
+            <Route path="/analytics/trends" element={analytics(<TrendsPage />)} />
+            <Route path="/analytics/compare" element={analytics(<ComparisonPage />)} />
+            <Route path="/analytics/missing-tools" element={analytics(<MissingToolsPage />)} />
+            <Route path="/analytics/missing-tools/:tool" element={analytics(<ToolSessionsPage />)} />
             <Route path="/scores" element={<ScoresPage />} />
             <Route path="/agreement" element={<AgreementPage />} />
             <Route path="/runs" element={<RunsPage />} />

@@ -9,7 +9,7 @@ export interface BandColours {
 
 const COLOURS: Record<string, BandColours> = {
   failed: { background: '#d32f2f', text: '#ffffff' },
-  weak: { background: '#ef6c00', text: '#ffffff' },
+  weak: { background: '#ef6c00', text: '#212121' }, // white on this orange is 3:1, below WCAG AA
   adequate: { background: '#fdd835', text: '#212121' },
   good: { background: '#9ccc65', text: '#1b3a00' },
   near_perfect: { background: '#1b5e20', text: '#ffffff' },

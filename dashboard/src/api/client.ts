@@ -7,6 +7,9 @@ import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun
 /** The fleet query's parameters (`GET /api/v1/scoring/scores`), as the generated schema types them. */
 export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['parameters']['query']>;
 
+/** The trends' parameters (`GET /api/v1/scoring/analytics/trends`). */
+export type TrendsQuery = NonNullable<paths['/api/v1/scoring/analytics/trends']['get']['parameters']['query']>;
+
 const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
 
 /** The same-origin address of the fleet query as CSV (every matching row, no cursor): a link, not a fetch, so the
@@ -144,6 +147,21 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
         .then(unwrap)
         .then((answer) => expect(answer, isFleetPage, 'a page of scores')),
     cancelRun: (runId: string) => client.POST('/api/v1/scoring/runs/{run_id}/cancel', run(runId)).then(unwrap),
+    /** Score statistics per day or week, for the fleet or per agent or alert type (null criteria: any). */
+    trends: (query: TrendsQuery) => client.GET('/api/v1/scoring/analytics/trends', { params: { query } }).then(unwrap),
+    /** How the candidate criteria scores the sessions the base criteria scored. */
+    criteriaComparison: (base: string, candidate: string) =>
+      client.GET('/api/v1/scoring/analytics/criteria-comparison', { params: { query: { base, candidate } } }).then(unwrap),
+    /** A page of the sessions whose latest score names the tool missing (null criteria: any), with the rationale. */
+    missingToolSessions: (toolName: string, criteriaHash: string | null, cursor: string | null, limit = 50) =>
+      client
+        .GET('/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions', {
+          params: {
+            path: { tool_name: toolName },
+            query: { criteria_hash: criteriaHash ?? 'any', limit, ...(cursor ? { cursor } : {}) },
+          },
+        })
+        .then(unwrap),
   };
 }
 

@@ -17,6 +17,7 @@ import { errorMessage } from '../api/client';
 import { useCriteriaInUse, useMissingTools, useScoreDistribution } from '../api/queries';
 import { CountBarChart } from '../components/CountBarChart';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
+import { AnalyticsNav } from '../insights/AnalyticsNav';
 import { bandColours } from '../scoreBands';
 
 const ALL = 'all';
@@ -83,6 +84,7 @@ export function AnalyticsPage() {
           </Select>
         </FormControl>
       </Box>
+      <AnalyticsNav />
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
         Each session counts once, with its latest completed score. Click a bar to list its sessions.
       </Typography>

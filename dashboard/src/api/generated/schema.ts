@@ -481,6 +481,18 @@ export interface components {
             /** Description */
             description: string | null;
         };
+        /**
+         * ComparisonPoint
+         * @description One session's latest completed total under the base and the candidate criteria (a scatter point).
+         */
+        ComparisonPoint: {
+            /** Session Id */
+            session_id: string;
+            /** Base */
+            base: number;
+            /** Candidate */
+            candidate: number;
+        };
         /** ConversationStage */
         ConversationStage: {
             /** Name */
@@ -604,6 +616,11 @@ export interface components {
             movers_down: components["schemas"]["Mover"][];
             base_human_agreement: components["schemas"]["HumanAgreement"];
             candidate_human_agreement: components["schemas"]["HumanAgreement"];
+            /**
+             * Points
+             * @description Up to 2,000 of the compared sessions (the first by session id: a fixed sample), for a scatter
+             */
+            points: components["schemas"]["ComparisonPoint"][];
         };
         /** CriteriaDefinition */
         CriteriaDefinition: {
@@ -1869,6 +1886,7 @@ export type AgreementPair = components['schemas']['AgreementPair'];
 export type AgreementReport = components['schemas']['AgreementReport'];
 export type AlternativeApproach = components['schemas']['AlternativeApproach'];
 export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
+export type ComparisonPoint = components['schemas']['ComparisonPoint'];
 export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
 export type ConversationToolCall = components['schemas']['ConversationToolCall'];

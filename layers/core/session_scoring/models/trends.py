@@ -99,6 +99,14 @@ class HumanAgreement(_Response):
     weighted_kappa: float | None
 
 
+class ComparisonPoint(_Response):
+    """One session's latest completed total under the base and the candidate criteria (a scatter point)."""
+
+    session_id: str
+    base: int
+    candidate: int
+
+
 class CriteriaComparison(_Response):
     base: str
     candidate: str
@@ -113,3 +121,7 @@ class CriteriaComparison(_Response):
     movers_down: list[Mover] = Field(description="The 10 biggest falls, biggest first")
     base_human_agreement: HumanAgreement
     candidate_human_agreement: HumanAgreement
+    points: list[ComparisonPoint] = Field(
+        default_factory=list,
+        description="Up to 2,000 of the compared sessions (the first by session id: a fixed sample), for a scatter",
+    )

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import (
     ColumnElement,
+    DateTime,
     Engine,
     Integer,
     Row,
@@ -245,7 +247,8 @@ def _store_verdict_statement() -> Any:
         )
         .values(
             status="completed",
-            scored_at=func.now(),
+            # now(), unless the caller backdates the verdict (seeded demo data: see devstack/seed.py)
+            scored_at=func.coalesce(bindparam("p_scored_at", type_=DateTime(timezone=True)), func.now()),
             error_message=null(),
             lease_expires_at=null(),
             **_verdict_values(),
@@ -752,14 +755,16 @@ class ScoreRepository(StatementRepository):
         judging_ms: int | None = None,
         estimated_cost_usd: float | None = None,
         available_tools: Sequence[str] = (),
+        scored_at: datetime | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement.
 
         ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
         (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
         tokens priced (None when the model has no price); ``available_tools``: the session's (qualified names), which
-        the missing tools' canonical names are matched against (none: the base canonical form). Returns False (and
-        stores nothing) when this worker no longer holds the claim.
+        the missing tools' canonical names are matched against (none: the base canonical form); ``scored_at``: when
+        the verdict counts as stored (None: now; a past time only for seeded demo data, so trends have weeks to
+        show). Returns False (and stores nothing) when this worker no longer holds the claim.
         """
         output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools)
@@ -768,6 +773,7 @@ class ScoreRepository(StatementRepository):
             p_claim_token=claim_token,
             p_judging_ms=judging_ms,
             p_estimated_cost_usd=estimated_cost_usd,
+            p_scored_at=scored_at,
             **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
         )
         return self._one(self._store_verdict, params) is not None

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, Table, func, literal_column, null, select
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA, LatestScoreRow, SessionScoreRow
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
-from session_scoring.models.trends import ComparedScore, TrendBucket, TrendGroup, TrendRow
+from session_scoring.models.trends import ComparedScore, ComparisonPoint, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
@@ -111,5 +111,23 @@ class TrendsRepository(StatementRepository):
                 base_dimensions={d: row._mapping[f"base_{d}"] for d in DIMENSIONS},
                 candidate_dimensions={d: row._mapping[f"candidate_{d}"] for d in DIMENSIONS},
             )
+            for row in self._all(statement)
+        ]
+
+    @db_call
+    def comparison_points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]:
+        """Up to ``limit`` sessions scored under both criteria with their two totals: the first by session id, a
+        sample that is the same on every call (and, with random session ids, spread over the whole population). It
+        walks the primary key in session order and stops at ``limit``, whatever the number of common sessions."""
+        b, c = _LATEST.alias("b"), _LATEST.alias("c")
+        statement = (
+            select(b.c.session_id, b.c.total_score.label("base"), c.c.total_score.label("candidate"))
+            .join(c, c.c.session_id == b.c.session_id)
+            .where(b.c.criteria_hash == base, c.c.criteria_hash == candidate)
+            .order_by(b.c.session_id)
+            .limit(limit)
+        )
+        return [
+            ComparisonPoint(session_id=row.session_id, base=row.base, candidate=row.candidate)
             for row in self._all(statement)
         ]

@@ -27,6 +27,8 @@ from session_scoring.services.agreement import AgreementService, kendall_tau_b, 
 
 #: Movers listed each way.
 MOVERS = 10
+#: Sessions of a comparison's scatter at most (a fixed sample: see TrendsRepository.comparison_points).
+COMPARISON_POINTS = 2000
 
 BAND_NAMES = [b.band for b in SCORE_BANDS]
 
@@ -131,7 +133,14 @@ class TrendsService:
 
     def criteria_comparison(self, base: str, candidate: str) -> CriteriaComparison:
         pairs = self._repository.compared_scores(base, candidate)
-        return compare(base, candidate, pairs, self._human_agreement(base), self._human_agreement(candidate))
+        comparison = compare(base, candidate, pairs, self._human_agreement(base), self._human_agreement(candidate))
+        return self._with_points(comparison)
+
+    def _with_points(self, comparison: CriteriaComparison) -> CriteriaComparison:
+        """The comparison with its scatter's points (read apart from the statistics' pairs, so their computation
+        can change without the scatter)."""
+        points = self._repository.comparison_points(comparison.base, comparison.candidate, COMPARISON_POINTS)
+        return comparison.model_copy(update={"points": points})
 
     def _human_agreement(self, criteria_hash: str) -> HumanAgreement:
         report = self._agreement.agreement(criteria_hash)

@@ -1,0 +1,68 @@
+// The Analytics views' server state: trends, the criteria comparison, and the sessions missing a tool (paged).
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { type TrendsQuery, api } from './client';
+import type { MissingToolCount, MissingToolsReport } from './generated/schema';
+
+export const insightsKeys = {
+  trends: (query: TrendsQuery) => ['analytics', 'trends', query] as const,
+  comparison: (base: string, candidate: string) => ['analytics', 'criteria-comparison', base, candidate] as const,
+  toolSessions: (tool: string, criteriaHash: string | null) => ['analytics', 'missing-tool-sessions', tool, criteriaHash] as const,
+};
+
+export function useTrends(query: TrendsQuery) {
+  return useQuery({ queryKey: insightsKeys.trends(query), queryFn: () => api.trends(query), placeholderData: keepPreviousData });
+}
+
+/** The comparison of two criteria; nothing is asked until both are picked and differ. */
+export function useCriteriaComparison(base: string | null, candidate: string | null) {
+  return useQuery({
+    queryKey: insightsKeys.comparison(base ?? '', candidate ?? ''),
+    queryFn: () => api.criteriaComparison(base ?? '', candidate ?? ''),
+    enabled: Boolean(base && candidate && base !== candidate),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Sessions per page of a tool's sessions view. */
+export const TOOL_SESSIONS_PAGE = 20;
+
+/** The sessions missing a tool, a page at a time (each page's next_cursor asks for the next). */
+export function useToolSessions(tool: string, criteriaHash: string | null) {
+  return useInfiniteQuery({
+    queryKey: insightsKeys.toolSessions(tool, criteriaHash),
+    queryFn: ({ pageParam }) => api.missingToolSessions(tool, criteriaHash, pageParam, TOOL_SESSIONS_PAGE),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+  });
+}
+
+// What tools-canonical adds to GET /analytics/missing-tools (issue 12). Until the generated types carry these fields
+// they are read through this local type, every one optional: the page draws a sparkline only when `trend` is there.
+// After the merge, switch to the generated MissingToolsReport / MissingToolCount (see docs/dashboard.md).
+export interface ToolTrendPoint {
+  bucket_start: string;
+  count: number;
+}
+
+export interface ToolAgentCount {
+  agent: string | null;
+  count: number;
+}
+
+export type MissingToolWithTrend = MissingToolCount & {
+  spellings?: string[];
+  trend?: ToolTrendPoint[];
+  by_agent?: ToolAgentCount[];
+  available_in_sessions?: number;
+};
+
+export type MissingToolsWithTrends = Omit<MissingToolsReport, 'items'> & {
+  bucket?: string;
+  periods?: number;
+  items: MissingToolWithTrend[];
+};
+
+/** The missing-tools report as the page reads it (the generated type, widened by the optional trend fields). */
+export function withTrends(report: MissingToolsReport): MissingToolsWithTrends {
+  return report as MissingToolsWithTrends;
+}

@@ -1,0 +1,189 @@
+"""`python -m devstack seed --scores 300`: demo scores in the local stack's database, so the dashboard's analytics
+(trends, the criteria comparison, missing tools) have something to show.
+
+The scores are written the way the scorer writes them (``ScoreRepository``: an attempt with its session facts, a
+claim, a completed verdict with its missing tools), only backdated: their ``scored_at`` spreads over the last weeks.
+Two criteria take part: the current one (about two thirds of the scores) and a seeded stricter "candidate" that
+re-scores half of those sessions, as a scoring run would before a criteria change is adopted. The session ids are
+made up (the session source does not know them; a session's page shows its scores and says so). The numbers come
+from a fixed random seed: the same command writes the same data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import random
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import PromptStats, SessionFacts
+from session_scoring.models.scores import DIMENSIONS
+
+#: The seeded sessions' ids are uuid5 names in this namespace: stable across runs, random-looking.
+NAMESPACE = uuid.UUID("5eed5eed-0000-4000-8000-000000000012")
+TRIGGER = "seed"
+PROVIDER = "seed"
+
+# Agent: (its mean total, its weekly improvement). Different levels and slopes make per-agent lines tell apart.
+AGENTS = {
+    "KubernetesAgent": (70.0, 1.5),
+    "NetworkAgent": (56.0, 3.0),
+    "DatabaseAgent": (80.0, 0.0),
+    "SecurityAgent": (46.0, 2.0),
+}
+ALERT_TYPES = ["PodCrashLooping", "HighLatency", "DiskPressure", "CertificateExpiring"]
+# Tools the judge names missing, several spellings of one tool among them (the canonical name counts them as one).
+TOOLS = [
+    ("kubectl_top", "CPU and memory per pod would have confirmed the resource pressure."),
+    ("mcp__k8s__get_pod_logs", "The crashing container's logs were never read."),
+    ("k8s.get_pod_logs", "The previous container's logs would show the crash reason."),
+    ("prometheus_query", "The latency series before the alert would date the regression."),
+    ("Prometheus_Query", "An error-rate query would have shown which upstream failed."),
+    ("trace_lookup", "A trace of a slow request would have located the slow hop."),
+    ("pg_stat_activity", "Blocked queries would have shown the lock holder."),
+]
+TOOL_WEIGHTS = [5, 4, 2, 4, 1, 3, 2]
+
+
+@dataclass
+class SeedSummary:
+    """What a seeding wrote."""
+
+    scores: int = 0
+    sessions: int = 0
+    by_criteria: dict[str, int] = field(default_factory=dict)
+    first_scored_at: datetime | None = None
+    last_scored_at: datetime | None = None
+
+
+def candidate_criteria(current: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A second criteria definition derived from the current one (a stricter judge to compare with), and its hash
+    computed like the configuration's (sha256 of the canonical JSON)."""
+    content = copy.deepcopy(current)
+    content["scoring"] = {**content.get("scoring", {}), "llm_provider": PROVIDER, "llm_model": "stricter-candidate"}
+    content["judge_prompt"] = f"{content.get('judge_prompt', '')}\n\n(Seeded candidate: stricter on tool relevance.)"
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest(), content
+
+
+def _breakdown(total: int, rng: random.Random) -> dict[str, int]:
+    """Four dimensions of 0-25 summing to ``total``: an even split, then points moved at random within bounds."""
+    points = [total // 4 + (1 if i < total % 4 else 0) for i in range(4)]
+    for _ in range(6):
+        give, take = rng.randrange(4), rng.randrange(4)
+        moved = min(rng.randint(0, 4), points[give], 25 - points[take])
+        points[give] -= moved
+        points[take] += moved
+    return dict(zip(DIMENSIONS, points, strict=True))
+
+
+def _verdict(total: int, tools: list[tuple[str, str]], rng: random.Random, model: str) -> JudgeVerdict:
+    output = JudgeOutputSchema.model_validate(
+        {
+            "total_score": total,
+            "score_breakdown": _breakdown(total, rng),
+            "score_reasoning": f"Seeded demo verdict: {total}/100 (no judge was asked).",
+            "missing_tools": [{"tool_name": name, "rationale": why} for name, why in tools],
+            "alternative_approaches": [],
+        }
+    )
+    return JudgeVerdict(output=output, provider=PROVIDER, model=model)
+
+
+def _clamp(value: float) -> int:
+    return max(0, min(100, round(value)))
+
+
+def _missing_tools(total: int, rng: random.Random) -> list[tuple[str, str]]:
+    """Weaker sessions miss more tools: none to three, distinct."""
+    wanted = rng.choices([0, 1, 2, 3], weights=[max(1, total - 40), 30, 15, max(1, 60 - total)])[0]
+    chosen: dict[str, str] = {}
+    while len(chosen) < wanted:
+        name, why = rng.choices(TOOLS, weights=TOOL_WEIGHTS)[0]
+        chosen[name] = why
+    return list(chosen.items())
+
+
+def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = None, rng_seed: int = 12) -> SeedSummary:
+    """Write ``scores`` completed scores through the container's ``ScoreRepository``: two thirds under the current
+    criteria over the last ``weeks`` weeks, the rest re-scores of some of those sessions under a candidate criteria."""
+    if scores < 1:
+        raise ValueError(f"scores must be at least 1, got {scores}")
+    rng = random.Random(rng_seed)
+    repo = container.repository
+    config = container.config
+    end = (now or datetime.now(UTC)).replace(microsecond=0)
+    span = timedelta(weeks=weeks)
+    current_hash = config.criteria_hash
+    candidate_hash, candidate_content = candidate_criteria(config.criteria_content)
+    repo.ensure_criteria(current_hash, config.criteria_content)
+    repo.ensure_criteria(candidate_hash, candidate_content)
+    base_count = max(1, (2 * scores + 2) // 3)
+    summary = SeedSummary(sessions=base_count, by_criteria={current_hash: 0, candidate_hash: 0})
+
+    def store(session_id: str, criteria: str, total: int, at: datetime, facts: SessionFacts, model: str) -> None:
+        score_id = uuid.uuid4()
+        repo.create_attempt(score_id, session_id, criteria, TRIGGER, facts)
+        claim = repo.claim(score_id, 60)
+        if claim.claim_token is None:
+            raise RuntimeError(f"could not claim the seeded attempt of {session_id} (is it being scored?)")
+        verdict = _verdict(total, _missing_tools(total, rng), rng, model)
+        stored = repo.complete(
+            score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None), scored_at=at
+        )
+        if not stored:
+            raise RuntimeError(f"the seeded attempt of {session_id} lost its claim (a reaper took it?)")
+        summary.scores += 1
+        summary.by_criteria[criteria] += 1
+        summary.first_scored_at = min(at, summary.first_scored_at or at)
+        summary.last_scored_at = max(at, summary.last_scored_at or at)
+
+    for i in range(base_count):
+        session_id = str(uuid.uuid5(NAMESPACE, f"session-{i}"))
+        agent = rng.choice(list(AGENTS))
+        level, slope = AGENTS[agent]
+        scored_at = end - span * rng.random()
+        weeks_in = (scored_at - (end - span)) / timedelta(weeks=1)
+        total = _clamp(rng.gauss(level + slope * weeks_in, 9))
+        started = scored_at - timedelta(minutes=rng.randint(20, 600))
+        facts = SessionFacts(
+            agent=agent,
+            alert_type=rng.choice(ALERT_TYPES),
+            started_at=started,
+            ended_at=started + timedelta(minutes=rng.randint(2, 15)),
+            stages=rng.randint(1, 4),
+            tool_calls=rng.randint(2, 30),
+            source=TRIGGER,
+        )
+        store(session_id, current_hash, total, scored_at, facts, "seed-current")
+        if i < scores - base_count:
+            # The candidate is stricter on weak sessions and a little kinder on strong ones, with some noise.
+            rescored = min(end, scored_at + timedelta(hours=rng.randint(1, 72)))
+            shifted = total - 6 + 0.12 * (total - 60) + rng.gauss(0, 5)
+            store(session_id, candidate_hash, _clamp(shifted), rescored, facts, "stricter-candidate")
+    return summary
+
+
+def main(argv: list[str], container: Any) -> int:
+    """Parse ``seed``'s options, write the scores, print what was written."""
+    parser = argparse.ArgumentParser(prog="python -m devstack seed", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scores", type=int, default=300, help="completed scores to write (default 300)")
+    parser.add_argument("--weeks", type=int, default=6, help="weeks of scored_at to spread them over (default 6)")
+    parser.add_argument("--random-seed", type=int, default=12, help="the random seed (the same seed, the same data)")
+    args = parser.parse_args(argv)
+    if args.scores < 1 or args.weeks < 1:
+        parser.error("--scores and --weeks must be at least 1")
+    summary = seed(container, args.scores, weeks=args.weeks, rng_seed=args.random_seed)
+    print(f"seeded {summary.scores} completed score(s) of {summary.sessions} session(s)", flush=True)
+    for criteria_hash, count in summary.by_criteria.items():
+        current = " (current)" if criteria_hash == container.config.criteria_hash else " (candidate)"
+        print(f"  criteria {criteria_hash[:12]}{current}: {count}", flush=True)
+    if summary.first_scored_at and summary.last_scored_at:
+        print(f"  scored_at from {summary.first_scored_at:%Y-%m-%d} to {summary.last_scored_at:%Y-%m-%d}", flush=True)
+    return 0

@@ -1,0 +1,187 @@
+"""The Analytics views (trends, criteria comparison, missing tools and a tool's sessions) in headless Chromium against a
+local stack seeded with `python -m devstack seed` (300 scores: two criteria, four agents, six weeks, missing tools).
+
+Each view is checked for its charts drawn with data (lines, legends, points, matrix counts that add up to the API's
+figures), its links, axe-core, and no horizontal scrolling at 390 px; screenshots go to tests/e2e/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT
+from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
+
+SEEDED = 300
+PAGE = 20  # a tool's sessions per page on the dashboard (TOOL_SESSIONS_PAGE)
+ANALYTICS = "/api/v1/scoring/analytics"
+# The judge is part of the criteria hash: the stack and the seeding must both use the heuristic one.
+JUDGE = {"SCORING_LLM_PROVIDER": "heuristic"}
+
+
+@pytest.fixture(scope="module")
+def database() -> Iterator[str]:
+    """A PostgreSQL of this module's own, shared by the stack and the seeding command."""
+    from devstack.postgres import start_postgres
+
+    data_dir = Path(tempfile.mkdtemp(prefix="scoring-insights-e2e-"))
+    data_dir.chmod(0o755)  # the embedded PostgreSQL runs as its own user when we are root
+    url, server = start_postgres(data_dir / "pgdata", database="insights")
+    try:
+        yield url
+    finally:
+        server.cleanup()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def seeded_stack(database: str) -> Iterator[str]:
+    with running_stack(SCORING_DATABASE_URL=database, **JUDGE) as base_url:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SCORING_", "ANTHROPIC_"))}
+        seeding = subprocess.run(
+            [sys.executable, "-m", "devstack", "seed", "--scores", str(SEEDED)],
+            cwd=ROOT,
+            env=env | JUDGE | {"SCORING_DATABASE_URL": database},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert seeding.returncode == 0, seeding.stdout + seeding.stderr
+        assert f"seeded {SEEDED} completed score(s)" in seeding.stdout
+        yield base_url
+
+
+def _api(base_url: str, path: str, **params: str) -> Any:
+    answer = httpx.get(f"{base_url}{ANALYTICS}{path}", params=params, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_trends_draw_the_total_and_dimensions_per_week_then_per_agent(seeded_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    weekly = _api(seeded_stack, "/trends", bucket="week")
+    weeks = len({p["bucket_start"] for p in weekly["points"]})
+    assert weeks >= 6
+    page.goto(seeded_stack + "/analytics/trends")
+
+    total = page.get_by_test_id("trend-total")
+    expect(page.get_by_test_id("trend-summary")).to_contain_text(f"over {weeks} weeks")
+    expect(total.locator("path.MuiLineChart-line")).to_have_count(4)  # mean, p10, p50, p90
+    for legend in ("Mean", "p10", "Median (p50)", "p90"):
+        expect(total.get_by_text(legend, exact=True)).to_be_visible()
+    expect(page.get_by_test_id("trend-dimensions").locator("path.MuiLineChart-line")).to_have_count(4)
+    latest_mean = weekly["points"][-1]["mean"]
+    expect(total.get_by_role("img")).to_have_attribute(
+        "aria-label", re.compile(rf"^Total score: Mean {latest_mean:.1f}, ")
+    )
+    assert_accessible(page, "the trends")
+
+    page.get_by_role("combobox", name="Lines per").click()
+    page.get_by_role("option", name="Agent").click()
+    expect(page).to_have_url(re.compile(r"/analytics/trends\?.*group_by=agent"))
+    expect(page.get_by_test_id("trend-summary")).to_contain_text("4 agents")
+    expect(total.locator("path.MuiLineChart-line")).to_have_count(4)
+    for agent in ("KubernetesAgent", "NetworkAgent", "DatabaseAgent", "SecurityAgent"):
+        expect(total.get_by_text(agent, exact=True)).to_be_visible()
+    shot(page, "insights-trends")
+    assert_accessible(page, "the trends per agent")
+
+
+def test_criteria_comparison_shows_scatter_matrix_and_movers_that_link_to_sessions(
+    seeded_stack: str, page: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    criteria = httpx.get(f"{seeded_stack}{ANALYTICS}/criteria", timeout=10).json()
+    current = next(c["criteria_hash"] for c in criteria if c["is_current"])
+    candidate = next(c["criteria_hash"] for c in criteria if not c["is_current"])
+    comparison = _api(seeded_stack, "/criteria-comparison", base=current, candidate=candidate)
+    assert comparison["n"] == SEEDED // 3
+    page.goto(seeded_stack + "/analytics/compare")
+
+    expect(page.get_by_text(f"{comparison['n']} sessions scored under both")).to_be_visible()
+    expect(page.get_by_test_id("comparison-ranks")).to_contain_text(f"Spearman's rho {comparison['spearman_rho']:.2f}")
+    total_row = page.locator('[data-testid="delta-row"][data-key="total"]')
+    expect(total_row).to_contain_text(f"{comparison['total']['mean_delta']:+.1f}")
+    scatter = page.get_by_test_id("comparison-scatter")
+    expect(scatter.get_by_role("img")).to_have_attribute(
+        "aria-label", f"Scatter of {len(comparison['points'])} sessions: base total against candidate total"
+    )
+    expect(scatter.locator(".MuiScatterChart-marker")).not_to_have_count(0)
+    cells = page.get_by_test_id("transition-cell")
+    expect(cells).to_have_count(25)
+    assert sum(int(text) for text in cells.all_inner_texts()) == comparison["n"]
+    shot(page, "insights-comparison")
+    assert_accessible(page, "the criteria comparison")
+
+    mover = comparison["movers_down"][0]
+    page.get_by_test_id("movers-down").get_by_role("link", name=mover["session_id"]).click()
+    expect(page).to_have_url(f"{seeded_stack}/sessions/{mover['session_id']}")
+    expect(page.get_by_test_id("score-badge").first).to_be_visible()
+
+
+def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    report = _api(seeded_stack, "/missing-tools")
+    assert report["items"]
+    page.goto(seeded_stack + "/analytics/missing-tools")
+
+    rows = page.get_by_test_id("missing-tool-row")
+    expect(rows).to_have_count(len(report["items"]))
+    expect(page.get_by_test_id("missing-tool-count")).to_have_text([str(t["count"]) for t in report["items"]])
+    # The per-tool trend comes with tools-canonical's API change: a sparkline for every tool that has one.
+    with_trend = [t for t in report["items"] if t.get("trend")]
+    expect(page.get_by_test_id("tool-sparkline")).to_have_count(len(with_trend))
+    for tool in with_trend:
+        expect(page.get_by_role("img", name=f"{tool['tool_name']} per period:", exact=False)).to_have_count(1)
+    shot(page, "insights-missing-tools")
+    assert_accessible(page, "the missing tools")
+
+    top = report["items"][0]
+    rows.first.get_by_role("link", name=top["tool_name"]).click()
+    expect(page).to_have_url(f"{seeded_stack}/analytics/missing-tools/{quote(top['tool_name'])}")
+    sessions = _api(
+        seeded_stack, f"/missing-tools/{quote(top['tool_name'])}/sessions", criteria_hash="any", limit=str(PAGE)
+    )
+    assert sessions["next_cursor"], "the seeded tool has more sessions than a page"
+    expect(page.get_by_role("button", name="More sessions")).to_be_visible()
+    cards = page.get_by_test_id("tool-session")
+    expect(cards).to_have_count(len(sessions["items"]))
+    expect(page.get_by_test_id("tool-rationale").first).to_have_text(sessions["items"][0]["rationale"])
+    shot(page, "insights-tool-sessions")
+    assert_accessible(page, "a missing tool's sessions")
+
+    first = sessions["items"][0]["session_id"]
+    cards.first.get_by_role("link", name=first).click()
+    expect(page).to_have_url(f"{seeded_stack}/sessions/{first}")
+
+
+def test_every_insights_view_fits_a_phone(seeded_stack: str, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    tool = _api(seeded_stack, "/missing-tools")["items"][0]["tool_name"]
+    views = {
+        "/analytics/trends?group_by=agent": "trend-total",
+        "/analytics/compare": "comparison-scatter",
+        "/analytics/missing-tools": "missing-tool-row",
+        f"/analytics/missing-tools/{quote(tool)}": "tool-session",
+    }
+    for i, (path, ready) in enumerate(views.items(), start=1):
+        phone.goto(seeded_stack + path)
+        expect(phone.get_by_test_id(ready).first).to_be_visible()
+        assert_fits(phone, path)
+        shot(phone, f"insights-phone-{i}")
