@@ -1,7 +1,6 @@
 // The Analytics views' server state: trends, the criteria comparison, and the sessions missing a tool (paged).
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type TrendsQuery, api } from './client';
-import type { MissingToolCount, MissingToolsReport } from './generated/schema';
 
 export const insightsKeys = {
   trends: (query: TrendsQuery) => ['analytics', 'trends', query] as const,
@@ -34,35 +33,4 @@ export function useToolSessions(tool: string, criteriaHash: string | null) {
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
   });
-}
-
-// What tools-canonical adds to GET /analytics/missing-tools (issue 12). Until the generated types carry these fields
-// they are read through this local type, every one optional: the page draws a sparkline only when `trend` is there.
-// After the merge, switch to the generated MissingToolsReport / MissingToolCount (see docs/dashboard.md).
-export interface ToolTrendPoint {
-  bucket_start: string;
-  count: number;
-}
-
-export interface ToolAgentCount {
-  agent: string | null;
-  count: number;
-}
-
-export type MissingToolWithTrend = MissingToolCount & {
-  spellings?: string[];
-  trend?: ToolTrendPoint[];
-  by_agent?: ToolAgentCount[];
-  available_in_sessions?: number;
-};
-
-export type MissingToolsWithTrends = Omit<MissingToolsReport, 'items'> & {
-  bucket?: string;
-  periods?: number;
-  items: MissingToolWithTrend[];
-};
-
-/** The missing-tools report as the page reads it (the generated type, widened by the optional trend fields). */
-export function withTrends(report: MissingToolsReport): MissingToolsWithTrends {
-  return report as MissingToolsWithTrends;
 }

@@ -1,10 +1,10 @@
 import { Box } from '@mui/material';
 import { SparkLineChart } from '@mui/x-charts/SparkLineChart';
-import type { ToolTrendPoint } from '../api/insightsQueries';
+import type { MissingToolTrendPoint } from '../api/generated/schema';
 import { bucketLabel } from './format';
 
 /** A tool's sessions per period as a small line (oldest left); its numbers are in the accessible name. */
-export function ToolSparkline({ tool, trend }: { tool: string; trend: ToolTrendPoint[] }) {
+export function ToolSparkline({ tool, trend }: { tool: string; trend: MissingToolTrendPoint[] }) {
   const points = [...trend].sort((a, b) => a.bucket_start.localeCompare(b.bucket_start));
   const label = `${tool} per period: ${points.map((p) => `${bucketLabel(p.bucket_start)} ${p.count}`).join(', ')}`;
   return (

@@ -1,7 +1,6 @@
 // Missing tools: the tools the judge names missing most often, their trend, and a way into each tool's sessions.
 import { Box, Card, CardContent, Typography } from '@mui/material';
 import { errorMessage } from '../api/client';
-import { withTrends } from '../api/insightsQueries';
 import { useCriteriaInUse, useMissingTools } from '../api/queries';
 import { ErrorState, Loading } from '../components/StateViews';
 import { AnalyticsNav } from '../insights/AnalyticsNav';
@@ -32,7 +31,7 @@ export function MissingToolsPage() {
       {tools.data && (
         <Card variant="outlined" sx={{ opacity: tools.isFetching ? 0.5 : 1 }}>
           <CardContent>
-            <MissingToolsTable report={withTrends(tools.data)} criteriaHash={criteriaHash} />
+            <MissingToolsTable report={tools.data} criteriaHash={criteriaHash} />
           </CardContent>
         </Card>
       )}

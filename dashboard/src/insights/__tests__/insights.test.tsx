@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import type { CriteriaComparison, HumanAgreement, TrendPoint, TrendsReport } from '../../api/generated/schema';
-import type { MissingToolsWithTrends } from '../../api/insightsQueries';
+import type { MissingToolsReport } from '../../api/generated/schema';
 import { render } from '../../test/render';
 import { heat } from '../BandTransitions';
 import { ComparisonView } from '../ComparisonView';
@@ -141,16 +141,20 @@ describe('ComparisonView', () => {
   });
 });
 
-const tools: MissingToolsWithTrends = {
+const untrended = { spellings: [], trend: [], by_agent: [], available_in_sessions: 0 };
+
+const tools: MissingToolsReport = {
   criteria_hash: null,
+  bucket: 'week',
+  periods: 12,
   items: [
-    { tool_name: 'get_pod_logs', count: 7, session_ids: [] },
-    { tool_name: 'kubectl_top', count: 3, session_ids: [] },
+    { tool_name: 'get_pod_logs', count: 7, session_ids: [], ...untrended },
+    { tool_name: 'kubectl_top', count: 3, session_ids: [], ...untrended },
   ],
 };
 
 describe('MissingToolsTable', () => {
-  it('lists the tools with their counts and links, and no trend column while the API sends none', () => {
+  it('lists the tools with their counts and links, and no trend column when no tool has a trend', () => {
     render(
       <MemoryRouter>
         <MissingToolsTable report={tools} criteriaHash={BASE} />
@@ -164,8 +168,8 @@ describe('MissingToolsTable', () => {
     expect(screen.getAllByTestId('missing-tool-count').map((c) => c.textContent)).toEqual(['7', '3']);
   });
 
-  it('draws a sparkline per tool, its agents and spellings when the API sends them', () => {
-    const withTrend: MissingToolsWithTrends = {
+  it('draws a sparkline per tool, its agents, spellings and where it was available', () => {
+    const withTrend: MissingToolsReport = {
       ...tools,
       bucket: 'week',
       periods: 2,
@@ -198,6 +202,7 @@ describe('MissingToolsTable', () => {
     const row = screen.getAllByTestId('missing-tool-row')[0];
     expect(row).toHaveTextContent('also written mcp__k8s__get_pod_logs');
     expect(row).toHaveTextContent('KubernetesAgent 6, unknown 1');
+    expect(within(row).getByTestId('missing-tool-available')).toHaveTextContent('available in 4');
     expect(screen.getAllByTestId('missing-tool-row')[1]).toHaveTextContent('—');
     expect(screen.getByRole('link', { name: 'kubectl_top' })).toHaveAttribute('href', '/analytics/missing-tools/kubectl_top');
   });
