@@ -41,6 +41,19 @@ class TrendRow:
 
 
 @dataclass(frozen=True)
+class TrendHistogramRow:
+    """One bucket and group as the bucket table holds it: the histogram of totals (``totals`` ascending, each with
+    its number of sessions in ``counts``) and, per dimension, the sum of its points and how many scores had it."""
+
+    bucket_start: datetime
+    group: str | None
+    totals: list[int]
+    counts: list[int]
+    dimension_sums: dict[str, int]
+    dimension_counts: dict[str, int]
+
+
+@dataclass(frozen=True)
 class ComparedScore:
     """A session's latest completed score under the base and under the candidate criteria."""
 
@@ -113,3 +126,14 @@ class CriteriaComparison(_Response):
     movers_down: list[Mover] = Field(description="The 10 biggest falls, biggest first")
     base_human_agreement: HumanAgreement
     candidate_human_agreement: HumanAgreement
+
+
+@dataclass(frozen=True)
+class ComparisonHistograms:
+    """What the comparison's statistics are computed from: sessions per (base total, candidate total), per dimension
+    sessions per delta (candidate minus base, both present), and the biggest movers each way, biggest first."""
+
+    joint: dict[tuple[int, int], int]
+    dimension_deltas: dict[str, dict[int, int]]
+    movers_up: list[Mover]
+    movers_down: list[Mover]
