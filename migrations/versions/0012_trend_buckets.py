@@ -77,13 +77,13 @@ def upgrade() -> None:
         sa.Column("group_known", sa.Boolean(), primary_key=True),
         sa.Column("group_value", sa.String(255), primary_key=True),
         sa.Column("total_score", sa.Integer(), primary_key=True),
-        sa.Column("sessions", sa.BigInteger(), nullable=False),
+        sa.Column("sessions", sa.Integer(), nullable=False),
         *(
             column
             for d in DIMENSIONS
             for column in (
-                sa.Column(f"{d}_sum", sa.BigInteger(), nullable=False),
-                sa.Column(f"{d}_n", sa.BigInteger(), nullable=False),
+                sa.Column(f"{d}_sum", sa.Integer(), nullable=False),
+                sa.Column(f"{d}_n", sa.Integer(), nullable=False),
             )
         ),
         sa.CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),

@@ -367,15 +367,15 @@ class TrendBucketRow(Base):
     """False when the score's attempt has no such fact (and for ``group_by`` 'none': True, value '')."""
     group_value: Mapped[str] = mapped_column(String(255), primary_key=True)
     total_score: Mapped[int] = mapped_column(Integer, primary_key=True)
-    sessions: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    logical_flow_sum: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    logical_flow_n: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    consistency_sum: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    consistency_n: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    tool_relevance_sum: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    tool_relevance_n: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    synthesis_quality_sum: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    synthesis_quality_n: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    sessions: Mapped[int] = mapped_column(Integer, nullable=False)
+    logical_flow_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    logical_flow_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    consistency_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    consistency_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    tool_relevance_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    tool_relevance_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    synthesis_quality_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    synthesis_quality_n: Mapped[int] = mapped_column(Integer, nullable=False)
 
     __table_args__ = (
         CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),

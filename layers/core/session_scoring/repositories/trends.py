@@ -272,25 +272,21 @@ class TrendsRepository(StatementRepository):
         b = _BUCKETS.c
         unit: ColumnElement[str] = literal_column(f"'{bucket.value}'")
         start = func.date_trunc(unit, sql_cast(b.day, DateTime())).label("bucket_start")
-        cells = (
-            select(
-                start,
-                b.group_known,
-                b.group_value,
-                b.total_score,
-                *[func.sum(b[name]).label(name) for name in _BUCKET_SUMS],
-            )
-            .where(
-                b.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
-                b.group_by == group_by.value,
-            )
-            .group_by(start, b.group_known, b.group_value, b.total_score)
-            .having(func.sum(b.sessions) > 0)
-        )
+        conditions = [
+            b.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
+            b.group_by == group_by.value,
+            b.sessions > 0,
+        ]
         if scored_after is not None:
-            cells = cells.where(b.day >= _day(scored_after))
+            conditions.append(b.day >= _day(scored_after))
         if scored_before is not None:
-            cells = cells.where(b.day < _day(scored_before))
+            conditions.append(b.day < _day(scored_before))
+        key = (start, b.group_known, b.group_value, b.total_score)
+        if bucket is TrendBucket.DAY:
+            cells = select(*key, *[b[name] for name in _BUCKET_SUMS]).where(*conditions)
+        else:  # a week's cell is the sum of its days' (kept int: summing a bigint would give a slow numeric)
+            sums = [sql_cast(func.sum(b[name]), Integer).label(name) for name in _BUCKET_SUMS]
+            cells = select(*key, *sums).where(*conditions).group_by(*key)
         c = cells.subquery("cells")
         statement = (
             select(
