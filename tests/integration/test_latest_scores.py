@@ -1,5 +1,6 @@
-"""``latest_scores``, its tool rows and its counters on real PostgreSQL: kept right by concurrent completes and
-backfilled by the migration, both compared with a recount of the stored attempts."""
+"""``latest_scores``, its tool rows and its counters, and the trend tables (``trend_buckets``), on real PostgreSQL:
+kept right by concurrent completes and backfilled by the migrations, all compared with a recount of the stored
+attempts."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, make_url, text
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import band_for
 from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from tests.conftest import Stack
@@ -74,6 +76,54 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
     return rows, counts
 
 
+Buckets = dict[tuple[Any, ...], tuple[int, ...]]
+DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+
+
+def expected_buckets(engine: Engine) -> Buckets:
+    """``trend_buckets`` recounted in Python from every stored completed attempt: per scope, grouping, UTC day,
+    group and total, the latest scores' sessions and each dimension's sum and count."""
+    with engine.connect() as conn:
+        attempts = conn.execute(
+            text(
+                "SELECT score_id, session_id, criteria_hash, total_score, scored_at, score_breakdown, session_agent, "
+                "session_alert_type, (scored_at AT TIME ZONE 'UTC')::date AS day FROM session_scores "
+                "WHERE status = 'completed'"
+            )
+        ).all()
+    latest: dict[tuple[str, str], Any] = {}
+    for row in attempts:
+        for scope in (row.criteria_hash, "*"):
+            key = (scope, row.session_id)
+            if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
+                latest[key] = row
+    sums: dict[tuple[Any, ...], list[int]] = {}
+    for (scope, _), row in latest.items():
+        for group_by, value in (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)):
+            key = (scope, group_by, row.day, value is not None, value or "", row.total_score)
+            cell = sums.setdefault(key, [0] * 9)
+            cell[0] += 1
+            for i, d in enumerate(DIMENSIONS):
+                points = (row.score_breakdown or {}).get(d)
+                cell[1 + 2 * i] += points or 0
+                cell[2 + 2 * i] += points is not None
+    return {key: tuple(cell) for key, cell in sums.items()}
+
+
+def stored_buckets(engine: Engine) -> Buckets:
+    """The non-empty rows of ``trend_buckets`` (a cell a replacement emptied stays, all zero)."""
+    columns = ", ".join(f"{d}_sum, {d}_n" for d in DIMENSIONS)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT criteria_hash, group_by, day, group_known, group_value, total_score, sessions, "
+                f"{columns} FROM trend_buckets"
+            )
+        ).all()
+    assert all(any(row[6:]) == (row.sessions != 0) for row in rows)
+    return {tuple(row[:6]): tuple(row[6:]) for row in rows if row.sessions != 0}
+
+
 def verdict(total: int, tools: list[str]) -> JudgeVerdict:
     parts = [min(25, max(0, total - 25 * i)) for i in range(4)]
     output = JudgeOutputSchema.model_validate(
@@ -99,7 +149,17 @@ def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
     for _ in range(rounds):
         session_id = f"s{rng.randrange(6)}"
         criteria = rng.choice(HASHES)
-        attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test")
+        # Facts per attempt (an agent may be unknown), so a replacement can move a session between groups.
+        facts = SessionFacts(
+            agent=rng.choice(["KubernetesAgent", "NetworkAgent", None]),
+            alert_type=rng.choice(["PodOOMKilled", None]),
+            started_at=None,
+            ended_at=None,
+            stages=None,
+            tool_calls=None,
+            source="file",
+        )
+        attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test", facts)
         claim = repo.claim(attempt.attempt.score_id, 60)
         if claim.claim_token is None:
             continue
@@ -133,6 +193,7 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
     assert completed > 20  # the threads did store verdicts, several per session
     assert got_rows == want_rows
     assert got_counts == want_counts
+    assert stored_buckets(engine) == expected_buckets(engine)
     assert sum(n for (scope, kind, _), n in got_counts.items() if scope == "*" and kind == "band") == len(
         {session for scope, session in want_rows if scope == "*"}
     )
@@ -201,6 +262,9 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
 
     want_rows, want_counts = expected(engine)
     assert stored(engine) == (want_rows, want_counts)
+    buckets = stored_buckets(engine)
+    assert buckets == expected_buckets(engine)
+    assert len({key[0] for key in buckets}) == 3  # both hashes and '*'
     # Spelled out: the newest completed score of each scope wins; a later failure changes nothing.
     assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["prom.query"])
     assert want_rows[("*", "rescored")][1:] == (60, "adequate", [])
