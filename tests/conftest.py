@@ -131,7 +131,7 @@ def _truncate(url: str) -> None:
             text(
                 "TRUNCATE score_alternative_approach_steps, score_alternative_approaches, score_missing_tools, "
                 "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions, "
-                "latest_scores, latest_score_counts, latest_score_tools, judge_labels"
+                "latest_scores, latest_score_counts, latest_score_tools, judge_labels, trend_members, trend_buckets"
             )
         )
     engine.dispose()

@@ -4,6 +4,7 @@ attempts."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import uuid
 from collections import Counter
@@ -81,13 +82,14 @@ DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_qualit
 
 
 def expected_buckets(engine: Engine) -> Buckets:
-    """``trend_buckets`` recounted in Python from every stored completed attempt: per scope, grouping, UTC day,
-    group and total, the latest scores' sessions and each dimension's sum and count."""
+    """``trend_buckets`` recounted in Python from every stored completed attempt: per scope, bucket (UTC day and
+    week), grouping, group and total, the latest scores' sessions and each dimension's sum and count."""
     with engine.connect() as conn:
         attempts = conn.execute(
             text(
                 "SELECT score_id, session_id, criteria_hash, total_score, scored_at, score_breakdown, session_agent, "
-                "session_alert_type, (scored_at AT TIME ZONE 'UTC')::date AS day FROM session_scores "
+                "session_alert_type, date_trunc('day', scored_at AT TIME ZONE 'UTC')::date AS day, "
+                "date_trunc('week', scored_at AT TIME ZONE 'UTC')::date AS week FROM session_scores "
                 "WHERE status = 'completed'"
             )
         ).all()
@@ -99,8 +101,11 @@ def expected_buckets(engine: Engine) -> Buckets:
                 latest[key] = row
     sums: dict[tuple[Any, ...], list[int]] = {}
     for (scope, _), row in latest.items():
-        for group_by, value in (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)):
-            key = (scope, group_by, row.day, value is not None, value or "", row.total_score)
+        for (unit, start), (group_by, value) in itertools.product(
+            (("day", row.day), ("week", row.week)),
+            (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)),
+        ):
+            key = (scope, unit, group_by, start, value is None, value or "", row.total_score)
             cell = sums.setdefault(key, [0] * 9)
             cell[0] += 1
             for i, d in enumerate(DIMENSIONS):
@@ -116,12 +121,12 @@ def stored_buckets(engine: Engine) -> Buckets:
     with engine.connect() as conn:
         rows = conn.execute(
             text(
-                "SELECT criteria_hash, group_by, day, group_known, group_value, total_score, sessions, "
-                f"{columns} FROM trend_buckets"
+                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, total_score, "
+                f"sessions, {columns} FROM trend_buckets"
             )
         ).all()
-    assert all(any(row[6:]) == (row.sessions != 0) for row in rows)
-    return {tuple(row[:6]): tuple(row[6:]) for row in rows if row.sessions != 0}
+    assert all(any(row[7:]) == (row.sessions != 0) for row in rows)
+    return {tuple(row[:7]): tuple(row[7:]) for row in rows if row.sessions != 0}
 
 
 def verdict(total: int, tools: list[str]) -> JudgeVerdict:

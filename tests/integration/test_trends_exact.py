@@ -82,9 +82,10 @@ def seeded(stack: Stack) -> TrendsRepository:
 
 
 def test_bucketed_trends_equal_the_percentile_cont_scan(seeded: TrendsRepository) -> None:
-    window = (START + timedelta(days=3), START + timedelta(days=31))
+    days = (START + timedelta(days=3), START + timedelta(days=31))  # a Sunday to a Sunday: weeks cut
+    mondays = (datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 2, 2, tzinfo=UTC))  # whole weeks
     for bucket, group_by, criteria_hash, bounds in itertools.product(
-        TrendBucket, TrendGroup, (None, BASE), ((None, None), window)
+        TrendBucket, TrendGroup, (None, BASE), ((None, None), days, mondays, (None, mondays[1]))
     ):
         scanned = seeded.scanned_trends(criteria_hash, bucket, group_by, *bounds)
         bucketed = [trend_row(h) for h in seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)]

@@ -355,16 +355,18 @@ class TrendMemberRow(Base):
 
 
 class TrendBucketRow(Base):
-    """Sessions (and dimension sums) per criteria hash, grouping, UTC day, group and total score among
-    ``trend_members``: a trend's exact percentiles, means and band shares are sums over these rows."""
+    """Sessions (and dimension sums) per criteria hash, bucket (a UTC day, or the Monday of its week), grouping,
+    group and total score among ``trend_members``: a trend's exact percentiles, means and band shares are sums over
+    these rows. The key's order is the trend's output order, so a trend is one ordered index range scan."""
 
     __tablename__ = "trend_buckets"
 
     criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bucket: Mapped[str] = mapped_column(String(4), primary_key=True)
     group_by: Mapped[str] = mapped_column(String(10), primary_key=True)
-    day: Mapped[date] = mapped_column(Date, primary_key=True)
-    group_known: Mapped[bool] = mapped_column(Boolean, primary_key=True)
-    """False when the score's attempt has no such fact (and for ``group_by`` 'none': True, value '')."""
+    bucket_start: Mapped[date] = mapped_column(Date, primary_key=True)
+    group_unknown: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    """True when the score's attempt has no such fact (the value is then ''; for ``group_by`` 'none' False, '')."""
     group_value: Mapped[str] = mapped_column(String(255), primary_key=True)
     total_score: Mapped[int] = mapped_column(Integer, primary_key=True)
     sessions: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -378,6 +380,7 @@ class TrendBucketRow(Base):
     synthesis_quality_n: Mapped[int] = mapped_column(Integer, nullable=False)
 
     __table_args__ = (
+        CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_buckets_bucket"),
         CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),
     )
 

@@ -70,12 +70,8 @@ _BUCKETS = cast(Table, TrendBucketRow.__table__)
 
 _GROUP_COLUMNS = {TrendGroup.AGENT: "session_agent", TrendGroup.ALERT_TYPE: "session_alert_type"}
 _MEMBER_VALUES = ("score_id", "scored_at", "session_agent", "session_alert_type", "total_score", *DIMENSIONS)
-_BUCKET_KEY = ("criteria_hash", "group_by", "day", "group_known", "group_value", "total_score")
+_BUCKET_KEY = ("criteria_hash", "bucket", "group_by", "bucket_start", "group_unknown", "group_value", "total_score")
 _BUCKET_SUMS = ("sessions", *(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n")))
-
-
-def _utc_day(scored_at: Any) -> Any:
-    return sql_cast(func.timezone(literal_column("'UTC'"), scored_at), Date)
 
 
 def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
@@ -86,7 +82,8 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
     session's member under its criteria hash and under ``ANY_CRITERIA`` when it is newer (``scored_at``, then
     ``score_id``) than the member it replaces, as in ``latest_scores``. The upsert's ``DO UPDATE`` reads the row's
     current version under its lock, so the replaced member it stores in ``previous`` (and returns) is exact even when
-    completes race; its buckets get -1 and the new member's +1 (three rows each: no grouping, agent, alert type),
+    completes race; its buckets get -1 and the new member's +1 (six rows each: day and week, each with no grouping,
+    by agent and by alert type),
     summed per key and applied as atomic increments in key order.
     """
     scopes = (
@@ -115,8 +112,8 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
     upsert = insert(_MEMBERS).from_select(["criteria_hash", "session_id", *_MEMBER_VALUES], member)
     new, old = upsert.excluded, _MEMBERS.c
     previous = func.jsonb_build_object(
-        literal_column("'day'"),
-        _utc_day(old.scored_at),
+        literal_column("'scored_at'"),
+        old.scored_at,
         literal_column("'agent'"),
         old.session_agent,
         literal_column("'alert_type'"),
@@ -137,19 +134,24 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
     groups = values(column("group_by", String), name="trend_groups", literal_binds=True).data(
         [(g.value,) for g in TrendGroup]
     )
+    units = values(column("bucket", String), name="trend_units", literal_binds=True).data(
+        [(b.value,) for b in TrendBucket]
+    )
 
-    def side(day: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], sign: int) -> Any:
+    def side(scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], sign: int) -> Any:
         value = case(
             (groups.c.group_by == TrendGroup.AGENT.value, agent),
             (groups.c.group_by == TrendGroup.ALERT_TYPE.value, alert_type),
             else_=literal_column("''"),
         )
+        start = sql_cast(func.date_trunc(units.c.bucket, func.timezone(literal_column("'UTC'"), scored_at)), Date)
         signed: Any = literal_column(str(sign))
         return select(
             members.c.criteria_hash,
+            units.c.bucket,
             groups.c.group_by,
-            day.label("day"),
-            value.is_not(None).label("group_known"),
+            start.label("bucket_start"),
+            value.is_(None).label("group_unknown"),
             func.coalesce(value, literal_column("''")).label("group_value"),
             total.label("total_score"),
             signed.label("sessions"),
@@ -161,13 +163,13 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
                     (signed * sql_cast(dims[d].is_not(None), Integer)).label(f"{d}_n"),
                 )
             ],
-        ).select_from(members.join(groups, true()))
+        ).select_from(members.join(units, true()).join(groups, true()))
 
     def was(key: str) -> Any:
         return members.c.previous.op("->>")(literal_column(f"'{key}'"))
 
     gone = side(
-        sql_cast(was("day"), Date),
+        sql_cast(was("scored_at"), DateTime(timezone=True)),
         was("agent"),
         was("alert_type"),
         sql_cast(was("total"), Integer),
@@ -175,7 +177,7 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
         -1,
     ).where(members.c.previous.is_not(None))
     came = side(
-        _utc_day(members.c.scored_at),
+        members.c.scored_at,
         members.c.session_agent,
         members.c.session_alert_type,
         members.c.total_score,
@@ -210,6 +212,10 @@ def _day(value: datetime) -> date:
     return value.astimezone(UTC).date()
 
 
+def _monday(value: datetime | None) -> bool:
+    return value is None or _day(value).weekday() == 0
+
+
 _REBUILD_MEMBERS = """
 INSERT INTO trend_members (criteria_hash, session_id, score_id, scored_at, session_agent, session_alert_type,
                            total_score, logical_flow, consistency, tool_relevance, synthesis_quality)
@@ -219,19 +225,21 @@ FROM latest_scores l JOIN session_scores s ON s.score_id = l.score_id
 """
 
 _REBUILD_BUCKETS = """
-INSERT INTO trend_buckets (criteria_hash, group_by, day, group_known, group_value, total_score, sessions,
+INSERT INTO trend_buckets (criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, total_score,
+                           sessions,
                            logical_flow_sum, logical_flow_n, consistency_sum, consistency_n,
                            tool_relevance_sum, tool_relevance_n, synthesis_quality_sum, synthesis_quality_n)
-SELECT m.criteria_hash, g.group_by, (m.scored_at AT TIME ZONE 'UTC')::date, g.group_known, g.group_value,
-       m.total_score, count(*), coalesce(sum(m.logical_flow), 0), count(m.logical_flow),
+SELECT m.criteria_hash, u.bucket, g.group_by, date_trunc(u.bucket, m.scored_at AT TIME ZONE 'UTC')::date,
+       g.group_unknown, g.group_value, m.total_score, count(*), coalesce(sum(m.logical_flow), 0), count(m.logical_flow),
        coalesce(sum(m.consistency), 0), count(m.consistency), coalesce(sum(m.tool_relevance), 0),
        count(m.tool_relevance), coalesce(sum(m.synthesis_quality), 0), count(m.synthesis_quality)
 FROM trend_members m
-CROSS JOIN LATERAL (VALUES ('none', true, ''),
-                           ('agent', m.session_agent IS NOT NULL, coalesce(m.session_agent, '')),
-                           ('alert_type', m.session_alert_type IS NOT NULL, coalesce(m.session_alert_type, '')))
-     AS g(group_by, group_known, group_value)
-GROUP BY 1, 2, 3, 4, 5, 6
+CROSS JOIN (VALUES ('day'), ('week')) AS u(bucket)
+CROSS JOIN LATERAL (VALUES ('none', false, ''),
+                           ('agent', m.session_agent IS NULL, coalesce(m.session_agent, '')),
+                           ('alert_type', m.session_alert_type IS NULL, coalesce(m.session_alert_type, '')))
+     AS g(group_by, group_unknown, group_value)
+GROUP BY 1, 2, 3, 4, 5, 6, 7
 """
 
 
@@ -270,40 +278,36 @@ class TrendsRepository(StatementRepository):
         of each dimension, from ``trend_buckets``; ordered by bucket then group (unknown group last). The bounds
         must be UTC midnights (``answers_from_buckets``)."""
         b = _BUCKETS.c
-        unit: ColumnElement[str] = literal_column(f"'{bucket.value}'")
-        start = func.date_trunc(unit, sql_cast(b.day, DateTime())).label("bucket_start")
-        conditions = [
-            b.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
-            b.group_by == group_by.value,
-            b.sessions > 0,
-        ]
-        if scored_after is not None:
-            conditions.append(b.day >= _day(scored_after))
-        if scored_before is not None:
-            conditions.append(b.day < _day(scored_before))
-        key = (start, b.group_known, b.group_value, b.total_score)
-        if bucket is TrendBucket.DAY:
-            cells = select(*key, *[b[name] for name in _BUCKET_SUMS]).where(*conditions)
-        else:  # a week's cell is the sum of its days' (kept int: summing a bigint would give a slow numeric)
-            sums = [sql_cast(func.sum(b[name]), Integer).label(name) for name in _BUCKET_SUMS]
-            cells = select(*key, *sums).where(*conditions).group_by(*key)
-        c = cells.subquery("cells")
+        # A week row covers its whole week: bounds (UTC midnights) that are not Mondays cut weeks, so those weeks
+        # are summed from the day rows in range instead (a total may then repeat in a histogram: it is a multiset).
+        rows_of, start = bucket, cast(Any, b.bucket_start)
+        if bucket is TrendBucket.WEEK and not (_monday(scored_after) and _monday(scored_before)):
+            rows_of = TrendBucket.DAY
+            start = sql_cast(func.date_trunc(literal_column("'week'"), b.bucket_start), Date)
         statement = (
             select(
-                c.c.bucket_start,
-                c.c.group_known,
-                c.c.group_value,
-                func.array_agg(aggregate_order_by(c.c.total_score, c.c.total_score)).label("totals"),
-                func.array_agg(aggregate_order_by(c.c.sessions, c.c.total_score)).label("counts"),
-                *[func.sum(c.c[name]).label(name) for name in _BUCKET_SUMS[1:]],
+                start.label("bucket_start"),
+                b.group_unknown,
+                b.group_value,
+                func.array_agg(aggregate_order_by(b.total_score, b.total_score)).label("totals"),
+                func.array_agg(aggregate_order_by(b.sessions, b.total_score)).label("counts"),
+                *[func.sum(b[name]).label(name) for name in _BUCKET_SUMS[1:]],
             )
-            .group_by(c.c.bucket_start, c.c.group_known, c.c.group_value)
-            .order_by(c.c.bucket_start, c.c.group_known.desc(), c.c.group_value)
+            .where(
+                b.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
+                b.bucket == rows_of.value,
+                b.group_by == group_by.value,
+                b.sessions > 0,
+                *([b.bucket_start >= _day(scored_after)] if scored_after is not None else []),
+                *([b.bucket_start < _day(scored_before)] if scored_before is not None else []),
+            )
+            .group_by(start, b.group_unknown, b.group_value)
+            .order_by(start, b.group_unknown, b.group_value)
         )
         return [
             TrendHistogramRow(
-                bucket_start=row.bucket_start.replace(tzinfo=UTC),
-                group=row.group_value if row.group_known and group_by is not TrendGroup.NONE else None,
+                bucket_start=datetime.combine(row.bucket_start, time(0), UTC),
+                group=None if row.group_unknown or group_by is TrendGroup.NONE else row.group_value,
                 totals=[int(t) for t in row.totals],
                 counts=[int(n) for n in row.counts],
                 dimension_sums={d: int(row._mapping[f"{d}_sum"]) for d in DIMENSIONS},
