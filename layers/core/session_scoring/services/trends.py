@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import accumulate
 
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 from session_scoring.models.trends import (
     ComparedScore,
     ComparisonHistograms,
@@ -51,8 +51,12 @@ def _summary(deltas: Sequence[int]) -> DeltaSummary:
     )
 
 
+#: The band of each total 0-100 (looked up per histogram cell).
+_BANDS_BY_TOTAL = [band_for(t).band for t in range(MIN_SCORE, MAX_SCORE + 1)]
+
+
 def _band_of(total: int) -> str:
-    return next(b.band for b in SCORE_BANDS if b.min_score <= total <= b.max_score)
+    return _BANDS_BY_TOTAL[total]
 
 
 def _percentile_cont(values: Sequence[int], ends: Sequence[int], q: float) -> float:
@@ -115,7 +119,7 @@ def _rank_correlations(joint: Mapping[tuple[int, int], int]) -> tuple[float | No
     conventions: None below two pairs, rho None for a constant variable, tau None when its denominator is 0."""
     import numpy as np
 
-    size = 101
+    size = MAX_SCORE + 1
     h = np.zeros((size, size), dtype=np.int64)
     for (x, y), count in joint.items():
         h[x, y] += count
