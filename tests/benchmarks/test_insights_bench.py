@@ -171,7 +171,7 @@ def _load_pairs(cur: Any, scale: int, base: str, candidate: str) -> None:
         FROM generate_series(1, %s) AS i, generate_series(0, 1) AS k,
              LATERAL (SELECT CASE WHEN k = 0 THEN (i * 37) %% 101
                                   ELSE least(100, greatest(0, (i * 37) %% 101 + (i %% 21) - 10)) END AS total) AS t,
-             LATERAL (SELECT now() - make_interval(secs => (i * 15551) %% (%s * 86400) + k * 3600) AS at) AS s
+             LATERAL (SELECT now() - make_interval(secs => (i::bigint * 15551) %% (%s * 86400) + k * 3600) AS at) AS s
         """,
         (base, candidate, sessions, TREND_DAYS),
     )
