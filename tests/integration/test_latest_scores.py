@@ -204,6 +204,33 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
     )
 
 
+def test_a_facts_backfill_moves_scored_sessions_to_their_trend_groups(stack: Stack) -> None:
+    from session_scoring.repositories.trends import TrendsRepository
+
+    repo = stack.container.repository
+    repo.ensure_criteria(HASHES[0], {"scoring": {"llm_provider": "test"}})
+    for session_id, total in (("f1", 30), ("f1", 70), ("f2", 90)):  # f1 re-scored: its first score is no member
+        attempt = repo.create_attempt(uuid.uuid4(), session_id, HASHES[0], "test")  # no facts yet
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        assert claim.claim_token is not None
+        repo.complete(
+            attempt.attempt.score_id, claim.claim_token, HASHES[0], verdict(total, []), PromptStats(False, None, None)
+        )
+    engine = stack.container.query_engine
+    facts = SessionFacts(
+        agent="NetworkAgent", alert_type=None, started_at=None, ended_at=None, stages=1, tool_calls=2, source="file"
+    )
+    trends = TrendsRepository(engine)
+
+    assert stack.container.insights_repository.fill_facts("f1", facts) == 2
+    assert trends.refresh_facts("f1") == 2  # its member under the hash and under '*'
+    assert trends.refresh_facts("f1") == 0  # nothing left to move
+
+    buckets = stored_buckets(engine)
+    assert buckets == expected_buckets(engine)
+    assert {key[5] for key in buckets if key[2] == "agent"} == {"NetworkAgent", ""}  # f2 still unknown
+
+
 @pytest.fixture
 def fresh_url(postgres_url: str) -> Iterator[str]:
     name = f"latest_{uuid.uuid4().hex[:8]}"

@@ -38,6 +38,7 @@ from sqlalchemy import (
     true,
     tuple_,
     union_all,
+    update,
     values,
 )
 from sqlalchemy import cast as sql_cast
@@ -111,7 +112,24 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
     )
     upsert = insert(_MEMBERS).from_select(["criteria_hash", "session_id", *_MEMBER_VALUES], member)
     new, old = upsert.excluded, _MEMBERS.c
-    previous = func.jsonb_build_object(
+    previous = _replaced()
+    members: Any = (
+        upsert.on_conflict_do_update(
+            index_elements=["criteria_hash", "session_id"],
+            set_={**{name: new[name] for name in _MEMBER_VALUES}, "previous": previous},
+            where=tuple_(new.scored_at, new.score_id) > tuple_(old.scored_at, old.score_id),
+        )
+        .returning(old.criteria_hash, *[old[name] for name in _MEMBER_VALUES], old.previous)
+        .cte("trend_members_stored")
+    )
+    return members, _bucket_upkeep(members)
+
+
+def _replaced() -> Any:
+    """The member a ``SET`` replaces (in an upsert's ``DO UPDATE`` or an ``UPDATE``: the row's current version), as
+    the JSON its buckets are taken out by."""
+    old = _MEMBERS.c
+    return func.jsonb_build_object(
         literal_column("'scored_at'"),
         old.scored_at,
         literal_column("'agent'"),
@@ -122,15 +140,13 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
         old.total_score,
         *[part for d in DIMENSIONS for part in (cast(Any, literal_column(f"'{d}'")), old[d])],
     )
-    members: Any = (
-        upsert.on_conflict_do_update(
-            index_elements=["criteria_hash", "session_id"],
-            set_={**{name: new[name] for name in _MEMBER_VALUES}, "previous": previous},
-            where=tuple_(new.scored_at, new.score_id) > tuple_(old.scored_at, old.score_id),
-        )
-        .returning(old.criteria_hash, *[old[name] for name in _MEMBER_VALUES], old.previous)
-        .cte("trend_members_stored")
-    )
+
+
+def _bucket_upkeep(members: Any) -> Any:
+    """The CTE moving ``trend_buckets`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
+    ``previous`` the replaced member or NULL) changed: -1 for each replaced member's rows, +1 for each new one's
+    (six rows each: day and week, each with no grouping, by agent and by alert type), summed per key and applied as
+    atomic increments in key order (concurrent statements lock bucket rows in the same order)."""
     groups = values(column("group_by", String), name="trend_groups", literal_binds=True).data(
         [(g.value,) for g in TrendGroup]
     )
@@ -198,7 +214,34 @@ def trend_upkeep_ctes(done: Any) -> tuple[Any, ...]:
         index_elements=list(_BUCKET_KEY),
         set_={name: _BUCKETS.c[name] + counts.excluded[name] for name in _BUCKET_SUMS},
     ).cte("trend_buckets_stored")
-    return members, counted
+    return counted
+
+
+def refacted_statement() -> Any:
+    """Re-key a session's members whose attempt's agent or alert type changed (a facts backfill) and move their
+    buckets, in one statement (parameter ``p_session_id``); returns one row per member moved. The ``UPDATE`` locks
+    each member row and re-checks it, so a verdict stored meanwhile is never double counted."""
+    attempt = _SCORES.alias("trend_attempt")
+    m = _MEMBERS.c
+    members = (
+        update(_MEMBERS)
+        .where(
+            m.session_id == bindparam("p_session_id", type_=String),
+            m.score_id == attempt.c.score_id,
+            or_(
+                m.session_agent.is_distinct_from(attempt.c.session_agent),
+                m.session_alert_type.is_distinct_from(attempt.c.session_alert_type),
+            ),
+        )
+        .values(
+            session_agent=attempt.c.session_agent,
+            session_alert_type=attempt.c.session_alert_type,
+            previous=_replaced(),
+        )
+        .returning(m.criteria_hash, *[m[name] for name in _MEMBER_VALUES], m.previous)
+        .cte("trend_members_refacted")
+    )
+    return select(members.c.criteria_hash).add_cte(_bucket_upkeep(members))
 
 
 def _midnight(value: datetime | None) -> bool:
@@ -264,6 +307,13 @@ class TrendsRepository(StatementRepository):
     def answers_from_buckets(scored_after: datetime | None, scored_before: datetime | None) -> bool:
         """Whether the bucket table answers these bounds (each absent or a UTC midnight)."""
         return _midnight(scored_after) and _midnight(scored_before)
+
+    @db_call
+    def refresh_facts(self, session_id: str) -> int:
+        """Move a session's trend members (and their buckets) to the agent and alert type their attempts now store;
+        how many moved. Called after a facts backfill filled the session's attempts."""
+        with self._engine.connect() as conn:
+            return len(conn.execute(refacted_statement(), {"p_session_id": session_id}).all())
 
     @db_call
     def bucketed_trends(
