@@ -295,5 +295,44 @@ def test_trends_and_comparison_at_scale(
     kendall_tau_b(xs, ys)
     tau_ms = (time.perf_counter() - started) * 1000 * (len(pairs) / sample) ** 2
     bench_table.add(f"  before: Kendall tau O(n^2), estimated ({scale})", tau_ms, "ms", None, "", f"from {sample:,}")
+    _verdict_statement_cost(container, base, scale, bench_table, monkeypatch)
     container.query_engine.dispose()
     container.engine.dispose()
+
+
+def _verdict_statement_cost(
+    container: Any, criteria: str, scale: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the trend upkeep adds to storing a verdict: ``complete()`` of new attempts with the statement as built
+    (after) and as built without ``trend_upkeep_ctes`` (before), interleaved, on the loaded database (last: the
+    "before" statements leave the trend tables behind)."""
+    from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+    from session_scoring.repositories import scores
+    from session_scoring.repositories.scores import PromptStats, ScoreRepository
+
+    with_upkeep = ScoreRepository(container.query_engine)
+    with monkeypatch.context() as patch:
+        patch.setattr(scores, "trend_upkeep_ctes", lambda _done: ())
+        without_upkeep = ScoreRepository(container.query_engine)
+    output = JudgeOutputSchema.model_validate(
+        {
+            "total_score": 72,
+            "score_breakdown": {"logical_flow": 20, "consistency": 18, "tool_relevance": 17, "synthesis_quality": 17},
+            "score_reasoning": "bench",
+            "missing_tools": [{"tool_name": "kubectl-top", "rationale": "needed"}],
+            "alternative_approaches": [],
+        }
+    )
+    judged = JudgeVerdict(output=output, provider="bench", model="m")
+    figures: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(2 * RUNS * 10):
+        upkeep = i % 2 == 0
+        repo = with_upkeep if upkeep else without_upkeep
+        attempt = repo.create_attempt(uuid.uuid4(), f"pair-{i * 7 % 1000}", criteria, "bench")
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        assert claim.claim_token is not None
+        started = time.perf_counter()
+        repo.complete(attempt.attempt.score_id, claim.claim_token, criteria, judged, PromptStats(False, None, None))
+        figures[upkeep].append((time.perf_counter() - started) * 1000)
+    before, after = statistics.median(figures[False]), statistics.median(figures[True])
+    bench_table.add(f"store a verdict (complete), trend upkeep ({scale})", after, "ms", before, "", "floor: without")
