@@ -40,15 +40,23 @@ class TrendRow:
     band_counts: dict[str, int]
 
 
+#: The percentiles of the total a trend point has (``percentile_cont``'s).
+PERCENTILES = (0.1, 0.5, 0.9)
+
+
 @dataclass(frozen=True)
-class TrendHistogramRow:
-    """One bucket and group as the bucket table holds it: the histogram of totals (``totals`` ascending, each with
-    its number of sessions in ``counts``) and, per dimension, the sum of its points and how many scores had it."""
+class TrendCounts:
+    """One bucket and group as the bucket table sums it: how many sessions, the sum of their totals, per band how
+    many, per percentile the totals at the two 0-based positions ``floor`` and ``ceil`` of ``q * (count - 1)`` of
+    the sorted totals (what ``percentile_cont`` interpolates between), and per dimension the sum of its points and
+    how many scores had it."""
 
     bucket_start: datetime
     group: str | None
-    totals: list[int]
-    counts: list[int]
+    count: int
+    total_sum: int
+    band_counts: dict[str, int]
+    percentile_totals: dict[float, tuple[int, int]]
     dimension_sums: dict[str, int]
     dimension_counts: dict[str, int]
 

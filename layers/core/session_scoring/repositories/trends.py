@@ -40,7 +40,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
+from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import (
@@ -52,15 +52,16 @@ from session_scoring.db.schema import (
 )
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
 from session_scoring.models.trends import (
+    PERCENTILES,
     ComparedScore,
     ComparisonHistograms,
     Mover,
     TrendBucket,
+    TrendCounts,
     TrendGroup,
-    TrendHistogramRow,
     TrendRow,
 )
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import StatementRepository
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _SCORES = cast(Table, SessionScoreRow.__table__)
@@ -325,27 +326,30 @@ class TrendsRepository(StatementRepository):
         group_by: TrendGroup,
         scored_after: datetime | None,
         scored_before: datetime | None,
-    ) -> list[TrendHistogramRow]:
-        """Per bucket (UTC day or Monday week) and group: the histogram of totals (ascending) and the sum and count
-        of each dimension, from ``trend_buckets``; ordered by bucket then group (unknown group last). The bounds
-        must be UTC midnights (``answers_from_buckets``)."""
+    ) -> list[TrendCounts]:
+        """Per bucket (UTC day or Monday week) and group, from ``trend_buckets``: count, sum of totals, band counts,
+        dimension sums and counts, and for each of ``PERCENTILES`` the totals at the two positions
+        ``percentile_cont`` interpolates between (found in the bucket's running histogram, in SQL, so a point is one
+        row whatever the scale); ordered by bucket then group (unknown group last). The bounds must be UTC midnights
+        (``answers_from_buckets``)."""
         b = _BUCKETS.c
         # A week row covers its whole week: bounds (UTC midnights) that are not Mondays cut weeks, so those weeks
-        # are summed from the day rows in range instead (a total may then repeat in a histogram: it is a multiset).
+        # are summed from the day rows in range instead (a total may then repeat within a point: peers share their
+        # running count, so the positions below still find the right total).
         rows_of, start = bucket, cast(Any, b.bucket_start)
         if bucket is TrendBucket.WEEK and not (_monday(scored_after) and _monday(scored_before)):
             rows_of = TrendBucket.DAY
             start = sql_cast(func.date_trunc(literal_column("'week'"), b.bucket_start), Date)
-        statement = (
+        point = (start, b.group_unknown, b.group_value)
+        cells = (
             select(
                 start.label("bucket_start"),
                 b.group_unknown,
                 b.group_value,
-                # JSON (decoded by json.loads in C), not an array: pg8000 parses arrays in Python, 10x slower.
-                func.json_agg(
-                    aggregate_order_by(func.json_build_array(b.total_score, b.sessions), b.total_score)
-                ).label("histogram"),
-                *[func.sum(b[name]).label(name) for name in _BUCKET_SUMS[1:]],
+                b.total_score,
+                *[b[name] for name in _BUCKET_SUMS],
+                func.sum(b.sessions).over(partition_by=point, order_by=b.total_score).label("ends"),
+                func.sum(b.sessions).over(partition_by=point).label("n"),
             )
             .where(
                 b.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
@@ -355,23 +359,54 @@ class TrendsRepository(StatementRepository):
                 *([b.bucket_start >= _day(scored_after)] if scored_after is not None else []),
                 *([b.bucket_start < _day(scored_before)] if scored_before is not None else []),
             )
-            .group_by(start, b.group_unknown, b.group_value)
-            .order_by(start, b.group_unknown, b.group_value)
+            .subquery("cells")
         )
-        rows = []
-        for row in self._all(statement):
-            histogram = as_json_list(row.histogram)
-            rows.append(
-                TrendHistogramRow(
-                    bucket_start=datetime.combine(row.bucket_start, time(0), UTC),
-                    group=None if row.group_unknown or group_by is TrendGroup.NONE else row.group_value,
-                    totals=[int(t) for t, _ in histogram],
-                    counts=[int(n) for _, n in histogram],
-                    dimension_sums={d: int(row._mapping[f"{d}_sum"]) for d in DIMENSIONS},
-                    dimension_counts={d: int(row._mapping[f"{d}_n"]) for d in DIMENSIONS},
-                )
+        c = cells.c
+
+        def total_at(bound: Any, q: float) -> Any:
+            # percentile_cont's row positions, in float8 as PostgreSQL computes them (0-based).
+            position = bound(literal_column(f"{q!r}::float8") * (c.n - 1))
+            return func.min(c.total_score).filter(c.ends > position)
+
+        statement = (
+            select(
+                c.bucket_start,
+                c.group_unknown,
+                c.group_value,
+                func.max(c.n).label("n"),
+                func.sum(c.total_score * c.sessions).label("total_sum"),
+                *[
+                    func.coalesce(
+                        func.sum(c.sessions).filter(c.total_score.between(band.min_score, band.max_score)), 0
+                    ).label(f"band_{band.band}")
+                    for band in SCORE_BANDS
+                ],
+                *[func.sum(c[name]).label(name) for name in _BUCKET_SUMS[1:]],
+                *[
+                    total_at(bound, q).label(f"{side}_{i}")
+                    for i, q in enumerate(PERCENTILES)
+                    for side, bound in (("low", func.floor), ("high", func.ceil))
+                ],
             )
-        return rows
+            .group_by(c.bucket_start, c.group_unknown, c.group_value)
+            .order_by(c.bucket_start, c.group_unknown, c.group_value)
+        )
+        return [
+            TrendCounts(
+                bucket_start=datetime.combine(row.bucket_start, time(0), UTC),
+                group=None if row.group_unknown or group_by is TrendGroup.NONE else row.group_value,
+                count=int(row.n),
+                total_sum=int(row.total_sum),
+                band_counts={band.band: int(row._mapping[f"band_{band.band}"]) for band in SCORE_BANDS},
+                percentile_totals={
+                    q: (int(row._mapping[f"low_{i}"]), int(row._mapping[f"high_{i}"]))
+                    for i, q in enumerate(PERCENTILES)
+                },
+                dimension_sums={d: int(row._mapping[f"{d}_sum"]) for d in DIMENSIONS},
+                dimension_counts={d: int(row._mapping[f"{d}_n"]) for d in DIMENSIONS},
+            )
+            for row in self._all(statement)
+        ]
 
     @db_call
     def scanned_trends(

@@ -28,8 +28,8 @@ from session_scoring.models.trends import (
     HumanAgreement,
     Mover,
     TrendBucket,
+    TrendCounts,
     TrendGroup,
-    TrendHistogramRow,
     TrendPoint,
     TrendRow,
     TrendsReport,
@@ -59,40 +59,30 @@ def _band_of(total: int) -> str:
     return _BANDS_BY_TOTAL[total]
 
 
-def _percentile_cont(values: Sequence[int], ends: Sequence[int], q: float) -> float:
-    """PostgreSQL's ``percentile_cont(q)`` over the sorted multiset whose distinct ``values`` (ascending) end at the
-    cumulative counts ``ends``: the same positions and the same interpolation arithmetic (``float8_lerp``)."""
-
-    def at(position: int) -> int:  # the value at a 0-based position of the sorted multiset
-        return values[bisect_right(ends, position)]
-
-    position = q * (ends[-1] - 1)
-    first, second = math.floor(position), math.ceil(position)
-    low = float(at(first))
-    if first == second:
-        return low
-    return low + (position - first) * (float(at(second)) - low)
+def _percentile_cont(count: int, q: float, low: int, high: int) -> float:
+    """PostgreSQL's ``percentile_cont(q)`` of ``count`` sorted values whose values at positions ``floor`` and
+    ``ceil`` of ``q * (count - 1)`` are ``low`` and ``high``: the same float8 arithmetic (``float8_lerp``)."""
+    position = q * (count - 1)
+    first = math.floor(position)
+    if first == math.ceil(position):
+        return float(low)
+    return float(low) + (position - first) * (float(high) - float(low))
 
 
-def trend_row(h: TrendHistogramRow) -> TrendRow:
-    """A bucket's statistics from its histogram of totals, exactly as the aggregates over every score give them."""
-    ends = list(accumulate(h.counts))
-    n = ends[-1]
-    bands = {band: 0 for band in BAND_NAMES}
-    for total, count in zip(h.totals, h.counts, strict=True):
-        bands[_band_of(total)] += count
+def trend_row(t: TrendCounts) -> TrendRow:
+    """A point's statistics from its bucket counts, exactly as the aggregates over every score give them."""
     return TrendRow(
-        bucket_start=h.bucket_start,
-        group=h.group,
-        count=n,
-        mean=sum(t * c for t, c in zip(h.totals, h.counts, strict=True)) / n,
-        p10=_percentile_cont(h.totals, ends, 0.1),
-        p50=_percentile_cont(h.totals, ends, 0.5),
-        p90=_percentile_cont(h.totals, ends, 0.9),
+        bucket_start=t.bucket_start,
+        group=t.group,
+        count=t.count,
+        mean=t.total_sum / t.count,
+        p10=_percentile_cont(t.count, 0.1, *t.percentile_totals[0.1]),
+        p50=_percentile_cont(t.count, 0.5, *t.percentile_totals[0.5]),
+        p90=_percentile_cont(t.count, 0.9, *t.percentile_totals[0.9]),
         dimension_means={
-            d: h.dimension_sums[d] / h.dimension_counts[d] if h.dimension_counts[d] else None for d in DIMENSIONS
+            d: t.dimension_sums[d] / t.dimension_counts[d] if t.dimension_counts[d] else None for d in DIMENSIONS
         },
-        band_counts=bands,
+        band_counts=t.band_counts,
     )
 
 
