@@ -27,6 +27,8 @@ TABLES = {
     "latest_score_counts",
     "latest_score_tools",
     "judge_labels",
+    "trend_members",
+    "trend_buckets",
 }
 
 
