@@ -4,7 +4,7 @@ Adds ``export_jobs``: the kind, the parameters (criteria resolved when asked), t
 completed, failed), rows and bytes written, the S3 key, the error, who asked, and the created/started/finished times.
 
 Revision ID: 0013_export_jobs
-Revises: 0011_canonical_tools
+Revises: 0012_trend_buckets
 Create Date: 2026-11-23
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0013_export_jobs"
-down_revision = "0011_canonical_tools"
+down_revision = "0012_trend_buckets"
 branch_labels = None
 depends_on = None
 

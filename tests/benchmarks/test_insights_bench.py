@@ -246,3 +246,203 @@ def test_missing_tools_by_canonical_name_at_scale(
         bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, "<= 100 ms", f"median of {RUNS}")
     query_engine.dispose()
     container.engine.dispose()
+
+
+# ---------------------------------------------------------------- trends and criteria comparison at scale
+
+TREND_DAYS = 180
+CANDIDATE = "c" * 64
+
+
+def _load_pairs(cur: Any, scale: int, base: str, candidate: str) -> None:
+    """``scale`` completed scores: every session scored once under ``base`` and once under ``candidate`` (the
+    comparison's worst case: scale / 2 pairs), over 180 days, three agents, four alert types; then their
+    ``latest_scores`` rows as the verdict statement leaves them (one per criteria hash, and the newer under '*')."""
+    sessions = max(1, scale // 2)
+    cur.execute(
+        "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (%s, %s), (%s, %s) "
+        "ON CONFLICT DO NOTHING",
+        (base, json.dumps({"scoring": {}}), candidate, json.dumps({"scoring": {}})),
+    )
+    cur.execute(
+        """
+        INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, score_breakdown,
+                                    scored_triggered_by, requested_at, started_at, scored_at, judge_provider,
+                                    session_agent, session_alert_type, facts_captured_at)
+        SELECT md5('pair' || i || '-' || k)::uuid, 'pair-' || i, CASE WHEN k = 0 THEN %s ELSE %s END, 'completed',
+               t.total,
+               jsonb_build_object('logical_flow', t.total / 4, 'consistency', (i + k) %% 26,
+                                  'tool_relevance', t.total / 4, 'synthesis_quality', (i * 7 + k) %% 26),
+               'bench', s.at, s.at, s.at, 'heuristic',
+               (ARRAY['KubernetesAgent', 'NetworkAgent', 'DatabaseAgent'])[1 + i %% 3],
+               CASE WHEN i %% 5 = 4 THEN NULL  -- a fifth without an alert type (the unknown group)
+                    ELSE (ARRAY['PodOOMKilled', 'HighLatency', 'DiskFull', 'CrashLoop'])[1 + i %% 4] END,
+               now()
+        FROM generate_series(1, %s) AS i, generate_series(0, 1) AS k,
+             LATERAL (SELECT CASE WHEN k = 0 THEN (i * 37) %% 101
+                                  ELSE least(100, greatest(0, (i * 37) %% 101 + (i %% 21) - 10)) END AS total) AS t,
+             LATERAL (SELECT now() - make_interval(secs => (i::bigint * 15551) %% (%s * 86400) + k * 3600) AS at) AS s
+        """,
+        (base, candidate, sessions, TREND_DAYS),
+    )
+    cur.execute(
+        """
+        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
+                                   tool_relevance, synthesis_quality, scored_at, missing_tools)
+        SELECT s.session_id, c.criteria_hash, s.score_id, s.total_score,
+               CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
+                    WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good'
+                    ELSE 'near_perfect' END,
+               (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
+               (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int,
+               s.scored_at, '{}'
+        FROM session_scores s
+        CROSS JOIN LATERAL (VALUES (s.criteria_hash), ('*')) AS c(criteria_hash)
+        WHERE c.criteria_hash <> '*' OR s.criteria_hash = %s  -- the base score is the newer (k = 0)
+        """,
+        (base,),
+    )
+
+
+def test_trends_and_comparison_at_scale(
+    postgres_url: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trends (day/week, none/agent) and the criteria comparison over ``BENCH_SCALE`` scores: the bucket table and
+    the aggregated join (after) beside the scan with ``percentile_cont`` and every pair loaded into Python (before)."""
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.container import Container
+    from session_scoring.infrastructure import migrate
+    from session_scoring.models.trends import TrendBucket, TrendGroup
+    from session_scoring.services.agreement import kendall_tau_b
+
+    database = f"bench_trends_{uuid.uuid4().hex[:6]}"
+    admin = pg_connect(postgres_url)
+    admin.cursor().execute(f'CREATE DATABASE "{database}"')
+    admin.close()
+    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    # Loaded before the migration that builds the trend tables: its backfill fills them as on a deployed database.
+    config = migrate.alembic_config(Settings())
+    before_trends = str(ScriptDirectory.from_config(config).get_revision("0012_trend_buckets").down_revision)
+    engine = create_engine(url)
+    migrate.upgrade(engine, Settings(), before_trends)
+    monkeypatch.setenv("SCORING_DATABASE_URL", url)
+    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
+    # The "before" scans run for seconds at a million: measured, not cut off by the service's 8 s timeout.
+    monkeypatch.setenv("SCORING_DATABASE_STATEMENT_TIMEOUT_MS", "600000")
+    container = Container(Settings())
+    base = container.config.criteria_hash
+    conn = pg_connect(url)
+    cur = conn.cursor()
+    started = time.perf_counter()
+    _load_pairs(cur, SCALE, base, CANDIDATE)
+    print(f"\nloaded {SCALE:,} completed scores ({SCALE // 2:,} pairs) in {time.perf_counter() - started:.0f} s")
+    started = time.perf_counter()
+    migrate.upgrade(engine, Settings())
+    engine.dispose()
+    scale = f"{SCALE:,} scores"
+    bench_table.add(
+        f"trend_buckets backfill migration ({scale})", (time.perf_counter() - started) * 1000, "ms", None, "-", "once"
+    )
+    cur.execute("VACUUM ANALYZE")
+    cur.execute("SELECT count(*) FROM trend_buckets")
+    print(f"\ntrend_buckets rows at {scale}: {cur.fetchone()[0]:,}")
+    conn.close()
+
+    service = container.trends_service
+    repository = service._repository
+    query_engine = container.query_engine
+    for bucket in TrendBucket:
+        for group in (TrendGroup.NONE, TrendGroup.AGENT):
+
+            def after(b: TrendBucket = bucket, g: TrendGroup = group) -> Any:
+                return service.trends(None, b, g)
+
+            def before(b: TrendBucket = bucket, g: TrendGroup = group) -> Any:
+                return repository.scanned_trends(None, b, g, None, None)
+
+            name = f"GET /analytics/trends bucket={bucket.value} group_by={group.value}"
+            with _capturing(query_engine) as statements:
+                after()
+            print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+            after_ms = statistics.median(timed(RUNS, after))
+            before_ms = statistics.median(timed(2, before))
+            bench_table.add(f"{name} ({scale})", after_ms, "ms", None, "<= 100 ms", f"median of {RUNS}")
+            bench_table.add(f"  before: percentile_cont scan ({scale})", before_ms, "ms", None, "", "median of 2")
+
+    def compare() -> Any:
+        return service.criteria_comparison(base, CANDIDATE)
+
+    name = f"GET /analytics/criteria-comparison, {SCALE // 2:,} pairs"
+    with _capturing(query_engine) as statements:
+        answer = compare()
+    assert answer.n == SCALE // 2
+    print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+    bench_table.add(f"{name} ({scale})", statistics.median(timed(RUNS, compare)), "ms", None, "<= 100 ms", "")
+    # Before: every pair loaded into Python (the former repository query; on a connection without the service's
+    # statement timeout, which it exceeds at a million), then the former O(n^2) Kendall tau timed on a slice and
+    # scaled by (n / slice)^2.
+    conn = pg_connect(url)
+    cur = conn.cursor()
+    started = time.perf_counter()
+    cur.execute(
+        "SELECT b.session_id, b.total_score, c.total_score, b.band, c.band, b.logical_flow, b.consistency, "
+        "b.tool_relevance, b.synthesis_quality, c.logical_flow, c.consistency, c.tool_relevance, "
+        "c.synthesis_quality FROM latest_scores b JOIN latest_scores c ON c.session_id = b.session_id "
+        "WHERE b.criteria_hash = %s AND c.criteria_hash = %s ORDER BY b.session_id",
+        (base, CANDIDATE),
+    )
+    pairs = cur.fetchall()
+    load_ms = (time.perf_counter() - started) * 1000
+    conn.close()
+    bench_table.add(f"  before: every pair loaded ({scale})", load_ms, "ms", None, "", f"{len(pairs):,} pairs")
+    sample = 5_000
+    xs = [float(p[1]) for p in pairs[:sample]]
+    ys = [float(p[2]) for p in pairs[:sample]]
+    started = time.perf_counter()
+    kendall_tau_b(xs, ys)
+    tau_ms = (time.perf_counter() - started) * 1000 * (len(pairs) / sample) ** 2
+    bench_table.add(f"  before: Kendall tau O(n^2), estimated ({scale})", tau_ms, "ms", None, "", f"from {sample:,}")
+    _verdict_statement_cost(container, base, scale, bench_table, monkeypatch)
+    container.query_engine.dispose()
+    container.engine.dispose()
+
+
+def _verdict_statement_cost(
+    container: Any, criteria: str, scale: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the trend upkeep adds to storing a verdict: ``complete()`` of new attempts with the statement as built
+    (after) and as built without ``trend_upkeep_ctes`` (before), interleaved, on the loaded database (last: the
+    "before" statements leave the trend tables behind)."""
+    from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+    from session_scoring.repositories import scores
+    from session_scoring.repositories.scores import PromptStats, ScoreRepository
+
+    with_upkeep = ScoreRepository(container.query_engine)
+    with monkeypatch.context() as patch:
+        patch.setattr(scores, "trend_upkeep_ctes", lambda _done: ())
+        without_upkeep = ScoreRepository(container.query_engine)
+    output = JudgeOutputSchema.model_validate(
+        {
+            "total_score": 72,
+            "score_breakdown": {"logical_flow": 20, "consistency": 18, "tool_relevance": 17, "synthesis_quality": 17},
+            "score_reasoning": "bench",
+            "missing_tools": [{"tool_name": "kubectl-top", "rationale": "needed"}],
+            "alternative_approaches": [],
+        }
+    )
+    judged = JudgeVerdict(output=output, provider="bench", model="m")
+    figures: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(2 * RUNS * 10):
+        upkeep = i % 2 == 0
+        repo = with_upkeep if upkeep else without_upkeep
+        attempt = repo.create_attempt(uuid.uuid4(), f"pair-{i * 7 % 1000}", criteria, "bench")
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        assert claim.claim_token is not None
+        started = time.perf_counter()
+        repo.complete(attempt.attempt.score_id, claim.claim_token, criteria, judged, PromptStats(False, None, None))
+        figures[upkeep].append((time.perf_counter() - started) * 1000)
+    before, after = statistics.median(figures[False]), statistics.median(figures[True])
+    bench_table.add(f"store a verdict (complete), trend upkeep ({scale})", after, "ms", before, "", "floor: without")

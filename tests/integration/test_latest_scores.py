@@ -1,9 +1,10 @@
 """``latest_scores``, its tool rows and its counters (band and tool counters, the per-tool counters by day, agent,
-spelling and availability) on real PostgreSQL: kept right by concurrent completes and backfilled by the migrations,
-both compared with a recount of the stored attempts."""
+spelling and availability), and the trend tables (``trend_buckets``), on real PostgreSQL: kept right by concurrent
+completes and backfilled by the migrations, all compared with a recount of the stored attempts."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import uuid
 from collections import Counter
@@ -43,10 +44,6 @@ Counts = Counter[tuple[str, ...]]
 
 def available_to(session_id: str) -> tuple[str, ...]:
     return AVAILABLE if int(session_id[1:]) < 3 else ()
-
-
-def agent_of(session_id: str) -> str | None:
-    return AGENTS[int(session_id[1:]) % 3]
 
 
 def expected(
@@ -124,6 +121,58 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
     return rows, counts
 
 
+Buckets = dict[tuple[Any, ...], tuple[int, ...]]
+DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+
+
+def expected_buckets(engine: Engine) -> Buckets:
+    """``trend_buckets`` recounted in Python from every stored completed attempt: per scope, bucket (UTC day and
+    week), grouping, group and total, the latest scores' sessions and each dimension's sum and count."""
+    with engine.connect() as conn:
+        attempts = conn.execute(
+            text(
+                "SELECT score_id, session_id, criteria_hash, total_score, scored_at, score_breakdown, session_agent, "
+                "session_alert_type, date_trunc('day', scored_at AT TIME ZONE 'UTC')::date AS day, "
+                "date_trunc('week', scored_at AT TIME ZONE 'UTC')::date AS week FROM session_scores "
+                "WHERE status = 'completed'"
+            )
+        ).all()
+    latest: dict[tuple[str, str], Any] = {}
+    for row in attempts:
+        for scope in (row.criteria_hash, "*"):
+            key = (scope, row.session_id)
+            if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
+                latest[key] = row
+    sums: dict[tuple[Any, ...], list[int]] = {}
+    for (scope, _), row in latest.items():
+        for (unit, start), (group_by, value) in itertools.product(
+            (("day", row.day), ("week", row.week)),
+            (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)),
+        ):
+            key = (scope, unit, group_by, start, value is None, value or "", row.total_score)
+            cell = sums.setdefault(key, [0] * 9)
+            cell[0] += 1
+            for i, d in enumerate(DIMENSIONS):
+                points = (row.score_breakdown or {}).get(d)
+                cell[1 + 2 * i] += points or 0
+                cell[2 + 2 * i] += points is not None
+    return {key: tuple(cell) for key, cell in sums.items()}
+
+
+def stored_buckets(engine: Engine) -> Buckets:
+    """The non-empty rows of ``trend_buckets`` (a cell a replacement emptied stays, all zero)."""
+    columns = ", ".join(f"{d}_sum, {d}_n" for d in DIMENSIONS)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, total_score, "
+                f"sessions, {columns} FROM trend_buckets"
+            )
+        ).all()
+    assert all(any(row[7:]) == (row.sessions != 0) for row in rows)
+    return {tuple(row[:7]): tuple(row[7:]) for row in rows if row.sessions != 0}
+
+
 def verdict(total: int, tools: list[str]) -> JudgeVerdict:
     parts = [min(25, max(0, total - 25 * i)) for i in range(4)]
     output = JudgeOutputSchema.model_validate(
@@ -149,7 +198,16 @@ def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
     for _ in range(rounds):
         session_id = f"s{rng.randrange(6)}"
         criteria = rng.choice(HASHES)
-        facts = SessionFacts(agent_of(session_id), None, None, None, None, None, "file")
+        # Facts per attempt (an agent may be unknown), so a replacement can move a session between groups.
+        facts = SessionFacts(
+            agent=rng.choice(AGENTS),
+            alert_type=rng.choice(["PodOOMKilled", None]),
+            started_at=None,
+            ended_at=None,
+            stages=None,
+            tool_calls=None,
+            source="file",
+        )
         attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria, "test", facts)
         claim = repo.claim(attempt.attempt.score_id, 60)
         if claim.claim_token is None:
@@ -185,6 +243,7 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
     assert completed > 20  # the threads did store verdicts, several per session
     assert got_rows == want_rows
     assert got_counts == want_counts
+    assert stored_buckets(engine) == expected_buckets(engine)
     assert sum(n for (scope, kind, *_), n in got_counts.items() if scope == "*" and kind == "band") == len(
         {session for scope, session in want_rows if scope == "*"}
     )
@@ -194,6 +253,33 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
     assert "pods_log" in named
     assert not named & {"k8s.pods_log", "mcp__k8s__pods_log", "K8s.Pods-Log"}
     assert ("*", "pods_log", "available", "") in got_counts
+
+
+def test_a_facts_backfill_moves_scored_sessions_to_their_trend_groups(stack: Stack) -> None:
+    from session_scoring.repositories.trends import TrendsRepository
+
+    repo = stack.container.repository
+    repo.ensure_criteria(HASHES[0], {"scoring": {"llm_provider": "test"}})
+    for session_id, total in (("f1", 30), ("f1", 70), ("f2", 90)):  # f1 re-scored: its first score is no member
+        attempt = repo.create_attempt(uuid.uuid4(), session_id, HASHES[0], "test")  # no facts yet
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        assert claim.claim_token is not None
+        repo.complete(
+            attempt.attempt.score_id, claim.claim_token, HASHES[0], verdict(total, []), PromptStats(False, None, None)
+        )
+    engine = stack.container.query_engine
+    facts = SessionFacts(
+        agent="NetworkAgent", alert_type=None, started_at=None, ended_at=None, stages=1, tool_calls=2, source="file"
+    )
+    trends = TrendsRepository(engine)
+
+    assert stack.container.insights_repository.fill_facts("f1", facts) == 2
+    assert trends.refresh_facts("f1") == 2  # its member under the hash and under '*'
+    assert trends.refresh_facts("f1") == 0  # nothing left to move
+
+    buckets = stored_buckets(engine)
+    assert buckets == expected_buckets(engine)
+    assert {key[5] for key in buckets if key[2] == "agent"} == {"NetworkAgent", ""}  # f2 still unknown
 
 
 @pytest.fixture
@@ -259,6 +345,9 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
 
     want_rows, want_counts = expected(engine)
     assert stored(engine) == (want_rows, want_counts)
+    buckets = stored_buckets(engine)
+    assert buckets == expected_buckets(engine)
+    assert len({key[0] for key in buckets}) == 3  # both hashes and '*'
     # Spelled out: the newest completed score of each scope wins; a later failure changes nothing.
     assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["query"])
     assert want_rows[("*", "rescored")][1:] == (60, "adequate", [])

@@ -29,6 +29,8 @@ TABLES = {
     "latest_score_tools",
     "judge_labels",
     "export_jobs",
+    "trend_members",
+    "trend_buckets",
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from session_scoring.repositories.trends import TrendsRepository
 from tests.conftest import Stack
 from tests.integration.test_analytics_api import seed_score
 
@@ -40,6 +41,8 @@ def trend_stack(stack: Stack) -> Stack:
         ("s-d", 70, "2026-01-13T08:00:00+00:00", "y"),
     ]:
         _place(stack, seed_score(stack, session, total), at, agent)
+    # The scores were moved by hand: the trend tables are rebuilt from latest_scores as after a facts backfill.
+    TrendsRepository(stack.container.query_engine).rebuild()
     return stack
 
 

@@ -338,9 +338,10 @@ class Container:
 
     @cached_property
     def facts_backfill(self) -> FactsBackfill:
+        from session_scoring.repositories.trends import TrendsRepository
         from session_scoring.services.facts import FactsBackfill
 
-        return FactsBackfill(self.insights_repository, self.source)
+        return FactsBackfill(self.insights_repository, self.source, TrendsRepository(self.query_engine))
 
     @cached_property
     def message_batches(self) -> MessageBatches:

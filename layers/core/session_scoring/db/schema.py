@@ -8,13 +8,15 @@ active attempt per session instead of a unique ``session_id``), and there is no 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -289,6 +291,13 @@ class LatestScoreRow(Base):
             text("score_id DESC"),
             postgresql_include=["session_id"],
         ),
+        # The criteria comparison's join (0012_trend_buckets): both sides index-only, in session order.
+        Index(
+            "ix_latest_scores_criteria_session",
+            "criteria_hash",
+            "session_id",
+            postgresql_include=["total_score", *DIMENSIONS],
+        ),
     )
 
 
@@ -354,6 +363,58 @@ class LatestToolCountRow(Base):
             "value",
             postgresql_include=["sessions"],
         ),
+    )
+
+
+class TrendMemberRow(Base):
+    """A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``) as the trends count it: the
+    bucket it is in (UTC day, agent, alert type, total) and its dimensions (migration 0012_trend_buckets). Kept by
+    the statement that stores a verdict, like ``latest_scores``; ``previous`` is what the last update replaced."""
+
+    __tablename__ = "trend_members"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    score_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False)
+    scored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    session_agent: Mapped[str | None] = mapped_column(String(255))
+    session_alert_type: Mapped[str | None] = mapped_column(String(255))
+    total_score: Mapped[int] = mapped_column(Integer, nullable=False)
+    logical_flow: Mapped[int | None] = mapped_column(Integer)
+    consistency: Mapped[int | None] = mapped_column(Integer)
+    tool_relevance: Mapped[int | None] = mapped_column(Integer)
+    synthesis_quality: Mapped[int | None] = mapped_column(Integer)
+    previous: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class TrendBucketRow(Base):
+    """Sessions (and dimension sums) per criteria hash, bucket (a UTC day, or the Monday of its week), grouping,
+    group and total score among ``trend_members``: a trend's exact percentiles, means and band shares are sums over
+    these rows. The key's order is the trend's output order, so a trend is one ordered index range scan."""
+
+    __tablename__ = "trend_buckets"
+
+    criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bucket: Mapped[str] = mapped_column(String(4), primary_key=True)
+    group_by: Mapped[str] = mapped_column(String(10), primary_key=True)
+    bucket_start: Mapped[date] = mapped_column(Date, primary_key=True)
+    group_unknown: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    """True when the score's attempt has no such fact (the value is then ''; for ``group_by`` 'none' False, '')."""
+    group_value: Mapped[str] = mapped_column(String(255), primary_key=True)
+    total_score: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sessions: Mapped[int] = mapped_column(Integer, nullable=False)
+    logical_flow_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    logical_flow_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    consistency_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    consistency_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    tool_relevance_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    tool_relevance_n: Mapped[int] = mapped_column(Integer, nullable=False)
+    synthesis_quality_sum: Mapped[int] = mapped_column(Integer, nullable=False)
+    synthesis_quality_n: Mapped[int] = mapped_column(Integer, nullable=False)
+
+    __table_args__ = (
+        CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_buckets_bucket"),
+        CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),
     )
 
 

@@ -40,6 +40,27 @@ class TrendRow:
     band_counts: dict[str, int]
 
 
+#: The percentiles of the total a trend point has (``percentile_cont``'s).
+PERCENTILES = (0.1, 0.5, 0.9)
+
+
+@dataclass(frozen=True)
+class TrendCounts:
+    """One bucket and group as the bucket table sums it: how many sessions, the sum of their totals, per band how
+    many, per percentile the totals at the two 0-based positions ``floor`` and ``ceil`` of ``q * (count - 1)`` of
+    the sorted totals (what ``percentile_cont`` interpolates between), and per dimension the sum of its points and
+    how many scores had it."""
+
+    bucket_start: datetime
+    group: str | None
+    count: int
+    total_sum: int
+    band_counts: dict[str, int]
+    percentile_totals: dict[float, tuple[int, int]]
+    dimension_sums: dict[str, int]
+    dimension_counts: dict[str, int]
+
+
 @dataclass(frozen=True)
 class ComparedScore:
     """A session's latest completed score under the base and under the candidate criteria."""
@@ -125,3 +146,14 @@ class CriteriaComparison(_Response):
         default_factory=list,
         description="Up to 2,000 of the compared sessions (the first by session id: a fixed sample), for a scatter",
     )
+
+
+@dataclass(frozen=True)
+class ComparisonHistograms:
+    """What the comparison's statistics are computed from: sessions per (base total, candidate total), per dimension
+    sessions per delta (candidate minus base, both present), and the biggest movers each way, biggest first."""
+
+    joint: dict[tuple[int, int], int]
+    dimension_deltas: dict[str, dict[int, int]]
+    movers_up: list[Mover]
+    movers_down: list[Mover]

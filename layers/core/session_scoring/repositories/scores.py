@@ -82,6 +82,7 @@ from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BAN
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
+from session_scoring.repositories.trends import trend_upkeep_ctes
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
 
@@ -343,7 +344,7 @@ def _with_children(done: Any, *, latest: bool) -> Any:
         )
         .cte("steps_stored")
     )
-    latest_ctes = _latest_ctes(done) if latest else ()
+    latest_ctes = (*_latest_ctes(done), *trend_upkeep_ctes(done)) if latest else ()
     return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *latest_ctes)
 
 

@@ -16,6 +16,7 @@ from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.session import Session, SessionSummary
 from session_scoring.repositories.insights import InsightsRepository
+from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.sources.base import SessionSource
 
 
@@ -62,9 +63,10 @@ class FactsBackfill:
     backfill starts again where the list now begins.
     """
 
-    def __init__(self, repository: InsightsRepository, source: SessionSource) -> None:
+    def __init__(self, repository: InsightsRepository, source: SessionSource, trends: TrendsRepository) -> None:
         self._repository = repository
         self._source = source
+        self._trends = trends
 
     def pending_sessions(self) -> list[str]:
         """Sessions with at least one attempt still to fill, in a stable order."""
@@ -84,6 +86,7 @@ class FactsBackfill:
                 result.gone.append(session_id)
             else:
                 result.attempts_filled += self._repository.fill_facts(session_id, facts_of(session))
+                self._trends.refresh_facts(session_id)  # its scores' trend groups follow the filled facts
             result.sessions += 1
             on_session(note)
         return result

@@ -1,25 +1,37 @@
 """Score trends over time, and the comparison of a candidate criteria with a base one before adopting it.
 
-Both read each session's latest completed score under a criteria hash (``latest_scores``). The rank correlations are
-the numpy implementations of the agreement service (no scipy in the runtime: see services/agreement.py).
+Both read each session's latest completed score under a criteria hash, and both are exact at any scale without
+reading every score: totals are integers 0-100, so a histogram of them gives ``percentile_cont``'s percentiles, the
+means, the band shares, Spearman's rho (average ranks from the marginals) and Kendall's tau-b (concordant and
+discordant pairs from 2-D suffix sums) with the same answers as the statistics over every score. The repository
+returns those histograms (``trend_buckets`` for the trends, an aggregated join for the comparison).
+
+``compare`` (every pair loaded, the rank correlations of the agreement service) is the oracle the tests check
+``compare_histograms`` against.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from itertools import accumulate
 
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 from session_scoring.models.trends import (
     ComparedScore,
+    ComparisonHistograms,
     CriteriaComparison,
     DeltaSummary,
     HumanAgreement,
     Mover,
     TrendBucket,
+    TrendCounts,
     TrendGroup,
     TrendPoint,
+    TrendRow,
     TrendsReport,
 )
 from session_scoring.repositories.trends import TrendsRepository
@@ -38,6 +50,129 @@ def _summary(deltas: Sequence[int]) -> DeltaSummary:
         return DeltaSummary(n=0, mean_delta=None, median_delta=None)
     return DeltaSummary(
         n=len(deltas), mean_delta=statistics.fmean(deltas), median_delta=float(statistics.median(deltas))
+    )
+
+
+#: The band of each total 0-100 (looked up per histogram cell).
+_BANDS_BY_TOTAL = [band_for(t).band for t in range(MIN_SCORE, MAX_SCORE + 1)]
+
+
+def _band_of(total: int) -> str:
+    return _BANDS_BY_TOTAL[total]
+
+
+def _percentile_cont(count: int, q: float, low: int, high: int) -> float:
+    """PostgreSQL's ``percentile_cont(q)`` of ``count`` sorted values whose values at positions ``floor`` and
+    ``ceil`` of ``q * (count - 1)`` are ``low`` and ``high``: the same float8 arithmetic (``float8_lerp``)."""
+    position = q * (count - 1)
+    first = math.floor(position)
+    if first == math.ceil(position):
+        return float(low)
+    return float(low) + (position - first) * (float(high) - float(low))
+
+
+def trend_row(t: TrendCounts) -> TrendRow:
+    """A point's statistics from its bucket counts, exactly as the aggregates over every score give them."""
+    return TrendRow(
+        bucket_start=t.bucket_start,
+        group=t.group,
+        count=t.count,
+        mean=t.total_sum / t.count,
+        p10=_percentile_cont(t.count, 0.1, *t.percentile_totals[0.1]),
+        p50=_percentile_cont(t.count, 0.5, *t.percentile_totals[0.5]),
+        p90=_percentile_cont(t.count, 0.9, *t.percentile_totals[0.9]),
+        dimension_means={
+            d: t.dimension_sums[d] / t.dimension_counts[d] if t.dimension_counts[d] else None for d in DIMENSIONS
+        },
+        band_counts=t.band_counts,
+    )
+
+
+def _histogram_summary(histogram: Mapping[int, int]) -> DeltaSummary:
+    """``_summary`` of the multiset a histogram (value: count) describes."""
+    values = sorted(v for v, c in histogram.items() if c)
+    counts = [histogram[v] for v in values]
+    n = sum(counts)
+    if n == 0:
+        return DeltaSummary(n=0, mean_delta=None, median_delta=None)
+    ends = list(accumulate(counts))
+
+    def at(position: int) -> int:
+        return values[bisect_right(ends, position)]
+
+    median = float(at(n // 2)) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
+    return DeltaSummary(
+        n=n, mean_delta=sum(v * c for v, c in zip(values, counts, strict=True)) / n, median_delta=median
+    )
+
+
+def _rank_correlations(joint: Mapping[tuple[int, int], int]) -> tuple[float | None, float | None]:
+    """Spearman's rho and Kendall's tau-b of the totals from their joint histogram (totals 0-100), with the oracle's
+    conventions: None below two pairs, rho None for a constant variable, tau None when its denominator is 0."""
+    import numpy as np
+
+    size = MAX_SCORE + 1
+    h = np.zeros((size, size), dtype=np.int64)
+    for (x, y), count in joint.items():
+        h[x, y] += count
+    n = int(h.sum())
+    if n < 2:
+        return None, None
+    rows, columns = h.sum(axis=1), h.sum(axis=0)
+    # Average 1-based ranks of each total from the marginals; Pearson's r of the ranks weighted by the cells.
+    rank_x = np.cumsum(rows) - (rows - 1) / 2.0
+    rank_y = np.cumsum(columns) - (columns - 1) / 2.0
+    rho: float | None = None
+    if np.count_nonzero(rows) > 1 and np.count_nonzero(columns) > 1:
+        dx = rank_x - float(rows @ rank_x) / n
+        dy = rank_y - float(columns @ rank_y) / n
+        covariance = float(dx @ h.astype(float) @ dy)
+        r = covariance / math.sqrt(float(rows @ (dx * dx)) * float(columns @ (dy * dy)))
+        rho = r if math.isfinite(r) else None
+    # Cells beyond (x, y): above = x' > x and y' > y (concordant), left = x' > x and y' < y (discordant).
+    suffix = np.zeros((size + 1, size + 2), dtype=np.int64)
+    suffix[:size, 1 : size + 1] = h
+    below_x = suffix[::-1].cumsum(axis=0)[::-1]  # rows x' >= x
+    after = below_x[:, ::-1].cumsum(axis=1)[:, ::-1]  # and columns >= y (shifted by one)
+    before = below_x.cumsum(axis=1)  # and columns <= y (shifted by one)
+    concordant = int((h * after[1 : size + 1, 2 : size + 2]).sum())
+    discordant = int((h * before[1 : size + 1, 0:size]).sum())
+    pairs = n * (n - 1) / 2
+    tied_x = int((rows * (rows - 1) // 2).sum())
+    tied_y = int((columns * (columns - 1) // 2).sum())
+    denominator = math.sqrt((pairs - tied_x) * (pairs - tied_y))
+    tau = None if denominator == 0 else float(concordant - discordant) / denominator
+    return rho, tau
+
+
+def compare_histograms(
+    base: str,
+    candidate: str,
+    histograms: ComparisonHistograms,
+    base_agreement: HumanAgreement,
+    candidate_agreement: HumanAgreement,
+) -> CriteriaComparison:
+    """The comparison from the pairs' histograms: the same answer as ``compare`` over every pair."""
+    matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
+    total_deltas: dict[int, int] = {}
+    for (before, after), count in histograms.joint.items():
+        matrix[BAND_NAMES.index(_band_of(before))][BAND_NAMES.index(_band_of(after))] += count
+        total_deltas[after - before] = total_deltas.get(after - before, 0) + count
+    rho, tau = _rank_correlations(histograms.joint)
+    return CriteriaComparison(
+        base=base,
+        candidate=candidate,
+        n=sum(histograms.joint.values()),
+        total=_histogram_summary(total_deltas),
+        dimensions={d: _histogram_summary(histograms.dimension_deltas[d]) for d in DIMENSIONS},
+        spearman_rho=rho,
+        kendall_tau_b=tau,
+        bands=BAND_NAMES,
+        band_transitions=matrix,
+        movers_up=histograms.movers_up,
+        movers_down=histograms.movers_down,
+        base_human_agreement=base_agreement,
+        candidate_human_agreement=candidate_agreement,
     )
 
 
@@ -64,7 +199,8 @@ def compare(
     base_agreement: HumanAgreement,
     candidate_agreement: HumanAgreement,
 ) -> CriteriaComparison:
-    """The comparison of the candidate's scores with the base's over the same sessions."""
+    """The comparison of the candidate's scores with the base's over the same sessions, from every pair (the oracle
+    of ``compare_histograms``)."""
     matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
     for p in pairs:
         matrix[BAND_NAMES.index(p.base_band)][BAND_NAMES.index(p.candidate_band)] += 1
@@ -108,7 +244,11 @@ class TrendsService:
         scored_after: datetime | None = None,
         scored_before: datetime | None = None,
     ) -> TrendsReport:
-        rows = self._repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        if self._repository.answers_from_buckets(scored_after, scored_before):
+            histograms = self._repository.bucketed_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+            rows = [trend_row(h) for h in histograms]
+        else:
+            rows = self._repository.scanned_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
@@ -132,13 +272,15 @@ class TrendsService:
         )
 
     def criteria_comparison(self, base: str, candidate: str) -> CriteriaComparison:
-        pairs = self._repository.compared_scores(base, candidate)
-        comparison = compare(base, candidate, pairs, self._human_agreement(base), self._human_agreement(candidate))
+        histograms = self._repository.comparison_histograms(base, candidate, MOVERS)
+        comparison = compare_histograms(
+            base, candidate, histograms, self._human_agreement(base), self._human_agreement(candidate)
+        )
         return self._with_points(comparison)
 
     def _with_points(self, comparison: CriteriaComparison) -> CriteriaComparison:
-        """The comparison with its scatter's points (read apart from the statistics' pairs, so their computation
-        can change without the scatter)."""
+        """The comparison with its scatter's points (read apart from the statistics' histograms, so their
+        computation can change without the scatter)."""
         points = self._repository.comparison_points(comparison.base, comparison.candidate, COMPARISON_POINTS)
         return comparison.model_copy(update={"points": points})
 

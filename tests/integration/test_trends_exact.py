@@ -1,0 +1,140 @@
+"""The trends from ``trend_buckets`` and the comparison from histograms give the same answers as the statistics over
+every score (``percentile_cont`` over every latest score; every pair loaded into Python), on a few hundred random
+scores in real PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from session_scoring.models.scores import DIMENSIONS, band_for
+from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup
+from session_scoring.repositories.trends import TrendsRepository
+from session_scoring.services.trends import MOVERS, compare, compare_histograms, trend_row
+from tests.conftest import Stack
+
+BASE, CANDIDATE = "b" * 64, "c" * 64
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _latest(
+    conn: Any, session: str, criteria: str, score_id: uuid.UUID, total: int, at: datetime, dims: list[int | None]
+) -> None:
+    conn.execute(
+        text(
+            "INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, "
+            "consistency, tool_relevance, synthesis_quality, scored_at) "
+            "VALUES (:s, :h, :id, :t, :band, :d0, :d1, :d2, :d3, :at)"
+        ),
+        {"s": session, "h": criteria, "id": score_id, "t": total, "band": band_for(total).band, "at": at}
+        | {f"d{i}": v for i, v in enumerate(dims)},
+    )
+
+
+@pytest.fixture
+def seeded(stack: Stack) -> TrendsRepository:
+    """300 sessions with a latest score under the base criteria and '*' over 40 days (agents and alert types, some
+    unknown; some dimensions missing), 250 of them also under the candidate; the trend tables rebuilt from them."""
+    rng = random.Random(12)
+    with stack.container.engine.begin() as conn:
+        for criteria in (BASE, CANDIDATE):
+            conn.execute(
+                text("INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (:h, '{}')"),
+                {"h": criteria},
+            )
+        for i in range(300):
+            session = f"r-{i}"
+            at = START + timedelta(seconds=rng.randrange(40 * 86400))
+            total = rng.choice([rng.randrange(101), rng.randrange(40, 60)])  # ties and spread alike
+            dims = [rng.choice([None, rng.randrange(26)]) if d == 0 else rng.randrange(26) for d in range(4)]
+            score_id = uuid.uuid4()
+            conn.execute(
+                text(
+                    "INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, "
+                    "scored_triggered_by, requested_at, scored_at, session_agent, session_alert_type) "
+                    "VALUES (:id, :s, :h, 'completed', :t, 'test', :at, :at, :agent, :alert)"
+                ),
+                {
+                    "id": score_id,
+                    "s": session,
+                    "h": BASE,
+                    "t": total,
+                    "at": at,
+                    "agent": rng.choice(["KubernetesAgent", "NetworkAgent", None]),
+                    "alert": rng.choice(["PodOOMKilled", "HighLatency", None]),
+                },
+            )
+            for scope in (BASE, "*"):
+                _latest(conn, session, scope, score_id, total, at, dims)
+            if i < 250:  # the candidate moves most scores a little, some a lot
+                moved = max(0, min(100, total + rng.choice([0, 0, rng.randrange(-8, 9), rng.randrange(-60, 61)])))
+                other = [rng.choice([None, rng.randrange(26)]) for _ in range(4)]
+                _latest(conn, session, CANDIDATE, uuid.uuid4(), moved, at, other)
+    repository = TrendsRepository(stack.container.query_engine)
+    repository.rebuild()
+    return repository
+
+
+def test_bucketed_trends_equal_the_percentile_cont_scan(seeded: TrendsRepository) -> None:
+    days = (START + timedelta(days=3), START + timedelta(days=31))  # a Sunday to a Sunday: weeks cut
+    mondays = (datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 2, 2, tzinfo=UTC))  # whole weeks
+    for bucket, group_by, criteria_hash, bounds in itertools.product(
+        TrendBucket, TrendGroup, (None, BASE), ((None, None), days, mondays, (None, mondays[1]))
+    ):
+        scanned = seeded.scanned_trends(criteria_hash, bucket, group_by, *bounds)
+        bucketed = [trend_row(h) for h in seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)]
+        assert len(bucketed) == len(scanned) > 1
+        for got, want in zip(bucketed, scanned, strict=True):
+            assert (got.bucket_start, got.group, got.count, got.band_counts) == (
+                want.bucket_start,
+                want.group,
+                want.count,
+                want.band_counts,
+            )
+            assert [got.mean, got.p10, got.p50, got.p90] == pytest.approx(
+                [want.mean, want.p10, want.p50, want.p90], abs=1e-9, rel=0
+            )
+            for d in DIMENSIONS:
+                expected = want.dimension_means[d]
+                if expected is None:
+                    assert got.dimension_means[d] is None
+                else:
+                    assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
+
+
+def test_bounds_inside_a_day_are_answered_by_the_scan(seeded: TrendsRepository) -> None:
+    assert seeded.answers_from_buckets(START, None)
+    assert not seeded.answers_from_buckets(START + timedelta(hours=5), None)
+    assert not seeded.answers_from_buckets(datetime(2026, 1, 1), None)  # no time zone: not known to be UTC
+
+
+def test_comparison_from_histograms_equals_every_pair_in_python(seeded: TrendsRepository) -> None:
+    agreement = HumanAgreement(
+        criteria_hash=BASE, n=0, spearman_rho=None, kendall_tau=None, mean_absolute_error=None, weighted_kappa=None
+    )
+    for base, candidate in ((BASE, CANDIDATE), (CANDIDATE, BASE), (BASE, "*")):
+        oracle = compare(base, candidate, seeded.compared_scores(base, candidate), agreement, agreement)
+        got = compare_histograms(
+            base, candidate, seeded.comparison_histograms(base, candidate, MOVERS), agreement, agreement
+        )
+        assert got.n == oracle.n > 200
+        assert got.band_transitions == oracle.band_transitions
+        assert got.movers_up == oracle.movers_up
+        assert got.movers_down == oracle.movers_down
+        assert len(got.movers_up) == len(got.movers_down) == (0 if candidate == "*" else MOVERS)
+        for summary, want in [(got.total, oracle.total)] + [
+            (got.dimensions[d], oracle.dimensions[d]) for d in DIMENSIONS
+        ]:
+            assert summary.n == want.n
+            assert summary.mean_delta == pytest.approx(want.mean_delta, abs=1e-9, rel=0)
+            assert summary.median_delta == want.median_delta
+        assert oracle.spearman_rho is not None
+        assert oracle.kendall_tau_b is not None
+        assert got.spearman_rho == pytest.approx(oracle.spearman_rho, abs=1e-9, rel=0)
+        assert got.kendall_tau_b == pytest.approx(oracle.kendall_tau_b, abs=1e-9, rel=0)
