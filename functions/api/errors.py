@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from session_scoring.errors import (
     AuthenticationRequiredError,
     ConfigurationError,
+    InvalidParametersError,
     InvalidRequestError,
     PermanentError,
     RunNotFoundError,
@@ -36,6 +37,7 @@ STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, Perman
 
 STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     InvalidRequestError: (400, None),
+    InvalidParametersError: (422, "invalid_parameters"),
     AuthenticationRequiredError: (401, None),
     SessionNotScorableError: (400, None),
     SessionNotFoundError: (404, None),
@@ -53,7 +55,7 @@ ERROR_DESCRIPTIONS = {
     401: "Authentication is configured and the request carried no authorizer claims",
     404: "Session unknown to the source, or never scored",
     413: "Request body too large",
-    422: "Invalid session id, unknown field or malformed body",
+    422: "Invalid session id, unknown field, malformed body, or query parameters that cannot be combined",
     500: "Service misconfigured",
     502: "The session source returned data that cannot be parsed",
     503: "Scoring disabled, or the queue, session source or database unavailable",

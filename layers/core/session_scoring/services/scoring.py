@@ -1,9 +1,10 @@
-"""Scoring use cases behind the REST API: request a score, read scores, list sessions, criteria, health."""
+"""Scoring use cases behind the REST API: request a score, read scores, criteria, health (the sessions list is
+``services/session_list.py``)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -22,10 +23,7 @@ from session_scoring.models.api import (
     LatestScore,
     MissingTool,
     SessionFactsInfo,
-    SessionListItem,
-    SessionListPage,
     SessionScore,
-    SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import LatestScoreRecord, ScoreRecord, SessionFacts
@@ -179,27 +177,6 @@ class ScoringService:
         if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
         return [to_session_score(record, self._config.criteria_hash) for record in records]
-
-    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionListPage:
-        source_page = self._source.list_sessions(page, page_size, statuses)
-        current = self._config.criteria_hash
-        latest = self._repository.latest_for_sessions([s.session_id for s in source_page.items])
-        return SessionListPage(
-            items=[
-                SessionListItem(
-                    **summary.model_dump(),
-                    score=to_latest_score(latest[summary.session_id], current)
-                    if summary.session_id in latest
-                    else None,
-                )
-                for summary in source_page.items
-            ],
-            page=source_page.page,
-            page_size=source_page.page_size,
-            total_items=source_page.total_items,
-            total_pages=source_page.total_pages,
-            skipped=[SkippedSessionInfo(origin=s.origin, error=s.error) for s in source_page.skipped],
-        )
 
     def current_criteria(self) -> CriteriaDefinition:
         self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)
