@@ -20,13 +20,12 @@ from session_scoring.models.api import (
     AlternativeApproach,
     CriteriaDefinition,
     JudgeInfo,
-    LatestScore,
     MissingTool,
     SessionFactsInfo,
     SessionScore,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import LatestScoreRecord, ScoreRecord, SessionFacts
+from session_scoring.models.records import ScoreRecord, SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
@@ -87,16 +86,6 @@ def to_session_facts(facts: SessionFacts) -> SessionFactsInfo:
         tool_calls=facts.tool_calls,
         source=facts.source,
         captured_at=facts.captured_at,
-    )
-
-
-def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
-    return LatestScore(
-        score_id=record.score_id,
-        status=record.status,
-        total_score=record.total_score,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
     )
 
 

@@ -38,7 +38,6 @@ from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.models.session import SessionSummary, SkippedSession
 from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
 from session_scoring.repositories.session_list import ScoredOrder, ScoredSessionRecord, SessionListRepository
-from session_scoring.services.scoring import to_latest_score
 from session_scoring.sources.base import SessionSource
 
 SCAN_PAGE_SIZE = 100
@@ -111,6 +110,17 @@ def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
 def _skipped(skipped: list[SkippedSession]) -> list[SkippedSessionInfo]:
     unique = {s.origin: s for s in skipped}  # each source page repeats the documents it could not read
     return [SkippedSessionInfo(origin=s.origin, error=s.error) for s in unique.values()]
+
+
+def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
+    """Explicit mapping from a session's latest attempt to the list row's ``score``."""
+    return LatestScore(
+        score_id=record.score_id,
+        status=record.status,
+        total_score=record.total_score,
+        criteria_hash=record.criteria_hash,
+        is_current_criteria=record.criteria_hash == current_criteria_hash,
+    )
 
 
 class SessionListService:
