@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql import distinct_on
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA, LatestScoreCountRow, LatestScoreRow, SessionScoreRow
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
-from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
 
@@ -47,6 +47,19 @@ class ScoredSessionRecord:
     total_score: int
     criteria_hash: str
     facts: SessionFacts | None
+
+
+_ORDERS: dict[ScoredOrder, tuple[tuple[str, str], bool]] = {
+    ScoredOrder.NEWEST: (("scored_at", "session_id"), True),
+    ScoredOrder.SCORE_DESC: (("total_score", "session_id"), True),
+    ScoredOrder.SCORE_ASC: (("total_score", "session_id"), False),
+}
+"""Each order's columns and direction: the keys of ``ix_latest_scores_newest`` and ``ix_latest_scores_by_total``."""
+
+
+def _ordered(columns: Any, order: ScoredOrder) -> list[Any]:
+    names, descending = _ORDERS[order]
+    return [columns[name].desc() if descending else columns[name].asc() for name in names]
 
 
 def _key(criteria_hash: str | None) -> str:
@@ -101,22 +114,30 @@ class SessionListRepository(StatementRepository):
     ) -> list[ScoredSessionRecord]:
         """One page of scored sessions (in ``bands`` when given), each with the facts of the attempt scored."""
         latest = _LATEST.c
-        if order is ScoredOrder.NEWEST:
-            keys: tuple[Any, ...] = (latest.scored_at.desc(), latest.session_id.desc())
-        elif order is ScoredOrder.SCORE_DESC:
-            keys = (latest.total_score.desc(), latest.session_id.desc())
-        else:
-            keys = (latest.total_score.asc(), latest.session_id.asc())
-        statement = (
-            select(latest.session_id, latest.score_id, latest.total_score, _SCORES.c.criteria_hash, *FACT_COLUMNS)
-            .select_from(_LATEST.join(_SCORES, _SCORES.c.score_id == latest.score_id))
-            .where(latest.criteria_hash == _key(criteria_hash))
-            .order_by(*keys)
+        conditions = [latest.criteria_hash == _key(criteria_hash)]
+        if bands:
+            # Bands are score ranges: bounding the total too lets an ordered scan of ix_latest_scores_by_total start
+            # at the first selected band instead of reading (and dropping) every lower score first.
+            chosen = [band for band in SCORE_BANDS if band.band in bands]
+            conditions += [
+                latest.band.in_(list(bands)),
+                latest.total_score.between(min(b.min_score for b in chosen), max(b.max_score for b in chosen)),
+            ]
+        # The page's keys first (an index scan of latest_scores alone, skipping ``offset`` entries), then the facts of
+        # those few attempts: a deep page does not join every row it skips.
+        page = (
+            select(latest.session_id, latest.score_id, latest.total_score, latest.scored_at)
+            .where(*conditions)
+            .order_by(*_ordered(latest, order))
             .offset(offset)
             .limit(limit)
+            .subquery("page")
         )
-        if bands:
-            statement = statement.where(latest.band.in_(list(bands)))
+        statement = (
+            select(page.c.session_id, page.c.score_id, page.c.total_score, _SCORES.c.criteria_hash, *FACT_COLUMNS)
+            .select_from(page.join(_SCORES, _SCORES.c.score_id == page.c.score_id))
+            .order_by(*_ordered(page.c, order))
+        )
         return [
             ScoredSessionRecord(
                 session_id=row.session_id,
