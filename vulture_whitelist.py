@@ -36,6 +36,7 @@ _.judge_circuit
 _.queued_jobs
 _.requested_by
 _.next_cursor
+_.source_page_limit  # SessionListScan, for the caller
 _.canonical_name
 
 # Enum members reached by value (FleetFormat(...), TrainingFormat(...)).

@@ -22,6 +22,7 @@ from session_scoring.errors import (
     ConfigurationError,
     ExportModeError,
     ExportNotFoundError,
+    InvalidParametersError,
     InvalidRequestError,
     PermanentError,
     RunNotFoundError,
@@ -38,6 +39,7 @@ STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, Perman
 
 STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     InvalidRequestError: (400, None),
+    InvalidParametersError: (422, "invalid_parameters"),
     AuthenticationRequiredError: (401, None),
     SessionNotScorableError: (400, None),
     SessionNotFoundError: (404, None),
@@ -58,7 +60,7 @@ ERROR_DESCRIPTIONS = {
     404: "Session unknown to the source, never scored, or no such export job",
     405: "This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header",
     413: "Request body too large",
-    422: "Invalid session id, unknown field or malformed body",
+    422: "Invalid session id, unknown field, malformed body, or query parameters that cannot be combined",
     500: "Service misconfigured",
     502: "The session source returned data that cannot be parsed",
     503: "Scoring disabled, or the queue, session source or database unavailable",

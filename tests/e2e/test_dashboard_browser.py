@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import IN_PROGRESS_ID, SHALLOW_ID
+from tests.conftest import IN_PROGRESS_ID, SHALLOW_ID, THOROUGH_ID
 from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
 
 SCORING_TIMEOUT_MS = 60_000
@@ -188,3 +188,30 @@ def test_client_routes_survive_a_reload_and_never_shadow_the_api(local_stack: st
     assert unknown_api.json()["code"] == "not_found"
     assert httpx.get(f"{local_stack}/openapi.json", timeout=10).json()["info"]["title"] == "Session Scoring API"
     assert httpx.get(f"{local_stack}/health", timeout=10).json()["status"] == "ok"
+
+
+def test_sessions_list_filters_to_scored_and_sorts_by_score(local_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    for session_id in (SHALLOW_ID, THOROUGH_ID):
+        wait_for_completed_score(local_stack, session_id)
+    page.goto(local_stack + "/")
+    expect(page.get_by_test_id("session-row")).to_have_count(4)
+
+    page.get_by_role("button", name="Scored", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/\?scored=scored$"))
+    expect(page.get_by_test_id("session-row")).to_have_count(2)
+
+    page.get_by_role("button", name="Score", exact=True).click()
+    expect(page).to_have_url(re.compile(r"scored=scored&sort=score_desc"))
+    badges = page.get_by_test_id("session-row").get_by_test_id("score-badge")
+    expect(badges).to_have_count(2)
+    totals = [int(text) for text in badges.all_inner_texts()]
+    assert totals == sorted(totals, reverse=True)
+    shot(page, "10-sessions-scored-by-score")
+    assert_accessible(page, "the sessions list filtered to scored, by score")
+
+    page.get_by_role("button", name="Unscored").click()
+    expect(page).to_have_url(re.compile(r"/\?scored=unscored$"))
+    expect(page.get_by_test_id("session-row")).to_have_count(2)
+    assert_accessible(page, "the sessions list filtered to unscored")

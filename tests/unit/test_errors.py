@@ -26,6 +26,7 @@ POLICY = ScorerPolicy(
 # class name: (category, HTTP status, API code, the scorer's action on an early delivery)
 DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "InvalidRequestError": (PermanentError, 400, "invalid_request", "fail"),
+    "InvalidParametersError": (PermanentError, 422, "invalid_parameters", "fail"),
     "AuthenticationRequiredError": (PermanentError, 401, "authentication_required", "fail"),
     "SessionNotScorableError": (PermanentError, 400, "session_not_scorable", "fail"),
     "SessionNotFoundError": (PermanentError, 404, "session_not_found", "fail"),

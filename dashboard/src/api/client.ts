@@ -9,6 +9,8 @@ export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['par
 
 /** The trends' parameters (`GET /api/v1/scoring/analytics/trends`). */
 export type TrendsQuery = NonNullable<paths['/api/v1/scoring/analytics/trends']['get']['parameters']['query']>;
+/** The sessions list's parameters (`GET /api/v1/scoring/sessions`), as the generated schema types them. */
+export type SessionsQuery = NonNullable<paths['/api/v1/scoring/sessions']['get']['parameters']['query']>;
 
 const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
 
@@ -95,8 +97,8 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
   const byCriteria = (criteriaHash: string | null) => (criteriaHash ? { criteria_hash: criteriaHash } : {});
 
   return {
-    listSessions: (page: number, pageSize: number) =>
-      client.GET('/api/v1/scoring/sessions', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
+    /** A page of sessions: the source's, or only the scored (by band, by score) or the unscored ones. */
+    listSessions: (query: SessionsQuery) => client.GET('/api/v1/scoring/sessions', { params: { query } }).then(unwrap),
     getSession: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}', session(sessionId)).then(unwrap),
     /** The latest attempt, or null when the session was never scored. */
     getLatestScore: (sessionId: string) =>

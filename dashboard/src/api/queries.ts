@@ -1,7 +1,7 @@
 // Server state through TanStack Query: one cache for every page, retries of transient failures, polling of a
 // score attempt until it ends. Components read these hooks; none fetches by hand.
 import { QueryClient, keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FleetQuery, api, isTransient } from './client';
+import { type FleetQuery, type SessionsQuery, api, isTransient } from './client';
 import type { RunRequest, RunStatus, ScoreBand, ScoreStatus, ScoringRun, SessionScore } from './generated/schema';
 
 const POLL_MS = 1500;
@@ -34,7 +34,7 @@ export const isRunActive = (status: RunStatus | null | undefined): boolean => (s
 
 export const queryKeys = {
   sessions: ['sessions'] as const,
-  sessionPage: (page: number, pageSize: number) => ['sessions', page, pageSize] as const,
+  sessionPage: (query: SessionsQuery) => ['sessions', query] as const,
   session: (sessionId: string) => ['session', sessionId] as const,
   latestScore: (sessionId: string) => ['scores', sessionId, 'latest'] as const,
   scoreHistory: (sessionId: string) => ['scores', sessionId, 'history'] as const,
@@ -59,10 +59,10 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-export function useSessionPage(page: number, pageSize: number) {
+export function useSessionPage(query: SessionsQuery) {
   return useQuery({
-    queryKey: queryKeys.sessionPage(page, pageSize),
-    queryFn: () => api.listSessions(page, pageSize),
+    queryKey: queryKeys.sessionPage(query),
+    queryFn: () => api.listSessions(query),
     placeholderData: keepPreviousData,
   });
 }

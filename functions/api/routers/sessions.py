@@ -1,4 +1,5 @@
-"""Sessions as their source has them: the list (with each latest attempt) and one session in detail."""
+"""Sessions: the list (the source's, or only the scored or unscored ones, with each latest attempt) and one session in
+detail."""
 
 from typing import Annotated
 
@@ -11,6 +12,7 @@ from functions.api.params import API_PREFIX, SessionId
 from functions.api.responses import json_response
 from session_scoring.models.api import SessionDetail, SessionListPage
 from session_scoring.models.session import SessionStatus
+from session_scoring.models.session_list import SessionListParams
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -19,19 +21,55 @@ router = APIRouter(prefix=API_PREFIX)
     "/sessions",
     response_model=SessionListPage,
     responses=error_responses(422, 500, 502, 503),
-    summary="Sessions known to the source, with their latest scoring attempt",
+    summary="Sessions known to the source with their latest attempt; or only the scored (by band, by score) or "
+    "the unscored ones",
 )
 async def list_sessions(
     scoring: ContainerDep,
-    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    page: Annotated[int, Query(ge=1, le=100_000, description="Page number (not with scored=unscored: use cursor)")] = 1,
     page_size: Annotated[int, Query(ge=1, le=100)] = 20,
     status: Annotated[
         list[SessionStatus] | None,
-        Query(description="Only sessions with one of these statuses at the source (repeatable)"),
+        Query(description="Only sessions with one of these statuses at the source (repeatable; source lists only)"),
     ] = None,
+    scored: Annotated[
+        str,
+        Query(
+            description="any (default), scored (a completed score, read from the scores alone) or unscored (the "
+            "source's list minus the scored: a bounded scan, continued with next_cursor)"
+        ),
+    ] = "any",
+    band: Annotated[
+        list[str] | None,
+        Query(
+            description="Only scores in these bands (repeatable; implies scored): failed, weak, adequate, good, "
+            "near_perfect"
+        ),
+    ] = None,
+    criteria: Annotated[
+        str,
+        Query(description="any (default): a score under any criteria counts; current: only under the current criteria"),
+    ] = "any",
+    sort: Annotated[
+        str,
+        Query(
+            description="source (default: the source's order; newest score first for scored lists), score_desc or "
+            "score_asc (imply scored)"
+        ),
+    ] = "source",
+    cursor: Annotated[str | None, Query(description="scored=unscored: the next_cursor of the previous page")] = None,
 ) -> Response:
-    statuses = [s.value for s in status or []]
-    return json_response(await run_blocking(scoring.scoring_service.list_sessions, page, page_size, statuses))
+    params = SessionListParams(
+        page=page,
+        page_size=page_size,
+        statuses=tuple(s.value for s in status or []),
+        scored=scored,
+        bands=tuple(band or []),
+        criteria=criteria,
+        sort=sort,
+        cursor=cursor,
+    )
+    return json_response(await run_blocking(scoring.session_list_service.list_sessions, params))
 
 
 @router.get(

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.session_list import SessionListService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
     from session_scoring.sources.base import SessionSource
@@ -123,6 +124,13 @@ class Container:
 
         # The queue (an SQS client) is built when a POST first sends a job, never for a read.
         return ScoringService(self.config, self.repository, self.source, lambda: self.queue)
+
+    @cached_property
+    def session_list_service(self) -> SessionListService:
+        from session_scoring.repositories.session_list import SessionListRepository
+        from session_scoring.services.session_list import SessionListService
+
+        return SessionListService(self.config, SessionListRepository(self.query_engine), self.source)
 
     @cached_property
     def health_service(self) -> HealthService:

@@ -19,6 +19,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   `-- JudgeUnavailableError       circuit open (also a JudgeError)
     |-- PermanentError                  retrying will not help
     |   |-- InvalidRequestError
+    |   |   `-- InvalidParametersError  422: query parameters outside their choices or not combinable
     |   |-- SessionNotFoundError
     |   |-- ScoreNotFoundError
     |   |-- RunNotFoundError
@@ -61,6 +62,10 @@ class ConfigurationError(PermanentError):
 
 class InvalidRequestError(PermanentError):
     """The caller sent something we cannot act on (bad session id, bad parameter)."""
+
+
+class InvalidParametersError(InvalidRequestError):
+    """Query parameters outside their choices, or that cannot be combined (e.g. ``scored=unscored&band=good``)."""
 
 
 class AuthenticationRequiredError(PermanentError):

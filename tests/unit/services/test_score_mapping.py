@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 from session_scoring.models.records import ApproachRecord, LatestScoreRecord, MissingToolRecord, ScoreRecord
 from session_scoring.models.scores import ScoreStatus
-from session_scoring.services.scoring import to_latest_score, to_session_score
+from session_scoring.services.scoring import to_session_score
+from session_scoring.services.session_list import to_latest_score
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 

@@ -51,7 +51,7 @@ beforeEach(() => {
 
 describe('SessionsPage', () => {
   it('shows an empty state when the source has no sessions', async () => {
-    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0, skipped: [] };
+    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0, skipped: [], next_cursor: null, scan: null };
     mocked.listSessions.mockResolvedValue(empty);
     renderAt('/', <SessionsPage />);
 
@@ -79,6 +79,8 @@ describe('SessionsPage', () => {
       total_items: 1,
       total_pages: 1,
       skipped: [],
+      next_cursor: null,
+      scan: null,
     });
     renderAt('/', <SessionsPage />);
 

@@ -298,6 +298,9 @@ class LatestScoreRow(Base):
             "session_id",
             postgresql_include=["total_score", *DIMENSIONS],
         ),
+        # Migration 0014_session_list: the sessions list's scored pages, by score and newest first.
+        Index("ix_latest_scores_by_total", "criteria_hash", "total_score", "session_id"),
+        Index("ix_latest_scores_newest", "criteria_hash", text("scored_at DESC"), text("session_id DESC")),
     )
 
 

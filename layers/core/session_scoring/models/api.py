@@ -148,14 +148,36 @@ class SkippedSessionInfo(_Response):
     error: str = Field(description="What was wrong with it and what was expected")
 
 
+class SessionListScan(_Response):
+    """How much of the source an unscored list read for this page (``scored=unscored`` only)."""
+
+    source_pages_read: int = Field(description="Pages of the source read for this answer")
+    source_page_limit: int = Field(description="The most source pages one request reads")
+    limit_reached: bool = Field(
+        description="The page stopped at the limit before it was full: more unscored sessions may follow; "
+        "continue with next_cursor"
+    )
+
+
 class SessionListPage(_Response):
+    """One page of the sessions list. With ``scored=unscored`` the page is cut from the source's list a few source
+    pages at a time: continue with ``next_cursor`` (page numbers and totals are then unknown, null)."""
+
     items: list[SessionListItem]
     page: int
     page_size: int
-    total_items: int
-    total_pages: int
+    total_items: int | None = Field(description="Sessions matching the filters; null when unknown (unscored lists)")
+    total_pages: int | None = Field(description="Pages of page_size; null when unknown (unscored lists)")
     skipped: list[SkippedSessionInfo] = Field(
         default_factory=list, description="Documents the source could not read as sessions (not counted in the total)"
+    )
+    next_cursor: str | None = Field(
+        default=None,
+        description="scored=unscored: pass as cursor (with the same filters) for the next page; null at the source's "
+        "end, and always null for the other lists (they page by number)",
+    )
+    scan: SessionListScan | None = Field(
+        default=None, description="scored=unscored: how much of the source this answer read; null otherwise"
     )
 
 

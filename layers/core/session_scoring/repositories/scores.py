@@ -47,7 +47,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, distinct_on, insert
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
@@ -69,7 +69,6 @@ from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import (
     ApproachRecord,
     ClaimResult,
-    LatestScoreRecord,
     MissingToolRecord,
     NewAttempt,
     PromptStats,
@@ -671,31 +670,6 @@ class ScoreRepository(StatementRepository):
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
         rows = self._all(_attempts().where(_SCORES.c.session_id == session_id, _REAL).order_by(*_NEWEST_FIRST))
         return [to_record(row) for row in rows]
-
-    @db_call
-    def latest_for_sessions(self, session_ids: Sequence[str]) -> dict[str, LatestScoreRecord]:
-        """The latest attempt of each session, in one query. A sequence, not an iterator: a retry reads it again."""
-        ids = list(session_ids)
-        if not ids:
-            return {}
-        rows = self._all(
-            select(
-                _SCORES.c.session_id,
-                _SCORES.c.score_id,
-                _SCORES.c.status,
-                _SCORES.c.total_score,
-                _SCORES.c.criteria_hash,
-            )
-            .where(_SCORES.c.session_id.in_(ids), _REAL)
-            .ext(distinct_on(_SCORES.c.session_id))
-            .order_by(_SCORES.c.session_id, *_NEWEST_FIRST)
-        )
-        return {
-            r.session_id: LatestScoreRecord(
-                r.session_id, r.score_id, ScoreStatus(r.status), r.total_score, r.criteria_hash
-            )
-            for r in rows
-        }
 
     @db_call
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:

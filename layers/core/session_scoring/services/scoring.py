@@ -1,9 +1,10 @@
-"""Scoring use cases behind the REST API: request a score, read scores, list sessions, criteria, health."""
+"""Scoring use cases behind the REST API: request a score, read scores, criteria, health (the sessions list is
+``services/session_list.py``)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -19,16 +20,12 @@ from session_scoring.models.api import (
     AlternativeApproach,
     CriteriaDefinition,
     JudgeInfo,
-    LatestScore,
     MissingTool,
     SessionFactsInfo,
-    SessionListItem,
-    SessionListPage,
     SessionScore,
-    SkippedSessionInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import LatestScoreRecord, ScoreRecord, SessionFacts
+from session_scoring.models.records import ScoreRecord, SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
@@ -89,16 +86,6 @@ def to_session_facts(facts: SessionFacts) -> SessionFactsInfo:
         tool_calls=facts.tool_calls,
         source=facts.source,
         captured_at=facts.captured_at,
-    )
-
-
-def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
-    return LatestScore(
-        score_id=record.score_id,
-        status=record.status,
-        total_score=record.total_score,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
     )
 
 
@@ -179,27 +166,6 @@ class ScoringService:
         if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
         return [to_session_score(record, self._config.criteria_hash) for record in records]
-
-    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionListPage:
-        source_page = self._source.list_sessions(page, page_size, statuses)
-        current = self._config.criteria_hash
-        latest = self._repository.latest_for_sessions([s.session_id for s in source_page.items])
-        return SessionListPage(
-            items=[
-                SessionListItem(
-                    **summary.model_dump(),
-                    score=to_latest_score(latest[summary.session_id], current)
-                    if summary.session_id in latest
-                    else None,
-                )
-                for summary in source_page.items
-            ],
-            page=source_page.page,
-            page_size=source_page.page_size,
-            total_items=source_page.total_items,
-            total_pages=source_page.total_pages,
-            skipped=[SkippedSessionInfo(origin=s.origin, error=s.error) for s in source_page.skipped],
-        )
 
     def current_criteria(self) -> CriteriaDefinition:
         self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)

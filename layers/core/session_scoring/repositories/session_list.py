@@ -1,0 +1,161 @@
+"""The sessions list's reads in PostgreSQL: each listed session's latest attempt, which of a source page's sessions
+are scored, and the scored sessions themselves, filtered by band and sorted by score, without the session source.
+
+"Scored" is a row in ``latest_scores`` (migration 0006): a session's latest completed score under one criteria hash,
+or under any (``ANY_CRITERIA``). A scored page reads those rows joined to their attempt for the session facts
+snapshot (migration 0007) the row's summary is made of; its total is the band counters' sum
+(``latest_score_counts``), not a count of rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, cast
+
+from sqlalchemy import Table, func, select
+from sqlalchemy.dialects.postgresql import distinct_on
+
+from session_scoring.db.calls import db_call
+from session_scoring.db.schema import ANY_CRITERIA, LatestScoreCountRow, LatestScoreRow, SessionScoreRow
+from session_scoring.models.records import LatestScoreRecord, SessionFacts
+from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
+from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
+
+_SCORES = cast(Table, SessionScoreRow.__table__)
+_LATEST = cast(Table, LatestScoreRow.__table__)
+_COUNTS = cast(Table, LatestScoreCountRow.__table__)
+
+
+class ScoredOrder(StrEnum):
+    """The order of a scored page: newest score first, or by total (ties by session id, in the same direction)."""
+
+    NEWEST = "newest"
+    SCORE_DESC = "score_desc"
+    SCORE_ASC = "score_asc"
+
+
+@dataclass(frozen=True)
+class ScoredSessionRecord:
+    """A scored session as the list shows it: its score and the session facts stored with that attempt."""
+
+    session_id: str
+    score_id: uuid.UUID
+    total_score: int
+    criteria_hash: str
+    facts: SessionFacts | None
+
+
+_ORDERS: dict[ScoredOrder, tuple[tuple[str, str], bool]] = {
+    ScoredOrder.NEWEST: (("scored_at", "session_id"), True),
+    ScoredOrder.SCORE_DESC: (("total_score", "session_id"), True),
+    ScoredOrder.SCORE_ASC: (("total_score", "session_id"), False),
+}
+"""Each order's columns and direction: the keys of ``ix_latest_scores_newest`` and ``ix_latest_scores_by_total``."""
+
+
+def _ordered(columns: Any, order: ScoredOrder) -> list[Any]:
+    names, descending = _ORDERS[order]
+    return [columns[name].desc() if descending else columns[name].asc() for name in names]
+
+
+def _key(criteria_hash: str | None) -> str:
+    """The ``latest_scores`` key: a criteria hash, or every criteria when None."""
+    return ANY_CRITERIA if criteria_hash is None else criteria_hash
+
+
+class SessionListRepository(StatementRepository):
+    @db_call
+    def latest_attempts(self, session_ids: Sequence[str], criteria_hash: str | None) -> dict[str, LatestScoreRecord]:
+        """Each session's latest attempt, whatever its status (under ``criteria_hash`` when given), in one query."""
+        ids = list(session_ids)
+        if not ids:
+            return {}
+        s = _SCORES.c
+        statement = (
+            select(s.session_id, s.score_id, s.status, s.total_score, s.criteria_hash)
+            .where(s.session_id.in_(ids), s.sample_kind.is_(None))
+            .ext(distinct_on(s.session_id))
+            .order_by(s.session_id, s.requested_at.desc(), s.score_id.desc())
+        )
+        if criteria_hash is not None:
+            statement = statement.where(s.criteria_hash == criteria_hash)
+        return {
+            r.session_id: LatestScoreRecord(
+                r.session_id, r.score_id, ScoreStatus(r.status), r.total_score, r.criteria_hash
+            )
+            for r in self._all(statement)
+        }
+
+    @db_call
+    def scored_among(self, session_ids: Sequence[str], criteria_hash: str | None) -> set[str]:
+        """Which of these sessions have a completed score (under ``criteria_hash`` when given): primary-key probes."""
+        ids = list(session_ids)
+        if not ids:
+            return set()
+        rows = self._all(
+            select(_LATEST.c.session_id).where(
+                _LATEST.c.criteria_hash == _key(criteria_hash), _LATEST.c.session_id.in_(ids)
+            )
+        )
+        return {r.session_id for r in rows}
+
+    @db_call
+    def scored_page(
+        self,
+        criteria_hash: str | None,
+        bands: Sequence[str],
+        order: ScoredOrder,
+        offset: int,
+        limit: int,
+    ) -> list[ScoredSessionRecord]:
+        """One page of scored sessions (in ``bands`` when given), each with the facts of the attempt scored."""
+        latest = _LATEST.c
+        conditions = [latest.criteria_hash == _key(criteria_hash)]
+        if bands:
+            # Bands are score ranges: bounding the total too lets an ordered scan of ix_latest_scores_by_total start
+            # at the first selected band instead of reading (and dropping) every lower score first.
+            chosen = [band for band in SCORE_BANDS if band.band in bands]
+            conditions += [
+                latest.band.in_(list(bands)),
+                latest.total_score.between(min(b.min_score for b in chosen), max(b.max_score for b in chosen)),
+            ]
+        # The page's keys first (an index scan of latest_scores alone, skipping ``offset`` entries), then the facts of
+        # those few attempts: a deep page does not join every row it skips.
+        page = (
+            select(latest.session_id, latest.score_id, latest.total_score, latest.scored_at)
+            .where(*conditions)
+            .order_by(*_ordered(latest, order))
+            .offset(offset)
+            .limit(limit)
+            .subquery("page")
+        )
+        statement = (
+            select(page.c.session_id, page.c.score_id, page.c.total_score, _SCORES.c.criteria_hash, *FACT_COLUMNS)
+            .select_from(page.join(_SCORES, _SCORES.c.score_id == page.c.score_id))
+            .order_by(*_ordered(page.c, order))
+        )
+        return [
+            ScoredSessionRecord(
+                session_id=row.session_id,
+                score_id=row.score_id,
+                total_score=row.total_score,
+                criteria_hash=row.criteria_hash,
+                facts=facts_from(row._mapping),
+            )
+            for row in self._all(statement)
+        ]
+
+    @db_call
+    def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int:
+        """Scored sessions (in ``bands`` when given): the sum of the maintained band counters, not a row count."""
+        statement = select(func.coalesce(func.sum(_COUNTS.c.sessions), 0)).where(
+            _COUNTS.c.criteria_hash == _key(criteria_hash), _COUNTS.c.kind == "band"
+        )
+        if bands:
+            statement = statement.where(_COUNTS.c.name.in_(list(bands)))
+        row = self._one(statement)
+        return 0 if row is None else int(row[0])

@@ -1,0 +1,287 @@
+"""The sessions list behind ``GET /sessions``: the source's sessions with their latest attempt, or filtered to the
+scored or the unscored ones, by band, under the current criteria or any, sorted by score.
+
+Three ways to answer, chosen by the filters:
+
+- **source** (``scored=any``, ``sort=source``): a page of the source, each session with its latest attempt (one
+  query for the page). Page numbers and totals are the source's.
+- **scored** (``scored=scored``, a ``band``, or ``sort=score_*``): answered from the database alone, never the
+  source: ``latest_scores`` under the current criteria hash (``criteria=current``) or any (``criteria=any``), the
+  row's summary from the session facts stored with the attempt. Page numbers; the total is the band counters' sum.
+  ``sort=source`` there means the newest scores first: the database does not know the source's order.
+- **unscored** (``scored=unscored``): the source's list minus the sessions with a completed score. The source is read
+  ``SCAN_PAGE_SIZE`` sessions at a time, at most ``SCAN_PAGE_LIMIT`` source pages per request, so one request stays
+  bounded however few unscored sessions there are; the page continues with an opaque ``next_cursor`` (the source
+  page and offset to resume at). Page numbers and totals are unknown there (null).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypeVar
+
+from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.errors import InvalidParametersError
+from session_scoring.models.api import (
+    LatestScore,
+    SessionListItem,
+    SessionListPage,
+    SessionListScan,
+    SkippedSessionInfo,
+)
+from session_scoring.models.records import LatestScoreRecord
+from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
+from session_scoring.models.session import SessionSummary, SkippedSession
+from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
+from session_scoring.repositories.session_list import ScoredOrder, ScoredSessionRecord, SessionListRepository
+from session_scoring.sources.base import SessionSource
+
+SCAN_PAGE_SIZE = 100
+"""Sessions per source page an unscored list reads (the most the route lets a caller ask for, too)."""
+SCAN_PAGE_LIMIT = 5
+"""Source pages one unscored request reads at most: 500 sessions looked at, a handful of source calls."""
+
+BAND_NAMES = tuple(band.band for band in SCORE_BANDS)
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+@dataclass(frozen=True)
+class _Query:
+    page: int
+    page_size: int
+    statuses: tuple[str, ...]
+    scored: Scored
+    bands: tuple[str, ...]
+    criteria_hash: str | None
+    sort: SessionSort
+    cursor: str | None
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """Where an unscored list continues: a source page (of the scan's page size) and the offset within it."""
+
+    source_page: int
+    offset: int
+
+
+def _choice(enum: type[_E], name: str, value: str) -> _E:
+    try:
+        return enum(value)
+    except ValueError:
+        choices = ", ".join(e.value for e in enum)
+        raise InvalidParametersError(f"{name}={value!r} is not one of {choices}") from None
+
+
+def _fingerprint(query: _Query, scan_page_size: int) -> str:
+    payload = json.dumps([query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _encode_cursor(query: _Query, resume: _Resume, scan_page_size: int) -> str:
+    body = {"p": resume.source_page, "o": resume.offset, "f": _fingerprint(query, scan_page_size)}
+    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
+    bad = InvalidParametersError(
+        "invalid cursor: pass the next_cursor of the previous page unchanged, with the same filters"
+    )
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        page, offset, fingerprint = body["p"], body["o"], body["f"]
+    except (ValueError, KeyError, TypeError):
+        raise bad from None
+    if not (isinstance(page, int) and isinstance(offset, int) and page >= 1 and 0 <= offset < scan_page_size):
+        raise bad
+    if fingerprint != _fingerprint(query, scan_page_size):
+        raise InvalidParametersError(
+            "the cursor belongs to a list with other filters or another page_size: repeat the filters of the page "
+            "it came from, or drop the cursor to start again"
+        )
+    return _Resume(page, offset)
+
+
+def _skipped(skipped: list[SkippedSession]) -> list[SkippedSessionInfo]:
+    unique = {s.origin: s for s in skipped}  # each source page repeats the documents it could not read
+    return [SkippedSessionInfo(origin=s.origin, error=s.error) for s in unique.values()]
+
+
+def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
+    """Explicit mapping from a session's latest attempt to the list row's ``score``."""
+    return LatestScore(
+        score_id=record.score_id,
+        status=record.status,
+        total_score=record.total_score,
+        criteria_hash=record.criteria_hash,
+        is_current_criteria=record.criteria_hash == current_criteria_hash,
+    )
+
+
+class SessionListService:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        repository: SessionListRepository,
+        source: SessionSource,
+        scan_page_size: int = SCAN_PAGE_SIZE,
+        scan_page_limit: int = SCAN_PAGE_LIMIT,
+    ) -> None:
+        """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source."""
+        self._config = config
+        self._repository = repository
+        self._source = source
+        self._scan_page_size = scan_page_size
+        self._scan_page_limit = scan_page_limit
+
+    def list_sessions(self, params: SessionListParams) -> SessionListPage:
+        query = self._check(params)
+        if query.scored is Scored.UNSCORED:
+            return self._unscored(query)
+        if query.scored is Scored.SCORED:
+            return self._scored(query)
+        return self._from_source(query)
+
+    def _check(self, params: SessionListParams) -> _Query:
+        """The parameters' meaning, or a 422 that says which value or combination is wrong and what to send."""
+        scored = _choice(Scored, "scored", params.scored)
+        scope = _choice(CriteriaScope, "criteria", params.criteria)
+        sort = _choice(SessionSort, "sort", params.sort)
+        unknown = [band for band in params.bands if band not in BAND_NAMES]
+        if unknown:
+            raise InvalidParametersError(f"band {unknown[0]!r} is not one of {', '.join(BAND_NAMES)}")
+        by_score = sort is not SessionSort.SOURCE
+        if scored is Scored.UNSCORED and (params.bands or by_score):
+            raise InvalidParametersError(
+                "scored=unscored cannot be combined with band or a sort by score (unscored sessions have no score): "
+                "drop band and sort, or ask for scored=scored"
+            )
+        if scored is Scored.ANY and (params.bands or by_score):
+            scored = Scored.SCORED  # a band, or an order by score, lists scored sessions only
+        if scored is Scored.SCORED and params.statuses:
+            raise InvalidParametersError(
+                "status filters the source's list and cannot be combined with a list of scored sessions (scored, "
+                "band or a sort by score are answered from the scores, which do not keep the source's status): "
+                "drop status, or use scored=any or scored=unscored"
+            )
+        if params.cursor is not None and scored is not Scored.UNSCORED:
+            raise InvalidParametersError(
+                "cursor continues an unscored list only (scored=unscored); the other lists page with page"
+            )
+        if scored is Scored.UNSCORED and params.page != 1:
+            raise InvalidParametersError(
+                "an unscored list pages with cursor (the next_cursor of the previous page), not page: drop page"
+            )
+        return _Query(
+            page=params.page,
+            page_size=params.page_size,
+            statuses=params.statuses,
+            scored=scored,
+            bands=tuple(params.bands),
+            criteria_hash=self._config.criteria_hash if scope is CriteriaScope.CURRENT else None,
+            sort=sort,
+            cursor=params.cursor,
+        )
+
+    def _item(self, summary: SessionSummary, latest: dict[str, LatestScoreRecord]) -> SessionListItem:
+        record = latest.get(summary.session_id)
+        score = None if record is None else to_latest_score(record, self._config.criteria_hash)
+        return SessionListItem(**summary.model_dump(), score=score)
+
+    def _from_source(self, query: _Query) -> SessionListPage:
+        source_page = self._source.list_sessions(query.page, query.page_size, query.statuses)
+        ids = [s.session_id for s in source_page.items]
+        latest = self._repository.latest_attempts(ids, query.criteria_hash)
+        return SessionListPage(
+            items=[self._item(summary, latest) for summary in source_page.items],
+            page=source_page.page,
+            page_size=source_page.page_size,
+            total_items=source_page.total_items,
+            total_pages=source_page.total_pages,
+            skipped=_skipped(source_page.skipped),
+        )
+
+    def _scored_item(self, record: ScoredSessionRecord) -> SessionListItem:
+        facts = record.facts
+        # The scores keep no source status. A session is scored only once it reached a scorable, terminal status, so
+        # with one scorable status (the default, completed) that is its status; with several, only that it finished.
+        scorable = self._config.session_source.scorable_statuses
+        return SessionListItem(
+            session_id=record.session_id,
+            status=scorable[0] if len(scorable) == 1 else "finished",
+            alert_type=None if facts is None else facts.alert_type,
+            agent_type=None if facts is None else facts.agent,
+            started_at=None if facts is None else facts.started_at,
+            completed_at=None if facts is None else facts.ended_at,
+            source=None if facts is None else facts.source,
+            score=LatestScore(
+                score_id=record.score_id,
+                status=ScoreStatus.COMPLETED,
+                total_score=record.total_score,
+                criteria_hash=record.criteria_hash,
+                is_current_criteria=record.criteria_hash == self._config.criteria_hash,
+            ),
+        )
+
+    def _scored(self, query: _Query) -> SessionListPage:
+        order = {
+            SessionSort.SOURCE: ScoredOrder.NEWEST,
+            SessionSort.SCORE_DESC: ScoredOrder.SCORE_DESC,
+            SessionSort.SCORE_ASC: ScoredOrder.SCORE_ASC,
+        }[query.sort]
+        records = self._repository.scored_page(
+            query.criteria_hash, query.bands, order, (query.page - 1) * query.page_size, query.page_size
+        )
+        total = self._repository.scored_count(query.criteria_hash, query.bands)
+        return SessionListPage(
+            items=[self._scored_item(record) for record in records],
+            page=query.page,
+            page_size=query.page_size,
+            total_items=total,
+            total_pages=max(1, -(-total // query.page_size)),
+        )
+
+    def _unscored(self, query: _Query) -> SessionListPage:
+        resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self._scan_page_size)
+        found: list[SessionSummary] = []
+        skipped: list[SkippedSession] = []
+        pages_read = 0
+        next_at: _Resume | None = resume
+        while next_at is not None and len(found) < query.page_size and pages_read < self._scan_page_limit:
+            source_page = self._source.list_sessions(next_at.source_page, self._scan_page_size, query.statuses)
+            pages_read += 1
+            skipped += source_page.skipped
+            candidates = list(source_page.items)[next_at.offset :]
+            scored = self._repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
+            last_page = next_at.source_page >= source_page.total_pages or not source_page.items
+            resume_page = None if last_page else _Resume(next_at.source_page + 1, 0)
+            for position, summary in enumerate(candidates, start=next_at.offset):
+                if summary.session_id in scored:
+                    continue
+                found.append(summary)
+                if len(found) == query.page_size:
+                    following = position + 1
+                    if following < len(source_page.items):
+                        resume_page = _Resume(next_at.source_page, following)
+                    break
+            next_at = resume_page
+        latest = self._repository.latest_attempts([s.session_id for s in found], query.criteria_hash)
+        return SessionListPage(
+            items=[self._item(summary, latest) for summary in found],
+            page=1,
+            page_size=query.page_size,
+            total_items=None,
+            total_pages=None,
+            skipped=_skipped(skipped),
+            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self._scan_page_size),
+            scan=SessionListScan(
+                source_pages_read=pages_read,
+                source_page_limit=self._scan_page_limit,
+                limit_reached=len(found) < query.page_size and next_at is not None,
+            ),
+        )
