@@ -9,7 +9,7 @@ or pass ``limit`` there; stream large results from a local API or the CLI.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
@@ -18,7 +18,11 @@ from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
 from session_scoring.models.api import FleetScorePage, MissingToolSessionsPage
-from session_scoring.services.insights import FleetParams, StreamedRows
+
+if TYPE_CHECKING:
+    # Imported by the route when it runs: the insights service imports the repositories and SQLAlchemy, which
+    # building the app does not need (cold init, issue 10).
+    from session_scoring.services.insights import StreamedRows
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -72,6 +76,8 @@ def fleet_scores(
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
 ) -> FleetScorePage | StreamingResponse:
+    from session_scoring.services.insights import FleetParams, StreamedRows
+
     answer = scoring.insights_service.fleet(
         FleetParams(
             criteria_hash=criteria_hash,
