@@ -21,7 +21,7 @@ from mangum import Mangum
 from functions.api.blocking import one_request_per_loop
 from functions.api.dashboard import mount_dashboard
 from functions.api.deps import authenticated
-from functions.api.errors import install_error_handlers
+from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.limits import BodyLimit
 from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
 from functions.api.routers import analytics, criteria, health, imports, insights, labels, runs, scores, sessions
@@ -34,8 +34,16 @@ if TYPE_CHECKING:
 LambdaHandler = Callable[[dict[str, Any], "LambdaContext"], dict[str, Any]]
 
 
+class ScoringAPI(FastAPI):
+    """FastAPI whose OpenAPI document, built when first asked for, carries ``ErrorBody``'s schema: the routes refer
+    to it without making FastAPI build a model field per error status (``errors.error_response``)."""
+
+    def openapi(self) -> dict[str, Any]:
+        return document_error_body(super().openapi())
+
+
 def create_app() -> FastAPI:
-    app = FastAPI(
+    app = ScoringAPI(
         title="Session Scoring API",
         version=__version__,
         description="Scores completed TARSy investigations with a judge LLM. Scoring is asynchronous: POST queues "
