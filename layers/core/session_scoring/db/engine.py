@@ -157,7 +157,7 @@ def warm_up_driver() -> None:
     pg8000 parses timestamps with ``datetime.strptime``, whose first call imports ``_strptime`` and compiles its
     regular expression per format (with and without fractional seconds): 10-25 ms of the first request that reads
     a score here, paid once per process."""
-    from pg8000.converters import timestamptz_in
+    from pg8000.converters import timestamptz_in  # type: ignore[import-untyped]
 
     timestamptz_in("2000-01-01 00:00:00+00")
     timestamptz_in("2000-01-01 00:00:00.000001+00")
