@@ -6,17 +6,18 @@ from typing import Any
 
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
-    from functions.api.app import logged_handler
+    from functions.api.app import WARM_UPS, logged_handler
     from session_scoring.entrypoints.snapstart import prime, register_priming
 
     stack = make_stack(SCORING_SNAPSTART="true")
     container = stack.container
     logged_handler.cache_clear()
-    assert prime(logged_handler) is True
+    assert prime(*WARM_UPS) is True
 
     built = vars(container)
     assert {"scoring_service", "analytics_service", "session_view_service", "queue", "query_engine"} <= set(built)
-    assert logged_handler.cache_info().currsize == 1  # the handler's own warm-up ran too
+    assert "criteria_hash" in vars(container.config)  # what every score answer is compared with
+    assert logged_handler.cache_info().currsize == 1  # the handler's own warm-ups ran too
     assert container.query_engine.pool.checkedin() == 0  # no connection was opened
     assert container.query_engine.pool.checkedout() == 0
     assert register_priming() is False  # not under the Lambda runtime: nothing to register

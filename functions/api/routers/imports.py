@@ -6,8 +6,9 @@ from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from functions.api.deps import ContainerDep, Requester
+from functions.api.errors import error_response
 from functions.api.params import API_PREFIX
-from session_scoring.models.api import ErrorBody, ImportedSession
+from session_scoring.models.api import ImportedSession
 
 IMPORT_PATH = f"{API_PREFIX}/sessions:import"
 
@@ -32,11 +33,11 @@ _BODY: dict[str, Any] = {
     status_code=201,
     summary="Upload a session (OpenAI, Anthropic, OpenTelemetry GenAI, Codex or Claude Code trace) for scoring",
     responses={
-        400: {"model": ErrorBody, "description": "The upload is not a session in a recognised format"},
-        413: {"model": ErrorBody, "description": "The upload exceeds SCORING_IMPORT_MAX_BYTES (5 MiB by default)"},
-        422: {"model": ErrorBody, "description": "Invalid query parameter"},
-        500: {"model": ErrorBody, "description": "Service misconfigured"},
-        503: {"model": ErrorBody, "description": "The database is unavailable"},
+        400: error_response("The upload is not a session in a recognised format"),
+        413: error_response("The upload exceeds SCORING_IMPORT_MAX_BYTES (5 MiB by default)"),
+        422: error_response("Invalid query parameter"),
+        500: error_response("Service misconfigured"),
+        503: error_response("The database is unavailable"),
     },
     openapi_extra=_BODY,
 )

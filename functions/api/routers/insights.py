@@ -10,7 +10,7 @@ or pass ``limit`` there; stream large results from a local API or the CLI.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Body, Path, Query, Response
@@ -20,7 +20,11 @@ from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
 from session_scoring.models.api import ExportJob, FleetScorePage, MissingToolSessionsPage, TrainingExportJobRequest
-from session_scoring.services.insights import FleetParams, StreamedRows
+
+if TYPE_CHECKING:
+    # Imported by the route when it runs: the insights service imports the repositories and SQLAlchemy, which
+    # building the app does not need (cold init, issue 10).
+    from session_scoring.services.insights import StreamedRows
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -74,6 +78,8 @@ def fleet_scores(
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
 ) -> FleetScorePage | StreamingResponse:
+    from session_scoring.services.insights import FleetParams, StreamedRows
+
     answer = scoring.insights_service.fleet(
         FleetParams(
             criteria_hash=criteria_hash,

@@ -66,9 +66,14 @@ class Container:
         """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up).
 
         The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the queue
-        client is built (a local object; no request is sent).
+        client is built (a local object; no request is sent). The criteria hash every score answer is compared with
+        (the judge's output schema, serialised: tens of ms) is computed, and the driver's first decoding warmed up.
         """
+        from session_scoring.db.engine import warm_up_driver
+
         _ = self.scoring_service, self.analytics_service, self.session_view_service, self.queue
+        _ = self.config.criteria_hash
+        warm_up_driver()
 
     @cached_property
     def engine(self) -> Engine:
