@@ -46,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions known to the source, with their latest scoring attempt */
+        /** Sessions known to the source with their latest attempt; or only the scored (by band, by score) or the unscored ones */
         get: operations["list_sessions_api_v1_scoring_sessions_get"];
         put?: never;
         post?: never;
@@ -1681,7 +1681,11 @@ export interface components {
             /** @description Latest scoring attempt; null when never scored */
             score: components["schemas"]["LatestScore"] | null;
         };
-        /** SessionListPage */
+        /**
+         * SessionListPage
+         * @description One page of the sessions list. With ``scored=unscored`` the page is cut from the source's list a few source
+         *     pages at a time: continue with ``next_cursor`` (page numbers and totals are then unknown, null).
+         */
         SessionListPage: {
             /** Items */
             items: components["schemas"]["SessionListItem"][];
@@ -1689,15 +1693,49 @@ export interface components {
             page: number;
             /** Page Size */
             page_size: number;
-            /** Total Items */
-            total_items: number;
-            /** Total Pages */
-            total_pages: number;
+            /**
+             * Total Items
+             * @description Sessions matching the filters; null when unknown (unscored lists)
+             */
+            total_items: number | null;
+            /**
+             * Total Pages
+             * @description Pages of page_size; null when unknown (unscored lists)
+             */
+            total_pages: number | null;
             /**
              * Skipped
              * @description Documents the source could not read as sessions (not counted in the total)
              */
             skipped: components["schemas"]["SkippedSessionInfo"][];
+            /**
+             * Next Cursor
+             * @description scored=unscored: pass as cursor (with the same filters) for the next page; null at the source's end, and always null for the other lists (they page by number)
+             */
+            next_cursor: string | null;
+            /** @description scored=unscored: how much of the source this answer read; null otherwise */
+            scan: components["schemas"]["SessionListScan"] | null;
+        };
+        /**
+         * SessionListScan
+         * @description How much of the source an unscored list read for this page (``scored=unscored`` only).
+         */
+        SessionListScan: {
+            /**
+             * Source Pages Read
+             * @description Pages of the source read for this answer
+             */
+            source_pages_read: number;
+            /**
+             * Source Page Limit
+             * @description The most source pages one request reads
+             */
+            source_page_limit: number;
+            /**
+             * Limit Reached
+             * @description The page stopped at the limit before it was full: more unscored sessions may follow; continue with next_cursor
+             */
+            limit_reached: boolean;
         };
         /**
          * SessionScore
@@ -1935,6 +1973,7 @@ export type SessionLabel = components['schemas']['SessionLabel'];
 export type SessionLabels = components['schemas']['SessionLabels'];
 export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
+export type SessionListScan = components['schemas']['SessionListScan'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
@@ -1976,7 +2015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2066,7 +2105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2134,7 +2173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2166,10 +2205,21 @@ export interface operations {
     list_sessions_api_v1_scoring_sessions_get: {
         parameters: {
             query?: {
+                /** @description Page number (not with scored=unscored: use cursor) */
                 page?: number;
                 page_size?: number;
-                /** @description Only sessions with one of these statuses at the source (repeatable) */
+                /** @description Only sessions with one of these statuses at the source (repeatable; source lists only) */
                 status?: components["schemas"]["SessionStatus"][] | null;
+                /** @description any (default), scored (a completed score, read from the scores alone) or unscored (the source's list minus the scored: a bounded scan, continued with next_cursor) */
+                scored?: string;
+                /** @description Only scores in these bands (repeatable; implies scored): failed, weak, adequate, good, near_perfect */
+                band?: string[] | null;
+                /** @description any (default): a score under any criteria counts; current: only under the current criteria */
+                criteria?: string;
+                /** @description source (default: the source's order; newest score first for scored lists), score_desc or score_asc (imply scored) */
+                sort?: string;
+                /** @description scored=unscored: the next_cursor of the previous page */
+                cursor?: string | null;
             };
             header?: never;
             path?: never;
@@ -2186,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionListPage"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreDistribution"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2406,7 +2456,7 @@ export interface operations {
                     "application/json": components["schemas"]["MissingToolsReport"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2550,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrendsReport"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,7 +2602,7 @@ export interface operations {
                     "application/json": components["schemas"]["CriteriaComparison"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2754,7 +2804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2884,7 +2934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2951,7 +3001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3040,7 +3090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3180,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3238,7 +3288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3402,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionLabels"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3424,7 +3474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3474,7 +3524,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementReport"];
                 };
             };
-            /** @description Invalid session id, unknown field or malformed body */
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
                     [name: string]: unknown;
