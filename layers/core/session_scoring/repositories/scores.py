@@ -177,6 +177,34 @@ _ACTIVE_OR_LATEST_COMPLETED = (
 )
 
 
+_FACT_NAMES = [c.name for c in FACT_COLUMNS if c.name != "facts_captured_at"]
+
+
+def _new_attempt_statement(with_facts: bool) -> Any:
+    """A pending attempt unless the session has an active one (the partial unique index decides), returning the
+    record; with the session's facts (taken now) or without."""
+    values: dict[str, Any] = {
+        "score_id": bindparam("p_score_id", type_=UUID(as_uuid=True)),
+        "session_id": bindparam("p_session_id", type_=String),
+        "criteria_hash": bindparam("p_criteria_hash", type_=String),
+        "status": "pending",
+        "scored_triggered_by": bindparam("p_triggered_by", type_=String),
+    }
+    if with_facts:
+        values.update({name: bindparam(f"p_{name}", type_=_SCORES.c[name].type) for name in _FACT_NAMES})
+        values["facts_captured_at"] = func.now()
+    return (
+        insert(_SCORES)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["session_id"], index_where=_SCORES.c.status.in_(_ACTIVE))
+        .returning(*_RECORD_COLUMNS)
+    )
+
+
+_NEW_ATTEMPT = _new_attempt_statement(with_facts=False)
+_NEW_ATTEMPT_WITH_FACTS = _new_attempt_statement(with_facts=True)
+
+
 def to_record(row: Row[Any]) -> ScoreRecord:
     """Explicit mapping from a result row (with or without the children's JSON) to the domain record."""
     values = row._mapping
@@ -515,19 +543,16 @@ class ScoreRepository(StatementRepository):
     ) -> NewAttempt:
         """Insert a pending attempt, with the session's ``facts`` as of now, unless the session has an active one
         (the partial unique index decides); then return the active attempt instead, with ``created`` False."""
-        inserted = self._one(
-            insert(_SCORES)
-            .values(
-                score_id=score_id,
-                session_id=session_id,
-                criteria_hash=criteria_hash,
-                status="pending",
-                scored_triggered_by=triggered_by,
-                **fact_values(facts),
-            )
-            .on_conflict_do_nothing(index_elements=["session_id"], index_where=_SCORES.c.status.in_(_ACTIVE))
-            .returning(*_RECORD_COLUMNS)
-        )
+        params: dict[str, Any] = {
+            "p_score_id": score_id,
+            "p_session_id": session_id,
+            "p_criteria_hash": criteria_hash,
+            "p_triggered_by": triggered_by,
+        }
+        if facts is not None:
+            given = fact_values(facts)
+            params.update({f"p_{name}": given[name] for name in _FACT_NAMES})
+        inserted = self._one(_NEW_ATTEMPT_WITH_FACTS if facts is not None else _NEW_ATTEMPT, params)
         if inserted is not None:
             return NewAttempt(to_record(inserted), created=True)
         active = self.active_for_session(session_id)
