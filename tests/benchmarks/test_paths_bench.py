@@ -227,7 +227,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         "what the core controls; the rest is FastAPI+Mangum",
     )
     bench_table.add(
-        "GET score: service + JSON vs floor with placeholders converted once",
+        "GET score: service + JSON vs floor, placeholders once",
         statistics.median(value_get_service),
         "ms",
         statistics.median(gets["floor, converted once"]),

@@ -49,7 +49,7 @@ def remembering(plain: _Convert) -> _Convert:
 
 def remember_conversions() -> None:
     """Make ``pg8000.legacy`` remember its conversions (idempotent; called when an engine is created)."""
-    import pg8000.legacy
+    import pg8000.legacy  # type: ignore[import-untyped]  # pg8000 ships no type information
 
     with _install_lock:
         if not hasattr(pg8000.legacy.convert_paramstyle, "remembers"):
