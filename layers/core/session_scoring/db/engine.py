@@ -16,6 +16,9 @@ No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per re
 the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
 (``repositories.base.db_call``). The repositories use an *autocommit* engine because each of their operations is
 one statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
+
+Creating an engine also makes pg8000 convert each statement's placeholders once per statement text rather than on
+every execute (``session_scoring.db.paramstyle``).
 """
 
 from __future__ import annotations
@@ -104,7 +107,10 @@ def ssl_context_for(settings: Settings, host: str | None) -> ssl.SSLContext | No
 
 def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     """The engine for ``settings``; ``autocommit`` runs each statement in its own transaction (repositories)."""
+    from session_scoring.db.paramstyle import remember_conversions
+
     url = database_url(settings)
+    remember_conversions()
     if settings.database_iam_auth and url.host in LOCAL_HOSTS:
         raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
     connect_args: dict[str, Any] = {

@@ -26,7 +26,6 @@ from session_scoring.models.api import (
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord, SessionFacts
-from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
@@ -118,9 +117,12 @@ class ScoringService:
                 "scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true to request scores"
             )
         current = self._config.criteria_hash
-        existing = self._repository.active_or_latest_completed(session_id)
-        if existing is not None and (existing.status != ScoreStatus.COMPLETED or not force_rescore):
-            return to_session_score(existing, current)
+        if not force_rescore:
+            existing = self._repository.active_or_latest_completed(session_id)
+            if existing is not None:
+                return to_session_score(existing, current)
+        # A forced request reads nothing first: the insert below finds an active attempt itself (the partial unique
+        # index decides) and that attempt is answered instead, so a new attempt costs one statement.
         session = self._source.get_session(session_id)
         self._check_scorable(session)
         self._repository.ensure_criteria(current, self._config.criteria_content)
