@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
+from functions.api.params import CRITERIA_SCOPE_PATTERN
 from session_scoring.container import Container, get_container
 from session_scoring.errors import AuthenticationRequiredError
 
@@ -37,6 +38,26 @@ async def settings(scoring: ContainerDep) -> Settings:
 
 
 SettingsDep = Annotated["Settings", Depends(settings)]
+
+
+async def criteria_scope(
+    scoring: ContainerDep,
+    criteria_hash: Annotated[
+        str | None,
+        Query(
+            pattern=CRITERIA_SCOPE_PATTERN,
+            description="Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the "
+            "criteria in force; `any` or absent: every criteria",
+        ),
+    ] = None,
+) -> str | None:
+    """The criteria hash an analytics query is scoped to, None for every criteria."""
+    if criteria_hash == "current":
+        return scoring.config.criteria_hash
+    return None if criteria_hash in (None, "any") else criteria_hash
+
+
+CriteriaScope = Annotated[str | None, Depends(criteria_scope)]
 
 
 def authorizer_claims(request: Request) -> dict[str, object]:

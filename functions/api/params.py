@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Query
+from fastapi import Path
 
 from session_scoring.models.api import SESSION_ID_PATTERN
 
@@ -19,10 +19,6 @@ SessionId = Annotated[
     ),
 ]
 
-CriteriaHashFilter = Annotated[
-    str | None,
-    Query(
-        pattern=r"^[0-9a-f]{64}$",
-        description="Count only scores made with this criteria hash (64 lowercase hex digits); all when absent",
-    ),
-]
+CRITERIA_SCOPE_PATTERN = r"^([0-9a-f]{64}|current|any)$"
+"""A criteria hash, ``current`` (the criteria in force) or ``any`` (every criteria): what every endpoint that
+filters by criteria accepts, so one spelling works across the scores, analytics and exports."""

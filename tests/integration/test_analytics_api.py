@@ -124,6 +124,23 @@ def test_criteria_hash_filters_distribution_and_missing_tools(stack: Stack) -> N
     assert [(t["tool_name"], t["count"]) for t in tools["items"]] == [("query", 2)]  # by canonical name
 
 
+def test_current_and_any_are_spelled_as_on_the_scores_endpoint(stack: Stack) -> None:
+    current = stack.container.config.criteria_hash
+    seed_score(stack, "a", 50, missing=("kubernetes.pods_log",))
+    seed_score(stack, "b", 20, missing=("prometheus.query",), criteria_hash=OTHER_HASH)
+
+    for path in ("score-distribution", "missing-tools", "trends"):
+        by_name = stack.client.get(f"{ANALYTICS}/{path}", params={"criteria_hash": "current"})
+        by_hash = stack.client.get(f"{ANALYTICS}/{path}", params={"criteria_hash": current})
+        assert by_name.status_code == 200, path
+        assert by_name.json() == by_hash.json(), path
+        assert by_name.json()["criteria_hash"] == current, path
+        every = stack.client.get(f"{ANALYTICS}/{path}", params={"criteria_hash": "any"})
+        assert every.json() == stack.client.get(f"{ANALYTICS}/{path}").json(), path
+        assert every.json()["criteria_hash"] is None, path
+    assert stack.client.get(f"{ANALYTICS}/score-distribution", params={"criteria_hash": "any"}).json()["total"] == 2
+
+
 def test_missing_tools_are_counted_per_session_most_frequent_first(stack: Stack) -> None:
     seed_score(stack, "s1", 40, missing=("k8s.pods_log", "prom.query"))
     seed_score(stack, "s2", 50, missing=("k8s.pods_log",))

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from functions.api.blocking import run_blocking
-from functions.api.deps import ContainerDep
+from functions.api.deps import ContainerDep, CriteriaScope
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX, CriteriaHashFilter
+from functions.api.params import API_PREFIX
 from functions.api.responses import json_response
 from session_scoring.models.api import CriteriaUsage, MissingToolsReport, ScoreDistribution
 from session_scoring.models.trends import CriteriaComparison, TrendBucket, TrendGroup, TrendsReport
@@ -23,7 +23,7 @@ router = APIRouter(prefix=f"{API_PREFIX}/analytics")
     responses=error_responses(422, 500, 503),
     summary="Sessions per score band (latest completed score of each session)",
 )
-async def score_distribution(scoring: ContainerDep, criteria_hash: CriteriaHashFilter = None) -> Response:
+async def score_distribution(scoring: ContainerDep, criteria_hash: CriteriaScope) -> Response:
     return json_response(await run_blocking(scoring.analytics_service.score_distribution, criteria_hash))
 
 
@@ -35,7 +35,7 @@ async def score_distribution(scoring: ContainerDep, criteria_hash: CriteriaHashF
 )
 async def missing_tools(
     scoring: ContainerDep,
-    criteria_hash: CriteriaHashFilter = None,
+    criteria_hash: CriteriaScope,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     bucket: Annotated[Literal["day", "week"], Query(description="Each tool's trend per day or week (UTC)")] = "week",
     periods: Annotated[int, Query(ge=1, le=104, description="Buckets in each trend, ending with the current")] = 12,
@@ -63,9 +63,9 @@ async def criteria_in_use(scoring: ContainerDep) -> Response:
 )
 def trends(
     scoring: ContainerDep,
+    criteria_hash: CriteriaScope,
     bucket: TrendBucket = TrendBucket.DAY,
     group_by: TrendGroup = TrendGroup.NONE,
-    criteria_hash: CriteriaHashFilter = None,
     scored_after: Annotated[datetime | None, Query(description="Scored at or after (ISO 8601)")] = None,
     scored_before: Annotated[datetime | None, Query(description="Scored before (ISO 8601)")] = None,
 ) -> TrendsReport:

@@ -2383,7 +2383,7 @@ export interface operations {
     score_distribution_api_v1_scoring_analytics_score_distribution_get: {
         parameters: {
             query?: {
-                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
                 criteria_hash?: string | null;
             };
             header?: never;
@@ -2433,13 +2433,13 @@ export interface operations {
     missing_tools_api_v1_scoring_analytics_missing_tools_get: {
         parameters: {
             query?: {
-                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
-                criteria_hash?: string | null;
                 limit?: number;
                 /** @description Each tool's trend per day or week (UTC) */
                 bucket?: "day" | "week";
                 /** @description Buckets in each trend, ending with the current */
                 periods?: number;
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
+                criteria_hash?: string | null;
             };
             header?: never;
             path?: never;
@@ -2528,12 +2528,12 @@ export interface operations {
             query?: {
                 bucket?: components["schemas"]["TrendBucket"];
                 group_by?: components["schemas"]["TrendGroup"];
-                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); all when absent */
-                criteria_hash?: string | null;
                 /** @description Scored at or after (ISO 8601) */
                 scored_after?: string | null;
                 /** @description Scored before (ISO 8601) */
                 scored_before?: string | null;
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
+                criteria_hash?: string | null;
             };
             header?: never;
             path?: never;
