@@ -22,6 +22,7 @@ from sqlalchemy import (
     Index,
     Integer,
     Numeric,
+    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
@@ -393,7 +394,8 @@ class TrendMemberRow(Base):
 class TrendBucketRow(Base):
     """Sessions (and dimension sums) per criteria hash, bucket (a UTC day, or the Monday of its week), grouping,
     group and total score among ``trend_members``: a trend's exact percentiles, means and band shares are sums over
-    these rows. The key's order is the trend's output order, so a trend is one ordered index range scan."""
+    these rows. The key's order is the trend's output order and its index includes the sums, so a trend is one
+    ordered index-only range scan."""
 
     __tablename__ = "trend_buckets"
 
@@ -418,6 +420,21 @@ class TrendBucketRow(Base):
     __table_args__ = (
         CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_buckets_bucket"),
         CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),
+        # The sums are included in the key's index: a trend is an index-only scan in output order (no heap, no sort).
+        PrimaryKeyConstraint(
+            "criteria_hash",
+            "bucket",
+            "group_by",
+            "bucket_start",
+            "group_unknown",
+            "group_value",
+            "total_score",
+            name="trend_buckets_pkey",
+            postgresql_include=[
+                "sessions",
+                *(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n")),
+            ],
+        ),
     )
 
 
