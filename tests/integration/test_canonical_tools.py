@@ -5,6 +5,7 @@ answers each tool's spellings, trend, agents and availability."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -120,7 +121,7 @@ def _store(stack: Stack, session_id: str, agent: str | None, tools: tuple[str, .
     )
     verdict = JudgeVerdict(output=output, provider="test", model="m")
     assert repo.complete(score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None))
-    if days_ago:  # as if stored then: the day counters move with it (what a score stored that day would count)
+    if days_ago:  # as if stored then: the day and week counters move with it (what a score stored that day would count)
         shift = {"id": score_id, "d": days_ago}
         with stack.container.engine.begin() as conn:
             conn.execute(
@@ -134,11 +135,15 @@ def _store(stack: Stack, session_id: str, agent: str | None, tools: tuple[str, .
                 shift,
             )
             for name in {canonical_tool_name(t) for t in tools}:
-                for day, delta in (("now()", -1), ("now() - make_interval(days => :d)", 1)):
+                for (facet, utc), (moment, delta) in itertools.product(
+                    (("day", "{}"), ("week", "date_trunc('week', {})")),
+                    (("now()", -1), ("now() - make_interval(days => :d)", 1)),
+                ):
+                    at = utc.format(f"({moment}) AT TIME ZONE 'UTC'")
                     conn.execute(
                         text(
                             "INSERT INTO latest_tool_counts (criteria_hash, tool_name, facet, value, sessions) "
-                            f"SELECT h, :n, 'day', to_char(({day}) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), :delta "
+                            f"SELECT h, :n, '{facet}', to_char({at}, 'YYYY-MM-DD'), :delta "
                             "FROM unnest(ARRAY[:c, '*']) AS h ON CONFLICT (criteria_hash, tool_name, facet, value) "
                             "DO UPDATE SET sessions = latest_tool_counts.sessions + excluded.sessions"
                         ),

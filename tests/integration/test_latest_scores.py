@@ -10,7 +10,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -87,9 +87,12 @@ def expected(
         rows[(scope, session_id)] = (row.score_id, row.total_score, band, names)
         counts[(scope, "band", band)] += 1
         counts.update((scope, "tool", name) for name in names)
-        day = row.scored_at.astimezone(UTC).date().isoformat()
+        day = row.scored_at.astimezone(UTC).date()
+        monday = (day - timedelta(days=day.weekday())).isoformat()
         for name in names:
-            counts.update([(scope, name, "day", day), (scope, name, "agent", row.session_agent or "")])
+            agent = row.session_agent or ""
+            counts.update([(scope, name, "day", day.isoformat()), (scope, name, "week", monday)])
+            counts.update([(scope, name, "agent", agent)])
         counts.update((scope, *key) for key in facets.get(row.score_id, ()))
     return rows, counts
 

@@ -344,9 +344,9 @@ class LatestScoreCountRow(Base):
 
 class LatestToolCountRow(Base):
     """Per missing tool (canonical name) of a criteria hash's ``latest_scores``: sessions per day of ``scored_at``
-    (``facet`` 'day', ``value`` 'YYYY-MM-DD', UTC), per agent ('agent', '' for none), per spelling the judge wrote
-    ('spelling') and how many had the tool available ('available', value ''). Kept by the statement storing a
-    verdict from each row's ``tool_facets`` (migration 0011_canonical_tools)."""
+    (``facet`` 'day', ``value`` 'YYYY-MM-DD', UTC), per week ('week', its Monday), per agent ('agent', '' for none),
+    per spelling the judge wrote ('spelling') and how many had the tool available ('available', value ''). Kept by
+    the statement storing a verdict from each row's ``tool_facets`` (migration 0011_canonical_tools)."""
 
     __tablename__ = "latest_tool_counts"
 
@@ -357,7 +357,9 @@ class LatestToolCountRow(Base):
     sessions: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
     __table_args__ = (
-        CheckConstraint("facet IN ('day', 'agent', 'spelling', 'available')", name="ck_latest_tool_counts_facet"),
+        CheckConstraint(
+            "facet IN ('day', 'week', 'agent', 'spelling', 'available')", name="ck_latest_tool_counts_facet"
+        ),
         # The report reads a tool's counters as index-only range scans (the rows of one tool are scattered).
         Index(
             "ix_latest_tool_counts_covering",

@@ -435,7 +435,7 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
     (+1 for the new band and tools, -1 for the replaced ones) as atomic increments, in key order so concurrent
     statements lock counter rows in the same order. The tool rows of a replaced score that the new one does not
     name are deleted and the others upserted (disjoint rows: one statement never touches a row twice). Tools are
-    keyed by canonical name (migration 0011); the per-tool counters by day, agent, spelling and availability
+    keyed by canonical name (migration 0011); the per-tool counters by day, week, agent, spelling and availability
     follow the same way from the row's ``tool_facets`` (``_tool_counters``).
     """
     scopes = (
@@ -551,17 +551,25 @@ def _latest_ctes(done: Any) -> tuple[Any, ...]:
 
 def _tool_facets(done: Any) -> Any:
     """The ``latest_tool_counts`` keys of the stored verdict, ``[tool, facet, value]`` each: per canonical tool
-    (``p_tool_names``) its UTC scoring day and the attempt's agent ('' when it has no facts), then the spellings and
-    availability the scorer computed (``p_tool_facets``)."""
+    (``p_tool_names``) its UTC scoring day, the Monday of that week (so a weekly trend reads 1/7 of the rows) and
+    the attempt's agent ('' when it has no facts), then the spellings and availability the scorer computed
+    (``p_tool_facets``)."""
     names = func.unnest(bindparam("p_tool_names", type_=ARRAY(Text))).table_valued("name").render_derived("names")
-    day = func.to_char(func.timezone("UTC", done.c.scored_at), "YYYY-MM-DD")
+    utc = func.timezone("UTC", done.c.scored_at)
+    day = func.to_char(utc, "YYYY-MM-DD")
+    week = func.to_char(func.date_trunc("week", utc), "YYYY-MM-DD")
     agent = func.coalesce(done.c.session_agent, "")
 
     def keys(facet: str, value: Any) -> Any:
         triple = func.jsonb_build_array(names.c.name, literal(facet, String), value)
         return func.coalesce(select(func.jsonb_agg(triple)).select_from(names).scalar_subquery(), _NO_FACETS)
 
-    return keys("day", day).op("||")(keys("agent", agent)).op("||")(bindparam("p_tool_facets", type_=JSONB))
+    return (
+        keys("day", day)
+        .op("||")(keys("week", week))
+        .op("||")(keys("agent", agent))
+        .op("||")(bindparam("p_tool_facets", type_=JSONB))
+    )
 
 
 def _tool_counters(latest: Any) -> Any:
