@@ -22,6 +22,7 @@ import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage, fleetScoresCsvUrl } from '../api/client';
 import type { FleetScore } from '../api/generated/schema';
 import { useFleetScores, useScoreBands } from '../api/queries';
+import { CursorPager } from '../components/CursorPager';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 import {
@@ -208,20 +209,12 @@ export function ScoresPage() {
               </TableBody>
             </Table>
           </TableContainer>
-          <Stack direction="row" spacing={1} alignItems="center" justifyContent="flex-end" sx={{ p: 1 }}>
-            <Typography variant="body2" color="text.secondary">
-              Page {state.cursors.length + 1}
-            </Typography>
-            <Button disabled={state.cursors.length === 0} onClick={() => go({ ...state, cursors: state.cursors.slice(0, -1) })}>
-              Previous
-            </Button>
-            <Button
-              disabled={!data.next_cursor || loading}
-              onClick={() => data.next_cursor && go({ ...state, cursors: [...state.cursors, data.next_cursor] })}
-            >
-              Next
-            </Button>
-          </Stack>
+          <CursorPager
+            cursors={state.cursors}
+            nextCursor={data.next_cursor}
+            loading={loading}
+            onCursors={(cursors) => go({ ...state, cursors })}
+          />
         </Paper>
       )}
     </>

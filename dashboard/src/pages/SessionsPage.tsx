@@ -24,6 +24,7 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../api/client';
 import type { SessionListPage } from '../api/generated/schema';
 import { useScoreBands, useSessionPage } from '../api/queries';
+import { CursorPager } from '../components/CursorPager';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 import { bandColours } from '../scoreBands';
@@ -140,25 +141,13 @@ function UnscoredPager({
   onChange: (next: SessionsState) => void;
 }) {
   return (
-    <Stack direction="row" spacing={1} alignItems="center" justifyContent="flex-end" sx={{ p: 1 }} useFlexGap flexWrap="wrap">
+    <CursorPager cursors={state.cursors} nextCursor={page.next_cursor} loading={loading} onCursors={(cursors) => onChange({ ...state, cursors })}>
       {page.scan?.limit_reached && (
         <Typography variant="body2" color="text.secondary" data-testid="scan-note">
           Stopped after {page.scan.source_pages_read} source pages; more may follow.
         </Typography>
       )}
-      <Typography variant="body2" color="text.secondary">
-        Page {state.cursors.length + 1}
-      </Typography>
-      <Button disabled={state.cursors.length === 0} onClick={() => onChange({ ...state, cursors: state.cursors.slice(0, -1) })}>
-        Previous
-      </Button>
-      <Button
-        disabled={!page.next_cursor || loading}
-        onClick={() => page.next_cursor && onChange({ ...state, cursors: [...state.cursors, page.next_cursor] })}
-      >
-        Next
-      </Button>
-    </Stack>
+    </CursorPager>
   );
 }
 
