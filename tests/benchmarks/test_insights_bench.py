@@ -18,13 +18,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import make_url
 
 from session_scoring.models.api import FleetScorePage
 from session_scoring.services.analytics import bucket_starts
 from session_scoring.services.insights import FleetParams, StreamedRows
 from tests.benchmarks.conftest import BenchTable
-from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, pg_connect, timed
+from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.benchmark
@@ -75,11 +74,7 @@ def test_fleet_query_at_scale(postgres_url: str, bench_table: BenchTable, monkey
     from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
 
-    database = f"bench_fleet_{uuid.uuid4().hex[:6]}"
-    admin = pg_connect(postgres_url)
-    admin.cursor().execute(f'CREATE DATABASE "{database}"')
-    admin.close()
-    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    url = new_database(postgres_url, "bench_fleet")
     engine = create_engine(url)
     migrate.upgrade(engine, Settings())
     engine.dispose()
@@ -201,11 +196,7 @@ def test_missing_tools_by_canonical_name_at_scale(
     from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
 
-    database = f"bench_tools_{uuid.uuid4().hex[:6]}"
-    admin = pg_connect(postgres_url)
-    admin.cursor().execute(f'CREATE DATABASE "{database}"')
-    admin.close()
-    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    url = new_database(postgres_url, "bench_tools")
     engine = create_engine(url)
     before = ScriptDirectory.from_config(migrate.alembic_config(Settings())).get_revision("0011_canonical_tools")
     migrate.upgrade(engine, Settings(), str(before.down_revision))
@@ -332,11 +323,7 @@ def test_trends_and_comparison_at_scale(
     from session_scoring.models.trends import TrendBucket, TrendGroup
     from session_scoring.services.agreement import kendall_tau_b
 
-    database = f"bench_trends_{uuid.uuid4().hex[:6]}"
-    admin = pg_connect(postgres_url)
-    admin.cursor().execute(f'CREATE DATABASE "{database}"')
-    admin.close()
-    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    url = new_database(postgres_url, "bench_trends")
     # Loaded before the migration that builds the trend tables: its backfill fills them as on a deployed database.
     config = migrate.alembic_config(Settings())
     before_trends = str(ScriptDirectory.from_config(config).get_revision("0012_trend_buckets").down_revision)

@@ -137,6 +137,15 @@ def pg_connect(sqlalchemy_url: str) -> pg8000.dbapi.Connection:
     return conn
 
 
+def new_database(postgres_url: str, prefix: str) -> str:
+    """The URL of a new, empty database (``prefix`` plus a random suffix) on the server of ``postgres_url``."""
+    database = f"{prefix}_{uuid.uuid4().hex[:6]}"
+    admin = pg_connect(postgres_url)
+    admin.cursor().execute(f'CREATE DATABASE "{database}"')
+    admin.close()
+    return make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+
+
 # One JSON document per attempt, children included: what a GET needs, in one statement.
 SCORE_JSON = """
 SELECT json_build_object(
@@ -686,11 +695,7 @@ def test_analytics_and_latest_score_at_scale(
     from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
 
-    database = f"bench_scale_{uuid.uuid4().hex[:6]}"
-    admin = pg_connect(postgres_url)
-    admin.cursor().execute(f'CREATE DATABASE "{database}"')
-    admin.close()
-    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    url = new_database(postgres_url, "bench_scale")
     # The scores are loaded by hand into the attempts tables, so they are loaded before the migration that builds
     # latest_scores and its counters from them; its backfill then fills those as it would on a deployed database.
     config = migrate.alembic_config(Settings())

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import statistics
 import time
-import uuid
 from typing import Any
 
 import pytest
-from sqlalchemy import make_url
 
 from session_scoring.models.session_list import SessionListParams
 from tests.benchmarks.conftest import BenchTable
-from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, pg_connect, timed
+from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -71,11 +69,7 @@ def test_scored_session_pages_at_scale(
     from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
 
-    database = f"bench_sessions_{uuid.uuid4().hex[:6]}"
-    admin = pg_connect(postgres_url)
-    admin.cursor().execute(f'CREATE DATABASE "{database}"')
-    admin.close()
-    url = make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
+    url = new_database(postgres_url, "bench_sessions")
     engine = create_engine(url)
     migrate.upgrade(engine, Settings())
     engine.dispose()
