@@ -16,8 +16,9 @@ from sqlalchemy import text
 from session_scoring.models.scores import DIMENSIONS, band_for
 from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup
 from session_scoring.repositories.trends import TrendsRepository
-from session_scoring.services.trends import MOVERS, compare, compare_histograms, trend_row
+from session_scoring.services.trends import MOVERS, compare_histograms, trend_row
 from tests.conftest import Stack
+from tests.support.comparison_oracle import compare, compared_scores
 
 BASE, CANDIDATE = "b" * 64, "c" * 64
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -114,12 +115,14 @@ def test_bounds_inside_a_day_are_answered_by_the_scan(seeded: TrendsRepository) 
     assert not seeded.answers_from_buckets(datetime(2026, 1, 1), None)  # no time zone: not known to be UTC
 
 
-def test_comparison_from_histograms_equals_every_pair_in_python(seeded: TrendsRepository) -> None:
+def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, seeded: TrendsRepository) -> None:
     agreement = HumanAgreement(
         criteria_hash=BASE, n=0, spearman_rho=None, kendall_tau=None, mean_absolute_error=None, weighted_kappa=None
     )
     for base, candidate in ((BASE, CANDIDATE), (CANDIDATE, BASE), (BASE, "*")):
-        oracle = compare(base, candidate, seeded.compared_scores(base, candidate), agreement, agreement)
+        oracle = compare(
+            base, candidate, compared_scores(stack.container.query_engine, base, candidate), agreement, agreement
+        )
         got = compare_histograms(
             base, candidate, seeded.comparison_histograms(base, candidate, MOVERS), agreement, agreement
         )

@@ -1,10 +1,11 @@
-"""The criteria comparison's figures from fixed pairs: movers, dimension deltas with gaps, the empty case."""
+"""The every-pair criteria comparison (the oracle of the histogram one) from fixed pairs: movers, dimension
+deltas with gaps, the empty case."""
 
 from __future__ import annotations
 
 from session_scoring.models.scores import DIMENSIONS, band_for
-from session_scoring.models.trends import ComparedScore, HumanAgreement
-from session_scoring.services.trends import compare
+from session_scoring.models.trends import HumanAgreement
+from tests.support.comparison_oracle import ComparedScore, compare
 
 NOBODY = HumanAgreement(
     criteria_hash="h", n=0, spearman_rho=None, kendall_tau=None, mean_absolute_error=None, weighted_kappa=None

@@ -61,19 +61,6 @@ class TrendCounts:
     dimension_counts: dict[str, int]
 
 
-@dataclass(frozen=True)
-class ComparedScore:
-    """A session's latest completed score under the base and under the candidate criteria."""
-
-    session_id: str
-    base_total: int
-    candidate_total: int
-    base_band: str
-    candidate_band: str
-    base_dimensions: dict[str, int | None]
-    candidate_dimensions: dict[str, int | None]
-
-
 class TrendPoint(_Response):
     bucket_start: datetime = Field(description="Start of the bucket (UTC; weeks start on Monday)")
     group: str | None = Field(description="The agent or alert type (null: not grouped, or the fact is unknown)")

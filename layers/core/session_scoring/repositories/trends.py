@@ -8,8 +8,7 @@ UTC midnight cannot be answered from day rows: those trends scan ``latest_scores
 
 The comparison joins the two criteria's ``latest_scores`` rows in PostgreSQL and returns only histograms (the joint
 one of the totals, one of each dimension's deltas) and the movers, a few thousand rows whatever the number of
-sessions; the statistics are the service's. ``compared_scores`` (every pair) is kept as the oracle the tests check
-the histograms against.
+sessions; the statistics are the service's (tests/support/comparison_oracle.py recomputes them from every pair).
 """
 
 from __future__ import annotations
@@ -53,7 +52,6 @@ from session_scoring.db.schema import (
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
 from session_scoring.models.trends import (
     PERCENTILES,
-    ComparedScore,
     ComparisonHistograms,
     ComparisonPoint,
     Mover,
@@ -535,38 +533,6 @@ class TrendsRepository(StatementRepository):
                 mover = Mover(session_id=row.session_id, base=row.a, candidate=row.b, delta=row.b - row.a)
                 (up if row.kind == "up" else down).append(mover)
         return ComparisonHistograms(joint=joint, dimension_deltas=deltas, movers_up=up, movers_down=down)
-
-    @db_call
-    def compared_scores(self, base: str, candidate: str) -> list[ComparedScore]:
-        """Every session with a latest completed score under both criteria hashes, by session id (the oracle of
-        ``comparison_histograms``: it loads every pair)."""
-        b, c = _LATEST.alias("b"), _LATEST.alias("c")
-        statement = (
-            select(
-                b.c.session_id,
-                b.c.total_score.label("base_total"),
-                c.c.total_score.label("candidate_total"),
-                b.c.band.label("base_band"),
-                c.c.band.label("candidate_band"),
-                *(b.c[d].label(f"base_{d}") for d in DIMENSIONS),
-                *(c.c[d].label(f"candidate_{d}") for d in DIMENSIONS),
-            )
-            .join(c, c.c.session_id == b.c.session_id)
-            .where(b.c.criteria_hash == base, c.c.criteria_hash == candidate)
-            .order_by(b.c.session_id)
-        )
-        return [
-            ComparedScore(
-                session_id=row.session_id,
-                base_total=row.base_total,
-                candidate_total=row.candidate_total,
-                base_band=row.base_band,
-                candidate_band=row.candidate_band,
-                base_dimensions={d: row._mapping[f"base_{d}"] for d in DIMENSIONS},
-                candidate_dimensions={d: row._mapping[f"candidate_{d}"] for d in DIMENSIONS},
-            )
-            for row in self._all(statement)
-        ]
 
     @db_call
     def comparison_points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]:

@@ -13,20 +13,17 @@ returns those histograms (``trend_buckets`` for the trends, an aggregated join f
 from __future__ import annotations
 
 import math
-import statistics
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from itertools import accumulate
 
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 from session_scoring.models.trends import (
-    ComparedScore,
     ComparisonHistograms,
     CriteriaComparison,
     DeltaSummary,
     HumanAgreement,
-    Mover,
     TrendBucket,
     TrendCounts,
     TrendGroup,
@@ -35,7 +32,7 @@ from session_scoring.models.trends import (
     TrendsReport,
 )
 from session_scoring.repositories.trends import TrendsRepository
-from session_scoring.services.agreement import AgreementService, kendall_tau_b, spearman_rho
+from session_scoring.services.agreement import AgreementService
 
 #: Movers listed each way.
 MOVERS = 10
@@ -43,14 +40,6 @@ MOVERS = 10
 COMPARISON_POINTS = 2000
 
 BAND_NAMES = [b.band for b in SCORE_BANDS]
-
-
-def _summary(deltas: Sequence[int]) -> DeltaSummary:
-    if not deltas:
-        return DeltaSummary(n=0, mean_delta=None, median_delta=None)
-    return DeltaSummary(
-        n=len(deltas), mean_delta=statistics.fmean(deltas), median_delta=float(statistics.median(deltas))
-    )
 
 
 #: The band of each total 0-100 (looked up per histogram cell).
@@ -171,61 +160,6 @@ def compare_histograms(
         band_transitions=matrix,
         movers_up=histograms.movers_up,
         movers_down=histograms.movers_down,
-        base_human_agreement=base_agreement,
-        candidate_human_agreement=candidate_agreement,
-    )
-
-
-def _movers(pairs: Sequence[ComparedScore], rising: bool) -> list[Mover]:
-    """The biggest changes one way (ties by session id); a session that did not move is no mover."""
-    sign = 1 if rising else -1
-    moved = [p for p in pairs if sign * (p.candidate_total - p.base_total) > 0]
-    moved.sort(key=lambda p: (-sign * (p.candidate_total - p.base_total), p.session_id))
-    return [
-        Mover(
-            session_id=p.session_id,
-            base=p.base_total,
-            candidate=p.candidate_total,
-            delta=p.candidate_total - p.base_total,
-        )
-        for p in moved[:MOVERS]
-    ]
-
-
-def compare(
-    base: str,
-    candidate: str,
-    pairs: Sequence[ComparedScore],
-    base_agreement: HumanAgreement,
-    candidate_agreement: HumanAgreement,
-) -> CriteriaComparison:
-    """The comparison of the candidate's scores with the base's over the same sessions, from every pair (the oracle
-    of ``compare_histograms``)."""
-    matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
-    for p in pairs:
-        matrix[BAND_NAMES.index(p.base_band)][BAND_NAMES.index(p.candidate_band)] += 1
-    dimensions: dict[str, DeltaSummary] = {}
-    for d in DIMENSIONS:
-        deltas = []
-        for p in pairs:
-            before, after = p.base_dimensions[d], p.candidate_dimensions[d]
-            if before is not None and after is not None:
-                deltas.append(after - before)
-        dimensions[d] = _summary(deltas)
-    base_totals = [float(p.base_total) for p in pairs]
-    candidate_totals = [float(p.candidate_total) for p in pairs]
-    return CriteriaComparison(
-        base=base,
-        candidate=candidate,
-        n=len(pairs),
-        total=_summary([p.candidate_total - p.base_total for p in pairs]),
-        dimensions=dimensions,
-        spearman_rho=spearman_rho(base_totals, candidate_totals),
-        kendall_tau_b=kendall_tau_b(base_totals, candidate_totals),
-        bands=BAND_NAMES,
-        band_transitions=matrix,
-        movers_up=_movers(pairs, rising=True),
-        movers_down=_movers(pairs, rising=False),
         base_human_agreement=base_agreement,
         candidate_human_agreement=candidate_agreement,
     )
