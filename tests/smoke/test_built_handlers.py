@@ -1,6 +1,7 @@
 """Smoke test of the `sam build` output: each built handler, run by the Lambda runtime's Python version, with only
 the built function and its layers on the path, invoked with the files in events/ against a real PostgreSQL, moto
-(SQS, DynamoDB, Secrets Manager) and the fake Claude server.
+(SQS, DynamoDB, Secrets Manager, S3) and the fake Claude server: migrate, accept a request, score it, and export it as
+training data through the exporter into the stack's bucket.
 
 Needs `.aws-sam/build` (`make build`) and the runtime's interpreter (SCORING_LAMBDA_PYTHON, else python3.12 on PATH);
 `make smoke` and `make test` provide both.
@@ -12,12 +13,14 @@ import json
 import os
 import shutil
 import subprocess
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
@@ -29,6 +32,8 @@ from tests.support.migrations import head_revision
 
 BUILD = ROOT / ".aws-sam" / "build"
 RUNNER = Path(__file__).with_name("invoke_built.py")
+EXPORT = "/api/v1/scoring/exports/training"
+_MOTO_KEYS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 
 
 def built_template() -> dict[str, Any]:
@@ -75,6 +80,7 @@ class SmokeStack:
     env: dict[str, str]
     database_url: str
     tmp: Path
+    moto_endpoint: str
 
     def invoke(self, function: str, *events: str | tuple[str, dict[str, Any]]) -> Invocation:
         """Run the built handler once per event, in one fresh interpreter; an event is a file name in events/,
@@ -137,6 +143,11 @@ def smoke(
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     database_url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
     resources = create_resources(moto_endpoint, prefix=f"s{uuid.uuid4().hex[:10]}", max_receive_count=3)
+    exports_bucket = f"{name.replace('_', '-')}-exports"
+    boto3.client(
+        "s3", endpoint_url=moto_endpoint, region_name=LOCAL_CREDENTIALS["AWS_REGION"], **_MOTO_KEYS
+    ).create_bucket(Bucket=exports_bucket)
+    exports_queue_url = client("sqs", moto_endpoint).create_queue(QueueName=f"{name}-exports")["QueueUrl"]
     key_arn = client("secretsmanager", moto_endpoint).create_secret(
         Name=f"smoke-judge-key-{uuid.uuid4().hex[:6]}", SecretString="smoke-key-not-secret"
     )["ARN"]
@@ -154,6 +165,8 @@ def smoke(
         "SCORING_DLQ_URL": resources.dead_letter_queue_url,
         "SCORING_BREAKER_TABLE": resources.breaker_table,
         "SCORING_MAX_RECEIVE_COUNT": "3",
+        "SCORING_EXPORTS_BUCKET": exports_bucket,
+        "SCORING_EXPORTS_QUEUE_URL": exports_queue_url,
         # Where the core layer's files are in this build (in Lambda: /opt/config, /opt/migrations, base /opt).
         "SCORING_CONFIG_PATH": str(core / "config" / "scoring_config.yaml"),
         "SCORING_MIGRATIONS_DIR": str(core / "migrations"),
@@ -166,14 +179,14 @@ def smoke(
         "POWERTOOLS_LOG_LEVEL": "WARNING",
     }
     try:
-        yield SmokeStack(runtime_python, env, database_url, tmp_path)
+        yield SmokeStack(runtime_python, env, database_url, tmp_path, moto_endpoint)
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
 
 
-def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fake_claude: Any) -> None:
+def test_built_handlers_migrate_accept_score_and_export_a_session(smoke: SmokeStack, fake_claude: Any) -> None:
     with CloudFormationListener() as cfn:
         create = with_response_url(load_event("cfn-migrate-create.json"), cfn.url)
         migrate = smoke.invoke("MigrateFunction", ("create.json", create))
@@ -227,3 +240,47 @@ def test_built_handlers_migrate_accept_and_score_a_session(smoke: SmokeStack, fa
         f"\nCold init from .aws-sam/build on Python {api.python} (handler module import, app construction "
         f"included): API {after.init_ms:.0f} ms, scorer {scorer.init_ms:.0f} ms, migrate {migrate.init_ms:.0f} ms"
     )
+
+    exported = export_through_built_handlers(smoke)
+    assert [line["session_id"] for line in exported] == [completed["session_id"]]
+    assert exported[0]["total_score"] == SAMPLE_VERDICT["total_score"]
+    assert exported[0]["messages"], "the line carries the investigation as a conversation"
+
+
+def api_event(method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The sample API event with another method, path and JSON body (what API Gateway sends for that request)."""
+    event = load_event("api-post-score.json")
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["requestContext"]["http"]["method"] = method
+    event["pathParameters"] = {"proxy": path.removeprefix("/api/")}
+    if body is not None:
+        event["headers"]["content-type"] = "application/json"
+        event["body"] = json.dumps(body)
+    return event
+
+
+def export_through_built_handlers(smoke: SmokeStack) -> list[dict[str, Any]]:
+    """A training export as in AWS: the API's POST queues a job, the built exporter writes it to the bucket from the
+    queue's message (in the sample event's shape), the API's GET answers a presigned URL; returns the file's lines."""
+    posted = smoke.invoke("ApiFunction", ("post-export.json", api_event("POST", EXPORT, {"min_score": 0})))
+    answer = posted.results["post-export.json"]
+    assert answer["statusCode"] == 202, answer
+    export_id = json.loads(answer["body"])["export_id"]
+
+    sqs = boto3.client("sqs", endpoint_url=smoke.moto_endpoint, region_name="us-east-1", **_MOTO_KEYS)
+    queue_url = smoke.env["SCORING_EXPORTS_QUEUE_URL"]
+    [message] = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0)["Messages"]
+    event = load_event("sqs-export-job.json")
+    event["Records"][0]["body"] = message["Body"]
+    exporter = smoke.invoke("ExporterFunction", ("export-job.json", event))
+    assert exporter.results["export-job.json"] == {"batchItemFailures": []}
+    assert not exporter.anthropic_loaded
+
+    job_path = f"{EXPORT.removesuffix('/training')}/{export_id}"
+    got = smoke.invoke("ApiFunction", ("get-export.json", api_event("GET", job_path)))
+    job = json.loads(got.results["get-export.json"]["body"])
+    assert job["status"] == "completed", job
+    with urllib.request.urlopen(job["download_url"], timeout=10) as download:
+        lines = [json.loads(line) for line in download.read().splitlines()]
+    assert len(lines) == job["rows_written"]
+    return lines
