@@ -111,6 +111,60 @@ def _lean_schema(schema: Any) -> Any:
     return schema
 
 
+_DEFS_PREFIX = "#/$defs/"
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every ``$ref`` to its ``$defs`` replaced by the definition, and the ``$defs`` dropped.
+
+    Each definition of the judge's schema is used once, so the references only add their names and paths to every
+    request. The same text is kept once: a definition's description is dropped where the referring node has its
+    own, or where it describes the items of an array that has one (``missing_tools``: "Tools that should have been
+    used" already says what each item is). The root's description, the model's docstring for developers, is dropped
+    too: its one rule (the total is the sum of the dimensions) is in ``total_score``'s description and the prompt.
+    A recursive definition cannot be inlined and is refused (the judge's schema has none)."""
+    definitions: dict[str, Any] = schema.get("$defs", {})
+
+    def expand(node: Any, described: bool, expanding: tuple[str, ...]) -> Any:
+        """``node`` (a schema) inlined; ``described``: its parent already says what it is."""
+        if isinstance(node, list):
+            return [expand(item, False, expanding) for item in node]
+        if not isinstance(node, dict):
+            return node
+        reference = node.get("$ref")
+        if isinstance(reference, str) and reference.startswith(_DEFS_PREFIX):
+            name = reference.removeprefix(_DEFS_PREFIX)
+            if name in expanding:
+                raise ValueError(f"the output schema's definition {name!r} is recursive and cannot be inlined")
+            target = expand(definitions[name], False, (*expanding, name))
+            siblings = keywords({key: value for key, value in node.items() if key != "$ref"}, expanding)
+            if described or "description" in siblings:
+                target.pop("description", None)
+            return {**target, **siblings}
+        return keywords(node, expanding)
+
+    def keywords(node: dict[str, Any], expanding: tuple[str, ...]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$defs":
+                continue
+            if key == "properties" and isinstance(value, dict):
+                # Field names here, not keywords: a field may well be called "description" or "items".
+                out[key] = {field: expand(sub, False, expanding) for field, sub in value.items()}
+            else:
+                out[key] = expand(value, key == "items" and "description" in node, expanding)
+        return out
+
+    inlined: dict[str, Any] = expand(schema, False, ())
+    inlined.pop("description", None)
+    return inlined
+
+
+def sent_output_schema() -> dict[str, Any]:
+    """The JSON schema sent as ``output_config``: ``JudgeOutputSchema`` as the API accepts it, lean and inlined."""
+    return _inlined(_lean_schema(transform_schema(JudgeOutputSchema)))
+
+
 class ClaudeJudge:
     """A judge backed by a Claude model."""
 
@@ -121,7 +175,7 @@ class ClaudeJudge:
         self.provider = provider
         self.model = model
         self._max_tokens = max_tokens
-        schema = _lean_schema(transform_schema(JudgeOutputSchema))
+        schema = sent_output_schema()
         self._output_config = cast(OutputConfigParam, {"format": {"type": "json_schema", "schema": schema}})
 
     def request_params(self, prompt: JudgePrompt) -> dict[str, Any]:

@@ -67,7 +67,9 @@ def estimate_tokens(text: str) -> int:
 
 @cache
 def output_schema_tokens() -> int:
-    """Estimated tokens of the output schema sent as ``output_config`` (counted in the budget)."""
+    """Estimated tokens of the output schema sent as ``output_config`` (counted in the budget): the model's full
+    JSON schema, an upper bound of the leaner one the Claude judge sends (``claude.sent_output_schema``), which
+    needs the ``anthropic`` package this module does not import (the API renders prompts for estimates too)."""
     return estimate_tokens(json.dumps(judge_output_json_schema(), separators=(",", ":")))
 
 
@@ -544,9 +546,7 @@ class _PromptBuilder:
         self.system = system_text(config)
         self._nonce = nonce
         used = _placeholders(config)
-        self._alert = (
-            "\n\nOriginal alert:\n" + fence("ALERT_DATA", render_alert(session), nonce) if "ALERT_DATA" in used else ""
-        )
+        self._alert = "\n\n" + fence("ALERT_DATA", render_alert(session), nonce) if "ALERT_DATA" in used else ""
 
     def user(self, transcript: str, note: str | None = None) -> str:
         head = f"Fence marker for this request: {self._nonce}\n"
