@@ -51,7 +51,8 @@ class LazyRouter(BaseRoute):
                 routes = self._app.router.routes
                 self._app.include_router(router, dependencies=self.dependencies)
                 included = routes.pop()  # include_router appends; the route goes where this placeholder is
-                assert getattr(included, "original_router", None) is router, included
+                if getattr(included, "original_router", None) is not router:
+                    raise RuntimeError(f"include_router did not append {self.module}'s router last: {included!r}")
                 routes[routes.index(self)] = included
                 self._included = included
             return self._included
