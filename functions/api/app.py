@@ -6,7 +6,8 @@ API route. Every log line of a request carries the API Gateway request id as its
 
 Importing this module builds the app and nothing else of the service (cold init, issue 10): Powertools' logger, the
 settings and the container are imported by the first invocation, or before a SnapStart snapshot by the priming
-hook registered here (``entrypoints/snapstart.py``).
+hook registered here (``entrypoints/snapstart.py``). The routers, and with them the API's models, are imported and
+included when a request is first matched against them (``lazy_routers.py``), or by priming.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from functions.api.blocking import one_request_per_loop
 from functions.api.dashboard import mount_dashboard
 from functions.api.deps import authenticated
 from functions.api.errors import document_error_body, install_error_handlers
+from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
 from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
-from functions.api.routers import analytics, criteria, health, imports, insights, labels, runs, scores, sessions
 from session_scoring import __version__
 from session_scoring.entrypoints.snapstart import register_priming
 
@@ -34,12 +35,22 @@ if TYPE_CHECKING:
 LambdaHandler = Callable[[dict[str, Any], "LambdaContext"], dict[str, Any]]
 
 
-class ScoringAPI(FastAPI):
+class ScoringAPI(LazilyRoutedAPI):
     """FastAPI whose OpenAPI document, built when first asked for, carries ``ErrorBody``'s schema: the routes refer
     to it without making FastAPI build a model field per error status (``errors.error_response``)."""
 
     def openapi(self) -> dict[str, Any]:
         return document_error_body(super().openapi())
+
+
+ROUTERS = tuple(
+    f"functions.api.routers.{name}"
+    for name in ("scores", "sessions", "criteria", "analytics", "imports", "runs", "insights", "labels")
+)
+"""The API's routers in the order a request is matched against them (each behind the authentication check)."""
+
+PUBLIC_ROUTERS = ("functions.api.routers.health",)
+"""Routers outside the API prefix and without the authentication check, matched after ``ROUTERS``."""
 
 
 def create_app() -> FastAPI:
@@ -53,9 +64,9 @@ def create_app() -> FastAPI:
     app.add_middleware(ConfiguredCORS)
     app.add_middleware(RequestMetrics)
     install_error_handlers(app)
-    for resource in (scores, sessions, criteria, analytics, imports, runs, insights, labels):
-        app.include_router(resource.router, dependencies=[Depends(authenticated)])
-    app.include_router(health.router)
+    # Included on first use (lazy_routers.py): building the routes is most of the app's cold init.
+    include_lazily(app, ROUTERS, dependencies=[Depends(authenticated)])
+    include_lazily(app, PUBLIC_ROUTERS)
     mount_dashboard(app)
     return app
 
@@ -85,12 +96,13 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 
 
 def build_routes() -> None:
-    """Build the routes as FastAPI builds them for the first request that walks through them (a warm-up).
+    """Include every router and build its routes as FastAPI builds them for the first request that walks through
+    them (a warm-up).
 
-    FastAPI builds an included router's routes lazily, each again with the app's dependencies (its parameters'
-    model fields and its handler), when a request's path is first matched against that router: about 40 ms of a
-    first request here. Matching a path that is no API route walks through every router; nothing is called, no
-    I/O."""
+    The routers are included on first use (``lazy_routers.py``), and FastAPI builds an included router's routes
+    lazily too, each again with the app's dependencies (its parameters' model fields and its handler), when a
+    request's path is first matched against that router: about 40 ms of a first request here. Matching a path that
+    is no API route walks through every router and does both; nothing is called, no I/O."""
     scope = {"type": "http", "method": "GET", "path": "/api/v1/scoring/-", "root_path": "", "headers": []}
     for route in app.router.routes:
         route.matches(scope)

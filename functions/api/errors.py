@@ -34,7 +34,6 @@ from session_scoring.errors import (
     SessionNotScorableError,
     TransientError,
 )
-from session_scoring.models.api import ErrorBody
 
 STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, PermanentError: 500}
 
@@ -110,6 +109,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 def document_error_body(document: dict[str, Any]) -> dict[str, Any]:
     """Add ``ErrorBody``'s schema to an OpenAPI document whose error responses refer to it (:func:`error_response`),
     where and as FastAPI puts the schema of a response model (components sorted by name)."""
+    from session_scoring.models.api import ErrorBody  # the API's models are not needed to build the app
+
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     if "ErrorBody" not in schemas:
         # Passed through FastAPI's OpenAPI ``Schema`` model as FastAPI passes its whole document: that decides the

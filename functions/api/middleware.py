@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from functions.api.params import IMPORT_PATH
 from session_scoring.container import get_container
 
 MAX_BODY_BYTES = 4096
@@ -13,8 +14,6 @@ MAX_BODY_BYTES = 4096
 def body_limit(path: str) -> int:
     """Largest request body per route (read on the request, never at import): the import limit for uploads,
     MAX_BODY_BYTES for everything else. ``limits.BodyLimit`` enforces it on the bytes received."""
-    from functions.api.routers.imports import IMPORT_PATH
-
     return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 

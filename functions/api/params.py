@@ -6,9 +6,12 @@ from typing import Annotated
 
 from fastapi import Path
 
-from session_scoring.models.api import SESSION_ID_PATTERN
+from session_scoring.models.ids import SESSION_ID_PATTERN
 
 API_PREFIX = "/api/v1/scoring"
+
+IMPORT_PATH = f"{API_PREFIX}/sessions:import"
+"""The upload route, whose body limit differs (``middleware.body_limit`` reads it without importing its router)."""
 
 SessionId = Annotated[
     str,

@@ -7,10 +7,8 @@ from starlette.concurrency import run_in_threadpool
 
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_response
-from functions.api.params import API_PREFIX
+from functions.api.params import API_PREFIX, IMPORT_PATH
 from session_scoring.models.api import ImportedSession
-
-IMPORT_PATH = f"{API_PREFIX}/sessions:import"
 
 router = APIRouter()
 

@@ -10,9 +10,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from session_scoring.models.ids import SESSION_ID_PATTERN as SESSION_ID_PATTERN  # re-exported for the core
 from session_scoring.models.scores import ScoreStatus
-
-SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
 
 class _Response(BaseModel):

@@ -1,0 +1,87 @@
+"""Routers included on first use: the API's cold init builds no route (issue 10).
+
+Declaring a route makes FastAPI analyse its handler's signature and build a pydantic ``TypeAdapter`` per parameter,
+body and response model, and importing a router imports the models it answers with: about 150 ms of CPU here for
+the 26 routes and their models, nearly all the API's cold init beyond a bare FastAPI app's. A :class:`LazyRouter`
+holds the place of one router module in the app's route list, in the order the routers are included. The first
+time a request is matched against it (or a URL is built, or the OpenAPI document is asked for), it imports the
+module and includes its ``router`` exactly as ``app.include_router`` does, then puts FastAPI's own included router
+in its place: from then on the app's routes are what eager inclusion would have made. A request is matched against
+the routers in order, so it loads the routers up to the one that answers it (the scores router first: a score
+request loads that one alone); a path that no router answers (a dashboard page) loads them all, as does priming
+(``app.build_routes``).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.params import Depends
+from starlette.routing import BaseRoute, Match
+from starlette.types import Receive, Scope, Send
+
+_LOADING = threading.Lock()
+"""One router loads at a time (each appends to, then rearranges, the app's route list)."""
+
+
+class LazyRouter(BaseRoute):
+    """The place of ``module``'s ``router`` (an ``APIRouter``) in ``app``'s routes until it is first needed."""
+
+    def __init__(self, app: FastAPI, module: str, dependencies: Sequence[Depends] = ()) -> None:
+        self._app = app
+        self.module = module
+        self.dependencies = list(dependencies)
+        self._included: BaseRoute | None = None
+
+    def __repr__(self) -> str:
+        return f"LazyRouter({self.module!r}, loaded={self.loaded})"
+
+    @property
+    def loaded(self) -> bool:
+        return self._included is not None
+
+    def load(self) -> BaseRoute:
+        """Import the module, include its router with ``app.include_router`` and take the place it was given."""
+        with _LOADING:
+            if self._included is None:
+                router = import_module(self.module).router
+                routes = self._app.router.routes
+                self._app.include_router(router, dependencies=self.dependencies)
+                included = routes.pop()  # include_router appends; the route goes where this placeholder is
+                if getattr(included, "original_router", None) is not router:
+                    raise RuntimeError(f"include_router did not append {self.module}'s router last: {included!r}")
+                routes[routes.index(self)] = included
+                self._included = included
+            return self._included
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        return self.load().matches(scope)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.load().handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+        return self.load().url_path_for(name, **path_params)
+
+
+class LazilyRoutedAPI(FastAPI):
+    """A FastAPI app whose OpenAPI document includes the routers still waiting first (it documents every route)."""
+
+    def openapi(self) -> dict[str, Any]:
+        load_all(self)
+        return super().openapi()
+
+
+def include_lazily(app: FastAPI, modules: Sequence[str], dependencies: Sequence[Depends] = ()) -> None:
+    """Add a :class:`LazyRouter` for each module's ``router``, in order, after the app's routes so far."""
+    app.router.routes.extend(LazyRouter(app, module, dependencies) for module in modules)
+
+
+def load_all(app: FastAPI) -> None:
+    """Include every router still waiting (the OpenAPI document and priming need them all)."""
+    for route in list(app.router.routes):
+        if isinstance(route, LazyRouter):
+            route.load()
