@@ -16,7 +16,7 @@ from sqlalchemy import text
 from session_scoring.models.scores import DIMENSIONS, band_for
 from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.trends import TrendsRepository
-from session_scoring.services.trends import MOVERS, compare_histograms, trend_row
+from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import compare, compared_scores
 
@@ -89,7 +89,7 @@ def test_bucketed_trends_equal_the_percentile_cont_scan(seeded: TrendsRepository
         TrendBucket, TrendGroup, (None, BASE), ((None, None), days, mondays, (None, mondays[1]))
     ):
         scanned = seeded.scanned_trends(criteria_hash, bucket, group_by, *bounds)
-        bucketed = [trend_row(h) for h in seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)]
+        bucketed = seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
         assert len(bucketed) == len(scanned) > 1
         _assert_same(bucketed, scanned)
 
@@ -198,5 +198,5 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         ((None, None), (today, None), (today, today + timedelta(days=1)), (None, today - timedelta(days=1))),
     ):
         scanned = repository.scanned_trends(criteria_hash, bucket, group_by, *bounds)
-        bucketed = [trend_row(h) for h in repository.bucketed_trends(criteria_hash, bucket, group_by, *bounds)]
+        bucketed = repository.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
         _assert_same(bucketed, scanned)

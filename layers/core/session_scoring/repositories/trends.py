@@ -14,11 +14,7 @@ sessions; the statistics are the service's (tests/support/comparison_oracle.py r
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Sequence
-from datetime import UTC, date, datetime, time
-from itertools import accumulate
-from math import ceil, floor
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -44,7 +40,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
+from sqlalchemy.dialects.postgresql import aggregate_order_by, array, insert
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import (
@@ -61,7 +57,6 @@ from session_scoring.models.trends import (
     ComparisonPoint,
     Mover,
     TrendBucket,
-    TrendCounts,
     TrendGroup,
     TrendRow,
 )
@@ -353,34 +348,64 @@ FROM (SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group
 """
 
 
-def _histogram(cells: str) -> list[int]:
-    """A stored histogram as ``array_to_string`` returns it (``'3,0,1,...'``)."""
-    return [int(cell) for cell in cells.split(",")]
+_CELLS = MAX_SCORE - MIN_SCORE + 1
+_EPOCH = date(1970, 1, 1)
+_MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
 
 
-def _counts(bucket_start: date, group: str | None, histogram: Sequence[int], sums: Sequence[int]) -> TrendCounts:
-    """A point's counts from its histogram of totals (index = total) and its dimension sums and counts (in
-    ``_DIMENSION_SUMS`` order): the totals at the 0-based positions ``floor`` and ``ceil`` of ``q * (n - 1)`` (in
-    float8, as ``percentile_cont`` computes them) are where the running count first exceeds the position."""
-    ends = list(accumulate(histogram))
-    n = ends[-1]
+def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: str) -> list[TrendRow]:
+    """Each point's statistics from its rows (``starts``: each point's first row; a point's rows are consecutive),
+    exactly as the scan's aggregates give them. ``packed`` is every row's 101 histogram cells (index = total), then
+    its dimension sums and counts (``_DIMENSION_SUMS``), comma-separated: parsed and computed as arrays, a few array
+    operations whatever the number of points (walking each histogram in plain Python cost about 0.1 ms a point).
+    ``percentile_cont(q)`` interpolates between the totals at the 0-based positions ``floor`` and ``ceil`` of
+    ``q * (n - 1)``, the first totals whose running count exceeds them, in float8 as PostgreSQL (``float8_lerp``).
+    ``keys`` are (days since 1970-01-01, group)."""
+    import numpy as np
 
-    def total_at(position: int) -> int:
-        return bisect_right(ends, position) + MIN_SCORE
+    rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(_DIMENSION_SUMS))
+    if len(starts) < len(rows):
+        rows = np.add.reduceat(rows, starts, axis=0)
+    cells = rows[:, :_CELLS]
+    ends = cells.cumsum(axis=1)
+    n = ends[:, -1]
 
-    return TrendCounts(
-        bucket_start=datetime.combine(bucket_start, time(0), UTC),
-        group=group,
-        count=n,
-        total_sum=sum(total * count for total, count in enumerate(histogram, MIN_SCORE)),
-        band_counts={
-            band.band: sum(histogram[band.min_score - MIN_SCORE : band.max_score - MIN_SCORE + 1])
-            for band in SCORE_BANDS
-        },
-        percentile_totals={q: (total_at(floor(q * (n - 1))), total_at(ceil(q * (n - 1)))) for q in PERCENTILES},
-        dimension_sums={d: sums[2 * i] for i, d in enumerate(DIMENSIONS)},
-        dimension_counts={d: sums[2 * i + 1] for i, d in enumerate(DIMENSIONS)},
-    )
+    def total_at(position: Any) -> Any:
+        return ((ends <= position[:, None]).sum(axis=1) + MIN_SCORE).astype(np.float64)
+
+    percentiles = []
+    for q in PERCENTILES:
+        position = q * (n - 1).astype(np.float64)
+        first = np.floor(position)
+        low, high = total_at(first), total_at(np.ceil(position))
+        percentiles.append((low + (position - first) * (high - low)).tolist())
+    bands = np.stack(
+        [cells[:, band.min_score - MIN_SCORE : band.max_score - MIN_SCORE + 1].sum(axis=1) for band in SCORE_BANDS],
+        axis=1,
+    ).tolist()
+    means = ((cells @ np.arange(MIN_SCORE, MAX_SCORE + 1, dtype=np.int64)) / n).tolist()
+    sums, counts = rows[:, _CELLS::2], rows[:, _CELLS + 1 :: 2]
+    dimension_means = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0).tolist()
+    has = (counts > 0).tolist()
+    starts_at = {day: _MIDNIGHT_1970 + timedelta(days=day) for day in {day for day, _ in keys}}
+    names = [band.band for band in SCORE_BANDS]
+    p10, p50, p90 = percentiles
+    return [
+        TrendRow(
+            bucket_start=starts_at[day],
+            group=group,
+            count=count,
+            mean=mean,
+            p10=low,
+            p50=median,
+            p90=high,
+            dimension_means={d: m if h else None for d, m, h in zip(DIMENSIONS, dims, present, strict=True)},
+            band_counts=dict(zip(names, point_bands, strict=True)),
+        )
+        for (day, group), count, mean, low, median, high, dims, present, point_bands in zip(
+            keys, n.tolist(), means, p10, p50, p90, dimension_means, has, bands, strict=True
+        )
+    ]
 
 
 class TrendsRepository(StatementRepository):
@@ -420,11 +445,11 @@ class TrendsRepository(StatementRepository):
         group_by: TrendGroup,
         scored_after: datetime | None,
         scored_before: datetime | None,
-    ) -> list[TrendCounts]:
-        """Per bucket (UTC day or Monday week) and group, from ``trend_histograms`` (one row each): count, sum of
-        totals, band counts, dimension sums and counts, and for each of ``PERCENTILES`` the totals at the two
-        positions ``percentile_cont`` interpolates between (found in the histogram); ordered by bucket then group
-        (unknown group last). The bounds must be UTC midnights (``answers_from_buckets``)."""
+    ) -> list[TrendRow]:
+        """The same rows as ``scanned_trends`` (count, mean, p10/p50/p90 as ``percentile_cont``, dimension means,
+        band counts per bucket and group, ordered by bucket then group, unknown group last), from
+        ``trend_histograms``: one row per point, whatever the number of scores. The bounds must be UTC midnights
+        (``answers_from_buckets``)."""
         h = _HISTOGRAMS.c
         # A week row covers its whole week: bounds (UTC midnights) that are not Mondays cut weeks, so those weeks
         # are summed from the day rows in range instead (consecutive rows here: ordered by week, then group).
@@ -432,13 +457,15 @@ class TrendsRepository(StatementRepository):
         if bucket is TrendBucket.WEEK and not (_monday(scored_after) and _monday(scored_before)):
             rows_of = TrendBucket.DAY
             start = sql_cast(func.date_trunc(literal_column("'week'"), h.bucket_start), Date)
+        # One text column of the cells and the sums, and the day as an integer: pg8000 decodes a date with
+        # strptime (about as costly per row as the rest of the row) and each column separately.
+        cells = func.array_cat(h.totals, array([h[name] for name in _DIMENSION_SUMS]))
         statement = (
             select(
-                start.label("bucket_start"),
+                sql_cast(start - literal_column(f"DATE '{_EPOCH.isoformat()}'"), Integer).label("day"),
                 h.group_unknown,
                 h.group_value,
-                func.array_to_string(h.totals, literal_column("','")).label("totals"),
-                *[h[name] for name in _DIMENSION_SUMS],
+                func.array_to_string(cells, literal_column("','")).label("cells"),
             )
             .where(
                 h.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash),
@@ -450,18 +477,17 @@ class TrendsRepository(StatementRepository):
             )
             .order_by(start, h.group_unknown, h.group_value)
         )
-        points: list[tuple[date, str | None, list[int], list[int]]] = []
-        for row in self._all(statement):
-            group = None if row.group_unknown or group_by is TrendGroup.NONE else row.group_value
-            histogram = _histogram(row.totals)
-            sums = [row._mapping[name] for name in _DIMENSION_SUMS]
-            if points and points[-1][:2] == (row.bucket_start, group):
-                _, _, into, into_sums = points[-1]
-                into[:] = [a + b for a, b in zip(into, histogram, strict=True)]
-                into_sums[:] = [a + b for a, b in zip(into_sums, sums, strict=True)]
-            else:
-                points.append((row.bucket_start, group, histogram, sums))
-        return [_counts(*point) for point in points]
+        keys: list[tuple[int, str | None]] = []
+        starts: list[int] = []  # each point's first row (the next rows, if any: other days of a week cut by bounds)
+        packed: list[str] = []
+        grouped = group_by is not TrendGroup.NONE
+        for i, row in enumerate(self._all(statement)):
+            key = (row.day, row.group_value if grouped and not row.group_unknown else None)
+            if not keys or keys[-1] != key:
+                keys.append(key)
+                starts.append(i)
+            packed.append(row.cells)
+        return _trend_rows(keys, starts, ",".join(packed)) if keys else []
 
     @db_call
     def scanned_trends(
