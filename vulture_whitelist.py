@@ -20,7 +20,7 @@ _.step_order
 # Session facts columns (0007), read and written by name through the table (repositories/insights.py).
 _.session_ended_at
 _.session_stages
-# trend_buckets' sum and count columns (0012), written and read by name through the table (repositories/trends.py).
+# trend_histograms' sum and count columns (0015), written and read by name through the table (repositories/trends.py).
 _.logical_flow_sum
 _.logical_flow_n
 _.consistency_sum

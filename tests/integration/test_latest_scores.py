@@ -1,5 +1,5 @@
 """``latest_scores``, its tool rows and its counters (band and tool counters, the per-tool counters by day, agent,
-spelling and availability), and the trend tables (``trend_buckets``), on real PostgreSQL: kept right by concurrent
+spelling and availability), and the trend tables (``trend_histograms``), on real PostgreSQL: kept right by concurrent
 completes and backfilled by the migrations, all compared with a recount of the stored attempts."""
 
 from __future__ import annotations
@@ -124,13 +124,14 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
     return rows, counts
 
 
-Buckets = dict[tuple[Any, ...], tuple[int, ...]]
+Histograms = dict[tuple[Any, ...], tuple[Any, ...]]
 DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
 
 
-def expected_buckets(engine: Engine) -> Buckets:
-    """``trend_buckets`` recounted in Python from every stored completed attempt: per scope, bucket (UTC day and
-    week), grouping, group and total, the latest scores' sessions and each dimension's sum and count."""
+def expected_histograms(engine: Engine) -> Histograms:
+    """``trend_histograms`` recounted in Python from every stored completed attempt: per scope, bucket (UTC day and
+    week), grouping and group, the latest scores' sessions, how many have each total 0-100, and each dimension's sum
+    and count."""
     with engine.connect() as conn:
         attempts = conn.execute(
             text(
@@ -146,34 +147,50 @@ def expected_buckets(engine: Engine) -> Buckets:
             key = (scope, row.session_id)
             if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
                 latest[key] = row
-    sums: dict[tuple[Any, ...], list[int]] = {}
+    counts: dict[tuple[Any, ...], list[int]] = {}
+    totals: dict[tuple[Any, ...], list[int]] = {}
     for (scope, _), row in latest.items():
         for (unit, start), (group_by, value) in itertools.product(
             (("day", row.day), ("week", row.week)),
             (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)),
         ):
-            key = (scope, unit, group_by, start, value is None, value or "", row.total_score)
-            cell = sums.setdefault(key, [0] * 9)
+            key = (scope, unit, group_by, start, value is None, value or "")
+            cell = counts.setdefault(key, [0] * 9)
+            totals.setdefault(key, [0] * 101)[row.total_score] += 1
             cell[0] += 1
             for i, d in enumerate(DIMENSIONS):
                 points = (row.score_breakdown or {}).get(d)
                 cell[1 + 2 * i] += points or 0
                 cell[2 + 2 * i] += points is not None
-    return {key: tuple(cell) for key, cell in sums.items()}
+    return {key: (cell[0], tuple(totals[key]), *cell[1:]) for key, cell in counts.items()}
 
 
-def stored_buckets(engine: Engine) -> Buckets:
-    """The non-empty rows of ``trend_buckets`` (a cell a replacement emptied stays, all zero)."""
+def stored_histograms(engine: Engine) -> Histograms:
+    """The non-empty rows of ``trend_histograms`` (a row a replacement emptied stays, all zero)."""
+    columns = ", ".join(f"{d}_sum, {d}_n" for d in DIMENSIONS)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, sessions, totals, "
+                f"{columns} FROM trend_histograms"
+            )
+        ).all()
+    assert all(len(row.totals) == 101 and sum(row.totals) == row.sessions for row in rows)
+    assert all((any(row.totals) or any(row[8:])) == (row.sessions != 0) for row in rows)
+    return {tuple(row[:6]): (row.sessions, tuple(row.totals), *row[8:]) for row in rows if row.sessions != 0}
+
+
+def stored_buckets(engine: Engine) -> Histograms:
+    """The non-empty rows of ``trend_buckets`` (0012-0014: one per total score)."""
     columns = ", ".join(f"{d}_sum, {d}_n" for d in DIMENSIONS)
     with engine.connect() as conn:
         rows = conn.execute(
             text(
                 "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, total_score, "
-                f"sessions, {columns} FROM trend_buckets"
+                f"sessions, {columns} FROM trend_buckets WHERE sessions <> 0"
             )
         ).all()
-    assert all(any(row[7:]) == (row.sessions != 0) for row in rows)
-    return {tuple(row[:7]): tuple(row[7:]) for row in rows if row.sessions != 0}
+    return {tuple(row[:7]): tuple(row[7:]) for row in rows}
 
 
 def verdict(total: int, tools: list[str]) -> JudgeVerdict:
@@ -246,7 +263,7 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
     assert completed > 20  # the threads did store verdicts, several per session
     assert got_rows == want_rows
     assert got_counts == want_counts
-    assert stored_buckets(engine) == expected_buckets(engine)
+    assert stored_histograms(engine) == expected_histograms(engine)
     assert sum(n for (scope, kind, *_), n in got_counts.items() if scope == "*" and kind == "band") == len(
         {session for scope, session in want_rows if scope == "*"}
     )
@@ -280,9 +297,9 @@ def test_a_facts_backfill_moves_scored_sessions_to_their_trend_groups(stack: Sta
     assert trends.refresh_facts("f1") == 2  # its member under the hash and under '*'
     assert trends.refresh_facts("f1") == 0  # nothing left to move
 
-    buckets = stored_buckets(engine)
-    assert buckets == expected_buckets(engine)
-    assert {key[5] for key in buckets if key[2] == "agent"} == {"NetworkAgent", ""}  # f2 still unknown
+    histograms = stored_histograms(engine)
+    assert histograms == expected_histograms(engine)
+    assert {key[5] for key in histograms if key[2] == "agent"} == {"NetworkAgent", ""}  # f2 still unknown
 
 
 @pytest.fixture
@@ -344,13 +361,21 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
                     {"id": score_id, "p": position, "n": name},
                 )
 
+    migrate.upgrade(engine, settings, "0014_session_list")
+    buckets = stored_buckets(engine)
     migrate.upgrade(engine, settings)
 
     want_rows, want_counts = expected(engine)
     assert stored(engine) == (want_rows, want_counts)
-    buckets = stored_buckets(engine)
-    assert buckets == expected_buckets(engine)
-    assert len({key[0] for key in buckets}) == 3  # both hashes and '*'
+    histograms = stored_histograms(engine)
+    assert histograms == expected_histograms(engine)
+    assert len({key[0] for key in histograms}) == 3  # both hashes and '*'
+    # 0015's downgrade rebuilds the per-total rows of 0012 from the members, and its upgrade folds them again.
+    migrate.downgrade(engine, settings, "0014_session_list")
+    assert stored_buckets(engine) == buckets
+    assert len(buckets) > len(histograms)  # several totals in some histograms
+    migrate.upgrade(engine, settings)
+    assert stored_histograms(engine) == histograms
     # Spelled out: the newest completed score of each scope wins; a later failure changes nothing.
     assert want_rows[(HASHES[0], "rescored")][1:] == (95, "near_perfect", ["query"])
     assert want_rows[("*", "rescored")][1:] == (60, "adequate", [])

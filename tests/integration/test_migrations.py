@@ -30,7 +30,7 @@ TABLES = {
     "judge_labels",
     "export_jobs",
     "trend_members",
-    "trend_buckets",
+    "trend_histograms",
 }
 
 

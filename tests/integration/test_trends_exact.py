@@ -1,4 +1,4 @@
-"""The trends from ``trend_buckets`` and the comparison from histograms give the same answers as the statistics over
+"""The trends from ``trend_histograms`` and the comparison from histograms give the same answers as the statistics over
 every score (``percentile_cont`` over every latest score; every pair loaded into Python), on a few hundred random
 scores in real PostgreSQL."""
 
@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import text
 
 from session_scoring.models.scores import DIMENSIONS, band_for
-from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup
+from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.trends import TrendsRepository
-from session_scoring.services.trends import MOVERS, compare_histograms, trend_row
+from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import compare, compared_scores
 
@@ -89,24 +89,30 @@ def test_bucketed_trends_equal_the_percentile_cont_scan(seeded: TrendsRepository
         TrendBucket, TrendGroup, (None, BASE), ((None, None), days, mondays, (None, mondays[1]))
     ):
         scanned = seeded.scanned_trends(criteria_hash, bucket, group_by, *bounds)
-        bucketed = [trend_row(h) for h in seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)]
+        bucketed = seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
         assert len(bucketed) == len(scanned) > 1
-        for got, want in zip(bucketed, scanned, strict=True):
-            assert (got.bucket_start, got.group, got.count, got.band_counts) == (
-                want.bucket_start,
-                want.group,
-                want.count,
-                want.band_counts,
-            )
-            assert [got.mean, got.p10, got.p50, got.p90] == pytest.approx(
-                [want.mean, want.p10, want.p50, want.p90], abs=1e-9, rel=0
-            )
-            for d in DIMENSIONS:
-                expected = want.dimension_means[d]
-                if expected is None:
-                    assert got.dimension_means[d] is None
-                else:
-                    assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
+        _assert_same(bucketed, scanned)
+
+
+def _assert_same(bucketed: list[TrendRow], scanned: list[TrendRow]) -> None:
+    """The same points with the same statistics (floats to 1e-9: the means are divided in a different order)."""
+    assert len(bucketed) == len(scanned)
+    for got, want in zip(bucketed, scanned, strict=True):
+        assert (got.bucket_start, got.group, got.count, got.band_counts) == (
+            want.bucket_start,
+            want.group,
+            want.count,
+            want.band_counts,
+        )
+        assert [got.mean, got.p10, got.p50, got.p90] == pytest.approx(
+            [want.mean, want.p10, want.p50, want.p90], abs=1e-9, rel=0
+        )
+        for d in DIMENSIONS:
+            expected = want.dimension_means[d]
+            if expected is None:
+                assert got.dimension_means[d] is None
+            else:
+                assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
 
 
 def test_bounds_inside_a_day_are_answered_by_the_scan(seeded: TrendsRepository) -> None:
@@ -141,3 +147,56 @@ def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, se
         assert oracle.kendall_tau_b is not None
         assert got.spearman_rho == pytest.approx(oracle.spearman_rho, abs=1e-9, rel=0)
         assert got.kendall_tau_b == pytest.approx(oracle.kendall_tau_b, abs=1e-9, rel=0)
+
+
+def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) -> None:
+    """The histograms the verdict statement keeps (re-scores replacing members, facts moving sessions between groups),
+    read for every bucket and grouping, with and without bounds, equal the scan of the latest scores."""
+    from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+    from session_scoring.models.records import SessionFacts
+    from session_scoring.repositories.scores import PromptStats
+
+    rng = random.Random(7)
+    repo = stack.container.repository
+    for criteria in (BASE, CANDIDATE):
+        repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
+    for _ in range(160):
+        facts = SessionFacts(
+            agent=rng.choice(["KubernetesAgent", "NetworkAgent", None]),
+            alert_type=rng.choice(["PodOOMKilled", None]),
+            started_at=None,
+            ended_at=None,
+            stages=None,
+            tool_calls=None,
+            source="file",
+        )
+        criteria = rng.choice((BASE, BASE, CANDIDATE))
+        attempt = repo.create_attempt(uuid.uuid4(), f"v-{rng.randrange(60)}", criteria, "test", facts)
+        claim = repo.claim(attempt.attempt.score_id, 60)
+        assert claim.claim_token is not None
+        breakdown = {d: rng.choice([rng.randrange(26), rng.randrange(11, 14)]) for d in DIMENSIONS}
+        total = sum(breakdown.values())
+        output = JudgeOutputSchema.model_validate(
+            {
+                "total_score": total,
+                "score_breakdown": breakdown,
+                "score_reasoning": "random",
+                "missing_tools": [],
+                "alternative_approaches": [],
+            }
+        )
+        verdict = JudgeVerdict(output=output, provider="test", model="m")
+        assert repo.complete(
+            attempt.attempt.score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None)
+        )
+    repository = TrendsRepository(stack.container.query_engine)
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    for bucket, group_by, criteria_hash, bounds in itertools.product(
+        TrendBucket,
+        TrendGroup,
+        (None, BASE, CANDIDATE),
+        ((None, None), (today, None), (today, today + timedelta(days=1)), (None, today - timedelta(days=1))),
+    ):
+        scanned = repository.scanned_trends(criteria_hash, bucket, group_by, *bounds)
+        bucketed = repository.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
+        _assert_same(bucketed, scanned)

@@ -22,7 +22,6 @@ from sqlalchemy import (
     Index,
     Integer,
     Numeric,
-    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
@@ -393,13 +392,13 @@ class TrendMemberRow(Base):
     previous: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
 
 
-class TrendBucketRow(Base):
-    """Sessions (and dimension sums) per criteria hash, bucket (a UTC day, or the Monday of its week), grouping,
-    group and total score among ``trend_members``: a trend's exact percentiles, means and band shares are sums over
-    these rows. The key's order is the trend's output order and its index includes the sums, so a trend is one
-    ordered index-only range scan."""
+class TrendHistogramRow(Base):
+    """Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``
+    (migration 0015_trend_histograms): the sessions, ``totals`` (sessions per total score 0-100, index = total) and
+    each dimension's sum and count. A trend reads one row per bucket and group; its exact percentiles, means and band
+    shares come from the histogram."""
 
-    __tablename__ = "trend_buckets"
+    __tablename__ = "trend_histograms"
 
     criteria_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     bucket: Mapped[str] = mapped_column(String(4), primary_key=True)
@@ -408,8 +407,8 @@ class TrendBucketRow(Base):
     group_unknown: Mapped[bool] = mapped_column(Boolean, primary_key=True)
     """True when the score's attempt has no such fact (the value is then ''; for ``group_by`` 'none' False, '')."""
     group_value: Mapped[str] = mapped_column(String(255), primary_key=True)
-    total_score: Mapped[int] = mapped_column(Integer, primary_key=True)
     sessions: Mapped[int] = mapped_column(Integer, nullable=False)
+    totals: Mapped[list[int]] = mapped_column(ARRAY(Integer), nullable=False)
     logical_flow_sum: Mapped[int] = mapped_column(Integer, nullable=False)
     logical_flow_n: Mapped[int] = mapped_column(Integer, nullable=False)
     consistency_sum: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -420,23 +419,9 @@ class TrendBucketRow(Base):
     synthesis_quality_n: Mapped[int] = mapped_column(Integer, nullable=False)
 
     __table_args__ = (
-        CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_buckets_bucket"),
-        CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_buckets_group_by"),
-        # The sums are included in the key's index: a trend is an index-only scan in output order (no heap, no sort).
-        PrimaryKeyConstraint(
-            "criteria_hash",
-            "bucket",
-            "group_by",
-            "bucket_start",
-            "group_unknown",
-            "group_value",
-            "total_score",
-            name="trend_buckets_pkey",
-            postgresql_include=[
-                "sessions",
-                *(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n")),
-            ],
-        ),
+        CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
+        CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
+        CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
     )
 
 

@@ -44,23 +44,6 @@ class TrendRow:
 PERCENTILES = (0.1, 0.5, 0.9)
 
 
-@dataclass(frozen=True)
-class TrendCounts:
-    """One bucket and group as the bucket table sums it: how many sessions, the sum of their totals, per band how
-    many, per percentile the totals at the two 0-based positions ``floor`` and ``ceil`` of ``q * (count - 1)`` of
-    the sorted totals (what ``percentile_cont`` interpolates between), and per dimension the sum of its points and
-    how many scores had it."""
-
-    bucket_start: datetime
-    group: str | None
-    count: int
-    total_sum: int
-    band_counts: dict[str, int]
-    percentile_totals: dict[float, tuple[int, int]]
-    dimension_sums: dict[str, int]
-    dimension_counts: dict[str, int]
-
-
 class TrendPoint(_Response):
     bucket_start: datetime = Field(description="Start of the bucket (UTC; weeks start on Monday)")
     group: str | None = Field(description="The agent or alert type (null: not grouped, or the fact is unknown)")
