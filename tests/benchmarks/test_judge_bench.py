@@ -17,7 +17,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +33,7 @@ from session_scoring.judge.factory import build_judge
 from session_scoring.judge.rendering import build_prompt, estimate_tokens
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import PromptStats
 from session_scoring.models.session import Session
 from session_scoring.repositories.scores import ClaimResult
 from session_scoring.services.scorer import Scorer, ScorerPolicy
@@ -234,18 +235,38 @@ class SimQueue:
 
 
 class MemoryRepository:
-    """The four calls the scorer makes, always granted (the database is not what this benchmark measures)."""
+    """The four calls the scorer makes, always granted (the database is not what this benchmark measures). Their
+    signatures are ScoreRepository's, so a change there fails here at once (a worker's error ends the simulation).
+    ``dead_lettered``: attempts failed on their last allowed delivery (their messages go to the dead-letter queue)."""
+
+    def __init__(self) -> None:
+        self.dead_lettered = 0
 
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
         return ClaimResult(True, uuid.uuid4())
 
-    def complete(self, *args: Any, **kwargs: Any) -> bool:
+    def complete(
+        self,
+        score_id: uuid.UUID,
+        claim_token: uuid.UUID,
+        criteria_hash: str,
+        verdict: JudgeVerdict,
+        prompt: PromptStats,
+        spread: dict[str, Any] | None = None,
+        judging_ms: int | None = None,
+        estimated_cost_usd: float | None = None,
+        available_tools: Sequence[str] = (),
+        scored_at: datetime | None = None,
+    ) -> bool:
         return True
 
-    def fail(self, *args: Any) -> bool:
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool:
+        self.dead_lettered += dead_lettered
         return True
 
-    def release(self, *args: Any) -> bool:
+    def release(self, score_id: uuid.UUID, claim_token: uuid.UUID, message: str) -> bool:
         return True
 
 
@@ -259,14 +280,21 @@ class FixedSource:
         return self._session
 
 
+STALL_SECONDS = 120
+"""The simulation takes seconds (time is simulated); a worker still running after this is stuck, not slow."""
+
+
 @dataclass
 class GoodputResult:
     completed_in_window: int
     window_minutes: float
     rejected: int
     dead: int
+    """Attempts given up on their last allowed delivery (failed, their messages left for the dead-letter queue)."""
     slept_in_invocations: float
     longest_sleep: float
+    longest_invocation_sleep: float
+    """The most one invocation slept in all (its retries' waits together)."""
     invocations: int
 
 
@@ -295,14 +323,17 @@ def simulate_goodput(
         max_retry_wait_seconds=max_retry_wait_seconds,
     )
     sleeps: list[float] = []
+    per_invocation: dict[int, float] = {}  # by worker thread: what its current invocation slept so far
 
     def sleep_in_invocation(seconds: float) -> None:
         sleeps.append(seconds)
+        per_invocation[threading.get_ident()] = per_invocation.get(threading.get_ident(), 0.0) + seconds
         clock.sleep(seconds)
 
+    repository = MemoryRepository()
     scorer = Scorer(
         _config(),
-        MemoryRepository(),  # type: ignore[arg-type]
+        repository,  # type: ignore[arg-type]
         FixedSource(session),
         lambda: judge,
         policy,
@@ -321,39 +352,55 @@ def simulate_goodput(
     ]
     completed: list[float] = []
     invocations = [0]
+    invocation_sleeps: list[float] = []
     horizon = minutes * 60.0
 
+    errors: list[BaseException] = []
+
     def worker() -> None:
-        clock.sleep(0)
-        while clock.now < horizon:
-            message = queue.receive(clock.now)
-            if message is None:
-                clock.sleep(1.0)  # the SQS poller's next receive
-                continue
-            invocations[0] += 1
-            outcome = scorer.process(message.job, message.receives, lambda_timeout_seconds)
-            if outcome.done:
-                queue.messages.remove(message)
-                if outcome.reason == "completed":
-                    completed.append(clock.now)
-            elif outcome.delay_seconds is not None:
-                message.visible_at = clock.now + outcome.delay_seconds
-            clock.sleep(0.05)  # the next invocation starts a moment later
-        clock.finish()
+        # An error in one worker ends the simulation (and is raised below): a worker that died without leaving the
+        # clock would leave the others waiting for it forever, printing nothing.
+        try:
+            clock.sleep(0)
+            while clock.now < horizon and not errors:
+                message = queue.receive(clock.now)
+                if message is None:
+                    clock.sleep(1.0)  # the SQS poller's next receive
+                    continue
+                invocations[0] += 1
+                per_invocation[threading.get_ident()] = 0.0
+                outcome = scorer.process(message.job, message.receives, lambda_timeout_seconds)
+                invocation_sleeps.append(per_invocation[threading.get_ident()])
+                if outcome.done:
+                    queue.messages.remove(message)
+                    if outcome.reason == "completed":
+                        completed.append(clock.now)
+                elif outcome.delay_seconds is not None:
+                    message.visible_at = clock.now + outcome.delay_seconds
+                clock.sleep(0.05)  # the next invocation starts a moment later
+        except BaseException as exc:  # re-raised by the caller once every worker has stopped
+            errors.append(exc)
+        finally:
+            clock.finish()
 
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(scorers)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=300)
+        thread.join(timeout=STALL_SECONDS)
+        if thread.is_alive():
+            raise RuntimeError(f"the goodput simulation stalled: a worker is still running after {STALL_SECONDS} s")
+    if errors:
+        raise errors[0]
     window = [t for t in completed if warmup_minutes * 60 <= t < horizon]
     return GoodputResult(
         completed_in_window=len(window),
         window_minutes=minutes - warmup_minutes,
         rejected=judge.rejected,
-        dead=queue.dead,
+        dead=repository.dead_lettered,
         slept_in_invocations=sum(sleeps),
         longest_sleep=max(sleeps, default=0.0),
+        longest_invocation_sleep=max(invocation_sleeps, default=0.0),
         invocations=invocations[0],
     )
 
@@ -374,6 +421,7 @@ def test_goodput_under_a_rate_limited_judge(
         "/min",
         float(per_minute),
         ">= 0.98x",
-        f"slept {result.slept_in_invocations:,.0f} s in invocations (longest {result.longest_sleep:.0f} s); "
+        f"slept {result.slept_in_invocations:,.0f} s in invocations (longest wait {result.longest_sleep:.0f} s, "
+        f"most in one invocation {result.longest_invocation_sleep:.0f} s); "
         f"{result.rejected} 429s; {result.invocations} invocations; {result.dead} dead letters",
     )
