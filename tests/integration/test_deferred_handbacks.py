@@ -12,8 +12,8 @@ import pytest
 
 from session_scoring.errors import QueueUnavailableError
 from session_scoring.models.jobs import ScoringJob
-from tests.conftest import THOROUGH_ID, Stack
-from tests.support.fake_claude import reply_error
+from tests.conftest import FAILING_TOOLS_ID, SHALLOW_ID, THOROUGH_ID, Stack
+from tests.support.fake_claude import SAMPLE_VERDICT, reply_error, reply_verdict
 from tests.support.moto_sqs import delayed_messages, end_delays, hidden_messages
 
 CLAUDE_ENV = {
@@ -165,3 +165,40 @@ def test_when_the_copy_cannot_be_sent_the_original_is_kept_and_delayed(
     claude_stack.poller.drain()
 
     assert claude_stack.score(THOROUGH_ID).json()["status"] == "completed"
+
+
+def test_jobs_meeting_an_open_circuit_are_deferred_until_its_probe_and_then_complete(
+    make_stack: Any, fake_claude: Any
+) -> None:
+    from tests.integration.faults.conftest import FAULT_ENV, breaker_state, pass_recovery_timeout
+
+    env = {key: value for key, value in FAULT_ENV.items() if key != "SCORING_MAX_DEFERRALS"}  # the default: on
+    stack: Stack = make_stack(**env, ANTHROPIC_BASE_URL=fake_claude.base_url)
+    fake_claude.default = reply_error(529, "overloaded_error", "Overloaded")  # no retry-after: the job's own failure
+    sessions = [THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID]
+    for session_id in sessions:
+        stack.request_score(session_id)
+
+    stack.poller.drain()
+
+    assert breaker_state(stack) == "OPEN"
+    deferred = [stack.score(s).json() for s in sessions]
+    notes = [d["error_message"] for d in deferred if "circuit open" in d["error_message"]]
+    # The first job's four calls and the second's first open the circuit; the second's retry and the third meet it.
+    assert len(notes) == 2
+    assert len(fake_claude.requests) == 5  # no call while the circuit is open
+    assert all(n.startswith("judge unavailable (circuit open); deferred until ") for n in notes)
+    copies = delayed_messages(stack.resources.queue_url)
+    assert len(copies) == len(notes)
+    recovery = int(env["SCORING_BREAKER_RECOVERY_SECONDS"])
+    assert all(0 < copy.delay_left_seconds <= recovery + 1 for copy in copies)
+    assert {ScoringJob.model_validate_json(copy.body).deferrals for copy in copies} == {1}
+
+    fake_claude.default = reply_verdict(SAMPLE_VERDICT)
+    pass_recovery_timeout(stack)
+    end_delays(stack.resources.queue_url)
+    stack.poller.make_deferred_visible()
+    stack.poller.drain()
+
+    assert [stack.score(s).json()["status"] for s in sessions] == ["completed"] * 3
+    assert queue_counts(stack, stack.resources.dead_letter_queue_url)["visible"] == 0
