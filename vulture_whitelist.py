@@ -94,3 +94,6 @@ _.readinto
 # Missing tools report (models/api.py): response fields set by validation from a dict, read by API clients.
 _.trend
 _.available_in_sessions
+
+# ScoringJob's wrap serializer (models/jobs.py): pydantic calls it on every dump of a job message.
+_._without_zero_deferrals

@@ -202,6 +202,9 @@ def test_soak(
         "SCORING_BREAKER_CACHE_SECONDS": "1",
         "SCORING_BREAKER_RECOVERY_SECONDS": "60",
         "SCORING_LEASE_SECONDS": "30",
+        # The counted path: time passes here by moving visibility delays (a deferred copy's DelaySeconds is not
+        # movable through SQS), and the judge outage is meant to reach the dead-letter queue.
+        "SCORING_MAX_DEFERRALS": "0",
         "POWERTOOLS_LOG_LEVEL": "ERROR",
     }
     stack: Stack = make_stack(**env)

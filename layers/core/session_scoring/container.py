@@ -190,6 +190,7 @@ class Container:
             judge_retry_base_seconds=settings.judge_retry_base_seconds,
             max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
             input_budget_tokens=self.judge_input_budget,
+            max_deferrals=settings.max_deferrals,
         )
         return Scorer(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
 

@@ -122,6 +122,10 @@ FAULT_ENV = {
     "SCORING_BREAKER_CACHE_SECONDS": "0",
     "SCORING_BREAKER_RECOVERY_SECONDS": "60",
     "SCORING_LEASE_SECONDS": "30",
+    # The counted path: the suite moves visibility delays to stand for time passing, and an outage here is meant to
+    # reach the dead-letter queue. A deferred copy's DelaySeconds is not movable through SQS; deferral (a busy judge
+    # handed back as a fresh copy) is tested in tests/integration/test_deferred_handbacks.py.
+    "SCORING_MAX_DEFERRALS": "0",
 }
 
 

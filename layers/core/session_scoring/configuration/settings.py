@@ -214,6 +214,16 @@ class Settings(BaseSettings):
         description="Deliveries before a job goes to the dead-letter queue; must equal the queue's maxReceiveCount "
         "(the last delivery marks the attempt failed).",
     )
+    max_deferrals: int = Field(
+        default=20,
+        ge=0,
+        validation_alias="SCORING_MAX_DEFERRALS",
+        description="Times a job may be handed back as a fresh, delayed copy of its message because the judge was "
+        "busy (a rate limit with retry-after, the circuit open); such a hand-back uses none of the queue's receives. "
+        "The delay grows 30 s, 60 s, ... to 900 s (or the judge's wait when longer), so 20 is about 4 hours of "
+        "rate limits. Past it, hand-backs count towards SCORING_MAX_RECEIVE_COUNT again (then the dead-letter "
+        "queue). 0 turns deferral off.",
+    )
     breaker_table_name: str | None = Field(
         default=None,
         validation_alias="SCORING_BREAKER_TABLE",

@@ -15,6 +15,8 @@ class JobQueue(Protocol):
 
 
 MAX_VISIBILITY_SECONDS = 43_200
+MAX_DELAY_SECONDS = 900
+"""SQS's longest ``DelaySeconds`` on a sent message."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,18 @@ class SqsJobQueue:
             self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json())
         except (BotoCoreError, ClientError) as exc:
             raise QueueUnavailableError(f"the scoring queue did not accept the job: {exc}") from exc
+
+    def send_later(self, job: ScoringJob, delay_seconds: int) -> None:
+        """Send ``job`` as a new message delivered after ``delay_seconds`` (SQS ``DelaySeconds``, 0 to 900): a fresh
+        message whose receive count starts at zero. QueueUnavailableError when SQS does not accept it."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        if not 0 <= delay_seconds <= MAX_DELAY_SECONDS:
+            raise ValueError(f"delay_seconds must be 0 to {MAX_DELAY_SECONDS} (SQS DelaySeconds), not {delay_seconds}")
+        try:
+            self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json(), DelaySeconds=delay_seconds)
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailableError(f"the queue did not accept the delayed job: {exc}") from exc
 
     def depth(self) -> int:
         """Jobs waiting or in flight (SQS's approximate counts); QueueUnavailableError when SQS does not answer."""

@@ -2,7 +2,8 @@
 
 ``Scorer.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
 that decides, for each kind of failure, whether the attempt fails for good (the message is acknowledged) or the
-message comes back later (the attempt returns to pending with a note saying why and when).
+message comes back later (the attempt returns to pending with a note saying why and when), and whether it comes back
+as a fresh, delayed copy (the judge was busy: the job is not at fault, so no queue receive is used).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -55,11 +56,15 @@ STORE_MARGIN_SECONDS = 10.0
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """``done``: acknowledge the message. ``retry``: leave it for a later delivery after ``delay_seconds``."""
+    """``done``: acknowledge the message. ``retry``: leave it for a later delivery after ``delay_seconds``.
+    ``defer``: the judge was busy; the job service sends a fresh copy of the message delayed by ``delay_seconds`` and
+    acknowledges this one, so the hand-back uses none of the queue's receives (if the copy cannot be sent, the
+    message is left for a later delivery, as ``retry``)."""
 
     done: bool
     reason: str
     delay_seconds: int | None = None
+    deferrable: bool = False
 
     @classmethod
     def ack(cls, reason: str) -> JobOutcome:
@@ -68,6 +73,10 @@ class JobOutcome:
     @classmethod
     def retry(cls, reason: str, delay_seconds: int | None = None) -> JobOutcome:
         return cls(False, reason, delay_seconds)
+
+    @classmethod
+    def defer(cls, reason: str, delay_seconds: int) -> JobOutcome:
+        return cls(False, reason, delay_seconds, deferrable=True)
 
 
 @dataclass(frozen=True)
@@ -80,19 +89,44 @@ class ScorerPolicy:
     input_budget_tokens: int | None = None
     max_retry_wait_seconds: float = 5.0
     """Longest wait slept inside an invocation; a longer retry-after gives the message back with that delay."""
+    max_deferrals: int = 0
+    """Hand-backs for a busy judge sent as fresh, delayed copies of the message (``SCORING_MAX_DEFERRALS``); past
+    it they count towards ``max_receive_count``. 0: every hand-back counts."""
 
 
 DEAD_LETTER_NOTE = "the job is in the dead-letter queue; `make redrive` (session-scoring redrive) retries it"
 MAX_RETRY_DELAY_SECONDS = 900
+MAX_DEFER_SECONDS = 900
+"""SQS's longest ``DelaySeconds``: a busy judge asking for a longer wait keeps the counted path."""
 
 
-def outcome_for_error(exc: Exception, receive_count: int, policy: ScorerPolicy) -> tuple[str, JobOutcome]:
+def _busy_judge_delay(exc: Exception, receive_count: int, deferrals: int) -> int | None:
+    """The hand-back delay when the failure is outside the job, the judge busy: the circuit open (until it lets a
+    probe through) or an answer with ``retry-after`` (a rate limit or overload: the judge's wait or the growing
+    delay, whichever is longer, the delay growing with every hand-back so far, deferrals included, as it grows with
+    the receives on the counted path). None for the job's own failures: a timeout, a dropped connection, a 5xx
+    without ``retry-after``, anything else."""
+    if isinstance(exc, JudgeUnavailableError):
+        return max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
+    if isinstance(exc, JudgeTransientError) and exc.retry_after_seconds is not None:
+        growing = min(backoff_seconds(receive_count + deferrals, 30.0), float(MAX_DEFER_SECONDS))
+        return math.ceil(max(growing, exc.retry_after_seconds))
+    return None
+
+
+def outcome_for_error(
+    exc: Exception, receive_count: int, policy: ScorerPolicy, deferrals: int = 0
+) -> tuple[str, JobOutcome]:
     """Decide what a failure means: ('fail'|'release', outcome). The single error -> ack/retry mapping.
 
     The error's category (``errors.py``) decides; only the delay depends on the class:
 
     - ``PermanentError`` (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack
       the message;
+    - the judge busy (circuit open, or an answer with ``retry-after``), the job deferred fewer than
+      ``policy.max_deferrals`` times (``deferrals``) and the wait at most 900 s: back to pending with a note saying
+      it was deferred and until when; the job service sends a fresh copy of the message with that delay, on any
+      receive, the last included;
     - circuit open (``JudgeUnavailableError``): back to pending with a note saying when it is retried; the message
       returns at that time;
     - ``TransientError``, or any unexpected exception: back to pending with a note; the message returns after a
@@ -103,6 +137,15 @@ def outcome_for_error(exc: Exception, receive_count: int, policy: ScorerPolicy) 
     reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
     if isinstance(exc, PermanentError):
         return "fail", JobOutcome.ack(reason)
+    busy_delay = _busy_judge_delay(exc, receive_count, deferrals)
+    if busy_delay is not None and busy_delay <= MAX_DEFER_SECONDS and deferrals < policy.max_deferrals:
+        until = (datetime.now(UTC) + timedelta(seconds=busy_delay)).isoformat(timespec="seconds")
+        count = f"deferral {deferrals + 1} of {policy.max_deferrals}, no delivery used"
+        if isinstance(exc, JudgeUnavailableError):
+            note = f"judge unavailable (circuit open); deferred until {until} ({count})"
+        else:
+            note = f"judge busy; deferred until {until}, will retry in about {busy_delay} s ({count}): {reason}"
+        return "release", JobOutcome.defer(note, busy_delay)
     if receive_count >= policy.max_receive_count:
         return "fail", JobOutcome.retry(f"{reason} (gave up after {receive_count} deliveries; {DEAD_LETTER_NOTE})")
     if isinstance(exc, JudgeUnavailableError):
@@ -285,7 +328,7 @@ class Scorer:
         return verdict, prompt, spread, judging_ms, available_tools
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
-        action, outcome = outcome_for_error(exc, receive_count, self._policy)
+        action, outcome = outcome_for_error(exc, receive_count, self._policy, job.deferrals)
         log = logger.error if action == "fail" else logger.warning
         log(
             "scoring failed",
