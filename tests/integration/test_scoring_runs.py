@@ -416,3 +416,55 @@ def test_a_cancelled_runs_sessions_say_why_they_were_not_scored(run_stack: Stack
     assert {(i["band"], i["total_score"], i["error_message"]) for i in page["items"]} == {
         (None, None, "cancelled by api-client")
     }
+
+
+def run_status_as_stored(stack: Stack, run_id: str) -> str:
+    """The run's status in the database, read without the API (reading a run through the API settles it)."""
+    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
+    try:
+        with engine.connect() as conn:
+            status: str = conn.execute(
+                text("SELECT status FROM scoring_runs WHERE run_id = :id"), {"id": run_id}
+            ).scalar_one()
+            return status
+    finally:
+        engine.dispose()
+
+
+def test_a_run_job_whose_message_was_lost_is_requeued_by_the_reaper_and_still_finishes_its_run(
+    run_stack: Stack,
+) -> None:
+    run = start_run(run_stack, selection={"which": "unscored"}, max_sessions=1)
+    runs_poller(run_stack).drain(max_batches=1)  # the planning message: it creates the attempt and sends its job
+    run_stack.sqs.purge_queue(QueueUrl=run_stack.env["SCORING_RUNS_QUEUE_URL"])  # ... which is lost
+    engine = create_engine(run_stack.env["SCORING_DATABASE_URL"])
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE session_scores SET requested_at = now() - interval '3 hours'"))
+    finally:
+        engine.dispose()
+
+    assert run_stack.container.reaper.reap().requeued == 1
+    run_stack.poller.drain()
+
+    assert [a["status"] for a in attempts(run_stack)] == ["completed"]
+    assert run_status_as_stored(run_stack, run["run_id"]) == "completed"
+
+
+def test_a_run_job_the_reaper_gives_up_on_finishes_its_run(run_stack: Stack) -> None:
+    run = start_run(run_stack, selection={"which": "unscored"}, max_sessions=1)
+    runs_poller(run_stack).drain(max_batches=1)
+    run_stack.sqs.purge_queue(QueueUrl=run_stack.env["SCORING_RUNS_QUEUE_URL"])
+    engine = create_engine(run_stack.env["SCORING_DATABASE_URL"])
+    try:
+        with engine.begin() as conn:  # every delivery spent: the reaper fails the attempt instead of requeueing it
+            conn.execute(
+                text("UPDATE session_scores SET requested_at = now() - interval '3 hours', delivery_count = 99")
+            )
+    finally:
+        engine.dispose()
+
+    assert run_stack.container.reaper.reap().failed == 1
+
+    assert [a["status"] for a in attempts(run_stack)] == ["failed"]
+    assert run_status_as_stored(run_stack, run["run_id"]) == "completed"

@@ -219,7 +219,13 @@ class Container:
         from session_scoring.services.reaper import AttemptReaper
 
         settings = self.settings
-        return AttemptReaper(self.repository, self.queue, settings.max_receive_count, settings.lease_seconds)
+        return AttemptReaper(
+            self.repository,
+            self.queue,
+            settings.max_receive_count,
+            settings.lease_seconds,
+            settle_run=lambda run_id: self.run_repository.settle(run_id),
+        )
 
     @cached_property
     def analytics_repository(self) -> AnalyticsRepository:

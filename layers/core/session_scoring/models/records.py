@@ -110,6 +110,8 @@ class StrandedAttempt:
     delivery_count: int
     requested_by: str
     requested_at: datetime
+    run_id: uuid.UUID | None = None
+    """The scoring run the attempt belongs to: its requeued job carries it, so the run settles when it ends."""
 
 
 @dataclass(frozen=True)

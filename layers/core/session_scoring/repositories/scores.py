@@ -904,6 +904,7 @@ class ScoreRepository(StatementRepository):
                 _SCORES.c.delivery_count,
                 _SCORES.c.scored_triggered_by,
                 _SCORES.c.requested_at,
+                _SCORES.c.run_id,
             )
             .where(
                 _SCORES.c.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
@@ -925,7 +926,13 @@ class ScoreRepository(StatementRepository):
         )
         return [
             StrandedAttempt(
-                r.score_id, r.session_id, ScoreStatus(r.status), r.delivery_count, r.scored_triggered_by, r.requested_at
+                r.score_id,
+                r.session_id,
+                ScoreStatus(r.status),
+                r.delivery_count,
+                r.scored_triggered_by,
+                r.requested_at,
+                r.run_id,
             )
             for r in rows
         ]

@@ -18,9 +18,11 @@ the metrics the reaper function's handler prints.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from session_scoring.errors import QueueUnavailableError
+from session_scoring.errors import QueueUnavailableError, ScoringError
 from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
@@ -45,9 +47,17 @@ class ReapResult:
 
 
 class AttemptReaper:
-    def __init__(self, repository: ScoreRepository, queue: JobQueue, max_deliveries: int, lease_seconds: int) -> None:
+    def __init__(
+        self,
+        repository: ScoreRepository,
+        queue: JobQueue,
+        max_deliveries: int,
+        lease_seconds: int,
+        settle_run: Callable[[uuid.UUID], object] | None = None,
+    ) -> None:
         self._repository = repository
         self._queue = queue
+        self._settle_run = settle_run
         self._max_deliveries = max_deliveries
         self._pending_after = pending_idle_limit(lease_seconds)
 
@@ -77,6 +87,7 @@ class AttemptReaper:
             session_id=attempt.session_id,
             requested_by=attempt.requested_by,
             requested_at=attempt.requested_at,
+            run_id=attempt.run_id,  # so the run settles when this job ends, as for its first message
         )
         try:
             self._queue.send(job)
@@ -95,3 +106,9 @@ class AttemptReaper:
         if self._repository.fail(attempt.score_id, None, reason):
             result.failed += 1
             result.notes.append(f"{attempt.score_id} ({attempt.session_id}): failed, {reason}")
+            if attempt.run_id is not None and self._settle_run is not None:
+                # No job will end for this attempt, so nothing else would mark its run as finished.
+                try:
+                    self._settle_run(attempt.run_id)
+                except ScoringError as exc:
+                    result.notes.append(f"run {attempt.run_id}: not settled ({exc.message}); reading it settles it")
