@@ -14,8 +14,10 @@ contribution out and the new one's in.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, cast
 
+from pydantic import TypeAdapter
 from sqlalchemy import (
     Integer,
     String,
@@ -25,20 +27,18 @@ from sqlalchemy import (
     case,
     func,
     literal_column,
-    null,
     select,
     text,
     true,
     union_all,
 )
-from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA, ComparisonCellRow, ComparisonPairRow, LatestScoreRow
 from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, as_json_list
 
 _LATEST = cast(Table, LatestScoreRow.__table__)
 _PAIRS = cast(Table, ComparisonPairRow.__table__)
@@ -169,6 +169,12 @@ GROUP BY 1, 2, 3, 4, 5
 """
 
 
+@cache
+def _points() -> TypeAdapter[list[ComparisonPoint]]:
+    """The scatter's points validated in one call (built on first use, not at import)."""
+    return TypeAdapter(list[ComparisonPoint])
+
+
 def _check(base: str, candidate: str) -> None:
     if ANY_CRITERIA in (base, candidate):
         raise ValueError(f"the comparison is between two criteria hashes, not {ANY_CRITERIA!r}")
@@ -188,48 +194,51 @@ class ComparisonRepository(StatementRepository):
         low, high = sorted((base, candidate))
         flipped = base != low
         c, p = _CELLS.c, _PAIRS.c
-        of_pair = (p.low_hash == low, p.high_hash == high)
-        none_text: Any = null()
-        # Candidate minus base is the stored delta, or its negation when the base is the high hash.
-        rising, falling = (p.delta < 0, p.delta > 0) if flipped else (p.delta > 0, p.delta < 0)
-        parts: list[Any] = [
-            select(c.kind, c.a, c.b, c.sessions.label("n"), none_text.label("session_id")).where(
-                c.low_hash == low, c.high_hash == high, c.sessions != 0
-            ),
-            *(
-                select(
-                    literal_column(f"'{name}'").label("kind"),
-                    p.low_total.label("a"),
-                    p.high_total.label("b"),
-                    sql_cast(null(), Integer).label("n"),
-                    p.session_id,
-                )
-                .where(*of_pair, condition)
-                .order_by(p.delta.asc() if ascending else p.delta.desc(), p.session_id)
+        cells = select(func.json_agg(func.json_build_array(c.kind, c.a, c.b, c.sessions))).where(
+            c.low_hash == low, c.high_hash == high, c.sessions != 0
+        )
+
+        def biggest(condition: Any, ascending: bool) -> Any:
+            order = (p.delta.asc() if ascending else p.delta.desc(), p.session_id)
+            top = (
+                select(p.session_id, p.low_total, p.high_total, p.delta)
+                .where(p.low_hash == low, p.high_hash == high, condition)
+                .order_by(*order)
                 .limit(movers)
-                .subquery()
-                .select()
-                for name, condition, ascending in (
-                    ("up", rising, flipped),
-                    ("down", falling, not flipped),
-                )
-            ),
-        ]
+                .subquery("movers")
+            )
+            again = (top.c.delta.asc() if ascending else top.c.delta.desc(), top.c.session_id)
+            row = func.json_build_array(top.c.session_id, top.c.low_total, top.c.high_total)
+            return select(func.json_agg(aggregate_order_by(row, *again))).scalar_subquery()
+
+        # Candidate minus base is the stored delta, or its negation when the base is the high hash. Each part comes
+        # back as one JSON value (decoded in C): thousands of rows would cost more to decode than to find.
+        rising, falling = (p.delta < 0, p.delta > 0) if flipped else (p.delta > 0, p.delta < 0)
+        found = self._one(
+            select(
+                cells.scalar_subquery().label("cells"),
+                biggest(rising, ascending=flipped).label("up"),
+                biggest(falling, ascending=not flipped).label("down"),
+            )
+        )
         joint: dict[tuple[int, int], int] = {}
         deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
-        up: list[Mover] = []
-        down: list[Mover] = []
-        for row in self._all(union_all(*parts)):
-            low_value, high_value = int(row.a), int(row.b)
-            if row.kind == _TOTAL:
-                joint[(high_value, low_value) if flipped else (low_value, high_value)] = int(row.n)
-            elif row.kind in deltas:
-                deltas[row.kind][-low_value if flipped else low_value] = int(row.n)
+        for kind, a, b, n in as_json_list(found.cells if found else None):
+            if kind == _TOTAL:
+                joint[(b, a) if flipped else (a, b)] = n
             else:
-                before, after = (high_value, low_value) if flipped else (low_value, high_value)
-                mover = Mover(session_id=row.session_id, base=before, candidate=after, delta=after - before)
-                (up if row.kind == "up" else down).append(mover)
-        return ComparisonHistograms(joint=joint, dimension_deltas=deltas, movers_up=up, movers_down=down)
+                deltas[kind][-a if flipped else a] = n
+
+        def mover(session_id: str, low_total: int, high_total: int) -> Mover:
+            before, after = (high_total, low_total) if flipped else (low_total, high_total)
+            return Mover(session_id=session_id, base=before, candidate=after, delta=after - before)
+
+        return ComparisonHistograms(
+            joint=joint,
+            dimension_deltas=deltas,
+            movers_up=[mover(*m) for m in as_json_list(found.up if found else None)],
+            movers_down=[mover(*m) for m in as_json_list(found.down if found else None)],
+        )
 
     def _self_histograms(self, criteria_hash: str) -> ComparisonHistograms:
         """A criteria compared with itself: every session it scored, each unchanged (no pair rows: read from
@@ -270,20 +279,28 @@ class ComparisonRepository(StatementRepository):
         low, high = sorted((base, candidate))
         flipped = base != low
         p = _PAIRS.c
-        rows = self._all(
+        first = (
             select(p.session_id, p.low_total, p.high_total)
             .where(p.low_hash == low, p.high_hash == high)
             .order_by(p.session_id)
             .limit(limit)
+            .subquery("first")
         )
-        return [
-            ComparisonPoint(
-                session_id=row.session_id,
-                base=row.high_total if flipped else row.low_total,
-                candidate=row.low_total if flipped else row.high_total,
-            )
-            for row in rows
-        ]
+        # One JSON value, not ``limit`` rows, validated as one list: decoding rows and building models one by one
+        # would cost more than the index scan.
+        base_total, candidate_total = (
+            (first.c.high_total, first.c.low_total) if flipped else (first.c.low_total, first.c.high_total)
+        )
+        point = func.json_build_object(
+            literal_column("'session_id'"),
+            first.c.session_id,
+            literal_column("'base'"),
+            base_total,
+            literal_column("'candidate'"),
+            candidate_total,
+        )
+        found = self._one(select(func.json_agg(aggregate_order_by(point, first.c.session_id))))
+        return _points().validate_python(as_json_list(found[0] if found else None))
 
     @db_call
     def rebuild(self) -> None:
