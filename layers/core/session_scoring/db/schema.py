@@ -293,7 +293,8 @@ class LatestScoreRow(Base):
             text("score_id DESC"),
             postgresql_include=["session_id"],
         ),
-        # The criteria comparison's join (0012_trend_buckets): both sides index-only, in session order.
+        # 0012_trend_buckets, for the criteria comparison's join; since 0016 the comparison reads comparison_cells,
+        # and a criteria compared with itself can read one criteria's rows from it index-only.
         Index(
             "ix_latest_scores_criteria_session",
             "criteria_hash",
