@@ -31,6 +31,8 @@ TABLES = {
     "export_jobs",
     "trend_members",
     "trend_histograms",
+    "comparison_pairs",
+    "comparison_cells",
 }
 
 

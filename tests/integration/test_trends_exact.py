@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from session_scoring.models.scores import DIMENSIONS, band_for
 from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup, TrendRow
+from session_scoring.repositories.comparison import ComparisonRepository
 from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
@@ -41,7 +42,8 @@ def _latest(
 @pytest.fixture
 def seeded(stack: Stack) -> TrendsRepository:
     """300 sessions with a latest score under the base criteria and '*' over 40 days (agents and alert types, some
-    unknown; some dimensions missing), 250 of them also under the candidate; the trend tables rebuilt from them."""
+    unknown; some dimensions missing), 250 of them also under the candidate; the trend and comparison tables rebuilt
+    from them."""
     rng = random.Random(12)
     with stack.container.engine.begin() as conn:
         for criteria in (BASE, CANDIDATE):
@@ -79,6 +81,7 @@ def seeded(stack: Stack) -> TrendsRepository:
                 _latest(conn, session, CANDIDATE, uuid.uuid4(), moved, at, other)
     repository = TrendsRepository(stack.container.query_engine)
     repository.rebuild()
+    ComparisonRepository(stack.container.query_engine).rebuild()
     return repository
 
 
@@ -125,18 +128,17 @@ def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, se
     agreement = HumanAgreement(
         criteria_hash=BASE, n=0, spearman_rho=None, kendall_tau=None, mean_absolute_error=None, weighted_kappa=None
     )
-    for base, candidate in ((BASE, CANDIDATE), (CANDIDATE, BASE), (BASE, "*")):
+    comparison = ComparisonRepository(stack.container.query_engine)
+    for base, candidate in ((BASE, CANDIDATE), (CANDIDATE, BASE), (BASE, BASE)):
         oracle = compare(
             base, candidate, compared_scores(stack.container.query_engine, base, candidate), agreement, agreement
         )
-        got = compare_histograms(
-            base, candidate, seeded.comparison_histograms(base, candidate, MOVERS), agreement, agreement
-        )
+        got = compare_histograms(base, candidate, comparison.histograms(base, candidate, MOVERS), agreement, agreement)
         assert got.n == oracle.n > 200
         assert got.band_transitions == oracle.band_transitions
         assert got.movers_up == oracle.movers_up
         assert got.movers_down == oracle.movers_down
-        assert len(got.movers_up) == len(got.movers_down) == (0 if candidate == "*" else MOVERS)
+        assert len(got.movers_up) == len(got.movers_down) == (0 if candidate == base else MOVERS)
         for summary, want in [(got.total, oracle.total)] + [
             (got.dimensions[d], oracle.dimensions[d]) for d in DIMENSIONS
         ]:
@@ -200,3 +202,11 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         scanned = repository.scanned_trends(criteria_hash, bucket, group_by, *bounds)
         bucketed = repository.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
         _assert_same(bucketed, scanned)
+
+
+def test_the_comparison_is_between_two_criteria_not_any(stack: Stack) -> None:
+    comparison = ComparisonRepository(stack.container.query_engine)
+    with pytest.raises(ValueError, match="two criteria hashes"):
+        comparison.histograms(BASE, "*", MOVERS)
+    with pytest.raises(ValueError, match="two criteria hashes"):
+        comparison.points("*", BASE, 10)

@@ -241,10 +241,13 @@ class Container:
 
     @cached_property
     def trends_service(self) -> TrendsService:
+        from session_scoring.repositories.comparison import ComparisonRepository
         from session_scoring.repositories.trends import TrendsRepository
         from session_scoring.services.trends import TrendsService
 
-        return TrendsService(TrendsRepository(self.query_engine), self.agreement_service)
+        return TrendsService(
+            TrendsRepository(self.query_engine), ComparisonRepository(self.query_engine), self.agreement_service
+        )
 
     @cached_property
     def session_view_service(self) -> SessionViewService:

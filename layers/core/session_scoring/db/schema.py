@@ -16,6 +16,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Computed,
     Date,
     DateTime,
     ForeignKey,
@@ -291,7 +292,8 @@ class LatestScoreRow(Base):
             text("score_id DESC"),
             postgresql_include=["session_id"],
         ),
-        # The criteria comparison's join (0012_trend_buckets): both sides index-only, in session order.
+        # 0012_trend_buckets, for the criteria comparison's join; since 0016 the comparison reads comparison_cells,
+        # and a criteria compared with itself can read one criteria's rows from it index-only.
         Index(
             "ix_latest_scores_criteria_session",
             "criteria_hash",
@@ -562,4 +564,60 @@ class ExportJobRow(Base):
         CheckConstraint(f"kind IN {_sql_list(EXPORT_KINDS)}", name="ck_export_jobs_kind"),
         CheckConstraint(f"status IN {_sql_list(EXPORT_STATUSES)}", name="ck_export_jobs_status"),
         Index("ix_export_jobs_created_at", "created_at"),
+    )
+
+
+class ComparisonPairRow(Base):
+    """A session with a latest completed score under two criteria hashes (never ``ANY_CRITERIA``), stored once per
+    unordered pair: ``low_hash`` is the lesser hash in code point order (migration 0016_comparison_pairs). Kept by the
+    statement that stores a verdict; the criteria comparison reads its movers (by ``delta``, then session id) and its
+    scatter's sample (by session id) as index scans that stop after a few rows. Session ids sort in code point order
+    (collation "C"), whatever the database's default."""
+
+    __tablename__ = "comparison_pairs"
+
+    low_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    high_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(255, collation="C"), primary_key=True)
+    low_total: Mapped[int] = mapped_column(Integer, nullable=False)
+    high_total: Mapped[int] = mapped_column(Integer, nullable=False)
+    delta: Mapped[int] = mapped_column(Integer, Computed("high_total - low_total", persisted=True))
+    """The high hash's total minus the low hash's (the comparison's delta, or its negation when read flipped)."""
+
+    __table_args__ = (
+        # The scatter's sample is the pair's first sessions: an index-only scan of the key.
+        PrimaryKeyConstraint(
+            "low_hash",
+            "high_hash",
+            "session_id",
+            name="comparison_pairs_pkey",
+            postgresql_include=["low_total", "high_total"],
+        ),
+        # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction.
+        Index("ix_comparison_pairs_rising", "low_hash", "high_hash", "delta", "session_id"),
+        Index("ix_comparison_pairs_falling", "low_hash", "high_hash", text("delta DESC"), "session_id"),
+    )
+
+
+class ComparisonCellRow(Base):
+    """The comparison's histograms per unordered pair of criteria hashes (as ``comparison_pairs``): ``kind`` 'total'
+    counts sessions per (``a`` low hash's total, ``b`` high hash's total); a dimension's kind counts sessions per
+    ``a`` = high minus low points (both present; ``b`` 0). Kept by the verdict statement; a cell whose sessions
+    fall to 0 stays (readers skip it)."""
+
+    __tablename__ = "comparison_cells"
+
+    low_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    high_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), primary_key=True)
+    a: Mapped[int] = mapped_column(Integer, primary_key=True)
+    b: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sessions: Mapped[int] = mapped_column(Integer, nullable=False)
+
+    __table_args__ = (
+        # A comparison reads one pair's cells: an index-only range scan.
+        PrimaryKeyConstraint(
+            "low_hash", "high_hash", "kind", "a", "b", name="comparison_cells_pkey", postgresql_include=["sessions"]
+        ),
+        CheckConstraint(f"kind IN {_sql_list(('total', *DIMENSIONS))}", name="ck_comparison_cells_kind"),
     )

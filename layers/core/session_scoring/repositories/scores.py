@@ -80,6 +80,7 @@ from session_scoring.models.records import (
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.comparison import comparison_upkeep_ctes
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.trends import trend_upkeep_ctes
 
@@ -412,7 +413,11 @@ def _with_children(done: Any, *, latest: bool) -> Any:
         )
         .cte("steps_stored")
     )
-    latest_ctes = (*_latest_ctes(done), *trend_upkeep_ctes(done)) if latest else ()
+    latest_ctes: tuple[Any, ...] = ()
+    if latest:
+        stored = _latest_ctes(done)
+        latest_ctes = (*stored, *trend_upkeep_ctes(done))
+        latest_ctes += comparison_upkeep_ctes(done, stored[0])  # stored[0]: the latest_scores upsert
     return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *latest_ctes)
 
 

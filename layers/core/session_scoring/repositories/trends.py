@@ -1,4 +1,4 @@
-"""Trends and criteria comparison over each session's latest completed score per criteria hash, at any scale.
+"""Trends over each session's latest completed score per criteria hash, at any scale.
 
 Trends read ``trend_histograms`` (migration 0015_trend_histograms): per criteria hash, grouping, UTC day (or Monday
 week) and group, the number of sessions, their histogram of totals (an ``int[]`` of 101 cells: totals are integers
@@ -7,9 +7,7 @@ statement that stores a verdict (``trend_upkeep_ctes``). A trend reads one row p
 scanning every latest score. Bounds that do not fall on a UTC midnight cannot be answered from day rows: those
 trends scan ``latest_scores`` as before (``scanned_trends``).
 
-The comparison joins the two criteria's ``latest_scores`` rows in PostgreSQL and returns only histograms (the joint
-one of the totals, one of each dimension's deltas) and the movers, a few thousand rows whatever the number of
-sessions; the statistics are the service's (tests/support/comparison_oracle.py recomputes them from every pair).
+The criteria comparison reads its own tables (``repositories/comparison.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
-    and_,
     bindparam,
     case,
     func,
@@ -53,9 +50,6 @@ from session_scoring.db.schema import (
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS
 from session_scoring.models.trends import (
     PERCENTILES,
-    ComparisonHistograms,
-    ComparisonPoint,
-    Mover,
     TrendBucket,
     TrendGroup,
     TrendRow,
@@ -409,7 +403,7 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
 
 
 class TrendsRepository(StatementRepository):
-    """The queries behind the trends and the criteria comparison, and the rebuild of the trend tables."""
+    """The queries behind the trends, and the rebuild of the trend tables."""
 
     @db_call
     def rebuild(self) -> None:
@@ -541,95 +535,5 @@ class TrendsRepository(StatementRepository):
                 dimension_means={d: None if row._mapping[d] is None else float(row._mapping[d]) for d in DIMENSIONS},
                 band_counts={b.band: int(row._mapping[f"band_{b.band}"]) for b in SCORE_BANDS},
             )
-            for row in self._all(statement)
-        ]
-
-    @db_call
-    def comparison_histograms(self, base: str, candidate: str, movers: int) -> ComparisonHistograms:
-        """For the sessions with a latest completed score under both criteria: the joint histogram of (base total,
-        candidate total), each dimension's histogram of deltas (candidate minus base, both present), and the
-        ``movers`` biggest rises and falls (ties by session id in code point order), in one statement."""
-        b, c = _LATEST.alias("b"), _LATEST.alias("c")
-        pairs = (
-            select(
-                b.c.session_id,
-                b.c.total_score.label("base_total"),
-                c.c.total_score.label("candidate_total"),
-                *((c.c[d] - b.c[d]).label(d) for d in DIMENSIONS),
-            )
-            .join(c, and_(c.c.session_id == b.c.session_id, c.c.criteria_hash == candidate))
-            .where(b.c.criteria_hash == base)
-            .cte("pairs")
-            .prefix_with("MATERIALIZED")
-        )
-        p = pairs.c
-        none_text: Any = null()
-        none_int: Any = sql_cast(null(), Integer)
-
-        def kind(name: str) -> Any:
-            return literal_column(f"'{name}'")
-
-        delta = p.candidate_total - p.base_total
-        by_session = p.session_id.collate("C")
-        parts: list[Any] = [
-            select(
-                kind("joint").label("kind"),
-                p.base_total.label("a"),
-                p.candidate_total.label("b"),
-                func.count().label("n"),
-                none_text.label("session_id"),
-            ).group_by(p.base_total, p.candidate_total),
-            *(
-                select(kind(d), p[d], none_int, func.count(), none_text).where(p[d].is_not(None)).group_by(p[d])
-                for d in DIMENSIONS
-            ),
-            *(
-                select(
-                    kind(name).label("kind"),
-                    p.base_total.label("a"),
-                    p.candidate_total.label("b"),
-                    none_int.label("n"),
-                    p.session_id.label("session_id"),
-                )
-                .where(condition)
-                .order_by(order, by_session)
-                .limit(movers)
-                .subquery()
-                .select()
-                for name, condition, order in (
-                    ("up", delta > 0, delta.desc()),
-                    ("down", delta < 0, delta.asc()),
-                )
-            ),
-        ]
-        joint: dict[tuple[int, int], int] = {}
-        deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
-        up: list[Mover] = []
-        down: list[Mover] = []
-        for row in self._all(union_all(*parts).add_cte(pairs)):
-            if row.kind == "joint":
-                joint[(int(row.a), int(row.b))] = int(row.n)
-            elif row.kind in deltas:
-                deltas[row.kind][int(row.a)] = int(row.n)
-            else:
-                mover = Mover(session_id=row.session_id, base=row.a, candidate=row.b, delta=row.b - row.a)
-                (up if row.kind == "up" else down).append(mover)
-        return ComparisonHistograms(joint=joint, dimension_deltas=deltas, movers_up=up, movers_down=down)
-
-    @db_call
-    def comparison_points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]:
-        """Up to ``limit`` sessions scored under both criteria with their two totals: the first by session id, a
-        sample that is the same on every call (and, with random session ids, spread over the whole population). It
-        walks the primary key in session order and stops at ``limit``, whatever the number of common sessions."""
-        b, c = _LATEST.alias("b"), _LATEST.alias("c")
-        statement = (
-            select(b.c.session_id, b.c.total_score.label("base"), c.c.total_score.label("candidate"))
-            .join(c, c.c.session_id == b.c.session_id)
-            .where(b.c.criteria_hash == base, c.c.criteria_hash == candidate)
-            .order_by(b.c.session_id)
-            .limit(limit)
-        )
-        return [
-            ComparisonPoint(session_id=row.session_id, base=row.base, candidate=row.candidate)
             for row in self._all(statement)
         ]

@@ -4,10 +4,11 @@ Both read each session's latest completed score under a criteria hash, and both 
 reading every score: totals are integers 0-100, so a histogram of them gives ``percentile_cont``'s percentiles, the
 means, the band shares, Spearman's rho (average ranks from the marginals) and Kendall's tau-b (concordant and
 discordant pairs from 2-D suffix sums) with the same answers as the statistics over every score. The repository
-returns those histograms (``trend_histograms`` for the trends, an aggregated join for the comparison).
+returns those histograms (``trend_histograms`` for the trends; for the comparison ``comparison_cells``, kept per pair
+of criteria by the statement that stores a verdict, see ``repositories/comparison.py``).
 
-``compare`` (every pair loaded, the rank correlations of the agreement service) is the oracle the tests check
-``compare_histograms`` against.
+``tests/support/comparison_oracle.compare`` (every pair loaded, the rank correlations of the agreement service) is the
+oracle the tests check ``compare_histograms`` against.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from session_scoring.models.trends import (
     TrendPoint,
     TrendsReport,
 )
+from session_scoring.repositories.comparison import ComparisonRepository
 from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.services.agreement import AgreementService
 
 #: Movers listed each way.
 MOVERS = 10
-#: Sessions of a comparison's scatter at most (a fixed sample: see TrendsRepository.comparison_points).
+#: Sessions of a comparison's scatter at most (a fixed sample: see ComparisonRepository.points).
 COMPARISON_POINTS = 2000
 
 BAND_NAMES = [b.band for b in SCORE_BANDS]
@@ -137,8 +139,11 @@ def compare_histograms(
 
 
 class TrendsService:
-    def __init__(self, repository: TrendsRepository, agreement: AgreementService) -> None:
+    def __init__(
+        self, repository: TrendsRepository, comparison: ComparisonRepository, agreement: AgreementService
+    ) -> None:
         self._repository = repository
+        self._comparison = comparison
         self._agreement = agreement
 
     def trends(
@@ -178,7 +183,7 @@ class TrendsService:
         )
 
     def criteria_comparison(self, base: str, candidate: str) -> CriteriaComparison:
-        histograms = self._repository.comparison_histograms(base, candidate, MOVERS)
+        histograms = self._comparison.histograms(base, candidate, MOVERS)
         comparison = compare_histograms(
             base, candidate, histograms, self._human_agreement(base), self._human_agreement(candidate)
         )
@@ -187,7 +192,7 @@ class TrendsService:
     def _with_points(self, comparison: CriteriaComparison) -> CriteriaComparison:
         """The comparison with its scatter's points (read apart from the statistics' histograms, so their
         computation can change without the scatter)."""
-        points = self._repository.comparison_points(comparison.base, comparison.candidate, COMPARISON_POINTS)
+        points = self._comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS)
         return comparison.model_copy(update={"points": points})
 
     def _human_agreement(self, criteria_hash: str) -> HumanAgreement:
