@@ -7,7 +7,9 @@ extension, a failure counter shared by the fleet:
 - only :class:`JudgeTransientError` counts as a failure (rate limits, overload, 5xx, timeouts, connection errors);
   bad requests, authentication errors and invalid output pass through without touching the circuit;
 - every transient failure adds one to a counter item in the same table (``<circuit>#failures``, an atomic DynamoDB
-  ``ADD``); every success sets it back to zero (a conditional write, skipped by DynamoDB when it is already zero).
+  ``ADD``); every success sets it back to zero. A success first reads the counter (one strongly consistent
+  ``GetItem`` of that attribute) and writes only when it is not zero, so the healthy path reads and never writes
+  (a failed conditional write is charged as a write, and every success writing the same item is a hot key).
   When the counter reaches ``failure_threshold`` while the circuit is closed, that caller persists the OPEN state
   through the utility's own persistence layer. So ``failure_threshold`` consecutive failures across *all* scorer
   instances open the circuit, not per instance (the utility alone counts in memory per execution environment);
@@ -154,7 +156,22 @@ class DynamoJudgeBreaker:
         return int(answer["Attributes"]["failures"]["N"])
 
     def _reset_failures(self) -> None:
+        """After a success: set the fleet's counter back to zero, writing only when a read says it is not zero.
+
+        The read must follow the success and be strongly consistent: the state read the utility made before the
+        call is cached for ``cache_seconds`` and precedes a judge call of seconds, so a failure elsewhere during
+        that time would outlive this success and count towards the next streak (the breaker would trip on fewer
+        consecutive failures than ``failure_threshold``). A failure added between this read and this return is
+        ordered after this success, as it would be after a write."""
         try:
+            stored = self._client.get_item(
+                TableName=self._table,
+                Key=self._counter_key,
+                ConsistentRead=True,
+                ProjectionExpression="failures",
+            ).get("Item", {})
+            if int(stored.get("failures", {}).get("N", "0")) == 0:
+                return
             self._client.update_item(
                 TableName=self._table,
                 Key=self._counter_key,
@@ -163,7 +180,7 @@ class DynamoJudgeBreaker:
                 ExpressionAttributeValues={":zero": {"N": "0"}},
             )
         except self._client.exceptions.ConditionalCheckFailedException:
-            pass  # already zero (or never failed): nothing to reset
+            pass  # another success reset it between the read and this write
         except Exception as exc:  # noqa: BLE001 - fail open
             self._state_unavailable("resetting the failure count", exc)
 
