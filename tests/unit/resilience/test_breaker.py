@@ -121,6 +121,7 @@ def test_a_success_anywhere_resets_the_fleet_count(dynamodb: Any) -> None:
         with pytest.raises(JudgeTransientError):
             first.call(_raise(JudgeTransientError("500")))
     assert second.call(lambda: "verdict") == "verdict"
+    second.settle()  # its job ends: the reset it started has landed
     for _ in range(4):
         with pytest.raises(JudgeTransientError):
             first.call(_raise(JudgeTransientError("500")))
@@ -149,6 +150,7 @@ def test_a_success_after_failures_sets_the_fleet_counter_back_to_zero(dynamodb: 
     assert _counter(dynamodb, name) == 3
 
     assert breaker.call(lambda: "verdict") == "verdict"
+    breaker.settle()
 
     assert _counter(dynamodb, name) == 0
 
@@ -164,6 +166,7 @@ def test_a_success_with_no_failures_to_reset_writes_nothing(dynamodb: Any) -> No
         breaker.call(_raise(JudgeTransientError("529")))
     assert breaker.call(lambda: "verdict") == "verdict"  # this one has a failure to reset
     assert breaker.call(lambda: "verdict") == "verdict"
+    breaker.settle()
 
     writes = [op for op in sent if op not in ("GetItem", "Query", "Scan")]
     assert writes == ["UpdateItem", "UpdateItem"]  # the failure's ADD and the one reset it needed
@@ -183,6 +186,7 @@ def test_a_failure_elsewhere_after_this_instance_read_the_state_is_still_reset(d
         return "verdict"
 
     assert cached.call(succeed_after_a_failure_elsewhere) == "verdict"
+    cached.settle()
 
     assert _counter(dynamodb, name) == 0
 
@@ -202,9 +206,11 @@ def test_the_threshold_trips_across_two_instances_and_a_success_restarts_the_cou
     fail(first, 2)
     fail(second, 2)
     assert second.call(lambda: "verdict") == "verdict"  # four failures in a row, then a success: count restarts
+    second.settle()
     fail(first, 3)
     fail(second, 1)
     assert first.call(lambda: "closed") == "closed"  # four since the success: still closed
+    first.settle()
     fail(second, 4)
     fail(first, 1)
 
@@ -213,6 +219,21 @@ def test_the_threshold_trips_across_two_instances_and_a_success_restarts_the_cou
     with pytest.raises(JudgeUnavailableError):
         first.call(lambda: "not called")
     assert _state_item(dynamodb)["state"]["S"] == "OPEN"
+
+
+def test_a_failure_right_after_a_success_on_the_same_instance_is_counted_after_its_reset(dynamodb: Any) -> None:
+    """The reset runs in the background; a failure of the same instance waits for it, so the reset cannot land
+    after the failure's count and erase it."""
+    name = f"judge-{uuid.uuid4().hex}"
+    breaker = _breaker(dynamodb, name)
+    with pytest.raises(JudgeTransientError):
+        breaker.call(_raise(JudgeTransientError("529")))
+
+    for _ in range(20):
+        assert breaker.call(lambda: "verdict") == "verdict"
+        with pytest.raises(JudgeTransientError):
+            breaker.call(_raise(JudgeTransientError("529")))
+        assert _counter(dynamodb, name) == 1
 
 
 def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
@@ -233,6 +254,7 @@ def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptur
         with pytest.raises(JudgeTransientError):
             breaker.call(_raise(JudgeTransientError("529")))
     assert breaker.call(lambda: "verdict") == "verdict"  # never opened: no protection, but no outage either
+    breaker.settle()
 
     assert len(unavailable) == 7
     assert "judge circuit state unavailable; failing open" in caplog.text
