@@ -342,11 +342,23 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
 
     new_attempt()
     run_job()  # warm
+    # The breaker's DynamoDB requests of one job, counted at its client (the state read is cached for a few seconds,
+    # so a job may also read the state; the counter check after a success is every job's).
+    dynamodb_requests: list[str] = []
+
+    def count_request(model: Any, **_: Any) -> None:
+        dynamodb_requests.append(model.name)
+
+    breaker_client = getattr(container.breaker, "_client", None)
+    if breaker_client is not None:
+        breaker_client.meta.events.register("before-call.dynamodb.*", count_request)
     with rt.installed():
         new_attempt()
         rt.count = 0
         run_job()
     job_trips = rt.count
+    if breaker_client is not None:
+        breaker_client.meta.events.unregister("before-call.dynamodb.*", count_request)
     output = judge.last.output
 
     def floor_job() -> None:
@@ -418,7 +430,8 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         "ms",
         statistics.median(floor_jobs),
         "<= 2x",
-        f"{job_trips} statements; floor: claim, session+prompt, one txn of multi-row inserts (7)",
+        f"{job_trips} statements, DynamoDB: {' '.join(dynamodb_requests) or 'none'}; floor: claim, session+prompt, "
+        "one txn of multi-row inserts (7)",
     )
     conn.close()
 

@@ -121,11 +121,119 @@ def test_a_success_anywhere_resets_the_fleet_count(dynamodb: Any) -> None:
         with pytest.raises(JudgeTransientError):
             first.call(_raise(JudgeTransientError("500")))
     assert second.call(lambda: "verdict") == "verdict"
+    second.settle()  # its job ends: the reset it started has landed
     for _ in range(4):
         with pytest.raises(JudgeTransientError):
             first.call(_raise(JudgeTransientError("500")))
 
     assert second.call(lambda: "still closed") == "still closed"
+
+
+def _requests(client: Any) -> list[str]:
+    """The DynamoDB operations ``client`` sends from now on, in order (botocore's own event, real requests)."""
+    sent: list[str] = []
+    client.meta.events.register("before-call.dynamodb.*", lambda model, **_: sent.append(model.name))
+    return sent
+
+
+def _counter(client: Any, name: str) -> int | None:
+    item = client.get_item(TableName=TABLE, Key={"id": {"S": f"{name}#failures"}}, ConsistentRead=True).get("Item")
+    return None if item is None else int(item["failures"]["N"])
+
+
+def test_a_success_after_failures_sets_the_fleet_counter_back_to_zero(dynamodb: Any) -> None:
+    name = f"judge-{uuid.uuid4().hex}"
+    breaker = _breaker(dynamodb, name)
+    for _ in range(3):
+        with pytest.raises(JudgeTransientError):
+            breaker.call(_raise(JudgeTransientError("529")))
+    assert _counter(dynamodb, name) == 3
+
+    assert breaker.call(lambda: "verdict") == "verdict"
+    breaker.settle()
+
+    assert _counter(dynamodb, name) == 0
+
+
+def test_a_success_with_no_failures_to_reset_writes_nothing(dynamodb: Any) -> None:
+    name = f"judge-{uuid.uuid4().hex}"
+    breaker = _breaker(dynamodb, name)
+    sent = _requests(dynamodb)
+
+    for _ in range(3):
+        assert breaker.call(lambda: "verdict") == "verdict"
+    with pytest.raises(JudgeTransientError):
+        breaker.call(_raise(JudgeTransientError("529")))
+    assert breaker.call(lambda: "verdict") == "verdict"  # this one has a failure to reset
+    assert breaker.call(lambda: "verdict") == "verdict"
+    breaker.settle()
+
+    writes = [op for op in sent if op not in ("GetItem", "Query", "Scan")]
+    assert writes == ["UpdateItem", "UpdateItem"]  # the failure's ADD and the one reset it needed
+    assert _counter(dynamodb, name) == 0
+
+
+def test_a_failure_elsewhere_after_this_instance_read_the_state_is_still_reset(dynamodb: Any) -> None:
+    """The state read before a call is cached; a failure recorded elsewhere meanwhile must not outlive the success."""
+    name = f"judge-{uuid.uuid4().hex}"
+    cached = DynamoJudgeBreaker(dynamodb, TABLE, name, recovery_seconds=60, cache_seconds=300)
+    other = _breaker(dynamodb, name)
+    assert cached.call(lambda: "verdict") == "verdict"  # reads the state (CLOSED) and caches it
+
+    def succeed_after_a_failure_elsewhere() -> str:
+        with pytest.raises(JudgeTransientError):
+            other.call(_raise(JudgeTransientError("529")))
+        return "verdict"
+
+    assert cached.call(succeed_after_a_failure_elsewhere) == "verdict"
+    cached.settle()
+
+    assert _counter(dynamodb, name) == 0
+
+
+def test_the_threshold_trips_across_two_instances_and_a_success_restarts_the_count(dynamodb: Any) -> None:
+    from aws_lambda_powertools.utilities.circuit_breaker import base
+
+    name = f"judge-{uuid.uuid4().hex}"
+    first, second = _breaker(dynamodb, name), _breaker(dynamodb, name)
+
+    def fail(instance: DynamoJudgeBreaker, times: int) -> None:
+        for _ in range(times):
+            base._LOCAL_FAILURES.clear()  # two execution environments: no shared memory
+            with pytest.raises(JudgeTransientError):
+                instance.call(_raise(JudgeTransientError("529")))
+
+    fail(first, 2)
+    fail(second, 2)
+    assert second.call(lambda: "verdict") == "verdict"  # four failures in a row, then a success: count restarts
+    second.settle()
+    fail(first, 3)
+    fail(second, 1)
+    assert first.call(lambda: "closed") == "closed"  # four since the success: still closed
+    first.settle()
+    fail(second, 4)
+    fail(first, 1)
+
+    with pytest.raises(JudgeUnavailableError):
+        second.call(lambda: "not called")
+    with pytest.raises(JudgeUnavailableError):
+        first.call(lambda: "not called")
+    assert _state_item(dynamodb)["state"]["S"] == "OPEN"
+
+
+def test_a_failure_right_after_a_success_on_the_same_instance_is_counted_after_its_reset(dynamodb: Any) -> None:
+    """The reset runs in the background; a failure of the same instance waits for it, so the reset cannot land
+    after the failure's count and erase it."""
+    name = f"judge-{uuid.uuid4().hex}"
+    breaker = _breaker(dynamodb, name)
+    with pytest.raises(JudgeTransientError):
+        breaker.call(_raise(JudgeTransientError("529")))
+
+    for _ in range(20):
+        assert breaker.call(lambda: "verdict") == "verdict"
+        with pytest.raises(JudgeTransientError):
+            breaker.call(_raise(JudgeTransientError("529")))
+        assert _counter(dynamodb, name) == 1
 
 
 def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
@@ -146,6 +254,7 @@ def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptur
         with pytest.raises(JudgeTransientError):
             breaker.call(_raise(JudgeTransientError("529")))
     assert breaker.call(lambda: "verdict") == "verdict"  # never opened: no protection, but no outage either
+    breaker.settle()
 
     assert len(unavailable) == 7
     assert "judge circuit state unavailable; failing open" in caplog.text

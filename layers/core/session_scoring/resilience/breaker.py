@@ -7,7 +7,11 @@ extension, a failure counter shared by the fleet:
 - only :class:`JudgeTransientError` counts as a failure (rate limits, overload, 5xx, timeouts, connection errors);
   bad requests, authentication errors and invalid output pass through without touching the circuit;
 - every transient failure adds one to a counter item in the same table (``<circuit>#failures``, an atomic DynamoDB
-  ``ADD``); every success sets it back to zero (a conditional write, skipped by DynamoDB when it is already zero).
+  ``ADD``); every success sets it back to zero. A success first reads the counter (one strongly consistent
+  ``GetItem`` of that attribute) and writes only when it is not zero, so the healthy path reads and never writes
+  (a failed conditional write is charged as a write, and every success writing the same item is a hot key). The
+  reset runs on a background thread, beside what the caller does next; ``settle`` waits for it (the scorer calls
+  it before a job ends), and a failure of the same instance waits for it before it is counted.
   When the counter reaches ``failure_threshold`` while the circuit is closed, that caller persists the OPEN state
   through the utility's own persistence layer. So ``failure_threshold`` consecutive failures across *all* scorer
   instances open the circuit, not per instance (the utility alone counts in memory per execution environment);
@@ -22,7 +26,9 @@ with a WARNING log line ``judge circuit state unavailable`` and the ``BreakerSta
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar, cast
 
@@ -35,6 +41,10 @@ T = TypeVar("T")
 class JudgeBreaker(Protocol):
     def call(self, fn: Callable[[], T]) -> T: ...
 
+    def settle(self) -> None:
+        """Wait for the breaker's own work that a call left running (a job calls it before it ends)."""
+        ...
+
     def state(self) -> str | None:
         """CLOSED, OPEN or HALF_OPEN; ``unknown`` when the state cannot be read; None without a breaker."""
         ...
@@ -45,6 +55,9 @@ class NoBreaker:
 
     def call(self, fn: Callable[[], T]) -> T:
         return fn()
+
+    def settle(self) -> None:
+        return None
 
     def state(self) -> str | None:
         return None
@@ -84,6 +97,9 @@ class DynamoJudgeBreaker:
         self._recovery_seconds = recovery_seconds
         self._on_transition = on_transition
         self._on_state_unavailable = on_state_unavailable
+        self._lock = threading.Lock()
+        self._background: ThreadPoolExecutor | None = None
+        self._resetting: Future[None] | None = None
         self._persistence = CircuitBreakerDynamoDBPersistence(table_name=table_name, boto3_client=dynamodb_client)
         config = CircuitBreakerConfig(
             failure_threshold=_OUT_OF_REACH,
@@ -117,6 +133,15 @@ class DynamoJudgeBreaker:
                 retry_at=retry_at,
             ) from exc
 
+    def settle(self) -> None:
+        """Wait for the counter reset a success started in the background. The scorer calls it before a job ends,
+        so a Lambda environment is never frozen with a reset in flight (a reset landing later would also erase
+        failures recorded after this success)."""
+        with self._lock:
+            pending, self._resetting = self._resetting, None
+        if pending is not None:
+            pending.result()  # never raises: the reset fails open itself
+
     def state(self) -> str | None:
         """The circuit's shared state as stored (the utility's short local cache applies)."""
         try:
@@ -131,12 +156,22 @@ class DynamoJudgeBreaker:
         try:
             result = fn()
         except JudgeTransientError:
+            self.settle()  # an earlier success's reset lands before this failure is counted, never after
             failures = self._add_failure()
             if failures is not None and failures >= self._threshold:
                 self._trip(failures)
             raise
-        self._reset_failures()
+        self._reset_in_background()
         return result
+
+    def _reset_in_background(self) -> None:
+        """Start the reset on the breaker's one worker thread and return: its round trip overlaps what the caller
+        does next (the scorer stores the verdict) instead of adding to it; ``settle`` waits for it. One worker keeps
+        this instance's resets in order."""
+        with self._lock:
+            if self._background is None:
+                self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-breaker")
+            self._resetting = self._background.submit(self._reset_failures)
 
     def _add_failure(self) -> int | None:
         expires = int(datetime.now(UTC).timestamp()) + COUNTER_TTL_SECONDS
@@ -154,7 +189,22 @@ class DynamoJudgeBreaker:
         return int(answer["Attributes"]["failures"]["N"])
 
     def _reset_failures(self) -> None:
+        """After a success: set the fleet's counter back to zero, writing only when a read says it is not zero.
+
+        The read must follow the success and be strongly consistent: the state read the utility made before the
+        call is cached for ``cache_seconds`` and precedes a judge call of seconds, so a failure elsewhere during
+        that time would outlive this success and count towards the next streak (the breaker would trip on fewer
+        consecutive failures than ``failure_threshold``). A failure added between this read and this return is
+        ordered after this success, as it would be after a write."""
         try:
+            stored = self._client.get_item(
+                TableName=self._table,
+                Key=self._counter_key,
+                ConsistentRead=True,
+                ProjectionExpression="failures",
+            ).get("Item", {})
+            if int(stored.get("failures", {}).get("N", "0")) == 0:
+                return
             self._client.update_item(
                 TableName=self._table,
                 Key=self._counter_key,
@@ -163,7 +213,7 @@ class DynamoJudgeBreaker:
                 ExpressionAttributeValues={":zero": {"N": "0"}},
             )
         except self._client.exceptions.ConditionalCheckFailedException:
-            pass  # already zero (or never failed): nothing to reset
+            pass  # another success reset it between the read and this write
         except Exception as exc:  # noqa: BLE001 - fail open
             self._state_unavailable("resetting the failure count", exc)
 

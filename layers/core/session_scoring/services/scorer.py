@@ -218,6 +218,9 @@ class Scorer:
                 )
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, claim.claim_token, exc, receive_count)
+        finally:
+            # The breaker's reset after a successful judge call ran beside the store; the job ends with it done.
+            self._breaker.settle()
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
         record_score_completed()

@@ -156,12 +156,14 @@ class ScoringService:
             )
 
     def latest_score(self, session_id: str) -> SessionScore:
-        record = self._repository.latest_for_session(session_id)
-        if record is None:
+        """The latest attempt, read as the response's JSON document and validated straight into the model (the
+        hot read: no per-column decoding, no intermediate record)."""
+        document = self._repository.latest_score_document(session_id, self._config.criteria_hash)
+        if document is None:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return to_session_score(record, self._config.criteria_hash)
+        return SessionScore.model_validate_json(document)
 
     def score_history(self, session_id: str) -> list[SessionScore]:
         records = self._repository.list_for_session(session_id)
