@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, inspect, make_url, text
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.scores import DIMENSIONS
@@ -25,6 +25,7 @@ from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import ComparedScore, compare, compared_scores
+from tests.support.databases import scratch_database
 
 HASHES = ("1" * 64, "a" * 64, "f" * 64)
 # Upper and lower case, digits and punctuation: code point order differs from a linguistic collation's.
@@ -145,16 +146,8 @@ MIGRATION = "0016_comparison_pairs"
 
 @pytest.fixture
 def fresh_url(postgres_url: str) -> Iterator[str]:
-    name = f"comparison_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_database(postgres_url, "comparison") as url:
+        yield url
 
 
 def test_the_migration_backfills_what_the_verdict_statement_keeps_and_rolls_back(fresh_url: str) -> None:

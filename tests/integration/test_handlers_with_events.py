@@ -9,17 +9,17 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, inspect, make_url, text
+from sqlalchemy import create_engine, inspect, text
 
 from devstack.queue_poller import LocalLambdaContext
 from session_scoring.container import reset_container
 from tests.conftest import ROOT, THOROUGH_ID, Stack
+from tests.support.databases import scratch_database
 from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id
 from tests.support.migrations import head_revision
 
@@ -165,21 +165,14 @@ def cfn(loopback: Callable[[type[CloudFormationListener]], CloudFormationListene
 @pytest.fixture
 def empty_database(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A new, empty database that the migration handler is configured for."""
-    name = f"cfn_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
-    reset_container()
-    try:
-        yield url
-    finally:
+    with scratch_database(postgres_url, "cfn") as url:
+        monkeypatch.setenv("SCORING_DATABASE_URL", url)
+        monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
         reset_container()
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+        try:
+            yield url
+        finally:
+            reset_container()
 
 
 def invoke_migrate(event: dict[str, Any], budget_seconds: float = 300) -> dict[str, Any]:

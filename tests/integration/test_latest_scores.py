@@ -14,7 +14,7 @@ from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import Engine, create_engine, text
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.records import SessionFacts
@@ -22,6 +22,7 @@ from session_scoring.models.scores import band_for
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from tests.conftest import Stack
+from tests.support.databases import scratch_database
 
 HASHES = ("a" * 64, "b" * 64)
 # Several spellings of one tool: counted as one canonical name (matched to an available tool where the session has it).
@@ -304,16 +305,8 @@ def test_a_facts_backfill_moves_scored_sessions_to_their_trend_groups(stack: Sta
 
 @pytest.fixture
 def fresh_url(postgres_url: str) -> Iterator[str]:
-    name = f"latest_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_database(postgres_url, "latest") as url:
+        yield url
 
 
 def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts(fresh_url: str) -> None:

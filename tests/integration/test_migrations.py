@@ -9,11 +9,12 @@ from collections.abc import Iterator
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, make_url, text
+from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, text
 
 from session_scoring.configuration.settings import Settings
 from session_scoring.db.schema import Base
 from session_scoring.infrastructure import migrate
+from tests.support.databases import scratch_database
 
 TABLES = {
     "scoring_criteria_definitions",
@@ -38,18 +39,12 @@ TABLES = {
 
 @pytest.fixture
 def fresh_engine(postgres_url: str) -> Iterator[Engine]:
-    name = f"migr_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    engine = create_engine(make_url(postgres_url).set(database=name))
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}"'))
-        admin.dispose()
+    with scratch_database(postgres_url, "migr") as url:
+        engine = create_engine(url)
+        try:
+            yield engine
+        finally:
+            engine.dispose()
 
 
 def tables(engine: Engine) -> set[str]:
