@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, create_engine, inspect, text
 
-from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import CriteriaComparison, HumanAgreement
 from session_scoring.repositories.comparison import ComparisonRepository
@@ -26,6 +26,7 @@ from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import ComparedScore, compare, compared_scores
 from tests.support.databases import scratch_database
+from tests.support.verdicts import stored_verdict
 
 HASHES = ("1" * 64, "a" * 64, "f" * 64)
 # Upper and lower case, digits and punctuation: code point order differs from a linguistic collation's.
@@ -37,16 +38,7 @@ NOBODY = HumanAgreement(
 
 def _verdict(rng: random.Random) -> JudgeVerdict:
     parts = [rng.randrange(26) for _ in DIMENSIONS]
-    output = JudgeOutputSchema.model_validate(
-        {
-            "total_score": sum(parts),
-            "score_breakdown": dict(zip(DIMENSIONS, parts, strict=True)),
-            "score_reasoning": "random",
-            "missing_tools": [],
-            "alternative_approaches": [],
-        }
-    )
-    return JudgeVerdict(output=output, provider="test", model="m")
+    return stored_verdict(dict(zip(DIMENSIONS, parts, strict=True)), reasoning="random")
 
 
 def _score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:

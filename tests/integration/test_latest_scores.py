@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import band_for
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.scores import PromptStats, ScoreRepository
 from tests.conftest import Stack
 from tests.support.databases import scratch_database
+from tests.support.verdicts import stored_verdict
 
 HASHES = ("a" * 64, "b" * 64)
 # Several spellings of one tool: counted as one canonical name (matched to an available tool where the session has it).
@@ -196,18 +197,11 @@ def stored_buckets(engine: Engine) -> Histograms:
 
 def verdict(total: int, tools: list[str]) -> JudgeVerdict:
     parts = [min(25, max(0, total - 25 * i)) for i in range(4)]
-    output = JudgeOutputSchema.model_validate(
-        {
-            "total_score": total,
-            "score_breakdown": dict(
-                zip(["logical_flow", "consistency", "tool_relevance", "synthesis_quality"], parts, strict=True)
-            ),
-            "score_reasoning": "seeded",
-            "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in tools],
-            "alternative_approaches": [],
-        }
+    return stored_verdict(
+        dict(zip(["logical_flow", "consistency", "tool_relevance", "synthesis_quality"], parts, strict=True)),
+        tools,
+        "seeded",
     )
-    return JudgeVerdict(output=output, provider="test", model="m")
 
 
 def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:

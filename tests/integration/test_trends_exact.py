@@ -20,6 +20,7 @@ from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import compare, compared_scores
+from tests.support.verdicts import stored_verdict
 
 BASE, CANDIDATE = "b" * 64, "c" * 64
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -154,7 +155,6 @@ def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, se
 def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) -> None:
     """The histograms the verdict statement keeps (re-scores replacing members, facts moving sessions between groups),
     read for every bucket and grouping, with and without bounds, equal the scan of the latest scores."""
-    from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
     from session_scoring.models.records import SessionFacts
     from session_scoring.repositories.scores import PromptStats
 
@@ -177,17 +177,7 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         claim = repo.claim(attempt.attempt.score_id, 60)
         assert claim.claim_token is not None
         breakdown = {d: rng.choice([rng.randrange(26), rng.randrange(11, 14)]) for d in DIMENSIONS}
-        total = sum(breakdown.values())
-        output = JudgeOutputSchema.model_validate(
-            {
-                "total_score": total,
-                "score_breakdown": breakdown,
-                "score_reasoning": "random",
-                "missing_tools": [],
-                "alternative_approaches": [],
-            }
-        )
-        verdict = JudgeVerdict(output=output, provider="test", model="m")
+        verdict = stored_verdict(breakdown, reasoning="random")
         assert repo.complete(
             attempt.attempt.score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None)
         )

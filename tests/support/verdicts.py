@@ -1,0 +1,21 @@
+"""Judge verdicts built in tests, to store through ``ScoreRepository.complete`` without a judge."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+
+
+def stored_verdict(breakdown: Mapping[str, int], tools: Sequence[str] = (), reasoning: str = "test") -> JudgeVerdict:
+    """A valid verdict with this breakdown (the total is its sum) naming ``tools`` as missing."""
+    output = JudgeOutputSchema.model_validate(
+        {
+            "total_score": sum(breakdown.values()),
+            "score_breakdown": dict(breakdown),
+            "score_reasoning": reasoning,
+            "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in tools],
+            "alternative_approaches": [],
+        }
+    )
+    return JudgeVerdict(output=output, provider="test", model="m")
