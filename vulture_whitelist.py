@@ -97,3 +97,6 @@ _.available_in_sessions
 
 # ScoringJob's wrap serializer (models/jobs.py): pydantic calls it on every dump of a job message.
 _._without_zero_deferrals
+
+# Starlette reads the middleware stack the priming warm-up builds (functions/api/app.build_request_path).
+_.middleware_stack

@@ -108,7 +108,40 @@ def build_routes() -> None:
         route.matches(scope)
 
 
-WARM_UPS = (logged_handler, build_routes)
+def build_request_path() -> None:
+    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and each route
+    endpoint's source location (FastAPI reads and tokenizes the endpoint's source file on its first call, for its
+    error context); no request is served, no I/O but reading our own sources."""
+    import fastapi.routing
+
+    app.middleware_stack = app.build_middleware_stack()
+    locate = getattr(fastapi.routing, "_extract_endpoint_context", None)  # private; skipped if FastAPI drops it
+    for route in _api_routes(app.router.routes):
+        if locate is not None:
+            locate(route.dependant.call)
+
+
+def _api_routes(routes: list[Any]) -> list[Any]:
+    """The endpoint routes of ``routes``, through included routers."""
+    found: list[Any] = []
+    for route in routes:
+        if hasattr(route, "dependant"):
+            found.append(route)
+        found += _api_routes(list(getattr(getattr(route, "original_router", None), "routes", []) or []))
+    return found
+
+
+def connect_for_reads() -> None:
+    """Open the pool's connection and run the GET's statement once (after a SnapStart restore)."""
+    from session_scoring.container import get_container
+
+    get_container().scoring_service.warm_up()
+
+
+WARM_UPS = (logged_handler, build_routes, build_request_path)
 """What priming runs after building the container's services (``entrypoints/snapstart.prime``)."""
 
-register_priming(*WARM_UPS)
+CONNECT_UPS = (connect_for_reads,)
+"""What runs after a SnapStart restore, before the first request (``entrypoints/snapstart.reconnect``)."""
+
+register_priming(*WARM_UPS, connect_ups=CONNECT_UPS)

@@ -11,6 +11,7 @@ the routers in order, so it loads the routers up to the one that answers it (the
 request loads that one alone); a path that no router answers (a dashboard page) loads them all, as does priming
 (``app.build_routes``).
 """
+
 from __future__ import annotations
 
 import threading

@@ -1,10 +1,12 @@
-"""A scratch database on the test PostgreSQL server, for tests that need an empty schema (migrations, backfills)."""
+"""Scratch databases on the test PostgreSQL server (for tests that need an empty schema: migrations, backfills),
+and pg8000's connection arguments for a database URL."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from sqlalchemy import create_engine, make_url, text
 
@@ -22,3 +24,14 @@ def scratch_database(postgres_url: str, prefix: str) -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def pg_params(sqlalchemy_url: str) -> dict[str, Any]:
+    """pg8000's connection arguments for the database of a ``postgresql+pg8000://`` URL."""
+    url = make_url(sqlalchemy_url)
+    kwargs: dict[str, Any] = {"user": url.username or "postgres", "database": url.database}
+    if "unix_sock" in url.query:
+        kwargs["unix_sock"] = url.query["unix_sock"]
+    else:
+        kwargs.update(host=url.host or "localhost", port=url.port or 5432, password=url.password)
+    return kwargs

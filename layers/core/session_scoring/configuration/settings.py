@@ -137,6 +137,14 @@ class Settings(BaseSettings):
         validation_alias="SCORING_DATABASE_STATEMENT_TIMEOUT_MS",
         description="PostgreSQL statement_timeout of every session, so no query runs unbounded.",
     )
+    database_prepared_statements: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        validation_alias="SCORING_DATABASE_PREPARED_STATEMENTS",
+        description="Prepare a statement on the server once a connection has run it five times (one round trip "
+        "and no re-planning per execution after that). auto: on, except under IAM authentication, where the "
+        "functions reach the database through RDS Proxy, which pins a connection that holds prepared statements "
+        "to one database connection. Statements are sent in one round trip either way.",
+    )
 
     queue_url: str | None = Field(
         default=None,

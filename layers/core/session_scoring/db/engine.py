@@ -18,7 +18,9 @@ the pool fails its statement, SQLAlchemy invalidates the pool, and the repositor
 one statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
 
 Creating an engine also makes pg8000 convert each statement's placeholders once per statement text rather than on
-every execute (``session_scoring.db.paramstyle``).
+every execute (``session_scoring.db.paramstyle``), and its connections send each statement in one round trip and
+prepare the statements they run repeatedly (``session_scoring.db.connection``,
+``SCORING_DATABASE_PREPARED_STATEMENTS``).
 """
 
 from __future__ import annotations
@@ -113,10 +115,12 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     remember_conversions()
     if settings.database_iam_auth and url.host in LOCAL_HOSTS:
         raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
-    connect_args: dict[str, Any] = {
-        "timeout": settings.database_timeout_seconds,
-        "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
-    }
+    startup_params = {"statement_timeout": str(settings.database_statement_timeout_ms)}
+    if prepares_statements(settings):
+        # A prepared statement is still planned for its values on every execution (it saves the parse): a generic
+        # plan cannot use a partial index whose predicate a parameter decides, nor infer the ON CONFLICT arbiter.
+        startup_params["plan_cache_mode"] = "force_custom_plan"
+    connect_args: dict[str, Any] = {"timeout": settings.database_timeout_seconds, "startup_params": startup_params}
     # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
     # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
     connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False
@@ -136,7 +140,30 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     )
     if settings.database_iam_auth:
         _use_iam_tokens(engine, settings)
+    _pipeline_statements(engine, PREPARE_THRESHOLD if prepares_statements(settings) else None)
     return engine
+
+
+PREPARE_THRESHOLD = 5
+"""Executions of a statement text on one connection after which it is prepared (psycopg 3's default)."""
+
+
+def prepares_statements(settings: Settings) -> bool:
+    """Whether connections prepare the statements they run repeatedly (``SCORING_DATABASE_PREPARED_STATEMENTS``)."""
+    if settings.database_prepared_statements == "auto":
+        return not settings.database_iam_auth
+    return settings.database_prepared_statements == "on"
+
+
+def _pipeline_statements(engine: Engine, prepare_threshold: int | None) -> None:
+    """Connect with :class:`~session_scoring.db.connection.PipelinedConnection`: one round trip per statement, and
+    statements run ``prepare_threshold`` times prepared. Registered after any listener that completes the
+    connection's parameters (the IAM token): the first ``do_connect`` listener that returns a connection makes it."""
+    from session_scoring.db.connection import PipelinedConnection
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(_dialect: Any, _conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> PipelinedConnection:
+        return PipelinedConnection(*cargs, prepare_threshold=prepare_threshold, **cparams)
 
 
 def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:

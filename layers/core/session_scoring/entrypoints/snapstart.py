@@ -1,17 +1,27 @@
-"""Lambda SnapStart priming: build everything a request needs, except connections, before the snapshot is taken.
+"""Lambda SnapStart hooks: build everything a request needs, except connections, before the snapshot is taken;
+connect after a restore.
 
 A handler module calls :func:`register_priming` at import. Only the Lambda runtime has ``snapshot_restore_py``
-(outside it nothing is registered), and it runs before-snapshot hooks only when the function version is published
-with SnapStart (the template's ``SnapStart`` parameter, which also sets ``SCORING_SNAPSTART``). With
-``SCORING_SNAPSTART`` off the hook primes nothing, so a snapshot taken anyway holds the imports alone. Nothing
-connects before the snapshot: the engine's pool is empty in it, so a restored function opens fresh connections
-instead of reusing stale sockets.
+(outside it nothing is registered), and it runs the hooks only when the function version is published with SnapStart
+(the template's ``SnapStart`` parameter, which also sets ``SCORING_SNAPSTART``). With ``SCORING_SNAPSTART`` off
+neither hook does anything, so a snapshot taken anyway holds the imports alone.
+
+Nothing connects before the snapshot: the engine's pool is empty in it, so a restored function opens fresh
+connections instead of reusing stale sockets. After a restore, :func:`reconnect` opens the pool's connection and runs
+the handler's hot statement once, as AWS advises for connections (re-establish them in an after-restore hook): the
+restore, which the invocation that caused it waits for anyway, does it instead of the first request, which then
+runs as a warm one. A database that does not answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore
+up (Lambda allows after-restore hooks 10 s): the first request connects then, as it would without the hook.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
+
+RECONNECT_WAIT_SECONDS = 2.0
+"""How long the after-restore hook waits for its connection before letting the restore finish."""
 
 
 def prime(*warm_ups: Callable[[], Any]) -> bool:
@@ -31,11 +41,44 @@ def prime(*warm_ups: Callable[[], Any]) -> bool:
     return True
 
 
-def register_priming(*warm_ups: Callable[[], Any]) -> bool:
-    """Register :func:`prime` (with ``warm_ups``) as a before-snapshot hook; False outside the Lambda runtime."""
+def reconnect(*connect_ups: Callable[[], Any]) -> bool:
+    """With ``SCORING_SNAPSTART`` on: run the handler's ``connect_ups`` (each opens what a first request would open
+    and runs its statement once) in a thread, waiting at most :data:`RECONNECT_WAIT_SECONDS`; a failure is logged,
+    never raised (the first request then connects itself).
+
+    Returns whether they finished in time without an error.
+    """
+    from session_scoring.container import get_container
+    from session_scoring.log import logger
+
+    if not get_container().settings.snapstart:
+        return False
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for connect_up in connect_ups:
+                connect_up()
+        except Exception as exc:  # noqa: BLE001 - the restore must succeed whatever the database does
+            failures.append(exc)
+            logger.warning("after-restore connection failed; the first request connects", extra={"error": str(exc)})
+
+    worker = threading.Thread(target=run, name="after-restore-connect", daemon=True)
+    worker.start()
+    worker.join(RECONNECT_WAIT_SECONDS)
+    return not worker.is_alive() and not failures
+
+
+def register_priming(*warm_ups: Callable[[], Any], connect_ups: tuple[Callable[[], Any], ...] = ()) -> bool:
+    """Register :func:`prime` (with ``warm_ups``) before the snapshot and :func:`reconnect` (with ``connect_ups``)
+    after a restore; False outside the Lambda runtime."""
     try:
-        from snapshot_restore_py import register_before_snapshot  # type: ignore[import-not-found]
+        from snapshot_restore_py import (  # type: ignore[import-not-found]
+            register_after_restore,
+            register_before_snapshot,
+        )
     except ImportError:
         return False
     register_before_snapshot(prime, *warm_ups)
+    register_after_restore(reconnect, *connect_ups)
     return True

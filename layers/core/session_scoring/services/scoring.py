@@ -165,6 +165,11 @@ class ScoringService:
             )
         return SessionScore.model_validate_json(document)
 
+    def warm_up(self) -> None:
+        """Run the hot read once, for a session id no session has: opens the pool's connection, compiles the
+        statement and loads the server's caches for its tables (after a SnapStart restore, not per request)."""
+        self._repository.latest_score_document("", self._config.criteria_hash)
+
     def score_history(self, session_id: str) -> list[SessionScore]:
         records = self._repository.list_for_session(session_id)
         if not records:
