@@ -34,3 +34,29 @@ def test_prime_does_nothing_when_snapstart_is_off(make_stack: Any) -> None:
     container = make_stack().container
     assert prime() is False
     assert "scoring_service" not in vars(container)
+
+
+def test_after_a_restore_the_hook_connects_so_the_first_request_finds_a_connection(make_stack: Any) -> None:
+    from functions.api.app import CONNECT_UPS, WARM_UPS, app
+    from session_scoring.entrypoints.snapstart import prime, reconnect
+
+    stack = make_stack(SCORING_SNAPSTART="true")
+    pool = stack.container.query_engine.pool
+    assert prime(*WARM_UPS) is True
+    assert app.middleware_stack is not None  # built before the snapshot, not by the first request
+    assert pool.checkedin() == 0
+
+    assert reconnect(*CONNECT_UPS) is True
+    assert pool.checkedin() == 1  # open and back in the pool, the GET's statement run once
+    assert stack.score("never-scored").status_code == 404
+    assert pool.checkedin() == 1  # the first request used that connection
+
+
+def test_a_database_that_fails_after_a_restore_does_not_fail_the_restore(make_stack: Any) -> None:
+    from functions.api.app import CONNECT_UPS
+    from session_scoring.entrypoints.snapstart import reconnect
+
+    stack = make_stack(SCORING_SNAPSTART="true", SCORING_DATABASE_URL="postgresql+pg8000://nobody@127.0.0.1:9/none")
+
+    assert reconnect(*CONNECT_UPS) is False  # logged; the first request will connect (and answer 503 if it cannot)
+    assert stack.container.query_engine.pool.checkedin() == 0
