@@ -141,7 +141,7 @@ class Settings(BaseSettings):
         default="auto",
         validation_alias="SCORING_DATABASE_PREPARED_STATEMENTS",
         description="Prepare a statement on the server once a connection has run it five times (one round trip "
-        "and no re-planning per execution after that). auto: on, except under IAM authentication, where the "
+        "and no re-parsing per execution after that). auto: on, except under IAM authentication, where the "
         "functions reach the database through RDS Proxy, which pins a connection that holds prepared statements "
         "to one database connection. Statements are sent in one round trip either way.",
     )
@@ -377,7 +377,8 @@ class Settings(BaseSettings):
         default=False,
         validation_alias="SCORING_SNAPSTART",
         description="The API function is published with Lambda SnapStart: its before-snapshot hook imports and "
-        "builds everything a request needs except connections (set by the template's SnapStart parameter).",
+        "builds everything a request needs except connections, and its after-restore hook connects and runs the "
+        "GET's statement once (set by the template's SnapStart parameter).",
     )
     cors_origins: str = Field(
         default="",
