@@ -12,6 +12,8 @@ included when a request is first matched against them (``lazy_routers.py``), or 
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -25,7 +27,8 @@ from functions.api.deps import authenticated
 from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
-from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
+from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit, uncounted
+from functions.api.params import API_PREFIX
 from session_scoring import __version__
 from session_scoring.entrypoints.snapstart import register_priming
 
@@ -138,10 +141,62 @@ def connect_for_reads() -> None:
     get_container().scoring_service.warm_up()
 
 
+WARM_UP_PATH = f"{API_PREFIX}/sessions/after-restore-warm-up/score"
+
+
+class _WarmUpContext:
+    """The Lambda context of the warm-up request (no invocation carries it)."""
+
+    function_name = "after-restore-warm-up"
+    function_version = "$LATEST"
+    invoked_function_arn = "arn:aws:lambda:local:000000000000:function:after-restore-warm-up"
+    memory_limit_in_mb = 0
+    aws_request_id = "after-restore-warm-up"
+    log_group_name = log_stream_name = ""
+
+    @staticmethod
+    def get_remaining_time_in_millis() -> int:
+        return 10_000
+
+
+def serve_a_warm_up_request() -> None:
+    """Serve one GET of the score of a session no session has (404; 401 when authentication is required), through
+    the whole handler, after a SnapStart restore: the code paths a request runs for the first time (the event loop,
+    Powertools' context logging, the route's dependencies and answer) run here instead of in the first client's
+    request. Not counted in ``ApiRequests``; a 4xx logs nothing."""
+    event = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": WARM_UP_PATH,
+        "rawQueryString": "",
+        "headers": {"host": "after-restore-warm-up", "accept": "application/json"},
+        "requestContext": {
+            "http": {"method": "GET", "path": WARM_UP_PATH, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1"},
+            "requestId": "after-restore-warm-up",
+            "routeKey": "$default",
+            "stage": "$default",
+        },
+        "isBase64Encoded": False,
+    }
+    # The after-restore hook runs this in a thread of its own, which has no event loop for Mangum: it gets one for
+    # the request (the main thread's loop is left alone).
+    own_loop = threading.current_thread() is not threading.main_thread()
+    loop = asyncio.new_event_loop() if own_loop else None
+    if loop is not None:
+        asyncio.set_event_loop(loop)
+    try:
+        with uncounted():
+            handler(event, _WarmUpContext())  # type: ignore[arg-type]
+    finally:
+        if loop is not None:
+            asyncio.set_event_loop(None)
+            loop.close()
+
+
 WARM_UPS = (logged_handler, build_routes, build_request_path)
 """What priming runs after building the container's services (``entrypoints/snapstart.prime``)."""
 
-CONNECT_UPS = (connect_for_reads,)
+CONNECT_UPS = (connect_for_reads, serve_a_warm_up_request)
 """What runs after a SnapStart restore, before the first request (``entrypoints/snapstart.reconnect``)."""
 
 register_priming(*WARM_UPS, connect_ups=CONNECT_UPS)

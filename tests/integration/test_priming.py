@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
     from functions.api.app import WARM_UPS, app, logged_handler
@@ -36,7 +38,9 @@ def test_prime_does_nothing_when_snapstart_is_off(make_stack: Any) -> None:
     assert "scoring_service" not in vars(container)
 
 
-def test_after_a_restore_the_hook_connects_so_the_first_request_finds_a_connection(make_stack: Any) -> None:
+def test_after_a_restore_the_hook_connects_so_the_first_request_finds_a_connection(
+    make_stack: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from functions.api.app import CONNECT_UPS, WARM_UPS, app
     from session_scoring.entrypoints.snapstart import prime, reconnect
 
@@ -48,8 +52,10 @@ def test_after_a_restore_the_hook_connects_so_the_first_request_finds_a_connecti
 
     assert reconnect(*CONNECT_UPS) is True
     assert pool.checkedin() == 1  # open and back in the pool, the GET's statement run once
+    assert "ApiRequests" not in capsys.readouterr().out  # the hook's warm-up request is no client's: not counted
     assert stack.score("never-scored").status_code == 404
     assert pool.checkedin() == 1  # the first request used that connection
+    assert "ApiRequests" in capsys.readouterr().out
 
 
 def test_a_database_that_fails_after_a_restore_does_not_fail_the_restore(make_stack: Any) -> None:
