@@ -135,10 +135,13 @@ def _api_routes(routes: list[Any]) -> list[Any]:
 
 
 def connect_for_reads() -> None:
-    """Open the pool's connection and run the GET's statement once (after a SnapStart restore)."""
+    """Open the pool's connection, run the GET's statement and shape one answer (after a SnapStart restore)."""
+    from functions.api.responses import json_response
     from session_scoring.container import get_container
 
-    get_container().scoring_service.warm_up()
+    score = get_container().scoring_service.warm_up()
+    if score is not None:
+        json_response(score)
 
 
 WARM_UP_PATH = f"{API_PREFIX}/sessions/after-restore-warm-up/score"

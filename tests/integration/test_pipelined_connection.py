@@ -80,7 +80,7 @@ def test_a_statement_run_repeatedly_is_prepared_once_then_runs_in_one_round_trip
     assert server_prepared(conn) == [QUERY]
     round_trips[0] = 0
     assert conn.execute_unnamed(QUERY, vals=VALUES).rows == connect().execute_unnamed(QUERY, vals=VALUES).rows
-    assert round_trips[0] == 2  # one each; the second connection has not run it often enough to prepare it
+    assert round_trips[0] == 2  # one each (the second connection never prepares)
 
 
 def test_nothing_is_prepared_when_off_nor_without_parameters(connect: Any) -> None:

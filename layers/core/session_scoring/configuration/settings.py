@@ -140,7 +140,7 @@ class Settings(BaseSettings):
     database_prepared_statements: Literal["auto", "on", "off"] = Field(
         default="auto",
         validation_alias="SCORING_DATABASE_PREPARED_STATEMENTS",
-        description="Prepare a statement on the server once a connection has run it five times (one round trip "
+        description="Prepare a statement on the server when a connection runs it the second time (one round trip "
         "and no re-parsing per execution after that). auto: on, except under IAM authentication, where the "
         "functions reach the database through RDS Proxy, which pins a connection that holds prepared statements "
         "to one database connection. Statements are sent in one round trip either way.",

@@ -799,6 +799,18 @@ class ScoreRepository(StatementRepository):
         return None if row is None else to_record(row)
 
     @db_call
+    def last_scored_session(self) -> str | None:
+        """The id of the session scored last (a warm-up reads it: the score clients most likely ask for next), None
+        before the first score; an index scan of ``scored_at`` from its end."""
+        row = self._one(
+            select(_SCORES.c.session_id)
+            .where(_SCORES.c.scored_at.is_not(None), _REAL)
+            .order_by(_SCORES.c.scored_at.desc())
+            .limit(1)
+        )
+        return None if row is None else str(row.session_id)
+
+    @db_call
     def latest_score_document(self, session_id: str, current_criteria_hash: str) -> str | None:
         """The session's latest attempt as the JSON text of the API's ``SessionScore`` (see ``_score_document``),
         ``is_current_criteria`` against ``current_criteria_hash``; None when the session was never scored."""

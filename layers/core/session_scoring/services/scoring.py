@@ -165,10 +165,14 @@ class ScoringService:
             )
         return SessionScore.model_validate_json(document)
 
-    def warm_up(self) -> None:
-        """Run the hot read once, for a session id no session has: opens the pool's connection, compiles the
-        statement and loads the server's caches for its tables (after a SnapStart restore, not per request)."""
-        self._repository.latest_score_document("", self._config.criteria_hash)
+    def warm_up(self) -> SessionScore | None:
+        """Read the latest score of the session scored last (None before the first score), as a GET would: opens
+        the pool's connection, runs the hot read and validates its answer once (after a SnapStart restore, so that
+        the first request does not pay for doing each of these the first time)."""
+        try:
+            return self.latest_score(self._repository.last_scored_session() or "")
+        except ScoreNotFoundError:
+            return None
 
     def score_history(self, session_id: str) -> list[SessionScore]:
         records = self._repository.list_for_session(session_id)
