@@ -24,10 +24,9 @@ from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import QueueMessage, RunPlanningJob
-from session_scoring.observability import get_tracer, metrics, record_batch_poll, subsegment
+from session_scoring.observability import metrics, record_batch_poll, subsegment, traced_handler
 
 processor = BatchProcessor(event_type=EventType.SQS)
-tracer = get_tracer()
 
 DEFAULT_REMAINING_SECONDS = 900.0
 
@@ -76,7 +75,7 @@ def plan_run(message: RunPlanningJob) -> str:
 
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
-@tracer.capture_lambda_handler
+@traced_handler
 def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
     result = get_container().reaper.reap()
@@ -104,6 +103,6 @@ def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[
 
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True)
-@tracer.capture_lambda_handler
+@traced_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -13,18 +13,18 @@ Two ways a metric leaves the process, both Powertools:
 
 The X-Ray tracer is built on first use (:func:`get_tracer`): importing ``aws_xray_sdk`` costs about half a second
 and the API's cold start does not need it. Outside Lambda, or with ``POWERTOOLS_TRACE_DISABLED=true`` (``make
-run``), Powertools disables it and the subsegments below cost nothing.
+run``), Powertools disables it and the subsegments below are skipped.
 
 Like logging, this module imports nothing else of ours.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
@@ -43,6 +43,8 @@ SERVICE = "session-scoring"
 """The ``service`` dimension of every metric (the logger's service name; fixed, so alarms can name it)."""
 
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
+
+H = TypeVar("H", bound=Callable[..., Any])
 
 
 class FailureCategory(StrEnum):
@@ -243,10 +245,38 @@ def get_tracer() -> Tracer:
     return Tracer(patch_modules=TRACED_MODULES)
 
 
+def traced_handler(handler: H) -> H:
+    """Powertools' ``capture_lambda_handler`` around a Lambda handler when tracing is on (the handler's segment,
+    its cold start and service annotations, its response or error as metadata); the handler as it is when tracing
+    is off, where that segment would be a placeholder nothing reads."""
+    tracer = get_tracer()
+    return handler if tracer.disabled else cast(H, tracer.capture_lambda_handler(handler))
+
+
+class _Untraced:
+    """What a block gets in place of a subsegment when tracing is off."""
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        return None
+
+    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+        return None
+
+
+_UNTRACED = _Untraced()
+
+
 @contextmanager
 def subsegment(name: str, **annotations: str) -> Iterator[Any]:
-    """An X-Ray subsegment ``## name`` around a block (source fetch, judge call, database transaction)."""
-    with get_tracer().provider.in_subsegment(f"## {name}") as segment:
+    """An X-Ray subsegment ``## name`` around a block (source fetch, judge call, database transaction).
+
+    With tracing off (outside Lambda, or ``POWERTOOLS_TRACE_DISABLED``) the block runs as it is: the X-Ray SDK would
+    only build placeholder segments for it (three objects and their random ids per block), which nothing reads."""
+    tracer = get_tracer()
+    if tracer.disabled:
+        yield _UNTRACED
+        return
+    with tracer.provider.in_subsegment(f"## {name}") as segment:
         for key, value in annotations.items():
             segment.put_annotation(key=key, value=value)
         yield segment
