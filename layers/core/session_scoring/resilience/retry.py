@@ -51,7 +51,19 @@ def call_with_retries(
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
     """Run ``call(time_left)`` and retry it on JudgeTransientError within ``deadline`` (a ``clock`` value), never
-    sleeping longer than ``max_wait_seconds`` at a time (a longer wait raises the error for the caller to defer)."""
+    sleeping longer than ``max_wait_seconds`` at a time (a longer wait raises the error for the caller to defer).
+
+    The first call runs as it is; tenacity's retry loop is built only when it fails with a transient error, and
+    starts from that failure as its first attempt (the common, successful call pays for no retry machinery)."""
+    try:
+        return call(max(0.1, deadline - clock()))
+    except JudgeTransientError as exc:
+        first_failure: list[JudgeTransientError] = [exc]
+
+    def attempt() -> T:
+        if first_failure:
+            raise first_failure.pop()  # attempt 1, already made above
+        return call(max(0.1, deadline - clock()))
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -86,4 +98,4 @@ def call_with_retries(
         before_sleep=log_retry,
         reraise=True,
     )
-    return retrying(lambda: call(max(0.1, deadline - clock())))
+    return retrying(attempt)
