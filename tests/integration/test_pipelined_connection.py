@@ -17,6 +17,7 @@ from session_scoring.configuration.settings import Settings
 from session_scoring.db import connection as pipelined
 from session_scoring.db.connection import PipelinedConnection
 from session_scoring.db.engine import PREPARE_THRESHOLD, create_db_engine
+from session_scoring.repositories.scores import ScoreRepository
 from tests.support.databases import pg_params
 
 QUERY = "SELECT $1::int + 1, $2::text, $3::timestamptz, $4::jsonb, $5::text IS NULL, $6::uuid"
@@ -145,13 +146,28 @@ def test_the_engine_connects_with_them_and_statements_bind_their_values(migrated
     engine = create_db_engine(Settings(database_url=migrated_database), autocommit=True)
     try:
         with engine.connect() as conn:
-            answers = [conn.execute(text("SELECT :n * 2"), {"n": n}).scalar() for n in range(PREPARE_THRESHOLD + 2)]
+            answers = [conn.execute(text("SELECT :n * 2"), {"n": n}).scalar() for n in range(PREPARE_THRESHOLD + 8)]
             dbapi = conn.connection.dbapi_connection
-            plan_mode = conn.execute(text("SHOW plan_cache_mode")).scalar()
     finally:
         engine.dispose()
 
-    assert answers == [n * 2 for n in range(PREPARE_THRESHOLD + 2)]
+    assert answers == [n * 2 for n in range(PREPARE_THRESHOLD + 8)]
     assert isinstance(dbapi, PipelinedConnection)
     assert dbapi.prepared_count == 1
-    assert plan_mode == "force_custom_plan"  # planned for each execution's values, like an unprepared statement
+
+
+def test_new_attempts_keep_their_arbiter_once_the_plan_cache_plans_them_generically(migrated_database: str) -> None:
+    engine = create_db_engine(Settings(database_url=migrated_database), autocommit=True)
+    repository = ScoreRepository(engine)
+    criteria = "c" * 64
+    repository.ensure_criteria(criteria, {"scoring": {}})
+    try:
+        # Past PostgreSQL's five custom plans, after which it may keep a generic one: the partial unique index of
+        # active attempts still decides (from the predicate written into the statement, not from parameters).
+        created = [
+            repository.create_attempt(uuid.uuid4(), f"arbiter-{n % 3}", criteria, "test").created for n in range(12)
+        ]
+    finally:
+        engine.dispose()
+
+    assert created == [True, True, True] + [False] * 9

@@ -140,10 +140,10 @@ class Settings(BaseSettings):
     database_prepared_statements: Literal["auto", "on", "off"] = Field(
         default="auto",
         validation_alias="SCORING_DATABASE_PREPARED_STATEMENTS",
-        description="Prepare a statement on the server when a connection runs it the second time (one round trip "
-        "and no re-parsing per execution after that). auto: on, except under IAM authentication, where the "
-        "functions reach the database through RDS Proxy, which pins a connection that holds prepared statements "
-        "to one database connection. Statements are sent in one round trip either way.",
+        description="Prepare a statement on the server when a connection runs it the second time: one round "
+        "trip per execution after that, no re-parsing, and PostgreSQL's plan cache. auto: on, except under IAM "
+        "authentication, where the functions reach the database through RDS Proxy, which pins a connection that "
+        "holds prepared statements to one database connection. Statements are sent in one round trip either way.",
     )
 
     queue_url: str | None = Field(

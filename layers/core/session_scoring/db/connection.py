@@ -6,14 +6,16 @@ and psycopg send Parse, Bind, Describe, Execute and Sync in one write and read t
 single statement paid 0.60 ms here, 0.42 ms pipelined).
 
 The server also parses and plans each unnamed statement again on every execution. Like psycopg 3
-(``prepare_threshold``) and asyncpg (its statement cache), a statement text this connection has executed
-``prepare_threshold`` times is prepared as a named server-side statement, and from then on runs as Bind/Execute of
-that name: one round trip and no parse (0.33 ms for that statement). The engine sets
-``plan_cache_mode=force_custom_plan`` on such connections, so the server still plans each execution for its values:
-a generic plan would be 0.13 ms cheaper still, but cannot use a partial index whose predicate a parameter decides,
-nor infer an ``ON CONFLICT ... WHERE`` arbiter from parameters (an error). At most :data:`PREPARED_STATEMENTS` are
-kept per connection (the least recently used is closed). Only statements with parameters are prepared: transaction
-control (``begin``, ``commit``, ``rollback``) never is.
+(``prepare_threshold``) and asyncpg (its statement cache), a statement text this connection runs for the
+``prepare_threshold``-th time is prepared as a named server-side statement, and from then on runs as Bind/Execute of
+that name: one round trip, no parse, and PostgreSQL's plan cache (0.20 ms for that statement). The plan cache keeps
+planning each execution for its values until it has seen five, then keeps a generic plan only if its estimated cost
+is no worse than theirs (``plan_cache_mode=auto``): a statement whose plan depends on a parameter's value (a partial
+index whose predicate a parameter decides) stays custom-planned. A generic plan cannot infer an ``ON CONFLICT ...
+WHERE`` arbiter index from parameters (it fails), so such predicates are written into the statement as literals
+(``repositories/scores.py``). At most :data:`PREPARED_STATEMENTS` are kept per connection (the least recently used is
+closed). Only statements with parameters are prepared: transaction control (``begin``, ``commit``, ``rollback``)
+never is.
 
 Named statements are session state: an RDS Proxy pins a client connection that has them to one database
 connection, which costs the proxy its multiplexing. ``SCORING_DATABASE_PREPARED_STATEMENTS`` turns preparing off

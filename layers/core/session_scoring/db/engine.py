@@ -115,12 +115,10 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     remember_conversions()
     if settings.database_iam_auth and url.host in LOCAL_HOSTS:
         raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
-    startup_params = {"statement_timeout": str(settings.database_statement_timeout_ms)}
-    if prepares_statements(settings):
-        # A prepared statement is still planned for its values on every execution (it saves the parse): a generic
-        # plan cannot use a partial index whose predicate a parameter decides, nor infer the ON CONFLICT arbiter.
-        startup_params["plan_cache_mode"] = "force_custom_plan"
-    connect_args: dict[str, Any] = {"timeout": settings.database_timeout_seconds, "startup_params": startup_params}
+    connect_args: dict[str, Any] = {
+        "timeout": settings.database_timeout_seconds,
+        "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
+    }
     # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
     # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
     connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False

@@ -87,6 +87,8 @@ from session_scoring.repositories.trends import trend_upkeep_ctes
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
 
 _ACTIVE = tuple(sorted(status.value for status in ACTIVE_STATUSES))
+_ACTIVE_PREDICATE = text("status IN ({})".format(", ".join(f"'{status}'" for status in _ACTIVE)))
+"""The predicate of the partial unique index of active attempts, as literal SQL."""
 
 _SCORES = cast(Table, SessionScoreRow.__table__)
 _TOOLS = cast(Table, MissingToolRow.__table__)
@@ -269,7 +271,9 @@ def _new_attempt_statement(with_facts: bool) -> Any:
     return (
         insert(_SCORES)
         .values(**values)
-        .on_conflict_do_nothing(index_elements=["session_id"], index_where=_SCORES.c.status.in_(_ACTIVE))
+        # The arbiter's predicate written into the statement: PostgreSQL infers the partial unique index from it,
+        # which it cannot do from parameters once a prepared statement is planned generically (an error).
+        .on_conflict_do_nothing(index_elements=["session_id"], index_where=_ACTIVE_PREDICATE)
         .returning(*_RECORD_COLUMNS)
     )
 
