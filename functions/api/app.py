@@ -147,26 +147,12 @@ def connect_for_reads() -> None:
 WARM_UP_PATH = f"{API_PREFIX}/sessions/after-restore-warm-up/score"
 
 
-class _WarmUpContext:
-    """The Lambda context of the warm-up request (no invocation carries it)."""
-
-    function_name = "after-restore-warm-up"
-    function_version = "$LATEST"
-    invoked_function_arn = "arn:aws:lambda:local:000000000000:function:after-restore-warm-up"
-    memory_limit_in_mb = 0
-    aws_request_id = "after-restore-warm-up"
-    log_group_name = log_stream_name = ""
-
-    @staticmethod
-    def get_remaining_time_in_millis() -> int:
-        return 10_000
-
-
 def serve_a_warm_up_request() -> None:
-    """Serve one GET of the score of a session no session has (404; 401 when authentication is required), through
-    the whole handler, after a SnapStart restore: the code paths a request runs for the first time (the event loop,
-    Powertools' context logging, the route's dependencies and answer) run here instead of in the first client's
-    request. Not counted in ``ApiRequests``; a 4xx logs nothing."""
+    """Serve one GET of the score of a session no session has (404; 401 when authentication is required) through
+    the app, after a SnapStart restore: the code paths a request runs for the first time (Mangum's cycle, the
+    middleware, the route's dependencies and error answer) run here instead of in the first client's request. Not
+    counted in ``ApiRequests``; a 4xx logs nothing. Powertools' context logging is left out: the first client
+    request is still the one logged as the cold start."""
     event = {
         "version": "2.0",
         "routeKey": "$default",
@@ -188,8 +174,8 @@ def serve_a_warm_up_request() -> None:
     if loop is not None:
         asyncio.set_event_loop(loop)
     try:
-        with uncounted():
-            handler(event, _WarmUpContext())  # type: ignore[arg-type]
+        with uncounted(), one_request_per_loop():
+            _mangum(event, None)  # type: ignore[arg-type]
     finally:
         if loop is not None:
             asyncio.set_event_loop(None)

@@ -259,7 +259,7 @@ class _Untraced:
     def put_annotation(self, key: str, value: Any) -> None:
         return None
 
-    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+    def put_metadata(self, key: str, value: Any) -> None:
         return None
 
 
