@@ -119,8 +119,8 @@ def build_request_path() -> None:
 
     app.middleware_stack = app.build_middleware_stack()
     locate = getattr(fastapi.routing, "_extract_endpoint_context", None)  # private; skipped if FastAPI drops it
-    for route in _api_routes(app.router.routes):
-        if locate is not None:
+    if locate is not None:
+        for route in _api_routes(app.router.routes):
             locate(route.dependant.call)
 
 
