@@ -25,12 +25,6 @@ def start_moto() -> tuple[str, Any]:
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per SQS poll drowns the output
 
-    from moto.moto_server.werkzeug_app import MotoRequestHandler
-
-    # Keep-alive, as AWS's endpoints keep a client's connection: werkzeug's default (HTTP/1.0) closes it after each
-    # response, so every request of a long-lived client (the breaker's DynamoDB reads, the poller's SQS receives)
-    # opened a new TCP connection that no deployed function opens.
-    MotoRequestHandler.protocol_version = "HTTP/1.1"
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
