@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -221,8 +221,9 @@ describe('RunDetailPage', () => {
   it("lists the run's sessions with status, score band and error, and refreshes them until the run ends", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const run = makeRun();
-    mocked.getRun.mockResolvedValueOnce(run);
-    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z' }));
+    // The run stays running until the list has shown its refresh: the fake clock also advances with real time, so on
+    // a busy machine the run's own refresh may come first, and a run that had ended would stop the list's refresh.
+    mocked.getRun.mockResolvedValue(run);
     mocked.listRunSessions.mockResolvedValueOnce(
       sessionPage([attempt(), attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null })]),
     );
@@ -253,7 +254,9 @@ describe('RunDetailPage', () => {
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
     expect(await screen.findByText('the judge answered 529 three times')).toBeInTheDocument();
     expect(within(screen.getAllByTestId('run-session-row')[1]!).getByTestId('run-session-status')).toHaveTextContent('failed');
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z' }));
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS); // the run is completed now: the list stops refreshing
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel run' })).not.toBeInTheDocument());
     const calls = mocked.listRunSessions.mock.calls.length;
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
     expect(mocked.listRunSessions.mock.calls.length).toBe(calls);
