@@ -55,15 +55,19 @@ def call_with_retries(
 
     The first call runs as it is; tenacity's retry loop is built only when it fails with a transient error, and
     starts from that failure as its first attempt (the common, successful call pays for no retry machinery)."""
-    try:
+
+    def once() -> T:
         return call(max(0.1, deadline - clock()))
+
+    try:
+        return once()
     except JudgeTransientError as exc:
         first_failure: list[JudgeTransientError] = [exc]
 
     def attempt() -> T:
         if first_failure:
             raise first_failure.pop()  # attempt 1, already made above
-        return call(max(0.1, deadline - clock()))
+        return once()
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
