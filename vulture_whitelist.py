@@ -100,3 +100,6 @@ _._without_zero_deferrals
 
 # Starlette reads the middleware stack the priming warm-up builds (functions/api/app.build_request_path).
 _.middleware_stack
+
+# pg8000 dispatches each server message to its handler by name (db/connection.PipelinedConnection's ParseComplete).
+_.handle_PARSE_COMPLETE

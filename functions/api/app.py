@@ -12,11 +12,12 @@ included when a request is first matched against them (``lazy_routers.py``), or 
 
 from __future__ import annotations
 
-import asyncio
-import threading
+import io
 from collections.abc import Callable
+from contextlib import redirect_stdout
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI
 from mangum import Mangum
@@ -27,7 +28,7 @@ from functions.api.deps import authenticated
 from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
-from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit, uncounted
+from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
 from functions.api.params import API_PREFIX
 from session_scoring import __version__
 from session_scoring.entrypoints.snapstart import register_priming
@@ -83,6 +84,7 @@ def logged_handler() -> LambdaHandler:
     """The Mangum adapter inside Powertools' Lambda-context logging (the request id as correlation id), built on
     the first invocation or by priming: importing Powertools' logger is not needed to build the app."""
     from aws_lambda_powertools.logging import correlation_paths
+    from aws_lambda_powertools.utilities import jmespath_utils
 
     from session_scoring.log import logger
 
@@ -91,6 +93,7 @@ def logged_handler() -> LambdaHandler:
         with one_request_per_loop():
             return _mangum(event, context)  # type: ignore[arg-type]
 
+    jmespath_utils.query(data={}, envelope=correlation_paths.API_GATEWAY_HTTP)  # parsed once, here, not per cold start
     return serve
 
 
@@ -135,57 +138,71 @@ def _api_routes(routes: list[Any]) -> list[Any]:
 
 
 def connect_for_reads() -> None:
-    """Open the pool's connection, run the GET's statement and shape one answer (after a SnapStart restore)."""
+    """Open the pool's connection, run the GET's statement until it is prepared on it, and shape one answer
+    (after a SnapStart restore: the first request then runs as a warm one)."""
     from functions.api.responses import json_response
     from session_scoring.container import get_container
+    from session_scoring.db.engine import runs_to_prepare
 
-    score = get_container().scoring_service.warm_up()
+    container = get_container()
+    score = container.scoring_service.warm_up(runs=runs_to_prepare(container.settings))
     if score is not None:
         json_response(score)
 
 
-WARM_UP_PATH = f"{API_PREFIX}/sessions/after-restore-warm-up/score"
+NEVER_SCORED = "never-scored-warm-up"
+"""The session a warm-up request asks for when nothing has been scored yet (its answer is the 404 path)."""
 
 
-def serve_a_warm_up_request() -> None:
-    """Serve one GET of the score of a session no session has (404; 401 when authentication is required) through
-    the app, after a SnapStart restore: the code paths a request runs for the first time (Mangum's cycle, the
-    middleware, the route's dependencies and error answer) run here instead of in the first client's request. Not
-    counted in ``ApiRequests``; a 4xx logs nothing. Powertools' context logging is left out: the first client
-    request is still the one logged as the cold start."""
-    event = {
+def rehearse_a_read() -> None:
+    """Serve one GET of the score of the session scored last (the 404 path before the first score; 401 when
+    authentication is required) through the app, in the main thread (Mangum's event loop), with its ``ApiRequests``
+    line discarded: no client sent it (a GET logs nothing). Powertools' context logging is left out, so the first
+    client request is still the one logged as the cold start. Priming runs it several times before a SnapStart
+    snapshot: every code path a GET runs (Mangum's cycle, the middleware and metrics, the route's dependencies, the
+    read, the response) has then run in the snapshot."""
+    from session_scoring.container import get_container
+
+    session_id = get_container().scoring_service.last_scored_session() or NEVER_SCORED
+    path = f"{API_PREFIX}/sessions/{quote(session_id, safe='')}/score"
+    event = {  # shaped as API Gateway's HTTP API delivers a GET (template.yaml), without any identity
         "version": "2.0",
-        "routeKey": "$default",
-        "rawPath": WARM_UP_PATH,
+        "routeKey": "ANY /api/{proxy+}",
+        "rawPath": path,
         "rawQueryString": "",
-        "headers": {"host": "after-restore-warm-up", "accept": "application/json"},
+        "headers": {
+            "accept": "application/json",
+            "host": "warm-up",
+            "user-agent": "warm-up",
+            "x-forwarded-proto": "https",
+        },
         "requestContext": {
-            "http": {"method": "GET", "path": WARM_UP_PATH, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1"},
-            "requestId": "after-restore-warm-up",
-            "routeKey": "$default",
+            "domainName": "warm-up",
+            "http": {
+                "method": "GET",
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": "warm-up",
+            },
+            "requestId": "warm-up",
+            "routeKey": "ANY /api/{proxy+}",
             "stage": "$default",
         },
         "isBase64Encoded": False,
+        "pathParameters": {"proxy": path.removeprefix("/api/")},
     }
-    # The after-restore hook runs this in a thread of its own, which has no event loop for Mangum: it gets one for
-    # the request (the main thread's loop is left alone).
-    own_loop = threading.current_thread() is not threading.main_thread()
-    loop = asyncio.new_event_loop() if own_loop else None
-    if loop is not None:
-        asyncio.set_event_loop(loop)
-    try:
-        with uncounted(), one_request_per_loop():
-            _mangum(event, None)  # type: ignore[arg-type]
-    finally:
-        if loop is not None:
-            asyncio.set_event_loop(None)
-            loop.close()
+    with redirect_stdout(io.StringIO()), one_request_per_loop():
+        _mangum(event, None)  # type: ignore[arg-type]
 
 
 WARM_UPS = (logged_handler, build_routes, build_request_path)
-"""What priming runs after building the container's services (``entrypoints/snapstart.prime``)."""
+"""What priming runs after building the container's services, no I/O (``entrypoints/snapstart.prime``)."""
 
-CONNECT_UPS = (connect_for_reads, serve_a_warm_up_request)
+REHEARSALS = (rehearse_a_read,)
+"""What priming then runs a few times with a database connection, closed before the snapshot."""
+
+CONNECT_UPS = (connect_for_reads,)
 """What runs after a SnapStart restore, before the first request (``entrypoints/snapstart.reconnect``)."""
 
-register_priming(*WARM_UPS, connect_ups=CONNECT_UPS)
+register_priming(*WARM_UPS, rehearsals=REHEARSALS, connect_ups=CONNECT_UPS)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -54,20 +50,6 @@ class ConfiguredCORS:
         await self._inner(scope, receive, send)
 
 
-_counted: ContextVar[bool] = ContextVar("api_request_counted", default=True)
-
-
-@contextmanager
-def uncounted() -> Iterator[None]:
-    """Requests served inside the block are not counted in ``ApiRequests`` (the after-restore warm-up request, which
-    no client sent). Mangum creates the request's task inside the block, and a task copies its context."""
-    token = _counted.set(False)
-    try:
-        yield
-    finally:
-        _counted.reset(token)
-
-
 class RequestMetrics:
     """Counts every API request by route template, method and status class (the ``ApiRequests`` metric). Paths that
     are not API routes (the dashboard, its assets) are counted under ``other``: a raw path per dimension would make
@@ -77,7 +59,7 @@ class RequestMetrics:
         self._app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _counted.get():
+        if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
         status = 500

@@ -1,17 +1,23 @@
 """The database, API and analytics paths beside their floors, measured in the same run (issue 10).
 
 A floor is the same I/O done by hand: pg8000 statements on one open connection and, for a POST, one ``SendMessage``
-with the same boto3 client. Warm paths are the medians of ``BENCH_CALLS`` (200) in-process calls of the Lambda
-handlers (Mangum for the API, Powertools' batch handler for the scorer) against the embedded PostgreSQL and moto;
-a path, its floor and the service without the HTTP framework are called in turn, round after round.
+with the same boto3 client. The scorer's floor does a job's I/O: the claim, the verdict's own statement as the
+service sent it (its children and the latest-score tables' upkeep) prepared once, as a by-hand worker would prepare
+the statements it runs for every job, and the breaker's ``GetItem`` beside it; the issue's floor (claim, one
+transaction of multi-row inserts, no upkeep, no breaker) is printed beside it.
+
+Warm paths are the medians of ``BENCH_CALLS`` (200) in-process calls of the Lambda handlers (Mangum for the API,
+Powertools' batch handler for the scorer) against the embedded PostgreSQL and moto; a path, its floor and the
+service without the HTTP framework are called in turn, round after round.
 Round trips are counted at pg8000's socket (one per ``ReadyForQuery`` awaited).
 
 Cold init runs ``BENCH_COLD_RUNS`` (10) fresh interpreters of this virtualenv (not the built Lambda layout), with
 the project's modules byte-compiled first as ``make build`` compiles the Lambda package (the libraries are, by pip):
 the API module's import and app build against a bare FastAPI + Mangum app and a bare Powertools resolver; in the same
 processes the first GET against the median of later, warm GETs; and in as many more, the first GET after a SnapStart
-restore: ``prime()`` (the before-snapshot hook: everything imported and built, no connection open), then
-``reconnect()`` (the after-restore hook: connects and runs the GET's statement once). The hook plus that first GET
+restore: ``prime()`` (the before-snapshot hook: everything imported and built, the GET rehearsed with a connection
+that is closed again), then ``reconnect()`` (the after-restore hook: connects and runs the GET's statement until it
+is prepared). The hook plus that first GET
 are set beside the floor's own first request in a fresh process (a new pg8000 connection and the GET's statement by
 hand, pg8000 imported); the plain first GET beside the floor's first with pg8000's import.
 
@@ -33,6 +39,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -42,7 +49,7 @@ import pytest
 from sqlalchemy import event, make_url
 
 from devstack.queue_poller import LocalLambdaContext
-from session_scoring.judge.rendering import build_prompt
+from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.models.jobs import ScoringJob
 from tests.benchmarks.conftest import BenchTable
 from tests.conftest import ROOT, THOROUGH_ID, Stack
@@ -341,37 +348,76 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
 
     new_attempt()
     run_job()  # warm
-    # The breaker's DynamoDB requests of one job, counted at its client (the state read is cached for a few seconds,
-    # so a job may also read the state; the counter check after a success is every job's).
+    # One job's statements as the service sends them (the verdict's, replayed by the floor) and the breaker's DynamoDB
+    # requests, counted at its client (the state read is cached for a few seconds, so a job may also read the state;
+    # the counter check after a success is every job's).
     dynamodb_requests: list[str] = []
+    sent: list[tuple[str, Any]] = []
 
     def count_request(model: Any, **_: Any) -> None:
         dynamodb_requests.append(model.name)
 
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        sent.append((statement, parameters))
+
     breaker_client = getattr(container.breaker, "_client", None)
     if breaker_client is not None:
         breaker_client.meta.events.register("before-call.dynamodb.*", count_request)
+    event.listen(container.query_engine, "before_cursor_execute", capture)
     with rt.installed():
         new_attempt()
         rt.reset()
         run_job()
     job_trips = str(rt)
+    event.remove(container.query_engine, "before_cursor_execute", capture)
     if breaker_client is not None:
         breaker_client.meta.events.unregister("before-call.dynamodb.*", count_request)
     output = judge.last.output
+    store_verdict = _replayable_store(conn, sent, pending[-1])
+
+    claim_sql = (
+        "UPDATE session_scores SET status = 'in_progress', started_at = now(), claim_token = %s, "
+        "lease_expires_at = now() + interval '600 seconds', delivery_count = delivery_count + 1 "
+        "WHERE score_id = %s AND status = 'pending' RETURNING delivery_count"
+    )
+    claim_prepared = _prepared(conn, claim_sql)
+
+    def claim_and_load(prepared: bool = False) -> str:
+        """The floor's claim (a prepared statement, or pg8000's plain execute) and session load, with the prompt
+        when the configured judge is sent one (the heuristic judge is not): by hand."""
+        token = str(uuid.uuid4())
+        if prepared:
+            assert claim_prepared((token, pending[-1]))
+        else:
+            cur.execute(claim_sql, (token, pending[-1]))
+            cur.fetchall()
+        loaded = container.source.get_session(THOROUGH_ID)
+        prompt_for_judge(container.config, loaded, None)
+        return token
+
+    breaker_reads = ThreadPoolExecutor(max_workers=1)
+    breaker_table, counter_key = stack.env["SCORING_BREAKER_TABLE"], {"S": f"{container.breaker.circuit_name}#failures"}
+
+    def read_breaker_counter() -> None:
+        breaker_client.get_item(
+            TableName=breaker_table, Key={"id": counter_key}, ConsistentRead=True, ProjectionExpression="failures"
+        )
 
     def floor_job() -> None:
+        """The same I/O as a job, by hand and prepared (what a by-hand worker would prepare once, as the service's
+        connections do): the claim, the session, the verdict's own statement (its children and the latest-score
+        tables' upkeep, as the service sends it) and, beside it, the breaker's read after a success."""
+        token = claim_and_load(prepared=True)
+        counter = breaker_reads.submit(read_breaker_counter) if breaker_client is not None else None
+        store_verdict(pending[-1], token)
+        if counter is not None:
+            counter.result()
+
+    def floor_job_db_only() -> None:
+        """The issue's floor: the claim, the session, and the verdict with its children in one transaction of
+        multi-row inserts; no latest-score upkeep, no breaker."""
         score_id = pending[-1]
-        token = str(uuid.uuid4())
-        cur.execute(
-            "UPDATE session_scores SET status = 'in_progress', started_at = now(), claim_token = %s, "
-            "lease_expires_at = now() + interval '600 seconds', delivery_count = delivery_count + 1 "
-            "WHERE score_id = %s AND status = 'pending' RETURNING delivery_count",
-            (token, score_id),
-        )
-        cur.fetchall()
-        loaded = container.source.get_session(THOROUGH_ID)
-        build_prompt(container.config, loaded, budget_tokens=None)
+        token = claim_and_load()
         conn.autocommit = False
         cur.execute(
             "UPDATE session_scores SET status = 'completed', total_score = %s, score_breakdown = %s, "
@@ -422,17 +468,91 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         conn.autocommit = True
 
     job_ms: list[float] = []
-    floor_jobs = interleaved(CALLS, {"floor": floor_job, "job": run_job_without_judge}, new_attempt)["floor"]
+    floors = interleaved(
+        CALLS,
+        {"floor": floor_job, "job": run_job_without_judge, "floor, db only": floor_job_db_only},
+        new_attempt,
+    )
+    breaker_reads.shutdown()
     bench_table.add(
         "scorer work per job, judge excluded (warm, median)",
         statistics.median(job_ms),
         "ms",
-        statistics.median(floor_jobs),
+        statistics.median(floors["floor"]),
         "<= 2x",
-        f"{job_trips}, DynamoDB: {' '.join(dynamodb_requests) or 'none'}; floor: claim, session+prompt, "
-        "one txn of multi-row inserts (7)",
+        f"{job_trips}, DynamoDB: {' '.join(dynamodb_requests) or 'none'}; floor: the same I/O by hand, prepared "
+        "(claim, session, the verdict's statement, the breaker's GetItem beside it)",
+    )
+    bench_table.add(
+        "scorer work per job vs the issue's floor (no upkeep, no breaker)",
+        statistics.median(job_ms),
+        "ms",
+        statistics.median(floors["floor, db only"]),
+        "-",
+        "floor: claim, session, one txn of multi-row inserts (7 statements); without the latest-score tables' "
+        "upkeep (analytics) and the breaker's read, which a job does",
     )
     conn.close()
+
+
+def _replayable_store(conn: pg8000.dbapi.Connection, sent: list[tuple[str, Any]], score_id: str) -> Any:
+    """The verdict's statement of one job (``sent``: what the service sent through its cursor), replayable by hand
+    for another attempt: ``store(score_id, claim_token)`` executes it on ``conn``, prepared, with that attempt's id
+    and token, and fresh ids for its approaches (their steps follow)."""
+    statement, parameters = next((sql, params) for sql, params in sent if "latest_scores" in sql)
+    claim_parameters = next(params for sql, params in sent if "claim_token" in sql and "latest_scores" not in sql)
+    claim_token = next(str(v) for v in claim_parameters if _is_uuid(v) and str(v) != score_id)
+    values = list(parameters)
+    at_score = [i for i, v in enumerate(values) if str(v) == score_id]
+    at_token = [i for i, v in enumerate(values) if str(v) == claim_token]
+    assert at_score, "the verdict's statement binds its score id"
+    assert at_token, "the verdict's statement binds its claim token"
+    run = _prepared(conn, statement)
+    approach_ids = [
+        str(row["id"])
+        for v in values
+        if isinstance(v, str) and v.startswith("[{") and '"description"' in v
+        for row in json.loads(v)
+    ]
+
+    def store(new_score_id: str, token: str) -> None:
+        fresh = {old: str(uuid.uuid4()) for old in approach_ids}
+        bound = list(values)
+        for i in at_score:
+            bound[i] = new_score_id
+        for i in at_token:
+            bound[i] = token
+        for i, v in enumerate(bound):
+            if isinstance(v, str):
+                for old, new in fresh.items():
+                    v = v.replace(old, new)
+                bound[i] = v
+        assert run(tuple(bound)), "the floor's verdict was stored"
+
+    return store
+
+
+def _prepared(conn: pg8000.dbapi.Connection, sql: str) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """``sql`` (``%s`` placeholders) prepared once on ``conn`` with pg8000's own calls; the returned function runs it
+    with its values (Bind/Execute of the named statement) and returns the rows."""
+    from pg8000.converters import make_params
+
+    statement, _ = pg8000.dbapi.convert_paramstyle("format", sql, ())
+    name, columns, input_funcs = conn.prepare_statement(statement, ())
+
+    def run(values: tuple[Any, ...]) -> list[Any]:
+        context = conn.execute_named(name, make_params(conn.py_types, values), columns, input_funcs, statement)
+        return list(context.rows or [])
+
+    return run
+
+
+def _is_uuid(value: Any) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
 
 
 def _converted_once(conn: pg8000.dbapi.Connection, sql: str) -> Callable[[str], str]:
@@ -459,14 +579,14 @@ def _fetch(cur: Any, sql: str, *params: Any) -> str:
 COLD_API = """
 import json, statistics, sys, time
 started, started_cpu = time.perf_counter(), time.process_time()
-from functions.api.app import CONNECT_UPS, WARM_UPS, handler
+from functions.api.app import CONNECT_UPS, REHEARSALS, WARM_UPS, handler
 imported, imported_cpu = time.perf_counter(), time.process_time()
 from devstack.queue_poller import LocalLambdaContext
 event = json.loads(open(sys.argv[1]).read())
 restore = 0.0
 if sys.argv[2:] == ["primed"]:  # a SnapStart restore: the before-snapshot hook ran, then the after-restore hook
     from session_scoring.entrypoints.snapstart import prime, reconnect
-    assert prime(*WARM_UPS)
+    assert prime(*WARM_UPS, rehearsals=REHEARSALS)
     restore = time.perf_counter()
     assert reconnect(*CONNECT_UPS)
     restore = time.perf_counter() - restore
@@ -620,7 +740,7 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         "ms",
         statistics.median(o["warm"] * 1000 for o in primed),
         "<= 1.5x",
-        "built before the snapshot (prime); connected by the after-restore hook",
+        "built and rehearsed before the snapshot (prime); connected by the after-restore hook",
     )
     # What the invocation that causes a restore waits for beyond the snapshot's load: the hook, then the request.
     bench_table.add(
@@ -630,7 +750,7 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         statistics.median(f["first_imported"] * 1000 for f in floor),
         "-",
         f"the hook alone: {statistics.median(o['restore'] * 1000 for o in primed):.2f} ms (connect + the GET's "
-        "statement once); pg8000 imported in both",
+        "statement until prepared); pg8000 imported in both",
     )
     # What the floor allows: its own first request also connects (a connection cannot be in a snapshot, nor opened
     # at import), so the first request is compared with the floor's first request beside the warm ratio above.

@@ -77,6 +77,7 @@ def test_a_statement_run_repeatedly_is_prepared_once_then_runs_in_one_round_trip
     answers = [conn.execute_unnamed(QUERY, vals=(n, *VALUES[1:])).rows[0][0] for n in range(PREPARE_THRESHOLD + 3)]
 
     assert answers == [n + 1 for n in range(PREPARE_THRESHOLD + 3)]  # each execution binds its own values
+    assert round_trips[0] == PREPARE_THRESHOLD + 3  # one each, the one that prepares included
     assert conn.prepared_count == 1
     assert server_prepared(conn) == [QUERY]
     round_trips[0] = 0
@@ -140,6 +141,23 @@ def test_errors_are_pg8000s_own_and_the_connection_stays_usable(connect: Any) ->
     assert duplicate.value.args[0]["C"] == "23505"
     assert conn.execute_unnamed("SELECT count(*) FROM once WHERE id = $1", vals=(1,)).rows == [[1]]
     assert server_prepared(conn) == sorted(["SELECT count(*) FROM once WHERE id = $1", insert])
+
+
+def test_a_statement_whose_preparing_execution_fails_stays_prepared_and_runs_again(connect: Any) -> None:
+    """The server keeps a statement it parsed even when its execution fails: it is kept here too, so its name is
+    never offered to the server again (which would refuse it as a duplicate)."""
+    conn = connect(prepare_threshold=1)
+    conn.execute_unnamed("CREATE TEMPORARY TABLE once (id int PRIMARY KEY)")
+    conn.execute_unnamed("INSERT INTO once VALUES (1)")
+    insert = "INSERT INTO once VALUES ($1)"
+    with pytest.raises(pg8000.exceptions.DatabaseError) as duplicate:
+        conn.execute_unnamed(insert, vals=(1,))  # parsed under a name, then refused
+    assert duplicate.value.args[0]["C"] == "23505"
+
+    assert server_prepared(conn) == [insert]
+    conn.execute_unnamed(insert, vals=(2,))
+    assert conn.execute_unnamed("SELECT count(*) FROM once WHERE id > $1", vals=(0,)).rows == [[2]]
+    assert conn.prepared_count == 2
 
 
 def test_the_engine_connects_with_them_and_statements_bind_their_values(migrated_database: str) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from sqlalchemy.pool import NullPool
+
+from tests.conftest import THOROUGH_ID
 
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
@@ -38,24 +41,80 @@ def test_prime_does_nothing_when_snapstart_is_off(make_stack: Any) -> None:
     assert "scoring_service" not in vars(container)
 
 
-def test_after_a_restore_the_hook_connects_so_the_first_request_finds_a_connection(
+def test_priming_rehearses_the_get_with_the_database_and_closes_every_connection_before_the_snapshot(
     make_stack: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from functions.api.app import CONNECT_UPS, WARM_UPS, app
+    from functions.api.app import REHEARSALS, WARM_UPS
+    from session_scoring.entrypoints.snapstart import prime
+
+    stack = make_stack(SCORING_SNAPSTART="true")
+    stack.request_score(THOROUGH_ID)
+    stack.poller.drain()
+    capsys.readouterr()
+    engine = stack.container.query_engine
+    others = _connections(stack) - engine.pool.checkedin()  # what the container does not hold (fixtures)
+
+    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True
+
+    assert _connections(stack) == others  # the rehearsals' connection is closed too: no socket in the snapshot
+    assert engine.pool.checkedin() == 0
+    assert engine.dialect.server_version_info is not None  # initialised in the snapshot, not by a restore
+    assert "ApiRequests" not in capsys.readouterr().out  # rehearsals are no client's requests
+    assert stack.score(THOROUGH_ID).status_code == 200  # the primed stack connects again on use
+
+
+def test_a_database_unreachable_while_priming_leaves_a_snapshot_without_rehearsals(make_stack: Any) -> None:
+    from functions.api.app import REHEARSALS, WARM_UPS
+    from session_scoring.entrypoints.snapstart import prime
+
+    stack = make_stack(SCORING_SNAPSTART="true", SCORING_DATABASE_URL="postgresql+pg8000://nobody@127.0.0.1:9/none")
+
+    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True  # logged; the snapshot holds everything but them
+    assert stack.container.query_engine.pool.checkedin() == 0
+
+
+def test_after_a_restore_the_hook_connects_so_the_first_request_finds_its_statement_prepared(
+    make_stack: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from functions.api.app import CONNECT_UPS, REHEARSALS, WARM_UPS, app
     from session_scoring.entrypoints.snapstart import prime, reconnect
 
     stack = make_stack(SCORING_SNAPSTART="true")
-    pool = stack.container.query_engine.pool
-    assert prime(*WARM_UPS) is True
+    stack.request_score(THOROUGH_ID)
+    stack.poller.drain()
+    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True
     assert app.middleware_stack is not None  # built before the snapshot, not by the first request
+    pool = stack.container.query_engine.pool
     assert pool.checkedin() == 0
 
     assert reconnect(*CONNECT_UPS) is True
-    assert pool.checkedin() == 1  # open and back in the pool, the GET's statement run once
-    assert "ApiRequests" not in capsys.readouterr().out  # the hook's warm-up request is no client's: not counted
-    assert stack.score("never-scored").status_code == 404
+    assert pool.checkedin() == 1  # open and back in the pool
+    with stack.container.query_engine.connect() as conn:
+        prepared = conn.connection.dbapi_connection.prepared_count
+    assert prepared >= 1  # the GET's statement, run until prepared (db/connection.py)
+    capsys.readouterr()
+    assert stack.score(THOROUGH_ID).status_code == 200
     assert pool.checkedin() == 1  # the first request used that connection
     assert "ApiRequests" in capsys.readouterr().out
+
+
+def _connections(stack: Any) -> int:
+    """Connections to the stack's database other than the one asking."""
+    from sqlalchemy import create_engine, text
+
+    probe = create_engine(stack.env["SCORING_DATABASE_URL"], poolclass=NullPool)
+    try:
+        with probe.connect() as conn:
+            return int(
+                conn.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                ).scalar_one()
+            )
+    finally:
+        probe.dispose()
 
 
 def test_a_database_that_fails_after_a_restore_does_not_fail_the_restore(make_stack: Any) -> None:

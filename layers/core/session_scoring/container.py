@@ -75,6 +75,14 @@ class Container:
         _ = self.config.criteria_hash
         warm_up_driver()
 
+    def close_connections(self) -> None:
+        """Close every pooled database connection the container's engines hold (before a SnapStart snapshot, after
+        priming ran requests): the engines stay built, dialect initialised, and connect again on next use."""
+        for name in ("engine", "query_engine"):
+            built: Engine | None = vars(self).get(name)
+            if built is not None:
+                built.dispose()
+
     @cached_property
     def engine(self) -> Engine:
         """A transactional engine (migrations); the repositories use :attr:`query_engine`."""

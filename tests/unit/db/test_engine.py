@@ -13,7 +13,14 @@ import pytest
 from moto import mock_aws
 
 from session_scoring.configuration.settings import Settings
-from session_scoring.db.engine import create_db_engine, database_url, prepares_statements, ssl_context_for
+from session_scoring.db.engine import (
+    PREPARE_THRESHOLD,
+    create_db_engine,
+    database_url,
+    prepares_statements,
+    runs_to_prepare,
+    ssl_context_for,
+)
 from session_scoring.errors import ConfigurationError
 
 PROXY = "scoring-proxy.proxy-cexample.us-east-1.rds.amazonaws.com"
@@ -146,3 +153,11 @@ def test_statements_are_prepared_except_behind_rds_proxy_unless_the_setting_says
     assert prepares_statements(settings(**proxy)) is False  # prepared statements would pin proxy connections
     assert prepares_statements(settings(**proxy, database_prepared_statements="on")) is True
     assert prepares_statements(settings(**direct, database_prepared_statements="off")) is False
+
+
+def test_a_warm_up_runs_a_statement_until_it_is_prepared_and_once_where_nothing_is() -> None:
+    direct = {"database_url": "postgresql://scoring@db.example.com/scoring"}
+    proxy = {"database_iam_auth": True, "database_host": PROXY, "database_user": "scoring_admin"}
+
+    assert runs_to_prepare(settings(**direct)) == PREPARE_THRESHOLD
+    assert runs_to_prepare(settings(**proxy)) == 1  # behind the proxy nothing is prepared: one run connects

@@ -144,8 +144,9 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
 
 PREPARE_THRESHOLD = 2
 """Executions of a statement text on one connection at which it is prepared: a statement run twice is the kind
-that runs again (the repositories' statements are built once), and a one-off never pays the extra round trip that
-preparing costs (psycopg 3 waits for 5 executions, asyncpg prepares every statement on its first)."""
+that runs again (the repositories' statements are built once), and a one-off never takes a place among the
+connection's named statements, whose eviction costs a round trip (psycopg 3 waits for 5 executions, asyncpg prepares
+every statement on its first)."""
 
 
 def prepares_statements(settings: Settings) -> bool:
@@ -153,6 +154,12 @@ def prepares_statements(settings: Settings) -> bool:
     if settings.database_prepared_statements == "auto":
         return not settings.database_iam_auth
     return settings.database_prepared_statements == "on"
+
+
+def runs_to_prepare(settings: Settings) -> int:
+    """How many runs of a statement on a new connection leave it prepared (1 when nothing is prepared): what a
+    warm-up repeats so that the request after it runs the prepared statement, without parsing it."""
+    return PREPARE_THRESHOLD if prepares_statements(settings) else 1
 
 
 def _pipeline_statements(engine: Engine, prepare_threshold: int | None) -> None:

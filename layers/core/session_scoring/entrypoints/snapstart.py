@@ -1,17 +1,22 @@
-"""Lambda SnapStart hooks: build everything a request needs, except connections, before the snapshot is taken;
-connect after a restore.
+"""Lambda SnapStart hooks: before the snapshot, build everything a request needs and rehearse the handler's hot
+path; after a restore, connect.
 
 A handler module calls :func:`register_priming` at import. Only the Lambda runtime has ``snapshot_restore_py``
 (outside it nothing is registered), and it runs the hooks only when the function version is published with SnapStart
 (the template's ``SnapStart`` parameter, which also sets ``SCORING_SNAPSTART``). With ``SCORING_SNAPSTART`` off
 neither hook does anything, so a snapshot taken anyway holds the imports alone.
 
-Nothing connects before the snapshot: the engine's pool is empty in it, so a restored function opens fresh
-connections instead of reusing stale sockets. After a restore, :func:`reconnect` opens the pool's connection and runs
-the handler's hot statement once, as AWS advises for connections (re-establish them in an after-restore hook): the
-restore, which the invocation that caused it waits for anyway, does it instead of the first request, which then
-runs as a warm one. A database that does not answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore
-up (Lambda allows after-restore hooks 10 s): the first request connects then, as it would without the hook.
+Priming (:func:`prime`) builds the services, then runs the handler's rehearsals (its hot request, served in full) a
+few times with a database connection, and closes every connection before the snapshot is taken, as AWS advises: the
+snapshot holds code that has run (the interpreter's specialised bytecode, SQLAlchemy's compiled statements and
+initialised dialect, the route's first-call work), never a socket a restored copy would share. A database that cannot
+be reached when the version is published only makes the priming shallower.
+
+After a restore, :func:`reconnect` opens the pool's connection and runs the handler's hot statement once, as AWS
+advises for connections (re-establish them in an after-restore hook): the restore, which the invocation that caused
+it waits for anyway, does it instead of the first request, which then runs as a warm one. A database that does not
+answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore up (Lambda allows after-restore hooks 10 s):
+the first request connects then, as it would without the hook.
 """
 
 from __future__ import annotations
@@ -24,11 +29,18 @@ RECONNECT_WAIT_SECONDS = 2.0
 """How long the after-restore hook waits for its connection before letting the restore finish."""
 
 
-def prime(*warm_ups: Callable[[], Any]) -> bool:
-    """With ``SCORING_SNAPSTART`` on: import and build the container's services, engine and queue client, then run
-    the handler's own ``warm_ups`` (what its first request would import or build); open no connection.
+REHEARSALS = 8
+"""How many times priming runs each rehearsal: the interpreter specialises code that has run several times (measured
+here: a request's time settles after six to eight), and the specialised code is what the snapshot keeps."""
 
-    Returns whether it primed.
+
+def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...] = ()) -> bool:
+    """With ``SCORING_SNAPSTART`` on: import and build the container's services, engine and queue client, run the
+    handler's own ``warm_ups`` (what its first request would import or build, no I/O), then each of ``rehearsals``
+    :data:`REHEARSALS` times (its hot request, which reads the database), and close every connection.
+
+    A rehearsal that fails (the database unreachable while the version is published) is logged and ends the
+    rehearsing; priming still succeeds. Returns whether it primed.
     """
     from session_scoring.container import get_container
 
@@ -38,6 +50,16 @@ def prime(*warm_ups: Callable[[], Any]) -> bool:
     container.prime()
     for warm_up in warm_ups:
         warm_up()
+    try:
+        for rehearsal in rehearsals:
+            for _ in range(REHEARSALS):
+                rehearsal()
+    except Exception as exc:  # noqa: BLE001 - a snapshot without rehearsals is still a good snapshot
+        from session_scoring.log import logger
+
+        logger.warning("priming rehearsal failed; the snapshot is taken without it", extra={"error": str(exc)})
+    finally:
+        container.close_connections()  # no socket in the snapshot
     return True
 
 
@@ -69,9 +91,13 @@ def reconnect(*connect_ups: Callable[[], Any]) -> bool:
     return not worker.is_alive() and not failures
 
 
-def register_priming(*warm_ups: Callable[[], Any], connect_ups: tuple[Callable[[], Any], ...] = ()) -> bool:
-    """Register :func:`prime` (with ``warm_ups``) before the snapshot and :func:`reconnect` (with ``connect_ups``)
-    after a restore; False outside the Lambda runtime."""
+def register_priming(
+    *warm_ups: Callable[[], Any],
+    rehearsals: tuple[Callable[[], Any], ...] = (),
+    connect_ups: tuple[Callable[[], Any], ...] = (),
+) -> bool:
+    """Register :func:`prime` (with ``warm_ups`` and ``rehearsals``) before the snapshot and :func:`reconnect` (with
+    ``connect_ups``) after a restore; False outside the Lambda runtime."""
     try:
         from snapshot_restore_py import (  # type: ignore[import-not-found]
             register_after_restore,
@@ -79,6 +105,6 @@ def register_priming(*warm_ups: Callable[[], Any], connect_ups: tuple[Callable[[
         )
     except ImportError:
         return False
-    register_before_snapshot(prime, *warm_ups)
+    register_before_snapshot(prime, *warm_ups, rehearsals=rehearsals)
     register_after_restore(reconnect, *connect_ups)
     return True
