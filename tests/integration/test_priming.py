@@ -47,9 +47,7 @@ def test_priming_rehearses_the_get_with_the_database_and_closes_every_connection
     from functions.api.app import REHEARSALS, WARM_UPS
     from session_scoring.entrypoints.snapstart import prime
 
-    stack = make_stack(SCORING_SNAPSTART="true")
-    stack.request_score(THOROUGH_ID)
-    stack.poller.drain()
+    stack = _snapstart_stack_with_a_score(make_stack)
     capsys.readouterr()
     engine = stack.container.query_engine
     others = _connections(stack) - engine.pool.checkedin()  # what the container does not hold (fixtures)
@@ -79,9 +77,7 @@ def test_after_a_restore_the_hook_connects_so_the_first_request_finds_its_statem
     from functions.api.app import CONNECT_UPS, REHEARSALS, WARM_UPS, app
     from session_scoring.entrypoints.snapstart import prime, reconnect
 
-    stack = make_stack(SCORING_SNAPSTART="true")
-    stack.request_score(THOROUGH_ID)
-    stack.poller.drain()
+    stack = _snapstart_stack_with_a_score(make_stack)
     assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True
     assert app.middleware_stack is not None  # built before the snapshot, not by the first request
     pool = stack.container.query_engine.pool
@@ -96,6 +92,14 @@ def test_after_a_restore_the_hook_connects_so_the_first_request_finds_its_statem
     assert stack.score(THOROUGH_ID).status_code == 200
     assert pool.checkedin() == 1  # the first request used that connection
     assert "ApiRequests" in capsys.readouterr().out
+
+
+def _snapstart_stack_with_a_score(make_stack: Any) -> Any:
+    """A stack with SnapStart on and one session scored (what a rehearsal and the hook read)."""
+    stack = make_stack(SCORING_SNAPSTART="true")
+    stack.request_score(THOROUGH_ID)
+    stack.poller.drain()
+    return stack
 
 
 def _connections(stack: Any) -> int:
