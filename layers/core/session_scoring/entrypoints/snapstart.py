@@ -29,15 +29,15 @@ RECONNECT_WAIT_SECONDS = 2.0
 """How long the after-restore hook waits for its connection before letting the restore finish."""
 
 
-REHEARSALS = 8
-"""How many times priming runs each rehearsal: the interpreter specialises code that has run several times (measured
-here: a request's time settles after six to eight), and the specialised code is what the snapshot keeps."""
+REHEARSAL_RUNS = 8
+"""How many times priming runs each rehearsal: CPython (3.11+) specialises code once it has run a few times, and the
+specialised code, like every cache the runs fill, is what the snapshot keeps."""
 
 
 def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...] = ()) -> bool:
     """With ``SCORING_SNAPSTART`` on: import and build the container's services, engine and queue client, run the
     handler's own ``warm_ups`` (what its first request would import or build, no I/O), then each of ``rehearsals``
-    :data:`REHEARSALS` times (its hot request, which reads the database), and close every connection.
+    :data:`REHEARSAL_RUNS` times (its hot request, which reads the database), and close every connection.
 
     A rehearsal that fails (the database unreachable while the version is published) is logged and ends the
     rehearsing; priming still succeeds. Returns whether it primed.
@@ -52,7 +52,7 @@ def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...
         warm_up()
     try:
         for rehearsal in rehearsals:
-            for _ in range(REHEARSALS):
+            for _ in range(REHEARSAL_RUNS):
                 rehearsal()
     except Exception as exc:  # noqa: BLE001 - a snapshot without rehearsals is still a good snapshot
         from session_scoring.log import logger
