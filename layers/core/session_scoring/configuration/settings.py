@@ -377,8 +377,9 @@ class Settings(BaseSettings):
         default=False,
         validation_alias="SCORING_SNAPSTART",
         description="The API function is published with Lambda SnapStart: its before-snapshot hook imports and "
-        "builds everything a request needs except connections, and its after-restore hook connects and runs the "
-        "GET's statement once (set by the template's SnapStart parameter).",
+        "builds everything a request needs and rehearses the GET with a database connection it closes before the "
+        "snapshot, and its after-restore hook connects and runs the GET's statement until it is prepared (set by the "
+        "template's SnapStart parameter).",
     )
     cors_origins: str = Field(
         default="",
