@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
 from session_scoring.log import logger
@@ -34,6 +35,9 @@ class FileSessionSource:
             )
         self._directory = directory
         self._include_chat = include_chat
+        self._listed: dict[Path, tuple[tuple[int, int, int], SessionSummary | SkippedSession]] = {}
+        """Each listed file's version (its modification and change times in ns, its size) and what it held then:
+        see :meth:`_listing`."""
 
     def _load(self, path: Path) -> Session:
         try:
@@ -43,20 +47,35 @@ class FileSessionSource:
         session = parse_trace(load_text(text, path.name), self._include_chat)[1]
         return session.model_copy(update={"source": self.name})
 
-    def _paths(self) -> list[Path]:
-        return sorted(p for p in self._directory.iterdir() if p.suffix in SUFFIXES and p.is_file())
+    def _listing(self) -> list[tuple[Path, SessionSummary | SkippedSession]]:
+        """Every session file's summary, or why it cannot be read, in file-name order.
 
-    def _all(self) -> tuple[list[Session], list[SkippedSession]]:
-        sessions: list[Session] = []
-        skipped: list[SkippedSession] = []
-        for path in self._paths():
+        A file is read only when it is new or changed (its modification or change time or its size differs; a
+        change of permissions counts, so a file that could not be read is tried again) since this source
+        last listed it: a run plans page by page and each page lists the whole directory (its order is by start
+        time, which every file has to be read for), so without this a directory of N files is read N / page-size
+        times over."""
+        listing: dict[Path, tuple[tuple[int, int, int], SessionSummary | SkippedSession]] = {}
+        for path in sorted(p for p in self._directory.iterdir() if p.suffix in SUFFIXES):
             try:
-                sessions.append(self._load(path))
-            except SessionDataError as exc:
-                # One bad file must not hide the others from the list; say which and why, to the caller too.
-                logger.warning("session file skipped", extra={"file": path.name, "reason": exc.message})
-                skipped.append(SkippedSession(origin=path.name, error=exc.message))
-        return sessions, skipped
+                stat = path.stat()
+            except OSError:
+                continue  # removed while listing
+            if not S_ISREG(stat.st_mode):
+                continue
+            version = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+            known = self._listed.get(path)
+            listing[path] = known if known is not None and known[0] == version else (version, self._summarise(path))
+        self._listed = listing  # files removed since the last listing are forgotten
+        return [(path, entry) for path, (_, entry) in listing.items()]
+
+    def _summarise(self, path: Path) -> SessionSummary | SkippedSession:
+        try:
+            return self._load(path).summary()
+        except SessionDataError as exc:
+            # One bad file must not hide the others from the list; say which and why, to the caller too.
+            logger.warning("session file skipped", extra={"file": path.name, "reason": exc.message})
+            return SkippedSession(origin=path.name, error=exc.message)
 
     def get_session(self, session_id: str) -> Session:
         for suffix in SUFFIXES:
@@ -65,15 +84,16 @@ class FileSessionSource:
                 session = self._load(direct)
                 if session.session_id == session_id:
                     return session
-        for session in self._all()[0]:
-            if session.session_id == session_id:
-                return session
+        for path, entry in self._listing():
+            if isinstance(entry, SessionSummary) and entry.session_id == session_id:
+                return self._load(path)
         raise SessionNotFoundError(f"session '{session_id}' was not found among the session files")
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
-        sessions, skipped = self._all()
+        listing = [entry for _, entry in self._listing()]
+        skipped = [entry for entry in listing if isinstance(entry, SkippedSession)]
         summaries: list[SessionSummary] = sorted(
-            (s.summary() for s in sessions if not statuses or s.status in statuses),
+            (s for s in listing if isinstance(s, SessionSummary) and (not statuses or s.status in statuses)),
             key=lambda s: (s.started_at or _EPOCH, s.session_id),
             reverse=True,
         )
