@@ -10,6 +10,21 @@ from sqlalchemy.pool import NullPool
 from tests.conftest import THOROUGH_ID
 
 
+def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statement(make_stack: Any) -> None:
+    """A cold API environment whose first request is a GET pays only for the read (the default, without SnapStart):
+    the session source (the trace formats), the SQS client and the verdict's statement wait for a POST or a job."""
+    stack = make_stack()
+    container = stack.container
+
+    assert stack.score("never-scored").status_code == 404
+
+    assert "scoring_service" in vars(container)
+    assert not {"source", "queue", "uploads", "engine"} & set(vars(container))
+    assert "_store_verdict" not in vars(container.repository)
+    assert stack.request_score(THOROUGH_ID).status_code == 202  # a POST builds what it needs
+    assert {"source", "queue"} <= set(vars(container))
+
+
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
     from functions.api.app import WARM_UPS, app, logged_handler
     from functions.api.lazy_routers import LazyRouter
@@ -21,7 +36,9 @@ def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> 
     assert prime(*WARM_UPS) is True
 
     built = vars(container)
-    assert {"scoring_service", "analytics_service", "session_view_service", "queue", "query_engine"} <= set(built)
+    assert {"scoring_service", "source", "analytics_service", "session_view_service", "queue", "query_engine"} <= set(
+        built
+    )
     assert "criteria_hash" in vars(container.config)  # what every score answer is compared with
     assert logged_handler.cache_info().currsize == 1  # the handler's own warm-ups ran too
     assert not any(isinstance(route, LazyRouter) for route in app.router.routes)  # every router included

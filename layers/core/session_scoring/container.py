@@ -65,13 +65,13 @@ class Container:
     def prime(self) -> None:
         """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up).
 
-        The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the queue
-        client is built (a local object; no request is sent). The criteria hash every score answer is compared with
-        (the judge's output schema, serialised: tens of ms) is computed, and the driver's first decoding warmed up.
-        """
+        The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the session
+        source and the queue client are built (local objects; no request is sent). The criteria hash every score
+        answer is compared with (the judge's output schema, serialised: tens of ms) is computed, and the driver's
+        first decoding warmed up."""
         from session_scoring.db.engine import warm_up_driver
 
-        _ = self.scoring_service, self.analytics_service, self.session_view_service, self.queue
+        _ = self.scoring_service, self.source, self.analytics_service, self.session_view_service, self.queue
         _ = self.config.criteria_hash
         warm_up_driver()
 
@@ -135,8 +135,8 @@ class Container:
     def scoring_service(self) -> ScoringService:
         from session_scoring.services.scoring import ScoringService
 
-        # The queue (an SQS client) is built when a POST first sends a job, never for a read.
-        return ScoringService(self.config, self.repository, self.source, lambda: self.queue)
+        # The source and the queue (an SQS client) are built when a POST first needs them, never for a read.
+        return ScoringService(self.config, self.repository, lambda: self.source, lambda: self.queue)
 
     @cached_property
     def session_list_service(self) -> SessionListService:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cached_property
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -744,8 +745,15 @@ class ScoreRepository(StatementRepository):
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self._ensured: set[str] = set()
-        self._store_verdict = _store_verdict_statement()
-        self._store_sample = _store_sample_statement()
+
+    @cached_property
+    def _store_verdict(self) -> Any:
+        """Built on the first verdict stored (25 ms of SQLAlchemy construction), not by a process that only reads."""
+        return _store_verdict_statement()
+
+    @cached_property
+    def _store_sample(self) -> Any:
+        return _store_sample_statement()
 
     @db_call
     def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None:

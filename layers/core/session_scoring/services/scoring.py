@@ -93,10 +93,11 @@ class ScoringService:
         self,
         config: ScoringConfig,
         repository: ScoreRepository,
-        source: SessionSource,
+        source: Callable[[], SessionSource],
         queue: Callable[[], JobQueue],
     ) -> None:
-        """``queue`` is called when a job is first sent: a process that only reads builds no queue client."""
+        """``source`` is called when a session is first read and ``queue`` when a job is first sent: a process that
+        only reads scores builds neither (nor imports the trace formats)."""
         self._config = config
         self._repository = repository
         self._source = source
@@ -123,7 +124,7 @@ class ScoringService:
                 return to_session_score(existing, current)
         # A forced request reads nothing first: the insert below finds an active attempt itself (the partial unique
         # index decides) and that attempt is answered instead, so a new attempt costs one statement.
-        session = self._source.get_session(session_id)
+        session = self._source().get_session(session_id)
         self._check_scorable(session)
         self._repository.ensure_criteria(current, self._config.criteria_content)
         score_id = uuid.uuid4()
