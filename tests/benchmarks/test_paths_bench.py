@@ -689,6 +689,11 @@ def _byte_compile_project() -> None:
     )
 
 
+def _ms(runs: list[dict[str, float]], figure: str) -> float:
+    """The median of one figure (seconds) over fresh processes, in ms."""
+    return statistics.median(run[figure] * 1000 for run in runs)
+
+
 def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable) -> None:
     assert _api("api-post-score-force.json")()["statusCode"] == 202
     _byte_compile_project()
@@ -703,13 +708,13 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         fastapi.append(_fresh(COLD_FASTAPI, env))
         powertools.append(_fresh(COLD_POWERTOOLS, env)["init"] * 1000)
         floor.append(_fresh(COLD_FLOOR, env, *floor_args, THOROUGH_ID))
-    init = statistics.median(o["init"] * 1000 for o in ours)
+    init = _ms(ours, "init")
     note = f"{COLD_RUNS} fresh processes, venv Python {sys.version_info.major}.{sys.version_info.minor}"
     bench_table.add(
         "API cold init (import + app) vs bare FastAPI+Mangum",
         init,
         "ms",
-        statistics.median(f["init"] * 1000 for f in fastapi),
+        _ms(fastapi, "init"),
         "<= 1.1x",
         note,
     )
@@ -717,9 +722,9 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
     # measures the other tenants (both figures are printed; on a dedicated Lambda core they nearly agree).
     bench_table.add(
         "API cold init, CPU time, vs bare FastAPI+Mangum",
-        statistics.median(o["init_cpu"] * 1000 for o in ours),
+        _ms(ours, "init_cpu"),
         "ms",
-        statistics.median(f["init_cpu"] * 1000 for f in fastapi),
+        _ms(fastapi, "init_cpu"),
         "<= 1.1x",
         note,
     )
@@ -735,17 +740,17 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
     # the first request's goal is measured after a restore (below); this row is informative.
     bench_table.add(
         "API first GET vs a warm GET (same process), no SnapStart",
-        statistics.median(o["first"] * 1000 for o in ours),
+        _ms(ours, "first"),
         "ms",
-        statistics.median(o["warm"] * 1000 for o in ours),
+        _ms(ours, "warm"),
         "-",
         "first imports and builds what a request needs, connects",
     )
     bench_table.add(
         "API first GET after a SnapStart restore vs warm GET",
-        statistics.median(o["first"] * 1000 for o in primed),
+        _ms(primed, "first"),
         "ms",
-        statistics.median(o["warm"] * 1000 for o in primed),
+        _ms(primed, "warm"),
         "<= 1.5x",
         "built and rehearsed before the snapshot (prime); connected by the after-restore hook",
     )
@@ -753,9 +758,9 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
     # without work (an environment's usual state between invocations at low traffic) says what "warm" costs then.
     bench_table.add(
         "API first GET after a SnapStart restore vs warm GET after 20 ms idle",
-        statistics.median(o["first"] * 1000 for o in primed),
+        _ms(primed, "first"),
         "ms",
-        statistics.median(o["after_idle"] * 1000 for o in primed),
+        _ms(primed, "after_idle"),
         "-",
         "the same processes; each warm GET after a 20 ms pause (median of 10)",
     )
@@ -764,28 +769,27 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         "after-restore hook + first GET vs the floor's first (connect, query)",
         statistics.median((o["restore"] + o["first"]) * 1000 for o in primed),
         "ms",
-        statistics.median(f["first_imported"] * 1000 for f in floor),
+        _ms(floor, "first_imported"),
         "-",
-        f"the hook alone: {statistics.median(o['restore'] * 1000 for o in primed):.2f} ms (connect + the GET's "
+        f"the hook alone: {_ms(primed, 'restore'):.2f} ms (connect + the GET's "
         "statement until prepared); pg8000 imported in both",
     )
     # What the floor allows: its own first request also connects (a connection cannot be in a snapshot, nor opened
     # at import), so the first request is compared with the floor's first request beside the warm ratio above.
     bench_table.add(
         "API first GET vs the floor's first (import pg8000, connect, query)",
-        statistics.median(o["first"] * 1000 for o in ours),
+        _ms(ours, "first"),
         "ms",
-        statistics.median(f["first"] * 1000 for f in floor),
+        _ms(floor, "first"),
         "-",
-        f"fresh processes; the floor's warm query: {statistics.median(f['warm'] * 1000 for f in floor):.2f} ms",
+        f"fresh processes; the floor's warm query: {_ms(floor, 'warm'):.2f} ms",
     )
     # A cold start is init plus first request: what the import no longer does, the first request may do instead.
     bench_table.add(
         "API cold start (init + first GET), CPU, vs bare app + floor's first",
         statistics.median((o["init_cpu"] + o["first_cpu"]) * 1000 for o in ours),
         "ms",
-        statistics.median(f["init_cpu"] * 1000 for f in fastapi)
-        + statistics.median(f["first_cpu"] * 1000 for f in floor),
+        _ms(fastapi, "init_cpu") + _ms(floor, "first_cpu"),
         "-",
         "CPU time of the same fresh processes (medians; the floor's two summed)",
     )
