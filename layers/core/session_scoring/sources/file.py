@@ -50,11 +50,10 @@ class FileSessionSource:
     def _listing(self) -> list[tuple[Path, SessionSummary | SkippedSession]]:
         """Every session file's summary, or why it cannot be read, in file-name order.
 
-        A file is read only when it is new or changed (its modification or change time or its size differs; a
-        change of permissions counts, so a file that could not be read is tried again) since this source
-        last listed it: a run plans page by page and each page lists the whole directory (its order is by start
-        time, which every file has to be read for), so without this a directory of N files is read N / page-size
-        times over."""
+        A file is read only when it is new or changed since this source last listed it (its modification or change
+        time or its size differs; a change of permissions counts, so a file that could not be read is tried again).
+        A run plans page by page and each page lists the whole directory (ordered by start time, which every file
+        has to be read for): without this, a directory of N files would be read N / page-size times over."""
         listing: dict[Path, tuple[tuple[int, int, int], SessionSummary | SkippedSession]] = {}
         for path in sorted(p for p in self._directory.iterdir() if p.suffix in SUFFIXES):
             try:
