@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -14,7 +15,6 @@ from session_scoring.errors import (
     ScoringDisabledError,
     SessionNotScorableError,
 )
-from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.api import (
     AlternativeApproach,
@@ -31,6 +31,9 @@ from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.services.facts import facts_of
 from session_scoring.sources.base import SessionSource
+
+if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
+    from session_scoring.infrastructure.queue import JobQueue
 
 
 def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> SessionScore:
