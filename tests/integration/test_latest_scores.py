@@ -251,6 +251,19 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         completed = sum(pool.map(lambda seed: score_many(repo, seed, 40), range(4)))
+    # Then one verdict naming a spelling of the pods-log tool for a session that has it available, so the checks of
+    # spellings below hold whichever of the threads' verdicts became the latest.
+    attempt = repo.create_attempt(uuid.uuid4(), "s0", HASHES[0], "test")
+    claim = repo.claim(attempt.attempt.score_id, 60)
+    assert claim.claim_token is not None
+    assert repo.complete(
+        attempt.attempt.score_id,
+        claim.claim_token,
+        HASHES[0],
+        verdict(50, ["K8s.Pods-Log"]),
+        PromptStats(False, None, None),
+        available_tools=available_to("s0"),
+    )
 
     engine = stack.container.query_engine
     want_rows, want_counts = expected(engine, available_to)
