@@ -14,22 +14,6 @@ _.log_stream_name
 # Settings.log_level: LOG_LEVEL is read by Powertools' logger; the setting validates it and documents it.
 _.log_level
 
-# ORM columns only SQLAlchemy reads (foreign key, ordering of a relationship).
-_.approach_id
-_.step_order
-# Session facts columns (0007), read and written by name through the table (repositories/insights.py).
-_.session_ended_at
-_.session_stages
-# trend_histograms' sum and count columns (0015), written and read by name through the table (repositories/trends.py).
-_.logical_flow_sum
-_.logical_flow_n
-_.consistency_sum
-_.consistency_n
-_.tool_relevance_sum
-_.tool_relevance_n
-_.synthesis_quality_sum
-_.synthesis_quality_n
-
 # Fields serialised by pydantic into a response or a queue message, read by the other side only.
 _.scoring_enabled
 _.judge_circuit

@@ -6,9 +6,9 @@ from alembic import context
 
 from session_scoring.configuration.settings import get_settings
 from session_scoring.db.engine import create_db_engine
-from session_scoring.db.schema import Base
+from session_scoring.db.schema import metadata
 
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def run_migrations_online() -> None:

@@ -1,5 +1,5 @@
 """The Alembic revisions apply, roll back (dropping every table) and apply again on a fresh database, and they build
-exactly the schema the ORM declares."""
+exactly the tables db/schema.py declares."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, text
 
 from session_scoring.configuration.settings import Settings
-from session_scoring.db.schema import Base
+from session_scoring.db.schema import metadata
 from session_scoring.infrastructure import migrate
 from tests.support.databases import scratch_database
 
@@ -99,7 +99,7 @@ def test_database_enforces_score_range_and_one_active_attempt(fresh_engine: Engi
         conn.execute(insert_attempt, {"id": uuid.uuid4(), "status": "completed", "score": None})
 
 
-def test_the_migrations_build_exactly_the_orm_schema(fresh_engine: Engine) -> None:
+def test_the_migrations_build_exactly_the_table_schema(fresh_engine: Engine) -> None:
     """Alembic's autogenerate finds nothing to add: a column, index or constraint added to db/schema.py without a
     migration (or the other way round) fails here, naming it."""
     migrate.upgrade(fresh_engine, Settings())
@@ -107,15 +107,15 @@ def test_the_migrations_build_exactly_the_orm_schema(fresh_engine: Engine) -> No
         context = MigrationContext.configure(
             conn, opts={"compare_type": True, "compare_server_default": True, "include_schemas": False}
         )
-        diff = compare_metadata(context, Base.metadata)
+        diff = compare_metadata(context, metadata)
     assert diff == [], "db/schema.py and migrations/versions differ; add a migration:\n" + "\n".join(map(str, diff))
 
 
-def test_the_migrations_create_the_check_constraints_the_orm_declares(fresh_engine: Engine) -> None:
+def test_the_migrations_create_the_check_constraints_the_schema_declares(fresh_engine: Engine) -> None:
     """Autogenerate does not compare check constraints; their names at least must match."""
     migrate.upgrade(fresh_engine, Settings())
     inspector = inspect(fresh_engine)
-    for table in Base.metadata.sorted_tables:
+    for table in metadata.sorted_tables:
         declared = {c.name for c in table.constraints if isinstance(c, CheckConstraint)}
         created = {c["name"] for c in inspector.get_check_constraints(table.name)}
         assert created == declared, f"check constraints of {table.name}"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from sqlalchemy.pool import NullPool
 
-from tests.conftest import THOROUGH_ID
+from tests.conftest import ROOT, THOROUGH_ID
 
 
 def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statement(make_stack: Any) -> None:
@@ -23,6 +27,33 @@ def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statem
     assert "_store_verdict" not in vars(container.repository)
     assert stack.request_score(THOROUGH_ID).status_code == 202  # a POST builds what it needs
     assert {"source", "queue"} <= set(vars(container))
+
+
+COLD_GET = """
+import json, sys
+from devstack.queue_poller import LocalLambdaContext
+from functions.api.app import handler
+response = handler(json.loads(open(sys.argv[1]).read()), LocalLambdaContext(budget_seconds=29))
+print(json.dumps({"status": response["statusCode"], "orm": "sqlalchemy.orm" in sys.modules}))
+"""
+
+
+def test_a_cold_environments_first_read_does_not_import_the_orm(make_stack: Any) -> None:
+    """A fresh process (a cold API environment) serving a score GET reads through Core tables: SQLAlchemy's ORM and
+    its mappers (about 100 ms of a cold start) are imported only by the repositories that write through ORM
+    sessions (runs, uploads)."""
+    make_stack()  # the stack's environment: database, queues
+    done = subprocess.run(
+        [sys.executable, "-c", COLD_GET, str(ROOT / "events" / "api-get-score.json")],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'core'}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"status": 404, "orm": False}  # never scored here
 
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:

@@ -7,17 +7,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
-from sqlalchemy import Engine, Table, select
+from sqlalchemy import Engine, select
 
-from session_scoring.db.schema import LatestScoreRow
+from session_scoring.db import schema
 from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import CriteriaComparison, DeltaSummary, HumanAgreement, Mover
 from session_scoring.services.agreement import kendall_tau_b, spearman_rho
 from session_scoring.services.trends import BAND_NAMES, MOVERS
 
-_LATEST = cast(Table, LatestScoreRow.__table__)
+_LATEST = schema.latest_scores
 
 
 @dataclass(frozen=True)

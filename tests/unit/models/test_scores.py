@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from session_scoring.db.schema import SessionScoreRow
+from session_scoring.db.schema import session_scores
 from session_scoring.models.judge import ScoreBreakdown
 from session_scoring.models.scores import (
     ACTIVE_STATUSES,
@@ -60,7 +60,7 @@ def test_dimensions_are_the_breakdown_fields_and_add_up_to_the_maximum_score() -
 
 
 def test_the_database_accepts_exactly_the_statuses_and_one_active_attempt_among_the_active_ones() -> None:
-    table = SessionScoreRow.__table__
+    table = session_scores
     status_check = next(c for c in table.constraints if c.name == "ck_session_scores_status")
     assert str(status_check.sqltext) == "status IN ('pending', 'in_progress', 'completed', 'failed', 'cancelled')"
     active_index = next(i for i in table.indexes if i.name == "uq_session_scores_one_active_attempt")

@@ -1,1 +1,2 @@
-"""Database access: ORM rows (``schema``) and engine/session construction (``engine``)."""
+"""Database access: the tables (``schema``, SQLAlchemy Core), the ORM classes of the repositories that write through
+ORM sessions (``orm``), and engine and session construction (``engine``)."""

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import json
 import ssl
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
-from sqlalchemy.orm import Session as DbSession
-from sqlalchemy.orm import sessionmaker
 
 from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session as DbSession
+    from sqlalchemy.orm import sessionmaker
 
 LOCAL_HOSTS = (None, "", "localhost", "127.0.0.1", "::1")
 
@@ -174,7 +176,10 @@ def _pipeline_statements(engine: Engine, prepare_threshold: int | None) -> None:
 
 
 def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:
-    """ORM sessions on the transactional engine, for the repositories that write several rows per operation."""
+    """ORM sessions on the transactional engine, for the repositories that write several rows per operation (runs,
+    uploads). SQLAlchemy's ORM is imported here, by the first of them built, not by every engine's user."""
+    from sqlalchemy.orm import sessionmaker
+
     return sessionmaker(engine, expire_on_commit=False)
 
 

@@ -1,6 +1,6 @@
 """Domain constants of a score, defined once: the attempt statuses, the score bands and the judged dimensions.
 
-The API, the ORM schema, the repositories and the judge all import these from here; the dashboard reads the bands
+The API, the table schema, the repositories and the judge all import these from here; the dashboard reads the bands
 from the API (``ScoreDistribution.bands`` carries each band's label and bounds).
 """
 

@@ -14,29 +14,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import String, Table, Text, func, literal_column, select
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import (
-    ANY_CRITERIA,
-    LatestScoreCountRow,
-    LatestScoreRow,
-    LatestScoreToolRow,
-    LatestToolCountRow,
-    ScoringCriteriaDefinitionRow,
-)
+from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import SCORE_BANDS
 from session_scoring.repositories.base import StatementRepository, as_json_list
 
-_LATEST = cast(Table, LatestScoreRow.__table__)
-_COUNTS = cast(Table, LatestScoreCountRow.__table__)
-_LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
-_CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
-_TOOL_COUNTS = cast(Table, LatestToolCountRow.__table__)
+_LATEST = schema.latest_scores
+_COUNTS = schema.latest_score_counts
+_LATEST_TOOLS = schema.latest_score_tools
+_CRITERIA = schema.scoring_criteria_definitions
+_TOOL_COUNTS = schema.latest_tool_counts
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50

@@ -15,13 +15,12 @@ contribution out and the new one's in.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy import (
     Integer,
     String,
-    Table,
     and_,
     bindparam,
     case,
@@ -34,15 +33,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA, ComparisonCellRow, ComparisonPairRow, LatestScoreRow
+from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
 from session_scoring.repositories.base import StatementRepository, as_json_list
 
-_LATEST = cast(Table, LatestScoreRow.__table__)
-_PAIRS = cast(Table, ComparisonPairRow.__table__)
-_CELLS = cast(Table, ComparisonCellRow.__table__)
+_LATEST = schema.latest_scores
+_PAIRS = schema.comparison_pairs
+_CELLS = schema.comparison_cells
 
 _CELL_KEY = ("low_hash", "high_hash", "kind", "a", "b")
 _TOTAL = "total"

@@ -8,12 +8,12 @@ twice and never rewrites a finished job.
 from __future__ import annotations
 
 import uuid
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ExportJobRow
 from session_scoring.models.export import (
     ExportJobRecord,
     ExportKind,
@@ -22,7 +22,7 @@ from session_scoring.models.export import (
 )
 from session_scoring.repositories.base import StatementRepository
 
-_JOBS = cast(Table, ExportJobRow.__table__)
+_JOBS = schema.export_jobs
 
 #: Errors are stored whole up to this length (a boto3 error with its request id fits easily).
 MAX_ERROR_CHARS = 4000

@@ -3,14 +3,14 @@ from ``SessionFacts``, shared by the repositories that write attempts (scores, r
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, func
+from sqlalchemy import func
 
-from session_scoring.db.schema import SessionScoreRow
+from session_scoring.db import schema
 from session_scoring.models.records import SessionFacts
 
-_SCORES = cast(Table, SessionScoreRow.__table__)
+_SCORES = schema.session_scores
 
 _FACT_COLUMNS = {
     "agent": "session_agent",

@@ -23,7 +23,6 @@ from sqlalchemy import (
     Integer,
     Result,
     Select,
-    Table,
     Transaction,
     and_,
     exists,
@@ -37,16 +36,16 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import MissingToolRow, SessionScoreRow
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.tools import canonical_tool_name
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
-_SCORES = cast(Table, SessionScoreRow.__table__)
-_TOOLS = cast(Table, MissingToolRow.__table__)
+_SCORES = schema.session_scores
+_TOOLS = schema.score_missing_tools
 
 #: Rows fetched per round trip from the server-side cursor of a streamed query.
 STREAM_BATCH = 500

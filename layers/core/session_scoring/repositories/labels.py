@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Engine, Table, and_, func, literal, select
+from sqlalchemy import Engine, and_, func, literal, select
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import IntegrityError
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import JudgeLabelRow, SessionScoreRow
 from session_scoring.models.quality import LabelledScore, LabelRecord, NewLabel
 
-_LABELS = cast(Table, JudgeLabelRow.__table__)
-_SCORES = cast(Table, SessionScoreRow.__table__)
+_LABELS = schema.judge_labels
+_SCORES = schema.session_scores
 
 REVISION_RETRIES = 3
 

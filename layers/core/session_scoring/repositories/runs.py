@@ -20,12 +20,14 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from sqlalchemy.orm import Session as DbSession
 from sqlalchemy.orm import sessionmaker
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ScoringCriteriaDefinitionRow, ScoringRunRow, SessionScoreRow
+from session_scoring.db.orm import ScoringRunRow
 from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
+_SCORES = schema.session_scores
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ class RunRepository:
         """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
         with self._sessions.begin() as db:
             db.execute(
-                insert(ScoringCriteriaDefinitionRow)
+                insert(schema.scoring_criteria_definitions)
                 .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
                 .on_conflict_do_nothing(index_elements=["criteria_hash"])
             )
@@ -208,23 +210,23 @@ class RunRepository:
         usage: dict[uuid.UUID, list[ModelUsage]] = {run_id: [] for run_id in ids}
         if ids:
             for run_id, status, count in db.execute(
-                select(SessionScoreRow.run_id, SessionScoreRow.status, func.count())
-                .where(SessionScoreRow.run_id.in_(ids))
-                .group_by(SessionScoreRow.run_id, SessionScoreRow.status)
+                select(_SCORES.c.run_id, _SCORES.c.status, func.count())
+                .where(_SCORES.c.run_id.in_(ids))
+                .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
                 if run_id is not None:
                     counts[run_id][str(status)] = int(count)
             for r in db.execute(
                 select(
-                    SessionScoreRow.run_id,
-                    SessionScoreRow.judge_model,
-                    func.coalesce(func.sum(SessionScoreRow.input_tokens), 0).label("input_tokens"),
-                    func.coalesce(func.sum(SessionScoreRow.output_tokens), 0).label("output_tokens"),
-                    func.coalesce(func.sum(SessionScoreRow.cache_read_tokens), 0).label("cache_read"),
-                    func.coalesce(func.sum(SessionScoreRow.cache_write_tokens), 0).label("cache_write"),
+                    _SCORES.c.run_id,
+                    _SCORES.c.judge_model,
+                    func.coalesce(func.sum(_SCORES.c.input_tokens), 0).label("input_tokens"),
+                    func.coalesce(func.sum(_SCORES.c.output_tokens), 0).label("output_tokens"),
+                    func.coalesce(func.sum(_SCORES.c.cache_read_tokens), 0).label("cache_read"),
+                    func.coalesce(func.sum(_SCORES.c.cache_write_tokens), 0).label("cache_write"),
                 )
-                .where(SessionScoreRow.run_id.in_(ids), SessionScoreRow.status == "completed")
-                .group_by(SessionScoreRow.run_id, SessionScoreRow.judge_model)
+                .where(_SCORES.c.run_id.in_(ids), _SCORES.c.status == "completed")
+                .group_by(_SCORES.c.run_id, _SCORES.c.judge_model)
             ).all():
                 usage[r.run_id].append(
                     ModelUsage(
@@ -260,8 +262,8 @@ class RunRepository:
     ) -> tuple[list[RunAttempt], int] | None:
         """One page of the run's attempts by session id (``status`` filters them) and their total; None when there is
         no such run. Session id order is stable while the run is under way (an attempt never changes its session)."""
-        s = SessionScoreRow
-        where = [s.run_id == run_id] if status is None else [s.run_id == run_id, s.status == status]
+        s = _SCORES
+        where = [s.c.run_id == run_id] if status is None else [s.c.run_id == run_id, s.c.status == status]
         with self._sessions() as db:
             run_exists, total = db.execute(
                 select(
@@ -272,9 +274,17 @@ class RunRepository:
             if not run_exists:
                 return None
             rows = db.execute(
-                select(s.score_id, s.session_id, s.status, s.total_score, s.error_message, s.requested_at, s.scored_at)
+                select(
+                    s.c.score_id,
+                    s.c.session_id,
+                    s.c.status,
+                    s.c.total_score,
+                    s.c.error_message,
+                    s.c.requested_at,
+                    s.c.scored_at,
+                )
                 .where(*where)
-                .order_by(s.session_id)
+                .order_by(s.c.session_id)
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
@@ -288,25 +298,25 @@ class RunRepository:
         ids = list(session_ids)
         if not ids:
             return {}
-        s = SessionScoreRow
-        newest = (s.requested_at.desc(), s.score_id.desc())
-        completed_current = and_(s.status == "completed", s.criteria_hash == current_hash)
+        s = _SCORES
+        newest = (s.c.requested_at.desc(), s.c.score_id.desc())
+        completed_current = and_(s.c.status == "completed", s.c.criteria_hash == current_hash)
         with self._sessions() as db:
             rows = db.execute(
                 select(
-                    s.session_id,
-                    func.bool_or(s.status == "completed").label("any_completed"),
+                    s.c.session_id,
+                    func.bool_or(s.c.status == "completed").label("any_completed"),
                     func.bool_or(completed_current).label("current_completed"),
-                    func.bool_or(s.status.in_(_ACTIVE)).label("active"),
-                    func.max(case((s.run_id == run_id, s.status))).label("in_run"),
-                    func.array_agg(aggregate_order_by(s.status, *newest))[1].label("latest_status"),
-                    func.array_agg(aggregate_order_by(s.total_score, *newest))
+                    func.bool_or(s.c.status.in_(_ACTIVE)).label("active"),
+                    func.max(case((s.c.run_id == run_id, s.c.status))).label("in_run"),
+                    func.array_agg(aggregate_order_by(s.c.status, *newest))[1].label("latest_status"),
+                    func.array_agg(aggregate_order_by(s.c.total_score, *newest))
                     .filter(completed_current)[1]
                     .label("latest_current_score"),
                 )
                 # Judge-quality samples are never a session's score: they neither score nor block a session here.
-                .where(s.session_id.in_(ids), s.sample_kind.is_(None))
-                .group_by(s.session_id)
+                .where(s.c.session_id.in_(ids), s.c.sample_kind.is_(None))
+                .group_by(s.c.session_id)
             ).all()
             return {
                 r.session_id: SessionScoreState(
@@ -343,7 +353,7 @@ class RunRepository:
             if not pairs:
                 return InsertedAttempts([], [], True)
             inserted = db.execute(
-                insert(SessionScoreRow)
+                insert(_SCORES)
                 .values(
                     [
                         {
@@ -359,7 +369,7 @@ class RunRepository:
                     ]
                 )
                 .on_conflict_do_nothing()
-                .returning(SessionScoreRow.score_id, SessionScoreRow.session_id)
+                .returning(_SCORES.c.score_id, _SCORES.c.session_id)
             ).all()
             created = [(r.score_id, r.session_id) for r in inserted]
             done = {session_id for _, session_id in created}
@@ -430,12 +440,12 @@ class RunRepository:
     def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> int:
         """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
         works on them; their batch is cancelled by the service and a late result for them is ignored)."""
-        s = SessionScoreRow
+        s = _SCORES
         result = db.execute(
             update(s)
             .where(
-                s.run_id == run_id,
-                or_(s.status == "pending", and_(s.status == "in_progress", s.batch_id.is_not(None))),
+                s.c.run_id == run_id,
+                or_(s.c.status == "pending", and_(s.c.status == "in_progress", s.c.batch_id.is_not(None))),
             )
             .values(status="cancelled", error_message=note, claim_token=None, lease_expires_at=None)
         )
@@ -454,7 +464,7 @@ class RunRepository:
             ).one_or_none() or (None, None)
             if status == "cancelled":
                 return self._cancel_pending(db, run_id, note or "the run was cancelled")
-            active = exists().where(SessionScoreRow.run_id == run_id, SessionScoreRow.status.in_(_ACTIVE))
+            active = exists().where(_SCORES.c.run_id == run_id, _SCORES.c.status.in_(_ACTIVE))
             db.execute(
                 update(ScoringRunRow)
                 .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "running", ~active)
@@ -467,9 +477,9 @@ class RunRepository:
         """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
         with self._sessions() as db:
             recent = (
-                select(SessionScoreRow.output_tokens, SessionScoreRow.judge_latency_ms)
-                .where(SessionScoreRow.status == "completed", SessionScoreRow.judge_model == model)
-                .order_by(SessionScoreRow.scored_at.desc())
+                select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
+                .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
+                .order_by(_SCORES.c.scored_at.desc())
                 .limit(limit)
                 .subquery()
             )
@@ -487,10 +497,10 @@ class RunRepository:
             return []
         with self._sessions() as db:
             rows = db.execute(
-                select(SessionScoreRow.score_id, SessionScoreRow.session_id).where(
-                    SessionScoreRow.run_id == run_id,
-                    SessionScoreRow.status == "pending",
-                    SessionScoreRow.session_id.in_(ids),
+                select(_SCORES.c.score_id, _SCORES.c.session_id).where(
+                    _SCORES.c.run_id == run_id,
+                    _SCORES.c.status == "pending",
+                    _SCORES.c.session_id.in_(ids),
                 )
             ).all()
             return [(r.score_id, r.session_id) for r in rows]
@@ -504,19 +514,19 @@ class RunRepository:
         Waiting: ``pending`` with no batch, or claimed for a submission that never recorded its batch (the poller
         died between the two) once that claim's lease ran out. ``SKIP LOCKED``: two pollers never claim the same.
         """
-        s = SessionScoreRow
+        s = _SCORES
         r = ScoringRunRow
         token = uuid.uuid4()
         picked = (
-            select(s.score_id)
-            .join(r, r.run_id == s.run_id)
+            select(s.c.score_id)
+            .join(r, r.run_id == s.c.run_id)
             .where(
                 r.mode == "batch",
                 r.status.in_(("planning", "running", "failed")),  # a run whose planning failed: its attempts still run
-                s.batch_id.is_(None),
-                or_(s.status == "pending", and_(s.status == "in_progress", s.lease_expires_at < func.now())),
+                s.c.batch_id.is_(None),
+                or_(s.c.status == "pending", and_(s.c.status == "in_progress", s.c.lease_expires_at < func.now())),
             )
-            .order_by(s.requested_at, s.score_id)
+            .order_by(s.c.requested_at, s.c.score_id)
             .limit(limit)
             .with_for_update(of=s, skip_locked=True)
             .cte("picked")
@@ -524,15 +534,15 @@ class RunRepository:
         with self._sessions.begin() as db:
             rows = db.execute(
                 update(s)
-                .where(s.score_id == picked.c.score_id)
+                .where(s.c.score_id == picked.c.score_id)
                 .values(
                     status="in_progress",
                     started_at=func.now(),
                     claim_token=token,
                     lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
-                    delivery_count=s.delivery_count + 1,
+                    delivery_count=s.c.delivery_count + 1,
                 )
-                .returning(s.score_id, s.session_id, s.run_id, s.delivery_count)
+                .returning(s.c.score_id, s.c.session_id, s.c.run_id, s.c.delivery_count)
             ).all()
         return [
             BatchAttempt(
@@ -547,10 +557,10 @@ class RunRepository:
         lease (no scorer holds them), until the poller collects its results."""
         if not prompts:
             return 0
-        s = SessionScoreRow
+        s = _SCORES
         statement = (
             update(s)
-            .where(s.score_id == bindparam("b_score_id"), s.claim_token == claim_token, s.status == "in_progress")
+            .where(s.c.score_id == bindparam("b_score_id"), s.c.claim_token == claim_token, s.c.status == "in_progress")
             .values(
                 batch_id=batch_id,
                 lease_expires_at=None,
@@ -570,12 +580,12 @@ class RunRepository:
     @db_call
     def open_batches(self) -> list[str]:
         """Batches that still hold attempts waiting for their result, oldest first."""
-        s = SessionScoreRow
+        s = _SCORES
         with self._sessions() as db:
             rows = db.execute(
-                select(s.batch_id, func.min(s.started_at).label("since"))
-                .where(s.batch_id.is_not(None), s.status == "in_progress")
-                .group_by(s.batch_id)
+                select(s.c.batch_id, func.min(s.c.started_at).label("since"))
+                .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
+                .group_by(s.c.batch_id)
                 .order_by("since")
             ).all()
             return [str(row.batch_id) for row in rows]
@@ -583,19 +593,19 @@ class RunRepository:
     @db_call
     def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]:
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
-        s = SessionScoreRow
+        s = _SCORES
         with self._sessions() as db:
             rows = db.execute(
                 select(
-                    s.score_id,
-                    s.session_id,
-                    s.run_id,
-                    s.claim_token,
-                    s.delivery_count,
-                    s.prompt_compacted,
-                    s.prompt_tokens_before,
-                    s.prompt_tokens_after,
-                ).where(s.batch_id == batch_id, s.status == "in_progress")
+                    s.c.score_id,
+                    s.c.session_id,
+                    s.c.run_id,
+                    s.c.claim_token,
+                    s.c.delivery_count,
+                    s.c.prompt_compacted,
+                    s.c.prompt_tokens_before,
+                    s.c.prompt_tokens_after,
+                ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
             ).all()
             return {
                 str(row.score_id): BatchAttempt(
@@ -612,24 +622,24 @@ class RunRepository:
     @db_call
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool:
         """Give a claimed batch attempt back (pending, no batch, with a note) for the next submission."""
-        s = SessionScoreRow
+        s = _SCORES
         with self._sessions.begin() as db:
             changed = db.execute(
                 update(s)
-                .where(s.score_id == score_id, s.claim_token == claim_token, s.status == "in_progress")
+                .where(s.c.score_id == score_id, s.c.claim_token == claim_token, s.c.status == "in_progress")
                 .values(status="pending", batch_id=None, claim_token=None, lease_expires_at=None, error_message=note)
-                .returning(s.score_id)
+                .returning(s.c.score_id)
             ).first()
             return changed is not None
 
     @db_call
     def run_batches(self, run_id: uuid.UUID) -> list[str]:
         """The batches in which the run has attempts waiting (to cancel them with the run)."""
-        s = SessionScoreRow
+        s = _SCORES
         with self._sessions() as db:
             rows = db.execute(
-                select(s.batch_id)
-                .where(s.run_id == run_id, s.batch_id.is_not(None), s.status == "in_progress")
+                select(s.c.batch_id)
+                .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
                 .distinct()
             ).all()
             return [str(row.batch_id) for row in rows]

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cached_property
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -27,7 +27,6 @@ from sqlalchemy import (
     Row,
     Select,
     String,
-    Table,
     Text,
     all_,
     and_,
@@ -52,20 +51,9 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_b
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import (
-    ANY_CRITERIA,
-    AlternativeApproachRow,
-    AlternativeApproachStepRow,
-    LatestScoreCountRow,
-    LatestScoreRow,
-    LatestScoreToolRow,
-    LatestToolCountRow,
-    MissingToolRow,
-    ScoringCriteriaDefinitionRow,
-    ScoringRunRow,
-    SessionScoreRow,
-)
+from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import (
     ApproachRecord,
@@ -91,18 +79,18 @@ _ACTIVE = tuple(sorted(status.value for status in ACTIVE_STATUSES))
 _ACTIVE_PREDICATE = text("status IN ({})".format(", ".join(f"'{status}'" for status in _ACTIVE)))
 """The predicate of the partial unique index of active attempts, as literal SQL."""
 
-_SCORES = cast(Table, SessionScoreRow.__table__)
-_TOOLS = cast(Table, MissingToolRow.__table__)
-_APPROACHES = cast(Table, AlternativeApproachRow.__table__)
-_STEPS = cast(Table, AlternativeApproachStepRow.__table__)
-_CRITERIA = cast(Table, ScoringCriteriaDefinitionRow.__table__)
-_LATEST_SCORES = cast(Table, LatestScoreRow.__table__)
-_COUNTS = cast(Table, LatestScoreCountRow.__table__)
-_LATEST_TOOLS = cast(Table, LatestScoreToolRow.__table__)
-_RUNS = cast(Table, ScoringRunRow.__table__)
+_SCORES = schema.session_scores
+_TOOLS = schema.score_missing_tools
+_APPROACHES = schema.score_alternative_approaches
+_STEPS = schema.score_alternative_approach_steps
+_CRITERIA = schema.scoring_criteria_definitions
+_LATEST_SCORES = schema.latest_scores
+_COUNTS = schema.latest_score_counts
+_LATEST_TOOLS = schema.latest_score_tools
+_RUNS = schema.scoring_runs
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
 _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
-_TOOL_COUNTS = cast(Table, LatestToolCountRow.__table__)
+_TOOL_COUNTS = schema.latest_tool_counts
 
 # What a verdict sets on its attempt (and a judge-quality sample is stored with).
 _VERDICT_COLUMNS = (

@@ -13,21 +13,22 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import distinct_on
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA, LatestScoreCountRow, LatestScoreRow, SessionScoreRow
+from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
 
-_SCORES = cast(Table, SessionScoreRow.__table__)
-_LATEST = cast(Table, LatestScoreRow.__table__)
-_COUNTS = cast(Table, LatestScoreCountRow.__table__)
+_SCORES = schema.session_scores
+_LATEST = schema.latest_scores
+_COUNTS = schema.latest_score_counts
 
 
 class ScoredOrder(StrEnum):

@@ -21,7 +21,6 @@ from sqlalchemy import (
     DateTime,
     Integer,
     String,
-    Table,
     bindparam,
     case,
     func,
@@ -39,14 +38,9 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import aggregate_order_by, array, insert
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import (
-    ANY_CRITERIA,
-    LatestScoreRow,
-    SessionScoreRow,
-    TrendHistogramRow,
-    TrendMemberRow,
-)
+from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS
 from session_scoring.models.trends import (
     PERCENTILES,
@@ -56,10 +50,10 @@ from session_scoring.models.trends import (
 )
 from session_scoring.repositories.base import StatementRepository
 
-_LATEST = cast(Table, LatestScoreRow.__table__)
-_SCORES = cast(Table, SessionScoreRow.__table__)
-_MEMBERS = cast(Table, TrendMemberRow.__table__)
-_HISTOGRAMS = cast(Table, TrendHistogramRow.__table__)
+_LATEST = schema.latest_scores
+_SCORES = schema.session_scores
+_MEMBERS = schema.trend_members
+_HISTOGRAMS = schema.trend_histograms
 
 _GROUP_COLUMNS = {TrendGroup.AGENT: "session_agent", TrendGroup.ALERT_TYPE: "session_alert_type"}
 _MEMBER_VALUES = ("score_id", "scored_at", "session_agent", "session_alert_type", "total_score", *DIMENSIONS)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session as DbSession
 from sqlalchemy.orm import sessionmaker
 
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import UploadedSessionRow
+from session_scoring.db.orm import UploadedSessionRow
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 
