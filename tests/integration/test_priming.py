@@ -29,22 +29,25 @@ def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statem
     assert {"source", "queue"} <= set(vars(container))
 
 
-COLD_GET = """
+COLD_REQUESTS = """
 import json, sys
 from devstack.queue_poller import LocalLambdaContext
 from functions.api.app import handler
-response = handler(json.loads(open(sys.argv[1]).read()), LocalLambdaContext(budget_seconds=29))
-print(json.dumps({"status": response["statusCode"], "orm": "sqlalchemy.orm" in sys.modules}))
+answers = {}
+for name in sys.argv[1:]:
+    response = handler(json.loads(open(name).read()), LocalLambdaContext(budget_seconds=29))
+    answers[name.rsplit("/", 1)[-1]] = [response["statusCode"], "sqlalchemy.orm" in sys.modules]
+print(json.dumps(answers))
 """
 
 
-def test_a_cold_environments_first_read_does_not_import_the_orm(make_stack: Any) -> None:
-    """A fresh process (a cold API environment) serving a score GET reads through Core tables: SQLAlchemy's ORM and
-    its mappers (about 100 ms of a cold start) are imported only by the repositories that write through ORM
-    sessions (runs, uploads)."""
+def test_a_cold_environments_first_requests_do_not_import_the_orm(make_stack: Any) -> None:
+    """A fresh process (a cold API environment) serving a score GET, then a POST, works through Core tables:
+    SQLAlchemy's ORM and its mappers (about 100 ms of a cold start) are imported only by the runs repository."""
     make_stack()  # the stack's environment: database, queues
+    events = [str(ROOT / "events" / name) for name in ("api-get-score.json", "api-post-score-force.json")]
     done = subprocess.run(
-        [sys.executable, "-c", COLD_GET, str(ROOT / "events" / "api-get-score.json")],
+        [sys.executable, "-c", COLD_REQUESTS, *events],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'core'}"},
         capture_output=True,
@@ -53,7 +56,10 @@ def test_a_cold_environments_first_read_does_not_import_the_orm(make_stack: Any)
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"status": 404, "orm": False}  # never scored here
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+        "api-get-score.json": [404, False],  # never scored in this database
+        "api-post-score-force.json": [202, False],  # the session source (with the uploads) and the queue built
+    }
 
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:

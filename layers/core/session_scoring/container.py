@@ -105,10 +105,9 @@ class Container:
 
     @cached_property
     def uploads(self) -> UploadRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.uploads import UploadRepository
 
-        return UploadRepository(create_session_factory(self.engine))
+        return UploadRepository(self.query_engine)
 
     @cached_property
     def source(self) -> SessionSource:

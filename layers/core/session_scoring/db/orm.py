@@ -1,5 +1,5 @@
-"""ORM classes for the two repositories that write through ORM sessions (runs and uploads), mapped onto the Core
-tables of ``db/schema.py``.
+"""The ORM class of the one repository that writes through ORM sessions (runs), mapped onto its Core table of
+``db/schema.py``.
 
 Kept apart from the tables so that importing a table never imports SQLAlchemy's ORM: a request that only reads
 (the score GET) does not pay for the ORM or a mapper. The annotations type the attributes; the columns, their types
@@ -50,25 +50,3 @@ class ScoringRunRow(Base):
     estimated_cost_per_session_usd: Mapped[Decimal | None]
     stop_reason: Mapped[str | None]
     error_message: Mapped[str | None]
-
-
-class UploadedSessionRow(Base):
-    """A session uploaded through the import endpoint (table ``uploaded_sessions``)."""
-
-    __table__ = schema.uploaded_sessions
-
-    session_id: Mapped[str]
-    trace_format: Mapped[str]
-    file_name: Mapped[str | None]
-    original_session_id: Mapped[str | None]
-    status: Mapped[str]
-    alert_type: Mapped[str | None]
-    agent_type: Mapped[str | None]
-    started_at: Mapped[datetime | None]
-    completed_at: Mapped[datetime | None]
-    tool_calls: Mapped[int]
-    size_bytes: Mapped[int]
-    uploaded_by: Mapped[str]
-    uploaded_at: Mapped[datetime]
-    session: Mapped[dict[str, Any]]
-    document: Mapped[str]

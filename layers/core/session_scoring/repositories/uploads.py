@@ -9,15 +9,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session as DbSession
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy import Engine, func, insert, select
 
+from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.orm import UploadedSessionRow
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.session import Session, SessionPage, SessionSummary
+
+_UPLOADS = schema.uploaded_sessions
+_SUMMARY_COLUMNS = [
+    _UPLOADS.c[name]
+    for name in ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at", "uploaded_by")
+]
+"""What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
 
 UPLOAD_PREFIX = "upload:"
 UPLOAD_SOURCE = "upload"
@@ -36,7 +42,7 @@ class NewUpload:
     uploaded_by: str
 
 
-def _summary(row: UploadedSessionRow) -> SessionSummary:
+def _summary(row: Any) -> SessionSummary:
     return SessionSummary(
         session_id=row.session_id,
         status=row.status,
@@ -52,8 +58,8 @@ def _summary(row: UploadedSessionRow) -> SessionSummary:
 class UploadRepository:
     name = UPLOAD_SOURCE
 
-    def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
-        self._sessions = session_factory
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @staticmethod
     def owns(session_id: str) -> bool:
@@ -62,9 +68,9 @@ class UploadRepository:
     @db_call
     def add(self, upload: NewUpload) -> None:
         session = upload.session
-        with self._sessions.begin() as db:
-            db.add(
-                UploadedSessionRow(
+        with self._engine.begin() as conn:
+            conn.execute(
+                insert(_UPLOADS).values(
                     session_id=session.session_id,
                     trace_format=upload.trace_format,
                     file_name=upload.file_name,
@@ -84,9 +90,9 @@ class UploadRepository:
 
     @db_call
     def get_session(self, session_id: str) -> Session:
-        with self._sessions() as db:
-            stored = db.execute(
-                select(UploadedSessionRow.session).where(UploadedSessionRow.session_id == session_id)
+        with self._engine.connect() as conn:
+            stored = conn.execute(
+                select(_UPLOADS.c.session).where(_UPLOADS.c.session_id == session_id)
             ).scalar_one_or_none()
         if stored is None:
             raise SessionNotFoundError(
@@ -96,23 +102,21 @@ class UploadRepository:
 
     @db_call
     def count(self, statuses: Sequence[str] = ()) -> int:
-        query = select(func.count()).select_from(UploadedSessionRow)
+        query = select(func.count()).select_from(_UPLOADS)
         if statuses:
-            query = query.where(UploadedSessionRow.status.in_(list(statuses)))
-        with self._sessions() as db:
-            return int(db.execute(query).scalar_one())
+            query = query.where(_UPLOADS.c.status.in_(list(statuses)))
+        with self._engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
 
     @db_call
     def summaries(self, offset: int, limit: int, statuses: Sequence[str] = ()) -> list[SessionSummary]:
         """Newest upload first."""
-        query = select(UploadedSessionRow).order_by(
-            UploadedSessionRow.uploaded_at.desc(), UploadedSessionRow.session_id
-        )
+        query = select(*_SUMMARY_COLUMNS).order_by(_UPLOADS.c.uploaded_at.desc(), _UPLOADS.c.session_id)
         if statuses:
-            query = query.where(UploadedSessionRow.status.in_(list(statuses)))
-        with self._sessions() as db:
-            rows = db.execute(query.offset(offset).limit(limit)).scalars().all()
-            return [_summary(row) for row in rows]
+            query = query.where(_UPLOADS.c.status.in_(list(statuses)))
+        with self._engine.connect() as conn:
+            rows = conn.execute(query.offset(offset).limit(limit)).all()
+        return [_summary(row) for row in rows]
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         total = self.count(statuses)
