@@ -43,7 +43,7 @@ print(json.dumps(answers))
 
 def test_a_cold_environments_first_requests_do_not_import_the_orm(make_stack: Any) -> None:
     """A fresh process (a cold API environment) serving a score GET, then a POST, works through Core tables:
-    SQLAlchemy's ORM and its mappers (about 100 ms of a cold start) are imported only by the runs repository."""
+    SQLAlchemy's ORM and its mappers (about 100 ms of a cold start) are never imported."""
     make_stack()  # the stack's environment: database, queues
     events = [str(ROOT / "events" / name) for name in ("api-get-score.json", "api-post-score-force.json")]
     done = subprocess.run(

@@ -279,10 +279,9 @@ class Container:
 
     @cached_property
     def run_repository(self) -> RunRepository:
-        from session_scoring.db.engine import create_session_factory
         from session_scoring.repositories.runs import RunRepository
 
-        return RunRepository(create_session_factory(self.engine))
+        return RunRepository(self.engine)
 
     @cached_property
     def runs_queue(self) -> SqsRunsQueue:

@@ -1,4 +1,4 @@
-"""Engine and session factory for PostgreSQL through pg8000.
+"""Engines for PostgreSQL through pg8000.
 
 Three ways to reach the database, chosen by settings:
 
@@ -27,16 +27,12 @@ from __future__ import annotations
 
 import json
 import ssl
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
 
 from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session as DbSession
-    from sqlalchemy.orm import sessionmaker
 
 LOCAL_HOSTS = (None, "", "localhost", "127.0.0.1", "::1")
 
@@ -173,14 +169,6 @@ def _pipeline_statements(engine: Engine, prepare_threshold: int | None) -> None:
     @event.listens_for(engine, "do_connect")
     def _connect(_dialect: Any, _conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> PipelinedConnection:
         return PipelinedConnection(*cargs, prepare_threshold=prepare_threshold, **cparams)
-
-
-def create_session_factory(engine: Engine) -> sessionmaker[DbSession]:
-    """ORM sessions on the transactional engine, for the repositories that write several rows per operation (runs,
-    uploads). SQLAlchemy's ORM is imported here, by the first of them built, not by every engine's user."""
-    from sqlalchemy.orm import sessionmaker
-
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 def _use_iam_tokens(engine: Engine, settings: Settings) -> None:

@@ -1,9 +1,8 @@
 """The scoring tables, as SQLAlchemy Core tables: what every repository's statements are built from (the only SQL is
 in the repositories) and what the migrations are checked against (``metadata``).
 
-Core, not declarative ORM classes: a request that reads or asks for a score, and a job that stores one, import neither
-SQLAlchemy's ORM nor a mapper (about 100 ms of a cold start, issue 10). The one repository that writes through ORM
-sessions (runs) maps its table in ``db/orm.py``.
+Core, not declarative ORM classes: nothing imports SQLAlchemy's ORM or builds a mapper (about 100 ms of a cold start,
+issue 10); the repositories' statements are Core.
 
 Departures from the design, on purpose: ``session_scores`` keeps every attempt (a partial unique index allows one
 active attempt per session instead of a unique ``session_id``), and there is no foreign key to TARSy's

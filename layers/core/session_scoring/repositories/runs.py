@@ -15,19 +15,17 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
-from sqlalchemy.orm import Session as DbSession
-from sqlalchemy.orm import sessionmaker
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.orm import ScoringRunRow
 from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
 _SCORES = schema.session_scores
+_RUNS = schema.scoring_runs
 
 
 @dataclass(frozen=True)
@@ -128,7 +126,7 @@ class RunAttempt:
     scored_at: datetime | None
 
 
-def _record(row: ScoringRunRow, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
+def _record(row: Any, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
     return RunRecord(
         run_id=row.run_id,
         name=row.name,
@@ -159,10 +157,11 @@ def _record(row: ScoringRunRow, counts: dict[str, int], usage: list[ModelUsage],
 
 
 class RunRepository:
-    """Scoring runs. Every method is one short transaction; none holds one across I/O."""
+    """Scoring runs. Every method is one short transaction (on the transactional engine: a run's writes lock its
+    row); none holds one across I/O."""
 
-    def __init__(self, session_factory: sessionmaker[DbSession]) -> None:
-        self._sessions = session_factory
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @db_call
     def create(
@@ -180,14 +179,14 @@ class RunRepository:
         started_by: str,
     ) -> RunRecord:
         """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             db.execute(
                 insert(schema.scoring_criteria_definitions)
                 .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
                 .on_conflict_do_nothing(index_elements=["criteria_hash"])
             )
-            db.add(
-                ScoringRunRow(
+            db.execute(
+                insert(_RUNS).values(
                     run_id=run_id,
                     name=name,
                     status="planning",
@@ -204,7 +203,7 @@ class RunRepository:
         assert record is not None
         return record
 
-    def _load(self, db: DbSession, rows: Sequence[ScoringRunRow]) -> list[RunRecord]:
+    def _load(self, db: Connection, rows: Sequence[Any]) -> list[RunRecord]:
         ids = [row.run_id for row in rows]
         counts: dict[uuid.UUID, dict[str, int]] = {run_id: {} for run_id in ids}
         usage: dict[uuid.UUID, list[ModelUsage]] = {run_id: [] for run_id in ids}
@@ -239,18 +238,18 @@ class RunRepository:
 
     @db_call
     def get(self, run_id: uuid.UUID) -> RunRecord | None:
-        with self._sessions() as db:
-            row = db.get(ScoringRunRow, run_id)
+        with self._engine.connect() as db:
+            row = db.execute(select(_RUNS).where(_RUNS.c.run_id == run_id)).first()
             return None if row is None else self._load(db, [row])[0]
 
     @db_call
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]:
         """One page of runs, newest first, and the total number of runs."""
-        with self._sessions() as db:
-            total = int(db.scalar(select(func.count()).select_from(ScoringRunRow)) or 0)
-            rows = db.scalars(
-                select(ScoringRunRow)
-                .order_by(ScoringRunRow.created_at.desc(), ScoringRunRow.run_id.desc())
+        with self._engine.connect() as db:
+            total = int(db.scalar(select(func.count()).select_from(_RUNS)) or 0)
+            rows = db.execute(
+                select(_RUNS)
+                .order_by(_RUNS.c.created_at.desc(), _RUNS.c.run_id.desc())
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
@@ -264,10 +263,10 @@ class RunRepository:
         no such run. Session id order is stable while the run is under way (an attempt never changes its session)."""
         s = _SCORES
         where = [s.c.run_id == run_id] if status is None else [s.c.run_id == run_id, s.c.status == status]
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             run_exists, total = db.execute(
                 select(
-                    exists().where(ScoringRunRow.run_id == run_id),
+                    exists().where(_RUNS.c.run_id == run_id),
                     select(func.count()).select_from(s).where(*where).scalar_subquery(),
                 )
             ).one()
@@ -301,7 +300,7 @@ class RunRepository:
         s = _SCORES
         newest = (s.c.requested_at.desc(), s.c.score_id.desc())
         completed_current = and_(s.c.status == "completed", s.c.criteria_hash == current_hash)
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             rows = db.execute(
                 select(
                     s.c.session_id,
@@ -346,8 +345,8 @@ class RunRepository:
         alone and reported, never an error. The run row is locked so a cancel cannot interleave.
         """
         pairs = list(sessions)
-        with self._sessions.begin() as db:
-            status = db.scalar(select(ScoringRunRow.status).where(ScoringRunRow.run_id == run_id).with_for_update())
+        with self._engine.begin() as db:
+            status = db.scalar(select(_RUNS.c.status).where(_RUNS.c.run_id == run_id).with_for_update())
             if status != "planning":
                 return InsertedAttempts([], [], False)
             if not pairs:
@@ -389,35 +388,35 @@ class RunRepository:
     ) -> bool:
         """Record that ``page`` was planned: move the cursor past it, add its counts, and end planning when
         ``finished``. False (nothing changed) when the run is no longer planning or the cursor already moved."""
-        with self._sessions.begin() as db:
-            row = db.scalars(
-                select(ScoringRunRow).where(ScoringRunRow.run_id == run_id).with_for_update()
-            ).one_or_none()
+        with self._engine.begin() as db:
+            row = db.execute(select(_RUNS).where(_RUNS.c.run_id == run_id).with_for_update()).first()
             if row is None or row.status != "planning" or row.next_page != page:
                 return False
-            row.next_page = page + 1
-            row.sessions_seen = row.sessions_seen + sessions_seen
             merged = dict(row.skipped or {})
             for reason, count in skipped.items():
                 merged[reason] = int(merged.get(reason, 0)) + count
-            row.skipped = merged
+            values: dict[str, Any] = {
+                "next_page": page + 1,
+                "sessions_seen": row.sessions_seen + sessions_seen,
+                "skipped": merged,
+            }
             if row.started_at is None:
-                row.started_at = db.scalar(select(func.now()))
+                values["started_at"] = func.now()
             if estimate is not None and row.estimated_input_tokens is None:
-                row.estimated_input_tokens, row.estimated_output_tokens, row.estimated_cost_per_session_usd = estimate
+                values["estimated_input_tokens"], values["estimated_output_tokens"] = estimate[0], estimate[1]
+                values["estimated_cost_per_session_usd"] = estimate[2]
             if finished:
-                row.status = "running"
-                row.planned_at = db.scalar(select(func.now()))
-                row.stop_reason = stop_reason
+                values.update(status="running", planned_at=func.now(), stop_reason=stop_reason)
+            db.execute(update(_RUNS).where(_RUNS.c.run_id == run_id).values(**values))
             return True
 
     @db_call
     def fail(self, run_id: uuid.UUID, message: str) -> None:
         """End a run whose planning failed for good; its queued attempts still run (they are ordinary attempts)."""
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             db.execute(
-                update(ScoringRunRow)
-                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "planning")
+                update(_RUNS)
+                .where(_RUNS.c.run_id == run_id, _RUNS.c.status == "planning")
                 .values(status="failed", error_message=message, finished_at=func.now())
             )
 
@@ -425,19 +424,19 @@ class RunRepository:
     def cancel(self, run_id: uuid.UUID, note: str) -> int | None:
         """Cancel a planning or running run and every attempt of it no scorer has claimed: how many attempts were
         cancelled, or None if the run had ended."""
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             changed = db.execute(
-                update(ScoringRunRow)
-                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status.in_(("planning", "running")))
+                update(_RUNS)
+                .where(_RUNS.c.run_id == run_id, _RUNS.c.status.in_(("planning", "running")))
                 .values(status="cancelled", finished_at=func.now(), stop_reason=note)
-                .returning(ScoringRunRow.run_id)
+                .returning(_RUNS.c.run_id)
             ).first()
             if changed is None:
                 return None
             return self._cancel_pending(db, run_id, note)
 
     @staticmethod
-    def _cancel_pending(db: DbSession, run_id: uuid.UUID, note: str) -> int:
+    def _cancel_pending(db: Connection, run_id: uuid.UUID, note: str) -> int:
         """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
         works on them; their batch is cancelled by the service and a late result for them is ignored)."""
         s = _SCORES
@@ -449,7 +448,7 @@ class RunRepository:
             )
             .values(status="cancelled", error_message=note, claim_token=None, lease_expires_at=None)
         )
-        return int(result.rowcount)  # type: ignore[attr-defined]
+        return int(result.rowcount)
 
     @db_call
     def settle(self, run_id: uuid.UUID) -> int:
@@ -458,16 +457,16 @@ class RunRepository:
         A running run with no active attempt left is completed. A cancelled run's attempts that came back to pending
         (a scorer released one it had claimed before the cancel) are cancelled too, so none is left pending.
         """
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             status, note = db.execute(
-                select(ScoringRunRow.status, ScoringRunRow.stop_reason).where(ScoringRunRow.run_id == run_id)
+                select(_RUNS.c.status, _RUNS.c.stop_reason).where(_RUNS.c.run_id == run_id)
             ).one_or_none() or (None, None)
             if status == "cancelled":
                 return self._cancel_pending(db, run_id, note or "the run was cancelled")
             active = exists().where(_SCORES.c.run_id == run_id, _SCORES.c.status.in_(_ACTIVE))
             db.execute(
-                update(ScoringRunRow)
-                .where(ScoringRunRow.run_id == run_id, ScoringRunRow.status == "running", ~active)
+                update(_RUNS)
+                .where(_RUNS.c.run_id == run_id, _RUNS.c.status == "running", ~active)
                 .values(status="completed", finished_at=func.now())
             )
             return 0
@@ -475,7 +474,7 @@ class RunRepository:
     @db_call
     def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
         """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             recent = (
                 select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
                 .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
@@ -495,7 +494,7 @@ class RunRepository:
         ids = list(session_ids)
         if not ids:
             return []
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             rows = db.execute(
                 select(_SCORES.c.score_id, _SCORES.c.session_id).where(
                     _SCORES.c.run_id == run_id,
@@ -515,14 +514,15 @@ class RunRepository:
         died between the two) once that claim's lease ran out. ``SKIP LOCKED``: two pollers never claim the same.
         """
         s = _SCORES
-        r = ScoringRunRow
+        r = _RUNS
         token = uuid.uuid4()
         picked = (
             select(s.c.score_id)
-            .join(r, r.run_id == s.c.run_id)
+            .join(r, r.c.run_id == s.c.run_id)
             .where(
-                r.mode == "batch",
-                r.status.in_(("planning", "running", "failed")),  # a run whose planning failed: its attempts still run
+                r.c.mode == "batch",
+                # A run whose planning failed: its attempts still run.
+                r.c.status.in_(("planning", "running", "failed")),
                 s.c.batch_id.is_(None),
                 or_(s.c.status == "pending", and_(s.c.status == "in_progress", s.c.lease_expires_at < func.now())),
             )
@@ -531,7 +531,7 @@ class RunRepository:
             .with_for_update(of=s, skip_locked=True)
             .cte("picked")
         )
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             rows = db.execute(
                 update(s)
                 .where(s.c.score_id == picked.c.score_id)
@@ -573,15 +573,15 @@ class RunRepository:
             {"b_score_id": score_id, "b_compacted": p.compacted, "b_before": p.tokens_before, "b_after": p.tokens_after}
             for score_id, p in prompts.items()
         ]
-        with self._sessions.begin() as db:
-            db.connection().execute(statement, rows)
+        with self._engine.begin() as db:
+            db.execute(statement, rows)
         return len(rows)
 
     @db_call
     def open_batches(self) -> list[str]:
         """Batches that still hold attempts waiting for their result, oldest first."""
         s = _SCORES
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             rows = db.execute(
                 select(s.c.batch_id, func.min(s.c.started_at).label("since"))
                 .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
@@ -594,7 +594,7 @@ class RunRepository:
     def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]:
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
         s = _SCORES
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             rows = db.execute(
                 select(
                     s.c.score_id,
@@ -623,7 +623,7 @@ class RunRepository:
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool:
         """Give a claimed batch attempt back (pending, no batch, with a note) for the next submission."""
         s = _SCORES
-        with self._sessions.begin() as db:
+        with self._engine.begin() as db:
             changed = db.execute(
                 update(s)
                 .where(s.c.score_id == score_id, s.c.claim_token == claim_token, s.c.status == "in_progress")
@@ -636,7 +636,7 @@ class RunRepository:
     def run_batches(self, run_id: uuid.UUID) -> list[str]:
         """The batches in which the run has attempts waiting (to cancel them with the run)."""
         s = _SCORES
-        with self._sessions() as db:
+        with self._engine.connect() as db:
             rows = db.execute(
                 select(s.c.batch_id)
                 .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
@@ -647,15 +647,15 @@ class RunRepository:
     @db_call
     def stuck_planning(self, older_than_seconds: int) -> int:
         """Runs still planning ``older_than_seconds`` after they were created (a planner that stopped moving)."""
-        r = ScoringRunRow
-        with self._sessions() as db:
+        r = _RUNS
+        with self._engine.connect() as db:
             return int(
                 db.scalar(
                     select(func.count())
                     .select_from(r)
                     .where(
-                        r.status == "planning",
-                        r.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds),
+                        r.c.status == "planning",
+                        r.c.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds),
                     )
                 )
                 or 0
@@ -664,10 +664,10 @@ class RunRepository:
     @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
         """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
-        r = ScoringRunRow
-        with self._sessions() as db:
-            query = select(r).where(r.started_by == started_by)
+        r = _RUNS
+        with self._engine.connect() as db:
+            query = select(r).where(r.c.started_by == started_by)
             if since is not None:
-                query = query.where(r.created_at >= since)
-            rows = db.scalars(query.order_by(r.created_at.desc(), r.run_id.desc()).limit(limit)).all()
+                query = query.where(r.c.created_at >= since)
+            rows = db.execute(query.order_by(r.c.created_at.desc(), r.c.run_id.desc()).limit(limit)).all()
             return self._load(db, rows)
