@@ -403,8 +403,8 @@ class RunRepository:
             if row.started_at is None:
                 values["started_at"] = func.now()
             if estimate is not None and row.estimated_input_tokens is None:
-                values["estimated_input_tokens"], values["estimated_output_tokens"] = estimate[0], estimate[1]
-                values["estimated_cost_per_session_usd"] = estimate[2]
+                names = ("estimated_input_tokens", "estimated_output_tokens", "estimated_cost_per_session_usd")
+                values.update(zip(names, estimate, strict=True))
             if finished:
                 values.update(status="running", planned_at=func.now(), stop_reason=stop_reason)
             db.execute(update(_RUNS).where(_RUNS.c.run_id == run_id).values(**values))
