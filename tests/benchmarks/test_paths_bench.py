@@ -55,6 +55,7 @@ from tests.benchmarks.conftest import BenchTable
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.databases import pg_params
 from tests.support.events import load_event, with_score_id
+from tests.support.fresh import run_fresh
 
 pytestmark = pytest.mark.benchmark
 
@@ -661,21 +662,6 @@ print(json.dumps({"first": done - started, "first_cpu": done_cpu - started_cpu, 
 """
 
 
-def _fresh(script: str, env: dict[str, str], *args: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        cwd=ROOT,
-        env={**env, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'core'}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
-
-
 def _byte_compile_project() -> None:
     """Write the project's bytecode, as ``make build`` does for the Lambda package: with ``PYTHONDONTWRITEBYTECODE``
     set (as on this machine) every fresh process would otherwise compile each of our modules from source, a cost a
@@ -703,11 +689,11 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
     floor_args = (json.dumps(pg_params(bench_stack.env["SCORING_DATABASE_URL"])), SCORE_JSON.format(status=""))
     ours, primed, fastapi, powertools, floor = [], [], [], [], []
     for _ in range(COLD_RUNS):  # interleaved, so machine noise hits them alike
-        ours.append(_fresh(COLD_API, env, get_event))
-        primed.append(_fresh(COLD_API, {**env, "SCORING_SNAPSTART": "true"}, get_event, "primed"))
-        fastapi.append(_fresh(COLD_FASTAPI, env))
-        powertools.append(_fresh(COLD_POWERTOOLS, env)["init"] * 1000)
-        floor.append(_fresh(COLD_FLOOR, env, *floor_args, THOROUGH_ID))
+        ours.append(run_fresh(COLD_API, env, get_event))
+        primed.append(run_fresh(COLD_API, {**env, "SCORING_SNAPSTART": "true"}, get_event, "primed"))
+        fastapi.append(run_fresh(COLD_FASTAPI, env))
+        powertools.append(run_fresh(COLD_POWERTOOLS, env)["init"] * 1000)
+        floor.append(run_fresh(COLD_FLOOR, env, *floor_args, THOROUGH_ID))
     init = _ms(ours, "init")
     note = f"{COLD_RUNS} fresh processes, venv Python {sys.version_info.major}.{sys.version_info.minor}"
     bench_table.add(

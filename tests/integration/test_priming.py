@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 from sqlalchemy.pool import NullPool
 
 from tests.conftest import ROOT, THOROUGH_ID
+from tests.support.fresh import run_fresh
 
 
 def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statement(make_stack: Any) -> None:
@@ -46,17 +44,7 @@ def test_a_cold_environments_first_requests_do_not_import_the_orm(make_stack: An
     SQLAlchemy's ORM and its mappers (about 100 ms of a cold start) are never imported."""
     make_stack()  # the stack's environment: database, queues
     events = [str(ROOT / "events" / name) for name in ("api-get-score.json", "api-post-score-force.json")]
-    done = subprocess.run(
-        [sys.executable, "-c", COLD_REQUESTS, *events],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'layers' / 'core'}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+    assert run_fresh(COLD_REQUESTS, os.environ, *events) == {
         "api-get-score.json": [404, False],  # never scored in this database
         "api-post-score-force.json": [202, False],  # the session source (with the uploads) and the queue built
     }
