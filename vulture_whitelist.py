@@ -87,3 +87,8 @@ _.middleware_stack
 
 # pg8000 dispatches each server message to its handler by name (db/connection.PipelinedConnection's ParseComplete).
 _.handle_PARSE_COMPLETE
+
+# The runtime API's client (tests/support/runtime_api.py): used by the paths bench's fresh-process script (a string).
+_.RuntimeClient
+_.next_invocation
+_.respond
