@@ -208,6 +208,27 @@ def test_cancelling_a_run_emits_scores_cancelled_and_its_jobs_then_complete_noth
     assert not [key for key in after if key[0] in ("ScoresCompleted", "ScoresFailed", "ScoresCancelled")]
 
 
+def test_planning_a_run_emits_its_planning_message_and_the_attempts_it_queued(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from devstack.queue_poller import QueuePoller
+    from functions.scorer.app import handler
+
+    created = stack.client.post("/api/v1/scoring/runs", json={"max_sessions": 10, "selection": {"which": "all"}})
+    assert created.status_code == 202, created.text
+    runs = QueuePoller(stack.sqs, stack.env["SCORING_RUNS_QUEUE_URL"], handler, batch_size=1, wait_seconds=0)
+    capsys.readouterr()
+
+    runs.poll_once(wait_seconds=0)  # the planning message only: one page, one job per completed sample session
+    emitted = emf(capsys.readouterr().out)
+
+    planned = stack.client.get(f"/api/v1/scoring/runs/{created.json()['run_id']}").json()["counts"]["pending"]
+    assert planned >= 3
+    assert named(emitted, "RunPlanningMessages") == [1]
+    assert named(emitted, "RunAttemptsQueued") == [planned]
+    assert named(emitted, "JobsReceived") == []  # no job was delivered in that invocation
+
+
 def test_the_reaper_function_emits_what_it_requeued_and_failed(
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -81,6 +81,8 @@ class Metric(StrEnum):
     BREAKER_STATE_UNAVAILABLE = "BreakerStateUnavailable"
     API_REQUESTS = "ApiRequests"
     RUNS_STUCK_PLANNING = "RunsStuckPlanning"
+    RUN_PLANNING_MESSAGES = "RunPlanningMessages"
+    RUN_ATTEMPTS_QUEUED = "RunAttemptsQueued"
     BATCH_REQUESTS_SUBMITTED = "BatchRequestsSubmitted"
     ATTEMPTS_REQUEUED = "StrandedAttemptsRequeued"
     ATTEMPTS_REAPED_FAILED = "StrandedAttemptsFailed"
@@ -197,6 +199,17 @@ def record_jobs_redriven(count: int) -> None:
     instead and nothing is published from there (the dead-letter queue's depth shows the redrive).
     """
     metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
+
+
+def record_run_planning_message() -> None:
+    """A scorer took a scoring run's planning message (every delivery, like ``JobsReceived`` for jobs): the
+    invocation that plans a page publishes a metric even when the page queues nothing."""
+    metrics.add_metric(name=Metric.RUN_PLANNING_MESSAGES.value, unit=MetricUnit.Count, value=1)
+
+
+def record_run_page_planned(queued: int) -> None:
+    """A page of a scoring run's selection was planned: the new attempts it queued (0 included)."""
+    metrics.add_metric(name=Metric.RUN_ATTEMPTS_QUEUED.value, unit=MetricUnit.Count, value=queued)
 
 
 def record_batch_poll(submitted: int, runs_stuck_planning: int) -> None:

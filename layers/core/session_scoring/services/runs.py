@@ -60,7 +60,11 @@ from session_scoring.models.runs import (
 )
 from session_scoring.models.scores import ScoreStatus, band_for
 from session_scoring.models.session import SessionStatus, SessionSummary
-from session_scoring.observability import record_scores_cancelled
+from session_scoring.observability import (
+    record_run_page_planned,
+    record_run_planning_message,
+    record_scores_cancelled,
+)
 from session_scoring.repositories.runs import RunAttempt, RunRecord, RunRepository, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.scorer import JobOutcome
@@ -516,6 +520,7 @@ class RunPlanner:
 
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
+        record_run_planning_message()
         try:
             return self._plan(job)
         except PermanentError as exc:
@@ -577,6 +582,7 @@ class RunPlanner:
         )
         if not moved:
             return JobOutcome.ack("the run changed while planning this page")
+        record_run_page_planned(len(inserted.created))
         if finished:
             self._runs.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
