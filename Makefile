@@ -99,7 +99,7 @@ integration: install
 
 ## Benchmarks: print timings, assert nothing about speed.
 bench: install
-	$(PY) -m pytest tests/benchmarks -s -m benchmark $(PYTEST_ARGS)
+	$(PY) -m pytest tests/benchmarks --capture=sys -m benchmark $(PYTEST_ARGS)
 
 ## Soak: 5,000 jobs through the local stack under random faults (SOAK_JOBS, SOAK_WORKERS); prints a summary line.
 soak: install

@@ -1,15 +1,25 @@
 """Benchmarks print figures and assert nothing about speed. They run only when selected: ``make bench``
 (``pytest tests/benchmarks -m benchmark``); a plain ``pytest`` skips them.
 
+``make bench`` captures what the service prints (its log lines and one metrics line per scorer invocation, thousands
+in a run, as a deployed function prints them) and shows only what the benchmarks :func:`report`: each row as it is
+measured, the loading of large data sets, the EXPLAIN output, and the table at the end.
+
 Every benchmark adds rows to one table (the ``bench_table`` fixture), printed once at the end of the run: each row is a
 measured figure beside the floor measured in the same run, and their ratio against the issue's goal.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import pytest
+
+
+def report(text: str) -> None:
+    """Show ``text`` on the terminal at once, past pytest's capture of the service's own output."""
+    print(text, file=sys.__stdout__, flush=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -46,7 +56,7 @@ class BenchTable:
     ) -> BenchRow:
         row = BenchRow(path, value, unit, floor, goal, note)
         self.rows.append(row)
-        print(f"bench: {_format(row)}", flush=True)
+        report(f"bench: {_format(row)}")
         return row
 
     def render(self) -> str:

@@ -23,7 +23,7 @@ from session_scoring.models.api import FleetScorePage
 from session_scoring.models.tools import canonical_tool_name
 from session_scoring.services.analytics import bucket_starts
 from session_scoring.services.insights import FleetParams, StreamedRows
-from tests.benchmarks.conftest import BenchTable
+from tests.benchmarks.conftest import BenchTable, report
 from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
 from tests.conftest import ROOT
 
@@ -88,7 +88,7 @@ def test_fleet_query_at_scale(postgres_url: str, bench_table: BenchTable, monkey
     conn = pg_connect(url)
     started = time.perf_counter()
     _load(conn.cursor(), SCALE, criteria, "0" * 64)
-    print(f"\nloaded {SCALE:,} completed scores with session facts in {time.perf_counter() - started:.0f} s")
+    report(f"\nloaded {SCALE:,} completed scores with session facts in {time.perf_counter() - started:.0f} s")
     conn.close()
     scale = f"{SCALE:,} scores"
     service = container.insights_service
@@ -118,7 +118,7 @@ def test_fleet_query_at_scale(postgres_url: str, bench_table: BenchTable, monkey
         with _capturing(container.query_engine) as statements:
             call()
         figures = timed(RUNS, call)
-        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(container.query_engine, statements)}")
+        report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(container.query_engine, statements)}")
         bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, "<= 100 ms", f"median of {RUNS}")
 
     def stream() -> int:
@@ -211,7 +211,7 @@ def test_missing_tools_by_canonical_name_at_scale(
     cur = conn.cursor()
     started = time.perf_counter()
     _load_tools(cur, SCALE, criteria, "0" * 64)
-    print(f"\nloaded {SCALE:,} completed scores, two missing tools each, in {time.perf_counter() - started:.0f} s")
+    report(f"\nloaded {SCALE:,} completed scores, two missing tools each, in {time.perf_counter() - started:.0f} s")
     started = time.perf_counter()
     migrate.upgrade(engine, Settings(), "0011_canonical_tools")  # 0011 alone: the later ones are timed elsewhere
     scale = f"{SCALE:,} scores"
@@ -233,13 +233,13 @@ def test_missing_tools_by_canonical_name_at_scale(
         ),
         ("GET /analytics/missing-tools top 100, 104 weeks", lambda: analytics.missing_tools(None, 100, "week", 104)),
     ):
-        report = call()
-        assert report.items
-        assert report.items[0].spellings
+        answer = call()
+        assert answer.items
+        assert answer.items[0].spellings
         with _capturing(query_engine) as statements:
             call()
         figures = timed(RUNS, call)
-        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+        report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
         bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, "<= 100 ms", f"median of {RUNS}")
     # The largest answer split: the repository (statement and driver) without the service's mapping to the API model.
     since = bucket_starts(datetime.now(UTC).date(), "week", 104)[0]
@@ -343,7 +343,7 @@ def test_trends_and_comparison_at_scale(
     cur = conn.cursor()
     started = time.perf_counter()
     _load_pairs(cur, SCALE, base, CANDIDATE)
-    print(f"\nloaded {SCALE:,} completed scores ({SCALE // 2:,} pairs) in {time.perf_counter() - started:.0f} s")
+    report(f"\nloaded {SCALE:,} completed scores ({SCALE // 2:,} pairs) in {time.perf_counter() - started:.0f} s")
     scale = f"{SCALE:,} scores"
     for revision, what in (
         ("0014_session_list", "0012_trend_buckets backfill (with 0013, 0014)"),
@@ -357,9 +357,9 @@ def test_trends_and_comparison_at_scale(
     engine.dispose()
     cur.execute("VACUUM ANALYZE")
     cur.execute("SELECT bucket, group_by, count(*) FROM trend_histograms GROUP BY 1, 2 ORDER BY 1, 2")
-    print(f"\ntrend_histograms rows at {scale} (all criteria): {cur.fetchall()}")
+    report(f"\ntrend_histograms rows at {scale} (all criteria): {cur.fetchall()}")
     cur.execute("SELECT (SELECT count(*) FROM comparison_pairs), (SELECT count(*) FROM comparison_cells)")
-    print("\ncomparison_pairs, comparison_cells rows at {}: {:,}, {:,}".format(scale, *cur.fetchone()))
+    report("\ncomparison_pairs, comparison_cells rows at {}: {:,}, {:,}".format(scale, *cur.fetchone()))
     conn.close()
 
     service = container.trends_service
@@ -377,7 +377,7 @@ def test_trends_and_comparison_at_scale(
             name = f"GET /analytics/trends bucket={bucket.value} group_by={group.value}"
             with _capturing(query_engine) as statements:
                 after()
-            print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+            report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
             after_ms = statistics.median(timed(RUNS, after))
             before_ms = statistics.median(timed(2, before))
             bench_table.add(f"{name} ({scale})", after_ms, "ms", None, "<= 100 ms", f"median of {RUNS}")
@@ -390,7 +390,7 @@ def test_trends_and_comparison_at_scale(
     with _capturing(query_engine) as statements:
         answer = compare()
     assert answer.n == SCALE // 2
-    print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+    report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
     joined_ms = statistics.median(timed(2, lambda: _former_comparison(url, base, CANDIDATE)))
     bench_table.add(f"{name} ({scale})", statistics.median(timed(RUNS, compare)), "ms", joined_ms, "<= 100 ms", "")
     bench_table.add(f"  before: the aggregated join, wave 4 ({scale})", joined_ms, "ms", None, "", "median of 2")
@@ -400,7 +400,7 @@ def test_trends_and_comparison_at_scale(
 
     with _capturing(query_engine) as statements:
         assert flipped().n == SCALE // 2
-    print(f"\nEXPLAIN (ANALYZE, BUFFERS) of the flipped comparison at {scale}:\n{_explain(query_engine, statements)}")
+    report(f"\nEXPLAIN (ANALYZE, BUFFERS) of the flipped comparison at {scale}:\n{_explain(query_engine, statements)}")
     bench_table.add(
         f"{name}, base the higher hash ({scale})", statistics.median(timed(RUNS, flipped)), "ms", None, "<= 100 ms", ""
     )

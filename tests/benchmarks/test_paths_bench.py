@@ -53,7 +53,7 @@ from sqlalchemy import event, make_url
 from devstack.queue_poller import LocalLambdaContext
 from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.models.jobs import ScoringJob
-from tests.benchmarks.conftest import BenchTable
+from tests.benchmarks.conftest import BenchTable, report
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.databases import pg_params
 from tests.support.events import load_event, with_score_id
@@ -882,7 +882,7 @@ def test_analytics_and_latest_score_at_scale(
     started = time.perf_counter()
     _load_scores(cur, SCALE, criteria, "0" * 64)
     load_s = time.perf_counter() - started
-    print(f"\nloaded {SCALE:,} completed scores with {TOOLS_PER_SCORE} missing tools each in {load_s:.0f} s")
+    report(f"\nloaded {SCALE:,} completed scores with {TOOLS_PER_SCORE} missing tools each in {load_s:.0f} s")
     started = time.perf_counter()
     migrate.upgrade(engine, Settings())
     engine.dispose()
@@ -923,7 +923,7 @@ def test_analytics_and_latest_score_at_scale(
         with _capturing(engine) as statements:
             call()
         figures = timed(runs, call)
-        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(engine, statements)}")
+        report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(engine, statements)}")
         bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, goal, f"median of {runs}")
     engine.dispose()
     conn.close()

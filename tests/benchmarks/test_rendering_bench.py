@@ -15,6 +15,7 @@ from session_scoring.configuration.criteria import load_scoring_config
 from session_scoring.configuration.settings import Settings
 from session_scoring.judge.rendering import build_prompt, estimate_tokens, render_conversation
 from session_scoring.sources.documents import parse_session_document
+from tests.benchmarks.conftest import report
 from tests.support.tarsy_fixtures import REACT_ID, detailed
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "scoring_config.yaml"
@@ -72,7 +73,7 @@ def test_normalise_and_render(target_tokens: int, log_lines: int) -> None:
     prompt = build_prompt(config, session, budget_tokens=budget)
     built = time.perf_counter()
 
-    print(
+    report(
         f"\n~{target_tokens:>9,} tokens: document {len(raw) / 1e6:.1f} MB, {len(session.tool_calls)} tool calls, "
         f"transcript ~{estimate_tokens(transcript):,} tokens | normalise {1000 * (normalised - started):.0f} ms, "
         f"render {1000 * (rendered - normalised):.0f} ms, prompt within budget {budget:,} "

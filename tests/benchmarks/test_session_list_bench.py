@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from session_scoring.models.session_list import SessionListParams
-from tests.benchmarks.conftest import BenchTable
+from tests.benchmarks.conftest import BenchTable, report
 from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
 
 pytestmark = pytest.mark.benchmark
@@ -79,7 +79,7 @@ def test_scored_session_pages_at_scale(
     conn = pg_connect(url)
     started = time.perf_counter()
     _load(conn.cursor(), SCALE, container.config.criteria_hash)
-    print(f"\nloaded {SCALE:,} scored sessions in {time.perf_counter() - started:.0f} s")
+    report(f"\nloaded {SCALE:,} scored sessions in {time.perf_counter() - started:.0f} s")
     conn.close()
     scale = f"{SCALE:,} scored sessions"
     service = container.session_list_service
@@ -103,7 +103,7 @@ def test_scored_session_pages_at_scale(
         with _capturing(container.query_engine) as statements:
             call()
         figures = timed(RUNS, call)
-        print(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(container.query_engine, statements)}")
+        report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(container.query_engine, statements)}")
         bench_table.add(f"{name} ({scale})", statistics.median(figures), "ms", None, "<= 100 ms", f"median of {RUNS}")
     container.query_engine.dispose()
     container.engine.dispose()
