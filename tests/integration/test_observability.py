@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
-from devstack.queue_poller import LocalLambdaContext
+from devstack.queue_poller import LocalLambdaContext, QueuePoller
 from session_scoring.observability import metrics
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
 from tests.support.emf import Emitted, emf, named
@@ -183,21 +183,32 @@ def test_api_requests_are_counted_by_route_template_method_and_status_class(
     assert not any("never-scored" in value for (_, dims) in emitted for _, value in dims)
 
 
-def test_cancelling_a_run_emits_scores_cancelled_and_its_jobs_then_complete_nothing(
-    stack: Stack, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from devstack.queue_poller import QueuePoller
+def start_run(stack: Stack) -> tuple[str, QueuePoller]:
+    """Start a run over every session (at most 10); returns its id and a poller of the runs queue that hands its
+    messages to the scorer handler, one per invocation (nothing is polled yet)."""
     from functions.scorer.app import handler
 
     created = stack.client.post("/api/v1/scoring/runs", json={"max_sessions": 10, "selection": {"which": "all"}})
     assert created.status_code == 202, created.text
     runs = QueuePoller(stack.sqs, stack.env["SCORING_RUNS_QUEUE_URL"], handler, batch_size=1, wait_seconds=0)
+    return str(created.json()["run_id"]), runs
+
+
+def pending_in_run(stack: Stack, run_id: str) -> int:
+    pending: int = stack.client.get(f"/api/v1/scoring/runs/{run_id}").json()["counts"]["pending"]
+    return pending
+
+
+def test_cancelling_a_run_emits_scores_cancelled_and_its_jobs_then_complete_nothing(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_id, runs = start_run(stack)
     runs.poll_once(wait_seconds=0)  # plans the run: one job per completed sample session
-    planned = stack.client.get(f"/api/v1/scoring/runs/{created.json()['run_id']}").json()["counts"]["pending"]
+    planned = pending_in_run(stack, run_id)
     assert planned >= 3
     capsys.readouterr()
 
-    cancelled = stack.client.post(f"/api/v1/scoring/runs/{created.json()['run_id']}/cancel")
+    cancelled = stack.client.post(f"/api/v1/scoring/runs/{run_id}/cancel")
     at_cancel = emf(capsys.readouterr().out)
     runs.drain(max_batches=100)  # the cancelled attempts' jobs are delivered all the same
     after = emf(capsys.readouterr().out)
@@ -211,18 +222,13 @@ def test_cancelling_a_run_emits_scores_cancelled_and_its_jobs_then_complete_noth
 def test_planning_a_run_emits_its_planning_message_and_the_attempts_it_queued(
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from devstack.queue_poller import QueuePoller
-    from functions.scorer.app import handler
-
-    created = stack.client.post("/api/v1/scoring/runs", json={"max_sessions": 10, "selection": {"which": "all"}})
-    assert created.status_code == 202, created.text
-    runs = QueuePoller(stack.sqs, stack.env["SCORING_RUNS_QUEUE_URL"], handler, batch_size=1, wait_seconds=0)
+    run_id, runs = start_run(stack)
     capsys.readouterr()
 
     runs.poll_once(wait_seconds=0)  # the planning message only: one page, one job per completed sample session
     emitted = emf(capsys.readouterr().out)
 
-    planned = stack.client.get(f"/api/v1/scoring/runs/{created.json()['run_id']}").json()["counts"]["pending"]
+    planned = pending_in_run(stack, run_id)
     assert planned >= 3
     assert named(emitted, "RunPlanningMessages") == [1]
     assert named(emitted, "RunAttemptsQueued") == [planned]
