@@ -112,6 +112,9 @@ redrive: install
 ## ---- AWS SAM: deployment tooling, template lint, build, smoke test of the build ----
 TOOLS := .tools
 TOOLS_STAMP := $(TOOLS)/.installed-stamp
+# checkov has a venv of its own inside .tools (its boto3 pin conflicts with aws-sam-cli's).
+CHECKOV_VENV := $(TOOLS)/checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed-stamp
 SAM := $(TOOLS)/bin/sam
 # The functions' runtime (template.yaml Globals). sam build and the smoke test need this interpreter; with pyenv
 # (where python3.12 is installed but not on PATH) the newest 3.12 it has is used. Override: make LAMBDA_PYTHON=...
@@ -128,13 +131,21 @@ $(TOOLS_STAMP): requirements-deploy.txt
 	$(TOOLS)/bin/python -m pip install --quiet -r requirements-deploy.txt
 	touch $(TOOLS_STAMP)
 
-## aws-sam-cli and cfn-lint, in .tools/ (installed once).
-tools: $(TOOLS_STAMP)
+$(CHECKOV_STAMP): requirements-checkov.txt
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet -r requirements-checkov.txt
+	touch $(CHECKOV_STAMP)
 
-## cfn-lint and `sam validate --lint` on template.yaml.
+## aws-sam-cli and cfn-lint in .tools/, checkov in .tools/checkov/ (each installed once).
+tools: $(TOOLS_STAMP) $(CHECKOV_STAMP)
+
+## cfn-lint with its informational checks (e.g. a stateful resource without DeletionPolicy/UpdateReplacePolicy) and
+## `sam validate --lint` on template.yaml, then checkov: any finding not in checkov-skips.yaml fails.
 template-lint: tools
-	$(TOOLS)/bin/cfn-lint template.yaml
+	$(TOOLS)/bin/cfn-lint --include-checks I -- template.yaml
 	$(SAM_ENV) $(SAM) validate --lint
+	$(CHECKOV_VENV)/bin/python scripts/checkov_gate.py --checkov $(CHECKOV_VENV)/bin/checkov
 
 ## `sam build` without a container (the API function ships the built dashboard), then byte-compile the build for the
 ## runtime (a cold start then skips compiling).
