@@ -20,7 +20,7 @@ from session_scoring.services.leases import LeaseKeeper
 from session_scoring.services.scorer import JobOutcome
 from tests.conftest import THOROUGH_ID, Stack
 from tests.integration.faults.conftest import FAULT_ENV
-from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, FakeReply, verdict_body
+from tests.support.fake_claude import FakeClaude, HeldReply
 from tests.support.postgres import restart
 
 LEASE_SECONDS = 30
@@ -29,26 +29,10 @@ EVENT_LIMIT_SECONDS = 30.0
 """Longest a test waits for an event of another thread (the judge call arriving, a job ending): a hang guard."""
 
 
-class HeldJudgeCall:
-    """The judge's next answer, held from the moment the request arrives until ``answer()``."""
-
-    def __init__(self, judge: FakeClaude) -> None:
-        self.arrived = threading.Event()
-        self._answer = threading.Event()
-        judge.script(FakeReply(body=verdict_body(SAMPLE_VERDICT), on_request=self._hold))
-
-    def _hold(self) -> None:
-        self.arrived.set()
-        self._answer.wait(EVENT_LIMIT_SECONDS)
-
-    def answer(self) -> None:
-        self._answer.set()
-
-
 class ScorerA:
     """A scorer that took the job's message and works on it on its own thread."""
 
-    def __init__(self, stack: Stack, held: HeldJudgeCall) -> None:
+    def __init__(self, stack: Stack, held: HeldReply) -> None:
         message = stack.sqs.receive_message(QueueUrl=stack.resources.queue_url, VisibilityTimeout=3600)["Messages"][0]
         self.job = ScoringJob.model_validate_json(message["Body"])
         self.outcome: JobOutcome | None = None
@@ -117,7 +101,7 @@ def test_a_holder_that_stops_renewing_is_replaced_after_its_lease_and_the_attemp
     stack = lease_stack
     heartbeat = _heartbeat(stack)
     stack.request_score(THOROUGH_ID)
-    held = HeldJudgeCall(fake_claude)
+    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
     a = ScorerA(stack, held)  # A is judging, then freezes: no beat from here on
 
     _time_passes(stack, LEASE_SECONDS + 1)
@@ -142,7 +126,7 @@ def test_a_late_verdict_of_a_replaced_holder_is_refused_by_the_claim_token(
     stack = lease_stack
     _heartbeat(stack)
     stack.request_score(THOROUGH_ID)
-    held = HeldJudgeCall(fake_claude)
+    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
     a = ScorerA(stack, held)
 
     _time_passes(stack, LEASE_SECONDS + 1)
@@ -161,7 +145,7 @@ def test_a_holder_that_renews_is_never_taken_over(lease_stack: Stack, fake_claud
     stack = lease_stack
     heartbeat = _heartbeat(stack)
     stack.request_score(THOROUGH_ID)
-    held = HeldJudgeCall(fake_claude)
+    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
     a = ScorerA(stack, held)
 
     for _ in range(6):  # twice the lease passes, a beat every third of it
@@ -188,7 +172,7 @@ def test_a_clean_shutdown_gives_the_claim_back_and_the_next_start_scores_it(
     stack = lease_stack
     _heartbeat(stack)
     stack.request_score(THOROUGH_ID)
-    held = HeldJudgeCall(fake_claude)
+    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
     a = ScorerA(stack, held)
 
     released = stack.container.scorer.release_claims("released: the scorer stopped")
@@ -222,7 +206,7 @@ def test_the_heartbeat_survives_a_database_outage_and_keeps_the_claim(
     )
     heartbeat = _heartbeat(stack)
     stack.request_score(THOROUGH_ID)
-    held = HeldJudgeCall(fake_claude)
+    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
     a = ScorerA(stack, held)
 
     pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=30)
