@@ -8,17 +8,25 @@
 - The API on http://127.0.0.1:8000 (PORT to change) and queue pollers feeding the scoring queue and the runs queue
   to the scoring handler.
 - Metrics: the scorer prints its CloudWatch EMF lines (JSON with an ``_aws`` key) to stdout; tracing is off.
+- The reaper: at start-up every attempt left active by a previous run is requeued (the queue is new), then it runs
+  every minute. Stopping the stack (Ctrl-C, SIGTERM) gives the claims of jobs still in flight back (``pending``), so
+  the next start scores them at once; after a hard kill they wait for their lease (``SCORING_LEASE_SECONDS``).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 REAP_INTERVAL_SECONDS = 60.0
+"""The local reaper's period, as the reaper function's schedule in template.yaml."""
+SHUTDOWN_NOTE = (
+    "released: the local stack stopped while this attempt was being scored; it is scored again when the stack starts"
+)
 BATCH_POLL_INTERVAL_SECONDS = 30.0
 """The batch poller's local schedule (batch-mode runs; with the Anthropic judge only)."""
 AUTO_SCORING_TICK_SECONDS = 60.0
@@ -188,8 +196,13 @@ def main() -> int:
 
     port = container.settings.port
     print(f"  api      : http://127.0.0.1:{port}  (docs at /docs; Ctrl-C stops everything)", flush=True)
+    # uvicorn stops on SIGINT and SIGTERM, then raises the signal again under the handler it found. SIGTERM's default
+    # would end the process on the spot; made to end like Ctrl-C, it runs the clean-up below (claims released).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
+    except KeyboardInterrupt:
+        pass  # the stop that was asked for
     finally:
         if config.auto_scoring.enabled:
             auto_scoring.stop()
@@ -197,8 +210,12 @@ def main() -> int:
         reaper.stop()
         runs_poller.stop()
         poller.stop()
+        # A job still waiting for the judge gives its claim back: the attempt is pending again and the next start
+        # requeues it at once, instead of waiting for the lease to run out.
+        released = container.scorer.release_claims(SHUTDOWN_NOTE)
         moto.stop()
-        print("session-scoring: stopped", flush=True)
+        note = f" ({released} attempt(s) in flight released)" if released else ""
+        print(f"session-scoring: stopped{note}", flush=True)
     return 0
 
 

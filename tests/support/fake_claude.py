@@ -208,6 +208,24 @@ class FakeBatch:
         }
 
 
+class HeldReply:
+    """The fake's next answer (a verdict), held from the moment the request arrives until :meth:`answer` (or
+    ``limit_seconds``, a hang guard): the judge "thinks" while a test kills, stops or outlives the scorer."""
+
+    def __init__(self, fake: FakeClaude, limit_seconds: float = 120.0) -> None:
+        self.arrived = threading.Event()
+        self._answer = threading.Event()
+        self._limit_seconds = limit_seconds
+        fake.script(FakeReply(body=verdict_body(SAMPLE_VERDICT), on_request=self._hold))
+
+    def _hold(self) -> None:
+        self.arrived.set()
+        self._answer.wait(self._limit_seconds)
+
+    def answer(self) -> None:
+        self._answer.set()
+
+
 class FakeClaude(LoopbackHttpServer):
     """``base_url`` is what the SDK gets. Unscripted requests get ``default`` (a verdict)."""
 

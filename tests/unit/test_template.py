@@ -108,11 +108,6 @@ def test_queue_visibility_is_at_least_six_times_the_consumer_timeout(template: d
         assert int(queue["Properties"]["VisibilityTimeout"]) >= 6 * timeout + window
 
 
-def test_the_lease_outlives_the_scorer_timeout(template: dict[str, Any]) -> None:
-    scorer = functions(template)["ScorerFunction"]
-    assert int(env(scorer)["SCORING_LEASE_SECONDS"]) > int(prop(template, scorer, "Timeout"))
-
-
 def test_every_consumed_queue_has_a_dead_letter_queue_that_keeps_messages_longer(template: dict[str, Any]) -> None:
     parameters = template["Parameters"]
     for name, function, event in sqs_events(template):

@@ -84,6 +84,27 @@ def test_a_restarted_local_stack_requeues_every_active_attempt_at_once(stack: St
     assert state.completed == 3
 
 
+def test_a_restarted_local_stack_requeues_an_attempt_whose_dead_scorer_still_has_a_lease(
+    stack: Stack, settle: Any
+) -> None:
+    """The lease of the scorer that died with the stack is still live: its job is requeued at start-up anyway, and
+    its claim waits for the lease to end instead of the reaper's next run."""
+    stack.request_score(THOROUGH_ID)
+    score_id = _score_id(stack, THOROUGH_ID)
+    assert stack.container.repository.claim(score_id, lease_seconds=60).claimed  # killed with the stack
+    _purge(stack)
+
+    result = stack.container.reaper.reap(queue_is_new=True)
+
+    assert (result.requeued, result.failed) == (1, 0)
+    stack.poller.drain()  # the claim finds the lease live: the message is handed back until it ends
+    assert stack.score(THOROUGH_ID).json()["status"] == "in_progress"
+    _execute(stack, "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")  # the lease ends
+    stack.poller.make_deferred_visible()
+    state = settle(stack, faults=1, jobs=1)
+    assert state.completed == 1
+
+
 def test_past_the_delivery_limit_a_stranded_attempt_fails_with_its_reason(stack: Stack, settle: Any) -> None:
     stack.request_score(THOROUGH_ID)
     score_id = _score_id(stack, THOROUGH_ID)

@@ -239,11 +239,12 @@ class Settings(BaseSettings):
         "means no breaker.",
     )
     lease_seconds: int = Field(
-        default=900,
+        default=60,
         ge=30,
         validation_alias="SCORING_LEASE_SECONDS",
-        description="How long a claimed attempt is reserved for its scorer; after that another scorer may take it "
-        "over.",
+        description="How long a claim on an attempt lasts unless renewed. A working scorer renews it every third of "
+        "this (a heartbeat), so a scorer that died holds its attempt at most this long; then the reaper (every "
+        "minute) or a redelivery takes it over.",
     )
     redrive_method: Literal["auto", "move-task", "resend"] = Field(
         default="auto",

@@ -2,9 +2,10 @@
 
 Every attempt is kept. A partial unique index allows one active (pending/in_progress) attempt per session, so two
 racing requests cannot both queue one: a new attempt is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` and the
-index decides. A worker *claims* an attempt with a conditional update that sets a fresh ``claim_token`` and a lease;
-only the holder of the token can complete or fail it, and an expired lease lets another worker take over (a worker
-that died mid-job does not strand the attempt).
+index decides. A worker *claims* an attempt with a conditional update that sets a fresh ``claim_token`` and a
+short lease, which it renews while it works (``renew_leases``); only the holder of the token can renew, complete,
+fail or release it, and an expired lease lets another worker take over (a worker that died mid-job does not strand
+the attempt).
 
 Each operation is **one statement** on an autocommit connection: atomic on its own, one round trip, no
 BEGIN/COMMIT. Reads return an attempt with its children as JSON aggregates of the same statement; storing a
@@ -962,6 +963,25 @@ class ScoreRepository(StatementRepository):
         )
 
     @db_call
+    def renew_leases(self, claims: Sequence[tuple[uuid.UUID, uuid.UUID]], lease_seconds: int) -> set[uuid.UUID]:
+        """Push the lease of each held claim (``(score_id, claim_token)``) ``lease_seconds`` from now, in one
+        statement; returns the tokens still held. A token missing from the answer lost its claim: the attempt was
+        taken over after its lease expired, released, completed or failed."""
+        if not claims:
+            return set()
+        rows = self._all(
+            update(_SCORES)
+            .where(
+                _SCORES.c.score_id.in_([score_id for score_id, _ in claims]),
+                _SCORES.c.claim_token.in_([token for _, token in claims]),
+                _SCORES.c.status == "in_progress",
+            )
+            .values(lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds))
+            .returning(_SCORES.c.claim_token)
+        )
+        return {row.claim_token for row in rows}
+
+    @db_call
     def reopen_failed(self, score_id: uuid.UUID, note: str) -> bool:
         """Return a failed attempt to pending (dead-letter redrive). Refused when the session has another active one."""
         try:
@@ -980,10 +1000,19 @@ class ScoreRepository(StatementRepository):
             return False
 
     @db_call
-    def stranded(self, pending_after_seconds: int, limit: int) -> list[StrandedAttempt]:
+    def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]:
         """Active attempts nobody is working on: ``in_progress`` with an expired lease, or ``pending`` with no
-        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits."""
+        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits.
+
+        ``held``: instead, the ``in_progress`` attempts whose lease is still live (after a restart of the local
+        stack, those of the scorer that died with it, until their leases run out)."""
         idle_since = func.greatest(_SCORES.c.requested_at, func.coalesce(_SCORES.c.started_at, _SCORES.c.requested_at))
+        expired = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now())
+        idle = and_(
+            _SCORES.c.status == "pending",
+            idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
+        )
+        live = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at >= func.now())
         rows = self._all(
             select(
                 _SCORES.c.score_id,
@@ -1001,13 +1030,7 @@ class ScoreRepository(StatementRepository):
                     _SCORES.c.run_id.is_(None),
                     ~exists().where(_RUNS.c.run_id == _SCORES.c.run_id, _RUNS.c.mode == "batch"),
                 ),
-                or_(
-                    and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now()),
-                    and_(
-                        _SCORES.c.status == "pending",
-                        idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
-                    ),
-                ),
+                live if held else or_(expired, idle),
             )
             .order_by(_SCORES.c.requested_at)
             .limit(limit)

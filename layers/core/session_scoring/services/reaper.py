@@ -1,16 +1,23 @@
 """The reaper: no attempt stays active forever because its queue message or its scorer is gone.
 
 An attempt is active (``pending`` or ``in_progress``) while a queue message is on its way to a scorer. That message
-can disappear: the scorer's process was killed mid-job and its lease ran out, the queue was purged or the local stack's
-in-memory queue died with it, retention passed, or the API crashed between committing the attempt and sending its
-message. Without a message nobody ever claims the attempt, and because a session has at most one active attempt,
-every new request for the session would answer with the stuck one.
+can disappear: the scorer's process was killed mid-job and its lease ran out (a live scorer renews its lease; a dead
+one's message stays hidden for the queue's visibility timeout, an hour in AWS), the queue was purged or the local
+stack's in-memory queue died with it, retention passed, or the API crashed between committing the attempt and sending
+its message. Without a message nobody claims the attempt in time, and because a session has at most one active
+attempt, every new request for the session would answer with the stuck one.
 
 ``AttemptReaper.reap`` finds such attempts (``ScoreRepository.stranded``) and sends each a fresh job message: the job
 is idempotent by ``score_id`` (a claim is conditional), so a message that was not lost after all costs one
 acknowledged duplicate, never a second score. An attempt that has already been claimed ``max_deliveries`` times is
-failed with its reason instead, as the dead-letter path would have done. It runs on a schedule in AWS (the reaper
-function), at start-up and periodically in ``make run``, and on demand (``session-scoring reap``).
+failed with its reason instead, as the dead-letter path would have done. It runs every minute in AWS (the reaper
+function), at start-up and every minute in ``make run``, and on demand (``session-scoring reap``). So a scorer that
+dies is replaced within its lease (``SCORING_LEASE_SECONDS``, 60 s) and one reaper period.
+
+After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once: the pending ones, and
+the ``in_progress`` ones whether or not their lease has run out. The claim of a job whose lease is still live backs
+off until the lease ends (the scorer hands its message back until then), then takes the attempt over, so the attempt
+does not wait for the next reaper period either.
 
 Each run is an X-Ray subsegment ``## reap`` and adds ``StrandedAttemptsRequeued`` and ``StrandedAttemptsFailed`` to
 the metrics the reaper function's handler prints.
@@ -65,7 +72,10 @@ class AttemptReaper:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
 
         ``queue_is_new``: the queue was just created (the local stack's in-memory queue after a restart), so no
-        pending attempt can have a message: every pending attempt is stranded now, not after the idle limit.
+        active attempt can have a message: every pending attempt is stranded now, not after the idle limit, and
+        every ``in_progress`` one is requeued too, its lease live or not (a live lease may belong to a scorer that
+        is still working, from another process on the same database: it is never failed here, and its job's claim
+        waits for the lease).
         """
         result = ReapResult()
         pending_after = 0 if queue_is_new else self._pending_after
@@ -74,6 +84,9 @@ class AttemptReaper:
                 if attempt.delivery_count >= self._max_deliveries:
                     self._give_up(attempt, result)
                 else:
+                    self._requeue(attempt, result)
+            if queue_is_new:
+                for attempt in self._repository.stranded(pending_after, limit, held=True):
                     self._requeue(attempt, result)
             segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
         record_reaped(result.requeued, result.failed)

@@ -1,5 +1,8 @@
 """The scoring job: claim the attempt, load the session, judge it, store the verdict.
 
+The claim's lease is kept renewed while the job works (``services/leases.py``); a job whose claim is lost meanwhile
+stores nothing. ``Scorer.release_claims`` gives the claims in flight back on a clean shutdown.
+
 ``Scorer.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
 that decides, for each kind of failure, whether the attempt fails for good (the message is acknowledged) or the
 message comes back later (the attempt returns to pending with a note saying why and when), and whether it comes back
@@ -48,6 +51,7 @@ from session_scoring.observability import (
 from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
+from session_scoring.services.leases import Hold, LeaseKeeper
 from session_scoring.sources.base import SessionSource
 
 STORE_MARGIN_SECONDS = 10.0
@@ -173,6 +177,7 @@ class Scorer:
         breaker: JudgeBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        leases: LeaseKeeper | None = None,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -184,6 +189,16 @@ class Scorer:
         self._breaker = breaker or NoBreaker()
         self._clock = clock
         self._sleep = sleep
+        self.leases = leases or LeaseKeeper(repository, policy.lease_seconds)
+        """Renews the leases of the jobs in flight (the heartbeat) and gives them back on shutdown."""
+
+    def release_claims(self, reason: str) -> int:
+        """Give back every claim of a job still in flight (a clean shutdown): each attempt returns to ``pending``
+        with ``reason``, and its job stores nothing. Returns how many were released."""
+        released = self.leases.release_all(reason)
+        if released:
+            logger.warning("claims released", extra={"released": released, "reason": reason})
+        return released
 
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
@@ -201,26 +216,31 @@ class Scorer:
             return self._not_claimed(job, claim.status, claim.lease_expires_at)
         assert claim.claim_token is not None
         started = self._clock()
-        try:
-            verdict, prompt, spread, judging_ms, available_tools = self._score(job, deadline)
-            cost = self._cost(verdict)
-            with subsegment("store verdict"):
-                stored = self._repository.complete(
-                    job.score_id,
-                    claim.claim_token,
-                    self._config.criteria_hash,
-                    verdict,
-                    prompt_stats(prompt),
-                    spread,
-                    judging_ms=judging_ms,
-                    estimated_cost_usd=cost,
-                    available_tools=available_tools,
-                )
-        except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
-            return self._failed(job, claim.claim_token, exc, receive_count)
-        finally:
-            # The breaker's reset after a successful judge call ran beside the store; the job ends with it done.
-            self._breaker.settle()
+        with self.leases.holding(job.score_id, claim.claim_token) as hold:
+            try:
+                verdict, prompt, spread, judging_ms, available_tools = self._score(job, deadline)
+                if hold.lost:
+                    return self._lost(job, hold)
+                cost = self._cost(verdict)
+                with subsegment("store verdict"):
+                    stored = self._repository.complete(
+                        job.score_id,
+                        claim.claim_token,
+                        self._config.criteria_hash,
+                        verdict,
+                        prompt_stats(prompt),
+                        spread,
+                        judging_ms=judging_ms,
+                        estimated_cost_usd=cost,
+                        available_tools=available_tools,
+                    )
+            except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
+                if hold.lost:
+                    return self._lost(job, hold)
+                return self._failed(job, claim.claim_token, exc, receive_count)
+            finally:
+                # The breaker's reset after a successful judge call ran beside the store; the job ends with it done.
+                self._breaker.settle()
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
         record_score_completed()
@@ -240,6 +260,19 @@ class Scorer:
             },
         )
         return JobOutcome.ack("completed")
+
+    @staticmethod
+    def _lost(job: ScoringJob, hold: Hold) -> JobOutcome:
+        """The job's claim was lost while it worked: nothing is written. Taken over: the other scorer ends the
+        attempt, so this message is acknowledged. Released by this process (a shutdown): the message is left for a
+        later delivery, which claims the attempt again."""
+        logger.warning(
+            "the claim was lost while judging; nothing stored",
+            extra={"score_id": str(job.score_id), "reason": hold.reason},
+        )
+        if hold.released:
+            return JobOutcome.retry(f"released before the verdict was stored: {hold.reason}", 1)
+        return JobOutcome.ack(f"{hold.reason}; the verdict was not stored")
 
     def _not_claimed(
         self, job: ScoringJob, status: ScoreStatus | None, lease_expires_at: datetime | None
