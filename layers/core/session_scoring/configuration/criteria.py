@@ -34,7 +34,7 @@ Provider = Literal["anthropic", "bedrock", "heuristic"]
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",
     "bedrock": "us.anthropic.claude-sonnet-4-6",
-    "heuristic": "heuristic-rules-v2",
+    "heuristic": "heuristic-rules-v3",
 }
 
 KNOWN_PLACEHOLDERS = ("SESSION_CONVERSATION", "ALERT_DATA", "OUTPUT_SCHEMA")
