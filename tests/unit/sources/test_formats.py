@@ -514,3 +514,26 @@ def test_a_nul_character_in_any_string_is_refused_naming_its_line_and_path() -> 
 
     assert "chat.json: $.messages[1].content: a string holds a NUL character" in in_json.value.message
     assert "log.jsonl: line 2: $.payload (the key 'k<NUL>')" in in_lines.value.message
+
+
+def test_a_chat_log_with_a_header_line_and_an_unknown_role_is_read_skipping_them() -> None:
+    text = "\n".join(
+        json.dumps(line)
+        for line in [
+            {"session": "s-9", "exported_by": "agent-cli 1.4"},
+            {"role": "user", "content": "db-3 is slow"},
+            {"role": "ipython", "content": "In [1]: ..."},
+            {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c", "function": {"name": "top"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": "load average: 31.2"},
+            {"role": "assistant", "content": "Load 31.2 on db-3."},
+        ]
+    )
+
+    trace_format, session = parse_trace(load_text(text, "chat.jsonl"))
+
+    assert trace_format == "openai-chat"
+    assert {i.what: i.count for i in session.skipped_content} == {
+        "item(s) with neither a role nor a type": 1,
+        "'ipython' message(s)": 1,
+    }
+    assert session.final_analysis == "Load 31.2 on db-3."

@@ -57,22 +57,21 @@ def _claude_message(event: dict[str, Any]) -> bool:
 
 
 def detect_codex(content: Any) -> bool:
-    """Lines with a ``type``, at least one a ``session_meta`` or ``response_item`` with a ``payload`` object."""
+    """Object lines, at least one a ``session_meta`` or ``response_item`` with a ``payload`` object (and none a
+    Claude Code message)."""
     events = _events(content)
-    if events is None or not all(isinstance(e.get("type"), str) for e in events):
+    if events is None:
         return False
-    return any(e["type"] in _CODEX_ITEMS and isinstance(e.get("payload"), dict) for e in events) and not any(
+    return any(e.get("type") in _CODEX_ITEMS and isinstance(e.get("payload"), dict) for e in events) and not any(
         _claude_message(e) for e in events
     )
 
 
 def detect_claude_code(content: Any) -> bool:
-    """Lines with a ``type``, at least one a ``user`` or ``assistant`` line carrying a ``message`` object."""
+    """Object lines, at least one a ``user`` or ``assistant`` line carrying a ``message`` object with a role."""
     events = _events(content)
-    return (
-        events is not None
-        and all(isinstance(e.get("type"), str) for e in events)
-        and any(_claude_message(e) and isinstance(e["message"].get("role"), str) for e in events)
+    return events is not None and any(
+        _claude_message(e) and isinstance(e["message"].get("role"), str) for e in events
     )
 
 

@@ -80,16 +80,14 @@ def _role(message: dict[str, Any]) -> str | None:
 
 
 def detect(content: Any) -> bool:
-    """A list of messages that each name a role (or a LangChain type), at least one a user or assistant turn."""
+    """A list of message objects, at least one a user or assistant turn (by its role or LangChain type)."""
     messages = _messages(content)
     if not isinstance(messages, list) or not messages:
         return False
     if isinstance(content, dict) and ("stages" in content or "format" in content):
         return False
     flat = [_flattened(m) for m in messages]
-    if not all(isinstance(m, dict) and (isinstance(m.get("role"), str) or _role(m) is not None) for m in flat):
-        return False
-    return any(_role(m) in _CONVERSATION_ROLES for m in flat)
+    return all(isinstance(m, dict) for m in flat) and any(_role(m) in _CONVERSATION_ROLES for m in flat)
 
 
 def text_of(content: Any, builder: TraceBuilder) -> str:
@@ -177,6 +175,8 @@ def fill(messages: list[dict[str, Any]], builder: TraceBuilder, document: TraceD
             builder.result(
                 unwrap_output(message.get("content"), failed=failed), str(call_id) if call_id else None, name
             )
+        elif role is None and message.get("type") is None:
+            builder.drop("item(s) with neither a role nor a type")
         else:
             builder.drop(f"'{role or message.get('type')}' message(s)")
 
