@@ -88,14 +88,20 @@ def nesting_depth(text: str) -> int:
     return max(accumulate(map(_DELTA.__getitem__, structure)), default=0)
 
 
-def _check_depth(text: str, origin: str) -> None:
+def _check_depth(text: str, origin: str, lines: bool) -> None:
+    """Refuse ``text`` nesting deeper than :data:`MAX_DEPTH`; ``lines``: JSON Lines, each line counted on its own
+    (the refusal names the first line too deep)."""
     depth = nesting_depth(text)
     if depth <= MAX_DEPTH:
         return
     where = ""
-    if "\n" in text.strip():
-        line = next((n for n, line in enumerate(text.splitlines(), 1) if nesting_depth(line) > MAX_DEPTH), None)
-        where = f" (line {line})" if line is not None else ""
+    if lines:
+        deep = ((n, nesting_depth(line)) for n, line in enumerate(text.splitlines(), 1))
+        found = next(((n, d) for n, d in deep if d > MAX_DEPTH), None)
+        if found is None:
+            return  # brackets left open across lines: parsing each line says what is wrong with it
+        number, depth = found
+        where = f" (line {number})"
     raise SessionDataError(
         f"{origin}: the document nests arrays and objects {depth} levels deep{where}; the limit is {MAX_DEPTH} "
         "levels. Send the session as its agent saved it; no trace format nests that deeply"
@@ -156,7 +162,7 @@ def _load(text: str, origin: str) -> TraceDocument:
     stripped = text.strip()
     if not stripped:
         raise SessionDataError(f"{origin}: the file is empty; expected a JSON document or JSON Lines")
-    _check_depth(stripped, origin)
+    _check_depth(stripped, origin, lines=origin.endswith(".jsonl"))
     if not origin.endswith(".jsonl"):
         try:
             return TraceDocument(json.loads(stripped), origin)

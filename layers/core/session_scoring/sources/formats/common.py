@@ -237,6 +237,8 @@ def submitted_answer(arguments: dict[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class FinishedConversation:
+    """A conversation's steps, its final answer and where that answer was taken from (``final_answer_source``)."""
+
     steps: list[Step]
     answer: str | None
     answer_source: str | None
