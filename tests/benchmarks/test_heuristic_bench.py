@@ -14,6 +14,7 @@ from session_scoring.judge.heuristic import assess
 from session_scoring.judge.rendering import estimate_tokens, render_conversation
 from session_scoring.models.session import Session, Stage
 from tests.benchmarks.conftest import BenchTable
+from tests.support.degraded_twins import TWINS, twin_pairs
 from tests.support.labelled_traces import TRACES, labelled_pairs, load_trace
 
 pytestmark = pytest.mark.benchmark
@@ -41,6 +42,21 @@ def test_pair_ranking_and_spread(bench_table: BenchTable) -> None:
         f"most common {most_common_value} x{most_common}",
     )
     assert len(totals) == len(sessions)
+
+
+def test_degraded_twins_ranked_below_their_originals(bench_table: BenchTable) -> None:
+    pairs = twin_pairs()
+    for twin in TWINS:
+        kind = [p for p in pairs if p.twin == twin]
+        wins = sum(assess(p.original).total_score > assess(p.degraded).total_score for p in kind)
+        bench_table.add(
+            f"heuristic / twins '{twin}' ranked below the original",
+            100 * wins / len(kind),
+            "%",
+            goal=">= 90 %",
+            note=f"{wins} of {len(kind)} investigations, {len({p.trace_format for p in kind})} formats",
+        )
+    assert pairs
 
 
 def _session_of(target_tokens: int) -> Session:

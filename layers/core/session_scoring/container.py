@@ -115,13 +115,15 @@ class Container:
         from session_scoring.sources.composite import CompositeSessionSource
         from session_scoring.sources.factory import build_source
 
-        return CompositeSessionSource(build_source(self.config.session_source, self.settings), self.uploads)
+        return CompositeSessionSource(
+            build_source(self.config.session_source, self.settings, self.config.trace_import), self.uploads
+        )
 
     @cached_property
     def import_service(self) -> ImportService:
         from session_scoring.services.imports import ImportService
 
-        return ImportService(self.uploads)
+        return ImportService(self.uploads, self.config.trace_import)
 
     @cached_property
     def queue(self) -> SqsJobQueue:

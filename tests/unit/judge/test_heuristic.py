@@ -6,9 +6,12 @@ import json
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from session_scoring.judge.heuristic import HEURISTIC_MODEL, assess
 from session_scoring.models.session import Session
 from tests.conftest import FAILING_TOOLS_ID, SAMPLES, SHALLOW_ID, THOROUGH_ID
+from tests.support.degraded_twins import TWINS, twin_pairs
 from tests.support.labelled_traces import labelled_pairs
 
 
@@ -57,13 +60,23 @@ def test_same_session_always_gets_the_same_verdict() -> None:
     assert assess(sample(SHALLOW_ID)) == assess(sample(SHALLOW_ID))
 
 
-def test_full_investigations_rank_above_their_degraded_copies_in_at_least_90_percent_of_pairs() -> None:
+def test_full_investigations_rank_above_their_degraded_copies_in_every_labelled_pair() -> None:
     pairs = labelled_pairs()
-    assert len(pairs) >= 20
+    assert len(pairs) == 30
     assert len({p.trace_format for p in pairs}) >= 5
     wins = [assess(p.better).total_score > assess(p.worse).total_score for p in pairs]
     losers = [f"{p.fixture}/{p.degradation}" for p, won in zip(pairs, wins, strict=True) if not won]
-    assert sum(wins) / len(pairs) >= 0.9, losers
+    assert losers == []
+
+
+@pytest.mark.parametrize("twin", list(TWINS))
+def test_originals_rank_above_each_kind_of_degraded_twin_in_at_least_90_percent_of_pairs(twin: str) -> None:
+    pairs = [p for p in twin_pairs() if p.twin == twin]
+    assert len(pairs) >= 20
+    assert len({p.trace_format for p in pairs}) >= 4
+    scores = [(assess(p.original).total_score, assess(p.degraded).total_score) for p in pairs]
+    losers = [f"{p.investigation}: {o} vs {d}" for p, (o, d) in zip(pairs, scores, strict=True) if o <= d]
+    assert (len(pairs) - len(losers)) / len(pairs) >= 0.9, losers
 
 
 def test_totals_spread_over_the_labelled_set() -> None:
@@ -84,7 +97,7 @@ def test_every_field_is_filled_and_says_it_is_not_an_llm() -> None:
     verdict = assess(sample(SHALLOW_ID))
     assert verdict.total_score == verdict.score_breakdown.total()
     assert "no LLM" in verdict.score_reasoning
-    assert HEURISTIC_MODEL == "heuristic-rules-v2"
+    assert HEURISTIC_MODEL == "heuristic-rules-v3"
     assert verdict.missing_tools
     assert verdict.alternative_approaches
     assert all(a.steps for a in verdict.alternative_approaches)
@@ -169,3 +182,43 @@ def test_no_tool_calls_and_no_analysis_scores_very_low() -> None:
     verdict = assess(session_with([], None, tools=["pods_log"]))
     assert verdict.total_score < 25
     assert json.dumps(verdict.model_dump())
+
+
+def test_a_failure_written_in_the_output_is_no_evidence_even_when_recorded_as_a_success() -> None:
+    steps = [call("pods_log", {"pod": "web-1"}, "OOMKilled at 08:57 after 512Mi")]
+    as_text = [call("pods_log", {"pod": "web-1"}, 'Error from server (Forbidden): pods "web-1" is forbidden')]
+    alert = {"pod": "web-1"}
+
+    evidence = assess(session_with(steps, "web-1 was OOMKilled at 08:57 after 512Mi", alert=alert))
+    failed = assess(session_with(as_text, "web-1 was OOMKilled at 08:57 after 512Mi", alert=alert))
+
+    assert failed.total_score < evidence.total_score
+    assert "1 tool call(s), 0 of them successful" in failed.score_reasoning
+    assert "k8s.pods_log failed (Error from server (Forbidden)" in failed.score_reasoning
+
+
+def test_a_conclusion_naming_nothing_the_evidence_holds_is_capped_whatever_its_length_and_advice() -> None:
+    steps = [
+        thought("Hypothesis: the pod hits its memory limit; check its last state."),
+        call("pods_get", {"pod": "web-1"}, "lastState: OOMKilled at 08:57, limit 512Mi, working set 511Mi"),
+        thought("Probably a leak since the v2.3 rollout; to confirm, read the rollout history."),
+        call("rollout_history", {"deployment": "web"}, "revision 7: image web:2.3 (08:10) enable image cache"),
+    ]
+    grounded = "web-1 is OOMKilled (511Mi of its 512Mi limit at 08:57) since revision 7, web:2.3, enabled the image "
+    grounded += "cache at 08:10. Fix: raise the limit to 1Gi or roll back to revision 6."
+    elsewhere = (
+        "The root cause is certificate expiry on the ingress controller: the ACME DNS-01 challenge keeps failing "
+        "because the Route53 credentials were rotated, so renewal stalled and clients see handshake failures. "
+        "Recommended actions: restore the IAM permissions, delete the failed order so it is retried, add an expiry "
+        "alert thirty days ahead, and document the rotation procedure so the platform team checks renewals first."
+    )
+
+    right = assess(session_with(steps, grounded, alert={"pod": "web-1"}))
+    wrong = assess(session_with(steps, elsewhere, alert={"pod": "web-1"}))
+
+    assert len(elsewhere) > 2 * len(grounded)
+    assert wrong.score_breakdown.consistency <= 8
+    assert wrong.score_breakdown.synthesis_quality <= 8
+    assert right.total_score > wrong.total_score
+    assert "of its claims are grounded" in wrong.score_reasoning
+    assert "it says what to do, but about a cause the evidence does not show" in wrong.score_reasoning

@@ -12,6 +12,7 @@ from session_scoring.configuration.criteria import ScoringConfig, load_scoring_c
 from session_scoring.errors import PromptTooLargeError
 from session_scoring.judge.base import JudgePrompt
 from session_scoring.judge.rendering import (
+    Levels,
     build_prompt,
     estimate_tokens,
     neutralise,
@@ -349,3 +350,32 @@ def test_a_session_whose_minimal_call_lines_exceed_the_budget_fails_naming_the_f
     needed = int(re.search(r"need about ([\d,]+) tokens", message).group(1).replace(",", ""))  # type: ignore[union-attr]
     assert needed > 15_000
     assert "JUDGE_INPUT_BUDGET_TOKENS" in message
+
+
+def test_an_inferred_failure_is_shown_as_such_in_full_and_in_terse_call_lines() -> None:
+    inferred = ToolCall(
+        name="shell",
+        arguments={"command": "stern -n web gateway"},
+        result="bash: stern: command not found",
+        success=False,
+        error="bash: stern: command not found",
+        failure_inferred=True,
+    )
+    recorded = ToolCall(name="pods_get", arguments={"pod": "web-1"}, success=False, error="connection reset")
+    session = Session(
+        session_id="s-inferred",
+        status="completed",
+        stages=[Stage(name="s", steps=[Step(kind="tool_call", tool_call=c) for c in (inferred, recorded)])],
+        final_analysis="unknown",
+        final_answer_source="submit_tool:submit",
+    )
+
+    full = render_conversation(session)
+    terse = render_conversation(session, Levels(result=0, text=0, argument=200, terse=True))
+
+    assert "ERROR (inferred from the output; the agent's framework recorded success): bash: stern" in full
+    assert "    RESULT:\n    bash: stern: command not found" in full  # the output the agent saw is kept
+    assert "    ERROR: connection reset" in full
+    assert "(the agent submitted this answer through the tool submit)\nunknown" in full
+    assert '1.1 shell {"command":"stern -n web gateway"} FAILED (inferred): bash: stern: command not found' in terse
+    assert '1.2 pods_get {"pod":"web-1"} FAILED: connection reset' in terse

@@ -12,9 +12,9 @@ import pytest
 
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session
-from session_scoring.sources.documents import parse_trace
+from session_scoring.sources.documents import parse_trace, parse_traces
 from session_scoring.sources.file import FileSessionSource
-from session_scoring.sources.formats import TraceDocument, load_text
+from session_scoring.sources.formats import MAX_DEPTH, TraceDocument, load_text, nesting_depth
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 from tests.support.labelled_traces import TRACES, load_trace
 
@@ -301,3 +301,239 @@ def test_the_file_source_reads_jsonl_and_lists_unreadable_files_as_skipped(tmp_p
         ("empty.json", "empty.json: the file is empty; expected a JSON document or JSON Lines")
     ]
     assert len(source.get_session("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b").tool_calls) == 5
+
+
+FACTS = TRACES / "facts"
+
+
+def load_fact(name: str, submit_tools: frozenset[str] | None = None) -> tuple[str, Session]:
+    path = FACTS / name
+    text = path.read_text(encoding="utf-8")
+    document = load_text(text, path.name) if submit_tools is None else load_text(text, path.name, submit_tools)
+    return parse_trace(document)
+
+
+def outcomes(session: Session) -> list[str]:
+    return [
+        "ok" if call.success else ("inferred" if call.failure_inferred else "recorded") for call in session.tool_calls
+    ]
+
+
+def reasoned_calls(session: Session) -> int:
+    count, since = 0, False
+    for step in (s for stage in session.stages for s in stage.steps):
+        if step.kind == "reasoning":
+            since = True
+        elif step.tool_call is not None:
+            count, since = count + since, False
+    return count
+
+
+def test_current_claude_code_line_types_are_skipped_and_counted_never_refused() -> None:
+    trace_format, session = load_fact("claude_code_current_lines.jsonl")
+
+    assert trace_format == "claude-code-jsonl"
+    skipped = {item.what: item.count for item in session.skipped_content}
+    assert skipped["Claude Code 'queue-operation' line(s)"] == 2
+    for kind in ("attachment", "ai-title", "last-prompt", "summary", "system", "file-history-snapshot"):
+        assert skipped[f"Claude Code '{kind}' line(s)"] == 1
+    assert all(item.reason for item in session.skipped_content)
+    assert "Claude Code 'queue-operation' line(s)" in dropped_note(session)
+    assert len(session.tool_calls) == 5
+
+
+def test_a_line_type_no_release_has_written_yet_is_skipped_too() -> None:
+    lines = (FACTS / "claude_code_current_lines.jsonl").read_text().splitlines()
+    lines.insert(3, json.dumps({"type": "x-future-line", "sessionId": "s", "payload": [1, 2]}))
+    codex = (FACTS / "codex_rollout_narrated.jsonl").read_text()
+
+    _, claude = parse_trace(load_text("\n".join(lines), "c.jsonl"))
+    codex_format, rollout = parse_trace(load_text(codex, "r.jsonl"))
+
+    assert {i.what: i.count for i in claude.skipped_content}["Claude Code 'x-future-line' line(s)"] == 1
+    assert codex_format == "codex-jsonl"
+    skipped = {i.what: i for i in rollout.skipped_content}
+    assert skipped["Codex 'x_telemetry' line(s)"].reason == "a line or item type the importer does not read"
+    assert skipped["'ghost_snapshot' item(s)"].count == 1
+    assert skipped["Codex context message(s)"].count == 1  # <environment_context> is not the task
+    assert rollout.stages[0].steps[0].text == (
+        "User: Alert JobFailed: the nightly job invoice-export on host batch-3 failed at 02:00. Find out why."
+    )
+
+
+@pytest.mark.parametrize("shape", ["class names", "messages_to_dict", "dumpd"])
+def test_langchain_messages_with_class_name_types_are_read_like_the_short_types(shape: str) -> None:
+    document = json.loads((FACTS / "langchain_class_names.json").read_text())
+
+    def reshaped(message: dict[str, Any]) -> dict[str, Any]:
+        if shape == "messages_to_dict":
+            short = {"SystemMessage": "system", "HumanMessage": "human", "AIMessage": "ai", "ToolMessage": "tool"}
+            return {"type": short[message["type"]], "data": {**message, "type": short[message["type"]]}}
+        if shape == "dumpd":
+            kwargs = {k: v for k, v in message.items() if k != "type"}
+            return {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", message["type"]],
+                    "kwargs": kwargs}  # fmt: skip
+        return message
+
+    trace_format, session = parse({**document, "messages": [reshaped(m) for m in document["messages"]]})
+
+    assert trace_format == "openai-chat"
+    assert [c.name for c in session.tool_calls] == ["ssh_exec", "ssh_exec", "prometheus_query"]
+    assert session.tool_calls[0].arguments == {"host": "cache-2", "command": "ps aux --sort=-rss | head -n 3"}
+    assert outcomes(session) == ["ok", "recorded", "inferred"]
+    assert session.final_analysis is not None
+    assert session.final_analysis.startswith("memcached on cache-2")
+    assert reasoned_calls(session) == 2
+
+
+def test_the_answer_before_a_simulated_users_stop_is_the_final_answer() -> None:
+    _, session = load_fact("tau_bench_stop.json")
+
+    assert session.final_answer_source == "last_assistant_text"
+    assert session.final_analysis is not None
+    assert session.final_analysis.startswith("Your return for the Water Bottle (item 4579334072) is requested")
+    assert steps_of(session)[-2] == ("message", "User: ###STOP###")
+
+
+def test_a_submit_tools_arguments_are_the_final_answer_and_configuration_names_the_tools() -> None:
+    _, submitted = load_fact("submit_tool_answer.json")
+    _, not_configured = load_fact("submit_tool_answer.json", submit_tools=frozenset())
+
+    assert submitted.final_answer_source == "submit_tool:submit"
+    assert submitted.final_analysis is not None
+    assert submitted.final_analysis.startswith("checkout-web (gunicorn, PID 4412) listens on 127.0.0.1:8081")
+    assert [c.name for c in submitted.tool_calls] == ["systemctl_status", "read_file", "run_command"]
+    assert not_configured.final_analysis is None
+    assert [c.name for c in not_configured.tool_calls][-1] == "submit"
+
+
+def test_failures_written_as_text_are_marked_failed_as_inferred_beside_recorded_ones() -> None:
+    _, session = load_fact("failures_as_text.json")
+
+    assert outcomes(session) == ["inferred"] * 5 + ["ok", "ok", "recorded"]
+    inferred = [c for c in session.tool_calls if c.failure_inferred]
+    assert [c.error for c in inferred] == [
+        "error: You must be logged in to the server (Unauthorized)",
+        'Error from server (Forbidden): pods is forbidden: User "agent" cannot list resource "pods" in API group "" '
+        'in the namespace "web"',
+        "ModuleNotFoundError: No module named 'gateway_client' (a Python traceback)",
+        "bash: stern: command not found",
+        "HTTP/1.1 503 Service Unavailable",
+    ]
+    assert inferred[0].result == "error: You must be logged in to the server (Unauthorized)"  # the output is kept
+    recorded = session.tool_calls[-1]
+    assert (recorded.failure_inferred, recorded.error, recorded.result) == (False, "connection reset by peer", None)
+
+
+def test_narration_written_as_its_own_item_is_the_reasoning_that_led_to_the_call() -> None:
+    _, codex = load_fact("codex_rollout_narrated.jsonl")
+    _, claude = load_fact("claude_code_current_lines.jsonl")
+
+    assert reasoned_calls(codex) == len(codex.tool_calls) == 4
+    assert steps_of(codex)[1] == ("reasoning", "Checking the job's log on batc")
+    assert reasoned_calls(claude) == 4  # the fifth call followed its result directly
+    assert not any(s.kind == "message" and not (s.text or "").startswith(("User:", DROPPED_PREFIX))
+                   for st in claude.stages for s in st.steps)  # fmt: skip
+
+
+def test_reasoning_in_both_reasoning_content_and_thinking_blocks_is_shown_once() -> None:
+    _, session = load_fact("holmes_duplicated_reasoning.json")
+
+    reasoning = [s.text for st in session.stages for s in st.steps if s.kind == "reasoning"]
+    assert len(reasoning) == 2
+    assert reasoning[0] is not None
+    assert reasoning[0].startswith("The alert says the PVC is almost full")
+
+
+def test_a_calls_duration_is_derived_from_the_timestamps_of_its_lines() -> None:
+    _, claude = load_fact("claude_code_current_lines.jsonl")
+    _, codex = load_fact("codex_rollout_narrated.jsonl")
+
+    assert [c.duration_ms for c in claude.tool_calls] == [1250, 800, 700, 1500, 800]
+    assert [c.duration_ms for c in codex.tool_calls] == [1200, 250, 800, 800]
+    assert claude.started_at == datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+    assert claude.completed_at == datetime(2026, 11, 21, 9, 0, 16, tzinfo=UTC)
+
+
+def test_a_document_of_many_trajectories_is_read_as_one_session_each_or_refused_as_one() -> None:
+    document = load_text((FACTS / "benchmark_results.json").read_text(), "results.json")
+
+    sessions = parse_traces(document)
+    with pytest.raises(SessionDataError) as refused:
+        parse_trace(document)
+
+    assert [(fmt, s.session_id) for fmt, s in sessions] == [("openai-chat", str(n)) for n in (100, 101, 102)]
+    assert [outcomes(s) for _, s in sessions] == [["ok", "ok"], ["ok", "inferred"], ["ok", "ok"]]
+    assert sessions[1][1].final_analysis == "Reservation 8JX2WO is not cancellable under the policy."
+    assert "holds 3 trajectories" in refused.value.message
+    assert "POST /api/v1/scoring/sessions:import" in refused.value.message
+
+
+def test_a_file_holding_many_trajectories_is_listed_as_skipped_saying_how_to_import_it(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_bytes((FACTS / "benchmark_results.json").read_bytes())
+
+    page = FileSessionSource(tmp_path).list_sessions(1, 10)
+
+    assert page.items == []
+    assert "holds 3 trajectories" in page.skipped[0].error
+    assert "sessions:import" in page.skipped[0].error
+
+
+@pytest.mark.parametrize("depth", [101, 300, 900, 100_000])
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_nesting_beyond_the_limit_is_refused_before_parsing_naming_the_limit(depth: int, suffix: str) -> None:
+    deep = '{"messages": ' + "[" * depth + "]" * depth + "}"
+    text = deep if suffix == ".json" else '{"role": "user", "content": "hi"}\n' + deep + "\n"
+
+    with pytest.raises(SessionDataError) as refused:
+        load_text(text, f"deep{suffix}")
+
+    assert f"{depth + 1} levels deep" in refused.value.message
+    assert f"the limit is {MAX_DEPTH} levels" in refused.value.message
+    if suffix == ".jsonl":
+        assert "(line 2)" in refused.value.message
+
+
+def test_nesting_up_to_the_limit_and_brackets_inside_strings_are_accepted() -> None:
+    within = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    brackets = json.dumps({"messages": [{"role": "user", "content": "[[[[" * 500}]})
+
+    assert load_text(within, "ok.json").content == load_text(within, "ok.json").content
+    assert nesting_depth(brackets) == 3
+    assert load_text(brackets, "b.json").content["messages"][0]["content"] == "[[[[" * 500
+
+
+def test_a_nul_character_in_any_string_is_refused_naming_its_line_and_path() -> None:
+    chat = json.dumps({"messages": [{"role": "user", "content": "ok"}, {"role": "tool", "content": "a\u0000b"}]})
+    lines = '{"type": "user", "message": {"role": "user", "content": "x"}}\n{"type": "x", "payload": {"k\\u0000": 1}}\n'
+
+    with pytest.raises(SessionDataError) as in_json:
+        load_text(chat, "chat.json")
+    with pytest.raises(SessionDataError) as in_lines:
+        load_text(lines, "log.jsonl")
+
+    assert "chat.json: $.messages[1].content: a string holds a NUL character" in in_json.value.message
+    assert "log.jsonl: line 2: $.payload (the key 'k<NUL>')" in in_lines.value.message
+
+
+def test_a_chat_log_with_a_header_line_and_an_unknown_role_is_read_skipping_them() -> None:
+    text = "\n".join(
+        json.dumps(line)
+        for line in [
+            {"session": "s-9", "exported_by": "agent-cli 1.4"},
+            {"role": "user", "content": "db-3 is slow"},
+            {"role": "ipython", "content": "In [1]: ..."},
+            {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c", "function": {"name": "top"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": "load average: 31.2"},
+            {"role": "assistant", "content": "Load 31.2 on db-3."},
+        ]
+    )
+
+    trace_format, session = parse_trace(load_text(text, "chat.jsonl"))
+
+    assert trace_format == "openai-chat"
+    assert {i.what: i.count for i in session.skipped_content} == {
+        "item(s) with neither a role nor a type": 1,
+        "'ipython' message(s)": 1,
+    }
+    assert session.final_analysis == "Load 31.2 on db-3."

@@ -913,6 +913,9 @@ export interface components {
         /**
          * ImportedSession
          * @description Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload.
+         *
+         *     A document holding many trajectories stores each as its own session: the top-level fields describe the first,
+         *     ``sessions`` lists them all.
          */
         ImportedSession: {
             /**
@@ -948,6 +951,91 @@ export interface components {
              * @description What the importer could not show, as the transcript says
              */
             dropped: string | null;
+            /**
+             * Failed Tool Calls
+             * @description Calls that failed, recorded by the agent's framework or inferred from their output
+             * @default 0
+             */
+            failed_tool_calls: number;
+            /**
+             * Inferred Failures
+             * @description Of those, the calls whose output reports the failure
+             * @default 0
+             */
+            inferred_failures: number;
+            /**
+             * Reasoning Steps
+             * @description Reasoning steps of the (first) session
+             * @default 0
+             */
+            reasoning_steps: number;
+            /**
+             * Final Answer Source
+             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, agent_output; null when none was found
+             */
+            final_answer_source: string | null;
+            /**
+             * Duration Ms
+             * @description From the first to the last timestamp, when it has them
+             */
+            duration_ms: number | null;
+            /**
+             * Skipped
+             * @description What the document held that the transcript does not show, and why
+             */
+            skipped: components["schemas"]["SkippedContentInfo"][];
+            /**
+             * Sessions
+             * @description Every session stored from this upload, in document order (one for a single-session document)
+             */
+            sessions: components["schemas"]["ImportedTrajectory"][];
+        };
+        /**
+         * ImportedTrajectory
+         * @description One session stored from an upload (a document holding many trajectories stores one per trajectory).
+         */
+        ImportedTrajectory: {
+            /**
+             * Session Id
+             * @description The new id, 'upload:<uuid>'
+             */
+            session_id: string;
+            /**
+             * Original Session Id
+             * @description The id the trajectory itself carried, if any
+             */
+            original_session_id: string | null;
+            /** Status */
+            status: string;
+            /** Stages */
+            stages: number;
+            /** Tool Calls */
+            tool_calls: number;
+            /**
+             * Failed Tool Calls
+             * @description Calls that failed, recorded by the agent's framework or inferred
+             */
+            failed_tool_calls: number;
+            /**
+             * Inferred Failures
+             * @description Of those, the calls whose output reports the failure in its text
+             */
+            inferred_failures: number;
+            /**
+             * Reasoning Steps
+             * @description Reasoning steps (thinking, reasoning items, narration before a call)
+             */
+            reasoning_steps: number;
+            /**
+             * Final Answer Source
+             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, agent_output; null when none was found
+             */
+            final_answer_source: string | null;
+            /**
+             * Duration Ms
+             * @description From the first to the last timestamp, when it has them
+             */
+            duration_ms: number | null;
         };
         /**
          * JudgeInfo
@@ -1805,6 +1893,24 @@ export interface components {
          */
         SessionStatus: "pending" | "in_progress" | "paused" | "canceling" | "cancelling" | "completed" | "failed" | "cancelled" | "timed_out";
         /**
+         * SkippedContentInfo
+         * @description Content of an uploaded document the transcript does not show.
+         */
+        SkippedContentInfo: {
+            /**
+             * What
+             * @description What was skipped, e.g. "Claude Code 'queue-operation' line(s)"
+             */
+            what: string;
+            /** Count */
+            count: number;
+            /**
+             * Reason
+             * @description Why it is not shown
+             */
+            reason: string;
+        };
+        /**
          * SkippedSessionInfo
          * @description A session document the source could not read, and why.
          */
@@ -1942,6 +2048,7 @@ export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
 export type HumanAgreement = components['schemas']['HumanAgreement'];
 export type ImportedSession = components['schemas']['ImportedSession'];
+export type ImportedTrajectory = components['schemas']['ImportedTrajectory'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type LabelBreakdown = components['schemas']['LabelBreakdown'];
 export type LabelRequest = components['schemas']['LabelRequest'];
@@ -1976,6 +2083,7 @@ export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionListScan = components['schemas']['SessionListScan'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionStatus = components['schemas']['SessionStatus'];
+export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
 export type TrainingExportJobRequest = components['schemas']['TrainingExportJobRequest'];
 export type TrendBucket = components['schemas']['TrendBucket'];

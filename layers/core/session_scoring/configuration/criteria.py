@@ -6,7 +6,8 @@ Errors name the file, the line and what to change; they never surface as a bare 
 The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys, no whitespace) of the resolved
 ``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
 key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
-sessions come from, not how they are judged, and is left out; so is the ``pricing`` table (what each model costs,
+sessions come from, not how they are judged, and is left out; so is ``trace_import`` (how other agents' traces are
+read), the ``pricing`` table (what each model costs,
 kept current by the operator for run estimates and cost limits) and the ``auto_scoring`` schedule.
 """
 
@@ -33,7 +34,7 @@ Provider = Literal["anthropic", "bedrock", "heuristic"]
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-6",
     "bedrock": "us.anthropic.claude-sonnet-4-6",
-    "heuristic": "heuristic-rules-v2",
+    "heuristic": "heuristic-rules-v3",
 }
 
 KNOWN_PLACEHOLDERS = ("SESSION_CONVERSATION", "ALERT_DATA", "OUTPUT_SCHEMA")
@@ -72,6 +73,26 @@ class SessionSourceSection(BaseModel):
     max_retries: int = Field(default=2, ge=0, le=10)
     include_chat: bool = False
     scorable_statuses: list[str] = Field(default_factory=lambda: ["completed"])
+
+
+DEFAULT_SUBMIT_TOOLS = ("submit", "submit_answer", "final_answer", "finish")
+"""Tools whose arguments are an agent's final answer when ``trace_import.submit_tools`` is not set."""
+
+
+class TraceImportSection(BaseModel):
+    """How other agents' traces (uploads and session files) are read (``trace_import:``); operational, not hashed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    submit_tools: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_SUBMIT_TOOLS),
+        description="Tools (names without server, any case) through which an agent submits its answer: the "
+        "arguments of the last such call are the session's final analysis.",
+    )
+
+    @property
+    def submit_tool_names(self) -> frozenset[str]:
+        return frozenset(name.strip().lower() for name in self.submit_tools if name.strip())
 
 
 class ModelPrice(BaseModel):
@@ -117,6 +138,7 @@ class ConfigFile(BaseModel):
     judge_prompt: str = Field(min_length=1)
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     auto_scoring: AutoScoringSection = Field(default_factory=AutoScoringSection)
+    trace_import: TraceImportSection = Field(default_factory=TraceImportSection)
 
 
 @dataclass(frozen=True)
@@ -131,6 +153,8 @@ class ScoringConfig:
     """Prices per model (``pricing:``), for run estimates and cost limits; operational, left out of the hash."""
     auto_scoring: AutoScoringSection = field(default_factory=AutoScoringSection)
     """The auto-scoring schedule (``auto_scoring:``); operational, left out of the hash."""
+    trace_import: TraceImportSection = field(default_factory=TraceImportSection)
+    """How other agents' traces are read (``trace_import:``); operational, left out of the hash."""
 
     def price_of(self, model: str) -> ModelPrice | None:
         return self.pricing.get(model)
@@ -218,6 +242,7 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
         judge_prompt=parsed.judge_prompt,
         pricing=parsed.pricing,
         auto_scoring=parsed.auto_scoring,
+        trace_import=parsed.trace_import,
     )
 
 

@@ -2,8 +2,13 @@
 
 It is the embedded default of the local stack when no LLM credentials are configured, so the whole service runs
 and can be demonstrated on a laptop. It is NOT an LLM judgement: it measures the *shape* of the investigation in
-the normalised session and explains, in its reasoning, the evidence behind every point it gives or takes. Its
-scores carry provider ``heuristic`` and model ``heuristic-rules-v2``, hence their own criteria hash.
+the normalised session, checks the conclusion's words and values against what the tools returned, and explains, in
+its reasoning, the evidence behind every point it gives or takes. Its scores carry provider ``heuristic`` and model
+``heuristic-rules-v3``, hence their own criteria hash.
+
+A call counts as evidence only when it succeeded: a call its framework recorded as failed, or whose output reports a
+failure in its text (an exit code, ``Error: ...``, a traceback, an HTTP error status; ``models.tool_failures``),
+returned nothing the conclusion may rest on.
 
 What it measures (``docs/trace-formats.md`` lists the points of each rule):
 
@@ -13,13 +18,16 @@ What it measures (``docs/trace-formats.md`` lists the points of each rule):
   result. Polling (a changed result) and retries after a failure are not punished.
 - **Coverage of the alert**: the resources the alert names (namespace, pod, host, node, service...) appear in the
   calls' arguments.
-- **Grounded conclusion**: specific values returned by tools (identifiers, numbers, times) cited in the final
-  analysis, and specific values in it that no tool returned and the alert does not contain (unsupported claims).
+- **Grounded conclusion**: the final analysis's claims, checked against the evidence: its specific values
+  (identifiers, numbers, times) and its distinctive words (components, error strings: words that are not common
+  English or generic operations vocabulary) are each found in what the successful tools returned (grounded), only
+  in the alert, the task or the call arguments (restated), or nowhere (ungrounded). A conclusion that names nothing
+  the evidence contains cannot score high on consistency or synthesis, whatever its length or advice.
 - **Failures**: a failed call followed within the next two calls by a successful one (a retry or a different
   approach) is recovered; one never recovered costs points.
 - **Depth relative to severity**: successful calls against what the alert's severity calls for (critical 5,
   warning 3, info 2, unknown 4); high confidence on less evidence than that costs points.
-- **A usable answer**: the final analysis names the alert's resources and says what to do.
+- **A usable answer**: the final analysis names the alert's resources and, once grounded, says what to do.
 """
 
 from __future__ import annotations
@@ -40,8 +48,9 @@ from session_scoring.models.judge import (
 )
 from session_scoring.models.scores import DIMENSION_MAX
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
+from session_scoring.models.tool_failures import failure_in_output
 
-HEURISTIC_MODEL = "heuristic-rules-v2"
+HEURISTIC_MODEL = "heuristic-rules-v3"
 
 _FORENSIC = re.compile(r"log|file|process|event|describe|read|grep|history|exec|top|network|journal", re.IGNORECASE)
 _CONFIDENT = re.compile(
@@ -141,6 +150,17 @@ def _tokens(text: str) -> set[str]:
     return {t for t in set(_TOKEN.findall(text.lower())) if _specific(t)}
 
 
+_LETTERS_THEN_DIGIT = re.compile(r"(?<=[a-z])(?=\d)")
+
+
+def _evidence_tokens(text: str) -> set[str]:
+    """The specific values of evidence text, and the numbers glued to a word in it (``TLSv1.2`` also gives
+    ``1.2``), so a conclusion citing the number is matched."""
+    tokens = _tokens(text)
+    parts = {part for token in tokens for part in _LETTERS_THEN_DIGIT.split(token)[1:] if _specific(part)}
+    return tokens | parts
+
+
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -148,7 +168,340 @@ def _text(value: Any) -> str:
 
 
 def _failed(call: ToolCall) -> bool:
-    return not call.success or bool(call.error)
+    """Recorded as failed, or its output reports a failure (a session from a source that did not infer it)."""
+    return not call.success or bool(call.error) or failure_in_output(call.result) is not None
+
+
+def _failure_text(call: ToolCall) -> str:
+    return call.error or failure_in_output(call.result) or "no result"
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_STOP_WORDS = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "already",
+        "although",
+        "always",
+        "among",
+        "another",
+        "anything",
+        "around",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "cannot",
+        "could",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "either",
+        "else",
+        "enough",
+        "even",
+        "ever",
+        "every",
+        "first",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "however",
+        "into",
+        "itself",
+        "just",
+        "keep",
+        "kept",
+        "last",
+        "least",
+        "less",
+        "like",
+        "made",
+        "make",
+        "makes",
+        "many",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "need",
+        "needs",
+        "never",
+        "next",
+        "none",
+        "once",
+        "only",
+        "other",
+        "otherwise",
+        "over",
+        "own",
+        "perhaps",
+        "rather",
+        "really",
+        "same",
+        "second",
+        "should",
+        "since",
+        "some",
+        "something",
+        "soon",
+        "still",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "therefore",
+        "these",
+        "they",
+        "thing",
+        "things",
+        "this",
+        "those",
+        "though",
+        "through",
+        "thus",
+        "under",
+        "until",
+        "upon",
+        "very",
+        "want",
+        "were",
+        "what",
+        "whatever",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "while",
+        "whole",
+        "whom",
+        "whose",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "your",
+        "yours",
+        "able",
+        "across",
+        "actually",
+        "almost",
+        "along",
+        "anyway",
+        "away",
+        "based",
+        "began",
+        "begin",
+        "case",
+        "cases",
+        "certain",
+        "clear",
+        "clearly",
+        "came",
+        "come",
+        "comes",
+        "find",
+        "found",
+        "give",
+        "given",
+        "goes",
+        "going",
+        "good",
+        "great",
+        "high",
+        "higher",
+        "kind",
+        "know",
+        "known",
+        "large",
+        "later",
+        "likely",
+        "look",
+        "looked",
+        "looks",
+        "lower",
+        "many",
+        "mean",
+        "means",
+        "most",
+        "near",
+        "nothing",
+        "number",
+        "often",
+        "part",
+        "past",
+        "place",
+        "point",
+        "possible",
+        "quite",
+        "real",
+        "right",
+        "says",
+        "seem",
+        "seems",
+        "seen",
+        "several",
+        "show",
+        "shows",
+        "side",
+        "since",
+        "small",
+        "start",
+        "started",
+        "state",
+        "still",
+        "sure",
+        "take",
+        "taken",
+        "takes",
+        "tell",
+        "tells",
+        "than",
+        "that",
+        "times",
+        "took",
+        "turn",
+        "turned",
+        "unless",
+        "usual",
+        "usually",
+        "well",
+        "went",
+        "wide",
+        "work",
+        "works",
+        "worked",
+        "would",
+        "yet",
+        "root",
+        "cause",
+        "causes",
+        "caused",
+        "causing",
+        "issue",
+        "issues",
+        "problem",
+        "problems",
+        "fix",
+        "fixes",
+        "fixed",
+        "recommend",
+        "recommended",
+        "recommendation",
+        "recommendations",
+        "action",
+        "actions",
+        "next",
+        "step",
+        "steps",
+        "summary",
+        "impact",
+        "conclusion",
+        "analysis",
+        "investigation",
+        "investigate",
+        "investigated",
+        "evidence",
+        "confirm",
+        "confirmed",
+        "confidence",
+        "high",
+        "medium",
+        "affected",
+        "affect",
+        "affects",
+        "resolve",
+        "resolved",
+        "resolution",
+        "mitigate",
+        "mitigation",
+        "monitor",
+        "monitoring",
+        "ensure",
+        "alert",
+        "alerts",
+        "triggered",
+        "trigger",
+        "consider",
+        "immediate",
+        "immediately",
+        "short",
+        "long",
+        "term",
+        "prevent",
+        "future",
+        "update",
+        "updated",
+        "change",
+        "changed",
+        "changes",
+        "current",
+        "currently",
+        "now",
+        "today",
+        "yesterday",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "second",
+        "seconds",
+        "time",
+        "once",
+        "again",
+        "sure",
+        "also",
+        "service",
+        "services",
+        "system",
+        "systems",
+        "application",
+        "applications",
+        "server",
+        "servers",
+        "instance",
+        "instances",
+    ]
+)
+"""Common English, report and generic operations words: a conclusion of any incident uses them, so they are not
+claims about this one."""
+
+
+def _stem(word: str) -> str:
+    """A crude stem (plural ``s`` off, then the first five letters of a long word): rotated/rotation, node/nodes."""
+    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:5] if len(word) >= 6 else word
+
+
+def _terms(text: str) -> dict[str, str]:
+    """The distinctive words of ``text`` (not common English, report or generic operations vocabulary): each stem
+    with the first word of ``text`` that has it."""
+    words = _WORD.findall(_CAMEL.sub(" ", text).lower())  # SslPolicy, ImagePullBackOff: their words too
+    found: dict[str, str] = {}
+    for word in words:
+        if word not in _STOP_WORDS:
+            found.setdefault(_stem(word), word)
+    return found
 
 
 @dataclass
@@ -184,6 +537,8 @@ class _Facts:
     task_tokens: set[str]
     cited: list[str]
     unsupported: list[str]
+    grounded_terms: list[str]
+    ungrounded_terms: list[str]
     hypotheses: list[tuple[str, str]]
     reasoned_calls: int
     wasteful: list[str]
@@ -193,6 +548,16 @@ class _Facts:
     severity: str | None
     distinct_tools: list[str]
     distinct_targets: int
+
+    @property
+    def claims(self) -> int:
+        """The final analysis's claims, a specific value counting twice a distinctive word."""
+        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
+
+    @property
+    def grounding(self) -> float:
+        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
+        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
 
 
 def _task_text(session: Session) -> str:
@@ -291,13 +656,18 @@ def _facts(session: Session) -> _Facts:
     arguments = " ".join(_text(c.arguments) for c in calls if c.arguments).lower()
     covered = [t for t in targets if t.lower() in arguments]
     argument_tokens = _tokens(arguments)
-    result_tokens = _tokens("\n".join(_text(call.result) for call in succeeded))
-    task_tokens = _tokens(task + " " + _text(session.alert))
+    result_tokens = _evidence_tokens("\n".join(_text(call.result) for call in succeeded))
+    task_tokens = _evidence_tokens(task + " " + _text(session.alert))
     final_tokens = sorted(_tokens(session.final_analysis or ""))
     cited = [t for t in final_tokens if t in result_tokens and t not in task_tokens]
     unsupported = [
         t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
     ]
+    evidence_terms = _terms("\n".join(_text(call.result) for call in succeeded))
+    known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
+    final_terms = _terms(session.final_analysis or "")
+    grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
+    ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
     hypotheses, reasoned = _hypotheses(session.stages)
     recovered, unrecovered = _failures(calls)
     severity, depth = _severity(session, task)
@@ -312,6 +682,8 @@ def _facts(session: Session) -> _Facts:
         task_tokens=task_tokens,
         cited=cited,
         unsupported=unsupported,
+        grounded_terms=grounded_terms,
+        ungrounded_terms=ungrounded_terms,
         hypotheses=hypotheses,
         reasoned_calls=reasoned,
         wasteful=_wasteful_repeats(session.stages),
@@ -395,7 +767,7 @@ def _logical_flow(f: _Facts) -> _Dimension:
     for note in f.recovered[:3]:
         d.add(1, note)
     for call in f.unrecovered:
-        d.add(-4, f"{call.qualified_name} failed ({(call.error or 'no result')[:80]}) and no later call recovered it")
+        d.add(-4, f"{call.qualified_name} failed ({_failure_text(call)[:80]}) and no later call recovered it")
     if f.wasteful:
         d.add(
             -2 * len(f.wasteful),
@@ -404,29 +776,57 @@ def _logical_flow(f: _Facts) -> _Dimension:
     return d
 
 
+GROUNDED_CLAIMS = 3
+"""A final analysis must carry at least this many claims (values or distinctive words) found in the evidence..."""
+GROUNDED_SHARE = 0.2
+"""... and at least this share of its claims must be found there, or it scores at most :data:`UNGROUNDED_CAP` on
+consistency and synthesis: a conclusion that names nothing the evidence contains is not rescued by its length."""
+UNGROUNDED_CAP = 8
+
+
+def _grounded(f: _Facts) -> bool:
+    return len(f.cited) + len(f.grounded_terms) >= GROUNDED_CLAIMS and f.grounding >= GROUNDED_SHARE
+
+
+def _claims_note(f: _Facts) -> str:
+    found = _listed([*f.cited, *f.grounded_terms], 8)
+    return (
+        f"{len(f.cited)} specific value(s) and {len(f.grounded_terms)} distinctive word(s) of the final analysis "
+        f"come from what the successful tools returned ({found or 'none'}); {len(f.unsupported)} value(s) and "
+        f"{len(f.ungrounded_terms)} word(s) appear in no tool result, alert or argument: "
+        f"{round(100 * f.grounding)}% of its claims are grounded"
+    )
+
+
+def _cap_ungrounded(d: _Dimension, f: _Facts) -> None:
+    if _grounded(f) or d.points <= UNGROUNDED_CAP:
+        return
+    grounded = len(f.cited) + len(f.grounded_terms)
+    d.add(
+        UNGROUNDED_CAP - d.points,
+        f"capped at {UNGROUNDED_CAP}: the final analysis names too little of what the tools returned ({grounded} "
+        f"grounded claim(s), {round(100 * f.grounding)}% of its claims) to be the conclusion of this evidence",
+    )
+
+
 def _consistency(f: _Facts) -> _Dimension:
-    d = _Dimension("Consistency", 8)
+    d = _Dimension("Consistency", 5)
     analysis = (f.session.final_analysis or "").strip()
     if not analysis:
-        d.add(-8, "there is no final analysis whose consistency with the evidence could be checked")
+        d.add(-5, "there is no final analysis whose consistency with the evidence could be checked")
         return d
-    claims = len(f.cited) + len(f.unsupported)
-    if claims:
-        supported = len(f.cited) / claims
-        d.add(
-            round(10 * supported),
-            f"{len(f.cited)} of {claims} specific values in the final analysis come from tool results",
-        )
-        if f.unsupported:
-            d.add(
-                -min(6, len(f.unsupported)),
-                "values in the final analysis that no tool returned and the alert does not contain: "
-                + _listed(f.unsupported),
-            )
-    elif not f.succeeded:
+    if not f.succeeded:
         d.add(-4, "the final analysis draws conclusions although no tool call returned any evidence")
-    else:
-        d.add(2, "the final analysis makes no specific claim that the evidence contradicts")
+    d.add(round(12 * f.grounding), _claims_note(f))
+    grounded = len(f.cited) + len(f.grounded_terms)
+    if grounded >= GROUNDED_CLAIMS:
+        d.add(min(4, grounded // 3), f"{grounded} claims of the conclusion rest on the evidence")
+    if f.unsupported:
+        d.add(
+            -min(5, len(f.unsupported)),
+            "values in the final analysis that no tool returned and the alert does not contain: "
+            + _listed(f.unsupported),
+        )
     if _CONFIDENT.search(analysis) and len(f.succeeded) < f.expected_depth:
         d.add(
             -6,
@@ -435,6 +835,7 @@ def _consistency(f: _Facts) -> _Dimension:
         )
     else:
         d.add(3, "the stated confidence does not exceed the evidence gathered")
+    _cap_ungrounded(d, f)
     return d
 
 
@@ -473,26 +874,38 @@ def _synthesis(f: _Facts) -> _Dimension:
         d.add(-4, "no final analysis was produced")
         return d
     if f.cited:
-        d.add(min(10, 2 * len(f.cited)), f"the final analysis cites values the tools returned: {_listed(f.cited, 6)}")
-    else:
-        d.add(-2, "the final analysis cites none of the specific values the tools returned")
+        d.add(min(8, 2 * len(f.cited)), f"the final analysis cites values the tools returned: {_listed(f.cited, 6)}")
+    if f.grounded_terms:
+        d.add(
+            min(5, len(f.grounded_terms) // 2),
+            f"it names what the tools showed (components, errors): {_listed(f.grounded_terms, 6)}",
+        )
+    if not f.cited and not f.grounded_terms:
+        d.add(-2, "the final analysis cites nothing the tools returned")
+    grounded = _grounded(f)
     named = [t for t in f.targets if t.lower() in analysis.lower()]
-    if named:
+    if named and grounded:
         d.add(3, f"it names the affected resources ({_listed(named)})")
     if _ACTION.search(analysis):
-        d.add(4, "it says what to do next")
+        if grounded:
+            d.add(4, "it says what to do next")
+        else:
+            d.add(0, "it says what to do, but about a cause the evidence does not show")
     else:
         d.add(0, "it does not say what to do about the problem")
-    if len(analysis) >= 200:
+    if len(analysis) >= 200 and grounded:
         d.add(2, f"it explains the cause in {len(analysis)} characters, not a one-line verdict")
+    _cap_ungrounded(d, f)
     return d
 
 
 def _reasoning(f: _Facts, dimensions: list[_Dimension]) -> str:
     parts = [
         "This score was produced by the offline heuristic judge (deterministic rules, no LLM, model "
-        f"{HEURISTIC_MODEL}); it measures the shape of the investigation, not the meaning of the evidence.",
-        f"The session made {len(f.calls)} tool call(s), {len(f.succeeded)} of them successful, across "
+        f"{HEURISTIC_MODEL}); it measures the shape of the investigation and matches the conclusion's values and "
+        "words against what the tools returned, without understanding either.",
+        f"The session made {len(f.calls)} tool call(s), {len(f.succeeded)} of them successful (a failure "
+        "recorded or reported in the output counts as no evidence), across "
         f"{len(f.session.stages)} stage(s); the alert names {_listed(f.targets) if f.targets else 'no resource'}.",
     ]
     for dimension in dimensions:
@@ -557,7 +970,7 @@ def _alternatives(f: _Facts, unused: list[AvailableTool]) -> list[JudgeAlternati
                 name="Recover From Tool Failures",
                 description="Treat a failed call as information and pivot to another source of the same evidence.",
                 steps=[
-                    f"Read the error of {first.qualified_name} ({(first.error or 'failed')[:120]}) and correct its "
+                    f"Read the error of {first.qualified_name} ({_failure_text(first)[:120]}) and correct its "
                     "parameters by discovering the right values first",
                     "If the resource is gone or unreachable, query historical data (previous logs, events) instead",
                     "Only then draw conclusions, stating which evidence could not be obtained",

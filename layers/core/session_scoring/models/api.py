@@ -318,8 +318,38 @@ class ErrorBody(_Response):
     detail: str | list[Any]
 
 
+class SkippedContentInfo(_Response):
+    """Content of an uploaded document the transcript does not show."""
+
+    what: str = Field(description="What was skipped, e.g. \"Claude Code 'queue-operation' line(s)\"")
+    count: int
+    reason: str = Field(description="Why it is not shown")
+
+
+class ImportedTrajectory(_Response):
+    """One session stored from an upload (a document holding many trajectories stores one per trajectory)."""
+
+    session_id: str = Field(description="The new id, 'upload:<uuid>'")
+    original_session_id: str | None = Field(default=None, description="The id the trajectory itself carried, if any")
+    status: str
+    stages: int
+    tool_calls: int
+    failed_tool_calls: int = Field(description="Calls that failed, recorded by the agent's framework or inferred")
+    inferred_failures: int = Field(description="Of those, the calls whose output reports the failure in its text")
+    reasoning_steps: int = Field(description="Reasoning steps (thinking, reasoning items, narration before a call)")
+    final_answer_source: str | None = Field(
+        default=None,
+        description="Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, "
+        "agent_output; null when none was found",
+    )
+    duration_ms: int | None = Field(default=None, description="From the first to the last timestamp, when it has them")
+
+
 class ImportedSession(_Response):
-    """Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload."""
+    """Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload.
+
+    A document holding many trajectories stores each as its own session: the top-level fields describe the first,
+    ``sessions`` lists them all."""
 
     session_id: str = Field(description="The new id, 'upload:<uuid>'; score it with POST .../sessions/{id}/score")
     source: str = Field(description="Always 'upload'")
@@ -330,6 +360,24 @@ class ImportedSession(_Response):
     tool_calls: int
     size_bytes: int
     dropped: str | None = Field(default=None, description="What the importer could not show, as the transcript says")
+    failed_tool_calls: int = Field(
+        default=0, description="Calls that failed, recorded by the agent's framework or inferred from their output"
+    )
+    inferred_failures: int = Field(default=0, description="Of those, the calls whose output reports the failure")
+    reasoning_steps: int = Field(default=0, description="Reasoning steps of the (first) session")
+    final_answer_source: str | None = Field(
+        default=None,
+        description="Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, "
+        "agent_output; null when none was found",
+    )
+    duration_ms: int | None = Field(default=None, description="From the first to the last timestamp, when it has them")
+    skipped: list[SkippedContentInfo] = Field(
+        default_factory=list, description="What the document held that the transcript does not show, and why"
+    )
+    sessions: list[ImportedTrajectory] = Field(
+        default_factory=list,
+        description="Every session stored from this upload, in document order (one for a single-session document)",
+    )
 
 
 class FleetScore(_Response):

@@ -68,6 +68,11 @@ class ToolCall(_Model):
     result_summarized: bool = Field(
         default=False, description="The agent saw a summary of the result instead of the whole output."
     )
+    failure_inferred: bool = Field(
+        default=False,
+        description="The call's framework recorded success, but its output reports a failure (an exit code, an "
+        "error line, a traceback...): ``error`` quotes that line and ``result`` keeps the whole output.",
+    )
 
     @property
     def qualified_name(self) -> str:
@@ -115,6 +120,14 @@ class SessionSummary(_Model):
     )
 
 
+class SkippedContent(_Model):
+    """Content of an imported document the transcript does not show: what, how many, and why."""
+
+    what: str
+    count: int
+    reason: str
+
+
 class Session(SessionSummary):
     """A whole investigation: the summary fields, the alert, every stage with its steps, and the final analysis."""
 
@@ -125,7 +138,17 @@ class Session(SessionSummary):
     )
     stages: list[Stage] = Field(default_factory=list)
     final_analysis: str | None = None
+    final_answer_source: str | None = Field(
+        default=None,
+        description="Where an imported trace's final analysis was taken from: 'document' (the document's own field), "
+        "'last_assistant_text' (the agent's last text after its last tool call, trailing user turns aside), "
+        "'submit_tool:<name>' (the arguments of a configured submit tool), 'agent_output' (an agent span's output). "
+        "None for sources that give the final analysis as such (TARSy, session-scoring/v1).",
+    )
     error: str | None = None
+    skipped_content: list[SkippedContent] = Field(
+        default_factory=list, description="What an imported document held that the transcript does not show, and why."
+    )
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -66,27 +66,32 @@ class UploadRepository:
         return session_id.startswith(UPLOAD_PREFIX)
 
     @db_call
-    def add(self, upload: NewUpload) -> None:
-        session = upload.session
+    def add_all(self, uploads: Sequence[NewUpload]) -> None:
+        """Store the sessions of one upload in one statement: all of them, or none (a document holding many
+        trajectories is never stored in part)."""
+        rows = [
+            {
+                "session_id": upload.session.session_id,
+                "trace_format": upload.trace_format,
+                "file_name": upload.file_name,
+                "original_session_id": upload.original_session_id,
+                "status": upload.session.status,
+                "alert_type": upload.session.alert_type,
+                "agent_type": upload.session.agent_type,
+                "started_at": upload.session.started_at,
+                "completed_at": upload.session.completed_at,
+                "tool_calls": len(upload.session.tool_calls),
+                "size_bytes": upload.size_bytes,
+                "uploaded_by": upload.uploaded_by,
+                "session": upload.session.model_dump(mode="json"),
+                "document": upload.document,
+            }
+            for upload in uploads
+        ]
+        if not rows:
+            return
         with self._engine.begin() as conn:
-            conn.execute(
-                insert(_UPLOADS).values(
-                    session_id=session.session_id,
-                    trace_format=upload.trace_format,
-                    file_name=upload.file_name,
-                    original_session_id=upload.original_session_id,
-                    status=session.status,
-                    alert_type=session.alert_type,
-                    agent_type=session.agent_type,
-                    started_at=session.started_at,
-                    completed_at=session.completed_at,
-                    tool_calls=len(session.tool_calls),
-                    size_bytes=upload.size_bytes,
-                    uploaded_by=upload.uploaded_by,
-                    session=session.model_dump(mode="json"),
-                    document=upload.document,
-                )
-            )
+            conn.execute(insert(_UPLOADS).values(rows))
 
     @db_call
     def get_session(self, session_id: str) -> Session:

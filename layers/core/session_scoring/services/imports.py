@@ -2,28 +2,65 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import Sequence
 
+from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
-from session_scoring.models.api import ImportedSession
+from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
+from session_scoring.models.session import Session, SkippedContent
 from session_scoring.repositories.uploads import UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload, UploadRepository
-from session_scoring.sources.documents import parse_trace
+from session_scoring.sources.documents import parse_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 
 DEFAULT_UPLOAD_NAME = "upload"
 
 
+def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
+    calls = stored.tool_calls
+    span = (
+        round((stored.completed_at - stored.started_at).total_seconds() * 1000)
+        if stored.started_at is not None and stored.completed_at is not None
+        else None
+    )
+    return ImportedTrajectory(
+        session_id=stored.session_id,
+        original_session_id=original,
+        status=stored.status,
+        stages=len(stored.stages),
+        tool_calls=len(calls),
+        failed_tool_calls=sum(1 for call in calls if not call.success or call.error),
+        inferred_failures=sum(1 for call in calls if call.failure_inferred),
+        reasoning_steps=sum(1 for stage in stored.stages for step in stage.steps if step.kind == "reasoning"),
+        final_answer_source=stored.final_answer_source if stored.final_analysis else None,
+        duration_ms=span if span is not None and span >= 0 else None,
+    )
+
+
+def _skipped(sessions: Sequence[Session]) -> list[SkippedContentInfo]:
+    """What every session's document held that no transcript shows, summed over a many-trajectory document."""
+    total: dict[str, SkippedContent] = {}
+    for session in sessions:
+        for item in session.skipped_content:
+            known = total.get(item.what)
+            total[item.what] = item if known is None else known.model_copy(update={"count": known.count + item.count})
+    return [SkippedContentInfo(what=i.what, count=i.count, reason=i.reason) for i in total.values()]
+
+
 class ImportService:
-    def __init__(self, uploads: UploadRepository) -> None:
+    def __init__(self, uploads: UploadRepository, trace_import: TraceImportSection | None = None) -> None:
         self._uploads = uploads
+        self._submit_tools = (trace_import or TraceImportSection()).submit_tool_names
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
     ) -> ImportedSession:
         """Parse ``body`` (JSON, or JSON Lines when ``file_name`` ends with .jsonl or the content type is
-        application/x-ndjson or application/jsonl), store it under a new ``upload:<uuid>`` id and describe it.
+        application/x-ndjson or application/jsonl), store it under a new ``upload:<uuid>`` id and describe it. A
+        document holding many trajectories is stored as one session per trajectory, all or none.
 
         Raises InvalidRequestError naming what is wrong with the upload (the line or field and what was expected).
         """
@@ -37,42 +74,65 @@ class ImportService:
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
         try:
-            document = load_text(text, origin)
-            trace_format, session = parse_trace(document)
+            document = load_text(text, origin, self._submit_tools)
+            parsed = parse_traces(document)
+            parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:
             raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
-        # A document without an id of its own was named after the file: that is not an id worth reporting.
-        original = session.session_id if session.session_id != document.default_id else None
-        stored = session.model_copy(update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE})
-        self._uploads.add(
-            NewUpload(
-                session=stored,
-                trace_format=trace_format,
-                file_name=file_name,
-                original_session_id=original,
-                document=text,
-                size_bytes=len(body),
-                uploaded_by=uploaded_by,
+        uploads: list[NewUpload] = []
+        described: list[ImportedTrajectory] = []
+        for index, (trace_format, session) in enumerate(parsed):
+            part = parts[index] if parts is not None else document
+            # A document without an id of its own was named after the file: that is not an id worth reporting.
+            original = session.session_id if session.session_id != part.default_id else None
+            stored = session.model_copy(
+                update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
             )
-        )
+            kept = text if parts is None else json.dumps(part.content, ensure_ascii=False)
+            uploads.append(
+                NewUpload(
+                    session=stored,
+                    trace_format=trace_format,
+                    file_name=file_name,
+                    original_session_id=original,
+                    document=kept,
+                    size_bytes=len(body) if parts is None else len(kept.encode()),
+                    uploaded_by=uploaded_by,
+                )
+            )
+            described.append(_facts(stored, original))
+        self._uploads.add_all(uploads)
+        first, facts = uploads[0], described[0]
         logger.info(
             "session imported",
-            extra={"session_id": stored.session_id, "format": trace_format, "bytes": len(body)},
+            extra={
+                "session_id": first.session.session_id,
+                "format": first.trace_format,
+                "bytes": len(body),
+                "sessions": len(uploads),
+            },
         )
         dropped = [
             step.text
-            for stage in stored.stages
+            for stage in first.session.stages
             for step in stage.steps
             if step.kind == "message" and step.text and step.text.startswith(DROPPED_PREFIX)
         ]
         return ImportedSession(
-            session_id=stored.session_id,
+            session_id=facts.session_id,
             source=UPLOAD_SOURCE,
-            trace_format=trace_format,
-            original_session_id=original,
-            status=stored.status,
-            stages=len(stored.stages),
-            tool_calls=len(stored.tool_calls),
+            trace_format=first.trace_format,
+            original_session_id=facts.original_session_id,
+            status=facts.status,
+            stages=facts.stages,
+            tool_calls=facts.tool_calls,
             size_bytes=len(body),
             dropped="; ".join(dropped) or None,
+            failed_tool_calls=facts.failed_tool_calls,
+            inferred_failures=facts.inferred_failures,
+            reasoning_steps=facts.reasoning_steps,
+            final_answer_source=facts.final_answer_source,
+            duration_ms=facts.duration_ms,
+            skipped=_skipped([upload.session for upload in uploads]),
+            sessions=described,
         )

@@ -7,6 +7,11 @@ Recognised shapes, tried in this order:
   :mod:`sources.tarsy_final_analysis`;
 - other agents' trace formats, chosen by shape from the registry in :mod:`sources.formats` (OpenTelemetry GenAI,
   Codex and Claude Code session logs, OpenAI Responses items, Anthropic messages, OpenAI chat messages).
+
+A document may also hold many trajectories (a benchmark's results file: a list of records, or JSON Lines of records,
+each with its own message list under ``messages``, ``traj``, ``trajectory``, ``conversation``, ``history`` or
+``chat_history``): :func:`parse_traces` reads each record as its own session; :func:`parse_trace`, which reads one
+session, refuses such a document and says how to import it.
 """
 
 from __future__ import annotations
@@ -16,18 +21,24 @@ from typing import Any
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import SESSION_FORMAT, Session
 from session_scoring.sources.boundary import validate_document
-from session_scoring.sources.formats import TraceDocument, detect_format, expected_formats
+from session_scoring.sources.formats import TraceDocument, TraceFormat, detect_format, expected_formats
 from session_scoring.sources.tarsy import is_detailed_session, parse_detailed_session
 from session_scoring.sources.tarsy_final_analysis import is_final_analysis_response, parse_final_analysis_response
 
-__all__ = ["parse_session_document", "parse_trace"]
+__all__ = ["MAX_TRAJECTORIES", "parse_session_document", "parse_trace", "parse_traces", "trajectories_of"]
 
 TARSY_DETAILED = "tarsy-detailed-session"
 TARSY_FINAL_ANALYSIS = "tarsy-final-analysis"
 
+MAX_TRAJECTORIES = 500
+"""The most trajectories one document may hold (each becomes a session)."""
+_TRAJECTORY_KEYS = ("messages", "traj", "trajectory", "conversation", "history", "chat_history")
+_RECORD_LISTS = ("results", "trajectories", "records", "sessions")
+_RECORD_IDS = ("session_id", "id", "task_id", "instance_id", "trajectory_id", "run_id")
 
-def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[str, Session]:
-    """The name of the document's format and the session it holds; SessionDataError naming the origin otherwise."""
+
+def _single(document: TraceDocument, include_chat: bool) -> tuple[str, Session] | None:
+    """The document read as one session in the first shape that recognises it; None when none does."""
     content, origin = document.content, document.origin
     if isinstance(content, dict):
         if content.get("format") == SESSION_FORMAT or ("stages" in content and "format" in content):
@@ -39,24 +50,114 @@ def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[st
         if is_final_analysis_response(content):
             return TARSY_FINAL_ANALYSIS, parse_final_analysis_response(content, origin, include_chat)
     trace_format = detect_format(content)
-    if trace_format is not None:
-        try:
-            return trace_format.name, trace_format.parse(document)
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            # A field of an unexpected type deep in an otherwise recognised document: say so instead of a 500.
-            raise SessionDataError(
-                f"{origin}: looks like {trace_format.description} but a field has an unexpected type "
-                f"({type(exc).__name__}: {str(exc)[:200]}); see docs/trace-formats.md"
-            ) from exc
+    return None if trace_format is None else (trace_format.name, _parse_as(trace_format, document))
+
+
+def _parse_as(trace_format: TraceFormat, document: TraceDocument) -> Session:
+    try:
+        return trace_format.parse(document)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        # A field of an unexpected type deep in an otherwise recognised document: say so instead of a 500.
+        raise SessionDataError(
+            f"{document.origin}: looks like {trace_format.description} but a field has an unexpected type "
+            f"({type(exc).__name__}: {str(exc)[:200]}); see docs/trace-formats.md"
+        ) from exc
+
+
+def _as_trajectory(record: Any, document: TraceDocument, index: int) -> TraceDocument | None:
+    """One record of a many-trajectory document as a document of its own; None when it holds no trajectory."""
+    if not isinstance(record, dict):
+        return None
+    content: dict[str, Any]
+    if detect_format(record) is not None:
+        content = dict(record)
+    else:
+        key = next((k for k in _TRAJECTORY_KEYS if isinstance(record.get(k), list) and record[k]), None)
+        if key is None:
+            return None
+        content = {**{k: v for k, v in record.items() if k != key}, "messages": record[key]}
+    # A benchmark's record names its task by a number or under its own key; the session id is text.
+    identifier = next((content[k] for k in _RECORD_IDS if isinstance(content.get(k), (str, int))), None)
+    for name in _RECORD_IDS:
+        content.pop(name, None)
+    if identifier is not None:
+        content["session_id"] = str(identifier)
+    if not isinstance(content.get("status"), str):
+        content.pop("status", None)
+    origin = f"{document.origin}: {document.where(index, 'record')}"
+    return TraceDocument(content, origin, submit_tools=document.submit_tools)
+
+
+def trajectories_of(document: TraceDocument) -> list[TraceDocument] | None:
+    """The trajectories of a document holding many (each record with its own message list), or None when it is not
+    such a document. A record holding no trajectory is refused, naming it."""
+    content = document.content
+    records: Any = content
+    if isinstance(content, dict):
+        records = next((content[k] for k in _RECORD_LISTS if isinstance(content.get(k), list)), None)
+    if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
+        return None
+    found = [_as_trajectory(record, document, index) for index, record in enumerate(records)]
+    if not any(found):
+        return None
+    missing = next((index for index, item in enumerate(found) if item is None), None)
+    if missing is not None:
+        raise SessionDataError(
+            f"{document.origin}: {document.where(missing, 'record')}: expected a trajectory like the other records "
+            f"(a message list under one of {', '.join(_TRAJECTORY_KEYS)})"
+        )
+    if len(found) > MAX_TRAJECTORIES:
+        raise SessionDataError(
+            f"{document.origin}: holds {len(found)} trajectories; one upload may hold at most {MAX_TRAJECTORIES}. "
+            "Split the file and upload each part"
+        )
+    return [item for item in found if item is not None]
+
+
+def _unrecognised(document: TraceDocument) -> SessionDataError:
+    content = document.content
     got = (
         f"a JSON {type(content).__name__}"
         if not isinstance(content, dict)
         else "an object with keys " + ", ".join(sorted(map(str, content))[:8])
     )
-    raise SessionDataError(
-        f'{origin}: unrecognised session document ({got}); expected \'"format": "{SESSION_FORMAT}"\', a TARSy '
+    return SessionDataError(
+        f'{document.origin}: unrecognised session document ({got}); expected \'"format": "{SESSION_FORMAT}"\', a TARSy '
         f"DetailedSession or final-analysis response, or one of: {expected_formats()} (see docs/trace-formats.md)"
     )
+
+
+def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[str, Session]:
+    """The name of the document's format and the one session it holds; SessionDataError naming the origin
+    otherwise (a document holding many trajectories included: it says how to import them)."""
+    single = _single(document, include_chat)
+    if single is not None:
+        return single
+    trajectories = trajectories_of(document)
+    if trajectories is not None:
+        raise SessionDataError(
+            f"{document.origin}: holds {len(trajectories)} trajectories (records with their own message lists), not "
+            "one session; upload it with POST /api/v1/scoring/sessions:import, which stores each trajectory as its "
+            "own session, or split it into one file per trajectory"
+        )
+    raise _unrecognised(document)
+
+
+def parse_traces(document: TraceDocument, include_chat: bool = False) -> list[tuple[str, Session]]:
+    """Every session the document holds: the one session, or each trajectory of a many-trajectory document."""
+    single = _single(document, include_chat)
+    if single is not None:
+        return [single]
+    trajectories = trajectories_of(document)
+    if trajectories is None:
+        raise _unrecognised(document)
+    sessions: list[tuple[str, Session]] = []
+    for trajectory in trajectories:
+        single = _single(trajectory, include_chat)
+        if single is None:
+            raise _unrecognised(trajectory)
+        sessions.append(single)
+    return sessions
 
 
 def parse_session_document(document: Any, origin: str, include_chat: bool = False) -> Session:

@@ -3,7 +3,8 @@ sessions.
 
 Each file may be in any shape :func:`sources.documents.parse_trace` recognises: the normalised format, a tarsy-bot
 ``DetailedSession`` or final-analysis response, or another agent's trace (``docs/trace-formats.md``). A file that
-cannot be read as a session is listed in the page's ``skipped`` with the reason, and logged.
+cannot be read as a session is listed in the page's ``skipped`` with the reason, and logged; so is a file holding
+many trajectories (a benchmark's results), which the import endpoint reads as one session each.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from session_scoring.log import logger
 from session_scoring.models.session import Session, SessionPage, SessionSummary, SkippedSession
 from session_scoring.sources.documents import parse_trace
 from session_scoring.sources.formats import load_text
+from session_scoring.sources.formats.common import DEFAULT_SUBMIT_TOOLS
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SUFFIXES = (".json", ".jsonl")
@@ -27,7 +29,9 @@ SUFFIXES = (".json", ".jsonl")
 class FileSessionSource:
     name = "file"
 
-    def __init__(self, directory: Path, include_chat: bool = False) -> None:
+    def __init__(
+        self, directory: Path, include_chat: bool = False, submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS
+    ) -> None:
         if not directory.is_dir():
             raise ConfigurationError(
                 f"session_source.directory '{directory}' is not a directory; "
@@ -35,6 +39,7 @@ class FileSessionSource:
             )
         self._directory = directory
         self._include_chat = include_chat
+        self._submit_tools = submit_tools
         self._listed: dict[Path, tuple[tuple[int, int, int], SessionSummary | SkippedSession]] = {}
         """Each listed file's version (its modification and change times in ns, its size) and what it held then:
         see :meth:`_listing`."""
@@ -44,7 +49,7 @@ class FileSessionSource:
             text = path.read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
             raise SessionDataError(f"{path.name}: cannot read the file ({exc})") from exc
-        session = parse_trace(load_text(text, path.name), self._include_chat)[1]
+        session = parse_trace(load_text(text, path.name, self._submit_tools), self._include_chat)[1]
         return session.model_copy(update={"source": self.name})
 
     def _listing(self) -> list[tuple[Path, SessionSummary | SkippedSession]]:

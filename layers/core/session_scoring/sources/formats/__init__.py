@@ -8,8 +8,10 @@ line that does not parse. ``docs/trace-formats.md`` documents every format and i
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from session_scoring.errors import SessionDataError
@@ -21,9 +23,16 @@ from session_scoring.sources.formats import (
     openai_responses,
     otel_genai,
 )
-from session_scoring.sources.formats.common import TraceDocument
+from session_scoring.sources.formats.common import DEFAULT_SUBMIT_TOOLS, TraceDocument
 
-__all__ = ["FORMATS", "TraceDocument", "TraceFormat", "detect_format", "load_text"]
+__all__ = ["FORMATS", "MAX_DEPTH", "TraceDocument", "TraceFormat", "detect_format", "load_text"]
+
+MAX_DEPTH = 100
+"""How deeply arrays and objects may nest in a document (or one JSON Lines line). Checked on the text before it is
+parsed: deeper documents would exhaust the parser's recursion, or the serialisation of the session later."""
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS_ONLY = bytes(range(256)).translate(None, b"[]{}")
+_DELTA = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 @dataclass(frozen=True)
@@ -72,12 +81,88 @@ def expected_formats() -> str:
     return "; ".join(f.description for f in FORMATS)
 
 
-def load_text(text: str, origin: str) -> TraceDocument:
+def nesting_depth(text: str) -> int:
+    """How deeply the arrays and objects of JSON ``text`` nest, counted on the text (brackets outside strings), in
+    linear time and without recursion."""
+    structure = _STRING.sub("", text).encode("utf-8", "replace").translate(None, _BRACKETS_ONLY)
+    return max(accumulate(map(_DELTA.__getitem__, structure)), default=0)
+
+
+def _check_depth(text: str, origin: str, lines: bool) -> None:
+    """Refuse ``text`` nesting deeper than :data:`MAX_DEPTH`; ``lines``: JSON Lines, each line counted on its own
+    (the refusal names the first line too deep)."""
+    depth = nesting_depth(text)
+    if depth <= MAX_DEPTH:
+        return
+    where = ""
+    if lines:
+        deep = ((n, nesting_depth(line)) for n, line in enumerate(text.splitlines(), 1))
+        found = next(((n, d) for n, d in deep if d > MAX_DEPTH), None)
+        if found is None:
+            return  # brackets left open across lines: parsing each line says what is wrong with it
+        number, depth = found
+        where = f" (line {number})"
+    raise SessionDataError(
+        f"{origin}: the document nests arrays and objects {depth} levels deep{where}; the limit is {MAX_DEPTH} "
+        "levels. Send the session as its agent saved it; no trace format nests that deeply"
+    )
+
+
+def _nul_paths(value: Any, path: str) -> Iterator[str]:
+    """JSON paths of the strings (values or keys) of ``value`` holding a NUL character."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, str):
+            if "\x00" in current:
+                yield where
+        elif isinstance(current, dict):
+            for key, item in reversed(list(current.items())):
+                if "\x00" in key:
+                    yield f"{where} (the key '{key.replace(chr(0), '<NUL>')}')"
+                stack.append((item, f"{where}.{key}"))
+        elif isinstance(current, list):
+            stack.extend((item, f"{where}[{index}]") for index, item in reversed(list(enumerate(current))))
+
+
+def _check_nul(document: TraceDocument, text: str) -> None:
+    """PostgreSQL's text and JSONB cannot hold U+0000: refuse a document with one, naming where it is."""
+    if "\\u0000" not in text and "\x00" not in text:
+        return
+    if document.line_numbers is not None:
+        for index, item in enumerate(document.content):
+            found = next(_nul_paths(item, "$"), None)
+            if found is not None:
+                _refuse_nul(document.origin, f"line {document.line_numbers[index]}: {found}")
+        return
+    found = next(_nul_paths(document.content, "$"), None)
+    if found is not None:
+        _refuse_nul(document.origin, found)
+
+
+def _refuse_nul(origin: str, where: str) -> None:
+    raise SessionDataError(
+        f"{origin}: {where}: a string holds a NUL character (\\u0000), which cannot be stored; remove it (or replace "
+        "it, e.g. with U+FFFD) and send the document again"
+    )
+
+
+def load_text(text: str, origin: str, submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS) -> TraceDocument:
     """A JSON document, or JSON Lines (one object per line; the origin ends with ``.jsonl``, or the text is not
-    one JSON value but several lines). Errors name the origin and the line."""
+    one JSON value but several lines). Errors name the origin and the line. Nesting deeper than :data:`MAX_DEPTH` is
+    refused before parsing, and a NUL character in any string after (naming its line and JSON path).
+
+    ``submit_tools``: the tools whose arguments are the agent's final answer (see ``TraceDocument``)."""
+    document = _load(text, origin)
+    _check_nul(document, text)
+    return TraceDocument(document.content, origin, document.line_numbers, submit_tools)
+
+
+def _load(text: str, origin: str) -> TraceDocument:
     stripped = text.strip()
     if not stripped:
         raise SessionDataError(f"{origin}: the file is empty; expected a JSON document or JSON Lines")
+    _check_depth(stripped, origin, lines=origin.endswith(".jsonl"))
     if not origin.endswith(".jsonl"):
         try:
             return TraceDocument(json.loads(stripped), origin)

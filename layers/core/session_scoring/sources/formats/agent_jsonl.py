@@ -1,14 +1,23 @@
 """Agent CLI session logs in JSON Lines (one event per line), recognised by their event shapes.
 
+A line of a type the parser does not read is skipped and counted (in the transcript's "not shown" note and the
+session's ``skipped_content``), never a reason to refuse the log: both CLIs add line types from one release to the
+next.
+
 - **Codex CLI** (``~/.codex/sessions/.../rollout-*.jsonl``): ``{"timestamp", "type", "payload"}`` lines.
   ``session_meta`` gives the session id, start and working directory; ``response_item`` payloads are Responses
-  items (see :mod:`openai_responses`: messages, ``function_call`` with ``function_call_output``, ``reasoning``);
-  ``event_msg`` lines repeat those items for the terminal UI and ``turn_context`` lines hold settings: both are
-  dropped and counted in the transcript.
+  items (see :mod:`openai_responses`: messages, ``function_call`` with ``function_call_output``, ``reasoning``); the
+  context Codex adds as user messages (``<environment_context>``, ``<user_instructions>``) is skipped. ``event_msg``
+  lines are the terminal UI's copy of the items: ``agent_message``, ``agent_reasoning`` and ``user_message`` events
+  are read as those items when the log has no ``response_item`` of that kind (some versions write the narration
+  and the reasoning summaries only there), and skipped as copies otherwise. ``turn_context`` lines hold
+  settings.
 - **Claude Code** (``~/.claude/projects/<project>/<session>.jsonl``): ``{"type": "user"|"assistant", "message":
   {...}, "sessionId", "timestamp"}`` lines whose ``message`` is an Anthropic message (see
-  :mod:`anthropic_messages`: text, thinking, ``tool_use``, ``tool_result`` with ``is_error``); ``summary``,
-  ``system`` and other lines are dropped and counted.
+  :mod:`anthropic_messages`: text, thinking, ``tool_use``, ``tool_result`` with ``is_error``; each content block of
+  an assistant turn may be a line of its own). ``summary``, ``system``, ``file-history-snapshot``,
+  ``queue-operation``, ``attachment``, ``ai-title``, ``last-prompt`` and any other line type, and ``isMeta``
+  messages, are skipped.
 
 Other JSON Lines files whose lines are OpenAI chat messages or OTLP trace exports are read by those formats.
 """
@@ -19,12 +28,22 @@ from typing import Any
 
 from session_scoring.models.session import AvailableTool, Session
 from session_scoring.sources.formats import anthropic_messages, openai_responses
-from session_scoring.sources.formats.common import TraceBuilder, TraceDocument, build_session
+from session_scoring.sources.formats.common import NOT_READ, TraceBuilder, TraceDocument, build_session
+from session_scoring.sources.formats.openai_chat import text_of
 
 CODEX = "codex-jsonl"
 CLAUDE_CODE = "claude-code-jsonl"
-_CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-_CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot"}
+_CODEX_ITEMS = {"session_meta", "response_item"}
+_CODEX_CONTEXT = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
+_UI_COPY = "the terminal UI's copy of an item the log already holds"
+_CLAUDE_REASONS = {
+    "summary": "a title Claude Code writes for its session list",
+    "ai-title": "a title Claude Code writes for its session list",
+    "last-prompt": "Claude Code's record of the last prompt, repeated from the conversation",
+    "queue-operation": "Claude Code's input queue, repeated from the conversation",
+    "file-history-snapshot": "file backups Claude Code keeps for undo, not the conversation",
+    "system": "Claude Code's own notices, not the agent's conversation",
+}
 
 
 def _events(content: Any) -> list[dict[str, Any]] | None:
@@ -33,18 +52,46 @@ def _events(content: Any) -> list[dict[str, Any]] | None:
     return None
 
 
+def _claude_message(event: dict[str, Any]) -> bool:
+    return event.get("type") in ("user", "assistant") and isinstance(event.get("message"), dict)
+
+
 def detect_codex(content: Any) -> bool:
+    """Object lines, at least one a ``session_meta`` or ``response_item`` with a ``payload`` object (and none a
+    Claude Code message)."""
     events = _events(content)
-    return events is not None and all(e.get("type") in _CODEX_TYPES and "payload" in e for e in events)
+    if events is None:
+        return False
+    return any(e.get("type") in _CODEX_ITEMS and isinstance(e.get("payload"), dict) for e in events) and not any(
+        _claude_message(e) for e in events
+    )
 
 
 def detect_claude_code(content: Any) -> bool:
+    """Object lines, at least one a ``user`` or ``assistant`` line carrying a ``message`` object with a role."""
     events = _events(content)
-    return (
-        events is not None
-        and all(e.get("type") in _CLAUDE_TYPES for e in events)
-        and any(isinstance(e.get("message"), dict) and e.get("type") in ("user", "assistant") for e in events)
+    return events is not None and any(
+        _claude_message(e) and isinstance(e["message"].get("role"), str) for e in events
     )
+
+
+def _codex_items(events: list[dict[str, Any]]) -> set[str]:
+    """Which kinds of item the log's ``response_item`` lines hold readable text for (``assistant``, ``reasoning``,
+    ``user``): the UI's events of those kinds are copies; events of a kind no item holds are the only record."""
+    kinds: set[str] = set()
+    for event in events:
+        payload = event.get("payload")
+        if event.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        if payload.get("type", "message") == "message" and not _is_codex_context(payload):
+            kinds.add("user" if payload.get("role") == "user" else "assistant")
+        elif payload.get("type") == "reasoning" and any(
+            isinstance(part, dict) and str(part.get("text", "")).strip()
+            for key in ("summary", "content")
+            for part in payload.get(key) or []
+        ):
+            kinds.add("reasoning")
+    return kinds
 
 
 def parse_codex(document: TraceDocument) -> Session:
@@ -52,21 +99,48 @@ def parse_codex(document: TraceDocument) -> Session:
     builder = TraceBuilder()
     tools: list[AvailableTool] = []
     session_id: str | None = None
+    items = _codex_items(events)
     for index, event in enumerate(events):
-        payload = event.get("payload")
-        if not isinstance(payload, dict):
-            raise document.error(document.where(index, "events"), "a 'payload' object")
         builder.seen_at(event.get("timestamp"))
         kind = event.get("type")
-        if kind == "session_meta":
-            session_id = str(payload.get("id") or "") or session_id
-            builder.seen_at(payload.get("timestamp"))
-        elif kind == "response_item":
-            located = TraceDocument(payload, document.origin, (_line(document, index),))
+        payload = event.get("payload")
+        if kind == "response_item":
+            if not isinstance(payload, dict):
+                raise document.error(document.where(index, "events"), "a 'payload' object")
+            if _is_codex_context(payload):
+                builder.drop("Codex context message(s)", reason="context Codex adds to the conversation, not the task")
+                continue
+            located = TraceDocument(payload, document.origin, (_line(document, index),), document.submit_tools)
             openai_responses.fill([payload], builder, located, tools)
+        elif kind == "session_meta" and isinstance(payload, dict):
+            session_id = str(payload.get("id") or "") or session_id
+        elif kind == "event_msg" and isinstance(payload, dict):
+            _codex_event(payload, builder, items)
+        elif kind == "turn_context":
+            builder.drop("Codex 'turn_context' line(s)", reason="the model's settings, not the investigation")
         else:
             builder.drop(f"Codex '{kind}' line(s)")
     return build_session(document, builder, agent="codex", tools=tools, session_id=session_id)
+
+
+def _is_codex_context(payload: dict[str, Any]) -> bool:
+    if payload.get("type") not in ("message", None) or payload.get("role") != "user":
+        return False
+    return text_of(payload.get("content"), TraceBuilder()).lstrip().startswith(_CODEX_CONTEXT)
+
+
+def _codex_event(payload: dict[str, Any], builder: TraceBuilder, items: set[str]) -> None:
+    kind = payload.get("type")
+    text = payload.get("message") if kind in ("agent_message", "user_message") else payload.get("text")
+    text = text.strip() if isinstance(text, str) else ""
+    if kind == "agent_message" and text and "assistant" not in items:
+        builder.text("message", text)
+    elif kind == "agent_reasoning" and text and "reasoning" not in items:
+        builder.text("reasoning", text)
+    elif kind == "user_message" and text and "user" not in items:
+        builder.user(text)
+    else:
+        builder.drop(f"Codex 'event_msg' line(s) ({kind})", reason=_UI_COPY)
 
 
 def parse_claude_code(document: TraceDocument) -> Session:
@@ -77,11 +151,12 @@ def parse_claude_code(document: TraceDocument) -> Session:
         message = event.get("message")
         session_id = session_id or (str(event["sessionId"]) if event.get("sessionId") else None)
         builder.seen_at(event.get("timestamp"))
-        if event.get("type") not in ("user", "assistant") or not isinstance(message, dict):
-            builder.drop(f"Claude Code '{event.get('type')}' line(s)")
+        kind = str(event.get("type"))
+        if not _claude_message(event) or not isinstance(message, dict):
+            builder.drop(f"Claude Code '{kind}' line(s)", reason=_CLAUDE_REASONS.get(kind, NOT_READ))
             continue
         if event.get("isMeta"):
-            builder.drop("Claude Code meta message(s)")
+            builder.drop("Claude Code meta message(s)", reason="messages Claude Code adds itself (command output)")
             continue
         anthropic_messages.fill_message(message, builder, document, document.where(index, "events") + ".message")
     return build_session(document, builder, agent="claude-code", session_id=session_id)

@@ -86,8 +86,10 @@ def fill_message(message: dict[str, Any], builder: TraceBuilder, document: Trace
             if not call_id:
                 raise document.error(block_where, f"a '{kind}' block with the 'tool_use_id' of its call")
             builder.result(unwrap_output(block.get("content"), failed=block.get("is_error") is True), str(call_id))
+        elif kind == "redacted_thinking":
+            builder.drop("redacted_thinking block(s)", reason="encrypted reasoning cannot be read")
         else:
-            builder.drop(f"{kind} block(s)")
+            builder.drop(f"{kind} block(s)", reason="content blocks other than text, thinking and tools are not shown")
 
 
 def tools_of(definitions: Any) -> list[AvailableTool]:
@@ -107,7 +109,7 @@ def parse(document: TraceDocument) -> Session:
     tools: list[AvailableTool] = []
     if isinstance(document.content, dict):
         if document.content.get("system"):
-            builder.drop("system prompt(s)")
+            builder.drop("system prompt(s)", reason="system prompts are instructions, not the investigation")
         tools = tools_of(document.content.get("tools"))
     for index, message in enumerate(messages):
         if not isinstance(message, dict):

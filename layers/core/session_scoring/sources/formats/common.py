@@ -2,8 +2,18 @@
 unwrapping, and a step builder that matches results to calls without ever duplicating one.
 
 A parser maps a foreign trace onto :class:`~session_scoring.models.session.Session`. What it cannot show (images,
-encrypted reasoning, system prompts, spans of other kinds) is counted with :meth:`TraceBuilder.drop` and said in
-one ``message`` step at the end of the stage, so the judge and the reader know the transcript is not the whole file.
+encrypted reasoning, system prompts, spans or lines of other kinds) is counted with :meth:`TraceBuilder.drop`, with
+the reason, and said in one ``message`` step at the end of the stage (so the judge and the reader know the
+transcript is not the whole file) and in the session's ``skipped_content``.
+
+Every format shares how the builder finishes a conversation (:meth:`TraceBuilder.finish`):
+
+- the agent's text written as its own item right before a tool call (narration) is the reasoning that led to it;
+- a call whose output reports a failure in its text (``models.tool_failures``) is marked failed, as inferred;
+- a call's duration is the time between the line that made it and the line that brought its result, when both
+  carry a timestamp;
+- the final answer is the document's own field, else the arguments of a configured submit tool, else the agent's
+  last text after its last tool call, trailing user turns (a simulated user's ``###STOP###``) aside.
 """
 
 from __future__ import annotations
@@ -16,11 +26,23 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import SessionDataError
-from session_scoring.models.session import AvailableTool, Session, Stage, Step, ToolCall
+from session_scoring.models.session import AvailableTool, Session, SkippedContent, Stage, Step, ToolCall
+from session_scoring.models.tool_failures import failure_in_output
 from session_scoring.sources.boundary import BoundaryModel, validate_document
 
 DROPPED_PREFIX = "[not shown: the importer dropped"
+NOT_READ = "a line or item type the importer does not read"
+"""Why content of a type no parser reads is skipped (it is counted, never a reason to refuse the document)."""
+
+DEFAULT_SUBMIT_TOOLS = frozenset(TraceImportSection().submit_tool_names)
+"""Tools whose arguments are the agent's answer, unless configuration names others (``trace_import.submit_tools``)."""
+_ANSWER_KEYS = ("answer", "final_answer", "conclusion", "result", "summary", "message", "response", "text", "content")
+
+LAST_ASSISTANT_TEXT = "last_assistant_text"
+DOCUMENT_ANSWER = "document"
+SUBMIT_TOOL = "submit_tool"
 
 
 @dataclass(frozen=True)
@@ -30,6 +52,8 @@ class TraceDocument:
     content: Any
     origin: str
     line_numbers: tuple[int, ...] | None = None
+    submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS
+    """Names (lower case, without server) of the tools whose arguments are the agent's final answer."""
 
     @property
     def default_id(self) -> str:
@@ -199,6 +223,27 @@ def parse_time(value: Any) -> datetime | None:
     return None
 
 
+def submitted_answer(arguments: dict[str, Any]) -> str | None:
+    """The answer a submit tool's arguments carry: a known answer field, the only text argument, else all of them."""
+    for key in _ANSWER_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    texts = [value.strip() for value in arguments.values() if isinstance(value, str) and value.strip()]
+    if len(texts) == 1:
+        return texts[0]
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True) if arguments else None
+
+
+@dataclass(frozen=True)
+class FinishedConversation:
+    """A conversation's steps, its final answer and where that answer was taken from (``final_answer_source``)."""
+
+    steps: list[Step]
+    answer: str | None
+    answer_source: str | None
+
+
 @dataclass
 class TraceBuilder:
     """Ordered steps of one conversation. Results find their call by id, else by tool name, else the oldest call
@@ -206,8 +251,12 @@ class TraceBuilder:
 
     steps: list[Step] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
+    reasons: dict[str, str] = field(default_factory=dict)
     times: list[datetime] = field(default_factory=list)
     _waiting: list[tuple[int, str | None]] = field(default_factory=list)
+    _made_at: dict[int, tuple[int, datetime]] = field(default_factory=dict)
+    _moment: tuple[int, datetime] | None = None
+    _lines: int = 0
 
     def text(self, kind: Literal["reasoning", "answer", "message"], text: str | None) -> None:
         if text and text.strip():
@@ -218,11 +267,16 @@ class TraceBuilder:
         if text and text.strip():
             self.text("message", f"User: {text.strip()}")
 
-    def drop(self, what: str, count: int = 1) -> None:
+    def drop(self, what: str, count: int = 1, reason: str = NOT_READ) -> None:
         self.dropped[what] += count
+        self.reasons.setdefault(what, reason)
 
     def seen_at(self, value: Any) -> None:
+        """A new line (or message) begins, written at ``value`` when it is a time: calls made on it and results
+        brought by a later one give the call's duration."""
+        self._lines += 1
         moment = parse_time(value)
+        self._moment = (self._lines, moment) if moment is not None else None
         if moment is not None:
             self.times.append(moment)
 
@@ -243,6 +297,8 @@ class TraceBuilder:
         )
         self.steps.append(Step(kind="tool_call", tool_call=call))
         self._waiting.append((len(self.steps) - 1, call_id))
+        if self._moment is not None:
+            self._made_at[len(self.steps) - 1] = self._moment
 
     def complete(self, index: int, output: ToolOutput, duration_ms: int | None = None) -> None:
         current = self.steps[index].tool_call
@@ -250,6 +306,13 @@ class TraceBuilder:
         update: dict[str, Any] = (
             {"success": False, "error": output.error, "result": None} if output.failed else {"result": output.result}
         )
+        reported = None if output.failed else failure_in_output(output.result)
+        if reported is not None:
+            update.update(success=False, error=reported, failure_inferred=True)
+        made = self._made_at.get(index)
+        if duration_ms is None and made is not None and self._moment is not None and self._moment[0] != made[0]:
+            elapsed = (self._moment[1] - made[1]).total_seconds()
+            duration_ms = round(elapsed * 1000) if elapsed >= 0 else None
         if duration_ms is not None:
             update["duration_ms"] = duration_ms
         self.steps[index] = Step(kind="tool_call", tool_call=current.model_copy(update=update))
@@ -287,21 +350,80 @@ class TraceBuilder:
             return None
         return self._waiting.pop(position)[0]
 
-    def finish(self, final_analysis: str | None = None) -> tuple[list[Step], str | None]:
-        """The steps and the final answer: ``final_analysis`` when given, else the agent's last text after its last
-        tool call. That text is shown once, as the final analysis, not also as a step."""
-        steps = list(self.steps)
-        answer = final_analysis
-        last = steps[-1] if steps else None
-        last_text = last.text if last is not None and last.kind in ("answer", "message") else None
-        agent_text = last_text is not None and not last_text.startswith("User:")
-        if agent_text and (answer is None or answer.strip() == last_text):
-            answer = last_text
-            steps.pop()
+    def skipped(self) -> list[SkippedContent]:
+        return [
+            SkippedContent(what=what, count=count, reason=self.reasons.get(what, NOT_READ))
+            for what, count in sorted(self.dropped.items())
+        ]
+
+    def finish(
+        self, final_analysis: str | None = None, submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS
+    ) -> FinishedConversation:
+        """The steps and the final answer (see the module's docstring). The answer is shown once, as the final
+        analysis, not also as a step."""
+        steps = _narration_as_reasoning(self.steps)
+        answer, source = (final_analysis, DOCUMENT_ANSWER) if final_analysis else (None, None)
+        submitted = _submitted(steps, submit_tools)
+        if submitted is not None and answer is None:
+            index, name, text = submitted
+            answer, source = text, f"{SUBMIT_TOOL}:{name}"
+            steps.pop(index)
+        last = _last_agent_text(steps)
+        if last is not None:
+            text = steps[last].text or ""
+            if answer is None:
+                answer, source = text, LAST_ASSISTANT_TEXT
+                steps.pop(last)
+            elif answer.strip() == text:
+                steps.pop(last)
         if self.dropped:
             listed = ", ".join(f"{count} {what}" for what, count in sorted(self.dropped.items()))
             steps.append(Step(kind="message", text=f"{DROPPED_PREFIX} {listed}]"))
-        return steps, answer
+        return FinishedConversation(steps, answer, source)
+
+
+def _is_agent_text(step: Step) -> bool:
+    return step.kind in ("answer", "message") and bool(step.text) and not (step.text or "").startswith("User:")
+
+
+def _narration_as_reasoning(steps: list[Step]) -> list[Step]:
+    """Agent text written as its own item or line and followed, before anything but more of the agent's thoughts, by a
+    tool call is the reasoning that led to the call (Codex's assistant messages, Claude Code's text lines)."""
+    result = list(steps)
+    leads_to_call = False
+    for index in range(len(result) - 1, -1, -1):
+        step = result[index]
+        if step.tool_call is not None:
+            leads_to_call = True
+        elif step.kind == "reasoning":
+            continue
+        elif _is_agent_text(step) and step.kind == "message":
+            if leads_to_call:
+                result[index] = Step(kind="reasoning", text=step.text)
+        else:
+            leads_to_call = False
+    return result
+
+
+def _submitted(steps: list[Step], submit_tools: frozenset[str]) -> tuple[int, str, str] | None:
+    """The last call of a submit tool that carries an answer: (its step, the tool's name, the answer)."""
+    for index in range(len(steps) - 1, -1, -1):
+        call = steps[index].tool_call
+        if call is not None and call.name.lower() in submit_tools:
+            text = submitted_answer(call.arguments)
+            if text:
+                return index, call.name, text
+    return None
+
+
+def _last_agent_text(steps: list[Step]) -> int | None:
+    """The agent's last text after its last tool call, looking past trailing user turns."""
+    for index in range(len(steps) - 1, -1, -1):
+        step = steps[index]
+        if step.kind == "message" and (step.text or "").startswith("User:"):
+            continue
+        return index if _is_agent_text(step) else None
+    return None
 
 
 def build_session(
@@ -315,11 +437,16 @@ def build_session(
     started_at: datetime | None = None,
     completed_at: datetime | None = None,
     final_analysis: str | None = None,
+    final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
+    skipped: list[SkippedContent] | None = None,
 ) -> Session:
     """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
     envelope = envelope_of(document)
-    steps, answer = builder.finish(envelope.final_analysis or final_analysis)
+    finished = builder.finish(envelope.final_analysis, document.submit_tools)
+    answer, source = finished.answer, finished.answer_source
+    if answer is None and final_analysis:
+        answer, source = final_analysis, final_answer_source
     times = sorted(builder.times)
     return Session(
         session_id=envelope.session_id or envelope.id or session_id or document.default_id,
@@ -333,6 +460,8 @@ def build_session(
         available_tools=tools or [],
         stages=stages
         if stages is not None
-        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=steps)],
+        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=finished.steps)],
         final_analysis=answer,
+        final_answer_source=source,
+        skipped_content=skipped if skipped is not None else builder.skipped(),
     )

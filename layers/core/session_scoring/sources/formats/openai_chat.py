@@ -3,13 +3,18 @@
 Accepted: a bare list of messages, or ``{"messages": [...], "tools": [...]}`` with optional session fields
 (``session_id``, ``status``, ``alert``, ``alert_type``, ``agent_type``, ``final_analysis``).
 
-- ``assistant``: ``content`` (text or parts), ``reasoning_content`` and ``thinking_blocks`` (reasoning),
-  ``tool_calls`` (``function.arguments`` that are not valid JSON are kept whole under ``raw``), legacy
-  ``function_call``. LangChain's ``{"type": "ai", "tool_calls": [{"name", "args", "id"}]}`` too.
+- ``assistant``: ``content`` (text or parts), ``reasoning_content`` and ``thinking_blocks`` (reasoning; the same
+  text in both is shown once), ``tool_calls`` (``function.arguments`` that are not valid JSON are kept whole under
+  ``raw``), legacy ``function_call``.
+- LangChain messages: the short types (``{"type": "ai" | "human" | "tool" | "system"}``), the class names
+  (``AIMessage``, ``HumanMessage``, ``ToolMessage``, ``SystemMessage``, their ``*Chunk`` forms, ``ChatMessage`` with
+  its ``role``), ``messages_to_dict``'s ``{"type", "data": {...}}`` and ``dumpd``'s ``{"lc": 1, "id": [...,
+  "AIMessage"], "kwargs": {...}}``; ``tool_calls: [{"name", "args", "id"}]``.
 - ``tool`` / ``function``: the result, matched by ``tool_call_id``, else by ``name``, else in call order;
   ``status: "error"`` or ``is_error: true`` marks the call failed. MCP content parts and ``{"output": ...}`` are
   unwrapped.
-- ``system`` / ``developer``: not shown (said so in the transcript); images and audio parts likewise.
+- ``system`` / ``developer``: not shown (said so in the transcript); images and audio parts likewise. A message of
+  another role (``ipython``, ``environment``...) is skipped and counted, never a reason to refuse the document.
 """
 
 from __future__ import annotations
@@ -27,12 +32,43 @@ from session_scoring.sources.formats.common import (
 )
 
 NAME = "openai-chat"
-_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
-_LANGCHAIN_TYPES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
+_CONVERSATION_ROLES = {"user", "assistant"}
+_LANGCHAIN_TYPES = {
+    "human": "user",
+    "ai": "assistant",
+    "system": "system",
+    "tool": "tool",
+    "function": "function",
+    "humanmessage": "user",
+    "humanmessagechunk": "user",
+    "aimessage": "assistant",
+    "aimessagechunk": "assistant",
+    "systemmessage": "system",
+    "systemmessagechunk": "system",
+    "toolmessage": "tool",
+    "toolmessagechunk": "tool",
+    "functionmessage": "function",
+    "functionmessagechunk": "function",
+}
 
 
 def _messages(content: Any) -> Any:
     return content.get("messages") if isinstance(content, dict) else content
+
+
+def _flattened(message: Any) -> Any:
+    """A LangChain serialisation unwrapped to the message's own fields: ``messages_to_dict``'s ``{"type", "data"}``
+    and ``dumpd``'s ``{"lc", "type": "constructor", "id": [..., "AIMessage"], "kwargs"}``."""
+    if not isinstance(message, dict):
+        return message
+    kwargs = message.get("kwargs")
+    ids = message.get("id")
+    if message.get("lc") is not None and isinstance(kwargs, dict) and isinstance(ids, list) and ids:
+        return {"type": str(ids[-1]), **kwargs}
+    data = message.get("data")
+    if isinstance(data, dict) and isinstance(message.get("type"), str) and "role" not in message:
+        return {**data, "type": data.get("type") or message["type"]}
+    return message
 
 
 def _role(message: dict[str, Any]) -> str | None:
@@ -44,12 +80,14 @@ def _role(message: dict[str, Any]) -> str | None:
 
 
 def detect(content: Any) -> bool:
+    """A list of message objects, at least one a user or assistant turn (by its role or LangChain type)."""
     messages = _messages(content)
     if not isinstance(messages, list) or not messages:
         return False
     if isinstance(content, dict) and ("stages" in content or "format" in content):
         return False
-    return all(isinstance(m, dict) and _role(m) in _ROLES for m in messages)
+    flat = [_flattened(m) for m in messages]
+    return all(isinstance(m, dict) for m in flat) and any(_role(m) in _CONVERSATION_ROLES for m in flat)
 
 
 def text_of(content: Any, builder: TraceBuilder) -> str:
@@ -66,8 +104,12 @@ def text_of(content: Any, builder: TraceBuilder) -> str:
             texts.append(str(part.get("text", "")))
         elif isinstance(part, dict) and part.get("type") == "refusal":
             texts.append(f"(refusal) {part.get('refusal', '')}")
-        elif isinstance(part, dict):
-            builder.drop(f"{part.get('type')} part(s)")
+        elif isinstance(part, dict) and part.get("type") not in ("tool_use", "tool_call"):
+            # A tool_use part repeats a call the message's tool_calls hold.
+            builder.drop(
+                f"{part.get('type')} part(s)",
+                reason="content parts other than text (images, audio, files) are not shown",
+            )
     return "\n".join(t for t in texts if t)
 
 
@@ -83,12 +125,15 @@ def _tools(definitions: Any) -> list[AvailableTool]:
 
 
 def _assistant(message: dict[str, Any], builder: TraceBuilder, document: TraceDocument, where: str) -> None:
-    builder.text(
-        "reasoning", message.get("reasoning_content") if isinstance(message.get("reasoning_content"), str) else None
-    )
-    for block in message.get("thinking_blocks") or []:
-        if isinstance(block, dict):
-            builder.text("reasoning", str(block.get("thinking") or ""))
+    reasoning = [message.get("reasoning_content")] + [
+        block.get("thinking") for block in message.get("thinking_blocks") or [] if isinstance(block, dict)
+    ]
+    shown: set[str] = set()
+    for text in reasoning:
+        # LiteLLM (HolmesGPT's saved conversations) writes the same thinking in both fields: show it once.
+        if isinstance(text, str) and text.strip() and text.strip() not in shown:
+            shown.add(text.strip())
+            builder.text("reasoning", text)
     calls = list(message.get("tool_calls") or [])
     if isinstance(message.get("function_call"), dict):
         calls.append({"function": message["function_call"]})
@@ -110,12 +155,15 @@ def _assistant(message: dict[str, Any], builder: TraceBuilder, document: TraceDo
 
 def fill(messages: list[dict[str, Any]], builder: TraceBuilder, document: TraceDocument) -> None:
     """Add the steps of ``messages`` to ``builder`` (shared with the JSON Lines parser)."""
-    for index, message in enumerate(messages):
+    for index, raw in enumerate(messages):
         where = document.where(index, "messages")
+        message = _flattened(raw)
+        if not isinstance(message, dict):
+            raise document.error(where, "a message object with a 'role'")
         role = _role(message)
         builder.seen_at(message.get("timestamp") or message.get("created_at"))
         if role in ("system", "developer"):
-            builder.drop(f"{role} message(s)")
+            builder.drop(f"{role} message(s)", reason="system prompts are instructions, not the investigation")
         elif role == "user":
             builder.user(text_of(message.get("content"), builder))
         elif role == "assistant":
@@ -127,8 +175,10 @@ def fill(messages: list[dict[str, Any]], builder: TraceBuilder, document: TraceD
             builder.result(
                 unwrap_output(message.get("content"), failed=failed), str(call_id) if call_id else None, name
             )
+        elif role is None and message.get("type") is None:
+            builder.drop("item(s) with neither a role nor a type")
         else:
-            raise document.error(where, f"a message whose 'role' is one of {', '.join(sorted(_ROLES))}")
+            builder.drop(f"'{role or message.get('type')}' message(s)")
 
 
 def parse(document: TraceDocument) -> Session:

@@ -68,7 +68,7 @@ def fill(items: list[Any], builder: TraceBuilder, document: TraceDocument, tools
             if role == "user":
                 builder.user(text)
             elif role in ("system", "developer"):
-                builder.drop(f"{role} message(s)")
+                builder.drop(f"{role} message(s)", reason="system prompts are instructions, not the investigation")
             else:
                 builder.text("message", text)
         elif kind == "reasoning":
@@ -81,7 +81,7 @@ def fill(items: list[Any], builder: TraceBuilder, document: TraceDocument, tools
             if any(t.strip() for t in texts):
                 builder.text("reasoning", "\n".join(texts))
             else:
-                builder.drop("encrypted reasoning item(s)")
+                builder.drop("encrypted reasoning item(s)", reason="encrypted reasoning cannot be read")
         elif kind in _CALLS:
             _call(item, kind, builder, document, where)
         elif kind in _OUTPUTS:

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from session_scoring.models.session import AvailableTool, Session, Stage
+from session_scoring.models.session import AvailableTool, Session, SkippedContent, Stage
 from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
@@ -34,6 +34,7 @@ from session_scoring.sources.formats.common import (
 )
 
 NAME = "otel-genai"
+AGENT_OUTPUT = "agent_output"
 _CHAT = {"chat", "text_completion", "generate_content"}
 
 
@@ -196,7 +197,7 @@ class _Trace:
                     str(part.get("name") or "unknown_tool"), part.get("arguments"), str(part.get("id") or "") or None
                 )
             elif kind != "tool_call":
-                builder.drop(f"{kind} output part(s)")
+                builder.drop(f"{kind} output part(s)", reason="output parts other than text, reasoning and tool calls")
 
     def tool(self, span: _Span, builder: TraceBuilder) -> None:
         attrs = span.attributes
@@ -237,16 +238,26 @@ def parse(document: TraceDocument) -> Session:
         elif operation == "execute_tool":
             trace.tool(span, builder)
         else:
-            builder.drop(f"non-GenAI span(s) ({span.name or 'unnamed'})" if not operation else f"'{operation}' span(s)")
+            builder.drop(
+                f"non-GenAI span(s) ({span.name or 'unnamed'})" if not operation else f"'{operation}' span(s)",
+                reason="spans other than agents, model calls and tool calls are not part of the transcript",
+            )
     stages: list[Stage] = []
     answer: str | None = None
+    answer_source: str | None = None
+    skipped: dict[str, SkippedContent] = {}
     for key, builder in builders.items():
         agent = agents[key]
-        steps, stage_answer = builder.finish()
+        finished = builder.finish(submit_tools=document.submit_tools)
+        for item in builder.skipped():
+            known = skipped.get(item.what)
+            skipped[item.what] = item if known is None else known.model_copy(update={"count": known.count + item.count})
+        steps, stage_answer, stage_source = finished.steps, finished.answer, finished.answer_source
         name = str(agent.attributes.get("gen_ai.agent.name") or agent.name) if agent is not None else "trace"
         if agent is not None and agent.attributes.get("gen_ai.output.messages") and stage_answer is None:
             texts = [str(p.get("content", "")) for _, p in _parts(agent.attributes["gen_ai.output.messages"])]
             stage_answer = "\n".join(t for t in texts if t) or None
+            stage_source = AGENT_OUTPUT
         failed = agent is not None and agent.failed
         stages.append(
             Stage(
@@ -257,7 +268,8 @@ def parse(document: TraceDocument) -> Session:
                 error=(agent.status_message or "the agent span ended with an error") if failed and agent else None,
             )
         )
-        answer = stage_answer or answer
+        if stage_answer:
+            answer, answer_source = stage_answer, stage_source
     first = spans[0]
     conversation = next(
         (s.attributes.get("gen_ai.conversation.id") for s in spans if s.attributes.get("gen_ai.conversation.id")), None
@@ -275,4 +287,6 @@ def parse(document: TraceDocument) -> Session:
         started_at=parse_time(min(s.start for s in spans if s.start) if any(s.start for s in spans) else None),
         completed_at=parse_time(max(s.end for s in spans) or None),
         final_analysis=answer,
+        final_answer_source=answer_source,
+        skipped=sorted(skipped.values(), key=lambda item: item.what),
     )

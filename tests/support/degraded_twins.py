@@ -1,0 +1,122 @@
+"""A corpus of SRE investigations in six trace formats and, for each, three degraded twins built by code.
+
+The corpus (``tests/fixtures/traces/corpus``) holds complete investigations as their agents would save them: Codex
+and Claude Code session logs, OpenAI chat (plain, LangChain class names, HolmesGPT with duplicated reasoning), OpenAI
+Responses items, Anthropic messages and OpenTelemetry GenAI traces. Each is read through the importer
+(:func:`sources.documents.parse_trace`), then twinned three ways, each a failure a reviewer must rank below the
+original:
+
+- ``cut``: everything after the first tool call dropped, the final analysis unchanged;
+- ``errors as text``: every tool result replaced by an error written as text, as a framework that records no failure
+  would save it (the call still marked successful), the final analysis unchanged;
+- ``wrong conclusion``: the final analysis replaced by another investigation's (fluent, specific and actionable, but
+  about something none of this session's tools returned).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from session_scoring.models.session import Session, Stage, Step
+from tests.support.labelled_traces import TRACES, load_trace
+
+CORPUS = TRACES / "corpus"
+
+ERRORS_AS_TEXT = (
+    "Error: context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+    "error: request timed out after 30s",
+    'Traceback (most recent call last):\n  File "/app/tools/run.py", line 88, in call\n    raise TimeoutError("tool '
+    'call timed out after 30 seconds")\nTimeoutError: tool call timed out after 30 seconds',
+    "Process exited with code 124\nOutput:\ntimeout: the monitored command timed out after 30s",
+    "HTTP/1.1 504 Gateway Timeout\ncontent-type: text/plain\n\nupstream request timeout",
+    "Error from server (Timeout): the server was unable to return a response in the time allotted",
+)
+
+
+def corpus_paths() -> list[Path]:
+    return sorted(p for p in CORPUS.iterdir() if p.suffix in (".json", ".jsonl"))
+
+
+def cut_after_first_call(session: Session) -> Session:
+    done = False
+
+    def keep(stage: Stage) -> Stage:
+        nonlocal done
+        steps: list[Step] = []
+        for step in stage.steps:
+            if done:
+                break
+            steps.append(step)
+            done = step.tool_call is not None
+        return stage.model_copy(update={"steps": steps})
+
+    return session.model_copy(update={"stages": [keep(stage) for stage in session.stages]})
+
+
+def errors_as_text(session: Session) -> Session:
+    count = 0
+
+    def replace(step: Step) -> Step:
+        nonlocal count
+        if step.tool_call is None:
+            return step
+        text = ERRORS_AS_TEXT[count % len(ERRORS_AS_TEXT)]
+        count += 1
+        call = step.tool_call.model_copy(update={"result": text, "success": True, "error": None})
+        return step.model_copy(update={"tool_call": call})
+
+    return session.model_copy(
+        update={
+            "stages": [
+                stage.model_copy(update={"steps": [replace(step) for step in stage.steps]}) for stage in session.stages
+            ]
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Investigation:
+    name: str
+    trace_format: str
+    session: Session
+
+
+def corpus() -> list[Investigation]:
+    found: list[Investigation] = []
+    for path in corpus_paths():
+        trace_format, session = load_trace(path)
+        found.append(Investigation(path.stem, trace_format, session))
+    return found
+
+
+def wrong_conclusion(investigations: list[Investigation], index: int) -> Session:
+    """The ``index``-th investigation with the conclusion of one half the corpus away (another incident)."""
+    other = investigations[(index + len(investigations) // 2) % len(investigations)]
+    return investigations[index].session.model_copy(update={"final_analysis": other.session.final_analysis})
+
+
+TWINS: dict[str, Callable[[list[Investigation], int], Session]] = {
+    "cut after the first call": lambda items, index: cut_after_first_call(items[index].session),
+    "errors as text": lambda items, index: errors_as_text(items[index].session),
+    "wrong conclusion": wrong_conclusion,
+}
+
+
+@dataclass(frozen=True)
+class TwinPair:
+    investigation: str
+    trace_format: str
+    twin: str
+    original: Session
+    degraded: Session
+
+
+def twin_pairs() -> list[TwinPair]:
+    investigations = corpus()
+    return [
+        TwinPair(item.name, item.trace_format, twin, item.session, make(investigations, index))
+        for twin, make in TWINS.items()
+        for index, item in enumerate(investigations)
+    ]

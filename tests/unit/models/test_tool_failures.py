@@ -1,0 +1,56 @@
+"""Failures a tool's output reports in its text: recognised at the start of the output, never inside a log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from session_scoring.models.tool_failures import failure_in_output
+
+
+@pytest.mark.parametrize(
+    ("output", "evidence"),
+    [
+        ("Process exited with code 1\nOutput:\nboom", "Process exited with code 1"),
+        ("Exit code: 2\nWall time: 0.1 seconds\nOutput:\n", "Exit code: 2"),
+        ('error: the server doesn\'t have a resource type "certificate"', "error: the server doesn't have"),
+        ('Error: secrets "db" is forbidden', "Error: secrets"),
+        ("ERROR 1045 (28000): Access denied for user 'ro'", "ERROR 1045 (28000): Access denied"),
+        ("Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'pod'", "KeyError: 'pod' (a Python"),
+        ("bash: line 1: stern: command not found", "stern: command not found"),
+        ("zsh: command not found: kubectl", "command not found: kubectl"),
+        ('Error from server (NotFound): pods "web-1" not found', "Error from server (NotFound)"),
+        ("HTTP/1.1 503 Service Unavailable\n\nno healthy upstream", "HTTP/1.1 503"),
+        ("HTTP/2 404\ncontent-type: text/html", "HTTP/2 404"),
+        ("curl: (28) Connection timed out after 5001 milliseconds", "curl: (28)"),
+        ("request timed out after 30s", "request timed out"),
+        ("\n\n  Error: leading blank lines do not hide it", "Error: leading blank lines"),
+        ({"error": "not found", "code": 404}, "error: not found"),
+    ],
+)
+def test_a_failure_reported_at_the_start_of_the_output_is_found_and_quoted(output: Any, evidence: str) -> None:
+    found = failure_in_output(output)
+
+    assert found is not None
+    assert evidence in found
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Exit code: 0\nWall time: 0.4 seconds\nOutput:\nall good",
+        "Process exited with code 0",
+        "2026-11-21T11:02:02Z ERROR upstream auth-svc timed out\nTraceback (most recent call last): in handler",
+        "ERROR search failed: [search_phase_execution_exception] all shards failed",
+        'HTTP/1.1 200 OK\n\n{"status": "up"}',
+        "NAME READY STATUS\nweb-1 0/1 Error",
+        {"error": None, "items": []},
+        {"status": "failed", "pods": 3},
+        ["Error: a list is not read"],
+        None,
+        "",
+    ],
+)
+def test_output_that_merely_contains_errors_is_evidence_not_a_failure(output: Any) -> None:
+    assert failure_in_output(output) is None
