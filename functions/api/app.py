@@ -138,14 +138,12 @@ def _api_routes(routes: list[Any]) -> list[Any]:
 
 
 def connect_for_reads() -> None:
-    """Open the pool's connection, run the GET's statement until it is prepared on it, and shape one answer
-    (after a SnapStart restore: the first request then runs as a warm one)."""
+    """Open the pool's connection, run the GET's statement on it, and shape one answer (after a SnapStart restore:
+    the first request then runs as a warm one)."""
     from functions.api.responses import json_response
     from session_scoring.container import get_container
-    from session_scoring.db.engine import runs_to_prepare
 
-    container = get_container()
-    score = container.scoring_service.warm_up(runs=runs_to_prepare(container.settings))
+    score = get_container().scoring_service.warm_up()
     if score is not None:
         json_response(score)
 
