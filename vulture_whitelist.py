@@ -85,8 +85,8 @@ _._without_zero_deferrals
 # Starlette reads the middleware stack the priming warm-up builds (functions/api/app.build_request_path).
 _.middleware_stack
 
-# pg8000 dispatches each server message to its handler by name (db/connection.PipelinedConnection's ParseComplete).
-_.handle_PARSE_COMPLETE
+# SQLAlchemy reads the flag a handle_error listener sets (db/engine.invalidate_after_broken_exchanges).
+_.invalidate_pool_on_disconnect
 
 # The runtime API's client (tests/support/runtime_api.py): used by the paths bench's fresh-process script (a string).
 _.RuntimeClient

@@ -4,7 +4,7 @@ This module only assembles the app: one router per resource (``routers/``), the 
 one place that maps errors to HTTP status codes), the middleware, and the dashboard last so it never shadows an
 API route. Every log line of a request carries the API Gateway request id as its correlation id.
 
-Importing this module builds the app and nothing else of the service (cold init, issue 10): Powertools' logger, the
+Importing this module builds the app and nothing else of the service (a short cold init): Powertools' logger, the
 settings and the container are imported by the first invocation, or before a SnapStart snapshot by the priming
 hook registered here (``entrypoints/snapstart.py``). The routers, and with them the API's models, are imported and
 included when a request is first matched against them (``lazy_routers.py``), or by priming.
@@ -115,37 +115,29 @@ def build_routes() -> None:
 
 
 def build_request_path() -> None:
-    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and each route
-    endpoint's source location (FastAPI reads and tokenizes the endpoint's source file on its first call, for its
-    error context); no request is served, no I/O but reading our own sources."""
-    import fastapi.routing
+    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and the source
+    lines of each endpoint in Python's cache (FastAPI locates an endpoint's source on its first call, for its error
+    context: reading the file is about half of that here, the rest is paid by each endpoint's first call; the GET
+    a rehearsal serves has paid it all). No request is served, no I/O but reading our own sources."""
+    import inspect
+    from importlib import import_module
+
+    from fastapi.routing import APIRoute
 
     app.middleware_stack = app.build_middleware_stack()
-    locate = getattr(fastapi.routing, "_extract_endpoint_context", None)  # private; skipped if FastAPI drops it
-    if locate is not None:
-        for route in _api_routes(app.router.routes):
-            locate(route.dependant.call)
-
-
-def _api_routes(routes: list[Any]) -> list[Any]:
-    """The endpoint routes of ``routes``, through included routers."""
-    found: list[Any] = []
-    for route in routes:
-        if hasattr(route, "dependant"):
-            found.append(route)
-        found += _api_routes(list(getattr(getattr(route, "original_router", None), "routes", []) or []))
-    return found
+    for module in (*ROUTERS, *PUBLIC_ROUTERS):
+        for route in import_module(module).router.routes:
+            if isinstance(route, APIRoute):
+                inspect.getsourcelines(route.endpoint)
 
 
 def connect_for_reads() -> None:
-    """Open the pool's connection, run the GET's statement until it is prepared on it, and shape one answer
-    (after a SnapStart restore: the first request then runs as a warm one)."""
+    """Open the pool's connection, run the GET's statement on it, and shape one answer (after a SnapStart restore:
+    the first request then runs as a warm one)."""
     from functions.api.responses import json_response
     from session_scoring.container import get_container
-    from session_scoring.db.engine import runs_to_prepare
 
-    container = get_container()
-    score = container.scoring_service.warm_up(runs=runs_to_prepare(container.settings))
+    score = get_container().scoring_service.warm_up()
     if score is not None:
         json_response(score)
 

@@ -1,15 +1,17 @@
-"""Routers included on first use: the API's cold init builds no route (issue 10).
+"""Routers included on first use: the API's cold init builds no route.
 
 Declaring a route makes FastAPI analyse its handler's signature and build a pydantic ``TypeAdapter`` per parameter,
 body and response model, and importing a router imports the models it answers with: about 150 ms of CPU here for
 the 26 routes and their models, nearly all the API's cold init beyond a bare FastAPI app's. A :class:`LazyRouter`
 holds the place of one router module in the app's route list, in the order the routers are included. The first
 time a request is matched against it (or a URL is built, or the OpenAPI document is asked for), it imports the
-module and includes its ``router`` exactly as ``app.include_router`` does, then puts FastAPI's own included router
-in its place: from then on the app's routes are what eager inclusion would have made. A request is matched against
-the routers in order, so it loads the routers up to the one that answers it (the scores router first: a score
-request loads that one alone); a path that no router answers (a dashboard page) loads them all, as does priming
-(``app.build_routes``).
+module and includes its ``router`` exactly as ``app.include_router`` does, then puts the route FastAPI appended for it
+in its place: from then on the app's routes are what eager inclusion would have made. That FastAPI appends one route
+per included router is its behaviour, not its documented API: pyproject.toml pins the version that does, and any
+other count is a loud error on first use (``tests/unit/api/test_lazy_routers.py`` compares both ways of including).
+A request is matched against the routers in order, so it loads the routers up to the one that answers it (the scores
+router first: a score request loads that one alone); a path that no router answers (a dashboard page) loads them all,
+as does priming (``app.build_routes``).
 """
 
 from __future__ import annotations
@@ -50,11 +52,16 @@ class LazyRouter(BaseRoute):
             if self._included is None:
                 router = import_module(self.module).router
                 routes = self._app.router.routes
+                before = len(routes)
                 self._app.include_router(router, dependencies=self.dependencies)
-                included = routes.pop()  # include_router appends; the route goes where this placeholder is
-                if getattr(included, "original_router", None) is not router:
-                    raise RuntimeError(f"include_router did not append {self.module}'s router last: {included!r}")
-                routes[routes.index(self)] = included
+                appended = routes[before:]
+                if len(appended) != 1:
+                    raise RuntimeError(
+                        f"include_router added {len(appended)} routes for {self.module}, where this FastAPI "
+                        "version adds one: lazy inclusion needs updating for it"
+                    )
+                del routes[before:]
+                routes[routes.index(self)] = included = appended[0]  # in this placeholder's place
                 self._included = included
             return self._included
 

@@ -16,8 +16,8 @@ the project's modules byte-compiled first as ``make build`` compiles the Lambda 
 the API module's import and app build against a bare FastAPI + Mangum app and a bare Powertools resolver; in the same
 processes the first GET against the median of later, warm GETs; and in as many more, the first GET after a SnapStart
 restore: ``prime()`` (the before-snapshot hook: everything imported and built, the GET rehearsed with a connection
-that is closed again), then ``reconnect()`` (the after-restore hook: connects and runs the GET's statement until it
-is prepared). Each of these GETs reaches the handler as Lambda delivers an invocation, from a runtime API served by
+that is closed again), then ``reconnect()`` (the after-restore hook: connects and runs the GET's statement once).
+Each of these GETs reaches the handler as Lambda delivers an invocation, from a runtime API served by
 another process (``tests/support/runtime_api.py``); the handler called again at once, which no deployed invocation
 is, is printed beside. The hook plus that first GET are set beside the floor's own first request in a fresh process
 (a new pg8000 connection and the GET's statement by hand, pg8000 imported); the plain first GET beside the floor's
@@ -75,8 +75,8 @@ LATEST_SCORES_REVISION = "0006_latest_scores"
 
 class Statements:
     """Counts the SQL statements this process sends to PostgreSQL (one ``CommandComplete`` each) and the round trips
-    it waits for (one ``ReadyForQuery`` each): plain pg8000 pays three round trips per parameterised statement, the
-    service's connections one (``db/connection.py``)."""
+    it waits for (one ``ReadyForQuery`` each): pg8000 pays three round trips per parameterised statement, the
+    service (plain pg8000 through SQLAlchemy) as the floors."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -225,7 +225,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
     stack.poller.drain()
     assert json.loads(get()["body"])["status"] == "completed"
 
-    # ---- GET .../score: the latest attempt with its children (counted once its statement is prepared)
+    # ---- GET .../score: the latest attempt with its children
     get()
     rt = Statements()
     with rt.installed():
@@ -257,7 +257,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         "ms",
         statistics.median(gets["floor, converted once"]),
         "-",
-        "both skip pg8000's per-execute placeholder scan (db/paramstyle.py)",
+        "the floor skips pg8000's per-execute placeholder scan, which the service pays",
     )
     bench_table.add(
         "GET .../score (warm, median)",
@@ -286,7 +286,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         )
         sqs.send_message(QueueUrl=queue_url, MessageBody=job.model_dump_json())
 
-    for _ in range(2):  # counted once its statement is prepared
+    for _ in range(2):  # counted warm
         close_active()
         assert post()["statusCode"] == 202
     with rt.installed():
@@ -408,9 +408,9 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         )
 
     def floor_job() -> None:
-        """The same I/O as a job, by hand and prepared (what a by-hand worker would prepare once, as the service's
-        connections do): the claim, the session, the verdict's own statement (its children and the latest-score
-        tables' upkeep, as the service sends it) and, beside it, the breaker's read after a success."""
+        """The same I/O as a job, by hand and prepared (what a by-hand worker would prepare once): the claim, the
+        session, the verdict's own statement (its children and the latest-score tables' upkeep, as the service sends
+        it) and, beside it, the breaker's read after a success."""
         token = claim_and_load(prepared=True)
         counter = breaker_reads.submit(read_breaker_counter) if breaker_client is not None else None
         store_verdict(pending[-1], token)
@@ -561,8 +561,8 @@ def _is_uuid(value: Any) -> bool:
 
 def _converted_once(conn: pg8000.dbapi.Connection, sql: str) -> Callable[[str], str]:
     """The floor's statement with its placeholders converted once, executed on pg8000's core connection: the same
-    I/O as :func:`_fetch` without pg8000's per-execute scan of the text (what ``db/paramstyle.py`` saves the
-    service)."""
+    I/O as :func:`_fetch` without pg8000's per-execute scan of the text (which the service, through pg8000's
+    DB-API, pays)."""
     statement, _ = pg8000.dbapi.convert_paramstyle("format", sql, ())
 
     def fetch(session_id: str) -> str:
@@ -767,7 +767,7 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         _ms(floor, "first_imported"),
         "-",
         f"the hook alone: {_ms(primed, 'restore'):.2f} ms (connect + the GET's "
-        "statement until prepared); pg8000 imported in both",
+        "statement); pg8000 imported in both",
     )
     # What the floor allows: its own first request also connects (a connection cannot be in a snapshot, nor opened
     # at import), so the first request is compared with the floor's first request beside the warm ratio above.

@@ -1,5 +1,5 @@
-"""The service's engine against PostgreSQL with pg8000's placeholder conversion remembered per statement text: a
-statement run again binds its new values, and text that only looks like a placeholder stays text."""
+"""The service's engine against PostgreSQL: a statement run again binds its new values, and text that only looks
+like a placeholder (a percent sign in a literal, a comment marker in a string) stays text."""
 
 from __future__ import annotations
 

@@ -13,14 +13,7 @@ import pytest
 from moto import mock_aws
 
 from session_scoring.configuration.settings import Settings
-from session_scoring.db.engine import (
-    PREPARE_THRESHOLD,
-    create_db_engine,
-    database_url,
-    prepares_statements,
-    runs_to_prepare,
-    ssl_context_for,
-)
+from session_scoring.db.engine import create_db_engine, database_url, ssl_context_for
 from session_scoring.errors import ConfigurationError
 
 PROXY = "scoring-proxy.proxy-cexample.us-east-1.rds.amazonaws.com"
@@ -65,9 +58,8 @@ def test_each_new_connection_gets_a_fresh_iam_token_as_its_password() -> None:
     )
     params: dict[str, Any] = {"host": PROXY, "port": 5432, "user": "scoring_admin"}
 
-    # The token listener comes first: the listener that then opens the connection (db/connection.py) sees it.
-    token_listener, _connecting = list(engine.dialect.dispatch.do_connect)
-    assert token_listener(engine.dialect, None, [], params) is None
+    (token_listener,) = list(engine.dialect.dispatch.do_connect)
+    assert token_listener(engine.dialect, None, [], params) is None  # it completes the parameters pg8000 connects with
 
     token = params["password"]
     assert token.startswith(f"{PROXY}:5432/?Action=connect")
@@ -143,21 +135,3 @@ def test_a_missing_ca_bundle_is_named(tmp_path: Path) -> None:
     missing = tmp_path / "rds-global-bundle.pem"
     with pytest.raises(ConfigurationError, match=r"rds-global-bundle\.pem"):
         ssl_context_for(settings(database_ssl="verify-full", database_ca_file=missing), "cluster.example")
-
-
-def test_statements_are_prepared_except_behind_rds_proxy_unless_the_setting_says_so() -> None:
-    direct = {"database_url": "postgresql://scoring@db.example.com/scoring"}
-    proxy = {"database_iam_auth": True, "database_host": PROXY, "database_user": "scoring_admin"}
-
-    assert prepares_statements(settings(**direct)) is True
-    assert prepares_statements(settings(**proxy)) is False  # prepared statements would pin proxy connections
-    assert prepares_statements(settings(**proxy, database_prepared_statements="on")) is True
-    assert prepares_statements(settings(**direct, database_prepared_statements="off")) is False
-
-
-def test_a_warm_up_runs_a_statement_until_it_is_prepared_and_once_where_nothing_is() -> None:
-    direct = {"database_url": "postgresql://scoring@db.example.com/scoring"}
-    proxy = {"database_iam_auth": True, "database_host": PROXY, "database_user": "scoring_admin"}
-
-    assert runs_to_prepare(settings(**direct)) == PREPARE_THRESHOLD
-    assert runs_to_prepare(settings(**proxy)) == 1  # behind the proxy nothing is prepared: one run connects

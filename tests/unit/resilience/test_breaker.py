@@ -258,3 +258,37 @@ def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptur
 
     assert len(unavailable) == 7
     assert "judge circuit state unavailable; failing open" in caplog.text
+
+
+def test_the_state_health_reads_is_the_state_the_utility_keeps(dynamodb: Any) -> None:
+    """``state()`` reads the utility's item by its persistence's key and state attributes: it must say what the
+    utility's own ``get_state`` says, closed before any failure and open after the threshold, or fail here when
+    Powertools changes how it stores a circuit."""
+    from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerDynamoDBPersistence
+
+    def stored(name: str) -> str:  # a new persistence each time: the utility caches what it read
+        return str(CircuitBreakerDynamoDBPersistence(table_name=TABLE, boto3_client=dynamodb).get_state(name).state)
+
+    breaker = _breaker(dynamodb)
+    closed = (breaker.state(), stored(breaker.circuit_name))
+    for _ in range(5):
+        with pytest.raises(JudgeTransientError):
+            breaker.call(_raise(JudgeTransientError("529")))
+
+    assert closed == ("CLOSED", "CLOSED")
+    assert breaker.state() == stored(breaker.circuit_name) == "OPEN"
+
+
+def test_an_unreadable_state_is_unknown_to_health() -> None:
+    from botocore.config import Config
+
+    unreachable = boto3.client(
+        "dynamodb",
+        region_name="us-east-1",
+        endpoint_url="http://127.0.0.1:9",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(connect_timeout=0.2, read_timeout=0.2, retries={"max_attempts": 1}),
+    )
+
+    assert _breaker(unreachable).state() == "unknown"

@@ -137,14 +137,6 @@ class Settings(BaseSettings):
         validation_alias="SCORING_DATABASE_STATEMENT_TIMEOUT_MS",
         description="PostgreSQL statement_timeout of every session, so no query runs unbounded.",
     )
-    database_prepared_statements: Literal["auto", "on", "off"] = Field(
-        default="auto",
-        validation_alias="SCORING_DATABASE_PREPARED_STATEMENTS",
-        description="Prepare a statement on the server when a connection runs it the second time: one round "
-        "trip per execution after that, no re-parsing, and PostgreSQL's plan cache. auto: on, except under IAM "
-        "authentication, where the functions reach the database through RDS Proxy, which pins a connection that "
-        "holds prepared statements to one database connection. Statements are sent in one round trip either way.",
-    )
 
     queue_url: str | None = Field(
         default=None,
@@ -379,8 +371,8 @@ class Settings(BaseSettings):
         validation_alias="SCORING_SNAPSTART",
         description="The API function is published with Lambda SnapStart: its before-snapshot hook imports and "
         "builds everything a request needs and rehearses the GET with a database connection it closes before the "
-        "snapshot, and its after-restore hook connects and runs the GET's statement until it is prepared (set by the "
-        "template's SnapStart parameter).",
+        "snapshot, and its after-restore hook connects and runs the GET's statement once (set by the template's "
+        "SnapStart parameter).",
     )
     cors_origins: str = Field(
         default="",

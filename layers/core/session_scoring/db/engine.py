@@ -14,13 +14,13 @@ connection has a socket timeout and a server statement timeout.
 
 No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per request): a connection that died in
 the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
-(``repositories.base.db_call``). The repositories use an *autocommit* engine because each of their operations is
-one statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
+(``db.calls.db_call``). The repositories use an *autocommit* engine because each of their operations is one
+statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
 
-Creating an engine also makes pg8000 convert each statement's placeholders once per statement text rather than on
-every execute (``session_scoring.db.paramstyle``), and its connections send each statement in one round trip and
-prepare the statements they run repeatedly (``session_scoring.db.connection``,
-``SCORING_DATABASE_PREPARED_STATEMENTS``).
+SQLAlchemy's ``postgresql+pg8000`` dialect drives pg8000 through its DB-API, unchanged: each statement is sent
+unnamed (nothing is prepared on the server, so nothing is left on a connection between requests, and RDS Proxy can
+multiplex it). A connection is handed to the next request only when it is known to be in step with the server
+(:func:`invalidate_after_broken_exchanges`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import json
 import ssl
 from typing import Any
 
-from sqlalchemy import URL, Engine, create_engine, event, make_url
+from sqlalchemy import URL, Engine, ExceptionContext, create_engine, event, make_url
 
 from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError
@@ -107,10 +107,7 @@ def ssl_context_for(settings: Settings, host: str | None) -> ssl.SSLContext | No
 
 def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     """The engine for ``settings``; ``autocommit`` runs each statement in its own transaction (repositories)."""
-    from session_scoring.db.paramstyle import remember_conversions
-
     url = database_url(settings)
-    remember_conversions()
     if settings.database_iam_auth and url.host in LOCAL_HOSTS:
         raise ConfigurationError("SCORING_DATABASE_IAM_AUTH needs a remote host (an RDS Proxy or RDS endpoint)")
     connect_args: dict[str, Any] = {
@@ -136,39 +133,40 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     )
     if settings.database_iam_auth:
         _use_iam_tokens(engine, settings)
-    _pipeline_statements(engine, PREPARE_THRESHOLD if prepares_statements(settings) else None)
+    invalidate_after_broken_exchanges(engine)
     return engine
 
 
-PREPARE_THRESHOLD = 2
-"""Executions of a statement text on one connection at which it is prepared: a statement run twice is the kind
-that runs again (the repositories' statements are built once), and a one-off never takes a place among the
-connection's named statements, whose eviction costs a round trip (psycopg 3 waits for 5 executions, asyncpg prepares
-every statement on its first)."""
+def answered_by_server(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server's own error answer to a statement: pg8000 raises it (its first argument the
+    error's fields, ``C`` the SQLSTATE) only after reading the server's answers up to ``ReadyForQuery``, so the
+    connection is in step with the server and can serve the next statement."""
+    import pg8000  # type: ignore[import-untyped]  # pg8000 ships no type information
+
+    fields = exc.args[0] if isinstance(exc, pg8000.DatabaseError) and exc.args else None
+    return isinstance(fields, dict) and "C" in fields
 
 
-def prepares_statements(settings: Settings) -> bool:
-    """Whether connections prepare the statements they run repeatedly (``SCORING_DATABASE_PREPARED_STATEMENTS``)."""
-    if settings.database_prepared_statements == "auto":
-        return not settings.database_iam_auth
-    return settings.database_prepared_statements == "on"
+def invalidate_after_broken_exchanges(engine: Engine) -> None:
+    """Close, never pool again, a connection whose statement failed other than by the server's answer.
 
+    pg8000 reads a statement's answers until the server says it is ready again; anything that stops it before
+    (a value it cannot encode or decode, a socket error or timeout, an error of pg8000's own) leaves answers
+    unread on the socket, which the next statement on that connection would read as its own: one request's rows
+    in another's response, or a write answered as failed after it committed. SQLAlchemy's ``handle_error`` event
+    marks such a failure a disconnect, so that connection alone is invalidated (the others in the pool are
+    sound) and the failure raised. A server's error answer (a constraint, bad input, a statement timeout) leaves
+    the connection in step and in no transaction the pool does not roll back when it takes it back.
+    """
 
-def runs_to_prepare(settings: Settings) -> int:
-    """How many runs of a statement on a new connection leave it prepared (1 when nothing is prepared): what a
-    warm-up repeats so that the request after it runs the prepared statement, without parsing it."""
-    return PREPARE_THRESHOLD if prepares_statements(settings) else 1
-
-
-def _pipeline_statements(engine: Engine, prepare_threshold: int | None) -> None:
-    """Connect with :class:`~session_scoring.db.connection.PipelinedConnection`: one round trip per statement, and
-    statements run ``prepare_threshold`` times prepared. Registered after any listener that completes the
-    connection's parameters (the IAM token): the first ``do_connect`` listener that returns a connection makes it."""
-    from session_scoring.db.connection import PipelinedConnection
-
-    @event.listens_for(engine, "do_connect")
-    def _connect(_dialect: Any, _conn_rec: Any, cargs: Any, cparams: dict[str, Any]) -> PipelinedConnection:
-        return PipelinedConnection(*cargs, prepare_threshold=prepare_threshold, **cparams)
+    @event.listens_for(engine, "handle_error")
+    def _invalidate_out_of_step(context: ExceptionContext) -> None:
+        if context.is_disconnect or context.connection is None:
+            return  # already invalidated (with the pool, as SQLAlchemy decides), or no connection was made
+        if answered_by_server(context.original_exception):
+            return
+        context.is_disconnect = True
+        context.invalidate_pool_on_disconnect = False
 
 
 def _use_iam_tokens(engine: Engine, settings: Settings) -> None:

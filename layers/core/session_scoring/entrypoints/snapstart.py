@@ -12,11 +12,11 @@ snapshot holds code that has run (the interpreter's specialised bytecode, SQLAlc
 initialised dialect, the route's first-call work), never a socket a restored copy would share. A database that cannot
 be reached when the version is published only makes the priming shallower.
 
-After a restore, :func:`reconnect` opens the pool's connection and runs the handler's hot statement until it is
-prepared on it, as AWS advises for connections (re-establish them in an after-restore hook): the restore, which the
-invocation that caused it waits for anyway, does it instead of the first request, which then runs as a warm one. A
-database that does not answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore up (Lambda allows
-after-restore hooks 10 s): the first request connects then, as it would without the hook.
+After a restore, :func:`reconnect` opens the pool's connection and runs the handler's hot statement on it, as AWS
+advises for connections (re-establish them in an after-restore hook): the restore, which the invocation that caused it
+waits for anyway, does it instead of the first request, which then runs as a warm one. A database that does not
+answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore up (Lambda allows after-restore hooks 10 s):
+the first request connects then, as it would without the hook.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...
 
 def reconnect(*connect_ups: Callable[[], Any]) -> bool:
     """With ``SCORING_SNAPSTART`` on: run the handler's ``connect_ups`` (each opens what a first request would open
-    and runs its statement until it is prepared) in a thread, waiting at most :data:`RECONNECT_WAIT_SECONDS`; a
-    failure is logged, never raised (the first request then connects itself).
+    and runs its statement) in a thread, waiting at most :data:`RECONNECT_WAIT_SECONDS`; a failure is logged, never
+    raised (the first request then connects itself).
 
     Returns whether they finished in time without an error.
     """

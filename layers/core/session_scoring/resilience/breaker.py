@@ -143,13 +143,19 @@ class DynamoJudgeBreaker:
             pending.result()  # never raises: the reset fails open itself
 
     def state(self) -> str | None:
-        """The circuit's shared state as stored (the utility's short local cache applies)."""
+        """The circuit's shared state as stored (CLOSED before the utility stored any; "unknown" when unreadable)."""
+        # The item as the utility stores it, under the persistence's key and state attributes (its constructor's
+        # documented key_attr and state_attr); read here rather than through get_state, which fails open to CLOSED
+        # where health must say the state is unknown.
+        persistence = self._persistence
         try:
-            record = self._persistence._get_record(self.circuit_name)  # a read that raises, unlike get_state
+            item = self._client.get_item(
+                TableName=self._table, Key={persistence.key_attr: {"S": self.circuit_name}}
+            ).get("Item")
         except Exception as exc:  # noqa: BLE001 - health reports it, never fails on it
             self._state_unavailable("reading the state", exc)
             return "unknown"
-        return "CLOSED" if record is None else str(record.state)
+        return "CLOSED" if item is None else str(item[persistence.state_attr]["S"])
 
     def _counted(self, fn: Callable[[], Any]) -> Any:
         """The protected call: keeps the fleet's consecutive-failure counter and trips the circuit at the threshold."""

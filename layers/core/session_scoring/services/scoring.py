@@ -174,19 +174,14 @@ class ScoringService:
         for next, which a warm-up reads."""
         return self._repository.last_scored_session()
 
-    def warm_up(self, runs: int = 1) -> SessionScore | None:
-        """Read the latest score of the session scored last (None before the first score), as a GET would, ``runs``
-        times: opens the pool's connection, runs the hot read (enough times to leave it prepared on the
-        connection, see ``db/engine.runs_to_prepare``) and validates its answer (after a SnapStart restore, so
-        that the first request does not pay for doing each of these the first time)."""
-        session_id = self.last_scored_session() or ""
-        score = None
-        for _ in range(runs):
-            try:
-                score = self.latest_score(session_id)
-            except ScoreNotFoundError:
-                score = None
-        return score
+    def warm_up(self) -> SessionScore | None:
+        """Read the latest score of the session scored last (None before the first score), as a GET would: opens
+        the pool's connection, runs the hot read and validates its answer (after a SnapStart restore, so that the
+        first request does not pay for doing each of these the first time)."""
+        try:
+            return self.latest_score(self.last_scored_session() or "")
+        except ScoreNotFoundError:
+            return None
 
     def score_history(self, session_id: str) -> list[SessionScore]:
         records = self._repository.list_for_session(session_id)
