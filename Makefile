@@ -4,10 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# 1: `make test` also runs the short fuzz campaign (`make fuzz-short`, about 2 minutes). Off until the service passes it.
+FUZZ_IN_TEST ?= 0
 
 .PHONY: install run test lint unit integration bench soak recovery redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
-.PHONY: seed
+.PHONY: seed fuzz fuzz-short
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -69,6 +71,8 @@ test: lint template-lint
 	$(MAKE) --no-print-directory docs ENV_TABLE_ARGS=--check
 	$(MAKE) dashboard-test e2e
 	$(MAKE) --no-print-directory smoke
+	@if [ "$(FUZZ_IN_TEST)" = 1 ]; then $(MAKE) --no-print-directory fuzz-short; \
+	else echo "make test: the short fuzz campaign is off (make test FUZZ_IN_TEST=1, or make fuzz-short)"; fi
 
 ## The docs site (docs/, mkdocs.yml): regenerate the environment table of docs/configuration.md from Settings, then
 ## build into site/ in strict mode (a broken link or anchor fails). `make test` only checks the table is up to date.
@@ -109,6 +113,16 @@ soak: install
 ## prints how long after the kill the attempt was completed (fails past 3 minutes). About 2 minutes; not in make test.
 recovery: install
 	$(PY) -m pytest tests/recovery -s -m recovery -p no:cacheprovider $(PYTEST_ARGS)
+
+## Fuzz campaign (at most 10 minutes): a local stack on loopback under schemathesis (every check, every phase) and a
+## hostile corpus on every route, each request followed by a canary read; ends with
+## `fuzz: requests N, 5xx 0, wrong answers 0, stored on error 0` and fails otherwise (FUZZ_SECONDS, FUZZ_REQUESTS).
+fuzz: install
+	$(PY) -m tests.fuzz
+
+## The same campaign, short (about 2 minutes, FUZZ_REQUESTS=1500): every named hostile case, a share of the rest.
+fuzz-short: install
+	$(PY) -m pytest tests/fuzz -s -m fuzz -p no:cacheprovider $(PYTEST_ARGS)
 
 ## Show the dead-letter queue and move its messages back to the scoring queue.
 redrive: install
