@@ -9,7 +9,7 @@ FUZZ_IN_TEST ?= 0
 
 .PHONY: install run test lint unit integration bench soak recovery redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
-.PHONY: seed fuzz fuzz-short
+.PHONY: seed fuzz fuzz-short trace-stores
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -123,6 +123,22 @@ fuzz: install
 ## The same campaign, short (about 2 minutes, FUZZ_REQUESTS=1500): every named hostile case, a share of the rest.
 fuzz-short: install
 	$(PY) -m pytest tests/fuzz -s -m fuzz -p no:cacheprovider $(PYTEST_ARGS)
+## Real Arize Phoenix and MLflow servers (from PyPI, in a venv of their own: .local/trace-stores-venv, pins in
+## requirements-trace-stores.txt): agents' traces sent with the stores' own clients, listed and scored by the service,
+## the verdicts written back and read back with the stores' clients; prints one summary line. Not part of `make test`
+## (the first run installs the stores, about two minutes; see docs/development.md).
+TRACE_STORES_VENV := .local/trace-stores-venv
+TRACE_STORES_STAMP := $(TRACE_STORES_VENV)/.installed-stamp
+
+$(TRACE_STORES_STAMP): requirements-trace-stores.txt
+	test -x $(TRACE_STORES_VENV)/bin/python || $(PYTHON) -m venv $(TRACE_STORES_VENV)
+	$(TRACE_STORES_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TRACE_STORES_VENV)/bin/python -m pip install --quiet -r requirements-trace-stores.txt
+	touch $@
+
+trace-stores: install $(TRACE_STORES_STAMP)
+	TRACE_STORES_PYTHON=$(CURDIR)/$(TRACE_STORES_VENV)/bin/python \
+		$(PY) -m pytest tests/trace_stores -s -m trace_stores -p no:cacheprovider $(PYTEST_ARGS)
 
 ## Show the dead-letter queue and move its messages back to the scoring queue.
 redrive: install

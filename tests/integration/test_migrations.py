@@ -17,6 +17,7 @@ from session_scoring.infrastructure import migrate
 from tests.support.databases import scratch_database
 
 TABLES = {
+    "score_writebacks",
     "scoring_criteria_definitions",
     "session_scores",
     "score_missing_tools",

@@ -48,6 +48,8 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "StorageUnavailableError": (TransientError, 503, "storage_unavailable", "release"),
     "JudgeTransientError": (TransientError, 503, "judge_transient", "release"),
     "JudgeUnavailableError": (TransientError, 503, "judge_unavailable", "release"),
+    "WriteBackUnavailableError": (TransientError, 503, "write_back_unavailable", "release"),
+    "WriteBackRejectedError": (PermanentError, 500, "write_back_rejected", "fail"),
 }
 
 

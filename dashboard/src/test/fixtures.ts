@@ -34,6 +34,7 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
     },
     score_spread: null,
     run_id: null,
+    writeback: null,
     ...overrides,
   };
 }

@@ -42,11 +42,12 @@ if TYPE_CHECKING:
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.runs import RunPlanner, RunService
     from session_scoring.services.schema import SchemaService
-    from session_scoring.services.scorer import Scorer
+    from session_scoring.services.scorer import Scorer, ScorerPolicy
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.session_list import SessionListService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
+    from session_scoring.services.writeback import VerdictWriteBack
     from session_scoring.sources.base import SessionSource
 
 
@@ -201,7 +202,30 @@ class Container:
             input_budget_tokens=self.judge_input_budget,
             max_deferrals=settings.max_deferrals,
         )
-        return Scorer(self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker)
+        return Scorer(
+            self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker, self.writeback(policy)
+        )
+
+    def writeback(self, policy: ScorerPolicy) -> VerdictWriteBack | None:
+        """The write-back of completed scores to their trace store, when ``SCORING_WRITEBACK`` is on; the sink is
+        built on first use (a misconfiguration fails write-backs with the reason, never scores)."""
+        if not self.settings.writeback_enabled:
+            return None
+        from session_scoring.repositories.writebacks import WriteBackRepository
+        from session_scoring.services.writeback import VerdictWriteBack
+        from session_scoring.sinks.factory import build_sink
+
+        settings = self.settings
+        section = self.config.session_source
+        return VerdictWriteBack(
+            self.repository,
+            WriteBackRepository(self.query_engine),
+            cache(lambda: build_sink(section, settings)),
+            section.type,
+            policy,
+            settings.writeback_name,
+            stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
+        )
 
     @cached_property
     def job_service(self) -> JobService:

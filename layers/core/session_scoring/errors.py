@@ -14,6 +14,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- StorageUnavailableError     the exports bucket (S3)
     |   |-- DatabaseUnavailableError
     |   |-- SecretUnavailableError
+    |   |-- WriteBackUnavailableError   a trace store could not take a verdict (write-back)
     |   |-- ScoringDisabledError        until an operator switches scoring back on
     |   |-- JudgeTransientError         (also a JudgeError)
     |   `-- JudgeUnavailableError       circuit open (also a JudgeError)
@@ -29,6 +30,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- SessionNotScorableError
     |   |-- SessionDataError
     |   |-- ConfigurationError
+    |   |-- WriteBackRejectedError      a trace store refused a verdict (write-back)
     |   |-- JudgePermanentError         (also a JudgeError)
     |   |-- JudgeOutputError            (also a JudgeError)
     |   `-- PromptTooLargeError         (also a JudgeError)
@@ -124,6 +126,14 @@ class ScoringDisabledError(TransientError):
 
 class SecretUnavailableError(TransientError):
     """Secrets Manager could not be reached or throttled us; worth retrying."""
+
+
+class WriteBackUnavailableError(TransientError):
+    """The trace store a verdict is written back to could not be reached or failed; the write-back is retried."""
+
+
+class WriteBackRejectedError(PermanentError):
+    """The trace store refused the verdict (its trace is gone, or the request does not fit its API)."""
 
 
 class QueueUnavailableError(TransientError):

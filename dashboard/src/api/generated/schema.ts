@@ -1885,6 +1885,8 @@ export interface components {
              * @description The scoring run this attempt belongs to; null for a single request
              */
             run_id: string | null;
+            /** @description The write-back of the completed score to its trace store (SCORING_WRITEBACK); null when none started: none configured, an uploaded session, or the score is not completed */
+            writeback: components["schemas"]["WriteBackInfo"] | null;
         };
         /**
          * SessionStatus
@@ -2019,6 +2021,42 @@ export interface components {
          * @enum {string}
          */
         Which: "unscored" | "not_current_criteria" | "failed" | "all" | "score_below";
+        /**
+         * WriteBackInfo
+         * @description The completed score's write-back to the trace it came from (a Phoenix span annotation, an MLflow assessment).
+         */
+        WriteBackInfo: {
+            /**
+             * Sink
+             * @description The trace store written to: phoenix or mlflow (the configured source type when write-back was asked of a source that is not a trace store, which fails it)
+             */
+            sink: string;
+            /**
+             * Status
+             * @description writing: under way; written: done; retrying: the last try failed and the job comes back to try again; failed: given up (the store refused it, or every delivery was used). The score stays completed.
+             * @enum {string}
+             */
+            status: "writing" | "written" | "retrying" | "failed";
+            /** Tries */
+            tries: number;
+            /**
+             * Detail
+             * @description What was written
+             */
+            detail: string | null;
+            /**
+             * Error Message
+             * @description Why the last try failed
+             */
+            error_message: string | null;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** Written At */
+            written_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -2091,6 +2129,7 @@ export type TrendGroup = components['schemas']['TrendGroup'];
 export type TrendPoint = components['schemas']['TrendPoint'];
 export type TrendsReport = components['schemas']['TrendsReport'];
 export type Which = components['schemas']['Which'];
+export type WriteBackInfo = components['schemas']['WriteBackInfo'];
 export type $defs = Record<string, never>;
 export interface operations {
     get_score_api_v1_scoring_sessions__session_id__score_get: {
@@ -3718,3 +3757,4 @@ export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 export const trendBucketValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendBucket"]> = ["day", "week"];
 export const trendGroupValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendGroup"]> = ["none", "agent", "alert_type"];
 export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];
+export const writeBackInfoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WriteBackInfo"]["status"]> = ["writing", "written", "retrying", "failed"];

@@ -59,13 +59,19 @@ class ScoringSection(BaseModel):
 
 
 class SessionSourceSection(BaseModel):
-    """Where sessions are read from. ``tarsy`` and ``tarsy-go`` read TARSy's HTTP APIs."""
+    """Where sessions are read from. ``tarsy`` and ``tarsy-go`` read TARSy's HTTP APIs; ``phoenix`` and ``mlflow``
+    read the traces of an Arize Phoenix project or of MLflow experiments, one trace per session."""
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["file", "tarsy", "tarsy-go"] = "file"
+    type: Literal["file", "tarsy", "tarsy-go", "phoenix", "mlflow"] = "file"
     directory: str = "config/sample_sessions"
     base_url: str = ""
+    project: str = Field(
+        default="",
+        description="phoenix: the project's name or id (empty: 'default'); mlflow: the experiment id, or several "
+        "separated by commas (empty: '0', the Default experiment)",
+    )
     token: str = Field(default="", repr=False)
     token_secret_arn: str = ""
     connect_timeout_seconds: float = Field(default=3.0, gt=0)
@@ -73,6 +79,12 @@ class SessionSourceSection(BaseModel):
     max_retries: int = Field(default=2, ge=0, le=10)
     include_chat: bool = False
     scorable_statuses: list[str] = Field(default_factory=lambda: ["completed"])
+
+    @field_validator("project", mode="before")
+    @classmethod
+    def _number_is_text(cls, value: object) -> object:
+        """An MLflow experiment id substituted into the YAML reads as a number; it names the experiment as text."""
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 DEFAULT_SUBMIT_TOOLS = ("submit", "submit_answer", "final_answer", "finish")

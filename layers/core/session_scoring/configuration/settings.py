@@ -346,6 +346,29 @@ class Settings(BaseSettings):
         description="First backoff between retries of a TARSy request (exponential).",
     )
 
+    writeback_enabled: bool = Field(
+        default=False,
+        validation_alias="SCORING_WRITEBACK",
+        description="Write each completed score back to the trace it came from, when sessions come from a trace "
+        "store (session_source.type phoenix or mlflow): a Phoenix span annotation or an MLflow assessment. A failed "
+        "write-back never fails the score; the job comes back through the queue to retry it.",
+    )
+    writeback_name: str = Field(
+        default="session_score",
+        min_length=1,
+        max_length=100,
+        validation_alias="SCORING_WRITEBACK_NAME",
+        description="Name of the annotation (Phoenix) or assessment (MLflow) holding the total; each dimension is "
+        "written as NAME.DIMENSION (e.g. session_score.logical_flow).",
+    )
+    writeback_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=60,
+        validation_alias="SCORING_WRITEBACK_TIMEOUT_SECONDS",
+        description="Connect and read timeout of each write-back request to the trace store.",
+    )
+
     import_max_bytes: int = Field(
         default=5 * 1024 * 1024,
         ge=4096,

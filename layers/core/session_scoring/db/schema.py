@@ -50,6 +50,7 @@ SAMPLE_KINDS = ("repeatability", "robustness")
 LABEL_SOURCES = ("api", "import")
 EXPORT_KINDS = ("training",)
 EXPORT_STATUSES = ("queued", "running", "completed", "failed")
+WRITEBACK_STATUSES = ("writing", "written", "retrying", "failed")
 
 
 metadata = MetaData()
@@ -203,6 +204,23 @@ session_scores = Table(
         "batch_id",
         postgresql_where=text("batch_id IS NOT NULL AND status = 'in_progress'"),
     ),
+)
+
+
+# Migration 0017_score_writebacks: a completed attempt's write-back to the trace store its session came from (one row
+# per attempt, made when the write-back starts; an attempt without one has nothing to write back).
+score_writebacks = Table(
+    "score_writebacks",
+    metadata,
+    Column("score_id", UUID(as_uuid=True), ForeignKey("session_scores.score_id", ondelete="CASCADE"), primary_key=True),
+    Column("sink", String(20), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("tries", Integer, nullable=False, server_default=text("0")),
+    Column("detail", Text),
+    Column("error_message", Text),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("written_at", DateTime(timezone=True)),
+    CheckConstraint(f"status IN {_sql_list(WRITEBACK_STATUSES)}", name="ck_score_writebacks_status"),
 )
 
 

@@ -5,7 +5,7 @@ every field and parameter annotation from its string, a ``compile()`` each, a go
 """
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,6 +77,24 @@ class SessionFactsInfo(_Response):
     captured_at: datetime | None = Field(default=None, description="When this snapshot was taken")
 
 
+class WriteBackInfo(_Response):
+    """The completed score's write-back to the trace it came from (a Phoenix span annotation, an MLflow assessment)."""
+
+    sink: str = Field(
+        description="The trace store written to: phoenix or mlflow (the configured source type when write-back was "
+        "asked of a source that is not a trace store, which fails it)"
+    )
+    status: Literal["writing", "written", "retrying", "failed"] = Field(
+        description="writing: under way; written: done; retrying: the last try failed and the job comes back to try "
+        "again; failed: given up (the store refused it, or every delivery was used). The score stays completed."
+    )
+    tries: int
+    detail: str | None = Field(default=None, description="What was written")
+    error_message: str | None = Field(default=None, description="Why the last try failed")
+    updated_at: datetime
+    written_at: datetime | None = None
+
+
 class SessionScore(_Response):
     """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
 
@@ -108,6 +126,11 @@ class SessionScore(_Response):
     )
     run_id: UUID | None = Field(
         default=None, description="The scoring run this attempt belongs to; null for a single request"
+    )
+    writeback: WriteBackInfo | None = Field(
+        default=None,
+        description="The write-back of the completed score to its trace store (SCORING_WRITEBACK); null when none "
+        "started: none configured, an uploaded session, or the score is not completed",
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from session_scoring.models.scores import ScoreStatus
 
@@ -42,6 +42,32 @@ class SessionFacts:
     tool_calls: int | None
     source: str | None
     captured_at: datetime | None = None
+
+
+WriteBackStatus = Literal["writing", "written", "retrying", "failed"]
+
+
+def writeback_status(value: str) -> WriteBackStatus:
+    """A stored write-back status as its type (the table's check constraint allows only these)."""
+    for status in get_args(WriteBackStatus):
+        if status == value:
+            return status  # type: ignore[no-any-return]
+    raise ValueError(f"unknown write-back status {value!r}")
+
+
+@dataclass(frozen=True)
+class WriteBackRecord:
+    """A completed attempt's write-back to the trace store its session came from."""
+
+    sink: str
+    status: WriteBackStatus
+    """``writing``, ``written``, ``retrying`` (the job comes back to try again) or ``failed`` (for good)."""
+    tries: int
+    updated_at: datetime
+    detail: str | None = None
+    """What was written (e.g. the span and how many annotations)."""
+    error_message: str | None = None
+    written_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +106,9 @@ class ScoreRecord:
     """The scoring run this attempt belongs to (None for a single request)."""
     judging_ms: int | None = None
     estimated_cost_usd: float | None = None
+    writeback: WriteBackRecord | None = None
+    """The write-back of a completed score to its trace store; None when none started (none configured, an uploaded
+    session, or not yet)."""
 
 
 @dataclass(frozen=True)

@@ -182,3 +182,8 @@ class SessionPage(_Model):
     total_items: int
     total_pages: int
     skipped: list[SkippedSession] = Field(default_factory=list)
+    total_exact: bool = Field(
+        default=True,
+        description="False when the source cannot count its sessions (a trace store pages with cursors): then "
+        "total_items and total_pages count up to the first session after this page, and say only whether more follow.",
+    )

@@ -73,6 +73,7 @@ from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.comparison import comparison_upkeep_ctes
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.trends import trend_upkeep_ctes
+from session_scoring.repositories.writebacks import writeback_document, writeback_from
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
 
@@ -156,7 +157,7 @@ def _children() -> list[Any]:
 
 
 def _attempts() -> Select[Any]:
-    return select(*_RECORD_COLUMNS, *_children())
+    return select(*_RECORD_COLUMNS, *_children(), writeback_document().label("writeback_json"))
 
 
 _NEWEST_FIRST = (_SCORES.c.requested_at.desc(), _SCORES.c.score_id.desc())
@@ -234,6 +235,7 @@ def _score_document() -> Any:
         judge=judge,
         score_spread=c.score_spread,
         run_id=c.run_id,
+        writeback=writeback_document(),
     )
     # As text: the driver hands over the string without decoding it into Python objects first.
     return sql_cast(document, Text)
@@ -351,6 +353,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         run_id=values["run_id"],
         judging_ms=values["judging_ms"],
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
+        writeback=writeback_from(values.get("writeback_json")),
     )
 
 

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -53,6 +53,9 @@ from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
 from session_scoring.services.leases import Hold, LeaseKeeper
 from session_scoring.sources.base import SessionSource
+
+if TYPE_CHECKING:
+    from session_scoring.services.writeback import VerdictWriteBack
 
 STORE_MARGIN_SECONDS = 10.0
 """Time kept back from the Lambda's remaining time to store the result."""
@@ -175,6 +178,7 @@ class Scorer:
         judge: Callable[[], Judge],
         policy: ScorerPolicy,
         breaker: JudgeBreaker | None = None,
+        writeback: VerdictWriteBack | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         leases: LeaseKeeper | None = None,
@@ -187,6 +191,8 @@ class Scorer:
         secret unreadable) fails the attempt with the reason instead of failing every delivery silently."""
         self._policy = policy
         self._breaker = breaker or NoBreaker()
+        self._writeback = writeback
+        """Writes each completed score back to its trace store (``SCORING_WRITEBACK``); None: nothing to write."""
         self._clock = clock
         self._sleep = sleep
         self.leases = leases or LeaseKeeper(repository, policy.lease_seconds)
@@ -213,7 +219,7 @@ class Scorer:
             logger.warning("could not claim the attempt", extra={"score_id": str(job.score_id), "error": exc.message})
             return JobOutcome.retry(f"could not claim the attempt: {exc.message}", 30)
         if not claim.claimed:
-            return self._not_claimed(job, claim.status, claim.lease_expires_at)
+            return self._not_claimed(job, claim.status, claim.lease_expires_at, receive_count)
         assert claim.claim_token is not None
         started = self._clock()
         with self.leases.holding(job.score_id, claim.claim_token) as hold:
@@ -259,6 +265,8 @@ class Scorer:
                 "estimated_cost_usd": cost,
             },
         )
+        if self._writeback is not None:
+            return self._writeback.after_completion(job, receive_count)
         return JobOutcome.ack("completed")
 
     @staticmethod
@@ -275,11 +283,14 @@ class Scorer:
         return JobOutcome.ack(f"{hold.reason}; the verdict was not stored")
 
     def _not_claimed(
-        self, job: ScoringJob, status: ScoreStatus | None, lease_expires_at: datetime | None
+        self, job: ScoringJob, status: ScoreStatus | None, lease_expires_at: datetime | None, receive_count: int
     ) -> JobOutcome:
         if status is None:
             logger.error("job for an unknown attempt acknowledged", extra={"score_id": str(job.score_id)})
             return JobOutcome.ack("no such score attempt")
+        if status is ScoreStatus.COMPLETED and self._writeback is not None:
+            # The score is stored; this delivery is for its write-back (an earlier try failed, or never ran).
+            return self._writeback.after_completion(job, receive_count)
         if status in (ScoreStatus.COMPLETED, ScoreStatus.FAILED, ScoreStatus.CANCELLED):
             return JobOutcome.ack(f"duplicate delivery of an attempt that is already {status.value}")
         delay = 30

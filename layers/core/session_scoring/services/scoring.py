@@ -23,9 +23,10 @@ from session_scoring.models.api import (
     MissingTool,
     SessionFactsInfo,
     SessionScore,
+    WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import ScoreRecord, SessionFacts
+from session_scoring.models.records import ScoreRecord, SessionFacts, WriteBackRecord
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
@@ -74,6 +75,20 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
         ),
         score_spread=record.score_spread,
         run_id=record.run_id,
+        writeback=None if record.writeback is None else to_writeback_info(record.writeback),
+    )
+
+
+def to_writeback_info(writeback: WriteBackRecord) -> WriteBackInfo:
+    """Explicit mapping from the stored write-back to the API model."""
+    return WriteBackInfo(
+        sink=writeback.sink,
+        status=writeback.status,
+        tries=writeback.tries,
+        detail=writeback.detail,
+        error_message=writeback.error_message,
+        updated_at=writeback.updated_at,
+        written_at=writeback.written_at,
     )
 
 

@@ -201,8 +201,9 @@ class SessionListService:
             items=[self._item(summary, latest) for summary in source_page.items],
             page=source_page.page,
             page_size=source_page.page_size,
-            total_items=source_page.total_items,
-            total_pages=source_page.total_pages,
+            # A source that cannot count (a trace store) says only whether more follow: the totals are unknown.
+            total_items=source_page.total_items if source_page.total_exact else None,
+            total_pages=source_page.total_pages if source_page.total_exact else None,
             skipped=_skipped(source_page.skipped),
         )
 

@@ -62,4 +62,5 @@ class CompositeSessionSource:
             total_items=total,
             total_pages=max(1, -(-total // page_size)),
             skipped=primary.skipped,
+            total_exact=primary.total_exact,
         )

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from session_scoring.configuration.criteria import SessionSourceSection, TraceImportSection
 from session_scoring.configuration.settings import Settings
+from session_scoring.errors import SourceUnavailableError
 from session_scoring.sources.base import SessionSource
+
+STORE_NAMES = {"phoenix": "Phoenix", "mlflow": "MLflow"}
+STORE_URL_SETTING = "session_source.base_url (SCORING_SOURCE_URL)"
+STORE_CREDENTIAL_SETTINGS = (
+    "session_source.token (SCORING_SOURCE_TOKEN) or session_source.token_secret_arn (SCORING_SOURCE_TOKEN_SECRET_ARN)"
+)
 
 
 def build_source(
     section: SessionSourceSection, settings: Settings, trace_import: TraceImportSection | None = None
 ) -> SessionSource:
-    """``file``, ``tarsy`` (tarsy-bot History API) or ``tarsy-go`` (TARSy's Go API), from ``session_source``;
-    ``trace_import`` says how the file source reads other agents' traces."""
+    """``file``, ``tarsy`` (tarsy-bot History API), ``tarsy-go`` (TARSy's Go API), ``phoenix`` (an Arize Phoenix
+    project) or ``mlflow`` (MLflow experiments), from ``session_source``; ``trace_import`` says how the file source
+    reads other agents' traces."""
     if section.type == "file":
         from session_scoring.sources.file import FileSessionSource
 
@@ -21,6 +29,32 @@ def build_source(
             submit_tools=(trace_import or TraceImportSection()).submit_tool_names,
         )
     from session_scoring.infrastructure.secrets import read_secret
+
+    if section.type in STORE_NAMES:
+        from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+
+        store = TraceStoreClient(
+            STORE_NAMES[section.type],
+            section.base_url,
+            url_setting=STORE_URL_SETTING,
+            credential_settings=STORE_CREDENTIAL_SETTINGS,
+            unavailable=SourceUnavailableError,
+            rejected=SourceUnavailableError,
+            token=section.token,
+            token_secret_arn=section.token_secret_arn,
+            secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
+            connect_timeout_seconds=section.connect_timeout_seconds,
+            read_timeout_seconds=section.read_timeout_seconds,
+            max_retries=section.max_retries,
+            retry_base_seconds=settings.source_retry_base_seconds,
+        )
+        if section.type == "phoenix":
+            from session_scoring.sources.phoenix import PhoenixSessionSource
+
+            return PhoenixSessionSource(store, section.project)
+        from session_scoring.sources.mlflow import MlflowSessionSource
+
+        return MlflowSessionSource(store, section.project)
     from session_scoring.sources.http import TarsyGoSessionSource, TarsyHttpClient, TarsySessionSource
 
     client = TarsyHttpClient(

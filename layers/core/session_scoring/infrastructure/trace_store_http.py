@@ -1,0 +1,186 @@
+"""One JSON-over-HTTP client for the trace stores (Arize Phoenix, MLflow): their session sources read through it and
+their write-back sinks write through it, each with its own instance (its own timeouts and error classes).
+
+- Every request has a connect and a read timeout.
+- Connection errors, timeouts and 5xx answers are retried (tenacity, exponential backoff, at most ``max_retries``
+  retries); a 4xx is an answer, never retried. Past the retries the client raises ``unavailable`` (a
+  :class:`TransientError` the caller chooses: the source's or the sink's), naming the store and the reason.
+- 401/403, or a redirect (a login page in front of the store) -> :class:`ConfigurationError` naming
+  ``credential_settings``; 404 -> ``None`` when the caller allows it (``missing_ok``), else ``unavailable`` naming
+  the base URL; another 4xx -> ``rejected`` with the store's own message; a body that is not JSON -> ``unavailable``.
+- The bearer token comes from ``token`` or from a Secrets Manager secret read through ``secret_reader`` (cached by
+  it); it is never logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from session_scoring.errors import ConfigurationError, ScoringError, TransientError
+from session_scoring.log import logger
+
+QueryParams = Mapping[str, str | int | bool | Sequence[str]]
+
+
+class _RetryableStatus(Exception):
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(f"HTTP {response.status_code}")
+        self.response = response
+
+
+class TraceStoreClient:
+    """GETs and POSTs JSON to one trace store."""
+
+    def __init__(
+        self,
+        store: str,
+        base_url: str,
+        *,
+        url_setting: str,
+        credential_settings: str,
+        unavailable: type[TransientError],
+        rejected: type[ScoringError],
+        token: str = "",
+        token_secret_arn: str = "",
+        secret_reader: Callable[[str], str] | None = None,
+        connect_timeout_seconds: float = 3.0,
+        read_timeout_seconds: float = 20.0,
+        max_retries: int = 2,
+        retry_base_seconds: float = 0.5,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not base_url.strip():
+            raise ConfigurationError(f"{url_setting} is empty; set it to the {store} server's address")
+        if not base_url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"{url_setting} '{base_url}' is not an http(s) URL; set it to the {store} server")
+        self.store = store
+        self.base_url = base_url.rstrip("/")
+        self._url_setting = url_setting
+        self._credential_settings = credential_settings
+        self._unavailable = unavailable
+        self._rejected = rejected
+        self._token = token.strip()
+        self._token_secret_arn = token_secret_arn.strip()
+        if self._token_secret_arn and secret_reader is None:
+            raise ConfigurationError(f"a token secret is set for {store} but no secret reader was given")
+        self._secret_reader = secret_reader
+        self._connect = connect_timeout_seconds
+        self._read = read_timeout_seconds
+        self._max_retries = max_retries
+        self._retry_base = retry_base_seconds
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(read_timeout_seconds, connect=connect_timeout_seconds),
+            headers={"accept": "application/json", "user-agent": "session-scoring"},
+            follow_redirects=False,
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _authorization(self) -> dict[str, str]:
+        token = self._token
+        if not token and self._token_secret_arn and self._secret_reader is not None:
+            token = self._secret_reader(self._token_secret_arn)
+        return {"authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str, params: QueryParams | None = None, *, missing_ok: bool = False) -> Any:
+        return self.request("GET", path, params=params, missing_ok=missing_ok)
+
+    def post(self, path: str, body: Any, params: QueryParams | None = None, *, missing_ok: bool = False) -> Any:
+        return self.request("POST", path, params=params, body=body, missing_ok=missing_ok)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: QueryParams | None = None,
+        body: Any = None,
+        missing_ok: bool = False,
+    ) -> Any:
+        """The decoded JSON answer; ``None`` for a 404 when ``missing_ok``."""
+        headers = self._authorization()
+        retrying = Retrying(
+            stop=stop_after_attempt(self._max_retries + 1),
+            wait=wait_exponential(multiplier=self._retry_base, max=5.0),
+            retry=retry_if_exception_type((httpx.TransportError, _RetryableStatus)),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        attempts = self._max_retries + 1
+        try:
+            response = retrying(self._send, method, path, params, body, headers)
+        except _RetryableStatus as exc:
+            raise self._unavailable(
+                f"{self.store} answered {exc.response.status_code} to {method} {path} after {attempts} attempt(s)"
+                f"{_body_hint(exc.response)}"
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise self._unavailable(
+                f"{self.store} at {self.base_url} did not answer {method} {path} in time ({type(exc).__name__}; "
+                f"connect timeout {self._connect:g}s, read timeout {self._read:g}s) after {attempts} attempt(s)"
+            ) from exc
+        except httpx.TransportError as exc:
+            raise self._unavailable(
+                f"cannot reach {self.store} at {self.base_url} ({type(exc).__name__}: {exc or 'connection failed'}) "
+                f"after {attempts} attempt(s)"
+            ) from exc
+        return self._decode(response, method, path, missing_ok)
+
+    def _send(
+        self, method: str, path: str, params: QueryParams | None, body: Any, headers: dict[str, str]
+    ) -> httpx.Response:
+        response = self._client.request(method, path, params=params, json=body, headers=headers)
+        if response.status_code >= 500:
+            raise _RetryableStatus(response)
+        return response
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        logger.warning(
+            f"{self.store} request failed, retrying",
+            extra={"attempt": state.attempt_number, "reason": f"{type(exc).__name__}: {exc}"},
+        )
+
+    def _decode(self, response: httpx.Response, method: str, path: str, missing_ok: bool) -> Any:
+        status = response.status_code
+        if status in (401, 403):
+            raise ConfigurationError(
+                f"{self.store} refused our credentials ({status}) for {method} {path}; set "
+                f"{self._credential_settings} to a valid API key or token"
+            )
+        if 300 <= status < 400:
+            raise ConfigurationError(
+                f"{self.store} redirected {method} {path} ({status}) to "
+                f"{response.headers.get('location', 'another page')}, most likely a login page; check "
+                f"{self._url_setting} and set {self._credential_settings}"
+            )
+        if status == 404:
+            if missing_ok:
+                return None
+            raise self._unavailable(
+                f"{self.store} at {self.base_url} has no {path} (404){_body_hint(response)}; check {self._url_setting}"
+            )
+        if status >= 400:
+            raise self._rejected(f"{self.store} answered {status} to {method} {path}{_body_hint(response)}")
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise self._unavailable(
+                f"{self.store}'s answer to {method} {path} is not JSON ({exc}); content-type "
+                f"{response.headers.get('content-type', 'unknown')}, {len(response.content)} bytes; check "
+                f"{self._url_setting}"
+            ) from exc
+
+
+def _body_hint(response: httpx.Response) -> str:
+    text = response.text.strip().replace("\n", " ")
+    return f": {text[:300]}" if text else ""

@@ -1,0 +1,141 @@
+"""Write a completed score back to the trace it came from, and decide what the job does when that fails.
+
+The scorer calls :meth:`VerdictWriteBack.after_completion` once the verdict is stored, and again when a completed
+attempt's message is delivered again. The score is completed before anything is written and stays completed
+whatever happens here:
+
+- the write-back is taken first (``score_writebacks``, :mod:`repositories.writebacks`): a job delivered again while
+  the write-back is done or under way writes nothing, and the sinks are idempotent per attempt themselves;
+- the store down, timing out or answering 5xx (a transient error): the write-back is ``retrying`` with the reason
+  and the job's message comes back after the queue's ordinary growing delay (``outcome_for_error``); on the last
+  allowed delivery it is ``failed`` and the message acknowledged (the score is fine: nothing goes to the
+  dead-letter queue);
+- the store refusing it (the trace is gone, a 4xx) or a configuration error: ``failed`` at once, with the reason.
+
+The judge's circuit breaker never sees the store: a store that is down delays write-backs, never scoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from session_scoring.errors import DatabaseUnavailableError, ScoringError, SessionDataError
+from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.records import ScoreRecord
+from session_scoring.models.scores import DIMENSIONS, ScoreStatus, band_for
+from session_scoring.repositories.scores import ScoreRepository
+from session_scoring.repositories.uploads import UPLOAD_PREFIX
+from session_scoring.repositories.writebacks import WriteBackRepository
+from session_scoring.services.scorer import JobOutcome, ScorerPolicy, outcome_for_error
+from session_scoring.sinks.base import VerdictSink, VerdictToWrite
+
+
+def verdict_to_write(record: ScoreRecord, name: str) -> VerdictToWrite:
+    """What is written back of a completed attempt."""
+    if record.status is not ScoreStatus.COMPLETED or record.total_score is None:
+        raise SessionDataError(f"attempt {record.score_id} is {record.status.value}, not completed: nothing to write")
+    breakdown = record.score_breakdown or {}
+    return VerdictToWrite(
+        score_id=record.score_id,
+        trace_id=record.session_id,
+        name=name,
+        total_score=record.total_score,
+        band=band_for(record.total_score).band,
+        breakdown={d: int(breakdown[d]) for d in DIMENSIONS if d in breakdown},
+        reasoning=record.score_reasoning or "",
+        criteria_hash=record.criteria_hash,
+        judge_model=record.judge_model,
+    )
+
+
+class VerdictWriteBack:
+    def __init__(
+        self,
+        scores: ScoreRepository,
+        writebacks: WriteBackRepository,
+        sink: Callable[[], VerdictSink],
+        sink_name: str,
+        policy: ScorerPolicy,
+        name: str,
+        stale_seconds: int,
+    ) -> None:
+        self._scores = scores
+        self._writebacks = writebacks
+        self._sink = sink
+        """Built on first use, inside the error handling: a sink that cannot be built (a bad URL, write-back asked
+        of a source that is not a trace store) fails the write-back with the reason, never the score."""
+        self._sink_name = sink_name
+        self._policy = policy
+        self._name = name
+        self._stale_seconds = stale_seconds
+
+    def after_completion(self, job: ScoringJob, receive_count: int) -> JobOutcome:
+        """Write the completed attempt back to its trace unless done already; the job's outcome."""
+        if job.session_id.startswith(UPLOAD_PREFIX):
+            return JobOutcome.ack("completed (an uploaded session: no trace to write back to)")
+        try:
+            tries = self._writebacks.take(job.score_id, self._sink_name, self._stale_seconds)
+        except DatabaseUnavailableError as exc:
+            return JobOutcome.retry(f"score completed; write-back not started: {exc.message}", 30)
+        if tries is None:
+            return JobOutcome.ack("completed; its write-back is done or under way")
+        try:
+            record = self._scores.get(job.score_id)
+            if record is None:
+                raise SessionDataError(f"attempt {job.score_id} no longer exists")
+            detail = self._sink().write(verdict_to_write(record, self._name))
+        except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
+            return self._failed(job, exc, receive_count, tries)
+        try:
+            self._writebacks.written(job.score_id, detail)
+        except DatabaseUnavailableError as exc:
+            # Written, not recorded: the next delivery takes the write-back again once this take is stale, and the
+            # sink writes nothing twice.
+            return JobOutcome.retry(
+                f"score completed and written back; not recorded: {exc.message}", self._stale_seconds + 5
+            )
+        logger.info(
+            "score written back",
+            extra={
+                "score_id": str(job.score_id),
+                "session_id": job.session_id,
+                "sink": self._sink_name,
+                "tries": tries,
+            },
+        )
+        return JobOutcome.ack(f"completed; written back to {self._sink_name}: {detail}")
+
+    def _failed(self, job: ScoringJob, exc: Exception, receive_count: int, tries: int) -> JobOutcome:
+        action, outcome = outcome_for_error(exc, receive_count, self._policy)
+        reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
+        retry = action == "release"
+        if action == "fail" and not outcome.done:  # a transient failure on the last allowed delivery
+            reason = f"{reason} (gave up after {receive_count} deliveries)"
+        logger.warning(
+            "write-back failed",
+            extra={
+                "score_id": str(job.score_id),
+                "session_id": job.session_id,
+                "sink": self._sink_name,
+                "tries": tries,
+                "retry": retry,
+                "reason": reason,
+            },
+            exc_info=not isinstance(exc, ScoringError),
+        )
+        try:
+            if retry:
+                self._writebacks.retrying(job.score_id, reason)
+            else:
+                self._writebacks.failed(job.score_id, reason)
+        except DatabaseUnavailableError as db_exc:
+            return JobOutcome.retry(
+                f"score completed; write-back failed ({reason}) and not recorded: {db_exc.message}", 30
+            )
+        if retry:
+            return JobOutcome.retry(
+                f"score completed; write-back to {self._sink_name} will be retried: {outcome.reason}",
+                outcome.delay_seconds,
+            )
+        return JobOutcome.ack(f"score completed; write-back to {self._sink_name} failed: {reason}")

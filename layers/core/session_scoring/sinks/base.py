@@ -1,0 +1,59 @@
+"""What a write-back sink writes and the interface every sink implements.
+
+A sink writes one completed score onto the trace the session came from, in the store's own terms (a Phoenix span
+annotation, an MLflow assessment). Writing is idempotent per attempt: every value written carries the attempt's id,
+so a job delivered again writes nothing twice (Phoenix upserts on the identifier; for MLflow the sink reads the
+trace's assessments first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+from uuid import UUID
+
+WRITER = "session-scoring"
+"""Who the values are from, as each store records it."""
+
+
+@dataclass(frozen=True)
+class VerdictToWrite:
+    """One completed score, as written back."""
+
+    score_id: UUID
+    trace_id: str
+    name: str
+    """The total's annotation/assessment name; each dimension is written as ``{name}.{dimension}``."""
+    total_score: int
+    band: str
+    breakdown: Mapping[str, int]
+    reasoning: str
+    criteria_hash: str
+    judge_model: str | None
+
+    @property
+    def identifier(self) -> str:
+        """The attempt's mark on every value written, the idempotency key."""
+        return f"{WRITER}:{self.score_id}"
+
+    def metadata(self) -> dict[str, str]:
+        """What every value carries beside its score (strings: MLflow's metadata is a map of strings)."""
+        return {
+            "score_id": str(self.score_id),
+            "criteria_hash": self.criteria_hash,
+            "band": self.band,
+            "judge_model": self.judge_model or "",
+            "written_by": WRITER,
+        }
+
+
+class VerdictSink(Protocol):
+    """Writes a verdict to a trace store. Raises WriteBackUnavailableError (the store is down or answered 5xx: retry
+    later), WriteBackRejectedError (the trace is gone, or the store refused the request) or ConfigurationError."""
+
+    name: str
+
+    def write(self, verdict: VerdictToWrite) -> str:
+        """Write the verdict; returns what was written, for the attempt's record (e.g. the span and how many)."""
+        ...

@@ -1,0 +1,76 @@
+"""Write-back to Arize Phoenix: span annotations on the trace's root span, through Phoenix's REST API.
+
+- the root span: ``GET /v1/projects/{project}/spans?trace_id=...&parent_id=null``;
+- the annotations: ``POST /v1/span_annotations?sync=true`` with one annotation named ``{name}`` (label = the band,
+  score = the total, explanation = the judge's reasoning) and one per dimension named ``{name}.{dimension}``
+  (score = its points), each with ``annotator_kind`` ``LLM``, the attempt's id, criteria hash, band and judge model
+  as metadata, and the identifier ``session-scoring:{score_id}``. Phoenix upserts on (name, span, identifier), so a
+  job delivered again overwrites its own annotations instead of adding more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from session_scoring.errors import WriteBackRejectedError
+from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.sinks.base import VerdictToWrite
+
+ANNOTATIONS_PATH = "/v1/span_annotations"
+DEFAULT_PROJECT = "default"
+"""Phoenix's own default project, as the source reads it when session_source.project is empty."""
+
+
+def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str, Any]]:
+    """The annotations of one verdict on ``span_id``: the total first, then one per dimension."""
+    common = {"span_id": span_id, "annotator_kind": "LLM", "identifier": verdict.identifier}
+    total = {
+        **common,
+        "name": verdict.name,
+        "result": {"label": verdict.band, "score": verdict.total_score, "explanation": verdict.reasoning},
+        "metadata": verdict.metadata(),
+    }
+    dimensions = [
+        {
+            **common,
+            "name": f"{verdict.name}.{dimension}",
+            "result": {"score": points},
+            "metadata": {**verdict.metadata(), "dimension": dimension},
+        }
+        for dimension, points in verdict.breakdown.items()
+    ]
+    return [total, *dimensions]
+
+
+class PhoenixVerdictSink:
+    name = "phoenix"
+
+    def __init__(self, client: TraceStoreClient, project: str) -> None:
+        self._client = client
+        self._project = project
+        self._spans_path = f"/v1/projects/{quote(project, safe='')}/spans"
+
+    def _root_span(self, trace_id: str) -> str:
+        page = self._client.get(
+            self._spans_path, {"trace_id": trace_id, "parent_id": "null", "limit": 1}, missing_ok=True
+        )
+        spans = page.get("data") if isinstance(page, dict) else None
+        if not spans or not isinstance(spans[0], dict) or not (spans[0].get("context") or {}).get("span_id"):
+            raise WriteBackRejectedError(
+                f"Phoenix project '{self._project}' at {self._client.base_url} has no root span of trace {trace_id} "
+                "(the trace was deleted, or the project changed since it was scored); nothing to annotate"
+            )
+        return str(spans[0]["context"]["span_id"])
+
+    def write(self, verdict: VerdictToWrite) -> str:
+        span_id = self._root_span(verdict.trace_id)
+        annotations = phoenix_annotations(verdict, span_id)
+        answer = self._client.post(ANNOTATIONS_PATH, {"data": annotations}, {"sync": "true"})
+        written = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(written, list) or len(written) != len(annotations):
+            raise WriteBackRejectedError(
+                f"Phoenix answered POST {ANNOTATIONS_PATH} without the {len(annotations)} annotation ids it was asked "
+                f"to write: {str(answer)[:200]}"
+            )
+        return f"{len(annotations)} span annotations on span {span_id}"
