@@ -1,6 +1,8 @@
-"""The docs stay navigable and true to the code: a short README whose links lead somewhere, and an environment
-table that lists exactly the ``Settings`` fields with their descriptions (it is generated; these tests catch a page
-that was not regenerated, or a new field without a description)."""
+"""The docs stay navigable and true to the code: a short README whose links lead somewhere, an environment table
+that lists exactly the ``Settings`` fields with their descriptions (it is generated; these tests catch a page that
+was not regenerated, or a new field without a description), and pages that describe the system as it is: the
+project's history lives on one page that no other page needs, and the performance page stays goals, method and
+the latest figures."""
 
 from __future__ import annotations
 
@@ -18,10 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 CONFIGURATION_PAGE = ROOT / "docs" / "configuration.md"
 README_LIMIT_BYTES = 12 * 1024
+DOCS = ROOT / "docs"
+PERFORMANCE_PAGE = DOCS / "performance.md"
+HISTORY_PAGE = DOCS / "performance-history.md"
+PERFORMANCE_LIMIT_LINES = 400
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+_WAVE = re.compile(r"\bwaves?\b", re.IGNORECASE)
 
 
 def _links(markdown: str) -> list[str]:
@@ -81,6 +88,47 @@ def test_link_check_reports_a_missing_anchor() -> None:
     assert "retries-and-the-circuit-breaker" in _anchors(page)
     assert "not-a-heading" not in _anchors(page)
     assert _links("[a](docs/x.md#y) ![img](i.png) `[c](d)`") == ["docs/x.md#y", "d"]
+
+
+def _pages_besides_the_history() -> list[Path]:
+    return [README, *(page for page in sorted(DOCS.glob("*.md")) if page != HISTORY_PAGE)]
+
+
+def test_only_the_history_page_narrates_waves() -> None:
+    mentions = [
+        f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+        for page in _pages_besides_the_history()
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1)
+        if _WAVE.search(line)
+    ]
+    assert not mentions, (
+        f"only {HISTORY_PAGE.relative_to(ROOT)} may tell the project's history; say what holds now instead:\n"
+        + "\n".join(mentions)
+    )
+
+
+def test_the_history_page_is_linked_from_the_performance_page_only() -> None:
+    linking = {
+        page.name
+        for page in _pages_besides_the_history()
+        for target in _links(page.read_text(encoding="utf-8"))
+        if target.partition("#")[0].endswith(HISTORY_PAGE.name)
+    }
+    assert linking == {PERFORMANCE_PAGE.name}, f"pages linking to {HISTORY_PAGE.name}: {sorted(linking)}"
+
+
+def test_the_performance_page_stays_short() -> None:
+    lines = len(PERFORMANCE_PAGE.read_text(encoding="utf-8").splitlines())
+    assert lines <= PERFORMANCE_LIMIT_LINES, (
+        f"docs/performance.md has {lines} lines; keep goals, method and the latest figures within "
+        f"{PERFORMANCE_LIMIT_LINES} and move superseded figures to {HISTORY_PAGE.name}"
+    )
+
+
+def test_wave_check_matches_the_word_only() -> None:
+    assert _WAVE.search("measured in Wave 5")
+    assert _WAVE.search("two waves later")
+    assert not _WAVE.search("a waveform; microwaves")
 
 
 def test_every_setting_has_a_description() -> None:

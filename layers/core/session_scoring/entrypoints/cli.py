@@ -1,12 +1,18 @@
-"""Operator commands: ``session-scoring dlq`` shows the dead-letter queue, ``session-scoring redrive`` empties it,
-``session-scoring reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand),
-``session-scoring runs create|list|watch|cancel`` starts (or estimates, ``--dry-run``), lists, follows and cancels
-scoring runs, ``session-scoring facts backfill`` fills the session facts of attempts that have none,
-``session-scoring export training`` writes the training export to a file, ``session-scoring labels import FILE.csv``
-imports human labels, and ``session-scoring judge repeatability|robustness`` measure the judge (docs/judge-quality.md).
+"""Operator commands of session-scoring; ``session-scoring COMMAND --help`` says what each one does.
 
-Both read the same settings as the service (SCORING_QUEUE_URL, SCORING_DLQ_URL, SCORING_DATABASE_URL or its
-secret, AWS_REGION / AWS_ENDPOINT_URL). ``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
+``dlq`` shows the dead-letter queue, ``redrive`` reopens its attempts and moves their jobs back to the scoring queue,
+``reap`` requeues attempts left active without a message or a scorer (the reaper, run on demand), ``runs
+create|list|watch|cancel`` starts (or estimates, ``--dry-run``), lists, follows and cancels scoring runs, ``facts
+backfill`` fills the session facts of attempts that have none, ``export training`` writes the training export to a
+file, ``labels import FILE.csv`` imports human labels, and ``judge repeatability|robustness`` measure the judge
+(docs/judge-quality.md).
+
+Every command reads the service's settings from the environment (docs/configuration.md) and uses only the parts it
+needs: the database (SCORING_DATABASE_URL or its secret) for all of them; the scoring queue and its dead-letter
+queue (SCORING_QUEUE_URL, SCORING_DLQ_URL) for ``dlq`` and ``redrive``, the scoring queue for ``reap``; the runs
+queue (SCORING_RUNS_QUEUE_URL) for ``runs``; the session source for ``runs``, ``facts``, ``export`` and ``judge``;
+the judge's settings for ``judge`` and batch-mode runs; AWS_REGION / AWS_ENDPOINT_URL for the AWS clients.
+``make redrive`` runs ``python -m session_scoring.entrypoints.cli redrive``.
 """
 
 from __future__ import annotations
