@@ -9,9 +9,7 @@ never silently continue a different query.
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
-import io
 import json
 import re
 import uuid
@@ -34,6 +32,7 @@ from session_scoring.models.insights import (
 )
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, ScoreStatus, band_for
 from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
+from session_scoring.services.csv_cells import csv_chunks
 from session_scoring.services.scoring import to_session_facts
 
 JSON_MAX_PAGE = 500
@@ -229,17 +228,8 @@ def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
 
 
 def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
-    """CSV text in chunks of about 64 KB: a header, then a row per score."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for score in scores:
-        writer.writerow(csv_row(score))
-        if buffer.tell() > 64_000:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
+    """CSV text in chunks: a header, then a row per score, safe to open in a spreadsheet."""
+    return csv_chunks(CSV_COLUMNS, (csv_row(score) for score in scores))
 
 
 class InsightsService:
