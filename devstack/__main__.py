@@ -186,10 +186,12 @@ def main() -> int:
 
     import uvicorn
 
+    from devstack.server import APP, server_options
+
     port = container.settings.port
     print(f"  api      : http://127.0.0.1:{port}  (docs at /docs; Ctrl-C stops everything)", flush=True)
     try:
-        uvicorn.run("functions.api.app:app", host="127.0.0.1", port=port, log_level="info")
+        uvicorn.run(APP, log_level="info", **server_options(port))
     finally:
         if config.auto_scoring.enabled:
             auto_scoring.stop()
