@@ -339,7 +339,7 @@ export interface paths {
         };
         /** Every labeller's current label of a session, and every revision */
         get: operations["get_labels_api_v1_scoring_sessions__session_id__labels_get"];
-        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept) */
+        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept); 404 for a session that exists nowhere */
         put: operations["put_label_api_v1_scoring_sessions__session_id__labels_put"];
         post?: never;
         delete?: never;
@@ -1005,7 +1005,8 @@ export interface components {
         /**
          * LabelRequest
          * @description Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
-         *     their label (the earlier revision is kept).
+         *     their label (the earlier revision is kept). Strict: the CSV importer converts its strings before validating;
+         *     the API takes JSON numbers only.
          */
         LabelRequest: {
             /**
@@ -1255,7 +1256,8 @@ export interface components {
         };
         /**
          * RunRequest
-         * @description Body of ``POST /api/v1/scoring/runs``.
+         * @description Body of ``POST /api/v1/scoring/runs``. Strict JSON types: ``"dry_run": "no"`` or ``0`` is refused, never read
+         *     as a real, paid run.
          */
         RunRequest: {
             selection?: components["schemas"]["RunSelection"];
@@ -1266,7 +1268,7 @@ export interface components {
             max_sessions: number;
             /**
              * Max Cost Usd
-             * @description Stop queueing once actual plus in-flight estimated cost would pass this
+             * @description Stop queueing once actual plus in-flight estimated cost would pass this (a finite number of USD above 0, at most 99,999,999.9999)
              */
             max_cost_usd?: number | null;
             /**
@@ -1445,7 +1447,8 @@ export interface components {
         };
         /**
          * ScoreRequest
-         * @description Body of ``POST .../score``; the body is optional.
+         * @description Body of ``POST .../score``; the body is optional. Strict: "yes", "1" or 1 must not queue paid work by
+         *     accident; only JSON true/false.
          */
         ScoreRequest: {
             /**
@@ -2033,7 +2036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2132,7 +2135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2191,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,6 +2210,7 @@ export interface operations {
             query?: {
                 /** @description Page number (not with scored=unscored: use cursor) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
                 /** @description Only sessions with one of these statuses at the source (repeatable; source lists only) */
                 status?: components["schemas"]["SessionStatus"][] | null;
@@ -2263,7 +2267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2369,7 +2373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2419,7 +2423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2474,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2512,7 +2516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2568,7 +2572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,7 +2712,9 @@ export interface operations {
     list_runs_api_v1_scoring_runs_get: {
         parameters: {
             query?: {
+                /** @description Page number, from 1 (at most 100,000) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
             };
             header?: never;
@@ -2744,7 +2750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2889,7 +2895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,7 +2909,9 @@ export interface operations {
     list_run_sessions_api_v1_scoring_runs__run_id__sessions_get: {
         parameters: {
             query?: {
+                /** @description Page number, from 1 (at most 100,000) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
                 /** @description Only attempts with this status */
                 status?: components["schemas"]["ScoreStatus"] | null;
@@ -2952,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3019,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3059,7 +3067,7 @@ export interface operations {
                 order?: string;
                 /** @description next_cursor of the previous page */
                 cursor?: string | null;
-                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default) */
+                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default, at most 10,000,000) */
                 limit?: number | null;
                 /** @description json, csv or jsonl */
                 format?: string;
@@ -3108,7 +3116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3306,7 +3314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3370,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3420,7 +3428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,6 +3473,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -3492,7 +3509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3542,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3580,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
