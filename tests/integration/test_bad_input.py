@@ -5,6 +5,7 @@ and a database whose connection pool is exhausted (real PostgreSQL, the in-proce
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import csv
 import io
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 import sqlalchemy.exc
 
-from tests.conftest import THOROUGH_ID, Stack
+from tests.conftest import SHALLOW_ID, THOROUGH_ID, Stack
 from tests.support.long_session import long_session_document
 
 API = "/api/v1/scoring"
@@ -323,3 +324,34 @@ def test_an_uploads_outline_has_the_facts_of_the_whole_session(stack: Stack, cha
 
     whole = uploads.get_session(session_id)
     assert (outline.session_id, outline.status, outline.facts) == (session_id, whole.status, facts_of(whole))
+
+
+def _rewritten(cursor: str, **changes: Any) -> str:
+    """A cursor the API gave, with some of its fields changed (a client forging one)."""
+    body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))) | changes
+    return base64.urlsafe_b64encode(json.dumps(body).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("value", [10**30, -(10**30), True])
+def test_a_forged_fleet_cursor_with_a_value_no_score_has_is_400(stack: Stack, value: object) -> None:
+    for session_id in (THOROUGH_ID, SHALLOW_ID):
+        assert stack.request_score(session_id).status_code == 202
+    stack.poller.drain()
+    query = {"sort": "total_score", "limit": "1"}
+    cursor = stack.client.get(f"{API}/scores", params=query).json()["next_cursor"]
+
+    response = stack.client.get(f"{API}/scores", params=query | {"cursor": _rewritten(cursor, v=value)})
+
+    assert response.status_code == 400
+    assert "invalid cursor" in response.json()["detail"]
+
+
+def test_a_forged_session_list_cursor_with_a_page_beyond_any_source_is_422(stack: Stack) -> None:
+    query = {"scored": "unscored", "page_size": "1"}
+    cursor = stack.client.get(f"{API}/sessions", params=query).json()["next_cursor"]
+    assert cursor is not None
+
+    response = stack.client.get(f"{API}/sessions", params=query | {"cursor": _rewritten(cursor, p=10**30)})
+
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_parameters"

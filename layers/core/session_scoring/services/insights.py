@@ -30,7 +30,7 @@ from session_scoring.models.insights import (
     KeysetPosition,
     SortField,
 )
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, ScoreStatus, band_for
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, ScoreStatus, band_for
 from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
 from session_scoring.services.scoring import to_session_facts
@@ -152,8 +152,8 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
             value = datetime.fromisoformat(str(value))
         except ValueError:
             raise bad from None
-    elif value is not None and not isinstance(value, int):
-        raise bad
+    elif value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORE):
+        raise bad  # every other sort key is a score or a dimension: a value no score has never reaches the database
     return KeysetPosition(value, score_id)
 
 
