@@ -50,7 +50,13 @@ def _serve(client: Client, length: str | None, method: str = "POST") -> list[byt
 
     headers = [] if length is None else [(b"content-length", length.encode())]
     scope = {"type": "http", "method": method, "path": "/x", "headers": headers}
-    asyncio.run(BodyLimit(app, lambda _path: LIMIT)(scope, client.receive, client.send))
+    # A loop of its own, never the thread's: asyncio.run would leave the main thread without one, which Mangum
+    # (tests that invoke the Lambda handler later in the run) asks for.
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(BodyLimit(app, lambda _path: LIMIT)(scope, client.receive, client.send))
+    finally:
+        loop.close()
     return seen
 
 
