@@ -7,6 +7,8 @@ import asyncio
 import json
 from typing import Any
 
+from starlette.types import Message
+
 from functions.api.limits import DRAIN_LIMIT_BYTES, BodyLimit
 
 LIMIT = 1000
@@ -27,8 +29,8 @@ class Client:
         self.read += len(chunk)
         return {"type": "http.request", "body": chunk, "more_body": bool(self.chunks)}
 
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+    async def send(self, message: Message) -> None:
+        self.sent.append(dict(message))
 
     @property
     def status(self) -> int:
