@@ -92,3 +92,8 @@ _.invalidate_pool_on_disconnect
 _.RuntimeClient
 _.next_invocation
 _.respond
+
+# uvicorn calls its protocol's send_400_response for a request that is not valid HTTP (devstack/server.py), and a
+# uvicorn Server stops once should_exit is set (tests/integration/test_local_server.py).
+_.send_400_response
+_.should_exit

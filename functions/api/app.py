@@ -28,7 +28,7 @@ from functions.api.deps import authenticated
 from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
-from functions.api.middleware import ConfiguredCORS, RequestMetrics, body_limit
+from functions.api.middleware import ConfiguredCORS, RejectNulCharacters, RequestMetrics, body_limit
 from functions.api.params import API_PREFIX
 from session_scoring import __version__
 from session_scoring.entrypoints.snapstart import register_priming
@@ -64,6 +64,8 @@ def create_app() -> FastAPI:
         description="Scores completed TARSy investigations with a judge LLM. Scoring is asynchronous: POST queues "
         "an attempt (202) and GET polls it until it is completed or failed.",
     )
+    # The first added runs last: NUL characters are looked for once the body limit has read (or refused) the body.
+    app.add_middleware(RejectNulCharacters)
     app.add_middleware(BodyLimit, limit_for=body_limit)
     app.add_middleware(ConfiguredCORS)
     app.add_middleware(RequestMetrics)

@@ -2,35 +2,52 @@
 
 Hashed assets come from ``/assets``; any other GET that is not the API, the docs or the health check gets
 ``index.html`` so the dashboard's client-side routes (``/sessions/<id>``, ``/analytics``) survive a reload.
+
+The dashboard's catch-all routes are matched last, so a request whose method no other route serves at its path
+lands here: it is answered 405 with the ``Allow`` header naming the methods the API, the docs or the health check
+serve there (as Starlette answers a method mismatch), or 404 when none serves the path (a dashboard page included).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
+from starlette.types import Scope
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 RESERVED_PREFIXES = ("api/", "docs", "redoc", "openapi.json", "health")
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+"""The methods a 405's ``Allow`` header may name."""
+
+
+class DashboardAssets(StaticFiles):
+    """The built assets; another method than GET or HEAD is a 405 that says which are allowed."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if scope["method"] not in ("GET", "HEAD"):
+            raise HTTPException(status_code=405, headers={"Allow": "GET, HEAD"})
+        return await super().get_response(path, scope)
 
 
 def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Register the dashboard routes last, so they never shadow an API route."""
-    app.mount("/assets", StaticFiles(directory=static_dir / "assets", check_dir=False), name="dashboard-assets")
+    app.mount("/assets", DashboardAssets(directory=static_dir / "assets", check_dir=False), name="dashboard-assets")
 
-    @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
-    def not_a_page(path: str) -> Response:
-        """Only GET serves pages; another method on a path that is not the API's is simply not found."""
-        if path == "api" or path.startswith(RESERVED_PREFIXES):
-            return JSONResponse(status_code=405, content={"code": "method_not_allowed", "detail": "Method Not Allowed"})
-        return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+    @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"], include_in_schema=False)
+    def not_a_page(path: str, request: Request) -> Response:
+        """Only GET serves pages; another method is a 405 where another route (the API, the docs, the health check)
+        serves the path, else simply not found (a page is not a resource another method acts on)."""
+        return _method_not_served(request, path, exclude=(not_a_page, dashboard))
 
     @app.get("/{path:path}", include_in_schema=False)
-    def dashboard(path: str) -> Response:
-        if path == "api" or path.startswith(RESERVED_PREFIXES):
-            return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+    def dashboard(path: str, request: Request) -> Response:
+        if _reserved(path):
+            return _method_not_served(request, path, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"
         if not index.is_file():
             return JSONResponse(
@@ -44,3 +61,38 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         if path and candidate.is_file() and candidate.is_relative_to(static_dir.resolve()):
             return FileResponse(candidate)
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+
+def _reserved(path: str) -> bool:
+    """The API's, the docs' and the health check's paths: never a dashboard page."""
+    return path == "api" or path.startswith(RESERVED_PREFIXES)
+
+
+def _method_not_served(request: Request, path: str, exclude: tuple[object, ...]) -> Response:
+    allowed = served_methods(request, exclude)
+    if not allowed:
+        return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+    return JSONResponse(
+        status_code=405,
+        content={
+            "code": "method_not_allowed",
+            "detail": f"{request.method} is not served at /{path}; use {' or '.join(allowed)}",
+        },
+        headers={"Allow": ", ".join(allowed)},
+    )
+
+
+def served_methods(request: Request, exclude: tuple[object, ...] = ()) -> list[str]:
+    """The methods some route of the app serves at the request's path, leaving out the routes whose endpoint is in
+    ``exclude`` and mounted apps (the assets answer their own 405)."""
+    routes = [
+        route
+        for route in request.app.router.routes
+        if getattr(route, "endpoint", None) not in exclude and getattr(route, "name", None) != "dashboard-assets"
+    ]
+    served = []
+    for method in METHODS:
+        probe = {**request.scope, "method": method}
+        if any(route.matches(probe)[0] == Match.FULL for route in routes):
+            served.append(method)
+    return served

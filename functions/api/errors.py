@@ -28,6 +28,7 @@ from session_scoring.errors import (
     PermanentError,
     RunNotFoundError,
     ScoreNotFoundError,
+    ScoringDisabledError,
     ScoringError,
     SessionDataError,
     SessionNotFoundError,
@@ -54,6 +55,11 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
 
 UNMAPPED = (500, "internal_error")
 
+RETRY_AFTER_SECONDS = 5
+"""The ``Retry-After`` of a 503 for something unavailable right now (the database or its exhausted connection pool,
+the queue, the session source): a client waits this long before trying again. Not sent while scoring is switched
+off, which no wait changes."""
+
 ERROR_DESCRIPTIONS = {
     400: "Session not completed, or an invalid request",
     401: "Authentication is configured and the request carried no authorizer claims",
@@ -63,7 +69,7 @@ ERROR_DESCRIPTIONS = {
     422: "Invalid session id, unknown field, malformed body, or query parameters that cannot be combined",
     500: "Service misconfigured",
     502: "The session source returned data that cannot be parsed",
-    503: "Scoring disabled, or the queue, session source or database unavailable",
+    503: "Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait)",
 }
 
 _FRAMEWORK_CODES = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
@@ -131,7 +137,9 @@ async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
     elif status >= 500:
         logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
     # An error that names the method served instead (ExportModeError) answers with it, as a 405 must.
-    headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else None
+    headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else {}
+    if status == 503 and not isinstance(exc, ScoringDisabledError):
+        headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return JSONResponse(status_code=status, content={"code": code, "detail": exc.message}, headers=headers)
 
 

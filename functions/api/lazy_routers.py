@@ -65,6 +65,12 @@ class LazyRouter(BaseRoute):
                 self._included = included
             return self._included
 
+    @property
+    def original_router(self) -> Any:
+        """The module's router, as FastAPI's included router names it (loads it): what inspects the routes of
+        included routers (the NUL check naming a path parameter) sees through this placeholder."""
+        return getattr(self.load(), "original_router", None)
+
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         return self.load().matches(scope)
 

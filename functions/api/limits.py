@@ -1,17 +1,26 @@
 """Request-body limits per route, enforced on the bytes actually received (not only the Content-Length header).
 
-A pure ASGI middleware: it reads the body up to the route's limit, answers 413 naming the limit as soon as the
-limit is passed (or when Content-Length already says so), and otherwise replays the body to the application.
+A pure ASGI middleware: it reads the body up to the route's limit and replays it to the application, or answers 413
+naming the limit. A Content-Length that is not a decimal number is a malformed request: 400 in the API's JSON shape.
+
+A refused body is read to its end (and thrown away, up to :data:`DRAIN_LIMIT_BYTES`) before the 413 is sent: a
+server that answers and closes while the client is still sending resets the connection, and a client that writes
+its whole body before reading (Python's ``urllib``) then sees a connection reset, not the 413.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 _BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+
+DRAIN_LIMIT_BYTES = 32 * 1024 * 1024
+"""The most of a refused body read (and discarded) so that the client reads the 413; a larger body is refused as
+soon as it is known to be too large, and the connection is closed under it."""
 
 
 def describe_bytes(limit: int) -> str:
@@ -20,19 +29,46 @@ def describe_bytes(limit: int) -> str:
     return f"{limit} bytes"
 
 
+async def send_json(
+    send: Send, status: int, content: Mapping[str, Any], headers: Mapping[str, str] | None = None
+) -> None:
+    """An answer in the API's JSON error shape, sent by a middleware before (or instead of) the application."""
+    body = json.dumps(content).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
 class BodyLimit:
     def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
         self._app = app
         self._limit_for = limit_for
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in _BODYLESS:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and not length.isdigit():
+            await send_json(
+                send,
+                400,
+                {
+                    "code": "invalid_content_length",
+                    "detail": f"the Content-Length header {length.decode('latin-1')!r} is not a number of bytes; "
+                    "send the body's length in bytes (or no Content-Length, with a chunked body)",
+                },
+            )
+            return
+        if scope["method"] in _BODYLESS:
             await self._app(scope, receive, send)
             return
         path = str(scope["path"])
         limit = self._limit_for(path)
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
+        if length is not None and int(length) > limit:
+            if int(length) <= DRAIN_LIMIT_BYTES:
+                await _drain(receive, 0)
             await _too_large(send, path, limit)
             return
         chunks: list[bytes] = []
@@ -45,13 +81,26 @@ class BodyLimit:
                 return
             chunk = message.get("body", b"")
             received += len(chunk)
+            more = bool(message.get("more_body", False))
             if received > limit:
+                if more:
+                    await _drain(receive, received)
                 await _too_large(send, path, limit)
                 return
             chunks.append(chunk)
-            more = bool(message.get("more_body", False))
         body = b"".join(chunks)
         await self._app(scope, _replay({"type": "http.request", "body": body, "more_body": False}, receive), send)
+
+
+async def _drain(receive: Receive, received: int) -> None:
+    """Read the rest of a refused body, discarding it, until its end, a disconnect or :data:`DRAIN_LIMIT_BYTES`."""
+    while received <= DRAIN_LIMIT_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        received += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def _replay(first: Message, receive: Receive) -> Receive:
@@ -68,17 +117,8 @@ def _replay(first: Message, receive: Receive) -> Receive:
 
 
 async def _too_large(send: Send, path: str, limit: int) -> None:
-    body = json.dumps(
-        {
-            "code": "body_too_large",
-            "detail": f"request body exceeds the limit of {describe_bytes(limit)} for {path}",
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
+    await send_json(
+        send,
+        413,
+        {"code": "body_too_large", "detail": f"request body exceeds the limit of {describe_bytes(limit)} for {path}"},
     )
-    await send({"type": "http.response.body", "body": body})

@@ -1,12 +1,19 @@
-"""ASGI middleware of the API: the request body limit per route and CORS from the settings."""
+"""ASGI middleware of the API: the request body limit per route, CORS from the settings, the refusal of NUL
+characters in a request's path, query and headers, and the request metric."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import parse_qsl
+
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from functions.api.limits import send_json
 from functions.api.params import IMPORT_PATH
 from session_scoring.container import get_container
+from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
 
 MAX_BODY_BYTES = 4096
 
@@ -81,3 +88,70 @@ class RequestMetrics:
             if not isinstance(template, str) or not template.startswith(("/api/", "/health")):
                 template = "other"
             record_api_request(template, str(scope.get("method", "GET")), status)
+
+
+class RejectNulCharacters:
+    """Answers 422 naming the parameter when the decoded path, a query parameter (name or value) or a header holds
+    a NUL character (U+0000), whatever the route: PostgreSQL cannot store or compare one, so it must never reach a
+    statement. The answer has the shape of FastAPI's validation errors (``loc`` ``["query", "agent"]``,
+    ``["path", "tool_name"]``, ``["header", "x-forwarded-user"]``). JSON bodies are checked by their models
+    (``models/request.py``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            loc = _nul_location(scope)
+            if loc is not None:
+                await send_json(send, 422, _nul_problem(loc))
+                return
+        await self._app(scope, receive, send)
+
+
+def _nul_location(scope: Scope) -> list[str] | None:
+    if NUL in scope["path"]:
+        return ["path", *_path_parameter(scope)]
+    # Decoded as Starlette decodes it for the routes (percent escapes as UTF-8, ``+`` as a space).
+    for name, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
+        if NUL in name or NUL in value:
+            return ["query", name]
+    for name, value in scope["headers"]:
+        if b"\x00" in value:
+            return ["header", name.decode("latin-1")]
+    return None
+
+
+def _path_parameter(scope: Scope) -> list[str]:
+    """The name of the path parameter that holds the NUL, from the route the path matches (none: no name)."""
+    app: Any = scope.get("app")
+    return _parameter_in(getattr(getattr(app, "router", None), "routes", []), scope) or []
+
+
+def _parameter_in(routes: list[Any], scope: Scope) -> list[str] | None:
+    """The NUL's parameter name in the first of ``routes`` that matches (looking into included routers, which
+    answer a match without the parameters), or None when none matches."""
+    for route in routes:
+        match, child = route.matches(scope)
+        if match == Match.NONE:
+            continue
+        parameters = child.get("path_params") or {}
+        inner = getattr(getattr(route, "original_router", None), "routes", None)
+        if not parameters and inner:
+            found = _parameter_in(list(inner), scope)
+            if found is not None:
+                return found
+            continue
+        return [name for name, value in parameters.items() if NUL in str(value)][:1]
+    return None
+
+
+_PLACES = {"path": "path parameter", "query": "query parameter", "header": "header"}
+
+
+def _nul_problem(loc: list[str]) -> dict[str, Any]:
+    where = f"the {_PLACES[loc[0]]} {loc[1]!r}" if len(loc) > 1 else "the path"
+    return {
+        "code": "validation_error",
+        "detail": [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}],
+    }

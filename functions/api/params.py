@@ -1,10 +1,14 @@
-"""The URL prefix and the path/query parameters more than one router declares."""
+"""The URL prefix and the path/query parameters more than one router declares.
+
+Every page number, page size and row limit is bounded here: an unbounded integer becomes a SQL ``OFFSET`` or
+``LIMIT`` that overflows PostgreSQL's ``bigint`` (a 500 instead of a 422 naming the parameter).
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path
+from fastapi import Path, Query
 
 from session_scoring.models.ids import SESSION_ID_PATTERN
 
@@ -25,3 +29,15 @@ SessionId = Annotated[
 CRITERIA_SCOPE_PATTERN = r"^([0-9a-f]{64}|current|any)$"
 """A criteria hash, ``current`` (the criteria in force) or ``any`` (every criteria): what every endpoint that
 filters by criteria accepts, so one spelling works across the scores, analytics and exports."""
+
+MAX_PAGE = 100_000
+"""The highest page number any list serves (page sizes are at most 100: ten million rows deep)."""
+
+MAX_PAGE_SIZE = 100
+
+MAX_STREAMED_ROWS = 10_000_000
+"""The largest ``limit`` of a streamed answer (CSV, JSON Lines); leave ``limit`` out for every row."""
+
+Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description=f"Page number, from 1 (at most {MAX_PAGE:,})")]
+
+PageSize = Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description=f"Items per page (at most {MAX_PAGE_SIZE})")]

@@ -22,7 +22,9 @@ NO_PROMPT = PromptStats(compacted=False, tokens_before=None, tokens_after=None)
 
 @pytest.fixture
 def labels_stack(make_stack: Any) -> Stack:
+    """A stack where session ``s-1`` exists (it has a pending attempt): a label needs a session that exists."""
     result: Stack = make_stack(SCORING_TRUST_FORWARDED_USER="true")
+    seed_score(result, "s-1", None)
     return result
 
 
@@ -30,6 +32,11 @@ def put(stack: Stack, session_id: str, who: str, body: dict[str, Any]) -> Any:
     return stack.client.put(
         f"/api/v1/scoring/sessions/{session_id}/labels", json=body, headers={"X-Forwarded-User": who}
     )
+
+
+def put_ok(stack: Stack, session_id: str, who: str, body: dict[str, Any]) -> None:
+    response = put(stack, session_id, who, body)
+    assert response.status_code == 200, response.text
 
 
 def test_a_labeller_revises_their_label_and_every_revision_is_kept(labels_stack: Stack) -> None:
@@ -141,14 +148,15 @@ def test_agreement_figures_equal_the_hand_computed_values(labels_stack: Stack) -
         seed_score(stack, session, total)
     seed_score(stack, "s1", 10, criteria_hash="b" * 64)  # another criteria: not part of this report
     s1_dimensions = {"logical_flow": 25, "consistency": 25, "tool_relevance": 25, "synthesis_quality": 20}
-    put(stack, "s1", "alice", {"total_score": 60})
-    put(stack, "s1", "alice", {"total_score": 95, "score_breakdown": s1_dimensions})  # the revision counts
-    put(stack, "s2", "alice", {"total_score": 55})
-    put(stack, "s2", "bob", {"total_score": 55})
-    put(stack, "s3", "alice", {"total_score": 92})
-    put(stack, "s3", "bob", {"total_score": 88})
-    put(stack, "s4", "alice", {"total_score": 40})
-    put(stack, "s5-label-only", "alice", {"total_score": 40})
+    put_ok(stack, "s1", "alice", {"total_score": 60})
+    put_ok(stack, "s1", "alice", {"total_score": 95, "score_breakdown": s1_dimensions})  # the revision counts
+    put_ok(stack, "s2", "alice", {"total_score": 55})
+    put_ok(stack, "s2", "bob", {"total_score": 55})
+    put_ok(stack, "s3", "alice", {"total_score": 92})
+    put_ok(stack, "s3", "bob", {"total_score": 88})
+    put_ok(stack, "s4", "alice", {"total_score": 40})
+    seed_score(stack, "s5-label-only", None)  # it exists (a pending attempt) but has no completed score
+    put_ok(stack, "s5-label-only", "alice", {"total_score": 40})
     # A judge-quality sample is never a score: this one, newer than s2's real score, changes nothing.
     sample = JudgeVerdict(
         output=JudgeOutputSchema.model_validate(scripted_verdict((0, 0, 0, 0))), provider="t", model="m"

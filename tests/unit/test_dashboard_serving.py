@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from functions.api.dashboard import mount_dashboard
+from functions.api.errors import install_error_handlers
 
 
 def _app(static: Path) -> TestClient:
@@ -18,6 +19,7 @@ def _app(static: Path) -> TestClient:
     def ping() -> dict[str, str]:
         return {"pong": "yes"}
 
+    install_error_handlers(app)
     mount_dashboard(app, static)
     return TestClient(app)
 
@@ -65,3 +67,18 @@ def test_an_unbuilt_dashboard_says_how_to_build_it(tmp_path: Path) -> None:
     assert response.status_code == 404
     assert response.json()["code"] == "dashboard_not_built"
     assert "make dashboard" in response.json()["detail"]
+
+
+def test_a_method_the_path_does_not_serve_is_405_naming_the_allowed_ones(built: Path) -> None:
+    client = _app(built)
+
+    for method, path, allow in [
+        ("POST", "/api/v1/scoring/ping", "GET"),
+        ("PUT", "/assets/app.js", "GET, HEAD"),
+    ]:
+        response = client.request(method, path)
+        assert response.status_code == 405, (method, path)
+        assert response.headers["allow"] == allow
+        assert response.json()["code"] == "method_not_allowed"
+    assert client.post("/api/v1/scoring/nope").status_code == 404
+    assert client.delete("/sessions/abc").status_code == 404  # a page is not a resource another method acts on

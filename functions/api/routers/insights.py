@@ -18,7 +18,7 @@ from fastapi.responses import StreamingResponse
 
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX
+from functions.api.params import API_PREFIX, MAX_STREAMED_ROWS
 from session_scoring.models.api import ExportJob, FleetScorePage, MissingToolSessionsPage, TrainingExportJobRequest
 
 if TYPE_CHECKING:
@@ -74,7 +74,13 @@ def fleet_scores(
     order: Annotated[str, Query(description="asc or desc")] = "desc",
     cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
     limit: Annotated[
-        int | None, Query(ge=1, description="Rows (json: 50 by default, at most 500; csv/jsonl: all by default)")
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_STREAMED_ROWS,
+            description="Rows (json: 50 by default, at most 500; csv/jsonl: all by default, at most "
+            f"{MAX_STREAMED_ROWS:,})",
+        ),
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
 ) -> FleetScorePage | StreamingResponse:

@@ -18,8 +18,9 @@ router = APIRouter(prefix=API_PREFIX)
 @router.put(
     "/sessions/{session_id}/labels",
     response_model=SessionLabel,
-    responses=error_responses(400, 413, 422, 500, 503),
-    summary="Store the caller's human label of a session (a revision of their earlier one; every revision is kept)",
+    responses=error_responses(400, 404, 413, 422, 500, 503),
+    summary="Store the caller's human label of a session (a revision of their earlier one; every revision is kept); "
+    "404 for a session that exists nowhere",
 )
 def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, requester: Requester) -> SessionLabel:
     return scoring.label_service.put_label(session_id, requester, body)

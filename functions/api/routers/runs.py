@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX
+from functions.api.params import API_PREFIX, Page, PageSize
 from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, RunSessionPage, ScoringRun
 from session_scoring.models.scores import ScoreStatus
 
@@ -47,8 +47,8 @@ def create_run(
 )
 def list_runs(
     scoring: ContainerDep,
-    page: Annotated[int, Query(ge=1)] = 1,
-    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: Page = 1,
+    page_size: PageSize = 20,
 ) -> RunPage:
     return scoring.run_service.list_runs(page, page_size)
 
@@ -72,8 +72,8 @@ def get_run(run_id: UUID, scoring: ContainerDep) -> ScoringRun:
 def list_run_sessions(
     run_id: UUID,
     scoring: ContainerDep,
-    page: Annotated[int, Query(ge=1)] = 1,
-    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: Page = 1,
+    page_size: PageSize = 20,
     status: Annotated[ScoreStatus | None, Query(description="Only attempts with this status")] = None,
 ) -> RunSessionPage:
     return scoring.run_service.list_sessions(run_id, page, page_size, status)

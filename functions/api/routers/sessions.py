@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Response
 from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX, SessionId
+from functions.api.params import API_PREFIX, MAX_PAGE, PageSize, SessionId
 from functions.api.responses import json_response
 from session_scoring.models.api import SessionDetail, SessionListPage
 from session_scoring.models.session import SessionStatus
@@ -26,8 +26,10 @@ router = APIRouter(prefix=API_PREFIX)
 )
 async def list_sessions(
     scoring: ContainerDep,
-    page: Annotated[int, Query(ge=1, le=100_000, description="Page number (not with scored=unscored: use cursor)")] = 1,
-    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: Annotated[
+        int, Query(ge=1, le=MAX_PAGE, description="Page number (not with scored=unscored: use cursor)")
+    ] = 1,
+    page_size: PageSize = 20,
     status: Annotated[
         list[SessionStatus] | None,
         Query(description="Only sessions with one of these statuses at the source (repeatable; source lists only)"),

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from session_scoring.services.trends import TrendsService
     from session_scoring.services.writeback import VerdictWriteBack
     from session_scoring.sources.base import SessionSource
+    from session_scoring.sources.composite import CompositeSessionSource
 
 
 class Container:
@@ -111,7 +112,7 @@ class Container:
         return UploadRepository(self.query_engine)
 
     @cached_property
-    def source(self) -> SessionSource:
+    def source(self) -> CompositeSessionSource:
         """The configured source, with uploaded sessions (ids ``upload:...``) beside it."""
         from session_scoring.sources.composite import CompositeSessionSource
         from session_scoring.sources.factory import build_source
@@ -443,7 +444,7 @@ class Container:
     def label_service(self) -> LabelService:
         from session_scoring.services.labels import LabelService
 
-        return LabelService(self.label_repository)
+        return LabelService(self.label_repository, self.scoring_service.check_known)
 
     @cached_property
     def agreement_service(self) -> AgreementService:

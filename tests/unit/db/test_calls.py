@@ -5,6 +5,7 @@ from __future__ import annotations
 import pg8000.exceptions
 import pytest
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from session_scoring.db.calls import db_call, is_connection_failure
 from session_scoring.errors import DatabaseUnavailableError
@@ -66,4 +67,17 @@ def test_a_constraint_violation_is_raised_as_it_is_without_a_retry() -> None:
 
     with pytest.raises(IntegrityError):
         store()
+    assert len(calls) == 1
+
+
+def test_an_exhausted_connection_pool_is_unavailable_at_once_without_a_retry() -> None:
+    calls: list[int] = []
+
+    @db_call
+    def read() -> None:
+        calls.append(1)
+        raise PoolTimeoutError("QueuePool limit of size 2 overflow 2 reached, connection timed out, timeout 10.00")
+
+    with pytest.raises(DatabaseUnavailableError, match="every connection of this process's pool stayed in use"):
+        read()
     assert len(calls) == 1

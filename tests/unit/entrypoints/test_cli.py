@@ -120,4 +120,4 @@ def test_labels_import_of_a_missing_file_says_so(tmp_path: Path) -> None:
 
     args = argparse.Namespace(file=tmp_path / "nope.csv", labeller=None)
     with pytest.raises(InvalidRequestError, match=r"cannot read .*nope.csv"):
-        labels_command(LabelService(None), args, io.StringIO())  # type: ignore[arg-type]
+        labels_command(LabelService(None, print), args, io.StringIO())  # type: ignore[arg-type]

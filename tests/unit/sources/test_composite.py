@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import pytest
 
 from session_scoring.errors import SessionNotFoundError
-from session_scoring.models.session import Session, SessionPage, SessionSummary, SkippedSession
+from session_scoring.models.records import SessionFacts, SessionOutline
+from session_scoring.models.session import Session, SessionPage, SessionSummary, SkippedSession, Stage
 from session_scoring.sources.composite import CompositeSessionSource
 
 
@@ -43,12 +44,18 @@ class Uploads:
 
     def __init__(self, ids: list[str]) -> None:
         self.ids = ids
+        self.outlined: list[str] = []
 
     def owns(self, session_id: str) -> bool:
         return session_id.startswith("upload:")
 
     def get_session(self, session_id: str) -> Session:
         return Session(session_id=session_id, status="completed", source="upload")
+
+    def outline(self, session_id: str) -> SessionOutline:
+        self.outlined.append(session_id)
+        facts = SessionFacts(None, None, None, None, stages=0, tool_calls=0, source="upload")
+        return SessionOutline(session_id, "completed", facts)
 
     def count(self, statuses: Sequence[str] = ()) -> int:
         return len(self.ids)
@@ -82,3 +89,25 @@ def test_ids_are_routed_by_prefix_and_marked_with_their_source() -> None:
     assert source.get_session("f1").source == "file"
     with pytest.raises(SessionNotFoundError):
         source.get_session("upload-like-but-not:1")
+
+
+def test_an_outline_of_an_upload_comes_from_the_uploads_and_of_another_session_from_the_whole_session() -> None:
+    class StagedSource(ListSource):
+        def get_session(self, session_id: str) -> Session:
+            stages = [Stage(name="triage"), Stage(name="investigate", agent="KubernetesAgent")]
+            return super().get_session(session_id).model_copy(update={"stages": stages})
+
+    uploads = Uploads([])
+    source = CompositeSessionSource(StagedSource(["f1"]), uploads)
+
+    assert source.outline("upload:abc").facts.source == "upload"
+    assert uploads.outlined == ["upload:abc"]
+    outline = source.outline("f1")
+    assert (outline.status, outline.facts.stages, outline.facts.agent, outline.facts.source) == (
+        "completed",
+        2,
+        "KubernetesAgent",
+        "file",
+    )
+    with pytest.raises(SessionNotFoundError):
+        source.outline("f2")

@@ -339,7 +339,7 @@ export interface paths {
         };
         /** Every labeller's current label of a session, and every revision */
         get: operations["get_labels_api_v1_scoring_sessions__session_id__labels_get"];
-        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept) */
+        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept); 404 for a session that exists nowhere */
         put: operations["put_label_api_v1_scoring_sessions__session_id__labels_put"];
         post?: never;
         delete?: never;
@@ -1093,7 +1093,8 @@ export interface components {
         /**
          * LabelRequest
          * @description Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
-         *     their label (the earlier revision is kept).
+         *     their label (the earlier revision is kept). Strict: the CSV importer converts its strings before validating;
+         *     the API takes JSON numbers only.
          */
         LabelRequest: {
             /**
@@ -1343,7 +1344,8 @@ export interface components {
         };
         /**
          * RunRequest
-         * @description Body of ``POST /api/v1/scoring/runs``.
+         * @description Body of ``POST /api/v1/scoring/runs``. Strict JSON types: ``"dry_run": "no"`` or ``0`` is refused, never read
+         *     as a real, paid run.
          */
         RunRequest: {
             selection?: components["schemas"]["RunSelection"];
@@ -1354,7 +1356,7 @@ export interface components {
             max_sessions: number;
             /**
              * Max Cost Usd
-             * @description Stop queueing once actual plus in-flight estimated cost would pass this
+             * @description Stop queueing once actual plus in-flight estimated cost would pass this (a finite number of USD above 0, at most 99,999,999.9999)
              */
             max_cost_usd?: number | null;
             /**
@@ -1533,7 +1535,8 @@ export interface components {
         };
         /**
          * ScoreRequest
-         * @description Body of ``POST .../score``; the body is optional.
+         * @description Body of ``POST .../score``; the body is optional. Strict: "yes", "1" or 1 must not queue paid work by
+         *     accident; only JSON true/false.
          */
         ScoreRequest: {
             /**
@@ -2180,7 +2183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2338,7 +2341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2354,6 +2357,7 @@ export interface operations {
             query?: {
                 /** @description Page number (not with scored=unscored: use cursor) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
                 /** @description Only sessions with one of these statuses at the source (repeatable; source lists only) */
                 status?: components["schemas"]["SessionStatus"][] | null;
@@ -2410,7 +2414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,7 +2482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,7 +2520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2621,7 +2625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +2663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2767,7 +2771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2855,7 +2859,9 @@ export interface operations {
     list_runs_api_v1_scoring_runs_get: {
         parameters: {
             query?: {
+                /** @description Page number, from 1 (at most 100,000) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
             };
             header?: never;
@@ -2891,7 +2897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2978,7 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3042,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3050,7 +3056,9 @@ export interface operations {
     list_run_sessions_api_v1_scoring_runs__run_id__sessions_get: {
         parameters: {
             query?: {
+                /** @description Page number, from 1 (at most 100,000) */
                 page?: number;
+                /** @description Items per page (at most 100) */
                 page_size?: number;
                 /** @description Only attempts with this status */
                 status?: components["schemas"]["ScoreStatus"] | null;
@@ -3099,7 +3107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3166,7 +3174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3206,7 +3214,7 @@ export interface operations {
                 order?: string;
                 /** @description next_cursor of the previous page */
                 cursor?: string | null;
-                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default) */
+                /** @description Rows (json: 50 by default, at most 500; csv/jsonl: all by default, at most 10,000,000) */
                 limit?: number | null;
                 /** @description json, csv or jsonl */
                 format?: string;
@@ -3255,7 +3263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3326,7 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,7 +3403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3453,7 +3461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3612,6 +3620,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -3639,7 +3656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3727,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;

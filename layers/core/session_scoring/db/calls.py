@@ -11,6 +11,10 @@ error that invalidated its connection, or one whose SQLSTATE says the server is 
 pg8000 reports a fast shutdown: ``ProgrammingError`` 57P03), and the socket errors and timeouts that escape
 unwrapped (a frozen server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad
 SQL are not.
+
+An exhausted connection pool (SQLAlchemy's ``TimeoutError``: every connection of the process is busy for
+``SCORING_DATABASE_TIMEOUT_SECONDS``) is unavailability too, raised at once without the retry (which would only wait
+as long again): the API answers 503 with ``Retry-After``, never a 500.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import wraps
 from typing import ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt
 
 from session_scoring.errors import DatabaseUnavailableError
@@ -72,6 +77,12 @@ def db_call(func: Callable[P, T]) -> Callable[P, T]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return retrying(*args, **kwargs)
+        except PoolTimeoutError as exc:
+            logger.warning("database connection pool exhausted", extra={"operation": func.__name__, "error": str(exc)})
+            raise DatabaseUnavailableError(
+                "the database is busy: every connection of this process's pool stayed in use for the pool's timeout "
+                "(SCORING_DATABASE_TIMEOUT_SECONDS); try again shortly"
+            ) from exc
         except Exception as exc:
             if not is_connection_failure(exc):
                 raise

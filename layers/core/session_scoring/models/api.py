@@ -11,6 +11,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from session_scoring.models.ids import SESSION_ID_PATTERN as SESSION_ID_PATTERN  # re-exported for the core
+from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import ScoreStatus
 
 
@@ -19,11 +20,9 @@ class _Response(BaseModel):
     model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
-class ScoreRequest(BaseModel):
-    """Body of ``POST .../score``; the body is optional."""
-
-    # Strict: "yes", "1" or 1 must not queue paid work by accident; only JSON true/false.
-    model_config = ConfigDict(extra="forbid", strict=True)
+class ScoreRequest(RequestBody):
+    """Body of ``POST .../score``; the body is optional. Strict: "yes", "1" or 1 must not queue paid work by
+    accident; only JSON true/false."""
 
     force_rescore: bool = Field(
         default=False, description="Score again even when a completed score exists (keeps the old one)."
@@ -454,14 +453,14 @@ class MissingToolSessionsPage(_Response):
     next_cursor: str | None = Field(default=None, description="Null on the last page")
 
 
-class TrainingExportJobRequest(BaseModel):
+class TrainingExportJobRequest(RequestBody):
     """Body of ``POST /exports/training``: the same selection as the streamed ``GET /exports/training``."""
 
-    model_config = ConfigDict(extra="forbid")
-
     min_score: int = Field(default=85, ge=0, le=100, description="Lowest total score exported")
-    criteria_hash: str = Field(default="current", description="'current' (default), 'any', or a criteria hash")
-    format: str = Field(default="openai-chat", description="openai-chat or normalized")
+    criteria_hash: str = Field(
+        default="current", max_length=64, description="'current' (default), 'any', or a criteria hash"
+    )
+    format: str = Field(default="openai-chat", max_length=32, description="openai-chat or normalized")
 
 
 class ExportJob(_Response):

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 
 BandName = Literal["failed", "weak", "adequate", "good", "near_perfect"]
@@ -20,10 +21,8 @@ class _Response(BaseModel):
     model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
-class LabelBreakdown(BaseModel):
+class LabelBreakdown(RequestBody):
     """The four dimensions of a human label, each 0-25; given together or not at all."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
     logical_flow: int = Field(ge=0, le=DIMENSION_MAX)
     consistency: int = Field(ge=0, le=DIMENSION_MAX)
@@ -34,12 +33,10 @@ class LabelBreakdown(BaseModel):
         return sum(int(getattr(self, d)) for d in DIMENSIONS)
 
 
-class LabelRequest(BaseModel):
+class LabelRequest(RequestBody):
     """Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
-    their label (the earlier revision is kept)."""
-
-    # Strict: a CSV importer converts its strings before validating; the API takes JSON numbers only.
-    model_config = ConfigDict(extra="forbid", strict=True)
+    their label (the earlier revision is kept). Strict: the CSV importer converts its strings before validating;
+    the API takes JSON numbers only."""
 
     total_score: int = Field(ge=MIN_SCORE, le=MAX_SCORE, description="The human's total, 0-100")
     score_breakdown: LabelBreakdown | None = Field(

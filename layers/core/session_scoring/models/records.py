@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.session import Session
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,34 @@ class WriteBackRecord:
     """What was written (e.g. the span and how many annotations)."""
     error_message: str | None = None
     written_at: datetime | None = None
+
+
+def facts_of(session: Session) -> SessionFacts:
+    """Every fact of a whole session."""
+    chain = next((stage.agent for stage in session.stages if stage.agent), None)
+    return SessionFacts(
+        agent=session.agent_type or chain,
+        alert_type=session.alert_type,
+        started_at=session.started_at,
+        ended_at=session.completed_at,
+        stages=len(session.stages),
+        tool_calls=len(session.tool_calls),
+        source=session.source,
+    )
+
+
+@dataclass(frozen=True)
+class SessionOutline:
+    """What a score request needs of a session: that it exists, its status (can it be scored?) and the facts its
+    attempt keeps; never its stages, steps or document (an upload's are megabytes)."""
+
+    session_id: str
+    status: str
+    facts: SessionFacts
+
+
+def outline_of(session: Session) -> SessionOutline:
+    return SessionOutline(session.session_id, session.status, facts_of(session))
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@ from enum import StrEnum
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, model_validator
 
 from session_scoring.models.api import SESSION_ID_PATTERN
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.request import JsonDateTime, RequestBody
 from session_scoring.models.scores import ScoreStatus
 
 _SESSION_ID = re.compile(SESSION_ID_PATTERN)
@@ -48,14 +49,17 @@ class Which(StrEnum):
     """Sessions whose latest completed score under the current criteria is below ``score_below``."""
 
 
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+MAX_COST_USD = 99_999_999.9999
+"""The largest ``max_cost_usd`` its column holds (``NUMERIC(12,4)``)."""
+
+MAX_INTEGER = 2_147_483_647
+"""The largest value of a PostgreSQL ``integer`` column (``max_sessions``)."""
 
 
-class RunSelection(_Request):
+class RunSelection(RequestBody):
     """Which sessions a run scores. Every filter given must match; sessions are read from the session source."""
 
-    which: Which = Which.UNSCORED
+    which: Annotated[Which, Strict(False)] = Which.UNSCORED
     score_below: int | None = Field(default=None, ge=1, le=100, description="Required with which=score_below")
     session_ids: list[str] | None = Field(
         default=None,
@@ -65,8 +69,8 @@ class RunSelection(_Request):
     statuses: list[str] | None = Field(
         default=None, description="Session statuses to read; default: the configured scorable statuses"
     )
-    submitted_after: datetime | None = Field(default=None, description="Sessions started at or after this time")
-    submitted_before: datetime | None = Field(default=None, description="Sessions started before this time")
+    submitted_after: JsonDateTime | None = Field(default=None, description="Sessions started at or after this time")
+    submitted_before: JsonDateTime | None = Field(default=None, description="Sessions started before this time")
     agent: str | None = Field(default=None, max_length=255, description="Only sessions of this agent type")
     alert_type: str | None = Field(default=None, max_length=255, description="Only sessions of this alert type")
 
@@ -84,13 +88,21 @@ class RunSelection(_Request):
         return self
 
 
-class RunRequest(_Request):
-    """Body of ``POST /api/v1/scoring/runs``."""
+class RunRequest(RequestBody):
+    """Body of ``POST /api/v1/scoring/runs``. Strict JSON types: ``"dry_run": "no"`` or ``0`` is refused, never read
+    as a real, paid run."""
 
     selection: RunSelection = Field(default_factory=RunSelection)
-    max_sessions: int = Field(ge=1, description="Required: at most this many attempts (capped by the service)")
+    max_sessions: int = Field(
+        ge=1, le=MAX_INTEGER, description="Required: at most this many attempts (capped by the service)"
+    )
     max_cost_usd: float | None = Field(
-        default=None, gt=0, description="Stop queueing once actual plus in-flight estimated cost would pass this"
+        default=None,
+        gt=0,
+        le=MAX_COST_USD,
+        allow_inf_nan=False,
+        description="Stop queueing once actual plus in-flight estimated cost would pass this (a finite number of "
+        "USD above 0, at most 99,999,999.9999)",
     )
     mode: Literal["online", "batch"] = "online"
     dry_run: bool = Field(default=False, description="Estimate only: nothing is stored or queued")

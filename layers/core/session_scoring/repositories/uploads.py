@@ -11,11 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, cast, func, insert, literal_column, select
+from sqlalchemy.dialects.postgresql import JSONPATH
+from sqlalchemy.sql.expression import ColumnClause
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.errors import SessionNotFoundError
+from session_scoring.models.records import SessionFacts, SessionOutline
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 
 _UPLOADS = schema.uploaded_sessions
@@ -24,6 +27,12 @@ _SUMMARY_COLUMNS = [
     for name in ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at", "uploaded_by")
 ]
 """What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
+
+_FIRST_STAGE_AGENT = '$.stages[*] ? (@.agent != null && @.agent != "").agent'
+"""The agent of the first stage that names one (a session's agent when its own ``agent_type`` is empty)."""
+
+_AS_TEXT: ColumnClause[Any] = literal_column("'{}'")
+"""``jsonb #>> '{}'``: a JSON string as text (the path as a literal: PostgreSQL types it ``text[]``)."""
 
 UPLOAD_PREFIX = "upload:"
 UPLOAD_SOURCE = "upload"
@@ -40,6 +49,12 @@ class NewUpload:
     document: str
     size_bytes: int
     uploaded_by: str
+
+
+def _not_found(session_id: str) -> SessionNotFoundError:
+    return SessionNotFoundError(
+        f"uploaded session '{session_id}' was not found; upload it with POST /api/v1/scoring/sessions:import"
+    )
 
 
 def _summary(row: Any) -> SessionSummary:
@@ -100,10 +115,42 @@ class UploadRepository:
                 select(_UPLOADS.c.session).where(_UPLOADS.c.session_id == session_id)
             ).scalar_one_or_none()
         if stored is None:
-            raise SessionNotFoundError(
-                f"uploaded session '{session_id}' was not found; upload it with POST /api/v1/scoring/sessions:import"
-            )
+            raise _not_found(session_id)
         return Session.model_validate({**stored, "source": UPLOAD_SOURCE})
+
+    @db_call
+    def outline(self, session_id: str) -> SessionOutline:
+        """The upload's status and facts, from its columns and two figures PostgreSQL reads out of the stored session
+        (its stage count and first agent): a few hundred bytes whatever the upload's size, where ``get_session``
+        reads and validates the whole session (megabytes) while holding a pooled connection."""
+        session = _UPLOADS.c.session
+        agent = func.coalesce(
+            func.nullif(_UPLOADS.c.agent_type, ""),
+            func.jsonb_path_query_first(session, cast(_FIRST_STAGE_AGENT, JSONPATH)).op("#>>")(_AS_TEXT),
+        )
+        query = select(
+            _UPLOADS.c.status,
+            agent.label("agent"),
+            _UPLOADS.c.alert_type,
+            _UPLOADS.c.started_at,
+            _UPLOADS.c.completed_at,
+            func.coalesce(func.jsonb_array_length(session["stages"]), 0).label("stages"),
+            _UPLOADS.c.tool_calls,
+        ).where(_UPLOADS.c.session_id == session_id)
+        with self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            raise _not_found(session_id)
+        facts = SessionFacts(
+            agent=row.agent,
+            alert_type=row.alert_type,
+            started_at=row.started_at,
+            ended_at=row.completed_at,
+            stages=row.stages,
+            tool_calls=row.tool_calls,
+            source=UPLOAD_SOURCE,
+        )
+        return SessionOutline(session_id, row.status, facts)
 
     @db_call
     def count(self, statuses: Sequence[str] = ()) -> int:

@@ -1,10 +1,11 @@
 """Session facts: the snapshot of a session each attempt keeps, and the backfill of attempts that have none.
 
 An attempt stores what the session looked like when it was created (agent, alert type, start and end, stages, tool
-calls, source), so the fleet query filters and sorts scores without the session source. The API and the single-score
-request read the whole session and store every fact; a run's planner reads summaries and stores all but the stage
-and tool-call counts. ``session-scoring facts backfill`` fills attempts created before the snapshot existed (or
-completes a planner's) from the source, one session at a time.
+calls, source), so the fleet query filters and sorts scores without the session source. The single-score request
+stores every fact from the session's outline (``CompositeSessionSource.outline``: an upload's from its columns, another
+session's from the whole session); a run's planner reads summaries and stores all but the stage and tool-call counts.
+``session-scoring facts backfill`` fills attempts created before the snapshot existed (or completes a planner's) from
+the source, one session at a time.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from session_scoring.errors import SessionNotFoundError
-from session_scoring.models.records import SessionFacts
-from session_scoring.models.session import Session, SessionSummary
+from session_scoring.models.records import SessionFacts, facts_of
+from session_scoring.models.session import SessionSummary
 from session_scoring.repositories.insights import InsightsRepository
 from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.sources.base import SessionSource
@@ -30,20 +31,6 @@ def facts_of_summary(summary: SessionSummary) -> SessionFacts:
         stages=None,
         tool_calls=None,
         source=summary.source,
-    )
-
-
-def facts_of(session: Session) -> SessionFacts:
-    """Every fact of a whole session."""
-    chain = next((stage.agent for stage in session.stages if stage.agent), None)
-    return SessionFacts(
-        agent=session.agent_type or chain,
-        alert_type=session.alert_type,
-        started_at=session.started_at,
-        ended_at=session.completed_at,
-        stages=len(session.stages),
-        tool_calls=len(session.tool_calls),
-        source=session.source,
     )
 
 

@@ -9,9 +9,7 @@ never silently continue a different query.
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
-import io
 import json
 import re
 import uuid
@@ -32,8 +30,9 @@ from session_scoring.models.insights import (
     KeysetPosition,
     SortField,
 )
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, ScoreStatus, band_for
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, ScoreStatus, band_for
 from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
+from session_scoring.services.csv_cells import csv_chunks
 from session_scoring.services.scoring import to_session_facts
 
 JSON_MAX_PAGE = 500
@@ -153,8 +152,8 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
             value = datetime.fromisoformat(str(value))
         except ValueError:
             raise bad from None
-    elif value is not None and not isinstance(value, int):
-        raise bad
+    elif value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SCORE):
+        raise bad  # every other sort key is a score or a dimension: a value no score has never reaches the database
     return KeysetPosition(value, score_id)
 
 
@@ -229,17 +228,8 @@ def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
 
 
 def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
-    """CSV text in chunks of about 64 KB: a header, then a row per score."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for score in scores:
-        writer.writerow(csv_row(score))
-        if buffer.tell() > 64_000:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()
+    """CSV text in chunks: a header, then a row per score, safe to open in a spreadsheet."""
+    return csv_chunks(CSV_COLUMNS, (csv_row(score) for score in scores))
 
 
 class InsightsService:

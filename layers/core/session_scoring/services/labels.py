@@ -54,11 +54,16 @@ def _problems(exc: ValidationError) -> str:
 
 
 class LabelService:
-    def __init__(self, repository: LabelRepository) -> None:
+    def __init__(self, repository: LabelRepository, check_known: Callable[[str], None]) -> None:
+        """``check_known`` raises SessionNotFoundError for a session that has no attempt and that no source has
+        (``ScoringService.check_known``, the score request's own check)."""
         self._repository = repository
+        self._check_known = check_known
 
     def put_label(self, session_id: str, labeller: str, request: LabelRequest) -> SessionLabel:
-        """Store ``labeller``'s label of the session: their first, or a revision of their earlier one."""
+        """Store ``labeller``'s label of the session: their first, or a revision of their earlier one. A session
+        that exists nowhere (no attempt, no source has it) is a SessionNotFoundError: nothing is stored."""
+        self._check_known(session_id)
         record = self._repository.add(NewLabel(session_id, labeller, request, "api"))
         return to_session_label(record)
 

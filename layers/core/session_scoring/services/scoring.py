@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -26,12 +26,10 @@ from session_scoring.models.api import (
     WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import ScoreRecord, SessionFacts, WriteBackRecord
+from session_scoring.models.records import ScoreRecord, SessionFacts, SessionOutline, WriteBackRecord
 from session_scoring.models.session import Session, SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
-from session_scoring.services.facts import facts_of
-from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
     from session_scoring.infrastructure.queue import JobQueue
@@ -106,12 +104,20 @@ def to_session_facts(facts: SessionFacts) -> SessionFactsInfo:
     )
 
 
+class SessionOutlines(Protocol):
+    """Where a score request reads what it needs of a session (``sources.composite.CompositeSessionSource``)."""
+
+    def outline(self, session_id: str) -> SessionOutline:
+        """The session's status and facts; raises SessionNotFoundError when no source has it."""
+        ...
+
+
 class ScoringService:
     def __init__(
         self,
         config: ScoringConfig,
         repository: ScoreRepository,
-        source: Callable[[], SessionSource],
+        source: Callable[[], SessionOutlines],
         queue: Callable[[], JobQueue],
     ) -> None:
         """``source`` is called when a session is first read and ``queue`` when a job is first sent: a process that
@@ -140,13 +146,14 @@ class ScoringService:
             existing = self._repository.active_or_latest_completed(session_id)
             if existing is not None:
                 return to_session_score(existing, current)
-        # A forced request reads nothing first: the insert below finds an active attempt itself (the partial unique
-        # index decides) and that attempt is answered instead, so a new attempt costs one statement.
-        session = self._source().get_session(session_id)
+        # A forced request reads no attempt first: the insert below finds an active attempt itself (the partial unique
+        # index decides) and that attempt is answered instead, so a new attempt costs one statement. Of the session
+        # it reads only its outline (status and facts), never an upload's stored document.
+        session = self._source().outline(session_id)
         self._check_scorable(session)
         self._repository.ensure_criteria(current, self._config.criteria_content)
         score_id = uuid.uuid4()
-        new = self._repository.create_attempt(score_id, session_id, current, triggered_by, facts_of(session))
+        new = self._repository.create_attempt(score_id, session_id, current, triggered_by, session.facts)
         if not new.created:
             return to_session_score(new.attempt, current)
         job = ScoringJob(
@@ -161,7 +168,15 @@ class ScoringService:
         record_score_requested()
         return to_session_score(new.attempt, current)
 
-    def _check_scorable(self, session: Session) -> None:
+    def check_known(self, session_id: str) -> None:
+        """Raise SessionNotFoundError unless the session has an attempt or a source (the configured one, or the
+        uploads) has it: what a label needs (a session the source no longer has keeps its scores, and can still
+        be labelled)."""
+        if self._repository.latest_score_document(session_id, self._config.criteria_hash) is not None:
+            return
+        self._source().outline(session_id)
+
+    def _check_scorable(self, session: SessionOutline) -> None:
         allowed = set(self._config.session_source.scorable_statuses)
         try:
             terminal = SessionStatus(session.status).is_terminal

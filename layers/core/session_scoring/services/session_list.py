@@ -45,6 +45,10 @@ SCAN_PAGE_SIZE = 100
 SCAN_PAGE_LIMIT = 5
 """Source pages one unscored request reads at most: 500 sessions looked at, a handful of source calls."""
 
+MAX_SOURCE_PAGE = 1_000_000
+"""The highest source page an unscored list's cursor may name (a forged cursor's page must not become a database
+offset beyond ``bigint``)."""
+
 BAND_NAMES = tuple(band.band for band in SCORE_BANDS)
 
 _E = TypeVar("_E", bound=StrEnum)
@@ -97,7 +101,12 @@ def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
         page, offset, fingerprint = body["p"], body["o"], body["f"]
     except (ValueError, KeyError, TypeError):
         raise bad from None
-    if not (isinstance(page, int) and isinstance(offset, int) and page >= 1 and 0 <= offset < scan_page_size):
+    if not (
+        isinstance(page, int)
+        and isinstance(offset, int)
+        and 1 <= page <= MAX_SOURCE_PAGE
+        and 0 <= offset < scan_page_size
+    ):
         raise bad
     if fingerprint != _fingerprint(query, scan_page_size):
         raise InvalidParametersError(

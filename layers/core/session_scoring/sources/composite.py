@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from session_scoring.models.records import SessionOutline, outline_of
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.base import SessionSource
 
@@ -22,6 +23,8 @@ class UploadedSessions(Protocol):
     def owns(self, session_id: str) -> bool: ...
 
     def get_session(self, session_id: str) -> Session: ...
+
+    def outline(self, session_id: str) -> SessionOutline: ...
 
     def count(self, statuses: Sequence[str] = ()) -> int: ...
 
@@ -39,6 +42,14 @@ class CompositeSessionSource:
             return self._uploads.get_session(session_id)
         session = self._primary.get_session(session_id)
         return session if session.source else session.model_copy(update={"source": self._primary.name})
+
+    def outline(self, session_id: str) -> SessionOutline:
+        """What a score request needs of the session (raises SessionNotFoundError like ``get_session``): an upload's
+        is read from its columns, never its stored document; the configured source's sessions are read whole (the
+        source has nothing lighter)."""
+        if self._uploads.owns(session_id):
+            return self._uploads.outline(session_id)
+        return outline_of(self.get_session(session_id))
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         start = (page - 1) * page_size

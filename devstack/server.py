@@ -1,0 +1,47 @@
+"""How the local stack serves the API: uvicorn on 127.0.0.1, answering a request it cannot parse as JSON.
+
+uvicorn answers a request that is not valid HTTP/1.1 itself, before the application sees it (a ``Content-Length``
+that is not a number, a malformed request line or header), with a ``text/plain`` 400. It has no setting for that
+answer; its documented ``http`` setting takes the protocol implementation, as a name or a class. The local stack
+passes :class:`JsonErrorsH11Protocol`: uvicorn's h11 implementation, whose 400 is in the API's error shape
+(``{"code", "detail"}``) like every other answer. Behind API Gateway (AWS) the gateway answers malformed requests.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+APP = "functions.api.app:app"
+HOST = "127.0.0.1"
+
+
+class JsonErrorsH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, with the 400 for an unparseable request in the API's JSON error shape."""
+
+    def send_400_response(self, msg: str) -> None:
+        body = json.dumps(
+            {
+                "code": "malformed_request",
+                "detail": f"{msg.rstrip('.')}: the request line or a header is not valid HTTP/1.1 (e.g. a "
+                "Content-Length that is not a number of bytes); nothing was done",
+            }
+        ).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body)):
+            self.transport.write(self.conn.send(event))
+        self.transport.write(self.conn.send(h11.EndOfMessage()))
+        self.transport.close()
+
+
+def server_options(port: int) -> dict[str, Any]:
+    """uvicorn's settings for the local API (``uvicorn.run(APP, **server_options(port))``; tests build a
+    ``uvicorn.Config`` from them)."""
+    return {"host": HOST, "port": port, "http": JsonErrorsH11Protocol}
