@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
     from session_scoring.services.writeback import VerdictWriteBack
-    from session_scoring.sources.base import SessionSource
     from session_scoring.sources.composite import CompositeSessionSource
 
 

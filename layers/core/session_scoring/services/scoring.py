@@ -27,7 +27,7 @@ from session_scoring.models.api import (
 )
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord, SessionFacts, SessionOutline, WriteBackRecord
-from session_scoring.models.session import Session, SessionStatus
+from session_scoring.models.session import SessionStatus
 from session_scoring.observability import record_score_requested
 from session_scoring.repositories.scores import ScoreRepository
 
