@@ -73,6 +73,25 @@ def test_a_nul_in_a_post_path_is_422_and_queues_nothing(stack: Stack) -> None:
 
 
 @pytest.mark.parametrize(
+    ("method", "path", "raw", "loc"),
+    [
+        ("POST", RUNS, '{"max_sessions": 1, "selection": {"statuses": ["\\ud800"]}}', ["body", "selection", "statuses", 0]),
+        ("PUT", f"{API}/sessions/{THOROUGH_ID}/labels", '{"total_score": 60, "notes": "a\\udfffb"}', ["body", "notes"]),
+    ],
+)
+def test_a_lone_surrogate_in_a_json_string_is_422_naming_the_field_and_stores_nothing(
+    stack: Stack, method: str, path: str, raw: str, loc: list[Any]
+) -> None:
+    """JSON's unpaired ``\\ud800`` escape decodes to a character with no UTF-8 form: the statement would fail (500)."""
+    response = stack.client.request(method, path, content=raw.encode(), headers={"content-type": "application/json"})
+    problem = _problem(response)
+
+    assert problem["loc"] == loc
+    assert "surrogate" in problem["msg"]
+    _nothing_stored(stack)
+
+
+@pytest.mark.parametrize(
     ("method", "path", "body", "loc"),
     [
         ("PUT", f"{API}/sessions/{THOROUGH_ID}/labels", {"total_score": 60, "notes": "ok\x00"}, ["body", "notes"]),

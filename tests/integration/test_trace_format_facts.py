@@ -242,3 +242,35 @@ def test_a_nul_character_in_a_string_gets_400_naming_where_it_is_and_stores_noth
     assert response.status_code == 400, response.text[:300]
     assert f"{name}: {where}: a string holds a NUL character" in response.json()["detail"]
     assert uploads_stored(stack) == 0
+
+
+def test_a_lone_surrogate_in_a_string_gets_400_naming_where_it_is_and_stores_nothing(stack: Stack) -> None:
+    body = '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x\\ud800"}]}'
+
+    response = stack.client.post(IMPORT, params={"file_name": "chat.json"}, content=body.encode())
+
+    assert response.status_code == 400, response.text[:300]
+    assert "chat.json: $.messages[1].content: a string holds a lone surrogate" in response.json()["detail"]
+    assert uploads_stored(stack) == 0
+
+
+@pytest.mark.parametrize("field", ["alert_type", "agent_type", "session_id"])
+def test_a_name_longer_than_its_column_gets_400_naming_the_field_and_stores_nothing(stack: Stack, field: str) -> None:
+    """An alert type, agent type or session id is stored in a 255-character column: a longer one is refused with the
+    field and the limit, not failed by the database (500)."""
+    document: dict[str, Any] = {
+        "format": "session-scoring/v1",
+        "session_id": "long-names",
+        "status": "completed",
+        "alert_type": "PodCrashLooping",
+        "agent_type": "KubernetesAgent",
+        "final_analysis": "The pod crashed.",
+        "stages": [],
+    }
+    document[field] = "o" * 100_000
+
+    response = stack.client.post(IMPORT, params={"file_name": "long.json"}, content=json.dumps(document).encode())
+
+    assert response.status_code == 400, response.text[:300]
+    assert f"the session's {field} is 100000 characters long; the limit is 255" in response.json()["detail"]
+    assert uploads_stored(stack) == 0

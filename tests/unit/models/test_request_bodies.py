@@ -1,4 +1,5 @@
-"""Every request body: strict JSON types, no unknown field, no NUL character anywhere, numbers within their columns."""
+"""Every request body: strict JSON types, no unknown field, no NUL character or lone surrogate anywhere, numbers within
+their columns."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from session_scoring.models.api import ScoreRequest, TrainingExportJobRequest
 from session_scoring.models.quality import LabelRequest
 from session_scoring.models.request import RequestBody
 from session_scoring.models.runs import MAX_COST_USD, RunRequest, RunSelection, Which
-from session_scoring.models.text import NUL_ERROR_TYPE, nul_locations
+from session_scoring.models.text import NUL_ERROR_TYPE, SURROGATE_ERROR_TYPE, unstorable_locations
 
 REQUEST_BODIES = [ScoreRequest, TrainingExportJobRequest, LabelRequest, RunRequest, RunSelection]
 
@@ -48,9 +49,28 @@ def test_a_nul_anywhere_is_refused_at_its_location(model: type[BaseModel], data:
 
 
 def test_every_nul_is_reported_not_only_the_first() -> None:
-    locations = [loc for loc, _ in nul_locations({"a": "\x00", "b": [{"c": "x\x00"}, "ok"], "d": 1})]
+    locations = [loc for loc, _, _ in unstorable_locations({"a": "\x00", "b": [{"c": "x\x00"}, "ok"], "d": 1})]
 
     assert locations == [("a",), ("b", 0, "c")]
+
+
+@pytest.mark.parametrize(
+    ("model", "data", "loc"),
+    [
+        (RunRequest, {"max_sessions": 1, "selection": {"statuses": ["\ud800"]}}, ("selection", "statuses", 0)),
+        (LabelRequest, {"total_score": 60, "notes": "ok \udfff"}, ("notes",)),
+    ],
+)
+def test_a_lone_surrogate_anywhere_is_refused_at_its_location(
+    model: type[BaseModel], data: Any, loc: tuple[Any, ...]
+) -> None:
+    """JSON's ``"\\ud800"`` escape decodes to a lone surrogate, which has no UTF-8 form: it would fail the statement."""
+    assert _problems(model, data) == [(loc, SURROGATE_ERROR_TYPE)]
+
+
+def test_paired_surrogates_are_ordinary_text() -> None:
+    """``"\\ud83d\\ude00"`` in JSON is one character (U+1F600), which PostgreSQL stores."""
+    assert list(unstorable_locations({"notes": "\U0001f600 fine"})) == []
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@
   Python values, where strict mode refuses the strings JSON carries enums and times in: an enum field is declared
   ``Annotated[TheEnum, Strict(False)]`` (only its values are then accepted) and a time :data:`JsonDateTime`.
 - Unknown fields are refused (a misspelt option must not be ignored silently).
-- A NUL character in any string (or key), at any depth, is refused with its location (``models/text.py``).
+- A NUL character or a lone surrogate in any string (or key), at any depth, is refused with its location
+  (``models/text.py``).
 
 No ``from __future__ import annotations`` here (see ``models/api.py``).
 """
@@ -16,22 +17,22 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Strict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from session_scoring.models.text import NUL_ERROR_TYPE, NUL_MESSAGE, nul_locations
+from session_scoring.models.text import unstorable_locations
 
 
 class RequestBody(BaseModel):
-    """A request body: strict JSON types, no unknown field, no NUL character in any string."""
+    """A request body: strict JSON types, no unknown field, no string PostgreSQL cannot store."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _no_nul_characters(cls, data: Any) -> Any:
-        # Run on the raw document before any field: the outermost body reports every NUL with its whole location
-        # (``["selection", "statuses", 1]``); nested bodies never see one.
+    def _only_storable_text(cls, data: Any) -> Any:
+        # Run on the raw document before any field: the outermost body reports every problem with its whole
+        # location (``["selection", "statuses", 1]``); nested bodies never see one.
         problems = [
-            InitErrorDetails(type=PydanticCustomError(NUL_ERROR_TYPE, NUL_MESSAGE), loc=loc, input=text)
-            for loc, text in nul_locations(data)
+            InitErrorDetails(type=PydanticCustomError(error_type, message), loc=loc, input=text)
+            for loc, text, (error_type, message) in unstorable_locations(data)
         ]
         if problems:
             raise ValidationError.from_exception_data(cls.__name__, problems)

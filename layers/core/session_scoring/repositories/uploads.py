@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, cast, func, insert, literal_column, select
+from sqlalchemy import Engine, String, cast, func, insert, literal_column, select
 from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.sql.expression import ColumnClause
 
@@ -36,6 +36,19 @@ _AS_TEXT: ColumnClause[Any] = literal_column("'{}'")
 
 UPLOAD_PREFIX = "upload:"
 UPLOAD_SOURCE = "upload"
+
+
+
+def _length(column: Any) -> int | None:
+    return column.type.length if isinstance(column.type, String) else None
+
+
+NAME_COLUMNS = {
+    "alert_type": _length(_UPLOADS.c.alert_type),
+    "agent_type": _length(_UPLOADS.c.agent_type),
+    "session_id": _length(_UPLOADS.c.original_session_id),
+}
+"""The longest alert type, agent type and original session id an upload's columns hold (characters)."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,13 @@ from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
 from session_scoring.models.session import Session, SkippedContent
-from session_scoring.repositories.uploads import UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload, UploadRepository
+from session_scoring.repositories.uploads import (
+    NAME_COLUMNS,
+    UPLOAD_PREFIX,
+    UPLOAD_SOURCE,
+    NewUpload,
+    UploadRepository,
+)
 from session_scoring.sources.documents import parse_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
@@ -50,6 +56,20 @@ def _skipped(sessions: Sequence[Session]) -> list[SkippedContentInfo]:
     return [SkippedContentInfo(what=i.what, count=i.count, reason=i.reason) for i in total.values()]
 
 
+def _check_name_lengths(origin: str, session: Session, original: str | None, index: int | None) -> None:
+    """Refuse a session whose alert type, agent type or own id is longer than its column holds (no trace names
+    them at such length; a truncated name would make sessions look alike)."""
+    values = {"alert_type": session.alert_type, "agent_type": session.agent_type, "session_id": original}
+    for field, limit in NAME_COLUMNS.items():
+        value = values[field]
+        if value is not None and limit is not None and len(value) > limit:
+            which = "" if index is None else f"trajectory {index + 1}: "
+            raise InvalidRequestError(
+                f"{origin}: {which}the session's {field} is {len(value)} characters long; the limit is {limit}. "
+                "Shorten it and send the document again"
+            )
+
+
 class ImportService:
     def __init__(self, uploads: UploadRepository, trace_import: TraceImportSection | None = None) -> None:
         self._uploads = uploads
@@ -85,6 +105,7 @@ class ImportService:
             part = parts[index] if parts is not None else document
             # A document without an id of its own was named after the file: that is not an id worth reporting.
             original = session.session_id if session.session_id != part.default_id else None
+            _check_name_lengths(origin, session, original, index if parts is not None else None)
             stored = session.model_copy(
                 update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
             )

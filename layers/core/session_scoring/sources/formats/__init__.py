@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session
+from session_scoring.models.text import NUL, json_path, unstorable_locations
 from session_scoring.sources.formats import (
     agent_jsonl,
     anthropic_messages,
@@ -108,53 +109,43 @@ def _check_depth(text: str, origin: str, lines: bool) -> None:
     )
 
 
-def _nul_paths(value: Any, path: str) -> Iterator[str]:
-    """JSON paths of the strings (values or keys) of ``value`` holding a NUL character."""
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        current, where = stack.pop()
-        if isinstance(current, str):
-            if "\x00" in current:
-                yield where
-        elif isinstance(current, dict):
-            for key, item in reversed(list(current.items())):
-                if "\x00" in key:
-                    yield f"{where} (the key '{key.replace(chr(0), '<NUL>')}')"
-                stack.append((item, f"{where}.{key}"))
-        elif isinstance(current, list):
-            stack.extend((item, f"{where}[{index}]") for index, item in reversed(list(enumerate(current))))
+_MAYBE_UNSTORABLE = re.compile(r"\x00|\\u0000|\\u[dD][89a-fA-F]")
+"""What a document's text must contain for a decoded string to hold a NUL or a lone surrogate (UTF-8 text has no
+surrogates; only JSON's escapes make them): a document without it is not walked."""
 
 
-def _check_nul(document: TraceDocument, text: str) -> None:
-    """PostgreSQL's text and JSONB cannot hold U+0000: refuse a document with one, naming where it is."""
-    if "\\u0000" not in text and "\x00" not in text:
+def _check_storable(document: TraceDocument, text: str) -> None:
+    """PostgreSQL's text and JSONB cannot hold U+0000 or a lone surrogate: refuse a document with one, naming its
+    line and JSON path (``models/text.py``)."""
+    if _MAYBE_UNSTORABLE.search(text) is None:
         return
-    if document.line_numbers is not None:
-        for index, item in enumerate(document.content):
-            found = next(_nul_paths(item, "$"), None)
-            if found is not None:
-                _refuse_nul(document.origin, f"line {document.line_numbers[index]}: {found}")
-        return
-    found = next(_nul_paths(document.content, "$"), None)
-    if found is not None:
-        _refuse_nul(document.origin, found)
-
-
-def _refuse_nul(origin: str, where: str) -> None:
-    raise SessionDataError(
-        f"{origin}: {where}: a string holds a NUL character (\\u0000), which cannot be stored; remove it (or replace "
-        "it, e.g. with U+FFFD) and send the document again"
-    )
+    items = document.content if document.line_numbers is not None else [document.content]
+    for index, item in enumerate(items):
+        found = next(unstorable_locations(item), None)
+        if found is None:
+            continue
+        loc, text, _ = found
+        where = json_path(loc)
+        if loc and text == loc[-1]:
+            shown = "".join(f"<U+{ord(c):04X}>" if c == NUL or "\ud800" <= c <= "\udfff" else c for c in text)
+            where = f"{json_path(loc[:-1])} (the key '{shown.replace('<U+0000>', '<NUL>')}')"
+        if document.line_numbers is not None:
+            where = f"line {document.line_numbers[index]}: {where}"
+        what = "a NUL character (\\u0000)" if NUL in text else "a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+        raise SessionDataError(
+            f"{document.origin}: {where}: a string holds {what}, which cannot be stored; remove it (or replace it, "
+            "e.g. with U+FFFD) and send the document again"
+        )
 
 
 def load_text(text: str, origin: str, submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS) -> TraceDocument:
     """A JSON document, or JSON Lines (one object per line; the origin ends with ``.jsonl``, or the text is not
     one JSON value but several lines). Errors name the origin and the line. Nesting deeper than :data:`MAX_DEPTH` is
-    refused before parsing, and a NUL character in any string after (naming its line and JSON path).
+    refused before parsing, and a NUL character or a lone surrogate in any string after (naming its line and JSON path).
 
     ``submit_tools``: the tools whose arguments are the agent's final answer (see ``TraceDocument``)."""
     document = _load(text, origin)
-    _check_nul(document, text)
+    _check_storable(document, text)
     return TraceDocument(document.content, origin, document.line_numbers, submit_tools)
 
 
