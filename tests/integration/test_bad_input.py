@@ -75,7 +75,12 @@ def test_a_nul_in_a_post_path_is_422_and_queues_nothing(stack: Stack) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "raw", "loc"),
     [
-        ("POST", RUNS, '{"max_sessions": 1, "selection": {"statuses": ["\\ud800"]}}', ["body", "selection", "statuses", 0]),
+        (
+            "POST",
+            RUNS,
+            '{"max_sessions": 1, "selection": {"statuses": ["\\ud800"]}}',
+            ["body", "selection", "statuses", 0],
+        ),
         ("PUT", f"{API}/sessions/{THOROUGH_ID}/labels", '{"total_score": 60, "notes": "a\\udfffb"}', ["body", "notes"]),
     ],
 )
