@@ -154,10 +154,7 @@ class TrendsService:
         scored_after: datetime | None = None,
         scored_before: datetime | None = None,
     ) -> TrendsReport:
-        if self._repository.answers_from_buckets(scored_after, scored_before):
-            rows = self._repository.bucketed_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
-        else:
-            rows = self._repository.scanned_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        rows = self._repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
