@@ -31,7 +31,6 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
-    case,
     column,
     exists,
     func,
@@ -43,7 +42,6 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import JSONB, UUID, aggregate_order_by, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
@@ -172,72 +170,7 @@ _ACTIVE_OR_LATEST_COMPLETED = (
 )
 
 
-def _json_object(**fields: Any) -> Any:
-    """``json_build_object`` of ``fields`` in order, the keys written into the statement (not sent as parameters)."""
-    parts: list[Any] = []
-    for key, value in fields.items():
-        parts += [literal_column(f"'{key}'"), value]
-    return func.json_build_object(*parts)
-
-
-def _score_document() -> Any:
-    """An attempt as the JSON document of the API's ``SessionScore``, key by key: the explicit mapping of the hot
-    read (``GET .../score``), done by PostgreSQL so the service validates the text straight into the model instead
-    of decoding some 40 columns and building the record and the model from them (issue 10). ``to_record`` and
-    ``services.scoring.to_session_score`` are the same mapping for the other reads; a test holds the two equal."""
-    c = _SCORES.c
-    tools, approaches = (child.element for child in _children())
-    facts = _json_object(
-        agent=c.session_agent,
-        alert_type=c.session_alert_type,
-        started_at=c.session_started_at,
-        ended_at=c.session_ended_at,
-        stages=c.session_stages,
-        tool_calls=c.session_tool_calls,
-        source=c.session_source,
-        captured_at=c.facts_captured_at,
-    )
-    judge = _json_object(
-        provider=c.judge_provider,
-        model=c.judge_model,
-        input_tokens=c.input_tokens,
-        output_tokens=c.output_tokens,
-        cache_read_tokens=c.cache_read_tokens,
-        cache_write_tokens=c.cache_write_tokens,
-        latency_ms=c.judge_latency_ms,
-        prompt_compacted=c.prompt_compacted,
-        prompt_tokens_before=c.prompt_tokens_before,
-        prompt_tokens_after=c.prompt_tokens_after,
-        judging_ms=c.judging_ms,
-        estimated_cost_usd=c.estimated_cost_usd,
-    )
-    document = _json_object(
-        score_id=c.score_id,
-        session_id=c.session_id,
-        criteria_hash=c.criteria_hash,
-        status=c.status,
-        total_score=c.total_score,
-        score_breakdown=c.score_breakdown,
-        score_reasoning=c.score_reasoning,
-        missing_tools=tools,
-        alternative_approaches=approaches,
-        scored_triggered_by=c.scored_triggered_by,
-        requested_at=c.requested_at,
-        started_at=c.started_at,
-        scored_at=c.scored_at,
-        error_message=c.error_message,
-        is_current_criteria=c.criteria_hash == bindparam("p_current_criteria_hash", type_=String),
-        session_facts=case((c.facts_captured_at.is_(None), null()), else_=facts),
-        judge=judge,
-        score_spread=c.score_spread,
-        run_id=c.run_id,
-        writeback=writeback_document(),
-    )
-    # As text: the driver hands over the string without decoding it into Python objects first.
-    return sql_cast(document, Text)
-
-
-_LATEST_DOCUMENT = select(_score_document()).where(_OF_SESSION, _NOT_SAMPLE).order_by(*_NEWEST_FIRST).limit(1)
+_LATEST_ATTEMPT = _attempts().where(_OF_SESSION, _NOT_SAMPLE).order_by(*_NEWEST_FIRST).limit(1)
 
 
 _FACT_NAMES = [c.name for c in FACT_COLUMNS if c.name != "facts_captured_at"]
@@ -625,13 +558,10 @@ class ScoreRepository(StatementRepository):
         return None if row is None else str(row.session_id)
 
     @db_call
-    def latest_score_document(self, session_id: str, current_criteria_hash: str) -> str | None:
-        """The session's latest attempt as the JSON text of the API's ``SessionScore`` (see ``_score_document``),
-        ``is_current_criteria`` against ``current_criteria_hash``; None when the session was never scored."""
-        row = self._one(
-            _LATEST_DOCUMENT, {"p_session_id": session_id, "p_current_criteria_hash": current_criteria_hash}
-        )
-        return None if row is None else str(row[0])
+    def latest(self, session_id: str) -> ScoreRecord | None:
+        """The session's latest attempt (whatever its status; never a judge-quality sample), None when the session
+        was never scored."""
+        return self._latest(_LATEST_ATTEMPT, session_id)
 
     @db_call
     def active_for_session(self, session_id: str) -> ScoreRecord | None:

@@ -172,7 +172,7 @@ class ScoringService:
         """Raise SessionNotFoundError unless the session has an attempt or a source (the configured one, or the
         uploads) has it: what a label needs (a session the source no longer has keeps its scores, and can still
         be labelled)."""
-        if self._repository.latest_score_document(session_id, self._config.criteria_hash) is not None:
+        if self._repository.latest(session_id) is not None:
             return
         self._source().outline(session_id)
 
@@ -190,14 +190,13 @@ class ScoringService:
             )
 
     def latest_score(self, session_id: str) -> SessionScore:
-        """The latest attempt, read as the response's JSON document and validated straight into the model (the
-        hot read: no per-column decoding, no intermediate record)."""
-        document = self._repository.latest_score_document(session_id, self._config.criteria_hash)
-        if document is None:
+        """The session's latest attempt (the hot read: one statement, mapped as every other read is)."""
+        record = self._repository.latest(session_id)
+        if record is None:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return SessionScore.model_validate_json(document)
+        return to_session_score(record, self._config.criteria_hash)
 
     def last_scored_session(self) -> str | None:
         """The id of the session scored last (None before the first score): the score a client most likely asks
