@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -26,10 +26,16 @@ from session_scoring.models.api import (
     WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import ScoreRecord, SessionFacts, SessionOutline, WriteBackRecord
+from session_scoring.models.records import (
+    NewAttempt,
+    ScoreRecord,
+    SessionFacts,
+    SessionOutline,
+    StoredCriteria,
+    WriteBackRecord,
+)
 from session_scoring.models.session import SessionStatus
 from session_scoring.observability import record_score_requested
-from session_scoring.repositories.scores import ScoreRepository
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
     from session_scoring.infrastructure.queue import JobQueue
@@ -112,11 +118,28 @@ class SessionOutlines(Protocol):
         ...
 
 
+class ScoreStore(Protocol):
+    """Score attempts and criteria as the API reads and requests them (``repositories.scores``)."""
+
+    def active_or_latest_completed(self, session_id: str) -> ScoreRecord | None: ...
+    def create_attempt(
+        self, score_id: uuid.UUID, session_id: str, criteria_hash: str, triggered_by: str, facts: SessionFacts | None
+    ) -> NewAttempt: ...
+    def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None: ...
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool: ...
+    def get_criteria(self, criteria_hash: str) -> StoredCriteria | None: ...
+    def last_scored_session(self) -> str | None: ...
+    def latest(self, session_id: str) -> ScoreRecord | None: ...
+    def list_for_session(self, session_id: str) -> list[ScoreRecord]: ...
+
+
 class ScoringService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: ScoreRepository,
+        repository: ScoreStore,
         source: Callable[[], SessionOutlines],
         queue: Callable[[], JobQueue],
     ) -> None:
