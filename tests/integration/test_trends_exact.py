@@ -175,7 +175,7 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
     from session_scoring.repositories.scores import PromptStats
 
     rng = random.Random(7)
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     for criteria in (BASE, CANDIDATE):
         repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
     for _ in range(160):
