@@ -151,7 +151,7 @@ def main() -> int:
     try:
         config = container.config
         container.schema_service.upgrade()  # the migrate function's own call: the same lock, errors and log line
-        container.repository.ensure_criteria(config.criteria_hash, config.criteria_content)
+        container.score_repository.ensure_criteria(config.criteria_hash, config.criteria_content)
         # moto's queue is new on every start: attempts left active by a previous run have lost their messages.
         reaped = container.reaper.reap(queue_is_new=True)
     except ScoringError as exc:

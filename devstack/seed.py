@@ -116,7 +116,7 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
     if scores < 1:
         raise ValueError(f"scores must be at least 1, got {scores}")
     rng = random.Random(rng_seed)
-    repo = container.repository
+    repo = container.score_repository
     config = container.config
     end = (now or datetime.now(UTC)).replace(microsecond=0)
     span = timedelta(weeks=weeks)

@@ -82,7 +82,7 @@ def loopback() -> Iterator[Callable[[type[ServerT]], ServerT]]:
 
 
 @pytest.fixture
-def fake_claude(loopback: Callable[[type[ServerT]], ServerT]) -> FakeClaude:
+def fake_claude(loopback: Callable[[type[FakeClaude]], FakeClaude]) -> FakeClaude:
     from tests.support.fake_claude import FakeClaude
 
     return loopback(FakeClaude)

@@ -13,7 +13,7 @@ one ``## job`` subsegment per record, annotated with its ``score_id``, around th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
@@ -25,6 +25,9 @@ from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import QueueMessage, RunPlanningJob
 from session_scoring.observability import metrics, record_batch_poll, subsegment, traced_handler
+
+if TYPE_CHECKING:
+    from session_scoring.services.jobs import JobService
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -44,21 +47,27 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     remaining = lambda_context.get_remaining_time_in_millis() / 1000.0 if lambda_context else DEFAULT_REMAINING_SECONDS
     try:
         with subsegment("job", score_id=str(job.score_id), session_id=job.session_id):
-            outcome = (
-                get_container()
-                .job_service_for(record.get("eventSourceARN"))
-                .handle(
-                    job,
-                    receipt_handle=record.receipt_handle,
-                    receive_count=int(record.attributes.approximate_receive_count or 1),
-                    remaining_seconds=remaining,
-                )
+            outcome = job_service_for(record.get("eventSourceARN")).handle(
+                job,
+                receipt_handle=record.receipt_handle,
+                receive_count=int(record.attributes.approximate_receive_count or 1),
+                remaining_seconds=remaining,
             )
     finally:
         logger.remove_keys(["score_id", "session_id"])  # the next record of the batch has its own ids
     if not outcome.done:
         raise JobDeferred(outcome.reason)
     return outcome.reason
+
+
+def job_service_for(queue_arn: str | None) -> JobService:
+    """The job service for a record of the queue ``queue_arn`` (its ``eventSourceARN``): a runs-queue job's delays go
+    back to the runs queue, any other's to the scoring queue."""
+    container = get_container()
+    runs_url = container.settings.runs_queue_url
+    if queue_arn and runs_url and queue_arn.rsplit(":", 1)[-1] == runs_url.rstrip("/").rsplit("/", 1)[-1]:
+        return container.run_job_service
+    return container.job_service
 
 
 def plan_run(message: RunPlanningJob) -> str:

@@ -26,6 +26,7 @@ from session_scoring.services.insights import FleetParams, StreamedRows
 from tests.benchmarks.conftest import BenchTable, report
 from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
 from tests.conftest import ROOT
+from tests.support.trends_oracle import scanned_trends
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -363,7 +364,6 @@ def test_trends_and_comparison_at_scale(
     conn.close()
 
     service = container.trends_service
-    repository = service._repository
     query_engine = container.query_engine
     for bucket in TrendBucket:
         for group in TrendGroup:
@@ -372,7 +372,7 @@ def test_trends_and_comparison_at_scale(
                 return service.trends(None, b, g)
 
             def before(b: TrendBucket = bucket, g: TrendGroup = group) -> Any:
-                return repository.scanned_trends(None, b, g, None, None)
+                return scanned_trends(query_engine, None, b, g, None, None)
 
             name = f"GET /analytics/trends bucket={bucket.value} group_by={group.value}"
             with _capturing(query_engine) as statements:
@@ -485,20 +485,22 @@ def _verdict_statement_cost(
     container: Any, criteria: str, scale: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the trend and the comparison upkeep add to storing a verdict: ``complete()`` of new attempts with the
-    statement as built (after) and as built without ``trend_upkeep_ctes`` or without ``comparison_upkeep_ctes``
+    statement as built (after) and as built without the trends' or without the comparison's upkeep (``read_models``)
     (before), interleaved, on the loaded database (last: the "before" statements leave those tables behind). Each
     re-scored session has a score under the other criteria: the comparison upkeep moves one pair."""
     from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-    from session_scoring.repositories import scores
+    from session_scoring.repositories.read_models import comparison, trends
     from session_scoring.repositories.scores import PromptStats, ScoreRepository
 
     with_upkeep = ScoreRepository(container.query_engine)
     with monkeypatch.context() as patch:
-        patch.setattr(scores, "trend_upkeep_ctes", lambda _done: ())
+        patch.setattr(trends, "upkeep", lambda _done: ())
         without_trends = ScoreRepository(container.query_engine)
+        _ = without_trends._store_verdict  # the statement is built on first use: here, without the upkeep
     with monkeypatch.context() as patch:
-        patch.setattr(scores, "comparison_upkeep_ctes", lambda _done, _latest: ())
+        patch.setattr(comparison, "upkeep", lambda _done, _latest: ())
         without_comparison = ScoreRepository(container.query_engine)
+        _ = without_comparison._store_verdict
     variants = {"all": with_upkeep, "no trends": without_trends, "no comparison": without_comparison}
     output = JudgeOutputSchema.model_validate(
         {

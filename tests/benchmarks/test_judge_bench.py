@@ -35,9 +35,8 @@ from session_scoring.judge.factory import build_judge
 from session_scoring.judge.rendering import build_prompt, estimate_tokens
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-from session_scoring.models.records import PromptStats
-from session_scoring.models.session import Session
-from session_scoring.repositories.scores import ClaimResult
+from session_scoring.models.records import ClaimResult, PromptStats
+from session_scoring.models.session import Session, SessionPage
 from session_scoring.services.jobs import JobService
 from session_scoring.services.scorer import Scorer, ScorerPolicy
 from session_scoring.sources.documents import parse_session_document
@@ -252,8 +251,8 @@ class SimQueue:
 
 
 class MemoryRepository:
-    """The four calls the scorer makes, always granted (the database is not what this benchmark measures). Their
-    signatures are ScoreRepository's, so a change there fails here at once (a worker's error ends the simulation).
+    """The scorer's port (``services.scorer.AttemptClaims``), always granted (the database is not what this benchmark
+    measures); mypy checks it against the port, so a change there fails ``make lint`` here.
     ``dead_lettered``: attempts failed on their last allowed delivery (their messages go to the dead-letter queue)."""
 
     def __init__(self) -> None:
@@ -286,6 +285,9 @@ class MemoryRepository:
     def release(self, score_id: uuid.UUID, claim_token: uuid.UUID, message: str) -> bool:
         return True
 
+    def renew_leases(self, claims: Sequence[tuple[uuid.UUID, uuid.UUID]], lease_seconds: int) -> set[uuid.UUID]:
+        return {token for _, token in claims}
+
 
 class FixedSource:
     name = "fixed"
@@ -295,6 +297,9 @@ class FixedSource:
 
     def get_session(self, session_id: str) -> Session:
         return self._session
+
+    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
+        raise NotImplementedError("the benchmark scores one session by id")
 
 
 STALL_SECONDS = 120
@@ -357,7 +362,7 @@ def simulate_goodput(
     repository = MemoryRepository()
     scorer = Scorer(
         _config(),
-        repository,  # type: ignore[arg-type]
+        repository,
         FixedSource(session),
         lambda: judge,
         policy,

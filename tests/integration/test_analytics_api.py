@@ -30,7 +30,7 @@ def seed_score(
     fail: bool = False,
 ) -> uuid.UUID:
     """Store one attempt through the repository: completed with ``total``, failed, or left pending (total None)."""
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     current = stack.container.config.criteria_hash
     criteria = criteria_hash or current
     repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test", "llm_model": "m"}})

@@ -19,7 +19,7 @@ def test_scoring_disabled_is_503_and_stores_nothing(make_stack: Any) -> None:
     response = stack.request_score(THOROUGH_ID)
     assert response.status_code == 503
     assert "SCORING_ENABLED" in response.json()["detail"]
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 def test_unreachable_queue_is_503_and_leaves_no_pending_attempt(make_stack: Any, moto_endpoint: str) -> None:
@@ -31,7 +31,7 @@ def test_unreachable_queue_is_503_and_leaves_no_pending_attempt(make_stack: Any,
     attempt = stack.score(THOROUGH_ID).json()
     assert attempt["status"] == "failed"
     assert "could not queue" in attempt["error_message"]
-    assert stack.container.repository.active_for_session(THOROUGH_ID) is None
+    assert stack.container.score_repository.active_for_session(THOROUGH_ID) is None
 
 
 def test_invalid_session_id_and_unknown_fields_are_422(stack: Stack) -> None:

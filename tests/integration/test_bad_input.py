@@ -37,7 +37,7 @@ def _problem(response: Any) -> dict[str, Any]:
 
 
 def _nothing_stored(stack: Stack) -> None:
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
     assert stack.client.get(RUNS).json()["total_items"] == 0
     assert stack.client.get(f"{API}/sessions/{THOROUGH_ID}/labels").json()["history"] == []
 
@@ -210,8 +210,8 @@ def test_a_label_of_a_session_that_exists_nowhere_is_404_and_not_stored(stack: S
 
 def test_labels_of_a_source_session_an_upload_and_a_scored_session_are_stored(stack: Stack) -> None:
     upload = stack.client.post(IMPORT, json=long_session_document("doc-1", tool_calls=3)).json()["session_id"]
-    stack.container.repository.ensure_criteria(stack.container.config.criteria_hash, {"scoring": {}})
-    stack.container.repository.create_attempt(
+    stack.container.score_repository.ensure_criteria(stack.container.config.criteria_hash, {"scoring": {}})
+    stack.container.score_repository.create_attempt(
         uuid.uuid4(), "gone-from-source", stack.container.config.criteria_hash, "t"
     )
 
@@ -228,7 +228,7 @@ def test_a_malformed_content_length_is_400_json_not_413(stack: Stack) -> None:
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_content_length"
     assert "Content-Length" in response.json()["detail"]
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 @pytest.mark.parametrize(
@@ -321,7 +321,7 @@ def test_concurrent_forced_rescores_of_a_5_mb_upload_never_answer_500(make_stack
         if answer.status_code == 503:
             assert "retry-after" in answer.headers
     assert 202 in statuses
-    assert stack.container.repository.count_by_status() == {"pending": 1}
+    assert stack.container.score_repository.count_by_status() == {"pending": 1}
     attempt = stack.score(session_id).json()
     assert attempt["session_facts"]["tool_calls"] == 4_700
     assert attempt["session_facts"]["stages"] == 1

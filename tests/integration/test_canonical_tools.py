@@ -103,7 +103,7 @@ def test_the_judges_spelling_is_counted_as_the_sessions_available_tool(
 
 def _store(stack: Stack, session_id: str, agent: str | None, tools: tuple[str, ...], days_ago: int) -> None:
     """A completed score naming ``tools``, stored ``days_ago`` days back (its attempt and latest rows moved)."""
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     criteria = stack.container.config.criteria_hash
     repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
     score_id = uuid.uuid4()

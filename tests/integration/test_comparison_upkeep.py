@@ -98,7 +98,7 @@ def _first(pairs: Sequence[ComparedScore], limit: int) -> list[tuple[str, int, i
 
 
 def test_the_verdict_statement_keeps_every_comparison_equal_to_the_oracle(stack: Stack) -> None:
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     for criteria in HASHES:
         repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
 

@@ -82,7 +82,7 @@ def test_session_gone_by_the_time_the_job_runs_fails_with_the_reason(make_stack:
 def test_job_for_an_attempt_held_by_another_worker_comes_back_later(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
     score_id = uuid.UUID(stack.score(THOROUGH_ID).json()["score_id"])
-    claim = stack.container.repository.claim(score_id, lease_seconds=600)
+    claim = stack.container.score_repository.claim(score_id, lease_seconds=600)
     assert claim.claimed
 
     received = stack.poller.drain()

@@ -104,7 +104,7 @@ def test_bad_request_event_is_422_naming_each_problem(stack: Stack) -> None:
     problems = {tuple(p["loc"])[-1]: p["type"] for p in body["detail"]}
     assert problems["force_rescore"] == "bool_type"  # strict: only JSON true/false
     assert problems["priority"] == "extra_forbidden"
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 def test_sessions_list_event_pages_the_sample_sessions(stack: Stack) -> None:

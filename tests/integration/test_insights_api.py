@@ -41,7 +41,7 @@ def seed(
     started: datetime | None = T0,
 ) -> uuid.UUID:
     """One completed attempt with session facts, stored through the repository."""
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     criteria = criteria or stack.container.config.criteria_hash
     repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test", "llm_model": "m"}})
     score_id = uuid.uuid4()
@@ -81,7 +81,7 @@ def test_an_attempt_keeps_its_session_facts_and_the_backfill_fills_older_ones(
     assert facts["source"] == "file"
 
     # Attempts from before the snapshot existed: one of a session the source has, one of a session it lost.
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     repo.ensure_criteria(stack.container.config.criteria_hash, {})
     repo.create_attempt(uuid.uuid4(), SHALLOW_ID, stack.container.config.criteria_hash, "old")
     repo.create_attempt(uuid.uuid4(), "gone-session", stack.container.config.criteria_hash, "old")

@@ -44,7 +44,7 @@ def test_repeatability_reports_the_spread_of_the_scripted_verdicts(claude_stack:
     assert all(tokens > 0 for tokens in first.cache_read_tokens[1:])
     assert fake_claude.requests[0] == fake_claude.requests[1] == fake_claude.requests[2]
 
-    samples = claude_stack.container.repository.samples("repeatability", report.study)
+    samples = claude_stack.container.score_repository.samples("repeatability", report.study)
     assert [s.total_score for s in samples] == [80, 70, 80, 40, 40, 40]
     assert samples[1].cache_read_tokens == first.cache_read_tokens[1]
 
@@ -99,7 +99,7 @@ def test_robustness_reports_the_scripted_shift_and_the_injection_stays_inside_th
     start = injected.index(f"<<<SESSION_CONVERSATION {nonce.group(1)}>>>")
     end = injected.index(f"<<<END SESSION_CONVERSATION {nonce.group(1)}>>>")
     assert start < injected.index(INJECTION) < end
-    assert len(claude_stack.container.repository.samples("robustness", report.study)) == 2
+    assert len(claude_stack.container.score_repository.samples("robustness", report.study)) == 2
 
 
 @pytest.fixture

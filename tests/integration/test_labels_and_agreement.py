@@ -161,7 +161,7 @@ def test_agreement_figures_equal_the_hand_computed_values(labels_stack: Stack) -
     sample = JudgeVerdict(
         output=JudgeOutputSchema.model_validate(scripted_verdict((0, 0, 0, 0))), provider="t", model="m"
     )
-    stack.container.repository.store_sample("s2", criteria, "repeatability:t", "repeatability", sample, NO_PROMPT)
+    stack.container.score_repository.store_sample("s2", criteria, "repeatability:t", "repeatability", sample, NO_PROMPT)
 
     response = stack.client.get(AGREEMENT, params={"criteria_hash": criteria})
     assert response.status_code == 200, response.text

@@ -245,7 +245,7 @@ def score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
 
 
 def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount(stack: Stack) -> None:
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     for criteria in HASHES:
         repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
 
@@ -286,7 +286,7 @@ def test_concurrent_completes_keep_latest_scores_and_counters_equal_to_a_recount
 def test_a_facts_backfill_moves_scored_sessions_to_their_trend_groups(stack: Stack) -> None:
     from session_scoring.repositories.trends import TrendsRepository
 
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     repo.ensure_criteria(HASHES[0], {"scoring": {"llm_provider": "test"}})
     for session_id, total in (("f1", 30), ("f1", 70), ("f2", 90)):  # f1 re-scored: its first score is no member
         attempt = repo.create_attempt(uuid.uuid4(), session_id, HASHES[0], "test")  # no facts yet

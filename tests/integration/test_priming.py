@@ -23,7 +23,7 @@ def test_reading_a_score_builds_no_session_source_no_queue_and_no_verdict_statem
 
     assert "scoring_service" in vars(container)
     assert not {"source", "queue", "uploads", "engine"} & set(vars(container))
-    assert "_store_verdict" not in vars(container.repository)
+    assert "_store_verdict" not in vars(container.score_repository)
     assert stack.request_score(THOROUGH_ID).status_code == 202  # a POST builds what it needs
     assert {"source", "queue"} <= set(vars(container))
 

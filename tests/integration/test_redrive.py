@@ -24,7 +24,7 @@ def _dead_letter(stack: Stack, session_id: str) -> uuid.UUID:
     received = stack.sqs.receive_message(QueueUrl=stack.resources.queue_url, MaxNumberOfMessages=10)
     for message in received.get("Messages", []):  # the scoring queue gave the message up to the dead-letter queue
         stack.sqs.delete_message(QueueUrl=stack.resources.queue_url, ReceiptHandle=message["ReceiptHandle"])
-    assert stack.container.repository.fail(score_id, None, GAVE_UP, dead_lettered=True)
+    assert stack.container.score_repository.fail(score_id, None, GAVE_UP, dead_lettered=True)
     job = ScoringJob(
         score_id=score_id, session_id=session_id, requested_by="api-client", requested_at=score["requested_at"]
     )
@@ -64,7 +64,7 @@ class EmulatedMoveTaskQueue(SqsDeadLetterQueue):
 def test_redrive_with_the_move_task_reopens_and_completes(stack: Stack) -> None:
     ids = [_dead_letter(stack, THOROUGH_ID), _dead_letter(stack, SHALLOW_ID)]
     service = DeadLetterService(
-        EmulatedMoveTaskQueue(stack), stack.container.repository, stack.container.config.criteria_hash
+        EmulatedMoveTaskQueue(stack), stack.container.score_repository, stack.container.config.criteria_hash
     )
     progress: list[RedriveProgress] = []
 
@@ -95,7 +95,9 @@ class LateArrivalMoveTaskQueue(EmulatedMoveTaskQueue):
 def test_a_job_dead_lettered_while_the_redrive_runs_is_scored_not_left_failed(stack: Stack) -> None:
     early = _dead_letter(stack, THOROUGH_ID)
     service = DeadLetterService(
-        LateArrivalMoveTaskQueue(stack, SHALLOW_ID), stack.container.repository, stack.container.config.criteria_hash
+        LateArrivalMoveTaskQueue(stack, SHALLOW_ID),
+        stack.container.score_repository,
+        stack.container.config.criteria_hash,
     )
 
     result = service.redrive()
@@ -109,7 +111,7 @@ def test_a_job_dead_lettered_while_the_redrive_runs_is_scored_not_left_failed(st
 def test_a_failed_move_leaves_the_attempts_failed_with_their_reason(stack: Stack) -> None:
     score_id = _dead_letter(stack, THOROUGH_ID)
     queues = EmulatedMoveTaskQueue(stack, fail_start=True)
-    service = DeadLetterService(queues, stack.container.repository, stack.container.config.criteria_hash)
+    service = DeadLetterService(queues, stack.container.score_repository, stack.container.config.criteria_hash)
 
     with pytest.raises(QueueUnavailableError):
         service.redrive()

@@ -74,7 +74,7 @@ def test_unknown_session_is_404_and_nothing_is_stored(stack: Stack) -> None:
 
     assert response.status_code == 404
     assert response.json()["code"] == "session_not_found"
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 def test_claude_verdict_is_stored_field_for_field(claude_stack: Stack, fake_claude: Any) -> None:

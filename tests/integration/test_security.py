@@ -87,7 +87,7 @@ def test_bad_session_ids_are_rejected_with_422(stack: Stack, session_id: str, wh
 
     assert response.status_code == 422, why
     assert response.json()["code"] == "validation_error"
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 def test_unknown_body_fields_are_rejected_with_422(stack: Stack) -> None:
@@ -115,7 +115,7 @@ def test_oversized_bodies_are_rejected_with_413(stack: Stack) -> None:
 
     assert response.status_code == 413
     assert response.json()["code"] == "body_too_large"
-    assert stack.container.repository.count_by_status() == {}
+    assert stack.container.score_repository.count_by_status() == {}
 
 
 def test_api_key_comes_from_secrets_manager_cached_and_is_never_logged(

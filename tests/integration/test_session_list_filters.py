@@ -57,7 +57,7 @@ def write_sessions(directory: Path) -> None:
 
 def seed(stack: Stack, session_id: str, criteria_hash: str, total: int | None) -> None:
     """An attempt of ``session_id`` with the facts the source has; completed with ``total`` (None: left pending)."""
-    repo: ScoreRepository = stack.container.repository
+    repo: ScoreRepository = stack.container.score_repository
     repo.ensure_criteria(criteria_hash, {"scoring": {"llm_provider": "test", "criteria": criteria_hash}})
     summary = next(s for s in stack.container.source.list_sessions(1, 100).items if s.session_id == session_id)
     attempt = repo.create_attempt(uuid.uuid4(), session_id, criteria_hash, "test", facts_of_summary(summary))

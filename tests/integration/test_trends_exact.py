@@ -1,13 +1,13 @@
-"""The trends from ``trend_histograms`` and the comparison from histograms give the same answers as the statistics over
-every score (``percentile_cont`` over every latest score; every pair loaded into Python), on a few hundred random
-scores in real PostgreSQL."""
+"""The trends from ``trend_histograms`` (and the members of a day a bound cuts) and the comparison from histograms give
+the same answers as the statistics over every score (``percentile_cont`` over every latest score; every pair loaded
+into Python), on a few hundred random scores in real PostgreSQL."""
 
 from __future__ import annotations
 
 import itertools
 import random
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -20,6 +20,7 @@ from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import compare, compared_scores
+from tests.support.trends_oracle import scanned_trends
 from tests.support.verdicts import stored_verdict
 
 BASE, CANDIDATE = "b" * 64, "c" * 64
@@ -86,14 +87,14 @@ def seeded(stack: Stack) -> TrendsRepository:
     return repository
 
 
-def test_bucketed_trends_equal_the_percentile_cont_scan(seeded: TrendsRepository) -> None:
+def test_trends_equal_the_percentile_cont_scan(stack: Stack, seeded: TrendsRepository) -> None:
     days = (START + timedelta(days=3), START + timedelta(days=31))  # a Sunday to a Sunday: weeks cut
     mondays = (datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 2, 2, tzinfo=UTC))  # whole weeks
     for bucket, group_by, criteria_hash, bounds in itertools.product(
         TrendBucket, TrendGroup, (None, BASE), ((None, None), days, mondays, (None, mondays[1]))
     ):
-        scanned = seeded.scanned_trends(criteria_hash, bucket, group_by, *bounds)
-        bucketed = seeded.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
+        scanned = scanned_trends(stack.container.query_engine, criteria_hash, bucket, group_by, *bounds)
+        bucketed = seeded.trends(criteria_hash, bucket, group_by, *bounds)
         assert len(bucketed) == len(scanned) > 1
         _assert_same(bucketed, scanned)
 
@@ -119,10 +120,25 @@ def _assert_same(bucketed: list[TrendRow], scanned: list[TrendRow]) -> None:
                 assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
 
 
-def test_bounds_inside_a_day_are_answered_by_the_scan(seeded: TrendsRepository) -> None:
-    assert seeded.answers_from_buckets(START, None)
-    assert not seeded.answers_from_buckets(START + timedelta(hours=5), None)
-    assert not seeded.answers_from_buckets(datetime(2026, 1, 1), None)  # no time zone: not known to be UTC
+def test_bounds_that_cut_days_count_the_members_of_those_days(stack: Stack, seeded: TrendsRepository) -> None:
+    """A bound off a UTC midnight takes the day it cuts from its members: the same trend as the scan, for bounds in
+    one day, across days and weeks, on a Sunday or a Monday, in another time zone, and naive (as UTC)."""
+    plus_two = timezone(timedelta(hours=2))
+    monday = datetime(2026, 1, 12, tzinfo=UTC)
+    cuts = [
+        (START + timedelta(hours=5), None),
+        (None, START + timedelta(days=20, hours=13, minutes=7)),
+        (START + timedelta(days=2, hours=1), START + timedelta(days=2, hours=23)),  # inside one day
+        (monday + timedelta(hours=6), monday + timedelta(days=13, hours=18)),  # a Monday to a Sunday
+        (monday - timedelta(hours=7), monday + timedelta(days=7, hours=3)),  # a Sunday to a Monday
+        (datetime(2026, 1, 9, 1, 30, tzinfo=plus_two), datetime(2026, 1, 20, tzinfo=plus_two)),  # 23:30 and 22:00 UTC
+        (datetime(2026, 1, 3, 12), datetime(2026, 1, 30)),  # naive
+    ]
+    for bucket, group_by, bounds in itertools.product(TrendBucket, TrendGroup, cuts):
+        scanned = scanned_trends(stack.container.query_engine, BASE, bucket, group_by, *bounds)
+        bucketed = seeded.trends(BASE, bucket, group_by, *bounds)
+        assert scanned
+        _assert_same(bucketed, scanned)
 
 
 def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, seeded: TrendsRepository) -> None:
@@ -159,7 +175,7 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
     from session_scoring.repositories.scores import PromptStats
 
     rng = random.Random(7)
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     for criteria in (BASE, CANDIDATE):
         repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
     for _ in range(160):
@@ -189,8 +205,8 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         (None, BASE, CANDIDATE),
         ((None, None), (today, None), (today, today + timedelta(days=1)), (None, today - timedelta(days=1))),
     ):
-        scanned = repository.scanned_trends(criteria_hash, bucket, group_by, *bounds)
-        bucketed = repository.bucketed_trends(criteria_hash, bucket, group_by, *bounds)
+        scanned = scanned_trends(stack.container.query_engine, criteria_hash, bucket, group_by, *bounds)
+        bucketed = repository.trends(criteria_hash, bucket, group_by, *bounds)
         _assert_same(bucketed, scanned)
 
 

@@ -293,7 +293,7 @@ def _kill_a_scorer(stack: Stack, url: str) -> None:
     finally:
         engine.dispose()
     for score_id in ids:
-        stack.container.repository.claim(score_id, lease_seconds=30)
+        stack.container.score_repository.claim(score_id, lease_seconds=30)
     _execute(
         url,
         "UPDATE session_scores SET lease_expires_at = now() - interval '1 second' WHERE status = 'in_progress' "

@@ -2,6 +2,8 @@
 
 Handlers call :func:`get_container` on first request (never at import). Nothing here is imported by the services:
 dependencies point from the edges inwards. The judge (and with it the Anthropic SDK) is built only by the scorer.
+Grouped by section: engines, repositories (each on the engine its kind needs), sources/queues/judge, then the
+services of the API, the scorer function, scoring runs and operations.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from session_scoring.repositories.labels import LabelRepository
     from session_scoring.repositories.runs import RunRepository
     from session_scoring.repositories.scores import ScoreRepository
+    from session_scoring.repositories.trends import TrendsRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
     from session_scoring.services.agreement import AgreementService
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
     from session_scoring.services.quality import JudgeQualityService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
-    from session_scoring.services.runs import RunPlanner, RunService
+    from session_scoring.services.runs import RunEstimator, RunPlanner, RunService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer, ScorerPolicy
     from session_scoring.services.scoring import ScoringService
@@ -52,6 +55,8 @@ if TYPE_CHECKING:
 
 
 class Container:
+    # ---- Configuration and engines: every property builds on first use, importing what it needs then.
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
@@ -86,20 +91,23 @@ class Container:
 
     @cached_property
     def engine(self) -> Engine:
-        """A transactional engine (migrations); the repositories use :attr:`query_engine`."""
+        """The transactional engine: migrations, and the repositories whose operations are short transactions."""
         from session_scoring.db.engine import create_db_engine
 
         return create_db_engine(self.settings)
 
     @cached_property
     def query_engine(self) -> Engine:
-        """The repositories' autocommit engine: each of their operations is one statement."""
+        """The autocommit engine: the repositories whose every operation is one statement (no BEGIN/COMMIT)."""
         from session_scoring.db.engine import create_db_engine
 
         return create_db_engine(self.settings, autocommit=True)
 
+    # ---- Repositories (the only SQL). Most run one statement per operation on the autocommit engine; runs and labels
+    # run short transactions on the transactional one (repositories/base.py says which kind to use when).
+
     @cached_property
-    def repository(self) -> ScoreRepository:
+    def score_repository(self) -> ScoreRepository:
         from session_scoring.repositories.scores import ScoreRepository
 
         return ScoreRepository(self.query_engine)
@@ -109,6 +117,41 @@ class Container:
         from session_scoring.repositories.uploads import UploadRepository
 
         return UploadRepository(self.query_engine)
+
+    @cached_property
+    def analytics_repository(self) -> AnalyticsRepository:
+        from session_scoring.repositories.analytics import AnalyticsRepository
+
+        return AnalyticsRepository(self.query_engine)
+
+    @cached_property
+    def insights_repository(self) -> InsightsRepository:
+        from session_scoring.repositories.insights import InsightsRepository
+
+        return InsightsRepository(self.query_engine)
+
+    @cached_property
+    def trends_repository(self) -> TrendsRepository:
+        from session_scoring.repositories.trends import TrendsRepository
+
+        return TrendsRepository(self.query_engine)
+
+    @cached_property
+    def run_repository(self) -> RunRepository:
+        """Runs on the transactional engine: creating a run with its first attempts, or moving its page cursor under
+        the run row's lock, is one transaction of several statements."""
+        from session_scoring.repositories.runs import RunRepository
+
+        return RunRepository(self.engine)
+
+    @cached_property
+    def label_repository(self) -> LabelRepository:
+        """Labels on the transactional engine: an import is one transaction."""
+        from session_scoring.repositories.labels import LabelRepository
+
+        return LabelRepository(self.engine)
+
+    # ---- Where sessions come from, the queues and the judge.
 
     @cached_property
     def source(self) -> CompositeSessionSource:
@@ -121,12 +164,6 @@ class Container:
         )
 
     @cached_property
-    def import_service(self) -> ImportService:
-        from session_scoring.services.imports import ImportService
-
-        return ImportService(self.uploads, self.config.trace_import)
-
-    @cached_property
     def queue(self) -> SqsJobQueue:
         from session_scoring.infrastructure.aws import aws_client
         from session_scoring.infrastructure.queue import SqsJobQueue
@@ -134,24 +171,11 @@ class Container:
         return SqsJobQueue(aws_client("sqs", self.settings), self.settings.queue_url)
 
     @cached_property
-    def scoring_service(self) -> ScoringService:
-        from session_scoring.services.scoring import ScoringService
+    def runs_queue(self) -> SqsRunsQueue:
+        from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.infrastructure.queue import SqsRunsQueue
 
-        # The source and the queue (an SQS client) are built when a POST first needs them, never for a read.
-        return ScoringService(self.config, self.repository, lambda: self.source, lambda: self.queue)
-
-    @cached_property
-    def session_list_service(self) -> SessionListService:
-        from session_scoring.repositories.session_list import SessionListRepository
-        from session_scoring.services.session_list import SessionListService
-
-        return SessionListService(self.config, SessionListRepository(self.query_engine), self.source)
-
-    @cached_property
-    def health_service(self) -> HealthService:
-        from session_scoring.services.health import HealthService
-
-        return HealthService(self.config, self.repository, lambda: self.breaker, lambda: self.queue)
+        return SqsRunsQueue(aws_client("sqs", self.settings), self.settings.runs_queue_url)
 
     @cached_property
     def judge(self) -> Judge:
@@ -188,83 +212,44 @@ class Container:
         return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
 
     @cached_property
-    def scorer(self) -> Scorer:
-        from session_scoring.services.scorer import Scorer, ScorerPolicy
+    def message_batches(self) -> MessageBatches:
+        from session_scoring.judge.factory import build_batches
 
-        settings = self.settings
-        policy = ScorerPolicy(
-            lease_seconds=settings.lease_seconds,
-            max_receive_count=settings.max_receive_count,
-            judge_timeout_seconds=settings.judge_timeout_seconds,
-            judge_max_retries=settings.judge_max_retries,
-            judge_retry_base_seconds=settings.judge_retry_base_seconds,
-            max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
-            input_budget_tokens=self.judge_input_budget,
-            max_deferrals=settings.max_deferrals,
-        )
-        return Scorer(
-            self.config, self.repository, self.source, lambda: self.judge, policy, self.breaker, self.writeback(policy)
-        )
+        return build_batches(self.config, self.settings)
 
-    def writeback(self, policy: ScorerPolicy) -> VerdictWriteBack | None:
-        """The write-back of completed scores to their trace store, when ``SCORING_WRITEBACK`` is on; the sink is
-        built on first use (a misconfiguration fails write-backs with the reason, never scores)."""
-        if not self.settings.writeback_enabled:
-            return None
-        from session_scoring.repositories.writebacks import WriteBackRepository
-        from session_scoring.services.writeback import VerdictWriteBack
-        from session_scoring.sinks.factory import build_sink
-
-        settings = self.settings
-        section = self.config.session_source
-        return VerdictWriteBack(
-            self.repository,
-            WriteBackRepository(self.query_engine),
-            cache(lambda: build_sink(section, settings)),
-            section.type,
-            policy,
-            settings.writeback_name,
-            stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
-        )
+    # ---- The API's services.
 
     @cached_property
-    def job_service(self) -> JobService:
-        from session_scoring.services.jobs import JobService
+    def scoring_service(self) -> ScoringService:
+        from session_scoring.services.scoring import ScoringService
 
-        return JobService(self.scorer, self.queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
-
-    @cached_property
-    def run_job_service(self) -> JobService:
-        """The job service for messages from the runs queue (their delays go back to that queue)."""
-        from session_scoring.services.jobs import JobService
-
-        return JobService(self.scorer, self.runs_queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
-
-    def job_service_for(self, queue_arn: str | None) -> JobService:
-        """The job service for a message from the queue ``queue_arn`` (an SQS record's ``eventSourceARN``)."""
-        runs_url = self.settings.runs_queue_url
-        if queue_arn and runs_url and queue_arn.rsplit(":", 1)[-1] == runs_url.rstrip("/").rsplit("/", 1)[-1]:
-            return self.run_job_service
-        return self.job_service
+        # The source and the queue (an SQS client) are built when a POST first needs them, never for a read.
+        return ScoringService(self.config, self.score_repository, lambda: self.source, lambda: self.queue)
 
     @cached_property
-    def reaper(self) -> AttemptReaper:
-        from session_scoring.services.reaper import AttemptReaper
+    def session_list_service(self) -> SessionListService:
+        from session_scoring.repositories.session_list import SessionListRepository
+        from session_scoring.services.session_list import SessionListService
 
-        settings = self.settings
-        return AttemptReaper(
-            self.repository,
-            self.queue,
-            settings.max_receive_count,
-            settings.lease_seconds,
-            settle_run=lambda run_id: self.run_repository.settle(run_id),
-        )
+        return SessionListService(self.config, SessionListRepository(self.query_engine), self.source)
 
     @cached_property
-    def analytics_repository(self) -> AnalyticsRepository:
-        from session_scoring.repositories.analytics import AnalyticsRepository
+    def health_service(self) -> HealthService:
+        from session_scoring.services.health import HealthService
 
-        return AnalyticsRepository(self.query_engine)
+        return HealthService(self.config, self.score_repository, lambda: self.breaker, lambda: self.queue)
+
+    @cached_property
+    def session_view_service(self) -> SessionViewService:
+        from session_scoring.services.sessions import SessionViewService
+
+        return SessionViewService(self.source)
+
+    @cached_property
+    def import_service(self) -> ImportService:
+        from session_scoring.services.imports import ImportService
+
+        return ImportService(self.uploads, self.config.trace_import)
 
     @cached_property
     def analytics_service(self) -> AnalyticsService:
@@ -275,91 +260,27 @@ class Container:
     @cached_property
     def trends_service(self) -> TrendsService:
         from session_scoring.repositories.comparison import ComparisonRepository
-        from session_scoring.repositories.trends import TrendsRepository
         from session_scoring.services.trends import TrendsService
 
-        return TrendsService(
-            TrendsRepository(self.query_engine), ComparisonRepository(self.query_engine), self.agreement_service
-        )
-
-    @cached_property
-    def session_view_service(self) -> SessionViewService:
-        from session_scoring.services.sessions import SessionViewService
-
-        return SessionViewService(self.source)
-
-    @cached_property
-    def dead_letters(self) -> DeadLetterService:
-        from session_scoring.infrastructure.aws import aws_client
-        from session_scoring.infrastructure.queue import SqsDeadLetterQueue
-        from session_scoring.services.redrive import DeadLetterService
-
-        settings = self.settings
-        use_move_task = settings.redrive_method == "move-task" or (
-            settings.redrive_method == "auto" and settings.aws_endpoint_url is None
-        )
-        queues = SqsDeadLetterQueue(
-            aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
-        )
-        return DeadLetterService(queues, self.repository, self.config.criteria_hash)
-
-    @cached_property
-    def run_repository(self) -> RunRepository:
-        from session_scoring.repositories.runs import RunRepository
-
-        return RunRepository(self.engine)
-
-    @cached_property
-    def runs_queue(self) -> SqsRunsQueue:
-        from session_scoring.infrastructure.aws import aws_client
-        from session_scoring.infrastructure.queue import SqsRunsQueue
-
-        return SqsRunsQueue(aws_client("sqs", self.settings), self.settings.runs_queue_url)
-
-    @cached_property
-    def run_service(self) -> RunService:
-        from session_scoring.services.runs import RunEstimator, RunService
-
-        settings = self.settings
-        budget = self.judge_input_budget
-        return RunService(
-            self.config,
-            self.run_repository,
-            self.source,
-            lambda: self.runs_queue,
-            RunEstimator(self.config, self.source, self.run_repository, budget),
-            max_run_sessions=settings.max_run_sessions,
-            concurrency=settings.run_concurrency,
-            page_size=settings.run_page_size,
-            batches=lambda: self.message_batches,
-        )
-
-    @cached_property
-    def run_planner(self) -> RunPlanner:
-        from session_scoring.services.runs import RunEstimator, RunPlanner
-
-        budget = self.judge_input_budget
-        return RunPlanner(
-            self.config,
-            self.run_repository,
-            self.source,
-            self.runs_queue,
-            RunEstimator(self.config, self.source, self.run_repository, budget),
-            self.run_service,
-            self.settings.run_page_size,
-        )
-
-    @cached_property
-    def insights_repository(self) -> InsightsRepository:
-        from session_scoring.repositories.insights import InsightsRepository
-
-        return InsightsRepository(self.query_engine)
+        return TrendsService(self.trends_repository, ComparisonRepository(self.query_engine), self.agreement_service)
 
     @cached_property
     def insights_service(self) -> InsightsService:
         from session_scoring.services.insights import InsightsService
 
         return InsightsService(self.config, self.insights_repository)
+
+    @cached_property
+    def label_service(self) -> LabelService:
+        from session_scoring.services.labels import LabelService
+
+        return LabelService(self.label_repository, self.scoring_service.check_known)
+
+    @cached_property
+    def agreement_service(self) -> AgreementService:
+        from session_scoring.services.agreement import AgreementService
+
+        return AgreementService(self.label_repository)
 
     @cached_property
     def training_export(self) -> TrainingExportService:
@@ -391,18 +312,80 @@ class Container:
             settings.export_url_expiry_seconds,
         )
 
-    @cached_property
-    def facts_backfill(self) -> FactsBackfill:
-        from session_scoring.repositories.trends import TrendsRepository
-        from session_scoring.services.facts import FactsBackfill
-
-        return FactsBackfill(self.insights_repository, self.source, TrendsRepository(self.query_engine))
+    # ---- The scorer function: jobs, their verdicts' write-back, and the scheduled reaper and batch poller.
 
     @cached_property
-    def message_batches(self) -> MessageBatches:
-        from session_scoring.judge.factory import build_batches
+    def scorer(self) -> Scorer:
+        from session_scoring.services.scorer import Scorer, ScorerPolicy
 
-        return build_batches(self.config, self.settings)
+        settings = self.settings
+        policy = ScorerPolicy(
+            lease_seconds=settings.lease_seconds,
+            max_receive_count=settings.max_receive_count,
+            judge_timeout_seconds=settings.judge_timeout_seconds,
+            judge_max_retries=settings.judge_max_retries,
+            judge_retry_base_seconds=settings.judge_retry_base_seconds,
+            max_retry_wait_seconds=settings.judge_max_retry_wait_seconds,
+            input_budget_tokens=self.judge_input_budget,
+            max_deferrals=settings.max_deferrals,
+        )
+        return Scorer(
+            self.config,
+            self.score_repository,
+            self.source,
+            lambda: self.judge,
+            policy,
+            self.breaker,
+            self.writeback(policy),
+        )
+
+    def writeback(self, policy: ScorerPolicy) -> VerdictWriteBack | None:
+        """The write-back of completed scores to their trace store, when ``SCORING_WRITEBACK`` is on; the sink is
+        built on first use (a misconfiguration fails write-backs with the reason, never scores)."""
+        if not self.settings.writeback_enabled:
+            return None
+        from session_scoring.repositories.writebacks import WriteBackRepository
+        from session_scoring.services.writeback import VerdictWriteBack
+        from session_scoring.sinks.factory import build_sink
+
+        settings = self.settings
+        section = self.config.session_source
+        return VerdictWriteBack(
+            self.score_repository,
+            WriteBackRepository(self.query_engine),
+            cache(lambda: build_sink(section, settings)),
+            section.type,
+            policy,
+            settings.writeback_name,
+            stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
+        )
+
+    @cached_property
+    def job_service(self) -> JobService:
+        from session_scoring.services.jobs import JobService
+
+        return JobService(self.scorer, self.queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
+
+    @cached_property
+    def run_job_service(self) -> JobService:
+        """The job service for messages from the runs queue (their delays go back to that queue; the scorer function
+        routes each record by its queue)."""
+        from session_scoring.services.jobs import JobService
+
+        return JobService(self.scorer, self.runs_queue, settle_run=lambda run_id: self.run_repository.settle(run_id))
+
+    @cached_property
+    def reaper(self) -> AttemptReaper:
+        from session_scoring.services.reaper import AttemptReaper
+
+        settings = self.settings
+        return AttemptReaper(
+            self.score_repository,
+            self.queue,
+            settings.max_receive_count,
+            settings.lease_seconds,
+            settle_run=lambda run_id: self.run_repository.settle(run_id),
+        )
 
     @cached_property
     def batch_poller(self) -> BatchPoller:
@@ -417,7 +400,61 @@ class Container:
             input_budget_tokens=settings.judge_input_budget,
         )
         return BatchPoller(
-            self.config, self.run_repository, self.repository, self.source, lambda: self.message_batches, policy
+            self.config, self.run_repository, self.score_repository, self.source, lambda: self.message_batches, policy
+        )
+
+    @cached_property
+    def dead_letters(self) -> DeadLetterService:
+        from session_scoring.infrastructure.aws import aws_client
+        from session_scoring.infrastructure.queue import SqsDeadLetterQueue
+        from session_scoring.services.redrive import DeadLetterService
+
+        settings = self.settings
+        use_move_task = settings.redrive_method == "move-task" or (
+            settings.redrive_method == "auto" and settings.aws_endpoint_url is None
+        )
+        queues = SqsDeadLetterQueue(
+            aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
+        )
+        return DeadLetterService(queues, self.score_repository, self.config.criteria_hash)
+
+    # ---- Scoring runs.
+
+    @cached_property
+    def run_estimator(self) -> RunEstimator:
+        from session_scoring.services.runs import RunEstimator
+
+        return RunEstimator(self.config, self.source, self.run_repository, self.judge_input_budget)
+
+    @cached_property
+    def run_service(self) -> RunService:
+        from session_scoring.services.runs import RunService
+
+        settings = self.settings
+        return RunService(
+            self.config,
+            self.run_repository,
+            self.source,
+            lambda: self.runs_queue,
+            self.run_estimator,
+            max_run_sessions=settings.max_run_sessions,
+            concurrency=settings.run_concurrency,
+            page_size=settings.run_page_size,
+            batches=lambda: self.message_batches,
+        )
+
+    @cached_property
+    def run_planner(self) -> RunPlanner:
+        from session_scoring.services.runs import RunPlanner
+
+        return RunPlanner(
+            self.config,
+            self.run_repository,
+            self.source,
+            self.runs_queue,
+            self.run_estimator,
+            self.run_service,
+            self.settings.run_page_size,
         )
 
     @cached_property
@@ -426,6 +463,8 @@ class Container:
 
         return AutoScorer(self.config, self.run_service, self.run_repository, self.settings.max_run_sessions)
 
+    # ---- Operations (CLI, migrations): the schema, the facts backfill, the judge-quality studies.
+
     @cached_property
     def schema_service(self) -> SchemaService:
         from session_scoring.services.schema import SchemaService
@@ -433,23 +472,10 @@ class Container:
         return SchemaService(self.engine, self.settings)
 
     @cached_property
-    def label_repository(self) -> LabelRepository:
-        """Labels on the transactional engine: an import is one transaction."""
-        from session_scoring.repositories.labels import LabelRepository
+    def facts_backfill(self) -> FactsBackfill:
+        from session_scoring.services.facts import FactsBackfill
 
-        return LabelRepository(self.engine)
-
-    @cached_property
-    def label_service(self) -> LabelService:
-        from session_scoring.services.labels import LabelService
-
-        return LabelService(self.label_repository, self.scoring_service.check_known)
-
-    @cached_property
-    def agreement_service(self) -> AgreementService:
-        from session_scoring.services.agreement import AgreementService
-
-        return AgreementService(self.label_repository)
+        return FactsBackfill(self.insights_repository, self.source, self.trends_repository)
 
     @cached_property
     def judge_quality(self) -> JudgeQualityService:
@@ -459,7 +485,7 @@ class Container:
         settings = self.settings
         return JudgeQualityService(
             self.config,
-            self.repository,
+            self.score_repository,
             self.source,
             lambda: self.judge,
             timeout_seconds=settings.judge_timeout_seconds,

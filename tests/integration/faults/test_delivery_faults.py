@@ -81,7 +81,7 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
 ) -> None:
     fault_stack.request_score(FAILING_TOOLS_ID)
     job = _job(fault_stack, FAILING_TOOLS_ID)
-    repository = fault_stack.container.repository
+    repository = fault_stack.container.score_repository
     dead_claim = repository.claim(job.score_id, lease_seconds=30)  # this worker "dies" here
     assert dead_claim.claimed
 

@@ -60,7 +60,7 @@ def lease_stack(make_stack: Any, fake_claude: FakeClaude) -> Stack:
 
 def _heartbeat(stack: Stack) -> LeaseKeeper:
     """The scorer's heartbeat, its beats driven by the test (its own period out of reach)."""
-    keeper = LeaseKeeper(stack.container.repository, LEASE_SECONDS, interval_seconds=3600)
+    keeper = LeaseKeeper(stack.container.score_repository, LEASE_SECONDS, interval_seconds=3600)
     stack.container.scorer.leases = keeper
     return keeper
 

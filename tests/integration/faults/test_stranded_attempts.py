@@ -35,7 +35,7 @@ def _score_id(stack: Stack, session_id: str) -> uuid.UUID:
 def test_a_scorer_killed_hard_with_its_message_lost_is_requeued_after_its_lease(stack: Stack, settle: Any) -> None:
     stack.request_score(THOROUGH_ID)
     score_id = _score_id(stack, THOROUGH_ID)
-    assert stack.container.repository.claim(score_id, lease_seconds=30).claimed  # this scorer is killed here
+    assert stack.container.score_repository.claim(score_id, lease_seconds=30).claimed  # this scorer is killed here
     _purge(stack)  # ... and the local queue died with the process
 
     assert stack.container.reaper.reap().requeued == 0  # the lease is still live: somebody may be working on it
@@ -71,7 +71,7 @@ def test_a_pending_attempt_whose_message_was_purged_is_requeued_once_idle_too_lo
 def test_a_restarted_local_stack_requeues_every_active_attempt_at_once(stack: Stack, settle: Any) -> None:
     for session_id in (THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID):
         stack.request_score(session_id)
-    assert stack.container.repository.claim(_score_id(stack, FAILING_TOOLS_ID), lease_seconds=30).claimed
+    assert stack.container.score_repository.claim(_score_id(stack, FAILING_TOOLS_ID), lease_seconds=30).claimed
     _execute(
         stack, "UPDATE session_scores SET lease_expires_at = now() - interval '1 second' WHERE status = 'in_progress'"
     )
@@ -91,7 +91,7 @@ def test_a_restarted_local_stack_requeues_an_attempt_whose_dead_scorer_still_has
     its claim waits for the lease to end instead of the reaper's next run."""
     stack.request_score(THOROUGH_ID)
     score_id = _score_id(stack, THOROUGH_ID)
-    assert stack.container.repository.claim(score_id, lease_seconds=60).claimed  # killed with the stack
+    assert stack.container.score_repository.claim(score_id, lease_seconds=60).claimed  # killed with the stack
     _purge(stack)
 
     result = stack.container.reaper.reap(queue_is_new=True)
@@ -108,7 +108,7 @@ def test_a_restarted_local_stack_requeues_an_attempt_whose_dead_scorer_still_has
 def test_past_the_delivery_limit_a_stranded_attempt_fails_with_its_reason(stack: Stack, settle: Any) -> None:
     stack.request_score(THOROUGH_ID)
     score_id = _score_id(stack, THOROUGH_ID)
-    assert stack.container.repository.claim(score_id, lease_seconds=30).claimed
+    assert stack.container.score_repository.claim(score_id, lease_seconds=30).claimed
     _purge(stack)
     _execute(stack, "UPDATE session_scores SET delivery_count = 3, lease_expires_at = now() - interval '1 second'")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from session_scoring.repositories.analytics import ToolCount
+from session_scoring.repositories.analytics import BandCount, CriteriaUsage, ToolCount
 from session_scoring.services.analytics import AnalyticsService, bucket_starts
 
 SUNDAY = date(2026, 11, 22)
@@ -18,6 +18,8 @@ def test_buckets_end_with_the_current_day_or_the_current_week_from_monday() -> N
 
 
 class _Counters:
+    """The analytics port (``services.analytics.AnalyticsReads``) with one tool's counters; mypy checks it."""
+
     def __init__(self, tool: ToolCount) -> None:
         self.tool = tool
         self.since: date | None = None
@@ -29,6 +31,12 @@ class _Counters:
         self.since = since
         self.weekly = weekly
         return [self.tool]
+
+    def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
+        return []
+
+    def criteria_usage(self) -> list[CriteriaUsage]:
+        return []
 
 
 def test_days_are_summed_into_weeks_and_agents_and_spellings_ordered() -> None:
@@ -42,7 +50,8 @@ def test_days_are_summed_into_weeks_and_agents_and_spellings_ordered() -> None:
         available=4,
     )
     counters = _Counters(tool)
-    service = AnalyticsService(Any, counters, clock=lambda: datetime(2026, 11, 22, 23, 30, tzinfo=UTC))  # type: ignore[arg-type]
+    config: Any = None  # not read by the missing-tools report
+    service = AnalyticsService(config, counters, clock=lambda: datetime(2026, 11, 22, 23, 30, tzinfo=UTC))
 
     report = service.missing_tools(None, 10, "week", 2)
 

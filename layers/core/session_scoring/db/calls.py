@@ -1,8 +1,9 @@
 """How a repository operation meets a database that is down, frozen or restarting.
 
-Every repository method is one statement on an autocommit connection (so atomic on its own), wrapped in
-:func:`db_call`: a connection-level failure is retried once (at once when only the pooled connection had died, after
-a short pause when the server itself failed, e.g. a restart), then raised as :class:`DatabaseUnavailableError`,
+Every repository method is wrapped in :func:`db_call`; each is one statement on an autocommit connection or one short
+transaction (``repositories/base.py``), so a retry never repeats half of one. A connection-level failure is retried
+once (at once when only the pooled connection had died, after a short pause when the server itself failed, e.g. a
+restart), then raised as :class:`DatabaseUnavailableError`,
 which the API answers with 503 and the scorer treats as transient (the message comes back later).
 
 What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot

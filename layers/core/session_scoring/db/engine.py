@@ -14,8 +14,9 @@ connection has a socket timeout and a server statement timeout.
 
 No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per request): a connection that died in
 the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
-(``db.calls.db_call``). The repositories use an *autocommit* engine because each of their operations is one
-statement (no BEGIN/COMMIT round trips); migrations use a transactional one.
+(``session_scoring.db.calls.db_call``). Most repositories use an *autocommit* engine because each of their operations
+is one statement (no BEGIN/COMMIT round trips); migrations and the repositories of short transactions use a
+transactional one (``repositories/base.py``).
 
 SQLAlchemy's ``postgresql+pg8000`` dialect drives pg8000 through its DB-API, unchanged: each statement is sent
 unnamed (nothing is prepared on the server, so nothing is left on a connection between requests, and RDS Proxy can
@@ -117,15 +118,12 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
     # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
     connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False
-    if autocommit:
-        # Set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
-        connect_args_engine: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"}
-    else:
-        connect_args_engine = {}
+    # Autocommit is set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
+    isolation: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     engine = create_engine(
         url,
         connect_args=connect_args,
-        **connect_args_engine,
+        **isolation,
         pool_size=2,
         max_overflow=2,
         pool_recycle=300,

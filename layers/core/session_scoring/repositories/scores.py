@@ -29,32 +29,25 @@ from sqlalchemy import (
     Select,
     String,
     Text,
-    all_,
     and_,
     bindparam,
-    case,
     column,
-    delete,
     exists,
     func,
-    literal,
     literal_column,
     null,
     or_,
     select,
     text,
     true,
-    tuple_,
     update,
 )
-from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, aggregate_order_by, insert
+from sqlalchemy.dialects.postgresql import JSONB, UUID, aggregate_order_by, insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import (
     ApproachRecord,
@@ -67,12 +60,18 @@ from session_scoring.models.records import (
     StoredCriteria,
     StrandedAttempt,
 )
-from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, SCORE_BANDS, ScoreStatus
+from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, ScoreStatus
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.base import StatementRepository, as_json_list
-from session_scoring.repositories.comparison import comparison_upkeep_ctes
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
-from session_scoring.repositories.trends import trend_upkeep_ctes
+from session_scoring.repositories.read_models import (
+    comparison,
+    latest_scores,
+    latest_tools,
+    score_counts,
+    tool_counts,
+    trends,
+)
 from session_scoring.repositories.writebacks import writeback_document, writeback_from
 
 __all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
@@ -86,13 +85,8 @@ _TOOLS = schema.score_missing_tools
 _APPROACHES = schema.score_alternative_approaches
 _STEPS = schema.score_alternative_approach_steps
 _CRITERIA = schema.scoring_criteria_definitions
-_LATEST_SCORES = schema.latest_scores
-_COUNTS = schema.latest_score_counts
-_LATEST_TOOLS = schema.latest_score_tools
 _RUNS = schema.scoring_runs
 _EMPTY: ColumnClause[Any] = literal_column("'[]'::json")
-_NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
-_TOOL_COUNTS = schema.latest_tool_counts
 
 # What a verdict sets on its attempt (and a judge-quality sample is stored with).
 _VERDICT_COLUMNS = (
@@ -162,86 +156,21 @@ def _attempts() -> Select[Any]:
 
 _NEWEST_FIRST = (_SCORES.c.requested_at.desc(), _SCORES.c.score_id.desc())
 _OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
-_REAL = _SCORES.c.sample_kind.is_(None)
-"""A real score, not a judge-quality sample (migration 0010): samples are never a session's score."""
+_NOT_SAMPLE = _SCORES.c.sample_kind.is_(None)
+"""A session's own score, not a judge-quality sample (migration 0010): samples are never a session's score."""
 
 # The hot reads are built once: a request only binds its values (no statement construction or cache-key walk).
 _BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
 _ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_OR_LATEST_COMPLETED = (
     _attempts()
-    .where(_OF_SESSION, _REAL, _SCORES.c.status.in_((*_ACTIVE, "completed")))
+    .where(_OF_SESSION, _NOT_SAMPLE, _SCORES.c.status.in_((*_ACTIVE, "completed")))
     .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
     .limit(1)
 )
 
 
-def _json_object(**fields: Any) -> Any:
-    """``json_build_object`` of ``fields`` in order, the keys written into the statement (not sent as parameters)."""
-    parts: list[Any] = []
-    for key, value in fields.items():
-        parts += [literal_column(f"'{key}'"), value]
-    return func.json_build_object(*parts)
-
-
-def _score_document() -> Any:
-    """An attempt as the JSON document of the API's ``SessionScore``, key by key: the explicit mapping of the hot
-    read (``GET .../score``), done by PostgreSQL so the service validates the text straight into the model instead
-    of decoding some 40 columns and building the record and the model from them (issue 10). ``to_record`` and
-    ``services.scoring.to_session_score`` are the same mapping for the other reads; a test holds the two equal."""
-    c = _SCORES.c
-    tools, approaches = (child.element for child in _children())
-    facts = _json_object(
-        agent=c.session_agent,
-        alert_type=c.session_alert_type,
-        started_at=c.session_started_at,
-        ended_at=c.session_ended_at,
-        stages=c.session_stages,
-        tool_calls=c.session_tool_calls,
-        source=c.session_source,
-        captured_at=c.facts_captured_at,
-    )
-    judge = _json_object(
-        provider=c.judge_provider,
-        model=c.judge_model,
-        input_tokens=c.input_tokens,
-        output_tokens=c.output_tokens,
-        cache_read_tokens=c.cache_read_tokens,
-        cache_write_tokens=c.cache_write_tokens,
-        latency_ms=c.judge_latency_ms,
-        prompt_compacted=c.prompt_compacted,
-        prompt_tokens_before=c.prompt_tokens_before,
-        prompt_tokens_after=c.prompt_tokens_after,
-        judging_ms=c.judging_ms,
-        estimated_cost_usd=c.estimated_cost_usd,
-    )
-    document = _json_object(
-        score_id=c.score_id,
-        session_id=c.session_id,
-        criteria_hash=c.criteria_hash,
-        status=c.status,
-        total_score=c.total_score,
-        score_breakdown=c.score_breakdown,
-        score_reasoning=c.score_reasoning,
-        missing_tools=tools,
-        alternative_approaches=approaches,
-        scored_triggered_by=c.scored_triggered_by,
-        requested_at=c.requested_at,
-        started_at=c.started_at,
-        scored_at=c.scored_at,
-        error_message=c.error_message,
-        is_current_criteria=c.criteria_hash == bindparam("p_current_criteria_hash", type_=String),
-        session_facts=case((c.facts_captured_at.is_(None), null()), else_=facts),
-        judge=judge,
-        score_spread=c.score_spread,
-        run_id=c.run_id,
-        writeback=writeback_document(),
-    )
-    # As text: the driver hands over the string without decoding it into Python objects first.
-    return sql_cast(document, Text)
-
-
-_LATEST_DOCUMENT = select(_score_document()).where(_OF_SESSION, _REAL).order_by(*_NEWEST_FIRST).limit(1)
+_LATEST_ATTEMPT = _attempts().where(_OF_SESSION, _NOT_SAMPLE).order_by(*_NEWEST_FIRST).limit(1)
 
 
 _FACT_NAMES = [c.name for c in FACT_COLUMNS if c.name != "facts_captured_at"]
@@ -395,7 +324,17 @@ def _store_verdict_statement() -> Any:
         )
         .cte("done")
     )
-    return _with_children(done, latest=True)
+    # Every read model moves in the verdict's statement (read_models/: one module each, in this order).
+    latest = latest_scores.upkeep(done)
+    return _with_children(
+        done,
+        latest,
+        score_counts.upkeep(latest),
+        *latest_tools.upkeep(latest),
+        tool_counts.upkeep(latest),
+        *trends.upkeep(done),
+        *comparison.upkeep(done, latest),
+    )
 
 
 def _store_sample_statement() -> Any:
@@ -416,12 +355,12 @@ def _store_sample_statement() -> Any:
         .returning(_SCORES.c.score_id)
         .cte("done")
     )
-    return _with_children(done, latest=False)  # a sample is never the session's latest score
+    return _with_children(done)  # a sample is never the session's latest score: no read model moves
 
 
-def _with_children(done: Any, *, latest: bool) -> Any:
+def _with_children(done: Any, *upkeep: Any) -> Any:
     """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
-    with ``latest`` the upkeep of the latest-score tables (``done`` then also returns session id, total, scored_at)."""
+    the read models' ``upkeep`` CTEs."""
     tools = _recordset(
         "p_tools",
         column("position", Integer),
@@ -476,203 +415,7 @@ def _with_children(done: Any, *, latest: bool) -> Any:
         )
         .cte("steps_stored")
     )
-    latest_ctes: tuple[Any, ...] = ()
-    if latest:
-        stored = _latest_ctes(done)
-        latest_ctes = (*stored, *trend_upkeep_ctes(done))
-        latest_ctes += comparison_upkeep_ctes(done, stored[0])  # stored[0]: the latest_scores upsert
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *latest_ctes)
-
-
-def _band_of(total: Any) -> Any:
-    """The band name of a total score, in SQL (the bands of ``SCORE_BANDS``)."""
-    bands: list[tuple[Any, Any]] = [
-        (and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS
-    ]
-    return case(*bands)
-
-
-def _latest_ctes(done: Any) -> tuple[Any, ...]:
-    """Keep ``latest_scores``, ``latest_score_tools`` and ``latest_score_counts`` in step with a stored verdict, in
-    the same statement.
-
-    The completed attempt is upserted as the session's latest under its criteria hash and under ``ANY_CRITERIA``;
-    an existing row is replaced only by a newer score (``scored_at``, then ``score_id``). The upsert locks the row
-    and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so what it replaced,
-    returned through ``previous_*``, is exact even when completes race; the counters then get the difference
-    (+1 for the new band and tools, -1 for the replaced ones) as atomic increments, in key order so concurrent
-    statements lock counter rows in the same order. The tool rows of a replaced score that the new one does not
-    name are deleted and the others upserted (disjoint rows: one statement never touches a row twice). Tools are
-    keyed by canonical name (migration 0011); the per-tool counters by day, week, agent, spelling and availability
-    follow the same way from the row's ``tool_facets`` (``_tool_counters``).
-    """
-    scopes = (
-        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
-        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
-        .subquery("scopes")
-    )
-    row = (
-        select(
-            done.c.session_id,
-            scopes.c.criteria_hash,
-            done.c.score_id,
-            done.c.total_score,
-            _band_of(done.c.total_score),
-            *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
-            done.c.scored_at,
-            sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
-            _tool_facets(done),
-        )
-        .select_from(done)
-        .join(scopes, true())
-    )
-    upsert = insert(_LATEST_SCORES).from_select(
-        [
-            "session_id",
-            "criteria_hash",
-            "score_id",
-            "total_score",
-            "band",
-            *DIMENSIONS,
-            "scored_at",
-            "missing_tools",
-            "tool_facets",
-        ],
-        row.order_by(scopes.c.criteria_hash),
-    )
-    new = upsert.excluded
-    latest = (
-        upsert.on_conflict_do_update(
-            index_elements=["session_id", "criteria_hash"],
-            set_={
-                **{name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at")},
-                "missing_tools": new.missing_tools,
-                "previous_band": _LATEST_SCORES.c.band,
-                "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
-                "tool_facets": new.tool_facets,
-                "previous_tool_facets": _LATEST_SCORES.c.tool_facets,
-            },
-            where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
-        )
-        .returning(
-            _LATEST_SCORES.c.criteria_hash,
-            _LATEST_SCORES.c.session_id,
-            _LATEST_SCORES.c.score_id,
-            _LATEST_SCORES.c.scored_at,
-            _LATEST_SCORES.c.band,
-            _LATEST_SCORES.c.missing_tools,
-            _LATEST_SCORES.c.previous_band,
-            _LATEST_SCORES.c.previous_missing_tools,
-            _LATEST_SCORES.c.tool_facets,
-            _LATEST_SCORES.c.previous_tool_facets,
-        )
-        .cte("latest_stored")
-    )
-    # An inserted row has no previous band; an updated one always has.
-    replaced = latest.c.previous_band.is_not(None)
-    band: Any = literal_column("'band'")
-    tool: Any = literal_column("'tool'")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
-    deltas = (
-        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), plus.label("delta"))
-        .union_all(
-            select(latest.c.criteria_hash, band, latest.c.previous_band, minus).where(replaced),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), plus),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), minus).where(replaced),
-        )
-        .subquery("deltas")
-    )
-    key = (deltas.c.criteria_hash, deltas.c.kind, deltas.c.name)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_COUNTS).from_select(
-        ["criteria_hash", "kind", "name", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    counted = counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "kind", "name"],
-        set_={"sessions": _COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("counts_stored")
-    dropped = (
-        delete(_LATEST_TOOLS)
-        .where(
-            _LATEST_TOOLS.c.criteria_hash == latest.c.criteria_hash,
-            _LATEST_TOOLS.c.session_id == latest.c.session_id,
-            _LATEST_TOOLS.c.tool_name != all_(latest.c.missing_tools),
-        )
-        .cte("tools_unlisted")
-    )
-    named = func.unnest(latest.c.missing_tools).table_valued("tool_name").render_derived()
-    listing = insert(_LATEST_TOOLS).from_select(
-        ["criteria_hash", "session_id", "tool_name", "scored_at", "score_id"],
-        select(latest.c.criteria_hash, latest.c.session_id, named.c.tool_name, latest.c.scored_at, latest.c.score_id)
-        .select_from(latest)
-        .join(named, true())
-        .order_by(latest.c.criteria_hash, latest.c.session_id, named.c.tool_name),
-    )
-    listed = listing.on_conflict_do_update(
-        index_elements=["criteria_hash", "session_id", "tool_name"],
-        set_={"scored_at": listing.excluded.scored_at, "score_id": listing.excluded.score_id},
-    ).cte("tools_listed")
-    return latest, counted, dropped, listed, _tool_counters(latest)
-
-
-def _tool_facets(done: Any) -> Any:
-    """The ``latest_tool_counts`` keys of the stored verdict, ``[tool, facet, value]`` each: per canonical tool
-    (``p_tool_names``) its UTC scoring day, the Monday of that week (so a weekly trend reads 1/7 of the rows) and
-    the attempt's agent ('' when it has no facts), then the spellings and availability the scorer computed
-    (``p_tool_facets``)."""
-    names = func.unnest(bindparam("p_tool_names", type_=ARRAY(Text))).table_valued("name").render_derived("names")
-    utc = func.timezone("UTC", done.c.scored_at)
-    day = func.to_char(utc, "YYYY-MM-DD")
-    week = func.to_char(func.date_trunc("week", utc), "YYYY-MM-DD")
-    agent = func.coalesce(done.c.session_agent, "")
-
-    def keys(facet: str, value: Any) -> Any:
-        triple = func.jsonb_build_array(names.c.name, literal(facet, String), value)
-        return func.coalesce(select(func.jsonb_agg(triple)).select_from(names).scalar_subquery(), _NO_FACETS)
-
-    return (
-        keys("day", day)
-        .op("||")(keys("week", week))
-        .op("||")(keys("agent", agent))
-        .op("||")(bindparam("p_tool_facets", type_=JSONB))
-    )
-
-
-def _tool_counters(latest: Any) -> Any:
-    """Add the new latest rows' ``tool_facets`` to ``latest_tool_counts`` and take a replaced row's out, summed per
-    key (a key whose difference is zero is not touched), in key order like the band and tool counters."""
-    added = func.jsonb_array_elements(latest.c.tool_facets).table_valued("value").render_derived("added")
-    removed = func.jsonb_array_elements(latest.c.previous_tool_facets).table_valued("value").render_derived("removed")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
-
-    def keyed(element: Any, delta: Any) -> Any:
-        return select(
-            latest.c.criteria_hash,
-            element.op("->>")(0).label("tool_name"),
-            element.op("->>")(1).label("facet"),
-            element.op("->>")(2).label("value"),
-            delta.label("delta"),
-        ).select_from(latest)
-
-    deltas = (
-        keyed(added.c.value, plus)
-        .join(added, true())
-        .union_all(keyed(removed.c.value, minus).join(removed, true()).where(latest.c.previous_band.is_not(None)))
-        .subquery("tool_deltas")
-    )
-    key = (deltas.c.criteria_hash, deltas.c.tool_name, deltas.c.facet, deltas.c.value)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_TOOL_COUNTS).from_select(
-        ["criteria_hash", "tool_name", "facet", "value", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "tool_name", "facet", "value"],
-        set_={"sessions": _TOOL_COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("tool_counts_stored")
+    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *upkeep)
 
 
 def _verdict_params(
@@ -808,20 +551,17 @@ class ScoreRepository(StatementRepository):
         before the first score; an index scan of ``scored_at`` from its end."""
         row = self._one(
             select(_SCORES.c.session_id)
-            .where(_SCORES.c.scored_at.is_not(None), _REAL)
+            .where(_SCORES.c.scored_at.is_not(None), _NOT_SAMPLE)
             .order_by(_SCORES.c.scored_at.desc())
             .limit(1)
         )
         return None if row is None else str(row.session_id)
 
     @db_call
-    def latest_score_document(self, session_id: str, current_criteria_hash: str) -> str | None:
-        """The session's latest attempt as the JSON text of the API's ``SessionScore`` (see ``_score_document``),
-        ``is_current_criteria`` against ``current_criteria_hash``; None when the session was never scored."""
-        row = self._one(
-            _LATEST_DOCUMENT, {"p_session_id": session_id, "p_current_criteria_hash": current_criteria_hash}
-        )
-        return None if row is None else str(row[0])
+    def latest(self, session_id: str) -> ScoreRecord | None:
+        """The session's latest attempt (whatever its status; never a judge-quality sample), None when the session
+        was never scored."""
+        return self._latest(_LATEST_ATTEMPT, session_id)
 
     @db_call
     def active_for_session(self, session_id: str) -> ScoreRecord | None:
@@ -834,7 +574,7 @@ class ScoreRepository(StatementRepository):
 
     @db_call
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
-        rows = self._all(_attempts().where(_SCORES.c.session_id == session_id, _REAL).order_by(*_NEWEST_FIRST))
+        rows = self._all(_attempts().where(_SCORES.c.session_id == session_id, _NOT_SAMPLE).order_by(*_NEWEST_FIRST))
         return [to_record(row) for row in rows]
 
     @db_call

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.models.quality import (
     AgreementPair,
@@ -24,7 +24,6 @@ from session_scoring.models.quality import (
     LabelledScore,
 )
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, band_for
-from session_scoring.repositories.labels import LabelRepository
 
 if TYPE_CHECKING:
     import numpy as np
@@ -177,8 +176,14 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> Agreement
     )
 
 
+class LabelledScores(Protocol):
+    """What the agreement report reads: each labelled session's score (``repositories.labels``)."""
+
+    def labelled_scores(self, criteria_hash: str) -> list[LabelledScore]: ...
+
+
 class AgreementService:
-    def __init__(self, repository: LabelRepository) -> None:
+    def __init__(self, repository: LabelledScores) -> None:
         self._repository = repository
 
     def agreement(self, criteria_hash: str) -> AgreementReport:

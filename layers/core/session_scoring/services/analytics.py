@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Literal
+from typing import Literal, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.models.api import (
@@ -18,7 +18,8 @@ from session_scoring.models.api import (
     ScoreDistribution,
 )
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.analytics import AnalyticsRepository, ToolCount
+from session_scoring.repositories.analytics import BandCount, ToolCount
+from session_scoring.repositories.analytics import CriteriaUsage as CriteriaInUse
 
 DEFAULT_TOOL_LIMIT = 10
 DEFAULT_TREND_PERIODS = 12
@@ -62,11 +63,21 @@ def _to_item(tool: ToolCount, starts: list[date], midnights: list[datetime], ste
     )
 
 
+class AnalyticsReads(Protocol):
+    """The analytics' reads of the latest scores (``repositories.analytics``)."""
+
+    def criteria_usage(self) -> list[CriteriaInUse]: ...
+    def missing_tools(
+        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
+    ) -> list[ToolCount]: ...
+    def score_distribution(self, criteria_hash: str | None) -> list[BandCount]: ...
+
+
 class AnalyticsService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: AnalyticsRepository,
+        repository: AnalyticsReads,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._config = config

@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 from uuid import UUID
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.log import logger
 from session_scoring.models.runs import RunRequest, RunSelection, RunStatus, Which
-from session_scoring.repositories.runs import RunRecord, RunRepository
+from session_scoring.repositories.runs import RunRecord
 from session_scoring.services.runs import RunService
 
 SCHEDULE = "schedule"
@@ -38,12 +39,18 @@ class AutoScoringOutcome:
     reason: str
 
 
+class RunHistory(Protocol):
+    """The runs the auto-scorer started (``repositories.runs``)."""
+
+    def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]: ...
+
+
 class AutoScorer:
     def __init__(
         self,
         config: ScoringConfig,
         runs: RunService,
-        repository: RunRepository,
+        repository: RunHistory,
         max_run_sessions: int,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -47,14 +47,16 @@ from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
-from session_scoring.repositories.runs import BatchAttempt, RunRepository
-from session_scoring.repositories.scores import ScoreRepository
+from session_scoring.repositories.runs import BatchAttempt
 from session_scoring.sources.base import SessionSource
 
 SUBMIT_LEASE_SECONDS = 900
 """How long a claim for submission holds: past it, attempts claimed by a poller that died are submitted again."""
 TIME_MARGIN_SECONDS = 30.0
 """Time kept back from the function's remaining time: a tick stops collecting or submitting before it."""
+
+if TYPE_CHECKING:  # a port's declaration only
+    from session_scoring.services.scorer import VerdictStore
 
 
 class Batches(Protocol):
@@ -104,12 +106,26 @@ class BatchPolicy:
     """A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
 
 
+class BatchRuns(Protocol):
+    """The batch-mode runs' attempts and batches (``repositories.runs``)."""
+
+    def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]: ...
+    def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]: ...
+    def mark_submitted(
+        self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]
+    ) -> int: ...
+    def open_batches(self) -> list[str]: ...
+    def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool: ...
+    def settle(self, run_id: uuid.UUID) -> int: ...
+    def stuck_planning(self, older_than_seconds: int) -> int: ...
+
+
 class BatchPoller:
     def __init__(
         self,
         config: ScoringConfig,
-        runs: RunRepository,
-        scores: ScoreRepository,
+        runs: BatchRuns,
+        scores: VerdictStore,
         source: SessionSource,
         batches: Callable[[], Batches],
         policy: BatchPolicy,

@@ -56,12 +56,11 @@ from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreR
 from session_scoring.models.scores import MAX_SCORE, MIN_SCORE
 from session_scoring.models.session import Session, ToolCall
 from session_scoring.observability import record_export_finished
-from session_scoring.repositories.insights import InsightsRepository
 from session_scoring.services.insights import InsightsService, StreamedRows
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
-    from session_scoring.repositories.exports import ExportJobRepository
+    pass
 
 #: Scores read per database round trip; their sessions are then read from the source one by one.
 EXPORT_PAGE = 100
@@ -163,11 +162,18 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
     return messages, list(tools.values())
 
 
+class ExportedFleet(Protocol):
+    """The scored sessions a training export reads (``repositories.insights``)."""
+
+    def fleet_count(self, where: FleetFilter) -> int: ...
+    def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
+
+
 class TrainingExportService:
     def __init__(
         self,
         insights: InsightsService,
-        repository: InsightsRepository,
+        repository: ExportedFleet,
         source: SessionSource,
         streaming_allowed: bool = True,
     ) -> None:
@@ -283,13 +289,25 @@ def export_key(export_id: uuid.UUID) -> str:
     return f"exports/training/{export_id}.jsonl"
 
 
+class ExportJobs(Protocol):
+    """Export jobs' rows (``repositories.exports``)."""
+
+    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
+    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool: ...
+    def create(
+        self, export_id: uuid.UUID, kind: ExportKind, parameters: TrainingExportParameters, requested_by: str
+    ) -> ExportJobRecord: ...
+    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool: ...
+    def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
+
+
 class ExportJobService:
     """Training exports as jobs: asked for by the API, run by the exporter function, fetched with a presigned URL."""
 
     def __init__(
         self,
         training: TrainingExportService,
-        repository: ExportJobRepository,
+        repository: ExportJobs,
         store: Callable[[], ExportStore] | None,
         queue: Callable[[], ExportQueue],
         url_expiry_seconds: int,

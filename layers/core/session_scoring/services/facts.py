@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.records import SessionFacts, facts_of
 from session_scoring.models.session import SessionSummary
-from session_scoring.repositories.insights import InsightsRepository
-from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.sources.base import SessionSource
 
 
@@ -42,6 +41,19 @@ class BackfillResult:
     """Sessions the source no longer has: their attempts keep no facts (a later backfill tries them again)."""
 
 
+class MissingFacts(Protocol):
+    """The attempts without facts, and their filling (``repositories.insights``)."""
+
+    def fill_facts(self, session_id: str, facts: SessionFacts) -> int: ...
+    def sessions_missing_facts(self) -> list[str]: ...
+
+
+class TrendFacts(Protocol):
+    """The trends' read model following filled facts (``repositories.trends``)."""
+
+    def refresh_facts(self, session_id: str) -> int: ...
+
+
 class FactsBackfill:
     """Fills the facts of attempts that have none (or only a summary's), session by session.
 
@@ -50,7 +62,7 @@ class FactsBackfill:
     backfill starts again where the list now begins.
     """
 
-    def __init__(self, repository: InsightsRepository, source: SessionSource, trends: TrendsRepository) -> None:
+    def __init__(self, repository: MissingFacts, source: SessionSource, trends: TrendFacts) -> None:
         self._repository = repository
         self._source = source
         self._trends = trends

@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from typing import Protocol
 
 from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
 from session_scoring.models.session import Session, SkippedContent
-from session_scoring.repositories.uploads import (
-    NAME_COLUMNS,
-    UPLOAD_PREFIX,
-    UPLOAD_SOURCE,
-    NewUpload,
-    UploadRepository,
-)
+from session_scoring.repositories.uploads import NAME_COLUMNS, UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
 from session_scoring.sources.documents import parse_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
@@ -70,8 +65,14 @@ def _check_name_lengths(origin: str, session: Session, original: str | None, ind
             )
 
 
+class UploadStore(Protocol):
+    """Where uploaded sessions are stored (``repositories.uploads``)."""
+
+    def add_all(self, uploads: Sequence[NewUpload]) -> None: ...
+
+
 class ImportService:
-    def __init__(self, uploads: UploadRepository, trace_import: TraceImportSection | None = None) -> None:
+    def __init__(self, uploads: UploadStore, trace_import: TraceImportSection | None = None) -> None:
         self._uploads = uploads
         self._submit_tools = (trace_import or TraceImportSection()).submit_tool_names
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import InvalidRequestError
@@ -31,7 +31,7 @@ from session_scoring.models.insights import (
     SortField,
 )
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, ScoreStatus, band_for
-from session_scoring.repositories.insights import InsightsRepository, ToolSessionRecord
+from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
 from session_scoring.services.scoring import to_session_facts
 
@@ -232,8 +232,18 @@ def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
     return csv_chunks(CSV_COLUMNS, (csv_row(score) for score in scores))
 
 
+class InsightsReads(Protocol):
+    """The fleet's and the missing tools' reads (``repositories.insights``)."""
+
+    def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
+    def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]: ...
+    def tool_sessions(
+        self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
+    ) -> tuple[str, list[ToolSessionRecord]]: ...
+
+
 class InsightsService:
-    def __init__(self, config: ScoringConfig, repository: InsightsRepository) -> None:
+    def __init__(self, config: ScoringConfig, repository: InsightsReads) -> None:
         self._config = config
         self._repository = repository
 

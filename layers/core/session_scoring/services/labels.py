@@ -9,7 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -24,7 +25,6 @@ from session_scoring.models.quality import (
     SessionLabels,
 )
 from session_scoring.models.scores import DIMENSIONS
-from session_scoring.repositories.labels import LabelRepository
 
 CSV_COLUMNS = ("session_id", "labeller", "total_score", *DIMENSIONS, "band", "notes")
 REQUIRED_COLUMNS = ("session_id", "total_score")
@@ -53,8 +53,16 @@ def _problems(exc: ValidationError) -> str:
     )
 
 
+class LabelStore(Protocol):
+    """Human labels (``repositories.labels``)."""
+
+    def add(self, label: NewLabel) -> LabelRecord: ...
+    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int: ...
+    def for_session(self, session_id: str) -> list[LabelRecord]: ...
+
+
 class LabelService:
-    def __init__(self, repository: LabelRepository, check_known: Callable[[str], None]) -> None:
+    def __init__(self, repository: LabelStore, check_known: Callable[[str], None]) -> None:
         """``check_known`` raises SessionNotFoundError for a session that has no attempt and that no source has
         (``ScoringService.check_known``, the score request's own check)."""
         self._repository = repository

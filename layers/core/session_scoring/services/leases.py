@@ -19,13 +19,13 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from session_scoring.errors import DatabaseUnavailableError
 from session_scoring.log import logger
-from session_scoring.repositories.scores import ScoreRepository
 
 RENEWALS_PER_LEASE = 3
 """A lease is renewed this many times per lease length: a renewal may fail (the database away for one or two beats)
@@ -55,10 +55,17 @@ class Hold:
             self._lost.set()
 
 
+class LeaseStore(Protocol):
+    """The claims' leases (``repositories.scores``)."""
+
+    def release(self, score_id: uuid.UUID, claim_token: uuid.UUID, message: str) -> bool: ...
+    def renew_leases(self, claims: Sequence[tuple[uuid.UUID, uuid.UUID]], lease_seconds: int) -> set[uuid.UUID]: ...
+
+
 class LeaseKeeper:
     """Renews the leases of the claims held by this process on one daemon thread, and releases them on shutdown."""
 
-    def __init__(self, repository: ScoreRepository, lease_seconds: int, interval_seconds: float | None = None) -> None:
+    def __init__(self, repository: LeaseStore, lease_seconds: int, interval_seconds: float | None = None) -> None:
         """``interval_seconds``: the heartbeat's period, a third of the lease unless given (a test that drives the
         beats itself with :meth:`renew` sets it out of reach)."""
         self._repository = repository

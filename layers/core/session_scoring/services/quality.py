@@ -19,6 +19,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import InvalidRequestError, ScoringError
@@ -33,9 +34,9 @@ from session_scoring.models.quality import (
     RobustnessReport,
     RobustnessSession,
 )
+from session_scoring.models.records import PromptStats
 from session_scoring.models.scores import DIMENSIONS, band_for
 from session_scoring.models.session import Session
-from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.resilience.retry import call_with_retries
 from session_scoring.sources.base import SessionSource
 
@@ -86,11 +87,26 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
     return session.model_copy(update={"final_analysis": final}), "final analysis (the session has no tool calls)"
 
 
+class SampleStore(Protocol):
+    """Where judge-quality samples are stored (``repositories.scores``)."""
+
+    def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None: ...
+    def store_sample(
+        self,
+        session_id: str,
+        criteria_hash: str,
+        triggered_by: str,
+        sample_kind: str,
+        verdict: JudgeVerdict,
+        prompt: PromptStats,
+    ) -> uuid.UUID: ...
+
+
 class JudgeQualityService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: ScoreRepository,
+        repository: SampleStore,
         source: SessionSource,
         judge: Callable[[], Judge],
         *,

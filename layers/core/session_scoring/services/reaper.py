@@ -28,13 +28,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from session_scoring.errors import QueueUnavailableError, ScoringError
 from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.observability import record_reaped, subsegment
-from session_scoring.repositories.scores import ScoreRepository, StrandedAttempt
+from session_scoring.repositories.scores import StrandedAttempt
 from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
 
 IDLE_MARGIN_SECONDS = 120
@@ -53,10 +54,19 @@ class ReapResult:
     notes: list[str] = field(default_factory=list)
 
 
+class StrandedAttempts(Protocol):
+    """Attempts nobody works on, and failing them (``repositories.scores``)."""
+
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool: ...
+    def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]: ...
+
+
 class AttemptReaper:
     def __init__(
         self,
-        repository: ScoreRepository,
+        repository: StrandedAttempts,
         queue: JobQueue,
         max_deliveries: int,
         lease_seconds: int,

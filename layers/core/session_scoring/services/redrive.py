@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -27,14 +28,24 @@ from session_scoring.errors import ScoringError
 from session_scoring.infrastructure.queue import MoveTaskUnsupportedError, QueuedMessage, SqsDeadLetterQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.records import ScoreRecord
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import record_jobs_redriven
-from session_scoring.repositories.scores import ScoreRepository
 
 HOLD_SECONDS = 300
 """How long redrive keeps the dead letters it read hidden from other readers while it works."""
 
 MAX_MESSAGES = 10_000
+
+
+class FailedAttempts(Protocol):
+    """Failed attempts, reopened by a redrive (``repositories.scores``)."""
+
+    def get(self, score_id: uuid.UUID) -> ScoreRecord | None: ...
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool: ...
+    def reopen_failed(self, score_id: uuid.UUID, note: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +60,7 @@ class DeadLetter:
     reason: str
 
     @classmethod
-    def describe(cls, message: QueuedMessage, repository: ScoreRepository, current_hash: str) -> DeadLetter:
+    def describe(cls, message: QueuedMessage, repository: FailedAttempts, current_hash: str) -> DeadLetter:
         try:
             job = ScoringJob.model_validate_json(message.body)
         except ValidationError as exc:
@@ -86,7 +97,7 @@ Progress = Callable[[RedriveProgress], None]
 
 
 class DeadLetterService:
-    def __init__(self, queues: SqsDeadLetterQueue, repository: ScoreRepository, current_hash: str) -> None:
+    def __init__(self, queues: SqsDeadLetterQueue, repository: FailedAttempts, current_hash: str) -> None:
         self._queues = queues
         self._repository = repository
         self._current_hash = current_hash

@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -43,6 +43,7 @@ from session_scoring.errors import (
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.records import SessionFacts
 from session_scoring.models.runs import (
     CostEstimate,
     DryRunResult,
@@ -65,7 +66,7 @@ from session_scoring.observability import (
     record_run_planning_message,
     record_scores_cancelled,
 )
-from session_scoring.repositories.runs import RunAttempt, RunRecord, RunRepository, SessionScoreState
+from session_scoring.repositories.runs import InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
@@ -191,11 +192,63 @@ def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
     )
 
 
+class RunStore(Protocol):
+    """Scoring runs, their attempts and counts (``repositories.runs``)."""
+
+    def advance(
+        self,
+        run_id: uuid.UUID,
+        page: int,
+        *,
+        sessions_seen: int,
+        skipped: Mapping[str, int],
+        finished: bool,
+        stop_reason: str | None = None,
+        estimate: tuple[int, int, Decimal | None] | None = None,
+    ) -> bool: ...
+    def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]: ...
+    def cancel(self, run_id: uuid.UUID, note: str) -> int | None: ...
+    def create(
+        self,
+        run_id: uuid.UUID,
+        *,
+        name: str,
+        mode: str,
+        selection: dict[str, Any],
+        max_sessions: int,
+        max_cost_usd: float | None,
+        criteria_hash: str,
+        criteria_content: dict[str, Any],
+        judge_model: str,
+        started_by: str,
+    ) -> RunRecord: ...
+    def fail(self, run_id: uuid.UUID, message: str) -> None: ...
+    def get(self, run_id: uuid.UUID) -> RunRecord | None: ...
+    def insert_attempts(
+        self,
+        run_id: uuid.UUID,
+        sessions: Sequence[tuple[uuid.UUID, str]],
+        criteria_hash: str,
+        triggered_by: str,
+        facts: Mapping[str, SessionFacts] | None = None,
+    ) -> InsertedAttempts: ...
+    def list_attempts(
+        self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
+    ) -> tuple[list[RunAttempt], int] | None: ...
+    def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]: ...
+    def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]: ...
+    def run_batches(self, run_id: uuid.UUID) -> list[str]: ...
+    def session_states(
+        self, run_id: uuid.UUID, session_ids: Sequence[str], current_hash: str
+    ) -> dict[str, SessionScoreState]: ...
+    def settle(self, run_id: uuid.UUID) -> int: ...
+
+
 class RunEstimator:
     """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
 
     def __init__(
-        self, config: ScoringConfig, source: SessionSource, repository: RunRepository, budget_tokens: int | None
+        self, config: ScoringConfig, source: SessionSource, repository: RunStore, budget_tokens: int | None
     ) -> None:
         self._config = config
         self._source = source
@@ -240,7 +293,7 @@ class RunService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: RunRepository,
+        repository: RunStore,
         source: SessionSource,
         queue: Callable[[], RunQueue],
         estimator: RunEstimator,
@@ -503,7 +556,7 @@ class RunPlanner:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: RunRepository,
+        repository: RunStore,
         source: SessionSource,
         queue: RunQueue,
         estimator: RunEstimator,

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -34,6 +34,7 @@ from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.records import ClaimResult, PromptStats
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
     FailureCategory,
@@ -48,10 +49,9 @@ from session_scoring.observability import (
     record_score_failed,
     subsegment,
 )
-from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
-from session_scoring.services.leases import Hold, LeaseKeeper
+from session_scoring.services.leases import Hold, LeaseKeeper, LeaseStore
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
@@ -169,11 +169,38 @@ def outcome_for_error(
     )
 
 
+class VerdictStore(Protocol):
+    """Where a verdict, or the failure of its attempt, is stored (``repositories.scores``); the batch poller's too."""
+
+    def complete(
+        self,
+        score_id: uuid.UUID,
+        claim_token: uuid.UUID,
+        criteria_hash: str,
+        verdict: JudgeVerdict,
+        prompt: PromptStats,
+        spread: dict[str, Any] | None = None,
+        *,
+        judging_ms: int | None = None,
+        estimated_cost_usd: float | None = None,
+        available_tools: Sequence[str] = (),
+    ) -> bool: ...
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool: ...
+
+
+class AttemptClaims(VerdictStore, LeaseStore, Protocol):
+    """A job's attempt: claimed, completed, failed or released (``repositories.scores``)."""
+
+    def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult: ...
+
+
 class Scorer:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: ScoreRepository,
+        repository: AttemptClaims,
         source: SessionSource,
         judge: Callable[[], Judge],
         policy: ScorerPolicy,

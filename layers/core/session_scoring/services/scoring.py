@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -26,10 +26,16 @@ from session_scoring.models.api import (
     WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
-from session_scoring.models.records import ScoreRecord, SessionFacts, SessionOutline, WriteBackRecord
+from session_scoring.models.records import (
+    NewAttempt,
+    ScoreRecord,
+    SessionFacts,
+    SessionOutline,
+    StoredCriteria,
+    WriteBackRecord,
+)
 from session_scoring.models.session import SessionStatus
 from session_scoring.observability import record_score_requested
-from session_scoring.repositories.scores import ScoreRepository
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
     from session_scoring.infrastructure.queue import JobQueue
@@ -112,11 +118,28 @@ class SessionOutlines(Protocol):
         ...
 
 
+class ScoreStore(Protocol):
+    """Score attempts and criteria as the API reads and requests them (``repositories.scores``)."""
+
+    def active_or_latest_completed(self, session_id: str) -> ScoreRecord | None: ...
+    def create_attempt(
+        self, score_id: uuid.UUID, session_id: str, criteria_hash: str, triggered_by: str, facts: SessionFacts | None
+    ) -> NewAttempt: ...
+    def ensure_criteria(self, criteria_hash: str, criteria_content: dict[str, Any]) -> None: ...
+    def fail(
+        self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
+    ) -> bool: ...
+    def get_criteria(self, criteria_hash: str) -> StoredCriteria | None: ...
+    def last_scored_session(self) -> str | None: ...
+    def latest(self, session_id: str) -> ScoreRecord | None: ...
+    def list_for_session(self, session_id: str) -> list[ScoreRecord]: ...
+
+
 class ScoringService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: ScoreRepository,
+        repository: ScoreStore,
         source: Callable[[], SessionOutlines],
         queue: Callable[[], JobQueue],
     ) -> None:
@@ -172,7 +195,7 @@ class ScoringService:
         """Raise SessionNotFoundError unless the session has an attempt or a source (the configured one, or the
         uploads) has it: what a label needs (a session the source no longer has keeps its scores, and can still
         be labelled)."""
-        if self._repository.latest_score_document(session_id, self._config.criteria_hash) is not None:
+        if self._repository.latest(session_id) is not None:
             return
         self._source().outline(session_id)
 
@@ -190,14 +213,13 @@ class ScoringService:
             )
 
     def latest_score(self, session_id: str) -> SessionScore:
-        """The latest attempt, read as the response's JSON document and validated straight into the model (the
-        hot read: no per-column decoding, no intermediate record)."""
-        document = self._repository.latest_score_document(session_id, self._config.criteria_hash)
-        if document is None:
+        """The session's latest attempt (the hot read: one statement, mapped as every other read is)."""
+        record = self._repository.latest(session_id)
+        if record is None:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return SessionScore.model_validate_json(document)
+        return to_session_score(record, self._config.criteria_hash)
 
     def last_scored_session(self) -> str | None:
         """The id of the session scored last (None before the first score): the score a client most likely asks

@@ -20,9 +20,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import InvalidParametersError
@@ -37,7 +38,7 @@ from session_scoring.models.records import LatestScoreRecord
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.models.session import SessionSummary, SkippedSession
 from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
-from session_scoring.repositories.session_list import ScoredOrder, ScoredSessionRecord, SessionListRepository
+from session_scoring.repositories.session_list import ScoredOrder, ScoredSessionRecord
 from session_scoring.sources.base import SessionSource
 
 SCAN_PAGE_SIZE = 100
@@ -132,11 +133,24 @@ def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> La
     )
 
 
+class SessionListReads(Protocol):
+    """The sessions list's reads of scored sessions (``repositories.session_list``)."""
+
+    def latest_attempts(
+        self, session_ids: Sequence[str], criteria_hash: str | None
+    ) -> dict[str, LatestScoreRecord]: ...
+    def scored_among(self, session_ids: Sequence[str], criteria_hash: str | None) -> set[str]: ...
+    def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int: ...
+    def scored_page(
+        self, criteria_hash: str | None, bands: Sequence[str], order: ScoredOrder, offset: int, limit: int
+    ) -> list[ScoredSessionRecord]: ...
+
+
 class SessionListService:
     def __init__(
         self,
         config: ScoringConfig,
-        repository: SessionListRepository,
+        repository: SessionListReads,
         source: SessionSource,
         scan_page_size: int = SCAN_PAGE_SIZE,
         scan_page_limit: int = SCAN_PAGE_LIMIT,

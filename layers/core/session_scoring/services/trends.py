@@ -18,20 +18,21 @@ from bisect import bisect_right
 from collections.abc import Mapping
 from datetime import datetime
 from itertools import accumulate
+from typing import Protocol
 
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 from session_scoring.models.trends import (
     ComparisonHistograms,
+    ComparisonPoint,
     CriteriaComparison,
     DeltaSummary,
     HumanAgreement,
     TrendBucket,
     TrendGroup,
     TrendPoint,
+    TrendRow,
     TrendsReport,
 )
-from session_scoring.repositories.comparison import ComparisonRepository
-from session_scoring.repositories.trends import TrendsRepository
 from session_scoring.services.agreement import AgreementService
 
 #: Movers listed each way.
@@ -138,10 +139,28 @@ def compare_histograms(
     )
 
 
+class ComparisonReads(Protocol):
+    """The criteria comparison's reads (``repositories.comparison``)."""
+
+    def histograms(self, base: str, candidate: str, movers: int) -> ComparisonHistograms: ...
+    def points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]: ...
+
+
+class TrendReads(Protocol):
+    """The trends' query (``repositories.trends``)."""
+
+    def trends(
+        self,
+        criteria_hash: str | None,
+        bucket: TrendBucket,
+        group_by: TrendGroup,
+        scored_after: datetime | None,
+        scored_before: datetime | None,
+    ) -> list[TrendRow]: ...
+
+
 class TrendsService:
-    def __init__(
-        self, repository: TrendsRepository, comparison: ComparisonRepository, agreement: AgreementService
-    ) -> None:
+    def __init__(self, repository: TrendReads, comparison: ComparisonReads, agreement: AgreementService) -> None:
         self._repository = repository
         self._comparison = comparison
         self._agreement = agreement
@@ -154,10 +173,7 @@ class TrendsService:
         scored_after: datetime | None = None,
         scored_before: datetime | None = None,
     ) -> TrendsReport:
-        if self._repository.answers_from_buckets(scored_after, scored_before):
-            rows = self._repository.bucketed_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
-        else:
-            rows = self._repository.scanned_trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        rows = self._repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,

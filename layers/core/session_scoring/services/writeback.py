@@ -17,16 +17,16 @@ The judge's circuit breaker never sees the store: a store that is down delays wr
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from typing import Protocol
 
 from session_scoring.errors import DatabaseUnavailableError, ScoringError, SessionDataError
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord
 from session_scoring.models.scores import DIMENSIONS, ScoreStatus, band_for
-from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.repositories.uploads import UPLOAD_PREFIX
-from session_scoring.repositories.writebacks import WriteBackRepository
 from session_scoring.services.scorer import JobOutcome, ScorerPolicy, outcome_for_error
 from session_scoring.sinks.base import VerdictSink, VerdictToWrite
 
@@ -49,11 +49,26 @@ def verdict_to_write(record: ScoreRecord, name: str) -> VerdictToWrite:
     )
 
 
+class ScoreReads(Protocol):
+    """The attempt a write-back sends (``repositories.scores``)."""
+
+    def get(self, score_id: uuid.UUID) -> ScoreRecord | None: ...
+
+
+class WriteBackStore(Protocol):
+    """The write-backs' rows (``repositories.writebacks``)."""
+
+    def failed(self, score_id: uuid.UUID, error: str) -> None: ...
+    def retrying(self, score_id: uuid.UUID, error: str) -> None: ...
+    def take(self, score_id: uuid.UUID, sink: str, stale_seconds: int) -> int | None: ...
+    def written(self, score_id: uuid.UUID, detail: str) -> None: ...
+
+
 class VerdictWriteBack:
     def __init__(
         self,
-        scores: ScoreRepository,
-        writebacks: WriteBackRepository,
+        scores: ScoreReads,
+        writebacks: WriteBackStore,
         sink: Callable[[], VerdictSink],
         sink_name: str,
         policy: ScorerPolicy,

@@ -1,0 +1,35 @@
+"""The read models: tables derived from the score attempts, each kept in step by the statement that stores a
+verdict (``ScoreRepository.complete``), so that analytics, trends and the criteria comparison read a few rows
+whatever the number of scores.
+
+One module per model, holding all of its definition: ``upkeep`` (the data-modifying CTEs that move the model by
+one verdict; ``complete`` composes them into its one statement) and, for a model that can be derived again from
+another (the trends and the comparison, from ``latest_scores``), ``rebuild`` (its statements, run by
+:func:`rebuild_tables`). Every model follows ``latest_scores`` (the upsert of the session's newest verdict, which
+returns what it replaced); each counter takes the replaced row out and the new one in, as atomic increments in key
+order, so concurrent verdicts never lose a count nor deadlock.
+
+A new derived table is one new module here (its upkeep, added to ``complete``'s composition) and one migration
+(the table and its backfill). A migration keeps its own SQL, frozen: a revision must build the same schema forever,
+while a module follows the current tables, so no migration imports one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, text
+
+
+def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[Any]) -> None:
+    """Empty ``tables`` and fill them again with ``statements``, in one transaction holding them locked against
+    writes: a verdict stored meanwhile waits, then applies its change to the rebuilt rows."""
+    with engine.connect() as autocommit:
+        conn = autocommit.execution_options(isolation_level="READ COMMITTED")
+        with conn.begin():
+            conn.execute(text(f"LOCK TABLE {', '.join(tables)} IN EXCLUSIVE MODE"))
+            for table in reversed(tables):
+                conn.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - the module's own table names
+            for statement in statements:
+                conn.execute(statement)

@@ -1,0 +1,154 @@
+"""``comparison_pairs`` and ``comparison_cells``: what the criteria comparison reads (migration
+0016_comparison_pairs).
+
+Per unordered pair of criteria hashes (``low_hash`` the lesser in code point order; never ``ANY_CRITERIA``: the
+comparison is between two criteria) ``comparison_cells`` holds the histograms the statistics are computed from (the
+joint one of the totals, one of each dimension's deltas) and ``comparison_pairs`` one row per session scored under
+both, with its two totals and their delta. The verdict's statement keeps both (``upkeep``): when the session's latest
+completed score under the verdict's criteria changes, each pair it forms with the session's other criteria takes the
+replaced score's contribution out and the new one's in. ``rebuild`` derives them again from ``latest_scores``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Integer, String, and_, bindparam, case, func, literal_column, select, text, true, union_all
+from sqlalchemy.dialects.postgresql import insert
+
+from session_scoring.db import schema
+from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.models.scores import DIMENSIONS
+
+TABLES = ("comparison_pairs", "comparison_cells")
+TOTAL = "total"
+"""The kind of the joint histogram's cells (the others are the dimensions' names)."""
+
+_LATEST = schema.latest_scores
+_PAIRS = schema.comparison_pairs
+_CELLS = schema.comparison_cells
+_CELL_KEY = ("low_hash", "high_hash", "kind", "a", "b")
+
+
+def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
+    """Keep ``comparison_pairs`` and ``comparison_cells`` in step with a stored verdict, in the verdict's statement.
+
+    ``done`` returns the completed attempt's session id and total (its dimensions are the statement's
+    ``p_<dimension>`` parameters, its criteria hash ``p_criteria_hash``); ``latest`` is the ``latest_scores`` upsert,
+    returning the rows it changed. When it changed the session's row under the verdict's criteria, the session's
+    other rows (read from the statement's snapshot, which the upsert's changes are not in) each form a pair with it:
+    the replaced score's cells (the snapshot's row under the verdict's criteria, if any) get -1, the new score's +1,
+    summed per key and applied as atomic increments in key order, and each pair row is upserted with the new totals.
+    A session has one active attempt at a time, so no other statement changes its rows meanwhile.
+    """
+    criteria = bindparam("p_criteria_hash", type_=String)
+    changed = select(latest.c.criteria_hash).where(latest.c.criteria_hash == criteria).exists()
+    replaced = _LATEST.alias("cmp_replaced")
+    plus: Any = literal_column("1")
+    minus: Any = literal_column("-1")
+    sides = union_all(
+        select(
+            plus.label("sign"),
+            done.c.total_score.label("total"),
+            *[bindparam(f"p_{d}", type_=Integer).label(d) for d in DIMENSIONS],
+        ).where(changed),
+        select(minus, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS])
+        .select_from(done)
+        .join(replaced, and_(replaced.c.session_id == done.c.session_id, replaced.c.criteria_hash == criteria))
+        .where(changed),
+    ).subquery("cmp_sides")
+    other = _LATEST.alias("cmp_other")
+    mine_low = criteria.collate("C") < other.c.criteria_hash.collate("C")
+
+    def low(mine: Any, theirs: Any) -> Any:
+        return case((mine_low, mine), else_=theirs)
+
+    def high(mine: Any, theirs: Any) -> Any:
+        return case((mine_low, theirs), else_=mine)
+
+    pairs = (
+        select(
+            sides.c.sign,
+            done.c.session_id,
+            low(criteria, other.c.criteria_hash).label("low_hash"),
+            high(criteria, other.c.criteria_hash).label("high_hash"),
+            low(sides.c.total, other.c.total_score).label("low_total"),
+            high(sides.c.total, other.c.total_score).label("high_total"),
+            *[(high(sides.c[d], other.c[d]) - low(sides.c[d], other.c[d])).label(d) for d in DIMENSIONS],
+        )
+        .select_from(done)
+        .join(sides, true())
+        .join(
+            other,
+            and_(
+                other.c.session_id == done.c.session_id,
+                other.c.criteria_hash != criteria,
+                other.c.criteria_hash != literal_column(f"'{ANY_CRITERIA}'"),
+            ),
+        )
+        .cte("cmp_pairs")
+    )
+    p = pairs.c
+    zero: Any = literal_column("0")
+    deltas = union_all(
+        select(
+            p.low_hash,
+            p.high_hash,
+            literal_column(f"'{TOTAL}'").label("kind"),
+            p.low_total.label("a"),
+            p.high_total.label("b"),
+            p.sign,
+        ),
+        *(
+            select(p.low_hash, p.high_hash, literal_column(f"'{d}'"), p[d], zero, p.sign).where(p[d].is_not(None))
+            for d in DIMENSIONS
+        ),
+    ).subquery("cmp_deltas")
+    key = [deltas.c[name] for name in _CELL_KEY]
+    total = func.sum(deltas.c.sign)
+    cells = insert(_CELLS).from_select(
+        [*_CELL_KEY, "sessions"], select(*key, total).group_by(*key).having(total != 0).order_by(*key)
+    )
+    cells_stored = cells.on_conflict_do_update(
+        index_elements=list(_CELL_KEY), set_={"sessions": _CELLS.c.sessions + cells.excluded.sessions}
+    ).cte("cmp_cells_stored")
+    rows = insert(_PAIRS).from_select(
+        ["low_hash", "high_hash", "session_id", "low_total", "high_total"],
+        select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total)
+        .where(p.sign == plus)
+        .order_by(p.low_hash, p.high_hash),
+    )
+    pairs_stored = rows.on_conflict_do_update(
+        index_elements=["low_hash", "high_hash", "session_id"],
+        set_={"low_total": rows.excluded.low_total, "high_total": rows.excluded.high_total},
+    ).cte("cmp_pairs_stored")
+    return cells_stored, pairs_stored
+
+
+# Each session's latest rows under two different criteria hashes (not '*'), the lesser hash (code point order) as l.
+_REBUILD_PAIRS = """
+INSERT INTO comparison_pairs (low_hash, high_hash, session_id, low_total, high_total)
+SELECT l.criteria_hash, h.criteria_hash, l.session_id, l.total_score, h.total_score
+FROM latest_scores l
+JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
+WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*'
+"""
+
+_REBUILD_CELLS = """
+INSERT INTO comparison_cells (low_hash, high_hash, kind, a, b, sessions)
+SELECT l.criteria_hash, h.criteria_hash, v.kind, v.a, v.b, count(*)
+FROM latest_scores l
+JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
+CROSS JOIN LATERAL (VALUES ('total', l.total_score, h.total_score),
+                           ('logical_flow', h.logical_flow - l.logical_flow, 0),
+                           ('consistency', h.consistency - l.consistency, 0),
+                           ('tool_relevance', h.tool_relevance - l.tool_relevance, 0),
+                           ('synthesis_quality', h.synthesis_quality - l.synthesis_quality, 0)) AS v(kind, a, b)
+WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*' AND v.a IS NOT NULL
+GROUP BY 1, 2, 3, 4, 5
+"""
+
+
+def rebuild() -> list[Any]:
+    """The statements filling the emptied tables from ``latest_scores``."""
+    return [text(_REBUILD_PAIRS), text(_REBUILD_CELLS)]

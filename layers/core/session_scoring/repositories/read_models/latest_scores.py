@@ -1,0 +1,100 @@
+"""``latest_scores``: each session's newest completed score per criteria hash, and under ``ANY_CRITERIA`` its newest
+of all, with its band, dimensions, canonical missing tools and tool facets (migration 0006_latest_scores). Every
+other read model follows the rows this upsert changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal, literal_column, select, true, tuple_
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import ARRAY, insert
+
+from session_scoring.db import schema
+from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.repositories.read_models import tool_counts
+
+_LATEST_SCORES = schema.latest_scores
+
+
+def _band_of(total: Any) -> Any:
+    """The band name of a total score, in SQL (the bands of ``SCORE_BANDS``)."""
+    bands: list[tuple[Any, Any]] = [
+        (and_(total >= b.min_score, total <= b.max_score), literal_column(f"'{b.band}'")) for b in SCORE_BANDS
+    ]
+    return case(*bands)
+
+
+def upkeep(done: Any) -> Any:
+    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions
+    the statement's ``p_<dimension>``, its canonical tools ``p_tool_names``) as the session's latest under its
+    criteria hash and under ``ANY_CRITERIA``; an existing row is replaced only by a newer score (``scored_at``, then
+    ``score_id``).
+
+    The upsert locks the row and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so
+    what it replaced, returned through ``previous_*``, is exact even when completes race: the counters take the
+    difference from the rows it returns (an inserted row has no previous band; an updated one always has).
+    """
+    scopes = (
+        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
+        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
+        .subquery("scopes")
+    )
+    row = (
+        select(
+            done.c.session_id,
+            scopes.c.criteria_hash,
+            done.c.score_id,
+            done.c.total_score,
+            _band_of(done.c.total_score),
+            *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+            done.c.scored_at,
+            sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
+            tool_counts.facets(done),
+        )
+        .select_from(done)
+        .join(scopes, true())
+    )
+    upsert = insert(_LATEST_SCORES).from_select(
+        [
+            "session_id",
+            "criteria_hash",
+            "score_id",
+            "total_score",
+            "band",
+            *DIMENSIONS,
+            "scored_at",
+            "missing_tools",
+            "tool_facets",
+        ],
+        row.order_by(scopes.c.criteria_hash),
+    )
+    new = upsert.excluded
+    return (
+        upsert.on_conflict_do_update(
+            index_elements=["session_id", "criteria_hash"],
+            set_={
+                **{name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at")},
+                "missing_tools": new.missing_tools,
+                "previous_band": _LATEST_SCORES.c.band,
+                "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
+                "tool_facets": new.tool_facets,
+                "previous_tool_facets": _LATEST_SCORES.c.tool_facets,
+            },
+            where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
+        )
+        .returning(
+            _LATEST_SCORES.c.criteria_hash,
+            _LATEST_SCORES.c.session_id,
+            _LATEST_SCORES.c.score_id,
+            _LATEST_SCORES.c.scored_at,
+            _LATEST_SCORES.c.band,
+            _LATEST_SCORES.c.missing_tools,
+            _LATEST_SCORES.c.previous_band,
+            _LATEST_SCORES.c.previous_missing_tools,
+            _LATEST_SCORES.c.tool_facets,
+            _LATEST_SCORES.c.previous_tool_facets,
+        )
+        .cte("latest_stored")
+    )
