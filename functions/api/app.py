@@ -49,7 +49,7 @@ class ScoringAPI(LazilyRoutedAPI):
 
 ROUTERS = tuple(
     f"functions.api.routers.{name}"
-    for name in ("scores", "sessions", "criteria", "analytics", "imports", "runs", "insights", "labels")
+    for name in ("scores", "sessions", "criteria", "analytics", "imports", "runs", "insights", "exports", "labels")
 )
 """The API's routers in the order a request is matched against them (each behind the authentication check)."""
 
