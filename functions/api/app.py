@@ -26,7 +26,7 @@ from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
 from functions.api.middleware import ConfiguredCORS, RejectNulCharacters, RequestMetrics
-from functions.api.priming import ApiPriming
+from functions.api.priming import api_priming
 from session_scoring import __version__
 
 if TYPE_CHECKING:
@@ -99,7 +99,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return logged_handler()(event, context)
 
 
-PRIMING = ApiPriming(app, _mangum, logged_handler, (*ROUTERS, *PUBLIC_ROUTERS))
+PRIMING = api_priming(app, _mangum, logged_handler, (*ROUTERS, *PUBLIC_ROUTERS))
 """SnapStart's hooks for this app (``priming.py``), registered at import."""
-
 PRIMING.register()

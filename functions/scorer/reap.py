@@ -3,8 +3,6 @@ scorer is gone. What it requeued and failed is published as metrics (``record_re
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from session_scoring.container import get_container
@@ -15,6 +13,6 @@ from session_scoring.observability import metrics, traced_handler
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True)
 @traced_handler
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def handler(event: dict[str, object], context: LambdaContext) -> dict[str, object]:
     result = get_container().reaper.reap()
     return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
