@@ -39,13 +39,13 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     app.mount("/assets", DashboardAssets(directory=static_dir / "assets", check_dir=False), name="dashboard-assets")
 
     @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"], include_in_schema=False)
-    def not_a_page(path: str, request: Request) -> Response:
+    async def not_a_page(path: str, request: Request) -> Response:
         """Only GET serves pages; another method is a 405 where another route (the API, the docs, the health check)
         serves the path, else simply not found (a page is not a resource another method acts on)."""
         return _method_not_served(request, path, exclude=(not_a_page, dashboard))
 
     @app.get("/{path:path}", include_in_schema=False)
-    def dashboard(path: str, request: Request) -> Response:
+    async def dashboard(path: str, request: Request) -> Response:
         if _reserved(path):
             return _method_not_served(request, path, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"

@@ -102,7 +102,7 @@ def error_response(description: str) -> dict[str, Any]:
     Not ``{"model": ErrorBody}``: for every such entry of every route FastAPI builds a pydantic ``TypeAdapter``
     (92 of them here, a fifth of the API's cold init, built again for each route on the first request that reaches
     its router) only to print this same reference. :func:`document_error_body` adds the schema it points to, so the
-    OpenAPI document is unchanged (cold init, issue 10).
+    OpenAPI document is unchanged.
     """
     return {"description": description, "content": {"application/json": {"schema": dict(ERROR_BODY_REF)}}}
 

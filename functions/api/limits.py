@@ -1,7 +1,9 @@
-"""Request-body limits per route, enforced on the bytes actually received (not only the Content-Length header).
+"""Request-body limits per route (:func:`body_limit`), enforced on the bytes actually received, not only the
+Content-Length header.
 
-A pure ASGI middleware: it reads the body up to the route's limit and replays it to the application, or answers 413
-naming the limit. A Content-Length that is not a decimal number is a malformed request: 400 in the API's JSON shape.
+A pure ASGI middleware (:class:`BodyLimit`): it reads the body up to the route's limit and replays it to the
+application, or answers 413 naming the limit. A Content-Length that is not a decimal number is a malformed request:
+400 in the API's JSON shape.
 
 A refused body is read to its end (and thrown away, up to :data:`DRAIN_LIMIT_BYTES`) before the 413 is sent: a
 server that answers and closes while the client is still sending resets the connection, and a client that writes
@@ -16,11 +18,22 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from functions.api.params import IMPORT_PATH
+from session_scoring.container import get_container
+
+MAX_BODY_BYTES = 4096
+
 _BODYLESS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
 
 DRAIN_LIMIT_BYTES = 32 * 1024 * 1024
 """The most of a refused body read (and discarded) so that the client reads the 413; a larger body is refused as
 soon as it is known to be too large, and the connection is closed under it."""
+
+
+def body_limit(path: str) -> int:
+    """Largest request body per route (read on the request, never at import): the import limit for uploads,
+    MAX_BODY_BYTES for everything else."""
+    return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 
 def describe_bytes(limit: int) -> str:
@@ -41,7 +54,7 @@ async def send_json(
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int] = body_limit) -> None:
         self._app = app
         self._limit_for = limit_for
 

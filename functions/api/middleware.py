@@ -1,5 +1,5 @@
-"""ASGI middleware of the API: the request body limit per route, CORS from the settings, the refusal of NUL
-characters in a request's path, query and headers, and the request metric."""
+"""ASGI middleware of the API: CORS from the settings, the refusal of NUL characters in a request's path, query and
+headers, and the request metric (the request body limit per route is ``limits.py``)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,8 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from functions.api.limits import send_json
-from functions.api.params import IMPORT_PATH
 from session_scoring.container import get_container
 from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
-
-MAX_BODY_BYTES = 4096
-
-
-def body_limit(path: str) -> int:
-    """Largest request body per route (read on the request, never at import): the import limit for uploads,
-    MAX_BODY_BYTES for everything else. ``limits.BodyLimit`` enforces it on the bytes received."""
-    return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 
 class ConfiguredCORS:

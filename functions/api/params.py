@@ -15,7 +15,7 @@ from session_scoring.models.ids import SESSION_ID_PATTERN
 API_PREFIX = "/api/v1/scoring"
 
 IMPORT_PATH = f"{API_PREFIX}/sessions:import"
-"""The upload route, whose body limit differs (``middleware.body_limit`` reads it without importing its router)."""
+"""The upload route, whose body limit differs (``limits.body_limit`` reads it without importing its router)."""
 
 SessionId = Annotated[
     str,

@@ -8,12 +8,15 @@ back later (or whose body is not a job) raises, so Powertools reports it in ``ba
 neighbours are acknowledged; SQS moves it to the dead-letter queue after the allowed number of receives.
 
 Each invocation prints its metrics as one EMF line (with a ``ColdStart`` line on the first) and is traced in X-Ray:
-one ``## job`` subsegment per record, annotated with its ``score_id``, around the service's own subsegments.
+one ``## job`` subsegment per record, annotated with its ``score_id``, around the service's own subsegments. The
+scheduled functions that share this package (``reap.py``, ``poll_batches.py``, ``auto_score.py``) have a module each,
+with the same three decorators on their handler: Powertools' Lambda-context logging, metrics with the cold start,
+and tracing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
@@ -24,7 +27,7 @@ from session_scoring.container import get_container
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import QueueMessage, RunPlanningJob
-from session_scoring.observability import metrics, record_batch_poll, subsegment, traced_handler
+from session_scoring.observability import metrics, subsegment, traced_handler
 
 if TYPE_CHECKING:
     from session_scoring.services.jobs import JobService
@@ -83,35 +86,7 @@ def plan_run(message: RunPlanningJob) -> str:
 
 
 @logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-@traced_handler
-def reap_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """The reaper function (an EventBridge schedule): requeue or fail attempts whose message or scorer is gone."""
-    result = get_container().reaper.reap()
-    return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
-
-
-@logger.inject_lambda_context(clear_state=True)
-def auto_score_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """The auto-scoring function (an EventBridge schedule, disabled unless AutoScoringEnabled): start the auto run
-    of unscored completed sessions that is due, if any."""
-    outcome = get_container().auto_scorer.tick()
-    return {"run_id": None if outcome.run_id is None else str(outcome.run_id), "reason": outcome.reason}
-
-
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-def poll_batches_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """The batch poller function (an EventBridge schedule): submit batch-mode runs' attempts to Message Batches and
-    collect the verdicts of ended batches. An error raises: the function's Errors metric drives its alarm."""
-    remaining = context.get_remaining_time_in_millis() / 1000.0 if context else DEFAULT_REMAINING_SECONDS
-    result = get_container().batch_poller.poll(remaining)
-    record_batch_poll(result.submitted, result.runs_stuck_planning)
-    return {**result.counts(), "notes": result.notes[:50]}
-
-
-@logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True)
 @traced_handler
-def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+def handler(event: dict[str, object], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -583,7 +583,7 @@ def _fetch(cur: Any, sql: str, *params: Any) -> str:
 COLD_API = """
 import json, statistics, sys, time
 started, started_cpu = time.perf_counter(), time.process_time()
-from functions.api.app import CONNECT_UPS, REHEARSALS, WARM_UPS, handler
+from functions.api.app import PRIMING, handler
 imported, imported_cpu = time.perf_counter(), time.process_time()
 from devstack.queue_poller import LocalLambdaContext
 from tests.support.runtime_api import RuntimeClient
@@ -591,9 +591,9 @@ runtime = RuntimeClient(sys.argv[1])
 restore = 0.0
 if sys.argv[2:] == ["primed"]:  # a SnapStart restore: the before-snapshot hook ran, then the after-restore hook
     from session_scoring.entrypoints.snapstart import prime, reconnect
-    assert prime(*WARM_UPS, rehearsals=REHEARSALS)
+    assert prime(*PRIMING.warm_ups, rehearsals=PRIMING.rehearsals)
     restore = time.perf_counter()
-    assert reconnect(*CONNECT_UPS)
+    assert reconnect(*PRIMING.connect_ups)
     restore = time.perf_counter() - restore
 def invoke(event=None):
     # One invocation as Lambda's runtime delivers it (the event from the runtime API, the response posted back),
@@ -766,8 +766,7 @@ def test_cold_init_and_first_request(bench_stack: Stack, bench_table: BenchTable
         "ms",
         _ms(floor, "first_imported"),
         "-",
-        f"the hook alone: {_ms(primed, 'restore'):.2f} ms (connect + the GET's "
-        "statement); pg8000 imported in both",
+        f"the hook alone: {_ms(primed, 'restore'):.2f} ms (connect + the GET's statement); pg8000 imported in both",
     )
     # What the floor allows: its own first request also connects (a connection cannot be in a snapshot, nor opened
     # at import), so the first request is compared with the floor's first request beside the warm ratio above.

@@ -90,7 +90,7 @@ def test_auto_scoring_is_off_by_default(make_stack: Any, recent_sessions: Path) 
     stack = auto_stack(make_stack, recent_sessions, "false")
 
     from devstack.queue_poller import LocalLambdaContext
-    from functions.scorer.app import auto_score_handler
+    from functions.scorer.auto_score import handler as auto_score_handler
     from tests.support.events import load_event
 
     outcome = auto_score_handler(load_event("schedule-auto-score.json"), LocalLambdaContext(budget_seconds=60))

@@ -232,7 +232,7 @@ def test_batch_mode_without_the_anthropic_provider_is_400(make_stack: Any, provi
 
 def test_the_schedule_event_submits_and_collects(batch_stack: Stack, fake_claude: FakeClaude) -> None:
     from devstack.queue_poller import LocalLambdaContext
-    from functions.scorer.app import poll_batches_handler
+    from functions.scorer.poll_batches import handler as poll_batches_handler
     from tests.support.events import load_event
 
     run = start_batch_run(batch_stack, selection={"which": "unscored"}, max_sessions=3)

@@ -20,6 +20,7 @@ from devstack.queue_poller import LocalLambdaContext
 from session_scoring.container import reset_container
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.databases import scratch_database
+from tests.support.emf import emf, named
 from tests.support.events import CloudFormationListener, http_body, load_event, with_response_url, with_score_id
 from tests.support.migrations import head_revision
 
@@ -307,7 +308,7 @@ def test_answers_failed_before_the_function_times_out(
 def test_schedule_event_requeues_an_attempt_whose_message_was_lost(stack: Stack) -> None:
     from sqlalchemy import create_engine, text
 
-    from functions.scorer.app import reap_handler
+    from functions.scorer.reap import handler as reap_handler
 
     stack.request_score(THOROUGH_ID)
     stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
@@ -376,3 +377,37 @@ def test_plan_run_event_plans_the_run_and_queues_its_jobs(stack: Stack) -> None:
     run = stack.client.get(f"/api/v1/scoring/runs/{run_id}").json()
     assert run["status"] == "running"
     assert run["counts"]["pending"] == 3  # the three completed sample sessions; the fourth is still in progress
+
+
+@pytest.mark.parametrize(
+    ("module", "event_name"),
+    [
+        ("reap", "schedule-reap.json"),
+        ("auto_score", "schedule-auto-score.json"),
+        ("poll_batches", "schedule-poll-batches.json"),
+    ],
+)
+def test_each_scheduled_handler_logs_with_its_invocation_and_prints_its_cold_start(
+    stack: Stack, module: str, event_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each scheduled function's handler, invoked as its schedule invokes it in a new environment: its log lines
+    carry the invocation's request id, and it prints the ``ColdStart`` metric (then each warm invocation none)."""
+    from importlib import import_module
+
+    from aws_lambda_powertools.metrics.provider import cold_start
+
+    from session_scoring.log import logger
+
+    handler = import_module(f"functions.scorer.{module}").handler
+    context = LocalLambdaContext(function_name=f"session-scoring-{module}", budget_seconds=60)
+    cold_start.is_cold_start = True
+    capsys.readouterr()
+
+    handler(load_event(event_name), context)
+    cold, keys = emf(capsys.readouterr().out), logger.get_current_keys()
+    handler(load_event(event_name), LocalLambdaContext(budget_seconds=60))
+    warm = emf(capsys.readouterr().out)
+
+    assert (keys["function_request_id"], keys["function_name"]) == (context.aws_request_id, context.function_name)
+    assert named(cold, "ColdStart", function_name=context.function_name) == [1]
+    assert not [key for key in warm if key[0] == "ColdStart"]

@@ -240,7 +240,7 @@ def test_the_reaper_function_emits_what_it_requeued_and_failed(
 ) -> None:
     from sqlalchemy import create_engine, text
 
-    from functions.scorer.app import reap_handler
+    from functions.scorer.reap import handler as reap_handler
 
     stack.request_score(THOROUGH_ID)
     stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)  # its message is lost

@@ -52,14 +52,14 @@ def test_a_cold_environments_first_requests_do_not_import_the_orm(make_stack: An
 
 
 def test_prime_builds_services_and_queue_without_connecting(make_stack: Any) -> None:
-    from functions.api.app import WARM_UPS, app, logged_handler
+    from functions.api.app import PRIMING, app, logged_handler
     from functions.api.lazy_routers import LazyRouter
     from session_scoring.entrypoints.snapstart import prime, register_priming
 
     stack = make_stack(SCORING_SNAPSTART="true")
     container = stack.container
     logged_handler.cache_clear()
-    assert prime(*WARM_UPS) is True
+    assert prime(*PRIMING.warm_ups) is True
 
     built = vars(container)
     assert {"scoring_service", "source", "analytics_service", "session_view_service", "queue", "query_engine"} <= set(
@@ -87,7 +87,7 @@ def test_prime_does_nothing_when_snapstart_is_off(make_stack: Any) -> None:
 def test_priming_rehearses_the_get_with_the_database_and_closes_every_connection_before_the_snapshot(
     make_stack: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from functions.api.app import REHEARSALS, WARM_UPS
+    from functions.api.app import PRIMING
     from session_scoring.entrypoints.snapstart import prime
 
     stack = _snapstart_stack_with_a_score(make_stack)
@@ -95,7 +95,7 @@ def test_priming_rehearses_the_get_with_the_database_and_closes_every_connection
     engine = stack.container.query_engine
     others = _connections(stack) - engine.pool.checkedin()  # what the container does not hold (fixtures)
 
-    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True
+    assert prime(*PRIMING.warm_ups, rehearsals=PRIMING.rehearsals) is True
 
     assert _connections(stack) == others  # the rehearsals' connection is closed too: no socket in the snapshot
     assert engine.pool.checkedin() == 0
@@ -105,30 +105,32 @@ def test_priming_rehearses_the_get_with_the_database_and_closes_every_connection
 
 
 def test_a_database_unreachable_while_priming_leaves_a_snapshot_without_rehearsals(make_stack: Any) -> None:
-    from functions.api.app import REHEARSALS, WARM_UPS
+    from functions.api.app import PRIMING
     from session_scoring.entrypoints.snapstart import prime
 
     stack = make_stack(SCORING_SNAPSTART="true", SCORING_DATABASE_URL="postgresql+pg8000://nobody@127.0.0.1:9/none")
 
-    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True  # logged; the snapshot holds everything but them
+    assert (
+        prime(*PRIMING.warm_ups, rehearsals=PRIMING.rehearsals) is True
+    )  # logged; the snapshot holds everything but them
     assert stack.container.query_engine.pool.checkedin() == 0
 
 
 def test_after_a_restore_the_hook_connects_so_the_first_request_finds_its_connection_open(
     make_stack: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from functions.api.app import CONNECT_UPS, REHEARSALS, WARM_UPS, app
+    from functions.api.app import PRIMING, app
     from session_scoring.entrypoints.snapstart import prime, reconnect
 
     stack = _snapstart_stack_with_a_score(make_stack)
-    assert prime(*WARM_UPS, rehearsals=REHEARSALS) is True
+    assert prime(*PRIMING.warm_ups, rehearsals=PRIMING.rehearsals) is True
     assert app.middleware_stack is not None  # built before the snapshot, not by the first request
     engine = stack.container.query_engine
     connects: list[object] = []
     event.listen(engine, "connect", lambda dbapi_connection, _record: connects.append(dbapi_connection))
     assert engine.pool.checkedin() == 0
 
-    assert reconnect(*CONNECT_UPS) is True
+    assert reconnect(*PRIMING.connect_ups) is True
     assert engine.pool.checkedin() == 1  # open and back in the pool
     capsys.readouterr()
     assert stack.score(THOROUGH_ID).status_code == 200
@@ -165,10 +167,12 @@ def _connections(stack: Any) -> int:
 
 
 def test_a_database_that_fails_after_a_restore_does_not_fail_the_restore(make_stack: Any) -> None:
-    from functions.api.app import CONNECT_UPS
+    from functions.api.app import PRIMING
     from session_scoring.entrypoints.snapstart import reconnect
 
     stack = make_stack(SCORING_SNAPSTART="true", SCORING_DATABASE_URL="postgresql+pg8000://nobody@127.0.0.1:9/none")
 
-    assert reconnect(*CONNECT_UPS) is False  # logged; the first request will connect (and answer 503 if it cannot)
+    assert (
+        reconnect(*PRIMING.connect_ups) is False
+    )  # logged; the first request will connect (and answer 503 if it cannot)
     assert stack.container.query_engine.pool.checkedin() == 0

@@ -1,7 +1,7 @@
 """Smoke test of the `sam build` output: each built handler, run by the Lambda runtime's Python version, with only
 the built function and its layers on the path, invoked with the files in events/ against a real PostgreSQL, moto
 (SQS, DynamoDB, Secrets Manager, S3) and the fake Claude server: migrate, accept a request, score it, and export it as
-training data through the exporter into the stack's bucket.
+training data through the exporter into the stack's bucket; and each scheduled function once with its event.
 
 Needs `.aws-sam/build` (`make build`) and the runtime's interpreter (SCORING_LAMBDA_PYTHON, else python3.12 on PATH);
 `make smoke` and `make test` provide both.
@@ -226,6 +226,18 @@ def test_built_handlers_migrate_accept_score_and_export_a_session(smoke: SmokeSt
         "the judge's key came from Secrets Manager"
     )
 
+    reaper, auto_scoring, poller = (
+        smoke.invoke(function, event)
+        for function, event in (
+            ("ReaperFunction", "schedule-reap.json"),
+            ("AutoScoringFunction", "schedule-auto-score.json"),
+            ("BatchPollerFunction", "schedule-poll-batches.json"),
+        )
+    )
+    assert reaper.results["schedule-reap.json"]["requeued"] == 0  # the one attempt is completed
+    assert auto_scoring.results["schedule-auto-score.json"]["run_id"] is None  # off unless AutoScoringEnabled
+    assert poller.results["schedule-poll-batches.json"]["submitted"] == 0  # no batch-mode run
+
     dashboard = load_event("api-get-score.json")
     dashboard["rawPath"] = dashboard["requestContext"]["http"]["path"] = "/"
     after = smoke.invoke("ApiFunction", "api-get-score.json", ("dashboard.json", dashboard))
@@ -238,7 +250,9 @@ def test_built_handlers_migrate_accept_score_and_export_a_session(smoke: SmokeSt
 
     print(
         f"\nCold init from .aws-sam/build on Python {api.python} (handler module import, app construction "
-        f"included): API {after.init_ms:.0f} ms, scorer {scorer.init_ms:.0f} ms, migrate {migrate.init_ms:.0f} ms"
+        f"included): API {after.init_ms:.0f} ms, scorer {scorer.init_ms:.0f} ms, migrate {migrate.init_ms:.0f} ms, "
+        f"reaper {reaper.init_ms:.0f} ms, auto-scoring {auto_scoring.init_ms:.0f} ms, batch poller "
+        f"{poller.init_ms:.0f} ms"
     )
 
     exported = export_through_built_handlers(smoke)

@@ -1,17 +1,17 @@
-"""Analytics over the latest completed score of each session: score bands, missing tools, criteria in use, trends
-and the comparison of two criteria."""
+"""Analytics over the latest completed score of each session: score bands, missing tools (and the sessions missing
+one), criteria in use, trends and the comparison of two criteria."""
 
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, CriteriaScope
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
 from functions.api.responses import json_response
-from session_scoring.models.api import CriteriaUsage, MissingToolsReport, ScoreDistribution
+from session_scoring.models.api import CriteriaUsage, MissingToolSessionsPage, MissingToolsReport, ScoreDistribution
 from session_scoring.models.trends import CriteriaComparison, TrendBucket, TrendGroup, TrendsReport
 
 router = APIRouter(prefix=f"{API_PREFIX}/analytics")
@@ -46,6 +46,24 @@ async def missing_tools(
 
 
 @router.get(
+    "/missing-tools/{tool_name}/sessions",
+    response_model=MissingToolSessionsPage,
+    responses=error_responses(400, 422, 500, 503),
+    summary="Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale",
+)
+async def missing_tool_sessions(
+    scoring: ContainerDep,
+    tool_name: Annotated[str, Path(min_length=1, max_length=255)],
+    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
+    cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> Response:
+    return json_response(
+        await run_blocking(scoring.insights_service.tool_sessions, tool_name, criteria_hash, cursor, limit)
+    )
+
+
+@router.get(
     "/criteria",
     response_model=list[CriteriaUsage],
     responses=error_responses(500, 503),
@@ -61,15 +79,17 @@ async def criteria_in_use(scoring: ContainerDep) -> Response:
     responses=error_responses(422, 500, 503),
     summary="Score statistics per day or week of scoring, optionally per agent or alert type",
 )
-def trends(
+async def trends(
     scoring: ContainerDep,
     criteria_hash: CriteriaScope,
     bucket: TrendBucket = TrendBucket.DAY,
     group_by: TrendGroup = TrendGroup.NONE,
     scored_after: Annotated[datetime | None, Query(description="Scored at or after (ISO 8601)")] = None,
     scored_before: Annotated[datetime | None, Query(description="Scored before (ISO 8601)")] = None,
-) -> TrendsReport:
-    return scoring.trends_service.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+) -> Response:
+    return json_response(
+        await run_blocking(scoring.trends_service.trends, criteria_hash, bucket, group_by, scored_after, scored_before)
+    )
 
 
 _HASH = r"^[0-9a-f]{64}$"
@@ -81,9 +101,9 @@ _HASH = r"^[0-9a-f]{64}$"
     responses=error_responses(422, 500, 503),
     summary="How a candidate criteria scores the sessions a base criteria scored (latest completed under each)",
 )
-def criteria_comparison(
+async def criteria_comparison(
     scoring: ContainerDep,
     base: Annotated[str, Query(pattern=_HASH, description="The criteria hash in use (64 lowercase hex digits)")],
     candidate: Annotated[str, Query(pattern=_HASH, description="The criteria hash to compare with it")],
-) -> CriteriaComparison:
-    return scoring.trends_service.criteria_comparison(base, candidate)
+) -> Response:
+    return json_response(await run_blocking(scoring.trends_service.criteria_comparison, base, candidate))

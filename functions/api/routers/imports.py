@@ -3,11 +3,12 @@
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
-from starlette.concurrency import run_in_threadpool
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_response
 from functions.api.params import API_PREFIX, IMPORT_PATH
+from functions.api.responses import json_response
 from session_scoring.models.api import ImportedSession
 
 router = APIRouter()
@@ -41,7 +42,6 @@ _BODY: dict[str, Any] = {
 )
 async def import_session(
     request: Request,
-    response: Response,
     scoring: ContainerDep,
     caller: Requester,
     file_name: Annotated[
@@ -52,10 +52,10 @@ async def import_session(
             description="The file's name; a name ending in .jsonl reads the body as JSON Lines",
         ),
     ] = None,
-) -> ImportedSession:
+) -> Response:
     body = await request.body()
-    imported = await run_in_threadpool(
+    imported = await run_blocking(
         scoring.import_service.import_session, body, file_name, request.headers.get("content-type"), caller
     )
-    response.headers["Location"] = f"{API_PREFIX}/sessions/{imported.session_id}"
-    return imported
+    location = f"{API_PREFIX}/sessions/{imported.session_id}"
+    return json_response(imported, status_code=201, headers={"Location": location})

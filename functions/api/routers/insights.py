@@ -1,30 +1,22 @@
-"""Insights across many scores: the fleet query (``GET /scores``, JSON pages or streamed CSV / JSON Lines) and the
-training export: streamed JSON Lines (``GET /exports/training``) where no exports bucket is configured, else a job
-written to S3 (``POST /exports/training``, then ``GET /exports/{export_id}`` for its presigned download URL).
+"""The fleet query across many scores (``GET /scores``): JSON pages, or every matching row streamed as CSV or JSON
+Lines.
 
 Streamed answers are produced while they are sent (a server-side cursor feeds them). Behind API Gateway, Mangum
 buffers the whole body and a Lambda response is capped at 6 MB: page with ``format=json`` (at most 500 rows a page)
 or pass ``limit`` there; stream large results from a local API or the CLI.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
-from uuid import UUID
+from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, Query, Response
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Query, Response
 
-from functions.api.deps import ContainerDep, Requester
+from functions.api.blocking import run_blocking
+from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_STREAMED_ROWS
-from session_scoring.models.api import ExportJob, FleetScorePage, MissingToolSessionsPage, TrainingExportJobRequest
-
-if TYPE_CHECKING:
-    # Imported by the route when it runs: the insights service imports the repositories and SQLAlchemy, which
-    # building the app does not need (cold init, issue 10).
-    from session_scoring.services.insights import StreamedRows
+from functions.api.responses import json_response, streamed_response
+from session_scoring.models.api import FleetScorePage
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -36,21 +28,13 @@ _STREAMED = {
 }
 
 
-def _streamed(rows: StreamedRows) -> StreamingResponse:
-    return StreamingResponse(
-        rows.chunks,
-        media_type=rows.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{rows.filename}"'},
-    )
-
-
 @router.get(
     "/scores",
     response_model=FleetScorePage,
     responses={200: _STREAMED, **error_responses(400, 422, 500, 503)},
     summary="The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines",
 )
-def fleet_scores(
+async def fleet_scores(
     scoring: ContainerDep,
     criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
     min_score: Annotated[int | None, Query(ge=0, le=100)] = None,
@@ -83,10 +67,12 @@ def fleet_scores(
         ),
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
-) -> FleetScorePage | StreamingResponse:
+) -> Response:
+    # Imported here, not with the router: the service module imports the repositories and SQLAlchemy.
     from session_scoring.services.insights import FleetParams, StreamedRows
 
-    answer = scoring.insights_service.fleet(
+    answer = await run_blocking(
+        scoring.insights_service.fleet,
         FleetParams(
             criteria_hash=criteria_hash,
             min_score=min_score,
@@ -107,74 +93,6 @@ def fleet_scores(
             cursor=cursor,
             limit=limit,
             format=format,
-        )
+        ),
     )
-    return _streamed(answer) if isinstance(answer, StreamedRows) else answer
-
-
-@router.get(
-    "/exports/training",
-    response_class=StreamingResponse,
-    responses={
-        200: {
-            "description": "One JSON line per session: score, breakdown, criteria hash, session id, and the "
-            "conversation (openai-chat) or the normalised session (normalized)",
-            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
-        },
-        **error_responses(400, 405, 422, 500, 503),
-    },
-    summary="Training export: sessions scoring at least min_score, streamed as JSON Lines (where no exports bucket "
-    "is configured; else 405: POST it as a job)",
-)
-def training_export(
-    scoring: ContainerDep,
-    min_score: Annotated[int, Query(ge=0, le=100)] = 85,
-    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
-    format: Annotated[str, Query(description="openai-chat or normalized")] = "openai-chat",
-) -> StreamingResponse:
-    return _streamed(scoring.training_export.stream(min_score, criteria_hash, format))
-
-
-@router.post(
-    "/exports/training",
-    status_code=202,
-    response_model=ExportJob,
-    responses=error_responses(400, 405, 422, 500, 503),
-    summary="Training export as a job written to S3 (where an exports bucket is configured); poll the Location",
-)
-def request_training_export(
-    scoring: ContainerDep,
-    requested_by: Requester,
-    response: Response,
-    body: Annotated[TrainingExportJobRequest | None, Body()] = None,
-) -> ExportJob:
-    request = body or TrainingExportJobRequest()
-    job = scoring.export_jobs.request(request.min_score, request.criteria_hash, request.format, requested_by)
-    response.headers["Location"] = f"{API_PREFIX}/exports/{job.export_id}"
-    return job
-
-
-@router.get(
-    "/exports/{export_id}",
-    response_model=ExportJob,
-    responses=error_responses(404, 422, 500, 503),
-    summary="An export job; once completed, a presigned download URL and when it expires",
-)
-def export_job(scoring: ContainerDep, export_id: UUID) -> ExportJob:
-    return scoring.export_jobs.get(export_id)
-
-
-@router.get(
-    "/analytics/missing-tools/{tool_name}/sessions",
-    response_model=MissingToolSessionsPage,
-    responses=error_responses(400, 422, 500, 503),
-    summary="Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale",
-)
-def missing_tool_sessions(
-    scoring: ContainerDep,
-    tool_name: Annotated[str, Path(min_length=1, max_length=255)],
-    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
-    cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-) -> MissingToolSessionsPage:
-    return scoring.insights_service.tool_sessions(tool_name, criteria_hash, cursor, limit)
+    return streamed_response(answer) if isinstance(answer, StreamedRows) else json_response(answer)

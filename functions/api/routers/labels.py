@@ -1,15 +1,15 @@
 """Human labels of a session (PUT: the caller's label, a new revision each time; GET: every labeller's) and the
 judge's agreement with them."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
+from functions.api.responses import json_response
 from session_scoring.models.quality import AgreementReport, LabelRequest, SessionLabel, SessionLabels
 
 router = APIRouter(prefix=API_PREFIX)
@@ -22,8 +22,8 @@ router = APIRouter(prefix=API_PREFIX)
     summary="Store the caller's human label of a session (a revision of their earlier one; every revision is kept); "
     "404 for a session that exists nowhere",
 )
-def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, requester: Requester) -> SessionLabel:
-    return scoring.label_service.put_label(session_id, requester, body)
+async def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, requester: Requester) -> Response:
+    return json_response(await run_blocking(scoring.label_service.put_label, session_id, requester, body))
 
 
 @router.get(
@@ -32,8 +32,8 @@ def put_label(session_id: SessionId, body: LabelRequest, scoring: ContainerDep, 
     responses=error_responses(422, 500, 503),
     summary="Every labeller's current label of a session, and every revision",
 )
-def get_labels(session_id: SessionId, scoring: ContainerDep) -> SessionLabels:
-    return scoring.label_service.labels(session_id)
+async def get_labels(session_id: SessionId, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.label_service.labels, session_id))
 
 
 @router.get(
@@ -42,7 +42,7 @@ def get_labels(session_id: SessionId, scoring: ContainerDep) -> SessionLabels:
     responses=error_responses(422, 500, 503),
     summary="How the judge agrees with human labels under one criteria hash",
 )
-def agreement(
+async def agreement(
     scoring: ContainerDep,
     criteria_hash: Annotated[
         str | None,
@@ -52,5 +52,6 @@ def agreement(
             "when absent",
         ),
     ] = None,
-) -> AgreementReport:
-    return scoring.agreement_service.agreement(criteria_hash or scoring.scoring_service.criteria_hash)
+) -> Response:
+    criteria = criteria_hash or scoring.scoring_service.criteria_hash
+    return json_response(await run_blocking(scoring.agreement_service.agreement, criteria))

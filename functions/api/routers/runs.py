@@ -1,16 +1,15 @@
 """Scoring runs: create one (or estimate it with a dry run), list them, read one, cancel one."""
 
-from __future__ import annotations
-
 from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Query, Response
-from fastapi.responses import JSONResponse
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, Page, PageSize
+from functions.api.responses import json_response
 from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, RunSessionPage, ScoringRun
 from session_scoring.models.scores import ScoreStatus
 
@@ -28,15 +27,11 @@ router = APIRouter(prefix=API_PREFIX)
     },
     summary="Start a scoring run (or estimate one with dry_run)",
 )
-def create_run(
-    request: RunRequest, response: Response, scoring: ContainerDep, requester: Requester
-) -> ScoringRun | JSONResponse:
+async def create_run(request: RunRequest, scoring: ContainerDep, requester: Requester) -> Response:
     if request.dry_run:
-        result = scoring.run_service.dry_run(request)
-        return JSONResponse(result.model_dump(mode="json"), status_code=200)
-    run = scoring.run_service.create(request, started_by=requester)
-    response.headers["Location"] = f"{API_PREFIX}/runs/{run.run_id}"
-    return run
+        return json_response(await run_blocking(scoring.run_service.dry_run, request))
+    run = await run_blocking(scoring.run_service.create, request, started_by=requester)
+    return json_response(run, status_code=202, headers={"Location": f"{API_PREFIX}/runs/{run.run_id}"})
 
 
 @router.get(
@@ -45,12 +40,8 @@ def create_run(
     responses=error_responses(422, 500, 503),
     summary="Scoring runs, newest first",
 )
-def list_runs(
-    scoring: ContainerDep,
-    page: Page = 1,
-    page_size: PageSize = 20,
-) -> RunPage:
-    return scoring.run_service.list_runs(page, page_size)
+async def list_runs(scoring: ContainerDep, page: Page = 1, page_size: PageSize = 20) -> Response:
+    return json_response(await run_blocking(scoring.run_service.list_runs, page, page_size))
 
 
 @router.get(
@@ -59,8 +50,8 @@ def list_runs(
     responses=error_responses(404, 422, 500, 503),
     summary="One scoring run: its status, counts by attempt status, usage, cost and ETA",
 )
-def get_run(run_id: UUID, scoring: ContainerDep) -> ScoringRun:
-    return scoring.run_service.get(run_id)
+async def get_run(run_id: UUID, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.run_service.get, run_id))
 
 
 @router.get(
@@ -69,14 +60,14 @@ def get_run(run_id: UUID, scoring: ContainerDep) -> ScoringRun:
     responses=error_responses(404, 422, 500, 503),
     summary="A run's attempts by session id: status, score, band and error of each",
 )
-def list_run_sessions(
+async def list_run_sessions(
     run_id: UUID,
     scoring: ContainerDep,
     page: Page = 1,
     page_size: PageSize = 20,
     status: Annotated[ScoreStatus | None, Query(description="Only attempts with this status")] = None,
-) -> RunSessionPage:
-    return scoring.run_service.list_sessions(run_id, page, page_size, status)
+) -> Response:
+    return json_response(await run_blocking(scoring.run_service.list_sessions, run_id, page, page_size, status))
 
 
 @router.post(
@@ -85,5 +76,5 @@ def list_run_sessions(
     responses=error_responses(400, 404, 422, 500, 503),
     summary="Cancel a run: attempts not yet claimed end cancelled and their jobs never reach the judge",
 )
-def cancel_run(run_id: UUID, scoring: ContainerDep, requester: Requester) -> ScoringRun:
-    return scoring.run_service.cancel(run_id, cancelled_by=requester)
+async def cancel_run(run_id: UUID, scoring: ContainerDep, requester: Requester) -> Response:
+    return json_response(await run_blocking(scoring.run_service.cancel, run_id, cancelled_by=requester))

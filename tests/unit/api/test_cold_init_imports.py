@@ -2,7 +2,7 @@
 
 The first request imports what it uses (or priming does, before a SnapStart snapshot): a router that imports a
 service at module level puts the repositories and SQLAlchemy into every cold start, and the routers themselves
-(their routes and the API's models) are included when a request is first matched against them (issue 10).
+(their routes and the API's models) are included when a request is first matched against them.
 """
 
 from __future__ import annotations

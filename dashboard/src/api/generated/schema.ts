@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
+        get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/analytics/criteria": {
         parameters: {
             query?: never;
@@ -305,23 +322,6 @@ export interface paths {
         };
         /** An export job; once completed, a presigned download URL and when it expires */
         get: operations["export_job_api_v1_scoring_exports__export_id__get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/scoring/analytics/missing-tools/{tool_name}/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
-        get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2636,6 +2636,70 @@ export interface operations {
             };
         };
     };
+    missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get: {
+        parameters: {
+            query?: {
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MissingToolSessionsPage"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     criteria_in_use_api_v1_scoring_analytics_criteria_get: {
         parameters: {
             query?: never;
@@ -3436,70 +3500,6 @@ export interface operations {
             };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Service misconfigured */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get: {
-        parameters: {
-            query?: {
-                /** @description 'current' (default), 'any', or a criteria hash */
-                criteria_hash?: string;
-                /** @description next_cursor of the previous page */
-                cursor?: string | null;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                tool_name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MissingToolSessionsPage"];
-                };
-            };
-            /** @description Session not completed, or an invalid request */
-            400: {
                 headers: {
                     [name: string]: unknown;
                 };
