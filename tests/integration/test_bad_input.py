@@ -379,3 +379,25 @@ def test_a_forged_session_list_cursor_with_a_page_beyond_any_source_is_422(stack
 
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_parameters"
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "value"),
+    [
+        (f"{API}/scores", "scored_before", "0.5"),
+        (f"{API}/scores", "session_started_after", "1700000000"),
+        (f"{API}/analytics/trends", "scored_after", "-1e3"),
+    ],
+)
+def test_a_number_where_a_time_is_expected_is_422_not_seconds_since_1970(
+    stack: Stack, path: str, name: str, value: str
+) -> None:
+    problem = _problem(stack.client.get(path, params={name: value}))
+
+    assert problem["loc"] == ["query", name]
+    assert "ISO 8601" in problem["msg"]
+
+
+def test_an_iso_time_in_the_query_is_still_read(stack: Stack) -> None:
+    for path in (f"{API}/scores", f"{API}/analytics/trends"):
+        assert stack.client.get(path, params={"scored_after": "2026-01-01T00:00:00Z"}).status_code == 200

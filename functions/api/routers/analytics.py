@@ -1,7 +1,6 @@
 """Analytics over the latest completed score of each session: score bands, missing tools (and the sessions missing
 one), criteria in use, trends and the comparison of two criteria."""
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
@@ -12,6 +11,7 @@ from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
 from functions.api.responses import json_response
 from session_scoring.models.api import CriteriaUsage, MissingToolSessionsPage, MissingToolsReport, ScoreDistribution
+from session_scoring.models.request import IsoDateTime
 from session_scoring.models.trends import CriteriaComparison, TrendBucket, TrendGroup, TrendsReport
 
 router = APIRouter(prefix=f"{API_PREFIX}/analytics")
@@ -48,7 +48,7 @@ async def missing_tools(
 @router.get(
     "/missing-tools/{tool_name}/sessions",
     response_model=MissingToolSessionsPage,
-    responses=error_responses(400, 422, 500, 503),
+    responses=error_responses(400, 404, 422, 500, 503),
     summary="Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale",
 )
 async def missing_tool_sessions(
@@ -66,7 +66,7 @@ async def missing_tool_sessions(
 @router.get(
     "/criteria",
     response_model=list[CriteriaUsage],
-    responses=error_responses(500, 503),
+    responses=error_responses(422, 500, 503),
     summary="Stored criteria definitions with the sessions each has scored, the current one first",
 )
 async def criteria_in_use(scoring: ContainerDep) -> Response:
@@ -84,8 +84,8 @@ async def trends(
     criteria_hash: CriteriaScope,
     bucket: TrendBucket = TrendBucket.DAY,
     group_by: TrendGroup = TrendGroup.NONE,
-    scored_after: Annotated[datetime | None, Query(description="Scored at or after (ISO 8601)")] = None,
-    scored_before: Annotated[datetime | None, Query(description="Scored before (ISO 8601)")] = None,
+    scored_after: Annotated[IsoDateTime | None, Query(description="Scored at or after (ISO 8601)")] = None,
+    scored_before: Annotated[IsoDateTime | None, Query(description="Scored before (ISO 8601)")] = None,
 ) -> Response:
     return json_response(
         await run_blocking(scoring.trends_service.trends, criteria_hash, bucket, group_by, scored_after, scored_before)

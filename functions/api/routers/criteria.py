@@ -15,7 +15,7 @@ router = APIRouter(prefix=API_PREFIX)
 @router.get(
     "/criteria/current",
     response_model=CriteriaDefinition,
-    responses=error_responses(500, 503),
+    responses=error_responses(422, 500, 503),
     summary="The judging criteria in force and their hash",
 )
 async def current_criteria(scoring: ContainerDep) -> Response:

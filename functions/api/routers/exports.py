@@ -44,7 +44,7 @@ async def training_export(
     "/training",
     status_code=202,
     response_model=ExportJob,
-    responses=error_responses(400, 405, 422, 500, 503),
+    responses=error_responses(400, 405, 413, 422, 500, 503),
     summary="Training export as a job written to S3 (where an exports bucket is configured); poll the Location",
 )
 async def request_training_export(

@@ -6,7 +6,6 @@ buffers the whole body and a Lambda response is capped at 6 MB: page with ``form
 or pass ``limit`` there; stream large results from a local API or the CLI.
 """
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
@@ -17,6 +16,7 @@ from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_STREAMED_ROWS
 from functions.api.responses import json_response, streamed_response
 from session_scoring.models.api import FleetScorePage
+from session_scoring.models.request import IsoDateTime
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -46,10 +46,10 @@ async def fleet_scores(
     agent: str | None = None,
     alert_type: str | None = None,
     provider: Annotated[str | None, Query(description="The judge's provider (e.g. anthropic, heuristic)")] = None,
-    scored_after: datetime | None = None,
-    scored_before: datetime | None = None,
-    session_started_after: datetime | None = None,
-    session_started_before: datetime | None = None,
+    scored_after: IsoDateTime | None = None,
+    scored_before: IsoDateTime | None = None,
+    session_started_after: IsoDateTime | None = None,
+    session_started_before: IsoDateTime | None = None,
     latest_only: Annotated[
         bool, Query(description="Only each session's latest completed attempt under the criteria")
     ] = True,

@@ -29,7 +29,7 @@ async def put_label(session_id: SessionId, body: LabelRequest, scoring: Containe
 @router.get(
     "/sessions/{session_id}/labels",
     response_model=SessionLabels,
-    responses=error_responses(422, 500, 503),
+    responses=error_responses(404, 422, 500, 503),
     summary="Every labeller's current label of a session, and every revision",
 )
 async def get_labels(session_id: SessionId, scoring: ContainerDep) -> Response:

@@ -2511,6 +2511,15 @@ export interface operations {
                     "application/json": components["schemas"]["CriteriaDefinition"];
                 };
             };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Service misconfigured */
             500: {
                 headers: {
@@ -2671,6 +2680,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -2716,6 +2734,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CriteriaUsage"][];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Service misconfigured */
@@ -3449,6 +3476,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -3555,6 +3591,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionLabels"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */

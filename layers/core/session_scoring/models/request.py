@@ -11,6 +11,7 @@
 No ``from __future__ import annotations`` here (see ``models/api.py``).
 """
 
+import re
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -39,11 +40,20 @@ class RequestBody(BaseModel):
         return data
 
 
-def _iso_text(value: Any) -> Any:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        raise PydanticCustomError("datetime_type", "Input should be an ISO 8601 date and time, as a JSON string")
+_NUMBER = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")
+
+
+def iso_text_only(value: Any) -> Any:
+    """Refuse a number (or a number written as text, as a query string carries it) where a date and time is
+    expected: pydantic would read it as seconds since 1970, which nobody sending ``0.5`` meant."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+        raise PydanticCustomError("datetime_type", "Input should be an ISO 8601 date and time, not a number")
     return value
 
 
-JsonDateTime = Annotated[datetime, Strict(False), BeforeValidator(_iso_text)]
+JsonDateTime = Annotated[datetime, Strict(False), BeforeValidator(iso_text_only)]
 """A date and time in a strict body: an ISO 8601 string (JSON has no time type), never a number."""
+
+IsoDateTime = Annotated[datetime, BeforeValidator(iso_text_only)]
+"""A date and time in a query string: ISO 8601, never a number."""
