@@ -1,4 +1,4 @@
-"""The short form of the fuzz campaign (``make fuzz-short``; ``make test FUZZ_IN_TEST=1``): the same campaign as
+"""The short form of the fuzz campaign (``make fuzz-short``, also run by ``make test``): the same campaign as
 ``make fuzz`` with a budget of FUZZ_SECONDS (default 90) and FUZZ_REQUESTS (default 1500). It sends every named
 hostile case whatever the budget, and passes only with no 5xx, no wrong answer and nothing stored on an error. It
 takes about two minutes (111 s on the 2-core machine with other work beside it)."""
