@@ -1,21 +1,21 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
-import { AgreementPage } from './pages/AgreementPage';
-import { RunDetailPage } from './pages/RunDetailPage';
-import { RunFormPage } from './pages/RunFormPage';
-import { RunsPage } from './pages/RunsPage';
-import { ScoresPage } from './pages/ScoresPage';
-import { SessionDetailPage } from './pages/SessionDetailPage';
-import { SessionsPage } from './pages/SessionsPage';
-import { EmptyState, Loading } from './components/StateViews';
+import { AgreementPage } from './features/quality/AgreementPage';
+import { RunDetailPage } from './features/runs/RunDetailPage';
+import { RunFormPage } from './features/runs/RunFormPage';
+import { RunsPage } from './features/runs/RunsPage';
+import { ScoresPage } from './features/scores/ScoresPage';
+import { SessionDetailPage } from './features/sessions/SessionDetailPage';
+import { SessionsPage } from './features/sessions/SessionsPage';
+import { EmptyState, Loading } from './shared/components/StateViews';
 
 // The analytics page carries MUI X Charts (about a third of the bundle): loaded when first opened, not on every page.
-const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
-const TrendsPage = lazy(() => import('./pages/TrendsPage').then((m) => ({ default: m.TrendsPage })));
-const ComparisonPage = lazy(() => import('./pages/ComparisonPage').then((m) => ({ default: m.ComparisonPage })));
-const MissingToolsPage = lazy(() => import('./pages/MissingToolsPage').then((m) => ({ default: m.MissingToolsPage })));
-const ToolSessionsPage = lazy(() => import('./pages/ToolSessionsPage').then((m) => ({ default: m.ToolSessionsPage })));
+const AnalyticsPage = lazy(() => import('./features/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
+const TrendsPage = lazy(() => import('./features/analytics/TrendsPage').then((m) => ({ default: m.TrendsPage })));
+const ComparisonPage = lazy(() => import('./features/analytics/ComparisonPage').then((m) => ({ default: m.ComparisonPage })));
+const MissingToolsPage = lazy(() => import('./features/analytics/MissingToolsPage').then((m) => ({ default: m.MissingToolsPage })));
+const ToolSessionsPage = lazy(() => import('./features/analytics/ToolSessionsPage').then((m) => ({ default: m.ToolSessionsPage })));
 
 /** An Analytics view, loaded when first opened. */
 const analytics = (page: ReactNode) => <Suspense fallback={<Loading what="analytics" />}>{page}</Suspense>;

@@ -1,0 +1,114 @@
+// The Scores page's state lives in the URL query string (shareable; a reload restores it). These functions turn the
+// URL into the fleet query's parameters plus the stack of cursors of the pages before the current one, and back.
+import type { FleetQuery } from '../../api/client';
+import { DIMENSION_KEYS } from '../../shared/dimensions';
+
+/** Columns the fleet query sorts by (the API's `sort` values). */
+export const SORTABLE = ['total_score', ...DIMENSION_KEYS, 'scored_at', 'session_started_at'] as const;
+export type SortColumn = (typeof SORTABLE)[number];
+export type Order = 'asc' | 'desc';
+
+/** The filters a person sets in the form; text as typed, '' for "any". */
+export interface ScoreFilters {
+  criteria: string;
+  minScore: string;
+  maxScore: string;
+  band: string;
+  agent: string;
+  alertType: string;
+  missingTool: string;
+  latestOnly: boolean;
+}
+
+export interface ScoresState {
+  filters: ScoreFilters;
+  sort: SortColumn;
+  order: Order;
+  /** The cursors that opened each page after the first; the last one opened the current page. */
+  cursors: string[];
+}
+
+export const NO_FILTERS: ScoreFilters = {
+  criteria: 'current',
+  minScore: '',
+  maxScore: '',
+  band: '',
+  agent: '',
+  alertType: '',
+  missingTool: '',
+  latestOnly: true,
+};
+
+const DEFAULT_SORT: SortColumn = 'scored_at';
+const DEFAULT_ORDER: Order = 'desc';
+export const PAGE_SIZE = 50;
+
+/** URL parameter of each text filter; the same names as the API's, so a shared URL reads like the request. */
+const TEXT_PARAMS: [keyof ScoreFilters, string][] = [
+  ['minScore', 'min_score'],
+  ['maxScore', 'max_score'],
+  ['band', 'band'],
+  ['agent', 'agent'],
+  ['alertType', 'alert_type'],
+  ['missingTool', 'missing_tool'],
+];
+
+const isSort = (value: string | null): value is SortColumn => (SORTABLE as readonly string[]).includes(value ?? '');
+
+export function stateFromParams(params: URLSearchParams): ScoresState {
+  const filters: ScoreFilters = {
+    ...NO_FILTERS,
+    criteria: params.get('criteria_hash') || NO_FILTERS.criteria,
+    latestOnly: params.get('latest_only') !== 'false',
+  };
+  for (const [key, name] of TEXT_PARAMS) (filters[key] as string) = params.get(name) ?? '';
+  const sort = params.get('sort');
+  return {
+    filters,
+    sort: isSort(sort) ? sort : DEFAULT_SORT,
+    order: params.get('order') === 'asc' ? 'asc' : DEFAULT_ORDER,
+    cursors: params.getAll('cursor').filter(Boolean),
+  };
+}
+
+/** The URL of a state: only what differs from the defaults, the cursors as repeated `cursor` parameters. */
+export function paramsFromState({ filters, sort, order, cursors }: ScoresState): URLSearchParams {
+  const params = new URLSearchParams();
+  if (filters.criteria && filters.criteria !== NO_FILTERS.criteria) params.set('criteria_hash', filters.criteria);
+  for (const [key, name] of TEXT_PARAMS) {
+    const value = (filters[key] as string).trim();
+    if (value) params.set(name, value);
+  }
+  if (!filters.latestOnly) params.set('latest_only', 'false');
+  if (sort !== DEFAULT_SORT) params.set('sort', sort);
+  if (order !== DEFAULT_ORDER) params.set('order', order);
+  for (const cursor of cursors) params.append('cursor', cursor);
+  return params;
+}
+
+const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
+const textOrNull = (text: string): string | null => text.trim() || null;
+
+/** The request for the current page (without a cursor on the first). */
+export function queryFromState({ filters, sort, order, cursors }: ScoresState): FleetQuery {
+  const query: FleetQuery = {
+    criteria_hash: filters.criteria || NO_FILTERS.criteria,
+    latest_only: filters.latestOnly,
+    sort,
+    order,
+    limit: PAGE_SIZE,
+  };
+  const optional: FleetQuery = {
+    min_score: numberOrNull(filters.minScore),
+    max_score: numberOrNull(filters.maxScore),
+    band: textOrNull(filters.band),
+    agent: textOrNull(filters.agent),
+    alert_type: textOrNull(filters.alertType),
+    missing_tool: textOrNull(filters.missingTool),
+    cursor: cursors.at(-1) ?? null,
+  };
+  for (const [name, value] of Object.entries(optional)) {
+    if (value !== null) Object.assign(query, { [name]: value });
+  }
+  return query;
+}
