@@ -51,9 +51,12 @@ def test_score_a_session_from_the_list_and_read_the_critique(local_stack: str, p
     shot(page, "01-sessions-unscored")
     assert_accessible(page, "the sessions list")
 
+    console_errors: list[str] = []
+    page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
     row.click()
     expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
-    expect(page.get_by_text("Not scored yet")).to_be_visible()
+    expect(page.get_by_text("Not scored under the current criteria")).to_be_visible()
+    assert console_errors == [], "an unscored session's page answers without an error"
     page.get_by_role("button", name="Score Session").click()
 
     total = page.get_by_test_id("total-score")
@@ -106,6 +109,20 @@ def test_a_session_still_running_cannot_be_scored(local_stack: str, page: Any) -
     expect(page.get_by_role("button", name="Score Session")).to_be_disabled()
     expect(page.get_by_text("only completed sessions can be scored")).to_be_visible()
     assert_accessible(page, "a session still running")
+
+
+def test_an_unknown_session_id_says_so_and_offers_only_what_can_work(local_stack: str, page: Any, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    for browser_page, name in ((page, "11-session-not-found"), (phone, "11-narrow-session-not-found")):
+        browser_page.goto(f"{local_stack}/sessions/no-such-session")
+        expect(browser_page.get_by_role("heading", name="No session with this id")).to_be_visible()
+        expect(browser_page.get_by_role("button", name="Score Session")).to_have_count(0)
+        expect(browser_page.get_by_text("Human labels")).to_have_count(0)
+        expect(browser_page.get_by_text("Not scored", exact=False)).to_have_count(0)
+        shot(browser_page, name)
+        assert_fits(browser_page, "/sessions/no-such-session")
+        assert_accessible(browser_page, "an unknown session")
 
 
 def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, page: Any) -> None:

@@ -1,6 +1,6 @@
 // The scoring API through openapi-fetch, typed by the generated schema (src/api/generated/schema.ts, `make
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
-// errors as readable messages, and "not scored" (404) as null.
+// errors as readable messages.
 import createClient from 'openapi-fetch';
 import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
 
@@ -54,11 +54,6 @@ function unwrap<T>({ data, error, response }: Result<T>): T {
   throw new ApiError(response.status, describe(error, response));
 }
 
-/** 404 means "none yet" for a session's scores; anything else unwraps as usual. */
-function orWhenNotFound<T, F>(fallback: F) {
-  return (result: Result<T>): T | F => (result.response.status === 404 ? fallback : unwrap(result));
-}
-
 /** POST /runs answers a run or a dry run's estimate, depending on `dry_run`. */
 const isDryRun = (answer: ScoringRun | DryRunResult): answer is DryRunResult => 'sessions_selected' in answer;
 
@@ -100,12 +95,10 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     /** A page of sessions: the source's, or only the scored (by band, by score) or the unscored ones. */
     listSessions: (query: SessionsQuery) => client.GET('/api/v1/scoring/sessions', { params: { query } }).then(unwrap),
     getSession: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}', session(sessionId)).then(unwrap),
-    /** The latest attempt, or null when the session was never scored. */
-    getLatestScore: (sessionId: string) =>
-      client.GET('/api/v1/scoring/sessions/{session_id}/score', session(sessionId)).then(orWhenNotFound(null)),
-    /** Every attempt, newest first; empty when the session was never scored. */
-    getScoreHistory: (sessionId: string) =>
-      client.GET('/api/v1/scoring/sessions/{session_id}/scores', session(sessionId)).then(orWhenNotFound([])),
+    /** The session's scores for its page: the latest completed under the criteria in force, the latest attempt, every
+     * attempt; nulls and no attempts (200, not 404) when it was never scored. */
+    getSessionScoring: (sessionId: string) =>
+      client.GET('/api/v1/scoring/sessions/{session_id}/scoring', session(sessionId)).then(unwrap),
     requestScore: (sessionId: string, forceRescore: boolean) =>
       client
         .POST('/api/v1/scoring/sessions/{session_id}/score', { ...session(sessionId), body: { force_rescore: forceRescore } })

@@ -22,6 +22,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions/{session_id}/scoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's scores for its page: the latest completed under the criteria in force, the latest attempt and every attempt (200 with nulls when never scored) */
+        get: operations["session_scoring_api_v1_scoring_sessions__session_id__scoring_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions/{session_id}/scores": {
         parameters: {
             query?: never;
@@ -1887,6 +1904,24 @@ export interface components {
             run_id: string | null;
         };
         /**
+         * SessionScoring
+         * @description A session's scores as its page shows them: the score under the criteria in force first, every attempt
+         *     after. Answered for a session never scored too (``current`` and ``latest`` null, no attempts), never a 404.
+         */
+        SessionScoring: {
+            /** Session Id */
+            session_id: string;
+            /** @description The latest completed attempt under the criteria in force: the score the Scores page, the analytics and the judge-human agreement use; null when there is none */
+            current: components["schemas"]["SessionScore"] | null;
+            /** @description The latest attempt under any criteria and in any status (what follows a queued or running score); null when never scored */
+            latest: components["schemas"]["SessionScore"] | null;
+            /**
+             * Attempts
+             * @description Every attempt, newest first, under every criteria
+             */
+            attempts: components["schemas"]["SessionScore"][];
+        };
+        /**
          * SessionStatus
          * @description Lifecycle states of a session at its source (TARSy's statuses, both spellings of cancelling).
          * @enum {string}
@@ -2082,6 +2117,7 @@ export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionListScan = components['schemas']['SessionListScan'];
 export type SessionScore = components['schemas']['SessionScore'];
+export type SessionScoring = components['schemas']['SessionScoring'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
@@ -2233,6 +2269,56 @@ export interface operations {
             };
             /** @description The session source returned data that cannot be parsed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    session_scoring_api_v1_scoring_sessions__session_id__scoring_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionScoring"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,14 +7,17 @@ import type { LabelRequest, SessionLabel } from '../../api/generated/schema';
 import { useLabels, usePutLabel } from './queries';
 
 export interface LabelFormProps {
+  /** The judge's total the agreement compares labels with: the latest completed score under the current criteria. */
   judgeTotal: number | null;
+  /** The name of the criteria in force, which that score used. */
+  judgeCriteria?: string | null;
   labels: SessionLabel[];
   submitting?: boolean;
   error?: string | null;
   onSubmit: (label: LabelRequest) => void;
 }
 
-export function LabelForm({ judgeTotal, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
+export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
   const [total, setTotal] = useState('');
   const [notes, setNotes] = useState('');
   const value = Number(total);
@@ -33,8 +36,9 @@ export function LabelForm({ judgeTotal, labels, submitting = false, error = null
           Human labels
         </Typography>
         <Stack direction="row" spacing={3} sx={{ mb: 1, flexWrap: 'wrap' }}>
-          <Typography>
-            Judge: <strong>{judgeTotal ?? '—'}</strong>
+          <Typography data-testid="label-judge">
+            Judge{judgeCriteria ? ` (${judgeCriteria}, current)` : ''}:{' '}
+            <strong>{judgeTotal ?? (judgeCriteria ? 'not scored' : '—')}</strong>
           </Typography>
           {labels.length === 0 && <Typography color="text.secondary">No human label yet.</Typography>}
           {labels.map((label) => (
@@ -70,12 +74,21 @@ export function LabelForm({ judgeTotal, labels, submitting = false, error = null
 }
 
 /** The label form wired to the API for one session. */
-export function SessionLabelsPanel({ sessionId, judgeTotal }: { sessionId: string; judgeTotal: number | null }) {
+export function SessionLabelsPanel({
+  sessionId,
+  judgeTotal,
+  judgeCriteria = null,
+}: {
+  sessionId: string;
+  judgeTotal: number | null;
+  judgeCriteria?: string | null;
+}) {
   const labels = useLabels(sessionId);
   const put = usePutLabel(sessionId);
   return (
     <LabelForm
       judgeTotal={judgeTotal}
+      judgeCriteria={judgeCriteria}
       labels={labels.data?.current ?? []}
       submitting={put.isPending}
       error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}

@@ -27,18 +27,22 @@ export interface ScoreDetailViewProps {
   /** The original alert and the agent's final analysis (from the session), when known. */
   alert?: Record<string, unknown> | null;
   finalAnalysis?: string | null;
-  /** Every attempt, newest first (the current one included). */
+  /** Every attempt, newest first (the one shown included): the others are listed below it. */
   history?: SessionScore[];
+  /** The name of a criteria hash (the stored criteria's); the hash's first digits by default. */
+  criteriaName?: (criteriaHash: string) => string;
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
 const tokens = (n: number | null) => (n === null ? '–' : n.toLocaleString());
+const shortHash = (criteriaHash: string) => `#${criteriaHash.slice(0, 8)}`;
 
-/** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
 /** Columns shown from the md breakpoint up (folded away on a phone). */
 const wide = { display: { xs: 'none', md: 'table-cell' } };
+const narrow = { display: { md: 'none' } };
 
-export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: ScoreDetailViewProps) {
+/** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
+export function ScoreDetailView({ score, alert, finalAnalysis, history = [], criteriaName = shortHash }: ScoreDetailViewProps) {
   const earlier = history.filter((h) => h.score_id !== score.score_id);
   const band = useBandOf(score.total_score);
   return (
@@ -70,11 +74,11 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
 
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center' }}>
         <Typography variant="body2">Criteria</Typography>
-        <Chip size="small" label={score.criteria_hash.slice(0, 12)} title={score.criteria_hash} />
+        <Chip size="small" label={criteriaName(score.criteria_hash)} title={score.criteria_hash} data-testid="score-criteria" />
         {score.is_current_criteria ? (
           <Chip size="small" color="success" variant="outlined" label="current" />
         ) : (
-          <Chip size="small" variant="outlined" label="scored with older criteria" sx={{ borderColor: 'warning.main' }} />
+          <Chip size="small" variant="outlined" label="not the current criteria" sx={{ borderColor: 'warning.main' }} />
         )}
         {score.judge.provider && (
           <Typography variant="body2" color="text.secondary" data-testid="judge-info">
@@ -130,7 +134,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
 
       <Card variant="outlined">
         <CardContent>
-          <Typography variant="h6">Earlier attempts ({earlier.length})</Typography>
+          <Typography variant="h6">Other attempts ({earlier.length})</Typography>
           {earlier.length === 0 ? (
             <Typography variant="body2" color="text.secondary">
               This is the only attempt.
@@ -151,13 +155,19 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
                 <TableBody>
                   {earlier.map((attempt) => (
                     <TableRow key={attempt.score_id} data-testid="earlier-attempt">
-                      <TableCell>{when(attempt.requested_at)}</TableCell>
+                      <TableCell>
+                        {when(attempt.requested_at)}
+                        <Typography variant="caption" color="text.secondary" component="div" sx={narrow}>
+                          {criteriaName(attempt.criteria_hash)}
+                          {attempt.is_current_criteria ? ' (current)' : ''}
+                        </Typography>
+                      </TableCell>
                       <TableCell>
                         <ScoreBadge score={attempt} />
                       </TableCell>
                       <TableCell title={attempt.criteria_hash} sx={{ ...wide, overflowWrap: 'anywhere' }}>
-                        {attempt.criteria_hash.slice(0, 12)}
-                        {attempt.is_current_criteria ? '' : ' (older)'}
+                        {criteriaName(attempt.criteria_hash)}
+                        {attempt.is_current_criteria ? ' (current)' : ''}
                       </TableCell>
                       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.scored_triggered_by}</TableCell>
                       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.error_message ?? ''}</TableCell>

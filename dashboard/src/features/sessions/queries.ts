@@ -1,7 +1,7 @@
 // The sessions feature's server state: the list, one session, its attempts (polled while one runs), Score Session.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type SessionsQuery, api } from '../../api/client';
-import type { SessionScore } from '../../api/generated/schema';
+import type { SessionScore, SessionScoring } from '../../api/generated/schema';
 import { isActive } from '../../shared/scoreStatus';
 
 const POLL_MS = 1500;
@@ -10,8 +10,7 @@ export const sessionKeys = {
   all: ['sessions'] as const,
   page: (query: SessionsQuery) => ['sessions', query] as const,
   session: (sessionId: string) => ['session', sessionId] as const,
-  latestScore: (sessionId: string) => ['scores', sessionId, 'latest'] as const,
-  scoreHistory: (sessionId: string) => ['scores', sessionId, 'history'] as const,
+  scoring: (sessionId: string) => ['scores', sessionId] as const,
 };
 
 export function useSessionPage(query: SessionsQuery) {
@@ -26,27 +25,22 @@ export function useSession(sessionId: string) {
   return useQuery({ queryKey: sessionKeys.session(sessionId), queryFn: () => api.getSession(sessionId) });
 }
 
-/** The latest attempt (null: never scored), polled while it is pending or in progress. When a polled attempt ends,
- * the history and the session list are refreshed too. */
-export function useLatestScore(sessionId: string) {
+/** The session's scores (the current criteria's, the latest attempt, every attempt), polled while the latest attempt
+ * is pending or in progress. When a polled attempt ends, the session list is refreshed too. */
+export function useSessionScoring(sessionId: string) {
   const queryClient = useQueryClient();
   return useQuery({
-    queryKey: sessionKeys.latestScore(sessionId),
+    queryKey: sessionKeys.scoring(sessionId),
     queryFn: async () => {
-      const before = queryClient.getQueryData<SessionScore | null>(sessionKeys.latestScore(sessionId));
-      const latest = await api.getLatestScore(sessionId);
-      if (isActive(before?.status) && !isActive(latest?.status)) {
-        void queryClient.invalidateQueries({ queryKey: sessionKeys.scoreHistory(sessionId) });
+      const before = queryClient.getQueryData<SessionScoring>(sessionKeys.scoring(sessionId));
+      const scoring = await api.getSessionScoring(sessionId);
+      if (isActive(before?.latest?.status) && !isActive(scoring.latest?.status)) {
         void queryClient.invalidateQueries({ queryKey: sessionKeys.all });
       }
-      return latest;
+      return scoring;
     },
-    refetchInterval: (query) => (isActive(query.state.data?.status) ? POLL_MS : false),
+    refetchInterval: (query) => (isActive(query.state.data?.latest?.status) ? POLL_MS : false),
   });
-}
-
-export function useScoreHistory(sessionId: string) {
-  return useQuery({ queryKey: sessionKeys.scoreHistory(sessionId), queryFn: () => api.getScoreHistory(sessionId) });
 }
 
 /** Score Session / Re-score: the returned attempt becomes the latest (and is polled from there). */
@@ -54,9 +48,12 @@ export function useRequestScore(sessionId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (forceRescore: boolean) => api.requestScore(sessionId, forceRescore),
-    onSuccess: (attempt) => {
-      queryClient.setQueryData(sessionKeys.latestScore(sessionId), attempt);
-      void queryClient.invalidateQueries({ queryKey: sessionKeys.scoreHistory(sessionId) });
+    onSuccess: (attempt: SessionScore) => {
+      queryClient.setQueryData<SessionScoring>(sessionKeys.scoring(sessionId), (scoring) =>
+        scoring
+          ? { ...scoring, latest: attempt, attempts: [attempt, ...scoring.attempts.filter((a) => a.score_id !== attempt.score_id)] }
+          : { session_id: sessionId, current: null, latest: attempt, attempts: [attempt] },
+      );
       void queryClient.invalidateQueries({ queryKey: sessionKeys.all });
     },
   });

@@ -56,9 +56,9 @@ describe('ScoreBadge', () => {
     expect(screen.getByTestId('score-badge')).not.toHaveTextContent('0');
   });
 
-  it('marks a score made with older criteria', () => {
+  it('marks a score made under criteria other than the current', () => {
     render(<ScoreBadge score={completed(80, false)} />);
-    expect(screen.getByTestId('score-badge')).toHaveAccessibleName(/older criteria/);
+    expect(screen.getByTestId('score-badge')).toHaveAccessibleName(/other criteria than the current/);
   });
 
   it('takes the bands from the API, not from a copy of its own', () => {

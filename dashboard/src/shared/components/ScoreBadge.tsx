@@ -35,13 +35,14 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
     );
   }
   const colours = bandColours(band?.band);
-  const older = score.is_current_criteria === false;
-  const title = `${score.total_score}/100${band ? ` · ${band.label}` : ''}${older ? ' · scored with older criteria' : ''}`;
+  // Newer or older: a criteria other than the one in force (its name is on the session's page).
+  const other = score.is_current_criteria === false;
+  const title = `${score.total_score}/100${band ? ` · ${band.label}` : ''}${other ? ' · scored under other criteria than the current' : ''}`;
   return (
     <Tooltip title={title}>
       <Chip
         size={size}
-        label={`${score.total_score}${older ? '*' : ''}`}
+        label={`${score.total_score}${other ? '*' : ''}`}
         aria-label={title}
         data-testid="score-badge"
         data-state="scored"

@@ -111,6 +111,22 @@ class SessionScore(_Response):
     )
 
 
+class SessionScoring(_Response):
+    """A session's scores as its page shows them: the score under the criteria in force first, every attempt
+    after. Answered for a session never scored too (``current`` and ``latest`` null, no attempts), never a 404."""
+
+    session_id: str
+    current: SessionScore | None = Field(
+        description="The latest completed attempt under the criteria in force: the score the Scores page, the "
+        "analytics and the judge-human agreement use; null when there is none"
+    )
+    latest: SessionScore | None = Field(
+        description="The latest attempt under any criteria and in any status (what follows a queued or running "
+        "score); null when never scored"
+    )
+    attempts: list[SessionScore] = Field(description="Every attempt, newest first, under every criteria")
+
+
 class LatestScore(_Response):
     """The latest attempt of a session, as the session list shows it."""
 

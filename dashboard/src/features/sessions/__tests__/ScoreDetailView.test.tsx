@@ -49,14 +49,18 @@ describe('ScoreDetailView', () => {
     expect(shown[4].querySelector('ol')).not.toBeNull();
   });
 
-  it('tells current criteria from older ones and shows the judge and its token use', () => {
-    const { rerender } = render(<ScoreDetailView score={makeScore()} />);
+  it('names the criteria the score used, says whether it is the current one, and shows the judge and its tokens', () => {
+    const name = (hash: string) => (hash === 'a'.repeat(64) ? 'claude-sonnet-4-6 #aaaaaaaa' : 'candidate #bbbbbbbb');
+    const { rerender } = render(<ScoreDetailView score={makeScore()} criteriaName={name} />);
+    expect(screen.getByTestId('score-criteria')).toHaveTextContent('claude-sonnet-4-6 #aaaaaaaa');
     expect(screen.getByText('current')).toBeInTheDocument();
     expect(screen.getByTestId('judge-info')).toHaveTextContent('anthropic / claude-sonnet-4-6');
     expect(screen.getByTestId('judge-info')).toHaveTextContent(/tokens in 12,000, out 900/);
 
-    rerender(<ScoreDetailView score={makeScore({ is_current_criteria: false })} />);
-    expect(screen.getByText('scored with older criteria')).toBeInTheDocument();
+    rerender(<ScoreDetailView score={makeScore({ criteria_hash: 'b'.repeat(64), is_current_criteria: false })} criteriaName={name} />);
+    expect(screen.getByTestId('score-criteria')).toHaveTextContent('candidate #bbbbbbbb');
+    expect(screen.getByText('not the current criteria')).toBeInTheDocument();
+    expect(screen.queryByText(/older/)).toBeNull();
   });
 
   it('shows the alert, the final analysis and the earlier attempts', () => {
