@@ -22,6 +22,9 @@ SessionId = Annotated[
     ),
 ]
 
+TEXT_PATTERN = r"^[^\x00]*$"
+"""Free text that PostgreSQL can hold: anything but the NUL character (a 422 names it instead of a 500)."""
+
 CRITERIA_SCOPE_PATTERN = r"^([0-9a-f]{64}|current|any)$"
 """A criteria hash, ``current`` (the criteria in force) or ``any`` (every criteria): what every endpoint that
 filters by criteria accepts, so one spelling works across the scores, analytics and exports."""

@@ -94,6 +94,9 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
   return {
     /** A page of sessions: the source's, or only the scored (by band, by score) or the unscored ones. */
     listSessions: (query: SessionsQuery) => client.GET('/api/v1/scoring/sessions', { params: { query } }).then(unwrap),
+    /** Sessions whose id, agent or alert type contains the text (uploads and scored sessions), best match first. */
+    searchSessions: (text: string, limit = 8) =>
+      client.GET('/api/v1/scoring/search', { params: { query: { q: text, limit } } }).then(unwrap),
     getSession: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}', session(sessionId)).then(unwrap),
     /** The session's scores for its page: the latest completed under the criteria in force, the latest attempt, every
      * attempt; nulls and no attempts (200, not 404) when it was never scored. */

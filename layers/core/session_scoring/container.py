@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.search import SearchService
     from session_scoring.services.session_list import SessionListService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
@@ -144,7 +145,16 @@ class Container:
         from session_scoring.repositories.session_list import SessionListRepository
         from session_scoring.services.session_list import SessionListService
 
-        return SessionListService(self.config, SessionListRepository(self.query_engine), self.source)
+        return SessionListService(
+            self.config, SessionListRepository(self.query_engine), self.source, titles=self.uploads
+        )
+
+    @cached_property
+    def search_service(self) -> SearchService:
+        from session_scoring.repositories.search import SearchRepository
+        from session_scoring.services.search import SearchService
+
+        return SearchService(SearchRepository(self.query_engine), self.uploads)
 
     @cached_property
     def health_service(self) -> HealthService:

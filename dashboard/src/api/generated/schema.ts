@@ -73,6 +73,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose id, agent or alert type contains the text (any case): uploads and scored sessions, best match first */
+        get: operations["search_sessions_api_v1_scoring_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions/{session_id}": {
         parameters: {
             query?: never;
@@ -1654,6 +1671,11 @@ export interface components {
              * @description Where the session comes from: the configured source or 'upload'
              */
             source: string | null;
+            /**
+             * Title
+             * @description A line naming the session: an upload's task (its first user message, at most 200 characters), else its alert type; null when neither is known
+             */
+            title: string | null;
             /** Alert */
             alert: {
                 [key: string]: unknown;
@@ -1783,6 +1805,11 @@ export interface components {
              * @description Where the session comes from: the configured source or 'upload'
              */
             source: string | null;
+            /**
+             * Title
+             * @description A line naming the session: an upload's task (its first user message, at most 200 characters), else its alert type; null when neither is known
+             */
+            title: string | null;
             /** @description Latest scoring attempt; null when never scored */
             score: components["schemas"]["LatestScore"] | null;
         };
@@ -1920,6 +1947,44 @@ export interface components {
              * @description Every attempt, newest first, under every criteria
              */
             attempts: components["schemas"]["SessionScore"][];
+        };
+        /**
+         * SessionSearchHit
+         * @description A session the search text was found in.
+         */
+        SessionSearchHit: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Title
+             * @description An upload's task, else the alert type; null when neither is known
+             */
+            title: string | null;
+            /** Alert Type */
+            alert_type: string | null;
+            /** Agent */
+            agent: string | null;
+            /**
+             * Source
+             * @description 'upload', or the source the scored session came from
+             */
+            source: string | null;
+            /**
+             * Matched
+             * @description Where the text was found: id, agent or alert_type
+             */
+            matched: string;
+        };
+        /**
+         * SessionSearchResult
+         * @description ``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+         *     itself, an id starting with the text, then the rest, newest first).
+         */
+        SessionSearchResult: {
+            /** Query */
+            query: string;
+            /** Items */
+            items: components["schemas"]["SessionSearchHit"][];
         };
         /**
          * SessionStatus
@@ -2118,6 +2183,8 @@ export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionListScan = components['schemas']['SessionListScan'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionScoring = components['schemas']['SessionScoring'];
+export type SessionSearchHit = components['schemas']['SessionSearchHit'];
+export type SessionSearchResult = components['schemas']['SessionSearchResult'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
@@ -2450,6 +2517,57 @@ export interface operations {
             };
             /** @description The session source returned data that cannot be parsed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_sessions_api_v1_scoring_search_get: {
+        parameters: {
+            query: {
+                /** @description A piece of a session id, an agent or an alert */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionSearchResult"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

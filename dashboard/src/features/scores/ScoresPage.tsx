@@ -24,6 +24,7 @@ import type { FleetScore } from '../../api/generated/schema';
 import { useScoreBands } from '../../shared/scoreBands';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { DIMENSIONS } from '../../shared/dimensions';
 import {
@@ -129,9 +130,18 @@ function ScoreRow({ row }: { row: FleetScore }) {
   return (
     <TableRow data-testid="score-row" data-session-id={row.session_id}>
       <TableCell sx={{ overflowWrap: 'anywhere' }}>
-        <Link component={RouterLink} to={`/sessions/${encodeURIComponent(row.session_id)}`}>
-          {row.session_id}
+        <Link
+          component={RouterLink}
+          to={`/sessions/${encodeURIComponent(row.session_id)}`}
+          data-testid="session-link"
+          title={row.session_id}
+          sx={{ fontWeight: 500 }}
+        >
+          {facts?.alert_type ?? shortSessionId(row.session_id)}
         </Link>
+        <div>
+          <SessionIdChip sessionId={row.session_id} />
+        </div>
         <Typography variant="caption" color="text.secondary" component="div" sx={{ display: { md: 'none' } }}>
           {facts?.agent ?? '–'} · {when(row.scored_at)}
         </Typography>

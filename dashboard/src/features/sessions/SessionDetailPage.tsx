@@ -119,7 +119,7 @@ export function SessionDetailPage() {
     : scoringQuery.error && isActive(latest?.status)
       ? `could not check the scoring progress: ${errorMessage(scoringQuery.error)}`
       : null;
-  const title = session?.alert_type ?? latest?.session_facts?.alert_type ?? 'Session';
+  const title = session?.title ?? session?.alert_type ?? latest?.session_facts?.alert_type ?? 'Session';
 
   return (
     <>
@@ -140,6 +140,7 @@ export function SessionDetailPage() {
         {scoring && <ScoreBadge score={current} size="medium" />}
         {session && (
           <Typography variant="body2" color="text.secondary">
+            {session.alert_type && session.alert_type !== title ? `${session.alert_type} · ` : ''}
             {session.agent_type ?? 'unknown agent'} · submitted by {session.author ?? 'unknown'} ·{' '}
             {session.started_at ? new Date(session.started_at).toLocaleString() : 'no start time'}
           </Typography>

@@ -3,6 +3,7 @@ import {
   Button,
   Chip,
   FormControlLabel,
+  Link,
   MenuItem,
   Paper,
   Stack,
@@ -20,11 +21,12 @@ import {
   ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { useNavigate, useSearchParams } from 'react-router-dom';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
-import type { SessionListPage } from '../../api/generated/schema';
+import type { SessionListItem, SessionListPage } from '../../api/generated/schema';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { bandColours, useScoreBands } from '../../shared/scoreBands';
 import {
@@ -151,8 +153,66 @@ function UnscoredPager({
   );
 }
 
+const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
+
+/** One session: its title is a link (open it in a new tab, copy its address), its short id can be copied; a click
+ * anywhere else on the row opens it too. */
+function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => void }) {
+  const title = item.title ?? item.alert_type;
+  return (
+    <TableRow
+      hover
+      sx={{ cursor: 'pointer' }}
+      data-testid="session-row"
+      data-session-id={item.session_id}
+      onClick={(event) => {
+        if (!(event.target as HTMLElement).closest('a, button')) onOpen();
+      }}
+    >
+      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+        <Link
+          component={RouterLink}
+          to={sessionPath(item.session_id)}
+          data-testid="session-link"
+          title={title ?? item.session_id}
+          sx={{ fontWeight: 500, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}
+        >
+          {title ?? shortSessionId(item.session_id)}
+        </Link>
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', columnGap: 1 }}>
+          <SessionIdChip sessionId={item.session_id} />
+          {item.alert_type && item.alert_type !== title && (
+            <Typography variant="caption" color="text.secondary">
+              {item.alert_type}
+            </Typography>
+          )}
+          <Typography variant="caption" color="text.secondary" sx={{ display: { md: 'none' } }}>
+            {when(item.started_at)}
+          </Typography>
+        </Box>
+      </TableCell>
+      <TableCell>
+        <Chip
+          size="small"
+          variant="outlined"
+          label={item.status}
+          data-testid="session-status"
+          sx={{ maxWidth: '100%' }}
+          color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
+        />
+      </TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
+      <TableCell sx={wide}>{when(item.started_at)}</TableCell>
+      <TableCell>
+        <ScoreBadge score={item.score} />
+      </TableCell>
+    </TableRow>
+  );
+}
+
 /** Sessions with their latest score, newest first; filtered to the scored (by band, sorted by score) or the unscored
- * ones, the state in the URL. A row opens the session. */
+ * ones, the state in the URL. A row opens the session; its title is a link. */
 export function SessionsPage() {
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
@@ -189,15 +249,15 @@ export function SessionsPage() {
       {data && data.items.length > 0 && (
         <Paper variant="outlined">
           <TableContainer>
-            {/* A fixed layout with the status and score columns sized: at phone width the alert type wraps instead of
-                pushing the Score column out of view. */}
+            {/* A fixed layout with the status and score columns sized: at phone width the session's title wraps instead
+                of pushing the Score column out of view. */}
             <Table size="small" aria-label="sessions" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
               <TableHead>
                 <TableRow>
-                  <TableCell sx={{ width: { xs: 116, md: 130 } }}>Status</TableCell>
-                  <TableCell>Alert type</TableCell>
-                  <TableCell sx={wide}>Agent</TableCell>
-                  <TableCell sx={wide}>Submitted by</TableCell>
+                  <TableCell>Session</TableCell>
+                  <TableCell sx={{ width: { xs: 104, md: 130 } }}>Status</TableCell>
+                  <TableCell sx={{ ...wide, width: '16%' }}>Agent</TableCell>
+                  <TableCell sx={{ ...wide, width: '14%' }}>Submitted by</TableCell>
                   <TableCell sx={{ ...wide, width: 190 }}>Time</TableCell>
                   <TableCell
                     sx={{ width: { xs: 104, md: 130 } }}
@@ -219,43 +279,7 @@ export function SessionsPage() {
               </TableHead>
               <TableBody sx={{ opacity: loading ? 0.5 : 1 }}>
                 {data.items.map((item) => (
-                  <TableRow
-                    key={item.session_id}
-                    hover
-                    sx={{ cursor: 'pointer' }}
-                    data-testid="session-row"
-                    data-session-id={item.session_id}
-                    tabIndex={0}
-                    onClick={() => navigate(`/sessions/${encodeURIComponent(item.session_id)}`)}
-                    onKeyDown={(e) => {
-                      if (e.key === 'Enter') navigate(`/sessions/${encodeURIComponent(item.session_id)}`);
-                    }}
-                  >
-                    <TableCell>
-                      <Chip
-                        size="small"
-                        variant="outlined"
-                        label={item.status}
-                        data-testid="session-status"
-                        sx={{ maxWidth: '100%' }}
-                        color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
-                      />
-                    </TableCell>
-                    <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                      <Typography variant="body2" fontWeight={500}>
-                        {item.alert_type ?? '–'}
-                      </Typography>
-                      <Typography variant="caption" color="text.secondary" sx={{ display: { md: 'none' } }}>
-                        {when(item.started_at)}
-                      </Typography>
-                    </TableCell>
-                    <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
-                    <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
-                    <TableCell sx={wide}>{when(item.started_at)}</TableCell>
-                    <TableCell>
-                      <ScoreBadge score={item.score} />
-                    </TableCell>
-                  </TableRow>
+                  <SessionRow key={item.session_id} item={item} onOpen={() => navigate(sessionPath(item.session_id))} />
                 ))}
               </TableBody>
             </Table>

@@ -150,6 +150,30 @@ class SessionInfo(_Response):
     source: str | None = Field(
         default=None, description="Where the session comes from: the configured source or 'upload'"
     )
+    title: str | None = Field(
+        default=None,
+        description="A line naming the session: an upload's task (its first user message, at most 200 characters), "
+        "else its alert type; null when neither is known",
+    )
+
+
+class SessionSearchHit(_Response):
+    """A session the search text was found in."""
+
+    session_id: str
+    title: str | None = Field(description="An upload's task, else the alert type; null when neither is known")
+    alert_type: str | None = None
+    agent: str | None = None
+    source: str | None = Field(default=None, description="'upload', or the source the scored session came from")
+    matched: str = Field(description="Where the text was found: id, agent or alert_type")
+
+
+class SessionSearchResult(_Response):
+    """``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+    itself, an id starting with the text, then the rest, newest first)."""
+
+    query: str
+    items: list[SessionSearchHit]
 
 
 class SessionListItem(SessionInfo):

@@ -84,7 +84,8 @@ describe('ScoresPage', () => {
     renderAt('/scores');
     const rows = await screen.findAllByTestId('score-row');
     expect(rows).toHaveLength(1);
-    expect(within(rows[0]).getByRole('link', { name: 's-1' })).toHaveAttribute('href', '/sessions/s-1');
+    expect(within(rows[0]).getByRole('link', { name: 'PodCrashLoop' })).toHaveAttribute('href', '/sessions/s-1');
+    expect(within(rows[0]).getByTestId('session-short-id')).toHaveTextContent('s-1');
     expect(within(rows[0]).getByTestId('score-badge')).toHaveTextContent('82');
     expect(within(rows[0]).getByText('22')).toBeInTheDocument();
     expect(within(rows[0]).getAllByText('KubernetesAgent').length).toBeGreaterThan(0);
@@ -182,22 +183,22 @@ describe('ScoresPage', () => {
       return page([row('s-3', 70)], null);
     });
     renderAt('/scores?agent=KubernetesAgent');
-    await screen.findByRole('link', { name: 's-1' });
+    await screen.findByText('s-1', { selector: '[data-testid=\"session-short-id\"]' });
     expect(screen.getByRole('button', { name: 'Previous' })).toBeDisabled();
 
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    await screen.findByRole('link', { name: 's-2' });
+    await screen.findByText('s-2', { selector: '[data-testid=\"session-short-id\"]' });
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    await screen.findByRole('link', { name: 's-3' });
+    await screen.findByText('s-3', { selector: '[data-testid=\"session-short-id\"]' });
     expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
     expect(search().getAll('cursor')).toEqual(['c1', 'c2']);
     expect(lastQuery()).toMatchObject({ agent: 'KubernetesAgent', cursor: 'c2' });
 
     await user.click(screen.getByRole('button', { name: 'Previous' }));
-    await screen.findByRole('link', { name: 's-2' });
+    await screen.findByText('s-2', { selector: '[data-testid=\"session-short-id\"]' });
     expect(search().getAll('cursor')).toEqual(['c1']);
     await user.click(screen.getByRole('button', { name: 'Previous' }));
-    await screen.findByRole('link', { name: 's-1' });
+    await screen.findByText('s-1', { selector: '[data-testid=\"session-short-id\"]' });
     expect(search().getAll('cursor')).toEqual([]);
     expect(screen.getByText('Page 1')).toBeInTheDocument();
   });

@@ -37,6 +37,7 @@ const session: SessionDetail = {
   source: null,
   status: 'completed',
   alert_type: 'PodOOMKilled',
+  title: 'PodOOMKilled',
   agent_type: 'KubernetesAgent',
   author: 'alertmanager',
   started_at: null,

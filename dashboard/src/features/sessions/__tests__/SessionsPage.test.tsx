@@ -20,6 +20,7 @@ function item(sessionId: string, total: number | null): SessionListItem {
     session_id: sessionId,
     status: 'completed',
     alert_type: `Alert ${sessionId}`,
+    title: `Alert ${sessionId}`,
     agent_type: 'KubernetesAgent',
     author: null,
     started_at: '2026-11-20T08:00:00Z',
@@ -129,6 +130,20 @@ describe('the Sessions URL state', () => {
 });
 
 describe('SessionsPage', () => {
+  it('names each session by its title as a link, with a short id that copies the whole one', async () => {
+    const upload = 'upload:d0668bb1-f3fc-45a6-80d6-f1411ed09a4f';
+    const user = userEvent.setup();
+    mocked.listSessions.mockResolvedValue(page([{ ...item(upload, 81), title: 'Alert MySQLReplicationLag: replica db-3 lags', alert_type: null }]));
+    renderAt('/');
+
+    const link = await screen.findByRole('link', { name: 'Alert MySQLReplicationLag: replica db-3 lags' });
+    expect(link).toHaveAttribute('href', `/sessions/${encodeURIComponent(upload)}`);
+    expect(screen.getByTestId('session-short-id')).toHaveTextContent(/^d0668bb1$/);
+    await user.click(screen.getByRole('button', { name: `Copy session id ${upload}` }));
+    expect(await navigator.clipboard.readText()).toBe(upload);
+    expect(screen.getByTestId('location')).toHaveTextContent(''); // copying did not open the session
+  });
+
   it('loads the list the URL describes and shows each score', async () => {
     renderAt('/?band=near_perfect&sort=score_desc&criteria=current');
 

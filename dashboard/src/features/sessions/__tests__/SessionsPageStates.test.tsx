@@ -54,6 +54,7 @@ describe('SessionsPage', () => {
           session_id: 's-1',
           status: 'completed',
           alert_type: 'PodOOMKilled',
+          title: null,
           agent_type: 'KubernetesAgent',
           author: 'alertmanager',
           started_at: null,
