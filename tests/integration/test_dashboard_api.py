@@ -170,3 +170,61 @@ def test_search_refuses_a_nul_character_with_a_422(stack: Stack) -> None:
     answer = stack.client.get(f"{API}/search", params={"q": "ab\x00cd"})
 
     assert answer.status_code == 422, answer.text
+
+
+def test_filters_offer_the_values_that_exist_with_their_sessions(stack: Stack) -> None:
+    _scored_with_facts(stack, "v-1", 80, "NetworkAgent", "HighLatency")
+    _scored_with_facts(stack, "v-2", 60, "NetworkAgent", "DiskPressure")
+    _scored_with_facts(stack, "v-3", 40, "DatabaseAgent", "HighLatency")
+    seed_score(stack, "v-4", 52, missing=("prometheus_query", "kubectl_top"))
+    seed_score(stack, "v-5", 44, missing=("prometheus_query",))
+
+    def values(field: str) -> list[tuple[str, int]]:
+        answer = stack.client.get(f"{API}/scores/values", params={"field": field})
+        assert answer.status_code == 200, answer.text
+        return [(v["value"], v["sessions"]) for v in answer.json()["values"]]
+
+    assert values("agent") == [("NetworkAgent", 2), ("DatabaseAgent", 1)]
+    assert values("alert_type") == [("HighLatency", 2), ("DiskPressure", 1)]
+    assert values("missing_tool") == [("prometheus_query", 2), ("kubectl_top", 1)]
+    assert stack.client.get(f"{API}/scores/values", params={"field": "author"}).status_code == 422
+
+
+def test_text_filters_match_in_any_case_and_a_page_can_carry_its_total(stack: Stack) -> None:
+    _scored_with_facts(stack, "c-1", 80, "NetworkAgent", "HighLatency")
+    _scored_with_facts(stack, "c-2", 60, "NetworkAgent", "DiskPressure")
+    _scored_with_facts(stack, "c-3", 40, "DatabaseAgent", "HighLatency")
+
+    page = stack.client.get(f"{API}/scores", params={"agent": "networkagent", "limit": 1, "with_total": True}).json()
+    assert [row["session_facts"]["agent"] for row in page["items"]] == ["NetworkAgent"]
+    assert page["total_items"] == 2
+    alerts = stack.client.get(f"{API}/scores", params={"alert_type": "HIGHLATENCY"}).json()["items"]
+    assert sorted(row["session_id"] for row in alerts) == ["c-1", "c-3"]
+    assert stack.client.get(f"{API}/scores").json()["total_items"] is None  # counted only when asked
+
+
+def test_the_scores_of_one_session_and_of_one_comparison_cell(stack: Stack) -> None:
+    seed_score(stack, "m-1", 50)  # weak under the current criteria
+    seed_score(stack, "m-1", 80, criteria_hash=CANDIDATE)  # good under the candidate
+    seed_score(stack, "m-2", 52)  # weak
+    seed_score(stack, "m-2", 55, criteria_hash=CANDIDATE)  # weak
+    seed_score(stack, "m-3", 85)  # good
+    seed_score(stack, "m-3", 81, criteria_hash=CANDIDATE)  # good
+    current = stack.container.config.criteria_hash
+
+    one = stack.client.get(f"{API}/scores", params={"session_id": "m-1", "criteria_hash": "any", "latest_only": False})
+    assert sorted(row["total_score"] for row in one.json()["items"]) == [50, 80]
+
+    comparison = stack.client.get(
+        f"{API}/analytics/criteria-comparison", params={"base": current, "candidate": CANDIDATE}
+    ).json()
+    weak_to_good = comparison["band_transitions"][comparison["bands"].index("weak")][comparison["bands"].index("good")]
+    cell = stack.client.get(
+        f"{API}/scores",
+        params={"criteria_hash": CANDIDATE, "band": "good", "compared_to": "current", "compared_band": "weak"},
+    ).json()["items"]
+    assert [row["session_id"] for row in cell] == ["m-1"]
+    assert len(cell) == weak_to_good == 1
+    lone = stack.client.get(f"{API}/scores", params={"compared_to": "current"})
+    assert lone.status_code == 400
+    assert "compared_band" in lone.json()["detail"]

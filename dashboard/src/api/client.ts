@@ -19,7 +19,7 @@ const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
 export function fleetScoresCsvUrl(query: FleetQuery): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    if (value === null || value === undefined || value === '' || name === 'cursor' || name === 'limit' || name === 'format') continue;
+    if (value === null || value === undefined || value === '' || ['cursor', 'limit', 'format', 'with_total'].includes(name)) continue;
     params.set(name, String(value));
   }
   params.set('format', 'csv');
@@ -92,6 +92,9 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
   const byCriteria = (criteriaHash: string | null) => (criteriaHash ? { criteria_hash: criteriaHash } : {});
 
   return {
+    /** The values a text filter of the fleet query can take (agents, alert types, missing tools), most frequent first. */
+    filterValues: (field: 'agent' | 'alert_type' | 'missing_tool', criteriaHash: string) =>
+      client.GET('/api/v1/scoring/scores/values', { params: { query: { field, criteria_hash: criteriaHash } } }).then(unwrap),
     /** A page of sessions: the source's, or only the scored (by band, by score) or the unscored ones. */
     listSessions: (query: SessionsQuery) => client.GET('/api/v1/scoring/sessions', { params: { query } }).then(unwrap),
     /** Sessions whose id, agent or alert type contains the text (uploads and scored sessions), best match first. */

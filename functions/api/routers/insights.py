@@ -10,16 +10,25 @@ or pass ``limit`` there; stream large results from a local API or the CLI.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 from uuid import UUID
 
 from fastapi import APIRouter, Body, Path, Query, Response
 from fastapi.responses import StreamingResponse
 
+from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
-from session_scoring.models.api import ExportJob, FleetScorePage, MissingToolSessionsPage, TrainingExportJobRequest
+from functions.api.responses import json_response
+from session_scoring.models.api import (
+    SESSION_ID_PATTERN,
+    ExportJob,
+    FilterValues,
+    FleetScorePage,
+    MissingToolSessionsPage,
+    TrainingExportJobRequest,
+)
 
 if TYPE_CHECKING:
     # Imported by the route when it runs: the insights service imports the repositories and SQLAlchemy, which
@@ -77,6 +86,18 @@ def fleet_scores(
         int | None, Query(ge=1, description="Rows (json: 50 by default, at most 500; csv/jsonl: all by default)")
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
+    session_id: Annotated[
+        str | None, Query(max_length=128, pattern=SESSION_ID_PATTERN, description="Only this session's attempts")
+    ] = None,
+    compared_to: Annotated[
+        str | None,
+        Query(
+            description="With compared_band: only sessions whose latest completed score under this criteria "
+            "('current' or a hash) is in compared_band (a cell of the criteria comparison)"
+        ),
+    ] = None,
+    compared_band: Annotated[str | None, Query(description="The band under compared_to")] = None,
+    with_total: Annotated[bool, Query(description="Also count the rows matching the filters (format json)")] = False,
 ) -> FleetScorePage | StreamingResponse:
     from session_scoring.services.insights import FleetParams, StreamedRows
 
@@ -101,9 +122,29 @@ def fleet_scores(
             cursor=cursor,
             limit=limit,
             format=format,
+            session_id=session_id,
+            compared_to=compared_to,
+            compared_band=compared_band,
+            with_total=with_total,
         )
     )
     return _streamed(answer) if isinstance(answer, StreamedRows) else answer
+
+
+@router.get(
+    "/scores/values",
+    response_model=FilterValues,
+    responses=error_responses(400, 422, 500, 503),
+    summary="The values a text filter of the fleet query can take (agents, alert types, missing tools), each with "
+    "its sessions, the most frequent first",
+)
+async def fleet_filter_values(
+    scoring: ContainerDep,
+    field: Annotated[Literal["agent", "alert_type", "missing_tool"], Query(description="The filter")],
+    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+) -> Response:
+    return json_response(await run_blocking(scoring.facet_service.values, field, criteria_hash, limit))
 
 
 @router.get(

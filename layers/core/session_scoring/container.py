@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from session_scoring.services.auto_scoring import AutoScorer
     from session_scoring.services.batches import BatchPoller
     from session_scoring.services.exports import ExportJobService, TrainingExportService
+    from session_scoring.services.facets import FacetService
     from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
@@ -148,6 +149,13 @@ class Container:
         return SessionListService(
             self.config, SessionListRepository(self.query_engine), self.source, titles=self.uploads
         )
+
+    @cached_property
+    def facet_service(self) -> FacetService:
+        from session_scoring.repositories.facets import FacetRepository
+        from session_scoring.services.facets import FacetService
+
+        return FacetService(FacetRepository(self.query_engine), self.insights_service.criteria_filter)
 
     @cached_property
     def search_service(self) -> SearchService:

@@ -312,6 +312,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/scores/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The values a text filter of the fleet query can take (agents, alert types, missing tools), each with its sessions, the most frequent first */
+        get: operations["fleet_filter_values_api_v1_scoring_scores_values_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/exports/training": {
         parameters: {
             query?: never;
@@ -819,6 +836,34 @@ export interface components {
              */
             expires_at: string | null;
         };
+        /** FilterValue */
+        FilterValue: {
+            /** Value */
+            value: string;
+            /**
+             * Sessions
+             * @description Sessions whose latest completed score (under the criteria) has this value
+             */
+            sessions: number;
+        };
+        /**
+         * FilterValues
+         * @description ``GET /scores/values``: what a text filter of the fleet query can be set to, the most frequent first.
+         */
+        FilterValues: {
+            /**
+             * Field
+             * @description agent, alert_type or missing_tool
+             */
+            field: string;
+            /**
+             * Criteria Hash
+             * @description The criteria counted; null for any
+             */
+            criteria_hash: string | null;
+            /** Values */
+            values: components["schemas"]["FilterValue"][];
+        };
         /**
          * FleetScore
          * @description One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on.
@@ -888,6 +933,11 @@ export interface components {
             order: string;
             /** Limit */
             limit: number;
+            /**
+             * Total Items
+             * @description Rows matching the filters on every page (with_total=true); null when not asked
+             */
+            total_items: number | null;
         };
         /** Health */
         Health: {
@@ -2143,6 +2193,8 @@ export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ExportJob = components['schemas']['ExportJob'];
+export type FilterValue = components['schemas']['FilterValue'];
+export type FilterValues = components['schemas']['FilterValues'];
 export type FleetScore = components['schemas']['FleetScore'];
 export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
@@ -3375,6 +3427,14 @@ export interface operations {
                 limit?: number | null;
                 /** @description json, csv or jsonl */
                 format?: string;
+                /** @description Only this session's attempts */
+                session_id?: string | null;
+                /** @description With compared_band: only sessions whose latest completed score under this criteria ('current' or a hash) is in compared_band (a cell of the criteria comparison) */
+                compared_to?: string | null;
+                /** @description The band under compared_to */
+                compared_band?: string | null;
+                /** @description Also count the rows matching the filters (format json) */
+                with_total?: boolean;
             };
             header?: never;
             path?: never;
@@ -3391,6 +3451,68 @@ export interface operations {
                     "application/json": components["schemas"]["FleetScorePage"];
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fleet_filter_values_api_v1_scoring_scores_values_get: {
+        parameters: {
+            query: {
+                /** @description The filter */
+                field: "agent" | "alert_type" | "missing_tool";
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterValues"];
                 };
             };
             /** @description Session not completed, or an invalid request */
@@ -3913,6 +4035,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ScoringAnalyticsMissingToolsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/missing-tools"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
+export const pathsApiV1ScoringScoresValuesGetParametersQueryFieldValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/scores/values"]["get"]["parameters"]["query"]["field"]> = ["agent", "alert_type", "missing_tool"];
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];

@@ -96,7 +96,7 @@ export function TrendCharts({ report, stat, dimension }: { report: TrendsReport;
   return (
     <>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="trend-summary">
-        {plural(sessions, 'session')} over {plural(buckets.length, per)}
+        {plural(sessions, 'session')} in total over {plural(buckets.length, per)}
         {grouped ? `, ${plural(groups.size, report.group_by === 'agent' ? 'agent' : 'alert type')}` : ''}
       </Typography>
       <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '1fr 1fr' } }}>

@@ -1,5 +1,18 @@
 // Trends: how scores move per day or week of scoring, for the fleet or per agent or alert type.
-import { Box, Card, CardContent, FormControl, InputLabel, MenuItem, Select, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Card,
+  CardContent,
+  FormControl,
+  InputLabel,
+  MenuItem,
+  Select,
+  TextField,
+  ToggleButton,
+  ToggleButtonGroup,
+  Typography,
+} from '@mui/material';
 import { errorMessage } from '../../api/client';
 import { type TrendBucket, type TrendGroup, trendBucketValues, trendGroupValues } from '../../api/generated/schema';
 import { useTrends } from './queries';
@@ -26,8 +39,20 @@ export function TrendsPage() {
   const stat = oneOf(params.get('stat'), STATS);
   const dimension = oneOf(params.get('dimension'), DIMENSION_KEYS);
   const { data: criteria = [] } = useCriteriaInUse();
-  const trends = useTrends({ bucket, group_by: groupBy, ...(criteriaHash ? { criteria_hash: criteriaHash } : {}) });
-  const report = trends.data;
+  const from = params.get('scored_after') ?? '';
+  const before = params.get('scored_before') ?? '';
+  const rangeProblem = from && before && from >= before ? 'The "before" date must come after the "from" date.' : null;
+  const trends = useTrends(
+    {
+      bucket,
+      group_by: groupBy,
+      ...(criteriaHash ? { criteria_hash: criteriaHash } : {}),
+      ...(from ? { scored_after: `${from}T00:00:00Z` } : {}),
+      ...(before ? { scored_before: `${before}T00:00:00Z` } : {}),
+    },
+    !rangeProblem,
+  );
+  const report = rangeProblem ? undefined : trends.data;
 
   return (
     <>
@@ -60,6 +85,25 @@ export function TrendsPage() {
             ))}
           </Select>
         </FormControl>
+        <TextField
+          size="small"
+          type="date"
+          label="Scored from (UTC)"
+          value={from}
+          onChange={(e) => update({ scored_after: e.target.value || null })}
+          slotProps={{ inputLabel: { shrink: true } }}
+          sx={{ width: 170 }}
+        />
+        <TextField
+          size="small"
+          type="date"
+          label="Scored before (UTC)"
+          value={before}
+          onChange={(e) => update({ scored_before: e.target.value || null })}
+          slotProps={{ inputLabel: { shrink: true } }}
+          error={Boolean(rangeProblem)}
+          sx={{ width: 170 }}
+        />
         {groupBy !== 'none' && (
           <>
             <FormControl size="small" sx={{ minWidth: 150 }}>
@@ -93,8 +137,13 @@ export function TrendsPage() {
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
         Each session counts once, with its latest completed score, in the {bucket} it was scored (UTC).
       </Typography>
+      {rangeProblem && (
+        <Alert severity="warning" sx={{ mb: 2 }}>
+          {rangeProblem}
+        </Alert>
+      )}
       {trends.error && <ErrorState message={`Could not load the trends: ${errorMessage(trends.error)}`} onRetry={() => void trends.refetch()} />}
-      {trends.isPending && <Loading what="trends" />}
+      {trends.isPending && !rangeProblem && <Loading what="trends" />}
       {report && (
         <Card variant="outlined" sx={{ opacity: trends.isFetching ? 0.5 : 1 }}>
           <CardContent>

@@ -27,8 +27,14 @@ export function useMissingTools(criteriaHash: string | null) {
   });
 }
 
-export function useTrends(query: TrendsQuery) {
-  return useQuery({ queryKey: analyticsKeys.trends(query), queryFn: () => api.trends(query), placeholderData: keepPreviousData });
+/** The trends of a query; nothing is asked while `enabled` is false (a date range the page refuses). */
+export function useTrends(query: TrendsQuery, enabled = true) {
+  return useQuery({
+    queryKey: analyticsKeys.trends(query),
+    queryFn: () => api.trends(query),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
 }
 
 /** The comparison of two criteria; nothing is asked until both are picked and differ. */

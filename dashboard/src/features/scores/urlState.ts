@@ -8,7 +8,8 @@ export const SORTABLE = ['total_score', ...DIMENSION_KEYS, 'scored_at', 'session
 export type SortColumn = (typeof SORTABLE)[number];
 export type Order = 'asc' | 'desc';
 
-/** The filters a person sets in the form; text as typed, '' for "any". */
+/** The filters a person sets in the form (or a chart element sets when it opens the table); text as typed, '' for
+ * "any". */
 export interface ScoreFilters {
   criteria: string;
   minScore: string;
@@ -17,7 +18,16 @@ export interface ScoreFilters {
   agent: string;
   alertType: string;
   missingTool: string;
+  /** Scored at or after: a UTC day (YYYY-MM-DD, from the form) or an instant (ISO 8601, from a trend point). */
+  scoredAfter: string;
+  /** Scored before (exclusive), as scoredAfter. */
+  scoredBefore: string;
   latestOnly: boolean;
+  /** One session's scores (a scatter point). */
+  sessionId: string;
+  /** With comparedBand: only sessions in that band under this criteria (a cell of the band transitions). */
+  comparedTo: string;
+  comparedBand: string;
 }
 
 export interface ScoresState {
@@ -36,7 +46,12 @@ export const NO_FILTERS: ScoreFilters = {
   agent: '',
   alertType: '',
   missingTool: '',
+  scoredAfter: '',
+  scoredBefore: '',
   latestOnly: true,
+  sessionId: '',
+  comparedTo: '',
+  comparedBand: '',
 };
 
 const DEFAULT_SORT: SortColumn = 'scored_at';
@@ -51,6 +66,11 @@ const TEXT_PARAMS: [keyof ScoreFilters, string][] = [
   ['agent', 'agent'],
   ['alertType', 'alert_type'],
   ['missingTool', 'missing_tool'],
+  ['scoredAfter', 'scored_after'],
+  ['scoredBefore', 'scored_before'],
+  ['sessionId', 'session_id'],
+  ['comparedTo', 'compared_to'],
+  ['comparedBand', 'compared_band'],
 ];
 
 const isSort = (value: string | null): value is SortColumn => (SORTABLE as readonly string[]).includes(value ?? '');
@@ -88,8 +108,44 @@ export function paramsFromState({ filters, sort, order, cursors }: ScoresState):
 
 const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 const textOrNull = (text: string): string | null => text.trim() || null;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A form's day as the start of that UTC day; an instant as it is. */
+const instantOrNull = (text: string): string | null => {
+  const value = text.trim();
+  if (!value) return null;
+  return DAY.test(value) ? `${value}T00:00:00Z` : value;
+};
 
-/** The request for the current page (without a cursor on the first). */
+/** What is wrong with the filters, per field ('' when nothing): checked before any request is sent. */
+export function problemsOf(filters: ScoreFilters): Partial<Record<keyof ScoreFilters, string>> {
+  const problems: Partial<Record<keyof ScoreFilters, string>> = {};
+  const score = (key: 'minScore' | 'maxScore') => {
+    const text = filters[key].trim();
+    if (text === '') return null;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 0 || value > 100) {
+      problems[key] = 'A whole number from 0 to 100';
+      return null;
+    }
+    return value;
+  };
+  const low = score('minScore');
+  const high = score('maxScore');
+  if (low !== null && high !== null && low > high) problems.maxScore = `At least the min score (${low})`;
+  const instant = (key: 'scoredAfter' | 'scoredBefore') => {
+    const value = instantOrNull(filters[key]);
+    if (value === null) return null;
+    const time = Date.parse(value);
+    if (Number.isNaN(time)) problems[key] = 'A date (YYYY-MM-DD)';
+    return Number.isNaN(time) ? null : time;
+  };
+  const after = instant('scoredAfter');
+  const before = instant('scoredBefore');
+  if (after !== null && before !== null && after >= before) problems.scoredBefore = 'After the "from" date';
+  return problems;
+}
+
+/** The request for the current page (without a cursor on the first); every page asks for the total too. */
 export function queryFromState({ filters, sort, order, cursors }: ScoresState): FleetQuery {
   const query: FleetQuery = {
     criteria_hash: filters.criteria || NO_FILTERS.criteria,
@@ -97,6 +153,7 @@ export function queryFromState({ filters, sort, order, cursors }: ScoresState): 
     sort,
     order,
     limit: PAGE_SIZE,
+    with_total: true,
   };
   const optional: FleetQuery = {
     min_score: numberOrNull(filters.minScore),
@@ -105,6 +162,11 @@ export function queryFromState({ filters, sort, order, cursors }: ScoresState): 
     agent: textOrNull(filters.agent),
     alert_type: textOrNull(filters.alertType),
     missing_tool: textOrNull(filters.missingTool),
+    scored_after: instantOrNull(filters.scoredAfter),
+    scored_before: instantOrNull(filters.scoredBefore),
+    session_id: textOrNull(filters.sessionId),
+    compared_to: filters.comparedBand.trim() ? textOrNull(filters.comparedTo) : null,
+    compared_band: filters.comparedTo.trim() ? textOrNull(filters.comparedBand) : null,
     cursor: cursors.at(-1) ?? null,
   };
   for (const [name, value] of Object.entries(optional)) {

@@ -448,6 +448,22 @@ class FleetScorePage(_Response):
     sort: str
     order: str
     limit: int
+    total_items: int | None = Field(
+        default=None, description="Rows matching the filters on every page (with_total=true); null when not asked"
+    )
+
+
+class FilterValue(_Response):
+    value: str
+    sessions: int = Field(description="Sessions whose latest completed score (under the criteria) has this value")
+
+
+class FilterValues(_Response):
+    """``GET /scores/values``: what a text filter of the fleet query can be set to, the most frequent first."""
+
+    field: str = Field(description="agent, alert_type or missing_tool")
+    criteria_hash: str | None = Field(description="The criteria counted; null for any")
+    values: list[FilterValue]
 
 
 class MissingToolSession(_Response):

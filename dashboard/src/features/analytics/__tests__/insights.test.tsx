@@ -34,7 +34,7 @@ describe('TrendCharts', () => {
   it('draws the total statistics and the four dimensions over the buckets', () => {
     render(<TrendCharts report={report('none', [point(W1, null, 3, 60), point(W2, null, 2, 70)])} stat="mean" dimension="logical_flow" />);
 
-    expect(screen.getByTestId('trend-summary')).toHaveTextContent('5 sessions over 2 weeks');
+    expect(screen.getByTestId('trend-summary')).toHaveTextContent('5 sessions in total over 2 weeks');
     const total = screen.getByTestId('trend-total');
     expect(within(total).getByRole('img', { name: /^Total score: Mean 70\.0, p10 60\.0, Median \(p50\) 70\.0, p90 80\.0 points/ })).toBeInTheDocument();
     expect(total.querySelector('svg')).not.toBeNull();

@@ -70,6 +70,27 @@ describe('TrendsPage', () => {
     await vi.waitFor(() => expect(mocked.trends).toHaveBeenLastCalledWith({ bucket: 'week', group_by: 'agent' }));
     expect(screen.getByRole('combobox', { name: 'Dimension' })).toBeInTheDocument();
   });
+
+  it('asks for a date range, and asks nothing for a range that ends before it starts', async () => {
+    mocked.trends.mockResolvedValue({ criteria_hash: null, bucket: 'week', group_by: 'none', scored_after: null, scored_before: null, points: [] });
+    renderAt('/analytics/trends?scored_after=2026-11-02&scored_before=2026-11-30');
+
+    await vi.waitFor(() =>
+      expect(mocked.trends).toHaveBeenLastCalledWith({
+        bucket: 'week',
+        group_by: 'none',
+        scored_after: '2026-11-02T00:00:00Z',
+        scored_before: '2026-11-30T00:00:00Z',
+      }),
+    );
+    expect(screen.getByLabelText('Scored from (UTC)')).toHaveValue('2026-11-02');
+    mocked.trends.mockClear();
+    await userEvent.clear(screen.getByLabelText('Scored before (UTC)'));
+    await userEvent.type(screen.getByLabelText('Scored before (UTC)'), '2026-10-01');
+
+    expect(await screen.findByText('The "before" date must come after the "from" date.')).toBeInTheDocument();
+    expect(mocked.trends).not.toHaveBeenCalledWith(expect.objectContaining({ scored_before: '2026-10-01T00:00:00Z' }));
+  });
 });
 
 describe('ComparisonPage', () => {

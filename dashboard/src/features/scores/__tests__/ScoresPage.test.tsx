@@ -3,16 +3,21 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, fleetScoresCsvUrl } from '../../../api/client';
-import type { FleetScore, FleetScorePage } from '../../../api/generated/schema';
+import type { CriteriaUsage, FleetScore, FleetScorePage } from '../../../api/generated/schema';
 import { render } from '../../../test/render';
 import { ScoresPage } from '../ScoresPage';
 
 vi.mock('../../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../api/client')>();
-  return { ...actual, api: { fleetScores: vi.fn() } };
+  return { ...actual, api: { fleetScores: vi.fn(), filterValues: vi.fn(), criteriaInUse: vi.fn() } };
 });
 
 const mocked = vi.mocked(api, true);
+
+const CRITERIA: CriteriaUsage[] = [
+  { criteria_hash: 'a'.repeat(64), llm_provider: 'anthropic', llm_model: 'claude-sonnet-4-6', created_at: '2026-11-01T00:00:00Z', completed_sessions: 10, is_current: true },
+  { criteria_hash: 'b'.repeat(64), llm_provider: 'anthropic', llm_model: 'stricter-candidate', created_at: '2026-11-10T00:00:00Z', completed_sessions: 4, is_current: false },
+];
 
 function row(sessionId: string, total: number, overrides: Partial<FleetScore> = {}): FleetScore {
   return {
@@ -44,7 +49,7 @@ function row(sessionId: string, total: number, overrides: Partial<FleetScore> = 
 }
 
 function page(items: FleetScore[], nextCursor: string | null = null): FleetScorePage {
-  return { items, next_cursor: nextCursor, criteria_hash: 'a'.repeat(64), sort: 'scored_at', order: 'desc', limit: 50 };
+  return { items, next_cursor: nextCursor, criteria_hash: 'a'.repeat(64), sort: 'scored_at', order: 'desc', limit: 50, total_items: items.length };
 }
 
 function Location() {
@@ -77,6 +82,12 @@ const search = () => new URLSearchParams(screen.getByTestId('location').textCont
 beforeEach(() => {
   vi.resetAllMocks();
   mocked.fleetScores.mockResolvedValue(page([row('s-1', 82)]));
+  mocked.criteriaInUse.mockResolvedValue(CRITERIA);
+  mocked.filterValues.mockImplementation(async (field, criteriaHash) => ({
+    field,
+    criteria_hash: criteriaHash,
+    values: field === 'agent' ? [{ value: 'NetworkAgent', sessions: 12 }, { value: 'KubernetesAgent', sessions: 7 }] : [],
+  }));
 });
 
 describe('ScoresPage', () => {
@@ -89,7 +100,7 @@ describe('ScoresPage', () => {
     expect(within(rows[0]).getByTestId('score-badge')).toHaveTextContent('82');
     expect(within(rows[0]).getByText('22')).toBeInTheDocument();
     expect(within(rows[0]).getAllByText('KubernetesAgent').length).toBeGreaterThan(0);
-    expect(lastQuery()).toEqual({ criteria_hash: 'current', latest_only: true, sort: 'scored_at', order: 'desc', limit: 50 });
+    expect(lastQuery()).toEqual({ criteria_hash: 'current', latest_only: true, sort: 'scored_at', order: 'desc', limit: 50, with_total: true });
   });
 
   it('turns the filters into request parameters and puts them in the URL', async () => {
@@ -115,6 +126,7 @@ describe('ScoresPage', () => {
         sort: 'scored_at',
         order: 'desc',
         limit: 50,
+        with_total: true,
         min_score: 40,
         max_score: 70,
         band: 'adequate',
@@ -150,6 +162,7 @@ describe('ScoresPage', () => {
       sort: 'total_score',
       order: 'asc',
       limit: 50,
+      with_total: true,
       min_score: 10,
       band: 'weak',
       agent: 'KubernetesAgent',
@@ -209,9 +222,63 @@ describe('ScoresPage', () => {
     expect(await screen.findByText('No scores match')).toBeInTheDocument();
     unmount();
     const { ApiError } = await import('../../../api/client');
-    mocked.fleetScores.mockRejectedValueOnce(new ApiError(400, 'min_score (80) is above max_score (20)'));
+    mocked.fleetScores.mockRejectedValueOnce(new ApiError(400, "band 'bogus' is not one of: failed, weak"));
+    renderAt('/scores?band=bogus');
+    expect(await screen.findByText(/band 'bogus' is not one of/)).toBeInTheDocument();
+  });
+
+  it('catches an invalid min or max before any request, in the form and in a URL', async () => {
+    const user = userEvent.setup();
+    const { unmount } = renderAt('/scores');
+    await screen.findAllByTestId('score-row');
+    const asked = mocked.fleetScores.mock.calls.length;
+    await user.type(screen.getByLabelText('Min score'), '80');
+    await user.type(screen.getByLabelText('Max score'), '20');
+    expect(screen.getByText('At least the min score (80)')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Apply' })).toBeDisabled();
+    await user.clear(screen.getByLabelText('Max score'));
+    await user.type(screen.getByLabelText('Max score'), '101');
+    expect(screen.getByText('A whole number from 0 to 100')).toBeInTheDocument();
+    expect(mocked.fleetScores.mock.calls.length).toBe(asked);
+    unmount();
+
+    mocked.fleetScores.mockClear();
     renderAt('/scores?min_score=80&max_score=20');
-    expect(await screen.findByText(/min_score \(80\) is above max_score \(20\)/)).toBeInTheDocument();
+    expect(await screen.findByText(/Fix the filters to see scores: At least the min score \(80\)/)).toBeInTheDocument();
+    expect(mocked.fleetScores).not.toHaveBeenCalled();
+  });
+
+  it('offers the agents the scores have, names every criteria, and sends a date range and a matching spelling', async () => {
+    const user = userEvent.setup();
+    renderAt('/scores');
+    await screen.findAllByTestId('score-row');
+    expect(screen.getByTestId('scores-total')).toHaveTextContent('1 session matches');
+
+    await user.click(screen.getByLabelText('Criteria'));
+    const options = (await screen.findAllByRole('option')).map((o) => o.textContent);
+    expect(options).toEqual([
+      'Current: claude-sonnet-4-6 #aaaaaaaa',
+      'Any',
+      'claude-sonnet-4-6 #aaaaaaaa (current) · 10 sessions',
+      'stricter-candidate #bbbbbbbb · 4 sessions',
+    ]);
+    await user.keyboard('{Escape}');
+    await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'netw');
+    expect(await screen.findByRole('option', { name: 'NetworkAgent 12' })).toBeInTheDocument();
+    await user.clear(screen.getByRole('combobox', { name: 'Agent' }));
+    await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'networkagent');
+    await user.type(screen.getByLabelText('Scored from (UTC)'), '2026-11-02');
+    await user.type(screen.getByLabelText('Scored before (UTC)'), '2026-11-09');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+
+    await waitFor(() =>
+      expect(lastQuery()).toMatchObject({
+        agent: 'NetworkAgent',
+        scored_after: '2026-11-02T00:00:00Z',
+        scored_before: '2026-11-09T00:00:00Z',
+      }),
+    );
+    expect(search().get('scored_after')).toBe('2026-11-02');
   });
 });
 
