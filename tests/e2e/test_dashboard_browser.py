@@ -126,7 +126,7 @@ def test_an_unknown_session_id_says_so_and_offers_only_what_can_work(local_stack
         assert_accessible(browser_page, "an unknown session")
 
 
-def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, page: Any) -> None:
+def test_analytics_bars_open_the_scores_table_filtered_to_the_bar(local_stack: str, page: Any) -> None:
     from playwright.sync_api import expect
 
     wait_for_completed_score(local_stack, SHALLOW_ID)
@@ -140,13 +140,14 @@ def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, p
     shot(page, "05-analytics")
     assert_accessible(page, "the analytics page")
 
-    page.locator('[data-testid="band-bar"]:not([disabled])').first.click()
-    drill = page.get_by_test_id("drilldown")
-    expect(drill).to_contain_text("1 session")
-    assert_accessible(page, "the analytics drill-down")
-    drill.get_by_role("link", name=SHALLOW_ID).click()
-    expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
-    expect(page.get_by_test_id("total-score")).to_be_visible()
+    bands = httpx.get(f"{local_stack}/api/v1/scoring/analytics/score-distribution", timeout=10).json()["bands"]
+    scored = next(i for i, band in enumerate(bands) if band["count"] > 0)
+    # the bar itself (SVG), not its link under the chart
+    page.get_by_test_id("distribution-card").locator("svg .MuiBarChart-element").nth(scored).click()
+    expect(page).to_have_url(f"{local_stack}/scores?criteria_hash=any&band={bands[scored]['band']}")
+    expect(page.get_by_test_id("scores-total")).to_contain_text(f"{bands[scored]['count']} session")
+    expect(page.locator(f'[data-testid="score-row"][data-session-id="{SHALLOW_ID}"]')).to_be_visible()
+    assert_accessible(page, "the scores of a bar")
 
     page.goto(local_stack + "/analytics")
     page.get_by_role("link", name="Re-score with current criteria").click()

@@ -5,9 +5,6 @@ import {
   CardContent,
   FormControl,
   InputLabel,
-  Link,
-  List,
-  ListItem,
   MenuItem,
   Select,
   Typography,
@@ -18,6 +15,7 @@ import { criteriaName, useCriteriaInUse } from '../../shared/criteria';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { bandColours } from '../../shared/scoreBands';
 import { useMissingTools, useScoreDistribution } from './queries';
+import { scoresHref } from '../scores/urlState';
 import { CountBarChart } from './CountBarChart';
 import { AnalyticsNav } from './AnalyticsNav';
 
@@ -27,8 +25,6 @@ const ALL = 'all';
 export function AnalyticsPage() {
   const [params, setParams] = useSearchParams();
   const criteriaHash = params.get('criteria_hash');
-  const band = params.get('band');
-  const tool = params.get('tool');
   const queries = [useCriteriaInUse(), useScoreDistribution(criteriaHash), useMissingTools(criteriaHash)] as const;
   const [{ data: criteria = [] }, { data: distribution }, { data: tools }] = queries;
   const failed = queries.find((q) => q.error);
@@ -45,13 +41,8 @@ export function AnalyticsPage() {
     setParams(merged);
   };
 
-  const selectedBand = distribution?.bands.find((b) => b.band === band);
-  const selectedTool = tools?.items.find((t) => t.tool_name === tool);
-  const drill = selectedBand
-    ? { title: `${selectedBand.label} (${selectedBand.min_score}-${selectedBand.max_score})`, ...selectedBand }
-    : selectedTool
-      ? { title: `Missing ${selectedTool.tool_name}`, ...selectedTool }
-      : null;
+  // The scores behind a bar: each session's latest completed score (as the charts count them) under the criteria shown.
+  const scope = criteriaHash ?? 'any';
 
   return (
     <>
@@ -73,7 +64,7 @@ export function AnalyticsPage() {
             labelId="criteria-label"
             label="Criteria"
             value={criteriaHash ?? ALL}
-            onChange={(e) => update({ criteria_hash: e.target.value === ALL ? null : e.target.value, band: null, tool: null })}
+            onChange={(e) => update({ criteria_hash: e.target.value === ALL ? null : e.target.value })}
           >
             <MenuItem value={ALL}>All criteria</MenuItem>
             {criteria.map((c) => (
@@ -86,7 +77,7 @@ export function AnalyticsPage() {
       </Box>
       <AnalyticsNav />
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-        Each session counts once, with its latest completed score. Click a bar to list its sessions.
+        Each session counts once, with its latest completed score. Click a bar to open its scores.
       </Typography>
       {error && <ErrorState message={`Could not load the analytics: ${error}`} onRetry={load} />}
       {loading && !distribution && <Loading what="analytics" />}
@@ -106,8 +97,7 @@ export function AnalyticsPage() {
                 <CountBarChart
                   title="Score distribution"
                   testId="band-bar"
-                  selected={band}
-                  onSelect={(key) => update({ band: key, tool: null })}
+                  hrefOf={(band) => scoresHref({ criteria: scope, band })}
                   bars={distribution.bands.map((b) => ({
                     key: b.band,
                     label: b.label,
@@ -130,37 +120,13 @@ export function AnalyticsPage() {
                 <CountBarChart
                   title="Most frequent missing tools"
                   testId="tool-bar"
-                  selected={tool}
-                  onSelect={(key) => update({ tool: key, band: null })}
+                  hrefOf={(tool) => scoresHref({ criteria: scope, missingTool: tool })}
                   bars={tools.items.map((t) => ({ key: t.tool_name, label: t.tool_name, count: t.count, color: '#5c6bc0' }))}
                 />
               )}
             </CardContent>
           </Card>
         </Box>
-      )}
-      {drill && (
-        <Card variant="outlined" sx={{ mt: 2 }} data-testid="drilldown">
-          <CardContent>
-            <Typography variant="h6" component="h2">
-              {drill.title}: {drill.count} session{drill.count === 1 ? '' : 's'}
-            </Typography>
-            {drill.session_ids.length < drill.count && (
-              <Typography variant="caption" color="text.secondary">
-                Showing the {drill.session_ids.length} most recently scored.
-              </Typography>
-            )}
-            <List dense>
-              {drill.session_ids.map((id) => (
-                <ListItem key={id} disableGutters>
-                  <Link component={RouterLink} to={`/sessions/${encodeURIComponent(id)}`} sx={{ overflowWrap: 'anywhere' }}>
-                    {id}
-                  </Link>
-                </ListItem>
-              ))}
-            </List>
-          </CardContent>
-        </Card>
       )}
     </>
   );

@@ -1,4 +1,5 @@
-import { Table, TableBody, TableCell, TableContainer, TableHead, TableRow } from '@mui/material';
+import { Link, Table, TableBody, TableCell, TableContainer, TableHead, TableRow } from '@mui/material';
+import { Link as RouterLink } from 'react-router-dom';
 import { useScoreBands } from '../../shared/scoreBands';
 
 const HEAT = [13, 71, 161]; // #0d47a1
@@ -19,8 +20,17 @@ export function heat(strength: number): { background: string; color: string } {
 }
 
 /** The 5x5 band transition matrix as a table whose cells are shaded by their count (a heatmap). Rows: the band under
- * the base criteria; columns: under the candidate; the diagonal did not change band. */
-export function BandTransitions({ bands, matrix }: { bands: string[]; matrix: number[][] }) {
+ * the base criteria; columns: under the candidate; the diagonal did not change band. A count links to the scores of
+ * its sessions (`hrefOf`). */
+export function BandTransitions({
+  bands,
+  matrix,
+  hrefOf,
+}: {
+  bands: string[];
+  matrix: number[][];
+  hrefOf: (from: string, to: string) => string;
+}) {
   const { data: definitions = [] } = useScoreBands();
   const label = (band: string) => definitions.find((d) => d.band === band)?.label ?? band;
   const max = Math.max(1, ...matrix.flat());
@@ -60,7 +70,18 @@ export function BandTransitions({ bands, matrix }: { bands: string[]; matrix: nu
                     data-to={to}
                     sx={{ bgcolor: shade?.background, color: shade?.color, fontWeight: i === j ? 700 : 400 }}
                   >
-                    {count}
+                    {count ? (
+                      <Link
+                        component={RouterLink}
+                        to={hrefOf(from, to)}
+                        color="inherit"
+                        aria-label={`${count} from ${label(from)} to ${label(to)}: open their scores`}
+                      >
+                        {count}
+                      </Link>
+                    ) : (
+                      count
+                    )}
                   </TableCell>
                 );
               })}

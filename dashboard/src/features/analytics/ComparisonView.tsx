@@ -1,16 +1,23 @@
 import { Box, Card, CardContent, Link, List, ListItem, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import type { ScatterItemIdentifier } from '@mui/x-charts/models';
 import { ScatterChart } from '@mui/x-charts/ScatterChart';
-import { Link as RouterLink } from 'react-router-dom';
+import { Link as RouterLink, useNavigate } from 'react-router-dom';
 import type { CriteriaComparison, Mover } from '../../api/generated/schema';
 import { DIMENSIONS } from '../../shared/dimensions';
 import { EmptyState } from '../../shared/components/StateViews';
+import { scoresHref } from '../scores/urlState';
 import { BandTransitions } from './BandTransitions';
 import { fixed, plural, signed } from './format';
 
 const short = (hash: string) => hash.slice(0, 12);
 
-/** Base against candidate totals, one point per compared session (the API's fixed sample of at most 2,000). */
+/** A session's scores under every criteria (the base's and the candidate's side by side): where a point leads. */
+const bothScoresOf = (sessionId: string) => scoresHref({ criteria: 'any', latestOnly: false, sessionId });
+
+/** Base against candidate totals, one point per compared session (the API's fixed sample of at most 2,000); a click
+ * on a point opens that session's scores under both. */
 function TotalsScatter({ comparison }: { comparison: CriteriaComparison }) {
+  const navigate = useNavigate();
   const points = comparison.points;
   return (
     <Box data-testid="comparison-scatter">
@@ -19,7 +26,7 @@ function TotalsScatter({ comparison }: { comparison: CriteriaComparison }) {
       </Typography>
       <Typography variant="caption" color="text.secondary">
         {points.length < comparison.n ? `${points.length} of ${comparison.n} sessions (a fixed sample). ` : ''}
-        Above the diagonal the candidate scores higher.
+        Above the diagonal the candidate scores higher. Click a point for its session's scores.
       </Typography>
       <Box role="img" aria-label={`Scatter of ${plural(points.length, 'session')}: base total against candidate total`}>
         <ScatterChart
@@ -27,16 +34,23 @@ function TotalsScatter({ comparison }: { comparison: CriteriaComparison }) {
           skipAnimation
           hideLegend
           margin={{ left: 0, right: 12, top: 8, bottom: 0 }}
+          onItemClick={(_: unknown, item: ScatterItemIdentifier) => {
+            const point = item.seriesId === 'sessions' ? points[item.dataIndex] : undefined;
+            if (point) navigate(bothScoresOf(point.session_id));
+          }}
+          sx={{ '& .MuiScatterChart-marker': { cursor: 'pointer' } }}
           xAxis={[{ min: 0, max: 100, label: `base ${short(comparison.base)}`, height: 44 }]}
           yAxis={[{ min: 0, max: 100, label: `candidate ${short(comparison.candidate)}`, width: 52 }]}
           series={[
             {
+              id: 'sessions',
               label: 'Sessions',
               markerSize: 4,
               data: points.map((p) => ({ id: p.session_id, x: p.base, y: p.candidate })),
               valueFormatter: (v) => (v ? `base ${v.x}, candidate ${v.y}` : ''),
             },
             {
+              id: 'diagonal',
               label: 'No change',
               markerSize: 1,
               color: '#9e9e9e',
@@ -152,7 +166,13 @@ export function ComparisonView({ comparison }: { comparison: CriteriaComparison 
           <Typography variant="subtitle1" component="h3">
             Band transitions
           </Typography>
-          <BandTransitions bands={comparison.bands} matrix={comparison.band_transitions} />
+          <BandTransitions
+            bands={comparison.bands}
+            matrix={comparison.band_transitions}
+            hrefOf={(from, to) =>
+              scoresHref({ criteria: comparison.candidate, band: to, comparedTo: comparison.base, comparedBand: from })
+            }
+          />
         </CardContent>
       </Card>
       <Card variant="outlined" sx={{ minWidth: 0 }}>

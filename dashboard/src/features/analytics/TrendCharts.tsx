@@ -1,5 +1,6 @@
-import { Box, Typography } from '@mui/material';
+import { Box, MenuItem, TextField, Typography } from '@mui/material';
 import { LineChart } from '@mui/x-charts/LineChart';
+import { useNavigate } from 'react-router-dom';
 import type { TrendPoint, TrendsReport } from '../../api/generated/schema';
 import { DIMENSIONS } from '../../shared/dimensions';
 import { bucketLabel, fixed, plural } from './format';
@@ -14,7 +15,12 @@ const UNKNOWN = 'unknown';
 export interface Line {
   label: string;
   data: (number | null)[];
+  /** The agent or alert type the line is of (a grouped chart); null for a statistic or the unknown group. */
+  group: string | null;
 }
+
+/** Where a point leads: the scores of a bucket (by its start), of one group when the point is on a group's line. */
+export type PointHref = (bucketStart: string, group: string | null) => string;
 
 interface ChartProps {
   title: string;
@@ -23,10 +29,12 @@ interface ChartProps {
   lines: Line[];
   max: number;
   unit: string;
+  hrefOf: PointHref;
 }
 
 /** One MUI X line chart with a summary for screen readers (the last value of each line). */
-function TrendChart({ title, testId, buckets, lines, max, unit }: ChartProps) {
+function TrendChart({ title, testId, buckets, lines, max, unit, hrefOf }: ChartProps) {
+  const navigate = useNavigate();
   const last = (line: Line) => [...line.data].reverse().find((v) => v !== null) ?? null;
   const summary = `${title}: ${lines.map((l) => `${l.label} ${fixed(last(l))}`).join(', ')} ${unit} in the latest bucket`;
   return (
@@ -41,10 +49,18 @@ function TrendChart({ title, testId, buckets, lines, max, unit }: ChartProps) {
           margin={{ left: 0, right: 12, top: 8, bottom: 0 }}
           xAxis={[{ scaleType: 'point', data: buckets.map(bucketLabel), height: 28 }]}
           yAxis={[{ min: 0, max, width: 36 }]}
-          series={lines.map((line) => ({
+          onMarkClick={(_, item) => {
+            const bucket = buckets[item.dataIndex ?? -1];
+            const line = lines.find((_, i) => `line-${i}` === item.seriesId);
+            if (bucket) navigate(hrefOf(bucket, line?.group ?? null));
+          }}
+          sx={{ '& .MuiLineChart-mark': { cursor: 'pointer' } }}
+          series={lines.map((line, i) => ({
+            id: `line-${i}`,
             label: line.label,
             data: line.data,
-            showMark: buckets.length <= 20,
+            // every point is drawn: a click on one opens its scores
+            showMark: true,
             valueFormatter: (v: number | null) => (v === null ? 'no scores' : `${fixed(v)} ${unit}`),
           }))}
         />
@@ -66,7 +82,18 @@ function byGroup(points: TrendPoint[]): Map<string, Map<string, TrendPoint>> {
 }
 
 /** The trend charts of a report: the total and the dimensions, one line per statistic, or per group when grouped. */
-export function TrendCharts({ report, stat, dimension }: { report: TrendsReport; stat: Stat; dimension: string }) {
+export function TrendCharts({
+  report,
+  stat,
+  dimension,
+  hrefOf,
+}: {
+  report: TrendsReport;
+  stat: Stat;
+  dimension: string;
+  hrefOf: PointHref;
+}) {
+  const navigate = useNavigate();
   const buckets = [...new Set(report.points.map((p) => p.bucket_start))].sort();
   const sessions = report.points.reduce((sum, p) => sum + p.count, 0);
   const groups = byGroup(report.points);
@@ -81,17 +108,27 @@ export function TrendCharts({ report, stat, dimension }: { report: TrendsReport;
   let omitted: string[] = [];
   if (report.group_by === 'none') {
     const line = groups.get(UNKNOWN) ?? new Map<string, TrendPoint>();
-    totals = STATS.map((s) => ({ label: STAT_LABELS[s], data: along(line, (p) => p[s]) }));
-    dimensions = DIMENSIONS.map((d) => ({ label: d.label, data: along(line, (p) => p.dimension_means[d.key] ?? null) }));
+    totals = STATS.map((s) => ({ label: STAT_LABELS[s], data: along(line, (p) => p[s]), group: null }));
+    dimensions = DIMENSIONS.map((d) => ({
+      label: d.label,
+      data: along(line, (p) => p.dimension_means[d.key] ?? null),
+      group: null,
+    }));
   } else {
     const size = (line: Map<string, TrendPoint>) => [...line.values()].reduce((sum, p) => sum + p.count, 0);
     const ranked = [...groups.entries()].sort((a, b) => size(b[1]) - size(a[1]));
     const shown = ranked.slice(0, MAX_GROUPS);
     omitted = ranked.slice(MAX_GROUPS).map(([name]) => name);
-    totals = shown.map(([name, line]) => ({ label: name, data: along(line, (p) => p[stat]) }));
-    dimensions = shown.map(([name, line]) => ({ label: name, data: along(line, (p) => p.dimension_means[dimension] ?? null) }));
+    const group = (name: string) => (name === UNKNOWN ? null : name);
+    totals = shown.map(([name, line]) => ({ label: name, data: along(line, (p) => p[stat]), group: group(name) }));
+    dimensions = shown.map(([name, line]) => ({
+      label: name,
+      data: along(line, (p) => p.dimension_means[dimension] ?? null),
+      group: group(name),
+    }));
   }
   const grouped = report.group_by !== 'none';
+  const countOf = (bucket: string) => report.points.filter((p) => p.bucket_start === bucket).reduce((sum, p) => sum + p.count, 0);
   const per = report.bucket === 'week' ? 'week' : 'day';
   return (
     <>
@@ -107,6 +144,7 @@ export function TrendCharts({ report, stat, dimension }: { report: TrendsReport;
           lines={totals}
           max={100}
           unit="points"
+          hrefOf={hrefOf}
         />
         <TrendChart
           title={grouped ? `${dimensionLabel}: mean per ${report.group_by === 'agent' ? 'agent' : 'alert type'}` : 'Dimensions: mean'}
@@ -115,8 +153,24 @@ export function TrendCharts({ report, stat, dimension }: { report: TrendsReport;
           lines={dimensions}
           max={25}
           unit="points"
+          hrefOf={hrefOf}
         />
       </Box>
+      <TextField
+        select
+        size="small"
+        label={`Open the scores of a ${per}`}
+        value=""
+        onChange={(e) => navigate(hrefOf(e.target.value, null))}
+        sx={{ mt: 2, minWidth: 240 }}
+        data-testid="trend-bucket-scores"
+      >
+        {[...buckets].reverse().map((b) => (
+          <MenuItem key={b} value={b}>
+            {bucketLabel(b)} ({plural(countOf(b), 'session')})
+          </MenuItem>
+        ))}
+      </TextField>
       {omitted.length > 0 && (
         <Typography variant="caption" color="text.secondary">
           Not drawn (fewer sessions): {omitted.join(', ')}

@@ -24,6 +24,7 @@ import { CriteriaSelect } from './CriteriaSelect';
 import { oneOf } from './format';
 import { STAT_LABELS, STATS, TrendCharts } from './TrendCharts';
 import { useUrlState } from '../../shared/urlState';
+import { scoresHref } from '../scores/urlState';
 
 const BUCKET_LABELS: Record<TrendBucket, string> = { week: 'Week', day: 'Day' };
 /** The API's buckets, the default (week) first: `oneOf` falls back to the first. */
@@ -53,6 +54,20 @@ export function TrendsPage() {
     !rangeProblem,
   );
   const report = rangeProblem ? undefined : trends.data;
+  /** A point's scores: each session's latest completed score scored in that bucket (UTC), as the trends count them,
+   * of the line's agent or alert type when it is a group's line. */
+  const scoresOfPoint = (bucketStart: string, group: string | null) => {
+    const start = bucketStart.slice(0, 10);
+    const end = new Date(`${start}T00:00:00Z`);
+    end.setUTCDate(end.getUTCDate() + (bucket === 'week' ? 7 : 1));
+    return scoresHref({
+      criteria: criteriaHash ?? 'any',
+      scoredAfter: start,
+      scoredBefore: end.toISOString().slice(0, 10),
+      ...(group !== null && groupBy === 'agent' ? { agent: group } : {}),
+      ...(group !== null && groupBy === 'alert_type' ? { alertType: group } : {}),
+    });
+  };
 
   return (
     <>
@@ -150,7 +165,7 @@ export function TrendsPage() {
             {report.points.length === 0 ? (
               <EmptyState title="No completed scores in this selection">Score sessions (or seed demo data: see Development) to see trends.</EmptyState>
             ) : (
-              <TrendCharts report={report} stat={stat} dimension={dimension} />
+              <TrendCharts report={report} stat={stat} dimension={dimension} hrefOf={scoresOfPoint} />
             )}
           </CardContent>
         </Card>

@@ -1,7 +1,9 @@
 // How the judge agrees with human labels (current criteria): the figures, the band confusion matrix and a scatter of
 // judge vs human totals.
 import { Card, CardContent, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { useNavigate } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
+import { scoresHref } from '../scores/urlState';
 import type { AgreementReport } from '../../api/generated/schema';
 import { useAgreement } from './queries';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
@@ -9,11 +11,13 @@ import { EmptyState, ErrorState, Loading } from '../../shared/components/StateVi
 const fmt = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 const pct = (value: number | null) => (value === null ? '—' : `${Math.round(value * 100)}%`);
 
+/** Judge against human totals; each point links to its session's score (under the criteria compared). */
 function Scatter({ report }: { report: AgreementReport }) {
+  const navigate = useNavigate();
   const size = 240;
   const at = (score: number) => (score / 100) * size;
   return (
-    <svg role="img" aria-label="Judge total against human total" width={size + 40} height={size + 40} viewBox={`-30 -10 ${size + 40} ${size + 40}`}>
+    <svg role="group" aria-label="Judge total against human total" width={size + 40} height={size + 40} viewBox={`-30 -10 ${size + 40} ${size + 40}`}>
       <rect x={0} y={0} width={size} height={size} fill="none" stroke="#bbb" />
       <line x1={0} y1={size} x2={size} y2={0} stroke="#ddd" strokeDasharray="4" />
       <text x={size / 2} y={size + 24} textAnchor="middle" fontSize={11}>
@@ -22,11 +26,26 @@ function Scatter({ report }: { report: AgreementReport }) {
       <text x={-20} y={size / 2} textAnchor="middle" fontSize={11} transform={`rotate(-90 -20 ${size / 2})`}>
         judge
       </text>
-      {report.pairs.map((p) => (
-        <circle key={p.session_id} cx={at(p.human_total)} cy={size - at(p.judge_total)} r={3.5} fill="#1976d2" opacity={0.7}>
-          <title>{`${p.session_id}: human ${p.human_total}, judge ${p.judge_total}`}</title>
-        </circle>
-      ))}
+      {report.pairs.map((p) => {
+        const href = scoresHref({ criteria: report.criteria_hash, sessionId: p.session_id });
+        const name = `${p.session_id}: human ${p.human_total}, judge ${p.judge_total}`;
+        return (
+          <a
+            key={p.session_id}
+            href={href}
+            aria-label={`${name}: open its score`}
+            data-testid="agreement-point"
+            onClick={(event) => {
+              event.preventDefault();
+              navigate(href);
+            }}
+          >
+            <circle cx={at(p.human_total)} cy={size - at(p.judge_total)} r={4.5} fill="#1976d2" opacity={0.7} style={{ cursor: 'pointer' }}>
+              <title>{name}</title>
+            </circle>
+          </a>
+        );
+      })}
     </svg>
   );
 }
@@ -67,12 +86,20 @@ export function AgreementView({ report }: { report: AgreementReport }) {
           </Table>
         </CardContent>
       </Card>
-      <Card variant="outlined" sx={{ mb: 2, overflowX: 'auto' }}>
+      <Card variant="outlined" sx={{ mb: 2 }}>
         <CardContent>
           <Typography variant="h6" component="h2" gutterBottom>
             Bands: humans (rows) by judge (columns)
           </Typography>
-          <Table size="small" aria-label="Band confusion matrix">
+          {/* compact and fixed at phone width: the six columns fit without a sideways scroll */}
+          <Table
+            size="small"
+            aria-label="Band confusion matrix"
+            sx={{
+              tableLayout: 'fixed',
+              '& td, & th': { px: { xs: 0.25, sm: 2 }, fontSize: { xs: '0.75rem', sm: '0.875rem' }, overflowWrap: 'anywhere' },
+            }}
+          >
             <TableHead>
               <TableRow>
                 <TableCell />

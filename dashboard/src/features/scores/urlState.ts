@@ -106,6 +106,14 @@ export function paramsFromState({ filters, sort, order, cursors }: ScoresState):
   return params;
 }
 
+/** The Scores page's address showing the scores with these filters (the rest as the page's defaults): where a chart
+ * element leads. */
+export function scoresHref(filters: Partial<ScoreFilters>): string {
+  const params = paramsFromState({ filters: { ...NO_FILTERS, ...filters }, sort: DEFAULT_SORT, order: DEFAULT_ORDER, cursors: [] });
+  const query = params.toString();
+  return query ? `/scores?${query}` : '/scores';
+}
+
 const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 const textOrNull = (text: string): string | null => text.trim() || null;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -23,7 +23,7 @@ const mocked = vi.mocked(api, true);
 
 function Where() {
   const location = useLocation();
-  return <div data-testid="location">{location.pathname}</div>;
+  return <div data-testid="location">{location.pathname + location.search}</div>;
 }
 
 function renderAt(path: string, element: React.ReactNode) {
@@ -31,7 +31,7 @@ function renderAt(path: string, element: React.ReactNode) {
     <MemoryRouter initialEntries={[path]}>
       <Routes>
         <Route path="/analytics" element={element} />
-        <Route path="/sessions/:id" element={<Where />} />
+        <Route path="*" element={<Where />} />
       </Routes>
     </MemoryRouter>,
   );
@@ -54,7 +54,7 @@ describe('AnalyticsPage', () => {
     expect(screen.getByText('No missing tools named')).toBeInTheDocument();
   });
 
-  it('draws one bar per band and lists the sessions behind a bar', async () => {
+  it('draws one bar per band, each leading to its scores, as do the missing tools', async () => {
     mocked.scoreDistribution.mockResolvedValue(bands([1, 0, 2, 0, 0], [['s-low'], [], ['s-a', 's-b']]));
     mocked.missingTools.mockResolvedValue({
       criteria_hash: null,
@@ -77,15 +77,12 @@ describe('AnalyticsPage', () => {
     const bars = await screen.findAllByTestId('band-bar');
     expect(bars).toHaveLength(5);
     expect(bars[1]).toBeDisabled();
-    await userEvent.click(screen.getByRole('button', { name: 'Adequate: 2 sessions' }));
-    const drill = screen.getByTestId('drilldown');
-    expect(drill).toHaveTextContent('Adequate (60-74): 2 sessions');
-    expect(within(drill).getAllByRole('link').map((a) => a.textContent)).toEqual(['s-a', 's-b']);
-
-    await userEvent.click(screen.getByRole('button', { name: 'k8s.pods_log: 2 sessions' }));
-    expect(screen.getByTestId('drilldown')).toHaveTextContent('Missing k8s.pods_log: 2 sessions');
-    await userEvent.click(screen.getByRole('link', { name: 's-low' }));
-    expect(screen.getByTestId('location')).toHaveTextContent('/sessions/s-low');
+    expect(screen.getByRole('link', { name: 'k8s.pods_log · 2 sessions: open their scores' })).toHaveAttribute(
+      'href',
+      '/scores?criteria_hash=any&missing_tool=k8s.pods_log',
+    );
+    await userEvent.click(screen.getByRole('link', { name: 'Adequate · 2 sessions: open their scores' }));
+    expect(screen.getByTestId('location')).toHaveTextContent('/scores?criteria_hash=any&band=adequate');
   });
 
   it('draws the counts as a chart and offers to re-score with the current criteria', async () => {

@@ -32,7 +32,11 @@ function report(group_by: TrendsReport['group_by'], points: TrendPoint[]): Trend
 
 describe('TrendCharts', () => {
   it('draws the total statistics and the four dimensions over the buckets', () => {
-    render(<TrendCharts report={report('none', [point(W1, null, 3, 60), point(W2, null, 2, 70)])} stat="mean" dimension="logical_flow" />);
+    render(
+      <MemoryRouter>
+        <TrendCharts report={report('none', [point(W1, null, 3, 60), point(W2, null, 2, 70)])} stat="mean" dimension="logical_flow" hrefOf={() => '/scores'} />
+      </MemoryRouter>,
+    );
 
     expect(screen.getByTestId('trend-summary')).toHaveTextContent('5 sessions in total over 2 weeks');
     const total = screen.getByTestId('trend-total');
@@ -46,7 +50,11 @@ describe('TrendCharts', () => {
 
   it('draws one line per group, the largest groups only, and names the rest', () => {
     const agents = Array.from({ length: MAX_GROUPS + 1 }, (_, i) => point(W1, `agent-${i}`, 20 - i, 50 + i));
-    render(<TrendCharts report={report('agent', [...agents, point(W2, null, 1, 30)])} stat="p90" dimension="consistency" />);
+    render(
+      <MemoryRouter>
+        <TrendCharts report={report('agent', [...agents, point(W2, null, 1, 30)])} stat="p90" dimension="consistency" hrefOf={() => '/scores'} />
+      </MemoryRouter>,
+    );
 
     expect(screen.getByTestId('trend-summary')).toHaveTextContent('over 2 weeks, 10 agents');
     const total = within(screen.getByTestId('trend-total'));
@@ -127,6 +135,11 @@ describe('ComparisonView', () => {
     expect(matrix.getByRole('row', { name: /^Adequate/ })).toHaveTextContent('Adequate01000');
     const cell = screen.getAllByTestId('transition-cell').find((c) => c.dataset.from === 'near_perfect' && c.dataset.to === 'good');
     expect(cell).toHaveTextContent('1');
+    // a count opens the scores of its sessions: the candidate's good ones that were near-perfect under the base
+    expect(within(cell as HTMLElement).getByRole('link')).toHaveAttribute(
+      'href',
+      `/scores?criteria_hash=${CANDIDATE}&band=good&compared_to=${BASE}&compared_band=near_perfect`,
+    );
 
     const falls = within(screen.getByTestId('movers-down'));
     expect(falls.getByRole('link', { name: 's-down' })).toHaveAttribute('href', '/sessions/s-down');

@@ -21,7 +21,7 @@ const mocked = vi.mocked(api, true);
 
 function Where() {
   const location = useLocation();
-  return <div data-testid="location">{location.pathname}</div>;
+  return <div data-testid="location">{location.pathname + location.search}</div>;
 }
 
 function renderAt(path: string) {
@@ -69,6 +69,36 @@ describe('TrendsPage', () => {
     await userEvent.click(screen.getByRole('option', { name: 'Agent' }));
     await vi.waitFor(() => expect(mocked.trends).toHaveBeenLastCalledWith({ bucket: 'week', group_by: 'agent' }));
     expect(screen.getByRole('combobox', { name: 'Dimension' })).toBeInTheDocument();
+  });
+
+  it("opens the Scores table of a week a point or the bucket picker names, of the point's agent", async () => {
+    const point = (bucket_start: string, group: string | null, count: number) => ({
+      bucket_start,
+      group,
+      count,
+      mean: 70,
+      p10: 60,
+      p50: 70,
+      p90: 80,
+      dimension_means: {},
+      band_shares: {},
+    });
+    mocked.trends.mockImplementation(async (query) => ({
+      criteria_hash: null,
+      bucket: 'week',
+      group_by: query.group_by ?? 'none',
+      scored_after: null,
+      scored_before: null,
+      points: [point('2026-11-02T00:00:00Z', 'NetworkAgent', 3), point('2026-11-09T00:00:00Z', 'NetworkAgent', 2)],
+    }));
+    renderAt('/analytics/trends?group_by=agent');
+
+    await userEvent.click(await screen.findByRole('combobox', { name: 'Open the scores of a week' }));
+    await userEvent.click(screen.getByRole('option', { name: /^Nov 2 \(3 sessions\)/ }));
+
+    expect(screen.getByTestId('location')).toHaveTextContent(
+      '/scores?criteria_hash=any&scored_after=2026-11-02&scored_before=2026-11-09',
+    );
   });
 
   it('asks for a date range, and asks nothing for a range that ends before it starts', async () => {

@@ -1,4 +1,6 @@
 import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import type { AgreementReport } from '../../../api/generated/schema';
 import { render } from '../../../test/render';
@@ -30,9 +32,24 @@ const report: AgreementReport = {
   ],
 };
 
+function Where() {
+  const location = useLocation();
+  return <div data-testid="location">{location.pathname + location.search}</div>;
+}
+
+const renderView = (shown: AgreementReport) =>
+  render(
+    <MemoryRouter initialEntries={['/agreement']}>
+      <Routes>
+        <Route path="/agreement" element={<AgreementView report={shown} />} />
+        <Route path="*" element={<Where />} />
+      </Routes>
+    </MemoryRouter>,
+  );
+
 describe('AgreementView', () => {
   it('shows the figures, the confusion matrix and a point per session', () => {
-    render(<AgreementView report={report} />);
+    renderView(report);
 
     const figures = within(screen.getByRole('table', { name: 'Agreement figures' }));
     expect(figures.getByRole('row', { name: /Spearman/ })).toHaveTextContent('0.80');
@@ -40,11 +57,19 @@ describe('AgreementView', () => {
     expect(figures.getByRole('row', { name: /Krippendorff/ })).toHaveTextContent('humans, 2 sessions');
     const matrix = within(screen.getByRole('table', { name: 'Band confusion matrix' }));
     expect(matrix.getByRole('row', { name: /^near_perfect/ })).toHaveTextContent('near_perfect00011');
-    expect(screen.getByRole('img', { name: 'Judge total against human total' }).querySelectorAll('circle')).toHaveLength(2);
+    expect(screen.getByRole('group', { name: 'Judge total against human total' }).querySelectorAll('circle')).toHaveLength(2);
+  });
+
+  it("opens a point's session in the Scores table", async () => {
+    renderView(report);
+
+    await userEvent.click(screen.getByRole('link', { name: 's2: human 55, judge 50: open its score' }));
+
+    expect(screen.getByTestId('location')).toHaveTextContent(`/scores?criteria_hash=${'a'.repeat(64)}&session_id=s2`);
   });
 
   it('explains how to get data when nothing is labelled', () => {
-    render(<AgreementView report={{ ...report, n: 0, pairs: [] }} />);
+    renderView({ ...report, n: 0, pairs: [] });
 
     expect(screen.getByText('No labelled sessions yet')).toBeInTheDocument();
   });
