@@ -3,11 +3,12 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
-import { SessionSearch } from './shared/components/SessionSearch';
 import { EmptyState, Loading } from './shared/components/StateViews';
 
 // Every page but the sessions list (the first one most people open) is a chunk of its own, loaded when first opened:
 // the charts (MUI X Charts, about a third of the JavaScript) only ever load with an analytics view.
+// The search (an Autocomplete with its popper) follows the first page instead of holding it up.
+const SessionSearch = lazy(() => import('./shared/components/SessionSearch').then((m) => ({ default: m.SessionSearch })));
 const SessionDetailPage = lazy(features.sessionDetail);
 const ScoresPage = lazy(features.scores);
 const AgreementPage = lazy(features.agreement);
@@ -51,7 +52,9 @@ export function App() {
             </Button>
           </Box>
           <Box sx={{ flexGrow: 1, display: { xs: 'none', md: 'block' } }} />
-          <SessionSearch />
+          <Suspense fallback={<Box sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180, height: 40 }} />}>
+            <SessionSearch />
+          </Suspense>
         </Toolbar>
       </AppBar>
       <Container maxWidth="xl" sx={{ py: 2 }}>

@@ -156,26 +156,28 @@ export function TrendCharts({
           hrefOf={hrefOf}
         />
       </Box>
-      <TextField
-        select
-        size="small"
-        label={`Open the scores of a ${per}`}
-        value=""
-        onChange={(e) => navigate(hrefOf(e.target.value, null))}
-        sx={{ mt: 2, minWidth: 240 }}
-        data-testid="trend-bucket-scores"
-      >
-        {[...buckets].reverse().map((b) => (
-          <MenuItem key={b} value={b}>
-            {bucketLabel(b)} ({plural(countOf(b), 'session')})
-          </MenuItem>
-        ))}
-      </TextField>
       {omitted.length > 0 && (
-        <Typography variant="caption" color="text.secondary">
+        <Typography variant="caption" color="text.secondary" component="p">
           Not drawn (fewer sessions): {omitted.join(', ')}
         </Typography>
       )}
+      <Box sx={{ mt: 2 }}>
+        <TextField
+          select
+          size="small"
+          label={`Open the scores of a ${per}`}
+          value=""
+          onChange={(e) => navigate(hrefOf(e.target.value, null))}
+          sx={{ minWidth: 240, maxWidth: '100%' }}
+          data-testid="trend-bucket-scores"
+        >
+          {[...buckets].reverse().map((b) => (
+            <MenuItem key={b} value={b}>
+              {bucketLabel(b)} ({plural(countOf(b), 'session')})
+            </MenuItem>
+          ))}
+        </TextField>
+      </Box>
     </>
   );
 }

@@ -271,7 +271,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
           title={row.session_id}
           sx={{ fontWeight: 500 }}
         >
-          {facts?.alert_type ?? shortSessionId(row.session_id)}
+          {facts?.alert_type ?? `Session ${shortSessionId(row.session_id)}`}
         </Link>
         <div>
           <SessionIdChip sessionId={row.session_id} />
