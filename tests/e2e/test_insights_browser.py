@@ -253,7 +253,7 @@ def test_every_page_passes_axe_at_1440_and_390_px(seeded_stack: str, browser: An
     views = {
         "/": "session-row",
         "/scores": "score-row",
-        f"/scores?criteria_hash=any&latest_only=false&session_id={quote(session_id, safe='')}": "chart-filters",
+        f"/scores?criteria_hash=any&latest_only=false&session_id={quote(session_id, safe='')}": "score-row",
         "/analytics": "band-bar",
         "/analytics/trends?scored_after=2026-01-01": "trend-total",
         "/analytics/compare": "comparison-scatter",

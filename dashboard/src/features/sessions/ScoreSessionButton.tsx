@@ -36,7 +36,7 @@ export function ScoreSessionButton({ status, submitting, error, disabledReason, 
   let button;
   if (active || submitting) {
     button = (
-      <Button variant="contained" disabled startIcon={<CircularProgress size={16} color="inherit" />}>
+      <Button variant="contained" disabled startIcon={<CircularProgress size={16} color="inherit" aria-hidden />}>
         {submitting && !active ? 'Requesting…' : ACTIVE_TEXT[status ?? 'pending']}
       </Button>
     );

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 export function Loading({ what }: { what: string }) {
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, p: 3 }} role="status">
-      <CircularProgress size={24} />
+      <CircularProgress size={24} aria-label={`Loading ${what}`} />
       <Typography color="text.secondary">Loading {what}…</Typography>
     </Box>
   );
