@@ -4,9 +4,11 @@
 The scores are written the way the scorer writes them (``ScoreRepository``: an attempt with its session facts, a
 claim, a completed verdict with its missing tools), only backdated: their ``scored_at`` spreads over the last weeks.
 Two criteria take part: the current one (about two thirds of the scores) and a seeded stricter "candidate" that
-re-scores half of those sessions, as a scoring run would before a criteria change is adopted. The session ids are
-made up (the session source does not know them; a session's page shows its scores and says so). The numbers come
-from a fixed random seed: the same command writes the same data.
+re-scores half of those sessions, as a scoring run would before a criteria change is adopted. Each seeded session
+is stored as an upload too (a short made-up transcript: the alert as the task, a reasoning step, the answer), so the
+session source lists it: the sessions list's counts add up (all = scored + unscored), and a seeded session's page
+opens with its title and conversation. The numbers come from a fixed random seed: the same command writes the same
+data; sessions already stored by an earlier seeding are kept as they are.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.session import SESSION_FORMAT, Session, Stage, Step
+from session_scoring.repositories.uploads import UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
 
 #: The seeded sessions' ids are uuid5 names in this namespace: stable across runs, random-looking.
 NAMESPACE = uuid.UUID("5eed5eed-0000-4000-8000-000000000012")
@@ -38,6 +43,13 @@ AGENTS = {
     "SecurityAgent": (46.0, 2.0),
 }
 ALERT_TYPES = ["PodCrashLooping", "HighLatency", "DiskPressure", "CertificateExpiring"]
+# What each alert says, as the task a seeded transcript starts with ({n}: a made-up resource number).
+ALERT_TEXT = {
+    "PodCrashLooping": "pod checkout-api-{n} in namespace shop restarted 9 times in 15 minutes",
+    "HighLatency": "p99 latency of service payments-{n} above 2 s for 10 minutes",
+    "DiskPressure": "node worker-{n} has less than 5% disk space left on /var/lib/containerd",
+    "CertificateExpiring": "TLS certificate of ingress edge-{n} expires in 3 days",
+}
 # Tools the judge names missing, several spellings of one tool among them (the canonical name counts them as one).
 TOOLS = [
     ("kubectl_top", "CPU and memory per pod would have confirmed the resource pressure."),
@@ -127,6 +139,8 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
     base_count = max(1, (2 * scores + 2) // 3)
     summary = SeedSummary(sessions=base_count, by_criteria={current_hash: 0, candidate_hash: 0})
 
+    uploads: list[NewUpload] = []
+
     def store(session_id: str, criteria: str, total: int, at: datetime, facts: SessionFacts, model: str) -> None:
         score_id = uuid.uuid4()
         repo.create_attempt(score_id, session_id, criteria, TRIGGER, facts)
@@ -145,7 +159,7 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
         summary.last_scored_at = max(at, summary.last_scored_at or at)
 
     for i in range(base_count):
-        session_id = str(uuid.uuid5(NAMESPACE, f"session-{i}"))
+        session_id = f"{UPLOAD_PREFIX}{uuid.uuid5(NAMESPACE, f'session-{i}')}"
         agent = rng.choice(list(AGENTS))
         level, slope = AGENTS[agent]
         scored_at = end - span * rng.random()
@@ -159,15 +173,64 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
             ended_at=started + timedelta(minutes=rng.randint(2, 15)),
             stages=rng.randint(1, 4),
             tool_calls=rng.randint(2, 30),
-            source=TRIGGER,
+            source=UPLOAD_SOURCE,
         )
+        uploads.append(_upload(session_id, facts, i))
         store(session_id, current_hash, total, scored_at, facts, "seed-current")
         if i < scores - base_count:
             # The candidate is stricter on weak sessions and a little kinder on strong ones, with some noise.
             rescored = min(end, scored_at + timedelta(hours=rng.randint(1, 72)))
             shifted = total - 6 + 0.12 * (total - 60) + rng.gauss(0, 5)
             store(session_id, candidate_hash, _clamp(shifted), rescored, facts, "stricter-candidate")
+    container.uploads.add_all([u for u in uploads if not _stored(container.uploads, u.session.session_id)])
     return summary
+
+
+def _stored(uploads: Any, session_id: str) -> bool:
+    try:
+        uploads.get_session(session_id)
+    except SessionNotFoundError:
+        return False
+    return True
+
+
+def _upload(session_id: str, facts: SessionFacts, number: int) -> NewUpload:
+    """A seeded session as an upload: the alert as the task the agent was given, one reasoning step, the answer."""
+    alert_type = facts.alert_type or ALERT_TYPES[0]
+    task = f"Alert {alert_type}: {ALERT_TEXT[alert_type].format(n=number)}. Investigate and report the root cause."
+    session = Session(
+        session_id=session_id,
+        status="completed",
+        alert_type=alert_type,
+        agent_type=facts.agent,
+        author=TRIGGER,
+        started_at=facts.started_at,
+        completed_at=facts.ended_at,
+        source=UPLOAD_SOURCE,
+        alert={"alertname": alert_type, "description": ALERT_TEXT[alert_type].format(n=number)},
+        stages=[
+            Stage(
+                name="investigation",
+                agent=facts.agent,
+                steps=[
+                    Step(kind="message", text=f"User: {task}"),
+                    Step(kind="reasoning", text="Seeded demo session: no tools were called."),
+                    Step(kind="answer", text=f"Seeded demo answer for {alert_type}."),
+                ],
+            )
+        ],
+        final_analysis=f"Seeded demo answer for {alert_type}.",
+    )
+    document = session.model_dump_json()
+    return NewUpload(
+        session=session,
+        trace_format=SESSION_FORMAT,
+        file_name=None,
+        original_session_id=None,
+        document=document,
+        size_bytes=len(document.encode()),
+        uploaded_by=TRIGGER,
+    )
 
 
 def main(argv: list[str], container: Any) -> int:

@@ -1,24 +1,28 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
-import { AgreementPage } from './pages/AgreementPage';
-import { RunDetailPage } from './pages/RunDetailPage';
-import { RunFormPage } from './pages/RunFormPage';
-import { RunsPage } from './pages/RunsPage';
-import { ScoresPage } from './pages/ScoresPage';
-import { SessionDetailPage } from './pages/SessionDetailPage';
-import { SessionsPage } from './pages/SessionsPage';
-import { EmptyState, Loading } from './components/StateViews';
+import { features } from './features';
+import { SessionsPage } from './features/sessions/SessionsPage';
+import { EmptyState, Loading } from './shared/components/StateViews';
 
-// The analytics page carries MUI X Charts (about a third of the bundle): loaded when first opened, not on every page.
-const AnalyticsPage = lazy(() => import('./pages/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
-const TrendsPage = lazy(() => import('./pages/TrendsPage').then((m) => ({ default: m.TrendsPage })));
-const ComparisonPage = lazy(() => import('./pages/ComparisonPage').then((m) => ({ default: m.ComparisonPage })));
-const MissingToolsPage = lazy(() => import('./pages/MissingToolsPage').then((m) => ({ default: m.MissingToolsPage })));
-const ToolSessionsPage = lazy(() => import('./pages/ToolSessionsPage').then((m) => ({ default: m.ToolSessionsPage })));
+// Every page but the sessions list (the first one most people open) is a chunk of its own, loaded when first opened:
+// the charts (MUI X Charts, about a third of the JavaScript) only ever load with an analytics view.
+// The search (an Autocomplete with its popper) follows the first page instead of holding it up.
+const SessionSearch = lazy(() => import('./shared/components/SessionSearch').then((m) => ({ default: m.SessionSearch })));
+const SessionDetailPage = lazy(features.sessionDetail);
+const ScoresPage = lazy(features.scores);
+const AgreementPage = lazy(features.agreement);
+const RunsPage = lazy(features.runs);
+const RunFormPage = lazy(features.runForm);
+const RunDetailPage = lazy(features.runDetail);
+const AnalyticsPage = lazy(features.analytics);
+const TrendsPage = lazy(features.trends);
+const ComparisonPage = lazy(features.comparison);
+const MissingToolsPage = lazy(features.missingTools);
+const ToolSessionsPage = lazy(features.toolSessions);
 
-/** An Analytics view, loaded when first opened. */
-const analytics = (page: ReactNode) => <Suspense fallback={<Loading what="analytics" />}>{page}</Suspense>;
+/** A page loaded when first opened. */
+const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{page}</Suspense>;
 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
@@ -26,49 +30,48 @@ export function App() {
   return (
     <>
       <AppBar position="static" elevation={0}>
-        <Toolbar variant="dense" sx={{ gap: 1, flexWrap: 'wrap' }}>
+        <Toolbar variant="dense" sx={{ gap: 1, flexWrap: 'wrap', py: { xs: 0.5, md: 0 } }}>
           <Typography variant="h6" component="div" sx={{ mr: 2, whiteSpace: 'nowrap', display: { xs: 'none', sm: 'block' } }}>
             Session Scoring
           </Typography>
-          <Button component={NavLink} to="/" end sx={navStyle}>
-            Sessions
-          </Button>
-          <Button component={NavLink} to="/scores" sx={navStyle}>
-            Scores
-          </Button>
-          <Button component={NavLink} to="/analytics" sx={navStyle}>
-            Analytics
-          </Button>
-          <Button component={NavLink} to="/runs" sx={navStyle}>
-            Runs
-          </Button>
-          <Button component={NavLink} to="/agreement" sx={navStyle}>
-            Agreement
-          </Button>
+          <Box component="nav" aria-label="Pages" sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.5 }}>
+            <Button component={NavLink} to="/" end sx={navStyle}>
+              Sessions
+            </Button>
+            <Button component={NavLink} to="/scores" sx={navStyle}>
+              Scores
+            </Button>
+            <Button component={NavLink} to="/analytics" sx={navStyle}>
+              Analytics
+            </Button>
+            <Button component={NavLink} to="/runs" sx={navStyle}>
+              Runs
+            </Button>
+            <Button component={NavLink} to="/agreement" sx={navStyle}>
+              Agreement
+            </Button>
+          </Box>
+          <Box sx={{ flexGrow: 1, display: { xs: 'none', md: 'block' } }} />
+          <Suspense fallback={<Box sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180, height: 40 }} />}>
+            <SessionSearch />
+          </Suspense>
         </Toolbar>
       </AppBar>
       <Container maxWidth="xl" sx={{ py: 2 }}>
         <Box component="main">
           <Routes>
             <Route path="/" element={<SessionsPage />} />
-            <Route path="/sessions/:sessionId" element={<SessionDetailPage />} />
-            <Route
-              path="/analytics"
-              element={
-                <Suspense fallback={<Loading what="analytics" />}>
-                  <AnalyticsPage />
-                </Suspense>
-              }
-            />
-            <Route path="/analytics/trends" element={analytics(<TrendsPage />)} />
-            <Route path="/analytics/compare" element={analytics(<ComparisonPage />)} />
-            <Route path="/analytics/missing-tools" element={analytics(<MissingToolsPage />)} />
-            <Route path="/analytics/missing-tools/:tool" element={analytics(<ToolSessionsPage />)} />
-            <Route path="/scores" element={<ScoresPage />} />
-            <Route path="/agreement" element={<AgreementPage />} />
-            <Route path="/runs" element={<RunsPage />} />
-            <Route path="/runs/new" element={<RunFormPage />} />
-            <Route path="/runs/:runId" element={<RunDetailPage />} />
+            <Route path="/sessions/:sessionId" element={later(<SessionDetailPage />)} />
+            <Route path="/analytics" element={later(<AnalyticsPage />)} />
+            <Route path="/analytics/trends" element={later(<TrendsPage />)} />
+            <Route path="/analytics/compare" element={later(<ComparisonPage />)} />
+            <Route path="/analytics/missing-tools" element={later(<MissingToolsPage />)} />
+            <Route path="/analytics/missing-tools/:tool" element={later(<ToolSessionsPage />)} />
+            <Route path="/scores" element={later(<ScoresPage />)} />
+            <Route path="/agreement" element={later(<AgreementPage />)} />
+            <Route path="/runs" element={later(<RunsPage />)} />
+            <Route path="/runs/new" element={later(<RunFormPage />)} />
+            <Route path="/runs/:runId" element={later(<RunDetailPage />)} />
             <Route path="*" element={<EmptyState title="Page not found">Use Sessions or Analytics above.</EmptyState>} />
           </Routes>
         </Box>

@@ -4,7 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { App } from './App';
-import { createQueryClient } from './api/queries';
+import { createQueryClient } from './api/queryClient';
 
 const theme = createTheme({ palette: { primary: { main: '#1f4e79' } } });
 const queryClient = createQueryClient();

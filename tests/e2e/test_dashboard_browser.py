@@ -12,11 +12,12 @@ import re
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
 
-from tests.conftest import IN_PROGRESS_ID, SHALLOW_ID, THOROUGH_ID
+from tests.conftest import IN_PROGRESS_ID, ROOT, SHALLOW_ID, THOROUGH_ID
 from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
 
 SCORING_TIMEOUT_MS = 60_000
@@ -51,9 +52,12 @@ def test_score_a_session_from_the_list_and_read_the_critique(local_stack: str, p
     shot(page, "01-sessions-unscored")
     assert_accessible(page, "the sessions list")
 
+    console_errors: list[str] = []
+    page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
     row.click()
     expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
-    expect(page.get_by_text("Not scored yet")).to_be_visible()
+    expect(page.get_by_text("Not scored under the current criteria")).to_be_visible()
+    assert console_errors == [], "an unscored session's page answers without an error"
     page.get_by_role("button", name="Score Session").click()
 
     total = page.get_by_test_id("total-score")
@@ -108,7 +112,21 @@ def test_a_session_still_running_cannot_be_scored(local_stack: str, page: Any) -
     assert_accessible(page, "a session still running")
 
 
-def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, page: Any) -> None:
+def test_an_unknown_session_id_says_so_and_offers_only_what_can_work(local_stack: str, page: Any, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    for browser_page, name in ((page, "11-session-not-found"), (phone, "11-narrow-session-not-found")):
+        browser_page.goto(f"{local_stack}/sessions/no-such-session")
+        expect(browser_page.get_by_role("heading", name="No session with this id")).to_be_visible()
+        expect(browser_page.get_by_role("button", name="Score Session")).to_have_count(0)
+        expect(browser_page.get_by_text("Human labels")).to_have_count(0)
+        expect(browser_page.get_by_text("Not scored", exact=False)).to_have_count(0)
+        shot(browser_page, name)
+        assert_fits(browser_page, "/sessions/no-such-session")
+        assert_accessible(browser_page, "an unknown session")
+
+
+def test_analytics_bars_open_the_scores_table_filtered_to_the_bar(local_stack: str, page: Any) -> None:
     from playwright.sync_api import expect
 
     wait_for_completed_score(local_stack, SHALLOW_ID)
@@ -122,18 +140,21 @@ def test_analytics_shows_the_bands_and_links_to_the_sessions(local_stack: str, p
     shot(page, "05-analytics")
     assert_accessible(page, "the analytics page")
 
-    page.locator('[data-testid="band-bar"]:not([disabled])').first.click()
-    drill = page.get_by_test_id("drilldown")
-    expect(drill).to_contain_text("1 session")
-    assert_accessible(page, "the analytics drill-down")
-    drill.get_by_role("link", name=SHALLOW_ID).click()
-    expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
-    expect(page.get_by_test_id("total-score")).to_be_visible()
+    bands = httpx.get(f"{local_stack}/api/v1/scoring/analytics/score-distribution", timeout=10).json()["bands"]
+    scored = next(i for i, band in enumerate(bands) if band["count"] > 0)
+    # the bar itself (SVG), not its link under the chart
+    page.get_by_test_id("distribution-card").locator("svg .MuiBarChart-element").nth(scored).click()
+    expect(page).to_have_url(f"{local_stack}/scores?criteria_hash=any&band={bands[scored]['band']}")
+    expect(page.get_by_test_id("scores-total")).to_contain_text(f"{bands[scored]['count']} session")
+    expect(page.locator(f'[data-testid="score-row"][data-session-id="{SHALLOW_ID}"]')).to_be_visible()
+    assert_accessible(page, "the scores of a bar")
 
     page.goto(local_stack + "/analytics")
     page.get_by_role("link", name="Re-score with current criteria").click()
     expect(page).to_have_url(re.compile(r"/runs/new\?which=not_current_criteria"))
-    expect(page.get_by_role("combobox", name="Sessions")).to_have_text("not scored with the current criteria")
+    expect(page.get_by_role("combobox", name="Sessions", exact=True)).to_have_text(
+        "not scored with the current criteria"
+    )
 
 
 def test_scores_page_lists_the_score_and_sorts_in_the_url(local_stack: str, page: Any) -> None:
@@ -157,8 +178,41 @@ def test_scores_page_lists_the_score_and_sorts_in_the_url(local_stack: str, page
     answer = httpx.get(local_stack + csv, timeout=10)
     assert answer.status_code == 200
     assert SHALLOW_ID in answer.text
-    row.get_by_role("link", name=SHALLOW_ID).click()
+    row.get_by_test_id("session-link").click()
     expect(page).to_have_url(f"{local_stack}/sessions/{SHALLOW_ID}")
+
+
+def test_search_opens_a_session_by_a_piece_of_its_id_from_any_page(local_stack: str, page: Any, phone: Any) -> None:
+    from playwright.sync_api import expect
+
+    wait_for_completed_score(local_stack, SHALLOW_ID)
+    trace = ROOT / "tests" / "fixtures" / "traces" / "openai_chat_crashloop.json"
+    uploaded = httpx.post(
+        f"{local_stack}/api/v1/scoring/sessions:import",
+        content=trace.read_bytes(),
+        headers={"content-type": "application/json"},
+        timeout=10,
+    ).json()["session_id"]
+    for browser_page, start, wanted, name in (
+        (page, "/runs", SHALLOW_ID, "12-search"),
+        (phone, "/analytics", uploaded, "12-narrow-search"),
+    ):
+        browser_page.goto(local_stack + start)
+        box = browser_page.get_by_role("combobox", name="Search sessions by id, agent or alert type")
+        box.fill(wanted.removeprefix("upload:")[:8])
+        hit = browser_page.get_by_test_id("search-hit").first
+        expect(hit).to_have_attribute("data-session-id", wanted)
+        shot(browser_page, name)
+        assert_fits(browser_page, start)
+        assert_accessible(browser_page, f"the search on {start}")
+        hit.click()
+        expect(browser_page).to_have_url(f"{local_stack}/sessions/{quote(wanted)}")
+    # the upload is named by the task it was given (its first user message), in the search and on its page
+    expect(phone.get_by_role("heading", level=1)).to_contain_text("Alert KubePodCrashLooping: pod payments-api")
+    page.goto(local_stack + "/")
+    row = page.locator(f'[data-testid="session-row"][data-session-id="{uploaded}"]')
+    expect(row.get_by_test_id("session-link")).to_contain_text("Alert KubePodCrashLooping")
+    expect(row.get_by_test_id("session-short-id")).to_have_text(uploaded.removeprefix("upload:")[:8])
 
 
 def test_at_phone_width_every_view_fits_and_lists_show_status_and_score(local_stack: str, phone: Any) -> None:
@@ -195,8 +249,10 @@ def test_sessions_list_filters_to_scored_and_sorts_by_score(local_stack: str, pa
 
     for session_id in (SHALLOW_ID, THOROUGH_ID):
         wait_for_completed_score(local_stack, session_id)
+    # the four sample sessions, and the upload of the search test when it ran before
+    listed = httpx.get(f"{local_stack}/api/v1/scoring/sessions", timeout=10).json()["total_items"]
     page.goto(local_stack + "/")
-    expect(page.get_by_test_id("session-row")).to_have_count(4)
+    expect(page.get_by_test_id("session-row")).to_have_count(listed)
 
     page.get_by_role("button", name="Scored", exact=True).click()
     expect(page).to_have_url(re.compile(r"/\?scored=scored$"))
@@ -213,5 +269,5 @@ def test_sessions_list_filters_to_scored_and_sorts_by_score(local_stack: str, pa
 
     page.get_by_role("button", name="Unscored").click()
     expect(page).to_have_url(re.compile(r"/\?scored=unscored$"))
-    expect(page.get_by_test_id("session-row")).to_have_count(2)
+    expect(page.get_by_test_id("session-row")).to_have_count(listed - 2)  # all = scored + unscored
     assert_accessible(page, "the sessions list filtered to unscored")

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import httpx
 import pytest
@@ -129,8 +129,58 @@ def test_criteria_comparison_shows_scatter_matrix_and_movers_that_link_to_sessio
 
     mover = comparison["movers_down"][0]
     page.get_by_test_id("movers-down").get_by_role("link", name=mover["session_id"]).click()
-    expect(page).to_have_url(f"{seeded_stack}/sessions/{mover['session_id']}")
+    expect(page).to_have_url(f"{seeded_stack}/sessions/{quote(mover['session_id'], safe='')}")
     expect(page.get_by_test_id("score-badge").first).to_be_visible()
+
+
+def _scores_total(page: Any) -> int:
+    """The total the Scores table says matches, once it has loaded."""
+    from playwright.sync_api import expect
+
+    total = page.get_by_test_id("scores-total")
+    expect(total).to_contain_text("match")
+    return int(total.inner_text().split()[0])
+
+
+def test_a_trend_point_opens_the_scores_of_its_week_and_agent(seeded_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(seeded_stack + "/analytics/trends?group_by=agent")
+    marks = page.get_by_test_id("trend-total").locator(".MuiLineChart-mark")
+    expect(marks.first).to_be_visible()
+    marks.nth(3).click(force=True)  # marks of several agents may sit on one spot: whichever is on top is opened
+
+    expect(page).to_have_url(re.compile(r"/scores\?criteria_hash=any&agent=\w+&scored_after=[\d-]+&scored_before="))
+    params = dict(parse_qsl(urlsplit(page.url).query))
+    weekly = _api(seeded_stack, "/trends", bucket="week", group_by="agent")
+    point = next(
+        p
+        for p in weekly["points"]
+        if p["group"] == params["agent"] and p["bucket_start"][:10] == params["scored_after"]
+    )
+    assert _scores_total(page) == point["count"]
+    shot(page, "insights-trend-point-scores")
+    assert_accessible(page, "the scores of a trend point")
+
+
+def test_a_comparison_cell_and_a_scatter_point_open_their_scores(seeded_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(seeded_stack + "/analytics/compare")
+    cell = page.locator('[data-testid="transition-cell"]:has(a)').first
+    expect(cell).to_be_visible()
+    count = int(cell.inner_text())
+    cell.get_by_role("link").click()
+    expect(page).to_have_url(re.compile(r"/scores\?criteria_hash=[0-9a-f]{64}&band=\w+&compared_to=[0-9a-f]{64}"))
+    assert _scores_total(page) == count
+    expect(page.get_by_test_id("chart-filters")).to_contain_text("under")
+    assert_accessible(page, "the scores of a comparison cell")
+
+    page.goto(seeded_stack + "/analytics/compare")
+    page.get_by_test_id("comparison-scatter").locator(".MuiScatterChart-marker").first.click(force=True)
+    expect(page).to_have_url(re.compile(r"/scores\?criteria_hash=any&session_id=[^&]+&latest_only=false$"))
+    expect(page.get_by_test_id("score-row")).to_have_count(2)  # the base's and the candidate's score
+    shot(page, "insights-scatter-point-scores")
 
 
 def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: str, page: Any) -> None:
@@ -167,7 +217,7 @@ def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: st
 
     first = sessions["items"][0]["session_id"]
     cards.first.get_by_role("link", name=first).click()
-    expect(page).to_have_url(f"{seeded_stack}/sessions/{first}")
+    expect(page).to_have_url(f"{seeded_stack}/sessions/{quote(first, safe='')}")
 
 
 def test_every_insights_view_fits_a_phone(seeded_stack: str, phone: Any) -> None:
@@ -185,3 +235,42 @@ def test_every_insights_view_fits_a_phone(seeded_stack: str, phone: Any) -> None
         expect(phone.get_by_test_id(ready).first).to_be_visible()
         assert_fits(phone, path)
         shot(phone, f"insights-phone-{i}")
+
+
+def test_every_page_passes_axe_at_1440_and_390_px(seeded_stack: str, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    from tests.e2e.conftest import PHONE, open_page
+
+    scored = httpx.get(f"{seeded_stack}/api/v1/scoring/scores", params={"limit": 1}, timeout=10).json()["items"][0]
+    session_id = scored["session_id"]
+    labelled = httpx.put(
+        f"{seeded_stack}/api/v1/scoring/sessions/{quote(session_id, safe='')}/labels",
+        json={"total_score": 70},
+        timeout=10,
+    )
+    assert labelled.status_code == 200, labelled.text
+    views = {
+        "/": "session-row",
+        "/scores": "score-row",
+        f"/scores?criteria_hash=any&latest_only=false&session_id={quote(session_id, safe='')}": "score-row",
+        "/analytics": "band-bar",
+        "/analytics/trends?scored_after=2026-01-01": "trend-total",
+        "/analytics/compare": "comparison-scatter",
+        "/analytics/missing-tools": "missing-tool-row",
+        "/agreement": "agreement-point",
+        "/runs": "app-ready",
+        f"/sessions/{quote(session_id, safe='')}": "total-score",
+        "/sessions/no-such-session": "session-not-found",
+    }
+    for width, viewport in (("1440", {"width": 1440, "height": 900}), ("390", PHONE)):
+        with open_page(browser, viewport) as page:
+            for path, ready in views.items():
+                page.goto(seeded_stack + path)
+                if ready == "app-ready":
+                    expect(page.get_by_role("heading", level=1)).to_be_visible()
+                else:
+                    expect(page.get_by_test_id(ready).first).to_be_visible()
+                assert_accessible(page, f"{path} at {width} px")
+                if width == "390":
+                    assert_fits(page, path)

@@ -69,7 +69,7 @@ def test_estimate_confirm_watch_progress_and_cancel_a_run(runs_stack: str, judge
         expect(page.get_by_text("No runs yet")).to_be_visible()
         assert_accessible(page, "the empty runs list")
         page.get_by_role("link", name="New run").click()
-        page.get_by_role("combobox", name="Sessions").click()
+        page.get_by_role("combobox", name="Sessions", exact=True).click()
         page.get_by_role("option", name="all sessions").click()
         page.get_by_label("Name").fill("e2e run")
         page.get_by_role("button", name="Estimate").click()
@@ -137,6 +137,8 @@ def test_runs_list_and_form_fit_a_phone(runs_stack: str, phone: Any) -> None:
     assert_accessible(phone, "the runs list at 390 px")
 
     phone.goto(runs_stack + "/runs/new?which=not_current_criteria")
-    expect(phone.get_by_role("combobox", name="Sessions")).to_have_text("not scored with the current criteria")
+    expect(phone.get_by_role("combobox", name="Sessions", exact=True)).to_have_text(
+        "not scored with the current criteria"
+    )
     assert_fits(phone, "/runs/new")
     assert_accessible(phone, "the run form at 390 px")

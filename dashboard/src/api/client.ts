@@ -1,6 +1,6 @@
 // The scoring API through openapi-fetch, typed by the generated schema (src/api/generated/schema.ts, `make
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
-// errors as readable messages, and "not scored" (404) as null.
+// errors as readable messages.
 import createClient from 'openapi-fetch';
 import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
 
@@ -19,7 +19,7 @@ const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
 export function fleetScoresCsvUrl(query: FleetQuery): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    if (value === null || value === undefined || value === '' || name === 'cursor' || name === 'limit' || name === 'format') continue;
+    if (value === null || value === undefined || value === '' || ['cursor', 'limit', 'format', 'with_total'].includes(name)) continue;
     params.set(name, String(value));
   }
   params.set('format', 'csv');
@@ -52,11 +52,6 @@ type Result<T> = { data?: T; error?: unknown; response: Response };
 function unwrap<T>({ data, error, response }: Result<T>): T {
   if (response.ok && data !== undefined) return data;
   throw new ApiError(response.status, describe(error, response));
-}
-
-/** 404 means "none yet" for a session's scores; anything else unwraps as usual. */
-function orWhenNotFound<T, F>(fallback: F) {
-  return (result: Result<T>): T | F => (result.response.status === 404 ? fallback : unwrap(result));
 }
 
 /** POST /runs answers a run or a dry run's estimate, depending on `dry_run`. */
@@ -97,15 +92,19 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
   const byCriteria = (criteriaHash: string | null) => (criteriaHash ? { criteria_hash: criteriaHash } : {});
 
   return {
+    /** The values a text filter of the fleet query can take (agents, alert types, missing tools), most frequent first. */
+    filterValues: (field: 'agent' | 'alert_type' | 'missing_tool', criteriaHash: string) =>
+      client.GET('/api/v1/scoring/scores/values', { params: { query: { field, criteria_hash: criteriaHash } } }).then(unwrap),
     /** A page of sessions: the source's, or only the scored (by band, by score) or the unscored ones. */
     listSessions: (query: SessionsQuery) => client.GET('/api/v1/scoring/sessions', { params: { query } }).then(unwrap),
+    /** Sessions whose id, agent or alert type contains the text (uploads and scored sessions), best match first. */
+    searchSessions: (text: string, limit = 8) =>
+      client.GET('/api/v1/scoring/search', { params: { query: { q: text, limit } } }).then(unwrap),
     getSession: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}', session(sessionId)).then(unwrap),
-    /** The latest attempt, or null when the session was never scored. */
-    getLatestScore: (sessionId: string) =>
-      client.GET('/api/v1/scoring/sessions/{session_id}/score', session(sessionId)).then(orWhenNotFound(null)),
-    /** Every attempt, newest first; empty when the session was never scored. */
-    getScoreHistory: (sessionId: string) =>
-      client.GET('/api/v1/scoring/sessions/{session_id}/scores', session(sessionId)).then(orWhenNotFound([])),
+    /** The session's scores for its page: the latest completed under the criteria in force, the latest attempt, every
+     * attempt; nulls and no attempts (200, not 404) when it was never scored. */
+    getSessionScoring: (sessionId: string) =>
+      client.GET('/api/v1/scoring/sessions/{session_id}/scoring', session(sessionId)).then(unwrap),
     requestScore: (sessionId: string, forceRescore: boolean) =>
       client
         .POST('/api/v1/scoring/sessions/{session_id}/score', { ...session(sessionId), body: { force_rescore: forceRescore } })

@@ -3,7 +3,8 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render as rtlRender, type RenderOptions } from '@testing-library/react';
 import type { ReactElement, ReactNode } from 'react';
-import { type BandDefinition, createQueryClient, queryKeys } from '../api/queries';
+import { createQueryClient } from '../api/queryClient';
+import { type BandDefinition, scoreBandsKey } from '../shared/scoreBands';
 import { makeDistribution } from './fixtures';
 
 export const BAND_DEFINITIONS: BandDefinition[] = makeDistribution().bands.map(({ band, label, min_score, max_score }) => ({
@@ -15,7 +16,7 @@ export const BAND_DEFINITIONS: BandDefinition[] = makeDistribution().bands.map((
 
 export function render(ui: ReactElement, { bands = BAND_DEFINITIONS, ...options }: RenderOptions & { bands?: BandDefinition[] | null } = {}) {
   const client = createQueryClient();
-  if (bands) client.setQueryData(queryKeys.scoreBands, bands);
+  if (bands) client.setQueryData(scoreBandsKey, bands);
   const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
   return { client, ...rtlRender(ui, { wrapper, ...options }) };
 }

@@ -6,7 +6,7 @@ buffers the whole body and a Lambda response is capped at 6 MB: page with ``form
 or pass ``limit`` there; stream large results from a local API or the CLI.
 """
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
@@ -15,7 +15,7 @@ from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_STREAMED_ROWS
 from functions.api.responses import json_response, streamed_response
-from session_scoring.models.api import FleetScorePage
+from session_scoring.models.api import SESSION_ID_PATTERN, FilterValues, FleetScorePage
 from session_scoring.models.request import IsoDateTime
 
 router = APIRouter(prefix=API_PREFIX)
@@ -67,6 +67,18 @@ async def fleet_scores(
         ),
     ] = None,
     format: Annotated[str, Query(description="json, csv or jsonl")] = "json",
+    session_id: Annotated[
+        str | None, Query(max_length=128, pattern=SESSION_ID_PATTERN, description="Only this session's attempts")
+    ] = None,
+    compared_to: Annotated[
+        str | None,
+        Query(
+            description="With compared_band: only sessions whose latest completed score under this criteria "
+            "('current' or a hash) is in compared_band (a cell of the criteria comparison)"
+        ),
+    ] = None,
+    compared_band: Annotated[str | None, Query(description="The band under compared_to")] = None,
+    with_total: Annotated[bool, Query(description="Also count the rows matching the filters (format json)")] = False,
 ) -> Response:
     # Imported here, not with the router: the service module imports the repositories and SQLAlchemy.
     from session_scoring.services.insights import FleetParams, StreamedRows
@@ -93,6 +105,26 @@ async def fleet_scores(
             cursor=cursor,
             limit=limit,
             format=format,
+            session_id=session_id,
+            compared_to=compared_to,
+            compared_band=compared_band,
+            with_total=with_total,
         ),
     )
     return streamed_response(answer) if isinstance(answer, StreamedRows) else json_response(answer)
+
+
+@router.get(
+    "/scores/values",
+    response_model=FilterValues,
+    responses=error_responses(400, 422, 500, 503),
+    summary="The values a text filter of the fleet query can take (agents, alert types, missing tools), each with "
+    "its sessions, the most frequent first",
+)
+async def fleet_filter_values(
+    scoring: ContainerDep,
+    field: Annotated[Literal["agent", "alert_type", "missing_tool"], Query(description="The filter")],
+    criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+) -> Response:
+    return json_response(await run_blocking(scoring.facet_service.values, field, criteria_hash, limit))

@@ -9,7 +9,7 @@ from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
 from functions.api.responses import json_response
-from session_scoring.models.api import ScoreRequest, SessionScore
+from session_scoring.models.api import ScoreRequest, SessionScore, SessionScoring
 from session_scoring.models.scores import ScoreStatus
 
 router = APIRouter(prefix=API_PREFIX)
@@ -54,6 +54,17 @@ async def score_session(
 )
 async def get_score(session_id: SessionId, scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.scoring_service.latest_score, session_id))
+
+
+@router.get(
+    "/sessions/{session_id}/scoring",
+    response_model=SessionScoring,
+    responses=error_responses(422, 500, 503),
+    summary="A session's scores for its page: the latest completed under the criteria in force, the latest attempt "
+    "and every attempt (200 with nulls when never scored)",
+)
+async def session_scoring(session_id: SessionId, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.scoring_service.session_scoring, session_id))
 
 
 @router.get(

@@ -10,7 +10,7 @@ from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_PAGE, PageSize, SessionId
 from functions.api.responses import json_response
-from session_scoring.models.api import SessionDetail, SessionListPage
+from session_scoring.models.api import SessionDetail, SessionListPage, SessionSearchResult
 from session_scoring.models.session import SessionStatus
 from session_scoring.models.session_list import SessionListParams
 
@@ -72,6 +72,28 @@ async def list_sessions(
         cursor=cursor,
     )
     return json_response(await run_blocking(scoring.session_list_service.list_sessions, params))
+
+
+@router.get(
+    "/search",
+    response_model=SessionSearchResult,
+    responses=error_responses(422, 500, 503),
+    summary="Sessions whose id, agent or alert type contains the text (any case): uploads and scored sessions, "
+    "best match first",
+)
+async def search_sessions(
+    scoring: ContainerDep,
+    q: Annotated[
+        str,
+        Query(
+            min_length=2,
+            max_length=128,
+            description="A piece of a session id, an agent or an alert",
+        ),
+    ],
+    limit: Annotated[int, Query(ge=1, le=50)] = 10,
+) -> Response:
+    return json_response(await run_blocking(scoring.search_service.search, q, limit))
 
 
 @router.get(

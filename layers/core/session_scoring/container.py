@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from session_scoring.services.auto_scoring import AutoScorer
     from session_scoring.services.batches import BatchPoller
     from session_scoring.services.exports import ExportJobService, TrainingExportService
+    from session_scoring.services.facets import FacetService
     from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.health import HealthService
     from session_scoring.services.imports import ImportService
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer, ScorerPolicy
     from session_scoring.services.scoring import ScoringService
+    from session_scoring.services.search import SearchService
     from session_scoring.services.session_list import SessionListService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
@@ -231,7 +233,23 @@ class Container:
         from session_scoring.repositories.session_list import SessionListRepository
         from session_scoring.services.session_list import SessionListService
 
-        return SessionListService(self.config, SessionListRepository(self.query_engine), self.source)
+        return SessionListService(
+            self.config, SessionListRepository(self.query_engine), self.source, titles=self.uploads
+        )
+
+    @cached_property
+    def facet_service(self) -> FacetService:
+        from session_scoring.repositories.facets import FacetRepository
+        from session_scoring.services.facets import FacetService
+
+        return FacetService(FacetRepository(self.query_engine), self.insights_service.criteria_filter)
+
+    @cached_property
+    def search_service(self) -> SearchService:
+        from session_scoring.repositories.search import SearchRepository
+        from session_scoring.services.search import SearchService
+
+        return SearchService(SearchRepository(self.query_engine), self.uploads)
 
     @cached_property
     def health_service(self) -> HealthService:

@@ -60,11 +60,12 @@ describe('api client', () => {
     });
   });
 
-  it('reads a never-scored session (404) as no score and no history', async () => {
-    const { api } = fakeApi(() => json(404, { code: 'score_not_found', detail: 'no score for sess-1' }));
+  it("asks for a session's scores in one request that answers a never-scored session without an error", async () => {
+    const none = { session_id: 'sess 1', current: null, latest: null, attempts: [] };
+    const { api, asked } = fakeApi(() => json(200, none));
 
-    await expect(api.getLatestScore('sess-1')).resolves.toBeNull();
-    await expect(api.getScoreHistory('sess-1')).resolves.toEqual([]);
+    await expect(api.getSessionScoring('sess 1')).resolves.toEqual(none);
+    expect(asked.map((a) => a.url)).toEqual(['http://api.test/api/v1/scoring/sessions/sess%201/scoring']);
   });
 
   it("turns an error answer into the API's own words and its status", async () => {

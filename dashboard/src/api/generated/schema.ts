@@ -22,6 +22,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions/{session_id}/scoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's scores for its page: the latest completed under the criteria in force, the latest attempt and every attempt (200 with nulls when never scored) */
+        get: operations["session_scoring_api_v1_scoring_sessions__session_id__scoring_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions/{session_id}/scores": {
         parameters: {
             query?: never;
@@ -48,6 +65,23 @@ export interface paths {
         };
         /** Sessions known to the source with their latest attempt; or only the scored (by band, by score) or the unscored ones */
         get: operations["list_sessions_api_v1_scoring_sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions whose id, agent or alert type contains the text (any case): uploads and scored sessions, best match first */
+        get: operations["search_sessions_api_v1_scoring_search_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -287,6 +321,23 @@ export interface paths {
         };
         /** The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines */
         get: operations["fleet_scores_api_v1_scoring_scores_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/scores/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The values a text filter of the fleet query can take (agents, alert types, missing tools), each with its sessions, the most frequent first */
+        get: operations["fleet_filter_values_api_v1_scoring_scores_values_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -785,6 +836,34 @@ export interface components {
              */
             expires_at: string | null;
         };
+        /** FilterValue */
+        FilterValue: {
+            /** Value */
+            value: string;
+            /**
+             * Sessions
+             * @description Sessions whose latest completed score (under the criteria) has this value
+             */
+            sessions: number;
+        };
+        /**
+         * FilterValues
+         * @description ``GET /scores/values``: what a text filter of the fleet query can be set to, the most frequent first.
+         */
+        FilterValues: {
+            /**
+             * Field
+             * @description agent, alert_type or missing_tool
+             */
+            field: string;
+            /**
+             * Criteria Hash
+             * @description The criteria counted; null for any
+             */
+            criteria_hash: string | null;
+            /** Values */
+            values: components["schemas"]["FilterValue"][];
+        };
         /**
          * FleetScore
          * @description One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on.
@@ -854,6 +933,11 @@ export interface components {
             order: string;
             /** Limit */
             limit: number;
+            /**
+             * Total Items
+             * @description Rows matching the filters on every page (with_total=true); null when not asked
+             */
+            total_items: number | null;
         };
         /** Health */
         Health: {
@@ -1640,6 +1724,11 @@ export interface components {
              * @description Where the session comes from: the configured source or 'upload'
              */
             source: string | null;
+            /**
+             * Title
+             * @description A line naming the session: an upload's task (its first user message, at most 200 characters), else its alert type; null when neither is known
+             */
+            title: string | null;
             /** Alert */
             alert: {
                 [key: string]: unknown;
@@ -1769,6 +1858,11 @@ export interface components {
              * @description Where the session comes from: the configured source or 'upload'
              */
             source: string | null;
+            /**
+             * Title
+             * @description A line naming the session: an upload's task (its first user message, at most 200 characters), else its alert type; null when neither is known
+             */
+            title: string | null;
             /** @description Latest scoring attempt; null when never scored */
             score: components["schemas"]["LatestScore"] | null;
         };
@@ -1890,6 +1984,62 @@ export interface components {
             run_id: string | null;
             /** @description The write-back of the completed score to its trace store (SCORING_WRITEBACK); null when none started: none configured, an uploaded session, or the score is not completed */
             writeback: components["schemas"]["WriteBackInfo"] | null;
+        };
+        /**
+         * SessionScoring
+         * @description A session's scores as its page shows them: the score under the criteria in force first, every attempt
+         *     after. Answered for a session never scored too (``current`` and ``latest`` null, no attempts), never a 404.
+         */
+        SessionScoring: {
+            /** Session Id */
+            session_id: string;
+            /** @description The latest completed attempt under the criteria in force: the score the Scores page, the analytics and the judge-human agreement use; null when there is none */
+            current: components["schemas"]["SessionScore"] | null;
+            /** @description The latest attempt under any criteria and in any status (what follows a queued or running score); null when never scored */
+            latest: components["schemas"]["SessionScore"] | null;
+            /**
+             * Attempts
+             * @description Every attempt, newest first, under every criteria
+             */
+            attempts: components["schemas"]["SessionScore"][];
+        };
+        /**
+         * SessionSearchHit
+         * @description A session the search text was found in.
+         */
+        SessionSearchHit: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Title
+             * @description An upload's task, else the alert type; null when neither is known
+             */
+            title: string | null;
+            /** Alert Type */
+            alert_type: string | null;
+            /** Agent */
+            agent: string | null;
+            /**
+             * Source
+             * @description 'upload', or the source the scored session came from
+             */
+            source: string | null;
+            /**
+             * Matched
+             * @description Where the text was found: id, agent or alert_type
+             */
+            matched: string;
+        };
+        /**
+         * SessionSearchResult
+         * @description ``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+         *     itself, an id starting with the text, then the rest, newest first).
+         */
+        SessionSearchResult: {
+            /** Query */
+            query: string;
+            /** Items */
+            items: components["schemas"]["SessionSearchHit"][];
         };
         /**
          * SessionStatus
@@ -2084,6 +2234,8 @@ export type DimensionError = components['schemas']['DimensionError'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ExportJob = components['schemas']['ExportJob'];
+export type FilterValue = components['schemas']['FilterValue'];
+export type FilterValues = components['schemas']['FilterValues'];
 export type FleetScore = components['schemas']['FleetScore'];
 export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
@@ -2123,6 +2275,9 @@ export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionListScan = components['schemas']['SessionListScan'];
 export type SessionScore = components['schemas']['SessionScore'];
+export type SessionScoring = components['schemas']['SessionScoring'];
+export type SessionSearchHit = components['schemas']['SessionSearchHit'];
+export type SessionSearchResult = components['schemas']['SessionSearchResult'];
 export type SessionStatus = components['schemas']['SessionStatus'];
 export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
@@ -2293,6 +2448,56 @@ export interface operations {
             };
         };
     };
+    session_scoring_api_v1_scoring_sessions__session_id__scoring_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionScoring"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_scores_api_v1_scoring_sessions__session_id__scores_get: {
         parameters: {
             query?: never;
@@ -2415,6 +2620,57 @@ export interface operations {
                 };
             };
             /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_sessions_api_v1_scoring_search_get: {
+        parameters: {
+            query: {
+                /** @description A piece of a session id, an agent or an alert */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionSearchResult"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3309,6 +3565,14 @@ export interface operations {
                 limit?: number | null;
                 /** @description json, csv or jsonl */
                 format?: string;
+                /** @description Only this session's attempts */
+                session_id?: string | null;
+                /** @description With compared_band: only sessions whose latest completed score under this criteria ('current' or a hash) is in compared_band (a cell of the criteria comparison) */
+                compared_to?: string | null;
+                /** @description The band under compared_to */
+                compared_band?: string | null;
+                /** @description Also count the rows matching the filters (format json) */
+                with_total?: boolean;
             };
             header?: never;
             path?: never;
@@ -3355,6 +3619,68 @@ export interface operations {
                 };
             };
             /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fleet_filter_values_api_v1_scoring_scores_values_get: {
+        parameters: {
+            query: {
+                /** @description The filter */
+                field: "agent" | "alert_type" | "missing_tool";
+                /** @description 'current' (default), 'any', or a criteria hash */
+                criteria_hash?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterValues"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3810,6 +4136,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ScoringAnalyticsMissingToolsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/missing-tools"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
+export const pathsApiV1ScoringScoresValuesGetParametersQueryFieldValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/scores/values"]["get"]["parameters"]["query"]["field"]> = ["agent", "alert_type", "missing_tool"];
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];

@@ -133,6 +133,22 @@ class SessionScore(_Response):
     )
 
 
+class SessionScoring(_Response):
+    """A session's scores as its page shows them: the score under the criteria in force first, every attempt
+    after. Answered for a session never scored too (``current`` and ``latest`` null, no attempts), never a 404."""
+
+    session_id: str
+    current: SessionScore | None = Field(
+        description="The latest completed attempt under the criteria in force: the score the Scores page, the "
+        "analytics and the judge-human agreement use; null when there is none"
+    )
+    latest: SessionScore | None = Field(
+        description="The latest attempt under any criteria and in any status (what follows a queued or running "
+        "score); null when never scored"
+    )
+    attempts: list[SessionScore] = Field(description="Every attempt, newest first, under every criteria")
+
+
 class LatestScore(_Response):
     """The latest attempt of a session, as the session list shows it."""
 
@@ -156,6 +172,30 @@ class SessionInfo(_Response):
     source: str | None = Field(
         default=None, description="Where the session comes from: the configured source or 'upload'"
     )
+    title: str | None = Field(
+        default=None,
+        description="A line naming the session: an upload's task (its first user message, at most 200 characters), "
+        "else its alert type; null when neither is known",
+    )
+
+
+class SessionSearchHit(_Response):
+    """A session the search text was found in."""
+
+    session_id: str
+    title: str | None = Field(description="An upload's task, else the alert type; null when neither is known")
+    alert_type: str | None = None
+    agent: str | None = None
+    source: str | None = Field(default=None, description="'upload', or the source the scored session came from")
+    matched: str = Field(description="Where the text was found: id, agent or alert_type")
+
+
+class SessionSearchResult(_Response):
+    """``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+    itself, an id starting with the text, then the rest, newest first)."""
+
+    query: str
+    items: list[SessionSearchHit]
 
 
 class SessionListItem(SessionInfo):
@@ -430,6 +470,22 @@ class FleetScorePage(_Response):
     sort: str
     order: str
     limit: int
+    total_items: int | None = Field(
+        default=None, description="Rows matching the filters on every page (with_total=true); null when not asked"
+    )
+
+
+class FilterValue(_Response):
+    value: str
+    sessions: int = Field(description="Sessions whose latest completed score (under the criteria) has this value")
+
+
+class FilterValues(_Response):
+    """``GET /scores/values``: what a text filter of the fleet query can be set to, the most frequent first."""
+
+    field: str = Field(description="agent, alert_type or missing_tool")
+    criteria_hash: str | None = Field(description="The criteria counted; null for any")
+    values: list[FilterValue]
 
 
 class MissingToolSession(_Response):

@@ -43,6 +43,11 @@ class FleetFilter:
     session_started_before: datetime | None = None
     missing_tool: str | None = None
     """Attempts whose judge named this tool missing (case-insensitive)."""
+    session_id: str | None = None
+    compared_to: str | None = None
+    """With ``compared_band``: only sessions whose latest completed score under this criteria hash is in that band
+    (a cell of the criteria comparison's band transitions)."""
+    compared_band: str | None = None
 
 
 @dataclass(frozen=True)

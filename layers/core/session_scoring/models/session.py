@@ -118,6 +118,11 @@ class SessionSummary(_Model):
     source: str | None = Field(
         default=None, description="Where the session comes from (e.g. 'file', 'tarsy', 'upload'); set by the source."
     )
+    title: str | None = Field(
+        default=None,
+        description="An upload's task (its first user message) on one line, set by the uploads when they read it; "
+        "None elsewhere (the alert type names those sessions)",
+    )
 
 
 class SkippedContent(_Model):

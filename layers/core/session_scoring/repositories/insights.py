@@ -46,6 +46,7 @@ from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_
 
 _SCORES = schema.session_scores
 _TOOLS = schema.score_missing_tools
+_LATEST = schema.latest_scores
 
 #: Rows fetched per round trip from the server-side cursor of a streamed query.
 STREAM_BATCH = 500
@@ -81,6 +82,18 @@ def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[b
     return or_(position > tuple_(value, score_id), expression.is_(None))
 
 
+def _any_case(column: str, value: str) -> ColumnElement[bool]:
+    """The column equal to ``value`` in any case: the spellings stored of it are looked up first (an index-only scan of
+    the column's fleet index, migration 0007), then matched exactly, so the fleet index still serves the match."""
+    stored = _SCORES.alias(f"{column}_spellings")
+    spellings = (
+        select(stored.c[column])
+        .where(stored.c.status == ScoreStatus.COMPLETED.value, func.lower(stored.c[column]) == value.lower())
+        .distinct()
+    )
+    return _SCORES.c[column].in_(spellings)
+
+
 def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
     s = _SCORES.c
     # Judge-quality samples (sample_kind set) are never scores of the fleet.
@@ -90,8 +103,9 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
     optional: list[tuple[Any, Any]] = [
         (where.min_score, lambda v: s.total_score >= v),
         (where.max_score, lambda v: s.total_score <= v),
-        (where.agent, lambda v: s.session_agent == v),
-        (where.alert_type, lambda v: s.session_alert_type == v),
+        (where.agent, lambda v: _any_case("session_agent", v)),
+        (where.alert_type, lambda v: _any_case("session_alert_type", v)),
+        (where.session_id, lambda v: s.session_id == v),
         (where.provider, lambda v: s.judge_provider == v),
         (where.scored_after, lambda v: s.scored_at >= v),
         (where.scored_before, lambda v: s.scored_at < v),
@@ -107,6 +121,15 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
         ),
     ]
     conditions += [build(value) for value, build in optional if value is not None]
+    if where.compared_to is not None and where.compared_band is not None:
+        other = _LATEST.c
+        conditions.append(
+            exists().where(
+                other.criteria_hash == where.compared_to,
+                other.session_id == s.session_id,
+                other.band == where.compared_band,
+            )
+        )
     if where.latest_only:
         if where.status != ScoreStatus.COMPLETED:
             conditions.append(false())  # the service refuses this combination; never a silent full scan

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, String, cast, func, insert, literal_column, select
+from sqlalchemy import ColumnElement, Engine, String, cast, func, insert, literal, literal_column, select
 from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.sql.expression import ColumnClause
 
@@ -36,6 +36,20 @@ _AS_TEXT: ColumnClause[Any] = literal_column("'{}'")
 
 UPLOAD_PREFIX = "upload:"
 UPLOAD_SOURCE = "upload"
+
+TITLE_LENGTH = 200
+_TASK_PATH = '$.stages[*].steps[*] ? (@.kind == "message" && @.text starts with "User: ").text'
+"""The first user turn of a transcript: the normalised session writes each as a ``message`` step ``User: ...``."""
+
+
+def title_expression() -> ColumnElement[str]:
+    """An upload's title: the task it was given (its first user message without the ``User: `` the transcript puts
+    before it) on one line, at most ``TITLE_LENGTH`` characters; null when it has none. Computed from the stored
+    session in SQL, so only for the rows a statement returns (never read for a whole table)."""
+    first = func.jsonb_path_query_first(_UPLOADS.c.session, cast(literal(_TASK_PATH), JSONPATH))
+    text = func.jsonb_build_array(first).op("->>")(0)
+    one_line = func.regexp_replace(func.substr(text, len("User: ") + 1, 2 * TITLE_LENGTH), r"\s+", " ", "g")
+    return func.left(func.btrim(one_line), TITLE_LENGTH)
 
 
 
@@ -80,6 +94,7 @@ def _summary(row: Any) -> SessionSummary:
         completed_at=row.completed_at,
         author=row.uploaded_by,
         source=UPLOAD_SOURCE,
+        title=row.title,
     )
 
 
@@ -124,12 +139,12 @@ class UploadRepository:
     @db_call
     def get_session(self, session_id: str) -> Session:
         with self._engine.connect() as conn:
-            stored = conn.execute(
-                select(_UPLOADS.c.session).where(_UPLOADS.c.session_id == session_id)
-            ).scalar_one_or_none()
-        if stored is None:
+            row = conn.execute(
+                select(_UPLOADS.c.session, title_expression().label("title")).where(_UPLOADS.c.session_id == session_id)
+            ).first()
+        if row is None:
             raise _not_found(session_id)
-        return Session.model_validate({**stored, "source": UPLOAD_SOURCE})
+        return Session.model_validate({**row.session, "source": UPLOAD_SOURCE, "title": row.title})
 
     @db_call
     def outline(self, session_id: str) -> SessionOutline:
@@ -175,13 +190,31 @@ class UploadRepository:
 
     @db_call
     def summaries(self, offset: int, limit: int, statuses: Sequence[str] = ()) -> list[SessionSummary]:
-        """Newest upload first."""
-        query = select(*_SUMMARY_COLUMNS).order_by(_UPLOADS.c.uploaded_at.desc(), _UPLOADS.c.session_id)
+        """Newest upload first, each with its title (computed for the page's rows only)."""
+        order = (_UPLOADS.c.uploaded_at.desc(), _UPLOADS.c.session_id)
+        page = select(_UPLOADS.c.session_id).order_by(*order)
         if statuses:
-            query = query.where(_UPLOADS.c.status.in_(list(statuses)))
+            page = page.where(_UPLOADS.c.status.in_(list(statuses)))
+        keys = page.offset(offset).limit(limit).subquery("page")
+        query = (
+            select(*_SUMMARY_COLUMNS, title_expression().label("title"))
+            .select_from(_UPLOADS.join(keys, keys.c.session_id == _UPLOADS.c.session_id))
+            .order_by(*order)
+        )
         with self._engine.connect() as conn:
-            rows = conn.execute(query.offset(offset).limit(limit)).all()
+            rows = conn.execute(query).all()
         return [_summary(row) for row in rows]
+
+    @db_call
+    def titles(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """The titles of those of these sessions that are uploads and have one (primary-key lookups)."""
+        ids = [session_id for session_id in session_ids if self.owns(session_id)]
+        if not ids:
+            return {}
+        query = select(_UPLOADS.c.session_id, title_expression().label("title")).where(_UPLOADS.c.session_id.in_(ids))
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return {row.session_id: row.title for row in rows if row.title}
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         total = self.count(statuses)

@@ -92,6 +92,10 @@ class FleetParams:
     cursor: str | None = None
     limit: int | None = None
     format: str = FleetFormat.JSON.value
+    session_id: str | None = None
+    compared_to: str | None = None
+    compared_band: str | None = None
+    with_total: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class FleetQuery:
     order: FleetOrder
     limit: int | None
     format: FleetFormat
+    with_total: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +241,7 @@ class InsightsReads(Protocol):
     """The fleet's and the missing tools' reads (``repositories.insights``)."""
 
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
+    def fleet_count(self, where: FleetFilter) -> int: ...
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]: ...
     def tool_sessions(
         self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
@@ -282,6 +288,14 @@ class InsightsService:
         ):
             if after is not None and before is not None and after >= before:
                 raise InvalidRequestError(f"{name}_after must be before {name}_before")
+        compared_to = None
+        if (params.compared_to is None) != (params.compared_band is None):
+            raise InvalidRequestError("compared_to and compared_band go together: pass both, or neither")
+        if params.compared_to is not None and params.compared_band is not None:
+            compared_to = self.criteria_filter(params.compared_to)
+            if compared_to is None:
+                raise InvalidRequestError("compared_to names one criteria: 'current' or a criteria hash, not 'any'")
+            _one_of("compared_band", params.compared_band, tuple(b.band for b in SCORE_BANDS))
         key = _one_of("sort", params.sort, SORT_KEYS)
         descending = _one_of("order", params.order, ("asc", "desc")) == "desc"
         where = FleetFilter(
@@ -298,6 +312,9 @@ class InsightsService:
             session_started_after=params.session_started_after,
             session_started_before=params.session_started_before,
             missing_tool=params.missing_tool,
+            session_id=params.session_id,
+            compared_to=compared_to,
+            compared_band=params.compared_band if compared_to is not None else None,
         )
         position = None if params.cursor is None else decode_cursor(params.cursor, where, key, descending)
         limit = params.limit
@@ -308,7 +325,7 @@ class InsightsService:
                     f"limit {limit} is above {JSON_MAX_PAGE} for format=json; page with the cursor, or use "
                     "format=csv or format=jsonl to stream every row"
                 )
-        return FleetQuery(where, FleetOrder(key, descending, position), limit, output)
+        return FleetQuery(where, FleetOrder(key, descending, position), limit, output, params.with_total)
 
     def fleet(self, params: FleetParams) -> FleetScorePage | StreamedRows:
         """``GET /scores``: a JSON page, or (csv, jsonl) the rows streamed. Parameters are checked before anything
@@ -350,6 +367,7 @@ class InsightsService:
             sort=query.order.key,
             order="desc" if query.order.descending else "asc",
             limit=limit,
+            total_items=self._repository.fleet_count(query.where) if query.with_total else None,
         )
 
     def stream(self, query: FleetQuery) -> StreamedRows:

@@ -23,6 +23,7 @@ from session_scoring.models.api import (
     MissingTool,
     SessionFactsInfo,
     SessionScore,
+    SessionScoring,
     WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
@@ -34,6 +35,7 @@ from session_scoring.models.records import (
     StoredCriteria,
     WriteBackRecord,
 )
+from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import SessionStatus
 from session_scoring.observability import record_score_requested
 
@@ -240,6 +242,18 @@ class ScoringService:
         if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
         return [to_session_score(record, self._config.criteria_hash) for record in records]
+
+    def session_scoring(self, session_id: str) -> SessionScoring:
+        """Every attempt of the session with the one under the criteria in force picked out (its latest completed,
+        as the fleet query and the analytics count it); empty for a session never scored, which is an answer, not
+        an error."""
+        records = self._repository.list_for_session(session_id)
+        attempts = [to_session_score(record, self._config.criteria_hash) for record in records]
+        in_force = [a for a in attempts if a.is_current_criteria and a.status == ScoreStatus.COMPLETED]
+        current = max(in_force, key=lambda a: (a.scored_at or a.requested_at, str(a.score_id)), default=None)
+        return SessionScoring(
+            session_id=session_id, current=current, latest=attempts[0] if attempts else None, attempts=attempts
+        )
 
     def current_criteria(self) -> CriteriaDefinition:
         self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)

@@ -52,6 +52,13 @@ offset beyond ``bigint``)."""
 
 BAND_NAMES = tuple(band.band for band in SCORE_BANDS)
 
+
+class SessionTitles(Protocol):
+    """The titles of uploaded sessions (implemented by ``repositories.uploads.UploadRepository``)."""
+
+    def titles(self, session_ids: Sequence[str]) -> dict[str, str]: ...
+
+
 _E = TypeVar("_E", bound=StrEnum)
 
 
@@ -154,11 +161,14 @@ class SessionListService:
         source: SessionSource,
         scan_page_size: int = SCAN_PAGE_SIZE,
         scan_page_limit: int = SCAN_PAGE_LIMIT,
+        titles: SessionTitles | None = None,
     ) -> None:
-        """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source."""
+        """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
+        names the uploads of a scored page (their task), which the scores' own facts do not keep."""
         self._config = config
         self._repository = repository
         self._source = source
+        self._titles = titles
         self._scan_page_size = scan_page_size
         self._scan_page_limit = scan_page_limit
 
@@ -214,7 +224,8 @@ class SessionListService:
     def _item(self, summary: SessionSummary, latest: dict[str, LatestScoreRecord]) -> SessionListItem:
         record = latest.get(summary.session_id)
         score = None if record is None else to_latest_score(record, self._config.criteria_hash)
-        return SessionListItem(**summary.model_dump(), score=score)
+        fields = summary.model_dump(exclude={"title"})
+        return SessionListItem(**fields, title=summary.title or summary.alert_type, score=score)
 
     def _from_source(self, query: _Query) -> SessionListPage:
         source_page = self._source.list_sessions(query.page, query.page_size, query.statuses)
@@ -230,7 +241,7 @@ class SessionListService:
             skipped=_skipped(source_page.skipped),
         )
 
-    def _scored_item(self, record: ScoredSessionRecord) -> SessionListItem:
+    def _scored_item(self, record: ScoredSessionRecord, titles: dict[str, str]) -> SessionListItem:
         facts = record.facts
         # The scores keep no source status. A session is scored only once it reached a scorable, terminal status, so
         # with one scorable status (the default, completed) that is its status; with several, only that it finished.
@@ -239,6 +250,7 @@ class SessionListService:
             session_id=record.session_id,
             status=scorable[0] if len(scorable) == 1 else "finished",
             alert_type=None if facts is None else facts.alert_type,
+            title=titles.get(record.session_id) or (None if facts is None else facts.alert_type),
             agent_type=None if facts is None else facts.agent,
             started_at=None if facts is None else facts.started_at,
             completed_at=None if facts is None else facts.ended_at,
@@ -262,8 +274,9 @@ class SessionListService:
             query.criteria_hash, query.bands, order, (query.page - 1) * query.page_size, query.page_size
         )
         total = self._repository.scored_count(query.criteria_hash, query.bands)
+        titles = self._titles.titles([record.session_id for record in records]) if self._titles else {}
         return SessionListPage(
-            items=[self._scored_item(record) for record in records],
+            items=[self._scored_item(record, titles) for record in records],
             page=query.page,
             page_size=query.page_size,
             total_items=total,

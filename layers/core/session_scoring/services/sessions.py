@@ -33,6 +33,7 @@ def to_session_detail(session: Session) -> SessionDetail:
         started_at=session.started_at,
         completed_at=session.completed_at,
         source=session.source,
+        title=session.title or session.alert_type,
         alert=session.alert,
         available_tools=[
             AvailableToolInfo(server=t.server, name=t.name, description=t.description)

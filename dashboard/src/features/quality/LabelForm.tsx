@@ -1,0 +1,98 @@
+// A human's label of a session beside the judge's score: each labeller's current label, and a form to add the
+// caller's own (a second one revises it; the API keeps every revision).
+import { Alert, Box, Button, Card, CardContent, Stack, TextField, Typography } from '@mui/material';
+import { type FormEvent, useState } from 'react';
+import { errorMessage } from '../../api/client';
+import type { LabelRequest, SessionLabel } from '../../api/generated/schema';
+import { useLabels, usePutLabel } from './queries';
+
+export interface LabelFormProps {
+  /** The judge's total the agreement compares labels with: the latest completed score under the current criteria. */
+  judgeTotal: number | null;
+  /** The name of the criteria in force, which that score used. */
+  judgeCriteria?: string | null;
+  labels: SessionLabel[];
+  submitting?: boolean;
+  error?: string | null;
+  onSubmit: (label: LabelRequest) => void;
+}
+
+export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
+  const [total, setTotal] = useState('');
+  const [notes, setNotes] = useState('');
+  const value = Number(total);
+  const valid = total.trim() !== '' && Number.isInteger(value) && value >= 0 && value <= 100;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!valid) return;
+    onSubmit({ total_score: value, notes: notes.trim() || null });
+  };
+
+  return (
+    <Card variant="outlined" sx={{ mb: 2 }}>
+      <CardContent>
+        <Typography variant="h6" component="h2" gutterBottom>
+          Human labels
+        </Typography>
+        <Stack direction="row" spacing={3} sx={{ mb: 1, flexWrap: 'wrap' }}>
+          <Typography data-testid="label-judge">
+            Judge{judgeCriteria ? ` (${judgeCriteria}, current)` : ''}:{' '}
+            <strong>{judgeTotal ?? (judgeCriteria ? 'not scored' : '—')}</strong>
+          </Typography>
+          {labels.length === 0 && <Typography color="text.secondary">No human label yet.</Typography>}
+          {labels.map((label) => (
+            <Typography key={label.labeller} title={label.notes ?? undefined}>
+              {label.labeller}: <strong>{label.total_score}</strong>
+              {label.revision > 1 ? ` (revision ${label.revision})` : ''}
+            </Typography>
+          ))}
+        </Stack>
+        <Box component="form" onSubmit={submit} sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', alignItems: 'flex-start' }}>
+          <TextField
+            label="Your score (0-100)"
+            size="small"
+            value={total}
+            onChange={(e) => setTotal(e.target.value)}
+            error={total !== '' && !valid}
+            helperText={total !== '' && !valid ? 'A whole number from 0 to 100' : ' '}
+            slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+          />
+          <TextField label="Notes" size="small" value={notes} onChange={(e) => setNotes(e.target.value)} sx={{ flexGrow: 1, minWidth: 200 }} />
+          <Button type="submit" variant="contained" disabled={!valid || submitting}>
+            {submitting ? 'Saving…' : 'Save label'}
+          </Button>
+        </Box>
+        {error && (
+          <Alert severity="error" sx={{ mt: 1 }}>
+            {error}
+          </Alert>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+/** The label form wired to the API for one session. */
+export function SessionLabelsPanel({
+  sessionId,
+  judgeTotal,
+  judgeCriteria = null,
+}: {
+  sessionId: string;
+  judgeTotal: number | null;
+  judgeCriteria?: string | null;
+}) {
+  const labels = useLabels(sessionId);
+  const put = usePutLabel(sessionId);
+  return (
+    <LabelForm
+      judgeTotal={judgeTotal}
+      judgeCriteria={judgeCriteria}
+      labels={labels.data?.current ?? []}
+      submitting={put.isPending}
+      error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
+      onSubmit={(label) => put.mutate(label)}
+    />
+  );
+}

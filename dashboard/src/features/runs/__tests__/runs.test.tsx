@@ -1,0 +1,282 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, api } from '../../../api/client';
+import type { RunSessionScore } from '../../../api/generated/schema';
+import { RUN_POLL_MS } from '../queries';
+import { render } from '../../../test/render';
+import { makeEstimate, makeRun } from '../../../test/runs';
+import { RunDetailPage } from '../RunDetailPage';
+import { RunFormPage } from '../RunFormPage';
+import { RunsPage } from '../RunsPage';
+
+vi.mock('../../../api/client', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../api/client')>();
+  return {
+    ...actual,
+    api: {
+      listRuns: vi.fn(),
+      getRun: vi.fn(),
+      listRunSessions: vi.fn(),
+      estimateRun: vi.fn(),
+      startRun: vi.fn(),
+      cancelRun: vi.fn(),
+    },
+  };
+});
+
+const mocked = vi.mocked(api, true);
+
+function renderAt(path: string) {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <Routes>
+        <Route path="/runs" element={<RunsPage />} />
+        <Route path="/runs/new" element={<RunFormPage />} />
+        <Route path="/runs/:runId" element={<RunDetailPage />} />
+      </Routes>
+    </MemoryRouter>,
+  );
+}
+
+const page = (...items: ReturnType<typeof makeRun>[]) => ({
+  items,
+  page: 1,
+  page_size: 20,
+  total_items: items.length,
+  total_pages: 1,
+});
+
+function attempt(overrides: Partial<RunSessionScore> = {}): RunSessionScore {
+  return {
+    score_id: 'aaaaaaaa-0000-4000-8000-000000000001',
+    session_id: 's-1',
+    status: 'completed',
+    total_score: 82,
+    band: 'good',
+    error_message: null,
+    requested_at: '2026-11-20T09:00:02Z',
+    scored_at: '2026-11-20T09:00:40Z',
+    ...overrides,
+  };
+}
+
+const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) => ({
+  items,
+  page: 1,
+  page_size: 20,
+  total_items: totalItems,
+  total_pages: Math.max(1, Math.ceil(totalItems / 20)),
+});
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  mocked.listRunSessions.mockResolvedValue(sessionPage());
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('RunFormPage', () => {
+  it('estimates first, shows the estimate, and starts the same request only when confirmed', async () => {
+    mocked.estimateRun.mockResolvedValue(makeEstimate());
+    mocked.startRun.mockResolvedValue(makeRun({ status: 'planning' }));
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'planning' }));
+    renderAt('/runs/new?which=not_current_criteria');
+
+    expect(screen.getByTestId('which')).toHaveTextContent('not scored with the current criteria');
+    fireEvent.change(screen.getByLabelText(/Max sessions/), { target: { value: '50' } });
+    fireEvent.change(screen.getByLabelText(/^Agent/), { target: { value: 'KubernetesAgent' } });
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+
+    const estimate = await screen.findByTestId('run-estimate');
+    expect(within(estimate).getByTestId('estimate-selected')).toHaveTextContent('3');
+    expect(within(estimate).getByTestId('estimate-cost')).toHaveTextContent('$0.18');
+    expect(within(estimate).getByTestId('estimate-duration')).toHaveTextContent('45 s');
+    expect(within(estimate).getByTestId('estimate-tokens')).toHaveTextContent('36,000 / 4,500');
+    expect(within(estimate).getByTestId('estimate-skipped-reasons')).toHaveTextContent('1 skipped: not completed');
+    expect(within(estimate).getAllByRole('link').map((a) => a.textContent)).toEqual(['s-1', 's-2', 's-3']);
+    expect(mocked.startRun).not.toHaveBeenCalled();
+    const draft = mocked.estimateRun.mock.calls[0]?.[0];
+    expect(draft).toMatchObject({
+      max_sessions: 50,
+      mode: 'online',
+      selection: { which: 'not_current_criteria', agent: 'KubernetesAgent', score_below: null, session_ids: null },
+    });
+
+    await userEvent.click(within(estimate).getByRole('button', { name: 'Start run of 3 sessions' }));
+    expect(mocked.startRun).toHaveBeenCalledWith(draft);
+    // the new run's own page
+    expect(await screen.findByRole('heading', { name: makeRun().name })).toBeInTheDocument();
+    expect(screen.getByTestId('run-status')).toHaveTextContent('planning');
+  });
+
+  it('drops the estimate when the request changes, so what starts is what was estimated', async () => {
+    mocked.estimateRun.mockResolvedValue(makeEstimate());
+    renderAt('/runs/new');
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+    expect(await screen.findByTestId('run-estimate')).toBeInTheDocument();
+
+    fireEvent.change(screen.getByLabelText(/^Alert type/), { target: { value: 'PodOOMKilled' } });
+    expect(screen.queryByTestId('run-estimate')).not.toBeInTheDocument();
+  });
+
+  it('says what is wrong with the form without asking the API', async () => {
+    renderAt('/runs/new?which=score_below&score_below=0');
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+
+    expect(screen.getByText('Score below must be a whole number from 1 to 100.')).toBeInTheDocument();
+    expect(mocked.estimateRun).not.toHaveBeenCalled();
+  });
+
+  it("shows the API's reason when the estimate is refused, and offers no start when nothing is selected", async () => {
+    mocked.estimateRun.mockRejectedValueOnce(new ApiError(400, 'max_sessions 5000 is above the limit of 1000'));
+    mocked.estimateRun.mockResolvedValueOnce(makeEstimate({ sessions_selected: 0, sample_session_ids: [] }));
+    renderAt('/runs/new?max_sessions=5000');
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+    expect(
+      await screen.findByText('Could not estimate the run: max_sessions 5000 is above the limit of 1000'),
+    ).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+    expect(await screen.findByText('Nothing to score with this selection.')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Start run/ })).not.toBeInTheDocument();
+  });
+});
+
+describe('RunsPage', () => {
+  it('refreshes the progress while a run is active and stops once none is', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    mocked.listRuns.mockResolvedValueOnce(page(makeRun()));
+    mocked.listRuns.mockResolvedValue(
+      page(makeRun({ status: 'completed', counts: { pending: 0, in_progress: 0, completed: 3, failed: 0, cancelled: 0, skipped: 1 } })),
+    );
+    renderAt('/runs');
+
+    const row = await screen.findByTestId('run-row');
+    expect(within(row).getByTestId('run-progress-text')).toHaveTextContent('1 of 3 done');
+    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '33');
+    expect(within(row).getByTestId('run-status')).toHaveTextContent('running');
+
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+    expect(await within(row).findByText('3 of 3 done')).toBeInTheDocument();
+    expect(within(row).getByTestId('run-status')).toHaveTextContent('completed');
+    const calls = mocked.listRuns.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
+    expect(mocked.listRuns.mock.calls.length).toBe(calls);
+  });
+
+  it('shows an empty state and the way to start a run', async () => {
+    mocked.listRuns.mockResolvedValue(page());
+    renderAt('/runs');
+
+    expect(await screen.findByText('No runs yet')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'New run' })).toHaveAttribute('href', '/runs/new');
+  });
+});
+
+describe('RunDetailPage', () => {
+  it('shows counts, cost and time left, and cancels only after confirmation', async () => {
+    const run = makeRun();
+    mocked.getRun.mockResolvedValue(run);
+    mocked.cancelRun.mockImplementation(async () => {
+      const cancelled = makeRun({
+        status: 'cancelled',
+        finished_at: '2026-11-20T09:01:00Z',
+        counts: { pending: 0, in_progress: 1, completed: 1, failed: 0, cancelled: 1, skipped: 1 },
+      });
+      mocked.getRun.mockResolvedValue(cancelled);
+      return cancelled;
+    });
+    renderAt(`/runs/${run.run_id}`);
+
+    expect(await screen.findByRole('heading', { name: run.name })).toBeInTheDocument();
+    expect(screen.getByTestId('count-completed')).toHaveTextContent('1');
+    expect(screen.getByTestId('count-pending')).toHaveTextContent('1');
+    expect(screen.getByTestId('run-cost')).toHaveTextContent('$0.05');
+    expect(screen.getByText('of at most $25.00', { exact: false })).toBeInTheDocument();
+    expect(screen.getByText('2 min')).toBeInTheDocument();
+    expect(screen.getByText('Skipped: 1 not completed')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Keep running' }));
+    expect(mocked.cancelRun).not.toHaveBeenCalled();
+
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel run' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Yes, cancel run' }));
+    expect(mocked.cancelRun).toHaveBeenCalledWith(run.run_id);
+    expect(await screen.findByText('cancelled')).toBeInTheDocument();
+    expect(screen.getByTestId('count-cancelled')).toHaveTextContent('1');
+    expect(screen.queryByText('Cancel run')).not.toBeInTheDocument();
+  });
+
+  it('says why when the run cannot be loaded', async () => {
+    mocked.getRun.mockRejectedValue(new ApiError(404, 'no scoring run 1234'));
+    renderAt('/runs/1234');
+
+    expect(await screen.findByText('Could not load the run: no scoring run 1234')).toBeInTheDocument();
+  });
+  it("lists the run's sessions with status, score band and error, and refreshes them until the run ends", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const run = makeRun();
+    // The run stays running until the list has shown its refresh: the fake clock also advances with real time, so on
+    // a busy machine the run's own refresh may come first, and a run that had ended would stop the list's refresh.
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValueOnce(
+      sessionPage([attempt(), attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null })]),
+    );
+    mocked.listRunSessions.mockResolvedValue(
+      sessionPage([
+        attempt(),
+        attempt({
+          score_id: 'aaaaaaaa-0000-4000-8000-000000000002',
+          session_id: 's-2',
+          status: 'failed',
+          total_score: null,
+          band: null,
+          error_message: 'the judge answered 529 three times',
+        }),
+      ]),
+    );
+    renderAt(`/runs/${run.run_id}`);
+
+    const rows = await screen.findAllByTestId('run-session-row');
+    expect(rows).toHaveLength(2);
+    expect(within(rows[0]!).getByRole('link', { name: 's-1' })).toHaveAttribute('href', '/sessions/s-1');
+    expect(within(rows[0]!).getByTestId('score-badge')).toHaveAttribute('data-band', 'good');
+    expect(within(rows[0]!).getByTestId('score-badge')).toHaveTextContent('82');
+    expect(within(rows[1]!).getByTestId('run-session-status')).toHaveTextContent('pending');
+    expect(within(rows[1]!).queryByTestId('score-badge')).not.toBeInTheDocument();
+    expect(mocked.listRunSessions).toHaveBeenCalledWith(run.run_id, 1, 20);
+
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+    expect(await screen.findByText('the judge answered 529 three times')).toBeInTheDocument();
+    expect(within(screen.getAllByTestId('run-session-row')[1]!).getByTestId('run-session-status')).toHaveTextContent('failed');
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z' }));
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS); // the run is completed now: the list stops refreshing
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel run' })).not.toBeInTheDocument());
+    const calls = mocked.listRunSessions.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
+    expect(mocked.listRunSessions.mock.calls.length).toBe(calls);
+  });
+
+  it("pages through the run's sessions", async () => {
+    const run = makeRun({ status: 'completed' });
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt()], 45));
+    renderAt(`/runs/${run.run_id}`);
+
+    expect(await screen.findByText('1–20 of 45')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Go to next page' }));
+    expect(mocked.listRunSessions).toHaveBeenLastCalledWith(run.run_id, 2, 20);
+  });
+
+  it('says so when the run has no session yet', async () => {
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'planning' }));
+    renderAt(`/runs/${makeRun().run_id}`);
+
+    expect(await screen.findByText('No session queued yet: the run is still selecting them.')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,56 @@
+// How a run's figures read on the page: progress, durations, costs, tokens.
+import type { RunCounts, ScoringRun } from '../../api/generated/schema';
+
+/** Attempts queued so far and how many of them ended (completed, failed or cancelled). */
+export function progressOf(counts: RunCounts): { done: number; total: number; percent: number } {
+  const done = counts.completed + counts.failed + counts.cancelled;
+  const total = done + counts.pending + counts.in_progress;
+  return { done, total, percent: total ? Math.round((100 * done) / total) : 0 };
+}
+
+/** "45 s", "3 min", "1 h 5 min": a duration as a person reads it. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '–';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+}
+
+/** A cost in US dollars; `unknown` when the pricing table has no price for the judge model. */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return 'unknown';
+  return usd < 0.01 && usd > 0 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export const formatTokens = (tokens: number): string => tokens.toLocaleString('en-US');
+
+export const formatWhen = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '–');
+
+/** The reasons sessions were skipped, in words (the API's keys are snake_case). */
+export const skipReason = (reason: string): string => reason.replaceAll('_', ' ');
+
+/** What the run selects, in one line. */
+export function describeSelection(run: Pick<ScoringRun, 'selection'>): string {
+  const s = run.selection;
+  const parts: string[] = [WHICH_LABELS[s.which ?? 'unscored']];
+  if (s.which === 'score_below' && s.score_below != null) parts[0] = `score below ${s.score_below}`;
+  if (s.agent) parts.push(`agent ${s.agent}`);
+  if (s.alert_type) parts.push(`alert type ${s.alert_type}`);
+  if (s.statuses?.length) parts.push(`status ${s.statuses.join(' or ')}`);
+  if (s.submitted_after) parts.push(`from ${formatWhen(s.submitted_after)}`);
+  if (s.submitted_before) parts.push(`before ${formatWhen(s.submitted_before)}`);
+  if (s.session_ids?.length) parts.push(`${s.session_ids.length} listed session${s.session_ids.length === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}
+
+export const WHICH_LABELS: Record<NonNullable<ScoringRun['selection']['which']>, string> = {
+  unscored: 'never scored',
+  not_current_criteria: 'not scored with the current criteria',
+  failed: 'latest attempt failed',
+  all: 'all sessions',
+  score_below: 'score below a threshold',
+};

@@ -1,0 +1,184 @@
+import {
+  Alert,
+  Box,
+  Card,
+  CardContent,
+  Chip,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  Typography,
+} from '@mui/material';
+import type { SessionScore } from '../../api/generated/schema';
+import { useBandOf } from '../../shared/scoreBands';
+import { AlternativeApproachesCard } from './AlternativeApproachesCard';
+import { JsonBlock } from '../../shared/components/JsonBlock';
+import { Markdown } from '../../shared/components/Markdown';
+import { MissingToolsCard } from './MissingToolsCard';
+import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { ScoreBreakdownCard } from './ScoreBreakdownCard';
+
+export interface ScoreDetailViewProps {
+  score: SessionScore;
+  /** The original alert and the agent's final analysis (from the session), when known. */
+  alert?: Record<string, unknown> | null;
+  finalAnalysis?: string | null;
+  /** Every attempt, newest first (the one shown included): the others are listed below it. */
+  history?: SessionScore[];
+  /** The name of a criteria hash (the stored criteria's); the hash's first digits by default. */
+  criteriaName?: (criteriaHash: string) => string;
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const tokens = (n: number | null) => (n === null ? '–' : n.toLocaleString());
+const shortHash = (criteriaHash: string) => `#${criteriaHash.slice(0, 8)}`;
+
+/** Columns shown from the md breakpoint up (folded away on a phone). */
+const wide = { display: { xs: 'none', md: 'table-cell' } };
+const narrow = { display: { md: 'none' } };
+
+/** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
+export function ScoreDetailView({ score, alert, finalAnalysis, history = [], criteriaName = shortHash }: ScoreDetailViewProps) {
+  const earlier = history.filter((h) => h.score_id !== score.score_id);
+  const band = useBandOf(score.total_score);
+  return (
+    <Stack spacing={2} data-testid="score-detail">
+      {score.status === 'completed' && score.total_score !== null ? (
+        <Card variant="outlined">
+          <CardContent sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, alignItems: 'center' }}>
+            <Typography variant="h3" component="div" data-testid="total-score">
+              {score.total_score}
+              <Typography component="span" variant="h6" color="text.secondary">
+                /100
+              </Typography>
+            </Typography>
+            <Box>
+              <ScoreBadge score={score} size="medium" />
+              <Typography variant="body2" sx={{ mt: 0.5 }}>
+                {band ? `${band.label} · ` : ''}scored {when(score.scored_at)} · by {score.scored_triggered_by}
+              </Typography>
+            </Box>
+          </CardContent>
+        </Card>
+      ) : (
+        <Alert severity={score.status === 'failed' ? 'error' : 'info'} data-testid="score-status">
+          {score.status === 'failed'
+            ? `Scoring failed: ${score.error_message ?? 'no reason was recorded'}`
+            : `Scoring is ${score.status === 'pending' ? 'queued' : 'in progress'} (requested ${when(score.requested_at)}).`}
+        </Alert>
+      )}
+
+      <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center' }}>
+        <Typography variant="body2">Criteria</Typography>
+        <Chip size="small" label={criteriaName(score.criteria_hash)} title={score.criteria_hash} data-testid="score-criteria" />
+        {score.is_current_criteria ? (
+          <Chip size="small" color="success" variant="outlined" label="current" />
+        ) : (
+          <Chip size="small" variant="outlined" label="not the current criteria" sx={{ borderColor: 'warning.main' }} />
+        )}
+        {score.judge.provider && (
+          <Typography variant="body2" color="text.secondary" data-testid="judge-info">
+            Judge {score.judge.provider}
+            {score.judge.model ? ` / ${score.judge.model}` : ''} · tokens in {tokens(score.judge.input_tokens)}, out{' '}
+            {tokens(score.judge.output_tokens)}
+            {score.judge.cache_read_tokens ? `, cache read ${tokens(score.judge.cache_read_tokens)}` : ''}
+            {score.judge.latency_ms !== null ? ` · ${(score.judge.latency_ms / 1000).toFixed(1)} s` : ''}
+            {score.judge.prompt_compacted ? ' · session compacted to fit' : ''}
+          </Typography>
+        )}
+      </Box>
+
+      {(alert || finalAnalysis) && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
+          {alert && (
+            <Card variant="outlined">
+              <CardContent>
+                <Typography variant="h6">Original alert</Typography>
+                <JsonBlock value={alert} />
+              </CardContent>
+            </Card>
+          )}
+          {finalAnalysis && (
+            <Card variant="outlined">
+              <CardContent>
+                <Typography variant="h6">Final analysis</Typography>
+                <Markdown text={finalAnalysis} />
+              </CardContent>
+            </Card>
+          )}
+        </Box>
+      )}
+
+      {score.score_breakdown && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
+          <ScoreBreakdownCard breakdown={score.score_breakdown} />
+          <Card variant="outlined">
+            <CardContent>
+              <Typography variant="h6">Reasoning</Typography>
+              <Markdown text={score.score_reasoning ?? ''} />
+            </CardContent>
+          </Card>
+        </Box>
+      )}
+
+      {score.status === 'completed' && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
+          <MissingToolsCard tools={score.missing_tools} />
+          <AlternativeApproachesCard approaches={score.alternative_approaches} />
+        </Box>
+      )}
+
+      <Card variant="outlined">
+        <CardContent>
+          <Typography variant="h6">Other attempts ({earlier.length})</Typography>
+          {earlier.length === 0 ? (
+            <Typography variant="body2" color="text.secondary">
+              This is the only attempt.
+            </Typography>
+          ) : (
+            <TableContainer>
+              {/* fixed layout, details folded away on a phone: the time and the score always fit without scrolling */}
+              <Table size="small" sx={{ tableLayout: 'fixed' }}>
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Requested</TableCell>
+                    <TableCell sx={{ width: 112 }}>Score</TableCell>
+                    <TableCell sx={wide}>Criteria</TableCell>
+                    <TableCell sx={wide}>By</TableCell>
+                    <TableCell sx={wide}>Note</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {earlier.map((attempt) => (
+                    <TableRow key={attempt.score_id} data-testid="earlier-attempt">
+                      <TableCell>
+                        {when(attempt.requested_at)}
+                        <Typography variant="caption" color="text.secondary" component="div" sx={narrow}>
+                          {criteriaName(attempt.criteria_hash)}
+                          {attempt.is_current_criteria ? ' (current)' : ''}
+                        </Typography>
+                      </TableCell>
+                      <TableCell>
+                        <ScoreBadge score={attempt} />
+                      </TableCell>
+                      <TableCell title={attempt.criteria_hash} sx={{ ...wide, overflowWrap: 'anywhere' }}>
+                        {criteriaName(attempt.criteria_hash)}
+                        {attempt.is_current_criteria ? ' (current)' : ''}
+                      </TableCell>
+                      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.scored_triggered_by}</TableCell>
+                      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.error_message ?? ''}</TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+          )}
+        </CardContent>
+      </Card>
+    </Stack>
+  );
+}

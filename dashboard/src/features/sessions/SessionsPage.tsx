@@ -1,0 +1,304 @@
+import {
+  Box,
+  Button,
+  Chip,
+  FormControlLabel,
+  Link,
+  MenuItem,
+  Paper,
+  Stack,
+  Switch,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  TableSortLabel,
+  TextField,
+  ToggleButton,
+  ToggleButtonGroup,
+  Typography,
+} from '@mui/material';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-dom';
+import { errorMessage } from '../../api/client';
+import type { SessionListItem, SessionListPage } from '../../api/generated/schema';
+import { CursorPager } from '../../shared/components/CursorPager';
+import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
+import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { bandColours, useScoreBands } from '../../shared/scoreBands';
+import {
+  DEFAULT_STATE,
+  PAGE_SIZES,
+  type Scored,
+  type SessionSort,
+  type SessionsState,
+  paramsFromState,
+  queryFromState,
+  restart,
+  stateFromParams,
+} from './urlState';
+import { useSessionPage } from './queries';
+
+const wide = { display: { xs: 'none', md: 'table-cell' } };
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+
+const SORT_LABELS: Record<SessionSort, string> = {
+  source: 'Newest first',
+  score_desc: 'Score: high to low',
+  score_asc: 'Score: low to high',
+};
+
+/** The filters above the list: all / scored / unscored, band chips, current criteria only, and the sort. Each change
+ * goes straight to the URL (and back to the first page). */
+function SessionFilters({
+  state,
+  filtered,
+  onChange,
+}: {
+  state: SessionsState;
+  filtered: boolean;
+  onChange: (next: SessionsState) => void;
+}) {
+  const { data: bands } = useScoreBands();
+  const change = (patch: Partial<SessionsState>) => onChange(restart({ ...state, ...patch }));
+  const toggleBand = (band: string) =>
+    change({ bands: state.bands.includes(band) ? state.bands.filter((b) => b !== band) : [...state.bands, band], scored: 'scored' });
+  return (
+    <Box component="section" aria-label="session filters" sx={{ mb: 2 }}>
+      <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1.5} alignItems="center">
+        <ToggleButtonGroup
+          size="small"
+          exclusive
+          value={state.scored}
+          aria-label="scored or not"
+          onChange={(_, value: Scored | null) => value && change({ scored: value })}
+        >
+          <ToggleButton value="any">All</ToggleButton>
+          <ToggleButton value="scored">Scored</ToggleButton>
+          <ToggleButton value="unscored">Unscored</ToggleButton>
+        </ToggleButtonGroup>
+        <TextField
+          select
+          size="small"
+          label="Sort"
+          value={state.sort}
+          onChange={(e) => change({ sort: e.target.value as SessionSort })}
+          disabled={state.scored === 'unscored'}
+          sx={{ minWidth: 170 }}
+        >
+          {(Object.keys(SORT_LABELS) as SessionSort[]).map((sort) => (
+            <MenuItem key={sort} value={sort}>
+              {SORT_LABELS[sort]}
+            </MenuItem>
+          ))}
+        </TextField>
+        <FormControlLabel
+          control={<Switch checked={state.currentOnly} onChange={(e) => change({ currentOnly: e.target.checked })} />}
+          label="Current criteria only"
+        />
+        {filtered && (
+          <Button size="small" onClick={() => onChange({ ...DEFAULT_STATE, pageSize: state.pageSize })}>
+            Clear
+          </Button>
+        )}
+      </Stack>
+      <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1} sx={{ mt: 1 }} role="group" aria-label="bands">
+        {(bands ?? []).map((band) => {
+          const selected = state.bands.includes(band.band);
+          const colours = bandColours(band.band);
+          return (
+            <Chip
+              key={band.band}
+              size="small"
+              label={`${band.label} ${band.min_score}-${band.max_score}`}
+              aria-pressed={selected}
+              data-testid="band-chip"
+              data-band={band.band}
+              disabled={state.scored === 'unscored'}
+              onClick={() => toggleBand(band.band)}
+              variant={selected ? 'filled' : 'outlined'}
+              sx={selected ? { bgcolor: colours.background, color: colours.text, '&:hover': { bgcolor: colours.background } } : undefined}
+            />
+          );
+        })}
+      </Stack>
+    </Box>
+  );
+}
+
+/** An unscored list's paging: cursors (the API cannot number its pages), and a note when the page stopped at the
+ * limit of source pages one request reads. */
+function UnscoredPager({
+  state,
+  page,
+  loading,
+  onChange,
+}: {
+  state: SessionsState;
+  page: SessionListPage;
+  loading: boolean;
+  onChange: (next: SessionsState) => void;
+}) {
+  return (
+    <CursorPager cursors={state.cursors} nextCursor={page.next_cursor} loading={loading} onCursors={(cursors) => onChange({ ...state, cursors })}>
+      {page.scan?.limit_reached && (
+        <Typography variant="body2" color="text.secondary" data-testid="scan-note">
+          Stopped after {page.scan.source_pages_read} source pages; more may follow.
+        </Typography>
+      )}
+    </CursorPager>
+  );
+}
+
+const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
+
+/** One session: its title is a link (open it in a new tab, copy its address), its short id can be copied; a click
+ * anywhere else on the row opens it too. */
+function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => void }) {
+  const title = item.title ?? item.alert_type;
+  return (
+    <TableRow
+      hover
+      sx={{ cursor: 'pointer' }}
+      data-testid="session-row"
+      data-session-id={item.session_id}
+      onClick={(event) => {
+        if (!(event.target as HTMLElement).closest('a, button')) onOpen();
+      }}
+    >
+      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+        <Link
+          component={RouterLink}
+          to={sessionPath(item.session_id)}
+          data-testid="session-link"
+          title={title ?? item.session_id}
+          sx={{ fontWeight: 500, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}
+        >
+          {title ?? shortSessionId(item.session_id)}
+        </Link>
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', columnGap: 1 }}>
+          <SessionIdChip sessionId={item.session_id} />
+          {item.alert_type && item.alert_type !== title && (
+            <Typography variant="caption" color="text.secondary">
+              {item.alert_type}
+            </Typography>
+          )}
+          <Typography variant="caption" color="text.secondary" sx={{ display: { md: 'none' } }}>
+            {when(item.started_at)}
+          </Typography>
+        </Box>
+      </TableCell>
+      <TableCell>
+        <Chip
+          size="small"
+          variant="outlined"
+          label={item.status}
+          data-testid="session-status"
+          sx={{ maxWidth: '100%' }}
+          color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
+        />
+      </TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
+      <TableCell sx={wide}>{when(item.started_at)}</TableCell>
+      <TableCell>
+        <ScoreBadge score={item.score} />
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** Sessions with their latest score, newest first; filtered to the scored (by band, sorted by score) or the unscored
+ * ones, the state in the URL. A row opens the session; its title is a link. */
+export function SessionsPage() {
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const state = stateFromParams(params);
+  const { data, error, isFetching: loading, refetch } = useSessionPage(queryFromState(state));
+  const go = (next: SessionsState) => setParams(paramsFromState(next));
+  const unscored = state.scored === 'unscored';
+  // Any filter or sort set (paging aside): what tells "no sessions at all" from "none match".
+  const filtered = paramsFromState({ ...state, page: 1, pageSize: DEFAULT_STATE.pageSize, cursors: [] }).size > 0;
+  const onScoreSort = () => go(restart({ ...state, sort: state.sort === 'score_desc' ? 'score_asc' : 'score_desc' }));
+  const scoreSorted = state.sort !== 'source';
+
+  return (
+    <>
+      <Typography variant="h5" component="h1" gutterBottom>
+        Sessions
+      </Typography>
+      <SessionFilters state={state} filtered={filtered} onChange={go} />
+      {error && (
+        <ErrorState message={`Could not load the sessions: ${errorMessage(error)}`} onRetry={() => void refetch()} />
+      )}
+      {loading && !data && <Loading what="sessions" />}
+      {data && data.items.length === 0 && !filtered && (
+        <EmptyState title="No sessions yet">The session source has no sessions to show.</EmptyState>
+      )}
+      {data && data.items.length === 0 && filtered && (
+        <>
+          <EmptyState title="No sessions match">
+            {data.next_cursor ? 'None in this stretch of the source; Next reads on.' : 'Change or clear the filters to see more.'}
+          </EmptyState>
+          {unscored && <UnscoredPager state={state} page={data} loading={loading} onChange={go} />}
+        </>
+      )}
+      {data && data.items.length > 0 && (
+        <Paper variant="outlined">
+          <TableContainer>
+            {/* A fixed layout with the status and score columns sized: at phone width the session's title wraps instead
+                of pushing the Score column out of view. */}
+            <Table size="small" aria-label="sessions" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
+              <TableHead>
+                <TableRow>
+                  <TableCell>Session</TableCell>
+                  <TableCell sx={{ width: { xs: 104, md: 130 } }}>Status</TableCell>
+                  <TableCell sx={{ ...wide, width: '16%' }}>Agent</TableCell>
+                  <TableCell sx={{ ...wide, width: '14%' }}>Submitted by</TableCell>
+                  <TableCell sx={{ ...wide, width: 190 }}>Time</TableCell>
+                  <TableCell
+                    sx={{ width: { xs: 104, md: 130 } }}
+                    sortDirection={scoreSorted ? (state.sort === 'score_asc' ? 'asc' : 'desc') : false}
+                  >
+                    {unscored ? (
+                      'Score'
+                    ) : (
+                      <TableSortLabel
+                        active={scoreSorted}
+                        direction={state.sort === 'score_asc' ? 'asc' : 'desc'}
+                        onClick={onScoreSort}
+                      >
+                        Score
+                      </TableSortLabel>
+                    )}
+                  </TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody sx={{ opacity: loading ? 0.5 : 1 }}>
+                {data.items.map((item) => (
+                  <SessionRow key={item.session_id} item={item} onOpen={() => navigate(sessionPath(item.session_id))} />
+                ))}
+              </TableBody>
+            </Table>
+          </TableContainer>
+          {unscored ? (
+            <UnscoredPager state={state} page={data} loading={loading} onChange={go} />
+          ) : (
+            <TablePagination
+              component="div"
+              count={data.total_items ?? -1}
+              page={state.page - 1}
+              rowsPerPage={state.pageSize}
+              rowsPerPageOptions={PAGE_SIZES}
+              onPageChange={(_, next) => go({ ...state, page: next + 1 })}
+              onRowsPerPageChange={(e) => go(restart({ ...state, pageSize: Number(e.target.value) }))}
+            />
+          )}
+        </Paper>
+      )}
+    </>
+  );
+}

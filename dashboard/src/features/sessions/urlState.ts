@@ -1,0 +1,89 @@
+// The Sessions page's state lives in the URL query string (shareable; a reload restores it), with the API's own
+// parameter names so a shared URL reads like the request. These functions turn the URL into the list's request and
+// back, keeping the combinations the API accepts: a band or a sort by score lists scored sessions; unscored lists
+// page with cursors instead of page numbers.
+import type { SessionsQuery } from '../../api/client';
+
+export type Scored = 'any' | 'scored' | 'unscored';
+export type SessionSort = 'source' | 'score_desc' | 'score_asc';
+
+export interface SessionsState {
+  scored: Scored;
+  bands: string[];
+  /** Only scores under the current criteria count (the API's `criteria=current`). */
+  currentOnly: boolean;
+  sort: SessionSort;
+  page: number;
+  pageSize: number;
+  /** Unscored lists: the cursors that opened each page after the first; the last one opened the current page. */
+  cursors: string[];
+}
+
+export const DEFAULT_STATE: SessionsState = {
+  scored: 'any',
+  bands: [],
+  currentOnly: false,
+  sort: 'source',
+  page: 1,
+  pageSize: 20,
+  cursors: [],
+};
+
+export const PAGE_SIZES = [10, 20, 50, 100];
+
+const SCORED: readonly Scored[] = ['any', 'scored', 'unscored'];
+const SORTS: readonly SessionSort[] = ['source', 'score_desc', 'score_asc'];
+
+/** The state the API accepts: unscored drops bands and score sorts; bands or a score sort mean scored; only an
+ * unscored list has cursors, and it has no page numbers. */
+export function normalise(state: SessionsState): SessionsState {
+  if (state.scored === 'unscored') return { ...state, bands: [], sort: 'source', page: 1 };
+  const scored = state.bands.length > 0 || state.sort !== 'source' ? 'scored' : state.scored;
+  return { ...state, scored, cursors: [] };
+}
+
+/** A filter or sort changed: back to the first page (and, for an unscored list, the start of the source). */
+export const restart = (state: SessionsState): SessionsState => normalise({ ...state, page: 1, cursors: [] });
+
+export function stateFromParams(params: URLSearchParams): SessionsState {
+  const scored = params.get('scored') as Scored | null;
+  const sort = params.get('sort') as SessionSort | null;
+  const pageSize = Number(params.get('page_size'));
+  return normalise({
+    scored: scored && SCORED.includes(scored) ? scored : DEFAULT_STATE.scored,
+    bands: [...new Set(params.getAll('band').filter(Boolean))],
+    currentOnly: params.get('criteria') === 'current',
+    sort: sort && SORTS.includes(sort) ? sort : DEFAULT_STATE.sort,
+    page: Math.max(1, Math.floor(Number(params.get('page'))) || 1),
+    pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : DEFAULT_STATE.pageSize,
+    cursors: params.getAll('cursor').filter(Boolean),
+  });
+}
+
+/** The URL of a state: only what differs from the defaults; bands and cursors as repeated parameters. */
+export function paramsFromState(state: SessionsState): URLSearchParams {
+  const s = normalise(state);
+  const params = new URLSearchParams();
+  if (s.scored !== DEFAULT_STATE.scored) params.set('scored', s.scored);
+  for (const band of s.bands) params.append('band', band);
+  if (s.currentOnly) params.set('criteria', 'current');
+  if (s.sort !== DEFAULT_STATE.sort) params.set('sort', s.sort);
+  if (s.page !== 1) params.set('page', String(s.page));
+  if (s.pageSize !== DEFAULT_STATE.pageSize) params.set('page_size', String(s.pageSize));
+  for (const cursor of s.cursors) params.append('cursor', cursor);
+  return params;
+}
+
+/** The request for the current page. */
+export function queryFromState(state: SessionsState): SessionsQuery {
+  const s = normalise(state);
+  const query: SessionsQuery = { page_size: s.pageSize, scored: s.scored, criteria: s.currentOnly ? 'current' : 'any', sort: s.sort };
+  if (s.bands.length > 0) query.band = s.bands;
+  if (s.scored === 'unscored') {
+    const cursor = s.cursors.at(-1);
+    if (cursor) query.cursor = cursor;
+  } else {
+    query.page = s.page;
+  }
+  return query;
+}

@@ -1,0 +1,99 @@
+// The app bar's search, on every page: a session by a piece of its id, its agent or its alert type.
+import { Autocomplete, Box, TextField, Typography } from '@mui/material';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { api } from '../../api/client';
+import type { SessionSearchHit } from '../../api/generated/schema';
+import { shortSessionId } from './SessionId';
+
+const MIN_TEXT = 2;
+const WAIT_MS = 250;
+
+/** The text once typing paused, so a request goes out per pause, not per key. */
+function useSettled(text: string): string {
+  const [settled, setSettled] = useState(text);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(text), WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
+  return settled;
+}
+
+export const searchKey = (text: string) => ['search', text] as const;
+
+const describe = (hit: SessionSearchHit) =>
+  [shortSessionId(hit.session_id), hit.agent, hit.alert_type !== hit.title ? hit.alert_type : null].filter(Boolean).join(' · ');
+
+/** Type and pick a session (or press Enter: the best match opens, or the session with exactly that id). */
+export function SessionSearch() {
+  const navigate = useNavigate();
+  const [text, setText] = useState('');
+  const settled = useSettled(text.trim());
+  const ready = settled.length >= MIN_TEXT;
+  const search = useQuery({
+    queryKey: searchKey(settled),
+    queryFn: () => api.searchSessions(settled),
+    enabled: ready,
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+  // Only the answer to the text as it is now: Enter must never open a match of what was typed before.
+  const hits = ready && search.data?.query === text.trim() ? search.data.items : [];
+
+  const open = (sessionId: string) => {
+    setText('');
+    navigate(`/sessions/${encodeURIComponent(sessionId)}`);
+  };
+  /** Enter on typed text: the best match when there is one, else the text as an id (its page says if unknown). */
+  const submit = async (typed: string) => {
+    const wanted = typed.trim();
+    if (wanted.length < MIN_TEXT) return;
+    const found = await api.searchSessions(wanted).catch(() => null);
+    open(found?.items[0]?.session_id ?? wanted);
+  };
+
+  return (
+    <Autocomplete<SessionSearchHit, false, false, true>
+      freeSolo
+      autoHighlight
+      size="small"
+      options={hits}
+      filterOptions={(options) => options}
+      getOptionLabel={(hit) => (typeof hit === 'string' ? hit : hit.session_id)}
+      getOptionKey={(hit) => (typeof hit === 'string' ? hit : hit.session_id)}
+      inputValue={text}
+      onInputChange={(_, value, reason) => {
+        if (reason !== 'reset') setText(value);
+      }}
+      value={null}
+      onChange={(_, chosen) => {
+        if (typeof chosen === 'string') void submit(chosen);
+        else if (chosen) open(chosen.session_id);
+      }}
+      loading={search.isFetching}
+      noOptionsText={ready ? (search.isFetching ? 'Searching…' : 'No session found: press Enter to open it as an id') : 'Type at least 2 characters'}
+      sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180 }}
+      renderOption={({ key, ...props }, hit) => (
+        <Box component="li" key={key} {...props} data-testid="search-hit" data-session-id={hit.session_id}>
+          <Box sx={{ minWidth: 0 }}>
+            <Typography variant="body2" noWrap>
+              {hit.title ?? shortSessionId(hit.session_id)}
+            </Typography>
+            <Typography variant="caption" color="text.secondary" component="div" noWrap>
+              {describe(hit)}
+            </Typography>
+          </Box>
+        </Box>
+      )}
+      renderInput={(params) => (
+        <TextField
+          {...params}
+          placeholder="Search sessions: id, agent, alert"
+          slotProps={{ htmlInput: { ...params.inputProps, 'aria-label': 'Search sessions by id, agent or alert type', 'data-testid': 'session-search' } }}
+          sx={{ bgcolor: 'background.paper', borderRadius: 1 }}
+        />
+      )}
+    />
+  );
+}
