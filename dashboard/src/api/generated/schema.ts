@@ -2487,7 +2487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2670,7 +2670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,7 +3680,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scoring disabled, or the queue, session source or database unavailable */
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
             503: {
                 headers: {
                     [name: string]: unknown;
