@@ -59,7 +59,7 @@ async def get_score(session_id: SessionId, scoring: ContainerDep) -> Response:
 @router.get(
     "/sessions/{session_id}/scoring",
     response_model=SessionScoring,
-    responses=error_responses(422, 500, 503),
+    responses=error_responses(404, 422, 500, 503),
     summary="A session's scores for its page: the latest completed under the criteria in force, the latest attempt "
     "and every attempt (200 with nulls when never scored)",
 )

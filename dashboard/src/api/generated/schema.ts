@@ -2469,6 +2469,15 @@ export interface operations {
                     "application/json": components["schemas"]["SessionScoring"];
                 };
             };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
