@@ -6,7 +6,7 @@ in a run, as a deployed function prints them) and shows only what the benchmarks
 measured, the loading of large data sets, the EXPLAIN output, and the table at the end.
 
 Every benchmark adds rows to one table (the ``bench_table`` fixture), printed once at the end of the run: each row is a
-measured figure beside the floor measured in the same run, and their ratio against the issue's goal.
+measured figure beside the floor measured in the same run, and their ratio against the goal (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The fleet query (``GET /scores``) and the training export's selection at scale (issue 12).
+"""The fleet query (``GET /scores``) and the training export's selection at scale, against the goals of docs/performance.md.
 
-Loads ``BENCH_SCALE`` completed scores (20,000 by default; ``BENCH_SCALE=1000000`` for the issue's million) with
+Loads ``BENCH_SCALE`` completed scores (20,000 by default; ``BENCH_SCALE=1000000`` for the million-score goals) with
 session facts into a database of its own — 0.8 x scale sessions (a fifth re-scored), a tenth under older criteria,
 three agents, a missing tool on one score in ten — then times one JSON page (50 rows) of the common queries through
 the service, a page deep in the keyset, and 10,000 rows streamed as CSV, and prints the plan of each page query.
@@ -393,7 +393,7 @@ def test_trends_and_comparison_at_scale(
     report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
     joined_ms = statistics.median(timed(2, lambda: _former_comparison(url, base, CANDIDATE)))
     bench_table.add(f"{name} ({scale})", statistics.median(timed(RUNS, compare)), "ms", joined_ms, "<= 100 ms", "")
-    bench_table.add(f"  before: the aggregated join, wave 4 ({scale})", joined_ms, "ms", None, "", "median of 2")
+    bench_table.add(f"  before: the aggregated join ({scale})", joined_ms, "ms", None, "", "median of 2")
 
     def flipped() -> Any:
         return service.criteria_comparison(CANDIDATE, base)
@@ -435,7 +435,7 @@ def test_trends_and_comparison_at_scale(
 
 COMPARISON_MIGRATION = "0016_comparison_pairs"
 
-# The comparison as wave 4 computed it (TrendsRepository.comparison_histograms and comparison_points, before
+# The comparison as it was first computed (TrendsRepository.comparison_histograms and comparison_points, before
 # migration 0016): both criteria's latest_scores rows joined per request, aggregated to histograms and movers.
 _FORMER_HISTOGRAMS = """
 WITH pairs AS MATERIALIZED (

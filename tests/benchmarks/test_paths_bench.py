@@ -1,9 +1,9 @@
-"""The database, API and analytics paths beside their floors, measured in the same run (issue 10).
+"""The database, API and analytics paths beside their floors, measured in the same run (the goals of docs/performance.md).
 
 A floor is the same I/O done by hand: pg8000 statements on one open connection and, for a POST, one ``SendMessage``
 with the same boto3 client. The scorer's floor does a job's I/O: the claim, the verdict's own statement as the
 service sent it (its children and the latest-score tables' upkeep) prepared once, as a by-hand worker would prepare
-the statements it runs for every job, and the breaker's ``GetItem`` beside it; the issue's floor (claim, one
+the statements it runs for every job, and the breaker's ``GetItem`` beside it; the minimal floor (claim, one
 transaction of multi-row inserts, no upkeep, no breaker) is printed beside it.
 
 Warm paths are the medians of ``BENCH_CALLS`` (200) in-process calls of the Lambda handlers (Mangum for the API,
@@ -418,7 +418,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
             counter.result()
 
     def floor_job_db_only() -> None:
-        """The issue's floor: the claim, the session, and the verdict with its children in one transaction of
+        """The minimal floor: the claim, the session, and the verdict with its children in one transaction of
         multi-row inserts; no latest-score upkeep, no breaker."""
         score_id = pending[-1]
         token = claim_and_load()
@@ -488,7 +488,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
         "(claim, session, the verdict's statement, the breaker's GetItem beside it)",
     )
     bench_table.add(
-        "scorer work per job vs the issue's floor (no upkeep, no breaker)",
+        "scorer work per job vs the minimal floor (no upkeep, no breaker)",
         statistics.median(job_ms),
         "ms",
         statistics.median(floors["floor, db only"]),

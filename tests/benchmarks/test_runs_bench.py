@@ -1,4 +1,4 @@
-"""A 1,000-session scoring run through the local stack pieces, with an instant judge (issue 11).
+"""A 1,000-session scoring run through the local stack pieces, with an instant judge, against a single POST and its job.
 
 The stack is the integration tests' (embedded PostgreSQL, moto SQS, the file session source, the Lambda handlers
 called in-process by the queue poller); the judge is replaced by one that answers a fixed verdict at once, so the

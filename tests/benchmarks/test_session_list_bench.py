@@ -1,6 +1,6 @@
-"""The sessions list's scored pages (``GET /sessions?scored=...&band=...&sort=score_*``) at scale (issue 12).
+"""The sessions list's scored pages (``GET /sessions?scored=...&band=...&sort=score_*``) at scale, against the goals of docs/performance.md.
 
-Loads ``BENCH_SCALE`` scored sessions (20,000 by default; ``BENCH_SCALE=1000000`` for the issue's million) into a
+Loads ``BENCH_SCALE`` scored sessions (20,000 by default; ``BENCH_SCALE=1000000`` for the million-score goals) into a
 database of its own: one completed attempt each with its session facts, its ``latest_scores`` rows (current
 criteria and any) and the band counters, as the verdict statement keeps them; then times pages through the service
 and prints each page query's plan. Nothing here asserts speed.

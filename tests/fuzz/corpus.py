@@ -174,7 +174,7 @@ class Operation:
     body: Any = None
     """The JSON body of the baseline (None: no body)."""
     named: dict[str, frozenset[int]] = field(default_factory=dict)
-    """Slots whose NUL is specified to answer one status (the issue's cases): slot name -> statuses."""
+    """Slots whose NUL is specified to answer one status (the cases the hardening named): slot name -> statuses."""
 
     @property
     def route(self) -> str:
