@@ -1,4 +1,4 @@
-"""The fleet query (``GET /scores``) and the training export's selection at scale, against the goals of docs/performance.md.
+"""The fleet query (``GET /scores``) and the training export's selection at scale (docs/performance.md).
 
 Loads ``BENCH_SCALE`` completed scores (20,000 by default; ``BENCH_SCALE=1000000`` for the million-score goals) with
 session facts into a database of its own — 0.8 x scale sessions (a fifth re-scored), a tenth under older criteria,

@@ -1,4 +1,4 @@
-"""The database, API and analytics paths beside their floors, measured in the same run (the goals of docs/performance.md).
+"""The database, API and analytics paths beside their floors, measured in the same run.
 
 A floor is the same I/O done by hand: pg8000 statements on one open connection and, for a POST, one ``SendMessage``
 with the same boto3 client. The scorer's floor does a job's I/O: the claim, the verdict's own statement as the

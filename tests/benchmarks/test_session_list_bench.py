@@ -1,4 +1,4 @@
-"""The sessions list's scored pages (``GET /sessions?scored=...&band=...&sort=score_*``) at scale, against the goals of docs/performance.md.
+"""The sessions list's scored pages (``GET /sessions?scored=...&band=...&sort=score_*``) at scale.
 
 Loads ``BENCH_SCALE`` scored sessions (20,000 by default; ``BENCH_SCALE=1000000`` for the million-score goals) into a
 database of its own: one completed attempt each with its session facts, its ``latest_scores`` rows (current
