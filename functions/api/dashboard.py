@@ -44,7 +44,7 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         serves the path, else simply not found (a page is not a resource another method acts on)."""
         return _method_not_served(request, path, exclude=(not_a_page, dashboard))
 
-    @app.get("/{path:path}", include_in_schema=False)
+    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def dashboard(path: str, request: Request) -> Response:
         if _reserved(path):
             return _method_not_served(request, path, exclude=(not_a_page, dashboard))
@@ -71,7 +71,8 @@ def _reserved(path: str) -> bool:
 def _method_not_served(request: Request, path: str, exclude: tuple[object, ...]) -> Response:
     allowed = served_methods(request, exclude)
     if not allowed:
-        return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+        # The path is not repeated: an answer that echoes what anyone sends is a reflection to abuse.
+        return JSONResponse(status_code=404, content={"code": "not_found", "detail": "no such route"})
     return JSONResponse(
         status_code=405,
         content={
