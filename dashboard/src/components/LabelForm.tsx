@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../api/client';
 import type { LabelRequest, SessionLabel } from '../api/generated/schema';
 import { useLabels, usePutLabel } from '../api/qualityQueries';
+import { useBlockedReason } from '../shared/useMe';
 
 export interface LabelFormProps {
   judgeTotal: number | null;
@@ -17,6 +18,7 @@ export interface LabelFormProps {
 export function LabelForm({ judgeTotal, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
   const [total, setTotal] = useState('');
   const [notes, setNotes] = useState('');
+  const blocked = useBlockedReason('label');
   const value = Number(total);
   const valid = total.trim() !== '' && Number.isInteger(value) && value >= 0 && value <= 100;
 
@@ -55,10 +57,15 @@ export function LabelForm({ judgeTotal, labels, submitting = false, error = null
             slotProps={{ htmlInput: { inputMode: 'numeric' } }}
           />
           <TextField label="Notes" size="small" value={notes} onChange={(e) => setNotes(e.target.value)} sx={{ flexGrow: 1, minWidth: 200 }} />
-          <Button type="submit" variant="contained" disabled={!valid || submitting}>
+          <Button type="submit" variant="contained" disabled={!valid || submitting || Boolean(blocked)}>
             {submitting ? 'Saving…' : 'Save label'}
           </Button>
         </Box>
+        {blocked && (
+          <Alert severity="info" sx={{ mt: 1 }}>
+            {blocked}
+          </Alert>
+        )}
         {error && (
           <Alert severity="error" sx={{ mt: 1 }}>
             {error}
