@@ -259,12 +259,15 @@ def test_health_tells_strangers_the_status_alone(served: httpx.Client) -> None:
     assert {"version", "criteria_hash", "llm_model", "judge_circuit", "queued_jobs", "problems"} <= set(details.json())
 
 
-def test_a_404_for_a_stranger_does_not_echo_the_path(served: httpx.Client) -> None:
+def test_a_404_or_405_for_a_stranger_does_not_echo_the_path(served: httpx.Client) -> None:
     answer = served.get("/api/v1/scoring/<script>alert(1)</script>")
 
     assert answer.status_code == 404
     assert "script" not in answer.text
     assert answer.json() == {"code": "not_found", "detail": "no such route"}
+    refused = served.delete("/api/v1/scoring/runs/<img src=x onerror=alert(1)>")  # GET serves /runs/{run_id}
+    assert refused.status_code == 405
+    assert "onerror" not in refused.text
 
 
 def test_every_action_records_who_did_it(served: httpx.Client, json_logs: io.StringIO) -> None:
