@@ -194,10 +194,11 @@ def main() -> int:
 
     import uvicorn
 
-    from devstack.server import APP, server_options
+    from devstack.server import APP, access_summary, server_options
 
     port = container.settings.port
     print(f"  api      : http://127.0.0.1:{port}  (docs at /docs; Ctrl-C stops everything)", flush=True)
+    print(f"  access   : {access_summary(container.settings)}", flush=True)
     # uvicorn stops on SIGINT and SIGTERM, then raises the signal again under the handler it found. SIGTERM's default
     # would end the process on the spot; made to end like Ctrl-C, it runs the clean-up below (claims released).
     signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -10,13 +10,17 @@ passes :class:`JsonErrorsH11Protocol`: uvicorn's h11 implementation, whose 400 i
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+if TYPE_CHECKING:
+    from session_scoring.configuration.settings import Settings
+
 APP = "functions.api.app:app"
 HOST = "127.0.0.1"
+"""Only this machine reaches the API: with SCORING_TRUST_FORWARDED_USER, the proxy in front must be the only way in."""
 
 
 class JsonErrorsH11Protocol(H11Protocol):
@@ -45,3 +49,18 @@ def server_options(port: int) -> dict[str, Any]:
     """uvicorn's settings for the local API (``uvicorn.run(APP, **server_options(port))``; tests build a
     ``uvicorn.Config`` from them)."""
     return {"host": HOST, "port": port, "http": JsonErrorsH11Protocol}
+
+
+def access_summary(settings: Settings) -> str:
+    """Who may do what on the local API, in one line of the start-up summary."""
+    if not settings.require_authentication:
+        return "roles not checked (SCORING_REQUIRE_AUTH is off): every caller acts as admin"
+    if settings.trust_forwarded_user:
+        return (
+            "roles checked: the caller from X-Forwarded-User (or -Email), roles from X-Forwarded-Groups, as the proxy "
+            "in front (oauth2-proxy) sets them; no identity: 401, no role: 403"
+        )
+    return (
+        "roles checked, but nobody can sign in locally: without a JWT authorizer every API request answers 401; set "
+        "SCORING_TRUST_FORWARDED_USER=true behind a proxy that sets X-Forwarded-User and X-Forwarded-Groups"
+    )

@@ -21,12 +21,13 @@ from mangum import Mangum
 
 from functions.api.blocking import one_request_per_loop
 from functions.api.dashboard import mount_dashboard
-from functions.api.deps import authenticated
+from functions.api.deps import authorized
 from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
-from functions.api.middleware import ConfiguredCORS, RejectNulCharacters, RequestMetrics
+from functions.api.middleware import ConfiguredCORS, RejectNulCharacters, RequestMetrics, SecurityHeaders
 from functions.api.priming import api_priming
+from functions.api.route_roles import document_roles
 from session_scoring import __version__
 
 if TYPE_CHECKING:
@@ -36,21 +37,33 @@ LambdaHandler = Callable[[dict[str, Any], "LambdaContext"], dict[str, Any]]
 
 
 class ScoringAPI(LazilyRoutedAPI):
-    """FastAPI whose OpenAPI document, built when first asked for, carries ``ErrorBody``'s schema: the routes refer
-    to it without making FastAPI build a model field per error status (``errors.error_response``)."""
+    """FastAPI whose OpenAPI document, built when first asked for, carries ``ErrorBody``'s schema (the routes refer
+    to it without making FastAPI build a model field per error status: ``errors.error_response``) and each route's
+    required role (``route_roles.py``)."""
 
     def openapi(self) -> dict[str, Any]:
-        return document_error_body(super().openapi())
+        return document_error_body(document_roles(super().openapi()))
 
 
 ROUTERS = tuple(
     f"functions.api.routers.{name}"
-    for name in ("scores", "sessions", "criteria", "analytics", "imports", "runs", "insights", "exports", "labels")
+    for name in (
+        "scores",
+        "sessions",
+        "criteria",
+        "analytics",
+        "imports",
+        "runs",
+        "insights",
+        "exports",
+        "labels",
+        "me",
+    )
 )
-"""The API's routers in the order a request is matched against them (each behind the authentication check)."""
+"""The API's routers in the order a request is matched against them."""
 
 PUBLIC_ROUTERS = ("functions.api.routers.health",)
-"""Routers outside the API prefix and without the authentication check, matched after ``ROUTERS``."""
+"""The router of the public health check (and its authenticated details), matched after ``ROUTERS``."""
 
 
 def create_app() -> FastAPI:
@@ -65,10 +78,11 @@ def create_app() -> FastAPI:
     app.add_middleware(BodyLimit)
     app.add_middleware(ConfiguredCORS)
     app.add_middleware(RequestMetrics)
+    app.add_middleware(SecurityHeaders)  # outermost: every answer, the other middleware's refusals included
     install_error_handlers(app)
-    # Included on first use (lazy_routers.py): building the routes is most of the app's cold init.
-    include_lazily(app, ROUTERS, dependencies=[Depends(authenticated)])
-    include_lazily(app, PUBLIC_ROUTERS)
+    # Included on first use (lazy_routers.py): building the routes is most of the app's cold init. Every route of
+    # every router is authorized by the one dependency, from the role route_roles.py declares for it.
+    include_lazily(app, (*ROUTERS, *PUBLIC_ROUTERS), dependencies=[Depends(authorized)])
     mount_dashboard(app)
     return app
 

@@ -42,12 +42,12 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     async def not_a_page(path: str, request: Request) -> Response:
         """Only GET serves pages; another method is a 405 where another route (the API, the docs, the health check)
         serves the path, else simply not found (a page is not a resource another method acts on)."""
-        return _method_not_served(request, path, exclude=(not_a_page, dashboard))
+        return _method_not_served(request, exclude=(not_a_page, dashboard))
 
-    @app.get("/{path:path}", include_in_schema=False)
+    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def dashboard(path: str, request: Request) -> Response:
         if _reserved(path):
-            return _method_not_served(request, path, exclude=(not_a_page, dashboard))
+            return _method_not_served(request, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"
         if not index.is_file():
             return JSONResponse(
@@ -68,15 +68,17 @@ def _reserved(path: str) -> bool:
     return path == "api" or path.startswith(RESERVED_PREFIXES)
 
 
-def _method_not_served(request: Request, path: str, exclude: tuple[object, ...]) -> Response:
+def _method_not_served(request: Request, exclude: tuple[object, ...]) -> Response:
+    """405 naming the methods served at the path, else 404. Neither repeats the path: an answer that echoes what
+    anyone sends, before any authentication, is a reflection to abuse."""
     allowed = served_methods(request, exclude)
     if not allowed:
-        return JSONResponse(status_code=404, content={"code": "not_found", "detail": f"no route /{path}"})
+        return JSONResponse(status_code=404, content={"code": "not_found", "detail": "no such route"})
     return JSONResponse(
         status_code=405,
         content={
             "code": "method_not_allowed",
-            "detail": f"{request.method} is not served at /{path}; use {' or '.join(allowed)}",
+            "detail": f"{request.method} is not served at this path; use {' or '.join(allowed)}",
         },
         headers={"Allow": ", ".join(allowed)},
     )

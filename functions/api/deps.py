@@ -1,7 +1,8 @@
-"""FastAPI dependencies: the container and the caller's identity.
+"""FastAPI dependencies: the container, the caller (who, and their roles) and the authorization of every route.
 
-Routes declare them with ``Depends`` (through the ``ContainerDep``/``SettingsDep``/``Requester`` aliases) instead
-of calling ``get_container()``, so a test swaps any of them with ``app.dependency_overrides``.
+Routes declare them with ``Depends`` (through the ``ContainerDep``/``CallerDep``/``Requester`` aliases) instead of
+calling ``get_container()``, so a test swaps any of them with ``app.dependency_overrides``. ``authorized`` is not
+declared by routes: the app includes every router with it (``app.py``).
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Query, Request
 
 from functions.api.params import CRITERIA_SCOPE_PATTERN
+from functions.api.route_roles import required_access
 from session_scoring.container import Container, get_container
-from session_scoring.errors import AuthenticationRequiredError
+from session_scoring.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    # Not imported at run time: pydantic-settings is a tenth of the cold start, and the first request imports it
-    # anyway. FastAPI never validates a dependency's own type, so the forward reference below is never resolved.
-    from session_scoring.configuration.settings import Settings
+    # Not imported at run time: the service imports pydantic models, which the first request imports anyway.
+    # FastAPI never validates a dependency's own type, so the forward reference below is never resolved.
+    from session_scoring.services.access import Caller
 
 DEFAULT_REQUESTER = "api-client"
 
@@ -31,13 +33,6 @@ async def container() -> Container:
 
 
 ContainerDep = Annotated[Container, Depends(container)]
-
-
-async def settings(scoring: ContainerDep) -> Settings:
-    return scoring.settings
-
-
-SettingsDep = Annotated["Settings", Depends(settings)]
 
 
 async def criteria_scope(
@@ -67,33 +62,44 @@ def authorizer_claims(request: Request) -> dict[str, object]:
     return claims if isinstance(claims, dict) else {}
 
 
-async def authenticated(request: Request, settings: SettingsDep) -> None:
-    """With SCORING_REQUIRE_AUTH (set by the template whenever a JWT issuer is configured), a scoring route answers
-    only a request that carries authorizer claims, whatever API Gateway route delivered it: the public ``$default``
-    route (the dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API
-    through it."""
-    if settings.require_authentication and not any(authorizer_claims(request).get(c) for c in ("sub", "email")):
-        raise AuthenticationRequiredError(
-            "authentication required: call the API with a bearer token accepted by its JWT authorizer"
+async def caller(request: Request, scoring: ContainerDep) -> Caller:
+    """Who the request comes from and their roles (``services/access.py``): the JWT authorizer's claims, else a
+    trusted proxy's ``X-Forwarded-*`` headers (ignored unless SCORING_TRUST_FORWARDED_USER says a proxy sets them)."""
+    from session_scoring.services.access import ProxyHeaders
+
+    headers = request.headers
+    proxy = ProxyHeaders(
+        user=headers.get("x-forwarded-user", ""),
+        email=headers.get("x-forwarded-email", ""),
+        groups=headers.get("x-forwarded-groups", ""),
+    )
+    return scoring.access_policy.caller(authorizer_claims(request), proxy)
+
+
+CallerDep = Annotated["Caller", Depends(caller)]
+
+
+async def authorized(request: Request, scoring: ContainerDep, who: CallerDep) -> None:
+    """The one check of every API route (every router is included with it): the caller has the role the route
+    needs, as ``route_roles.ROUTE_ROLES`` declares it; 401 without an identity, 403 without the role, when
+    SCORING_REQUIRE_AUTH is set (the template sets it whenever a JWT issuer is configured).
+
+    The identity is checked whatever API Gateway route delivered the request: the public ``$default`` route (the
+    dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API through it.
+    A route missing from the table is refused, never served to anyone."""
+    template = getattr(request.scope.get("route"), "path", None)
+    access = required_access(request.method, template) if isinstance(template, str) else None
+    if access is None:
+        raise ConfigurationError(
+            f"{request.method} {template} has no role in functions/api/route_roles.py: refused until one is declared"
         )
+    scoring.access_policy.authorize(who, access, f"{request.method} {template}")
 
 
-async def requester(request: Request, settings: SettingsDep) -> str:
-    """Who asked: the JWT authorizer's claims, else a trusted proxy's header, else ``api-client``.
-
-    ``X-Forwarded-User``/``X-Forwarded-Email`` are honoured only when SCORING_TRUST_FORWARDED_USER says a proxy in
-    front (oauth2-proxy) sets them; otherwise any client could choose its identity.
-    """
-    claims = authorizer_claims(request)
-    for claim in ("email", "sub"):
-        if claims.get(claim):
-            return str(claims[claim])[:255]
-    if settings.trust_forwarded_user:
-        for header in ("x-forwarded-user", "x-forwarded-email"):
-            value = request.headers.get(header, "").strip()
-            if value:
-                return value[:255]
-    return DEFAULT_REQUESTER
+async def requester(who: CallerDep) -> str:
+    """Who asked, as runs, labels, imports, exports and scores record it: the caller's identity, else
+    ``api-client`` (nobody said, where no identity is required)."""
+    return who.identity or DEFAULT_REQUESTER
 
 
 Requester = Annotated[str, Depends(requester)]

@@ -26,6 +26,7 @@ from session_scoring.errors import (
     InvalidParametersError,
     InvalidRequestError,
     PermanentError,
+    RoleRequiredError,
     RunNotFoundError,
     ScoreNotFoundError,
     ScoringDisabledError,
@@ -42,6 +43,7 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     InvalidRequestError: (400, None),
     InvalidParametersError: (422, "invalid_parameters"),
     AuthenticationRequiredError: (401, None),
+    RoleRequiredError: (403, None),
     SessionNotScorableError: (400, None),
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
@@ -62,7 +64,9 @@ off, which no wait changes."""
 
 ERROR_DESCRIPTIONS = {
     400: "Session not completed, or an invalid request",
-    401: "Authentication is configured and the request carried no authorizer claims",
+    401: "Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, "
+    "nor a trusted proxy's user",
+    403: "The caller lacks the role this route needs; the detail names the role and where the caller's roles come from",
     404: "Session unknown to the source, never scored, or no such export job",
     405: "This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header",
     413: "Request body too large",
@@ -167,11 +171,16 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     """Anything else is a bug: logged with its traceback, answered in the same JSON shape (never text/plain)."""
+    from functions.api.middleware import security_headers
     from session_scoring.log import logger
 
     logger.exception("unexpected error", extra={"path": request.url.path})
     status, code = UNMAPPED
-    return JSONResponse(status_code=status, content={"code": code, "detail": "internal error; see the service log"})
+    # Answered by Starlette's outermost middleware, outside ours: the security headers are added here.
+    headers = {name.decode(): value.decode() for name, value in security_headers(request.url.scheme)}
+    return JSONResponse(
+        status_code=status, content={"code": code, "detail": "internal error; see the service log"}, headers=headers
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

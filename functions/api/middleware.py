@@ -1,8 +1,12 @@
-"""ASGI middleware of the API: CORS from the settings, the refusal of NUL characters in a request's path, query and
-headers, and the request metric (the request body limit per route is ``limits.py``)."""
+"""ASGI middleware of the API: security headers on every answer, CORS from the settings, the refusal of NUL
+characters in a request's path, query and headers, and the request metric (the request body limit per route is
+``limits.py``)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -13,6 +17,107 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from functions.api.limits import send_json
 from session_scoring.container import get_container
 from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        # MUI styles through emotion, which inserts <style> elements at run time: without a per-response nonce in
+        # index.html (a static file here) they need 'unsafe-inline'. Styles cannot run script; scripts stay 'self'.
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+"""The policy of the dashboard and of every API answer: nothing from another origin, no inline script, no framing."""
+
+DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
+"""FastAPI's documentation pages: Swagger UI and ReDoc from the jsDelivr CDN, started by an inline script."""
+
+_DOCS_POLICY = (
+    "default-src 'none'",
+    "script-src https://cdn.jsdelivr.net{scripts}",
+    "style-src https://cdn.jsdelivr.net https://fonts.googleapis.com 'unsafe-inline'",
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.jsdelivr.net",
+    "font-src https://fonts.gstatic.com",
+    "connect-src 'self'",
+    "worker-src blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+)
+
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+)
+HSTS = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
+"""Sent over HTTPS only (behind API Gateway; the local server speaks HTTP)."""
+
+
+def security_headers(scheme: str) -> list[tuple[bytes, bytes]]:
+    """The headers every answer carries, with the default policy (an answer built outside the middleware, the 500
+    of an unexpected error, adds them itself)."""
+    headers = [*SECURITY_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
+    return [*headers, HSTS] if scheme == "https" else headers
+
+
+def docs_policy(html: bytes) -> str:
+    """The policy of a documentation page: its CDN, and its inline scripts by their SHA-256 (never 'unsafe-inline'
+    for scripts)."""
+    hashes = "".join(
+        f" 'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode()}'"
+        for script in _INLINE_SCRIPT.findall(html)
+    )
+    return "; ".join(_DOCS_POLICY).format(scripts=hashes)
+
+
+class SecurityHeaders:
+    """Adds ``X-Content-Type-Options``, ``Referrer-Policy``, ``X-Frame-Options``, a ``Content-Security-Policy`` and,
+    over HTTPS, ``Strict-Transport-Security`` to every answer that does not set them itself: the API's, the
+    dashboard's and the refusals of the other middleware. The documentation pages get a policy of their own, which
+    allows their CDN and their inline scripts by hash (their body, a few hundred bytes, is read to hash them)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        defaults = security_headers(scope.get("scheme", "http"))
+        docs = scope["path"] in DOCS_PATHS
+        start: Message | None = None
+        body = b""
+
+        async def secure(message: Message) -> None:
+            nonlocal start, body
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                headers = [*message.get("headers", []), *(h for h in defaults if h[0] not in present)]
+                message = {**message, "headers": headers}
+                if docs:
+                    start = message  # sent with the policy once the page is read
+                    return
+            elif docs and start is not None and message["type"] == "http.response.body":
+                body += message.get("body", b"")
+                if message.get("more_body", False):
+                    return
+                headers = [h for h in start["headers"] if h[0] != b"content-security-policy"]
+                await send({**start, "headers": [*headers, (b"content-security-policy", docs_policy(body).encode())]})
+                message = {**message, "body": body}
+                start = None
+            await send(message)
+
+        await self._app(scope, receive, secure)
 
 
 class ConfiguredCORS:

@@ -2,7 +2,10 @@
 screenshots, and an axe-core accessibility check of the page in view.
 
 Chromium is Debian's binary driven by executable path (Playwright's own browser download does not work here). axe-core
-comes from the dashboard's npm dev dependencies and is injected into the page.
+comes from the dashboard's npm dev dependencies and is evaluated in the page through the DevTools protocol, which the
+page's Content-Security-Policy does not govern (an injected ``<script>`` would be refused, as it should be). Every page
+reports each violation of its Content-Security-Policy to the test, and any fails it: the dashboard works under its
+policy.
 """
 
 from __future__ import annotations
@@ -114,11 +117,23 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener('securitypolicyviolation', (e) => window.reportCspViolation(
+  `${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`
+));
+"""
+"""Run in every document before its own scripts: each violation of its policy is passed to the test."""
+
+
 @contextmanager
-def open_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
-    """A fresh context and page at this window size; JavaScript errors on the page fail the test."""
-    context = browser.new_context(viewport=viewport)
+def open_page(browser: Any, viewport: dict[str, int], headers: dict[str, str] | None = None) -> Iterator[Any]:
+    """A fresh context and page at this window size (sending ``headers`` with every request); JavaScript errors and
+    Content-Security-Policy violations on the page fail the test."""
+    context = browser.new_context(viewport=viewport, extra_http_headers=headers)
     context.set_default_timeout(15_000)
+    violations: list[str] = []
+    context.expose_binding("reportCspViolation", lambda _source, violation: violations.append(violation))
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -127,6 +142,7 @@ def open_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not violations, f"Content-Security-Policy violations on the page: {violations}"
 
 
 @pytest.fixture
@@ -158,7 +174,7 @@ def assert_accessible(page: Any, view: str) -> None:
         ".map((a) => a.finished.catch(() => null)))"
     )
     if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE_SCRIPT))
+        page.evaluate(AXE_SCRIPT.read_text())
     result = page.evaluate(
         "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
     )

@@ -6,6 +6,8 @@ from typing import Any
 
 from tests.conftest import IN_PROGRESS_ID, SHALLOW_ID, THOROUGH_ID, Stack
 
+HEALTH_DETAILS = "/api/v1/scoring/health/details"
+
 
 def test_get_score_of_a_never_scored_session_is_404(stack: Stack) -> None:
     response = stack.score(THOROUGH_ID)
@@ -87,7 +89,8 @@ def test_current_criteria_and_health(stack: Stack) -> None:
     assert "{{SESSION_CONVERSATION}}" in criteria["criteria_content"]["judge_prompt"]
     assert criteria["created_at"] is not None
 
-    health = stack.client.get("/health").json()
+    assert stack.client.get("/health").json() == {"status": "ok"}  # the status alone, for anyone
+    health = stack.client.get(HEALTH_DETAILS).json()
     assert health["status"] == "ok"
     assert health["criteria_hash"] == criteria["criteria_hash"]
 
@@ -122,7 +125,7 @@ def test_session_list_filters_by_status(stack: Stack) -> None:
 def test_health_is_ok_with_the_circuit_closed_and_the_queue_reachable(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
 
-    health = stack.client.get("/health").json()
+    health = stack.client.get(HEALTH_DETAILS).json()
 
     assert (health["status"], health["problems"]) == ("ok", [])
     assert health["judge_circuit"] == "CLOSED"
@@ -135,8 +138,9 @@ def test_health_is_degraded_while_the_judges_circuit_is_open(stack: Stack) -> No
     breaker = stack.container.breaker
     breaker._persistence.save_open(breaker.circuit_name, failure_count=5, opened_at=int(time.time()))
 
-    response = stack.client.get("/health")
+    response = stack.client.get(HEALTH_DETAILS)
 
+    assert stack.client.get("/health").json() == {"status": "degraded"}
     assert response.status_code == 200
     assert response.json()["status"] == "degraded"
     assert response.json()["judge_circuit"] == "OPEN"
@@ -146,7 +150,7 @@ def test_health_is_degraded_while_the_judges_circuit_is_open(stack: Stack) -> No
 def test_health_is_degraded_when_the_queue_cannot_be_reached(make_stack: Any) -> None:
     stack = make_stack(SCORING_QUEUE_URL=make_stack().env["SCORING_QUEUE_URL"] + "-gone")
 
-    health = stack.client.get("/health").json()
+    health = stack.client.get(HEALTH_DETAILS).json()
 
     assert health["status"] == "degraded"
     assert health["queued_jobs"] is None

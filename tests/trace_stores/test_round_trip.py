@@ -238,7 +238,7 @@ def test_a_store_answering_5xx_leaves_the_scores_completed_and_the_write_back_re
         assert "503" in writeback["error_message"]
         assert "injected by the fault proxy" in writeback["error_message"]
     assert len(proxy.refused) == len(ids)  # more than the breaker's threshold of consecutive failures
-    assert stack.client.get("/health").json()["judge_circuit"] == "CLOSED"
+    assert stack.client.get("/api/v1/scoring/health/details").json()["judge_circuit"] == "CLOSED"
     assert not any(
         _ours(v, scores[t]["score_id"]) for t, v in _read_back(store_python, kind, server, project, ids).items()
     )

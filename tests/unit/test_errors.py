@@ -28,6 +28,7 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "InvalidRequestError": (PermanentError, 400, "invalid_request", "fail"),
     "InvalidParametersError": (PermanentError, 422, "invalid_parameters", "fail"),
     "AuthenticationRequiredError": (PermanentError, 401, "authentication_required", "fail"),
+    "RoleRequiredError": (PermanentError, 403, "role_required", "fail"),
     "SessionNotScorableError": (PermanentError, 400, "session_not_scorable", "fail"),
     "SessionNotFoundError": (PermanentError, 404, "session_not_found", "fail"),
     "ScoreNotFoundError": (PermanentError, 404, "score_not_found", "fail"),
@@ -70,6 +71,8 @@ def _instance(error_type: type[ScoringError]) -> ScoringError:
         return errors.SessionNotScorableError(message, status="in_progress")
     if error_type is errors.ExportModeError:
         return errors.ExportModeError(message, allow="POST")
+    if error_type is errors.RoleRequiredError:
+        return errors.RoleRequiredError(message, required_role="operator")
     if error_type is errors.JudgeUnavailableError:
         return errors.JudgeUnavailableError(message, retry_at=datetime.now(UTC))
     return error_type(message)

@@ -301,6 +301,35 @@ def test_jwt_authorizer_is_optional_and_guards_the_scoring_routes(template: dict
     assert api_env["SCORING_CORS_ORIGINS"] == {"Ref": "CorsAllowedOrigins"}
 
 
+def test_the_gateway_may_require_a_scope_of_the_whole_api_and_the_function_gets_the_role_settings(
+    template: dict[str, Any],
+) -> None:
+    from session_scoring.configuration.settings import Settings
+
+    route = template["Resources"]["ScoringRoute"]["Properties"]
+    assert route["AuthorizationScopes"] == {
+        "Fn::If": ["UseJwtScopes", {"Fn::Split": [",", {"Ref": "JwtAuthorizationScopes"}]}, {"Ref": "AWS::NoValue"}]
+    }
+    # !Condition, as the test's loader reads it
+    assert template["Conditions"]["UseJwtScopes"]["Fn::And"][0] == {"Fn::Condition": "UseJwt"}
+    api_env = env(functions(template)["ApiFunction"])
+    passed = {"SCORING_ROLE_CLAIM": "RoleClaim", "SCORING_ROLE_MAP": "RoleMap", "SCORING_DEFAULT_ROLE": "DefaultRole"}
+    assert {name: api_env[name] for name in passed} == {name: {"Ref": ref} for name, ref in passed.items()}
+    aliases = {str(field.validation_alias) for field in Settings.model_fields.values()}
+    assert set(passed) <= aliases
+    assert template["Parameters"]["RoleClaim"]["Default"] == Settings.model_fields["role_claim"].default
+    assert template["Parameters"]["DefaultRole"]["AllowedValues"] == ["", "viewer", "labeller", "operator", "admin"]
+
+
+def test_scopes_without_an_issuer_are_refused(template: dict[str, Any]) -> None:
+    judge = {"AnthropicApiKeySecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:key"}
+    jwt = {"JwtIssuer": "https://cognito-idp.eu-west-1.amazonaws.com/pool", "JwtAudience": "client"}
+
+    assert rules_pass(template, **judge, **jwt, JwtAuthorizationScopes="scoring/read,scoring/write") == []
+    [refusal] = rules_pass(template, **judge, AllowUnauthenticatedApi="true", JwtAuthorizationScopes="scoring/read")
+    assert "JwtAuthorizationScopes needs JwtIssuer" in refusal
+
+
 def test_outputs_name_the_api_queues_and_breaker_table(template: dict[str, Any]) -> None:
     assert {"ApiUrl", "QueueUrl", "DeadLetterQueueUrl", "BreakerTableName"} <= template["Outputs"].keys()
 

@@ -33,11 +33,14 @@ router = APIRouter(prefix=f"{API_PREFIX}/exports")
 )
 async def training_export(
     scoring: ContainerDep,
+    requested_by: Requester,
     min_score: Annotated[int, Query(ge=0, le=100)] = 85,
     criteria_hash: Annotated[str, Query(description="'current' (default), 'any', or a criteria hash")] = "current",
     format: Annotated[str, Query(description="openai-chat or normalized")] = "openai-chat",
 ) -> StreamingResponse:
-    return streamed_response(await run_blocking(scoring.training_export.stream, min_score, criteria_hash, format))
+    return streamed_response(
+        await run_blocking(scoring.training_export.stream, min_score, criteria_hash, format, requested_by)
+    )
 
 
 @router.post(

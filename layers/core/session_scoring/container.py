@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from session_scoring.repositories.trends import TrendsRepository
     from session_scoring.repositories.uploads import UploadRepository
     from session_scoring.resilience.breaker import JudgeBreaker
+    from session_scoring.services.access import AccessPolicy
     from session_scoring.services.agreement import AgreementService
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.auto_scoring import AutoScorer
@@ -250,6 +251,20 @@ class Container:
         from session_scoring.services.search import SearchService
 
         return SearchService(SearchRepository(self.query_engine), self.uploads)
+
+    @cached_property
+    def access_policy(self) -> AccessPolicy:
+        """Who a request's caller is and what they may do (every API route asks)."""
+        from session_scoring.services.access import AccessPolicy
+
+        settings = self.settings
+        return AccessPolicy(
+            enforced=settings.require_authentication,
+            trust_proxy=settings.trust_forwarded_user,
+            role_claim=settings.role_claim,
+            role_map=settings.role_map,
+            default_role=settings.default_role,
+        )
 
     @cached_property
     def health_service(self) -> HealthService:

@@ -21,6 +21,8 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |-- PermanentError                  retrying will not help
     |   |-- InvalidRequestError
     |   |   `-- InvalidParametersError  422: query parameters outside their choices or not combinable
+    |   |-- AuthenticationRequiredError 401: no identity where one is required
+    |   |-- RoleRequiredError           403: an identity without the role the action needs
     |   |-- SessionNotFoundError
     |   |-- ScoreNotFoundError
     |   |-- RunNotFoundError
@@ -71,7 +73,17 @@ class InvalidParametersError(InvalidRequestError):
 
 
 class AuthenticationRequiredError(PermanentError):
-    """The API requires an authenticated caller (a JWT authorizer's claims) and the request carried none."""
+    """The API requires an authenticated caller (a JWT authorizer's claims, or a trusted proxy's user header) and
+    the request carried none."""
+
+
+class RoleRequiredError(PermanentError):
+    """The caller is known but lacks the role the action needs (``required_role``): a viewer starting a run, say.
+    Retrying will not help; someone must grant the role (a group or scope the role mapping names)."""
+
+    def __init__(self, message: str, required_role: str) -> None:
+        super().__init__(message)
+        self.required_role = required_role
 
 
 class SessionNotFoundError(PermanentError):

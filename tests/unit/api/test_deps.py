@@ -1,13 +1,14 @@
 """Who asked (``requester``): the JWT claims, a trusted proxy's header, else ``api-client``.
 
-The dependency is exercised on a one-route app whose settings come from ``app.dependency_overrides``: no database,
-queue or environment needed to say which identity a request resolves to.
+The dependency is exercised on a one-route app whose access policy comes from ``app.dependency_overrides``: no
+database, queue or environment needed to say which identity a request resolves to.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 from fastapi import FastAPI
@@ -16,7 +17,7 @@ from mangum import Mangum
 
 from devstack.queue_poller import LocalLambdaContext
 from functions.api import deps
-from session_scoring.configuration.settings import Settings
+from session_scoring.services.access import AccessPolicy
 from tests.support.events import load_event
 
 
@@ -27,7 +28,8 @@ def _identity_app(trust_forwarded_user: bool) -> FastAPI:
     def whoami(requester: deps.Requester) -> dict[str, str]:
         return {"requester": requester}
 
-    app.dependency_overrides[deps.settings] = lambda: Settings(trust_forwarded_user=trust_forwarded_user)
+    policy = AccessPolicy(enforced=False, trust_proxy=trust_forwarded_user, role_claim="cognito:groups", role_map={})
+    app.dependency_overrides[deps.container] = lambda: SimpleNamespace(access_policy=policy)
     return app
 
 

@@ -47,3 +47,45 @@ def test_the_local_stack_stops_with_the_one_line_error_not_a_traceback() -> None
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "configuration error: SCORING_LEASE_SECONDS='10' is invalid" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"sre-admins": "admin", "sre": "operator"}',
+        "sre-admins=admin, sre=operator",
+        " sre-admins = admin,sre=operator,",
+    ],
+)
+def test_the_role_map_is_json_or_value_role_pairs(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("SCORING_ROLE_MAP", value)
+
+    assert load_settings().role_map == {"sre-admins": "admin", "sre": "operator"}
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("sre=boss", "Input should be 'viewer', 'labeller', 'operator' or 'admin'"),
+        ("sre", "'sre' is not value=role"),
+        ('{"sre": ', "not a JSON object"),
+        ("=admin", "'=admin' is not value=role"),
+    ],
+)
+def test_a_bad_role_map_says_what_is_wrong(monkeypatch: pytest.MonkeyPatch, value: str, why: str) -> None:
+    monkeypatch.setenv("SCORING_ROLE_MAP", value)
+
+    with pytest.raises(SettingsError) as error:
+        load_settings()
+
+    assert "SCORING_ROLE_MAP" in str(error.value)
+    assert why in str(error.value)
+
+
+def test_an_empty_default_role_is_none_and_an_unknown_one_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCORING_DEFAULT_ROLE", "")
+    assert load_settings().default_role is None
+
+    monkeypatch.setenv("SCORING_DEFAULT_ROLE", "superuser")
+    with pytest.raises(SettingsError, match="SCORING_DEFAULT_ROLE='superuser' is invalid"):
+        load_settings()

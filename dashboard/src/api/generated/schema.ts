@@ -11,10 +11,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest scoring attempt of a session, whatever its status */
+        /**
+         * The latest scoring attempt of a session, whatever its status
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["get_score_api_v1_scoring_sessions__session_id__score_get"];
         put?: never;
-        /** Request a score for a session */
+        /**
+         * Request a score for a session
+         * @description Needs the operator role (or admin).
+         */
         post: operations["score_session_api_v1_scoring_sessions__session_id__score_post"];
         delete?: never;
         options?: never;
@@ -29,7 +35,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A session's scores for its page: the latest completed under the criteria in force, the latest attempt and every attempt (200 with nulls when never scored) */
+        /**
+         * A session's scores for its page: the latest completed under the criteria in force, the latest attempt and every attempt (200 with nulls when never scored)
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["session_scoring_api_v1_scoring_sessions__session_id__scoring_get"];
         put?: never;
         post?: never;
@@ -46,7 +55,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every scoring attempt of a session, newest first */
+        /**
+         * Every scoring attempt of a session, newest first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["list_scores_api_v1_scoring_sessions__session_id__scores_get"];
         put?: never;
         post?: never;
@@ -63,7 +75,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions known to the source with their latest attempt; or only the scored (by band, by score) or the unscored ones */
+        /**
+         * Sessions known to the source with their latest attempt; or only the scored (by band, by score) or the unscored ones
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["list_sessions_api_v1_scoring_sessions_get"];
         put?: never;
         post?: never;
@@ -80,7 +95,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions whose id, agent or alert type contains the text (any case): uploads and scored sessions, best match first */
+        /**
+         * Sessions whose id, agent or alert type contains the text (any case): uploads and scored sessions, best match first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["search_sessions_api_v1_scoring_search_get"];
         put?: never;
         post?: never;
@@ -97,7 +115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One session as its source has it: the alert, each stage's steps and tool calls, the final analysis */
+        /**
+         * One session as its source has it: the alert, each stage's steps and tool calls, the final analysis
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["get_session_api_v1_scoring_sessions__session_id__get"];
         put?: never;
         post?: never;
@@ -114,7 +135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The judging criteria in force and their hash */
+        /**
+         * The judging criteria in force and their hash
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["current_criteria_api_v1_scoring_criteria_current_get"];
         put?: never;
         post?: never;
@@ -131,7 +155,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions per score band (latest completed score of each session) */
+        /**
+         * Sessions per score band (latest completed score of each session)
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["score_distribution_api_v1_scoring_analytics_score_distribution_get"];
         put?: never;
         post?: never;
@@ -148,7 +175,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tools judged missing most often (latest completed score of each session) */
+        /**
+         * The tools judged missing most often (latest completed score of each session)
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["missing_tools_api_v1_scoring_analytics_missing_tools_get"];
         put?: never;
         post?: never;
@@ -165,7 +195,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale */
+        /**
+         * Sessions whose latest completed score names a tool missing (any spelling of it), with the rationale
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
         put?: never;
         post?: never;
@@ -182,7 +215,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Stored criteria definitions with the sessions each has scored, the current one first */
+        /**
+         * Stored criteria definitions with the sessions each has scored, the current one first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["criteria_in_use_api_v1_scoring_analytics_criteria_get"];
         put?: never;
         post?: never;
@@ -199,7 +235,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Score statistics per day or week of scoring, optionally per agent or alert type */
+        /**
+         * Score statistics per day or week of scoring, optionally per agent or alert type
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["trends_api_v1_scoring_analytics_trends_get"];
         put?: never;
         post?: never;
@@ -216,7 +255,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How a candidate criteria scores the sessions a base criteria scored (latest completed under each) */
+        /**
+         * How a candidate criteria scores the sessions a base criteria scored (latest completed under each)
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["criteria_comparison_api_v1_scoring_analytics_criteria_comparison_get"];
         put?: never;
         post?: never;
@@ -235,7 +277,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload a session (OpenAI, Anthropic, OpenTelemetry GenAI, Codex or Claude Code trace) for scoring */
+        /**
+         * Upload a session (OpenAI, Anthropic, OpenTelemetry GenAI, Codex or Claude Code trace) for scoring
+         * @description Needs the operator role (or admin).
+         */
         post: operations["import_session_api_v1_scoring_sessions_import_post"];
         delete?: never;
         options?: never;
@@ -250,10 +295,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Scoring runs, newest first */
+        /**
+         * Scoring runs, newest first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["list_runs_api_v1_scoring_runs_get"];
         put?: never;
-        /** Start a scoring run (or estimate one with dry_run) */
+        /**
+         * Start a scoring run (or estimate one with dry_run)
+         * @description Needs the operator role (or admin).
+         */
         post: operations["create_run_api_v1_scoring_runs_post"];
         delete?: never;
         options?: never;
@@ -268,7 +319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One scoring run: its status, counts by attempt status, usage, cost and ETA */
+        /**
+         * One scoring run: its status, counts by attempt status, usage, cost and ETA
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["get_run_api_v1_scoring_runs__run_id__get"];
         put?: never;
         post?: never;
@@ -285,7 +339,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A run's attempts by session id: status, score, band and error of each */
+        /**
+         * A run's attempts by session id: status, score, band and error of each
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["list_run_sessions_api_v1_scoring_runs__run_id__sessions_get"];
         put?: never;
         post?: never;
@@ -304,7 +361,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a run: attempts not yet claimed end cancelled and their jobs never reach the judge */
+        /**
+         * Cancel a run: attempts not yet claimed end cancelled and their jobs never reach the judge
+         * @description Needs the operator role (or admin).
+         */
         post: operations["cancel_run_api_v1_scoring_runs__run_id__cancel_post"];
         delete?: never;
         options?: never;
@@ -319,7 +379,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines */
+        /**
+         * The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["fleet_scores_api_v1_scoring_scores_get"];
         put?: never;
         post?: never;
@@ -336,7 +399,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The values a text filter of the fleet query can take (agents, alert types, missing tools), each with its sessions, the most frequent first */
+        /**
+         * The values a text filter of the fleet query can take (agents, alert types, missing tools), each with its sessions, the most frequent first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["fleet_filter_values_api_v1_scoring_scores_values_get"];
         put?: never;
         post?: never;
@@ -353,10 +419,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Training export: sessions scoring at least min_score, streamed as JSON Lines (where no exports bucket is configured; else 405: POST it as a job) */
+        /**
+         * Training export: sessions scoring at least min_score, streamed as JSON Lines (where no exports bucket is configured; else 405: POST it as a job)
+         * @description Needs the admin role.
+         */
         get: operations["training_export_api_v1_scoring_exports_training_get"];
         put?: never;
-        /** Training export as a job written to S3 (where an exports bucket is configured); poll the Location */
+        /**
+         * Training export as a job written to S3 (where an exports bucket is configured); poll the Location
+         * @description Needs the admin role.
+         */
         post: operations["request_training_export_api_v1_scoring_exports_training_post"];
         delete?: never;
         options?: never;
@@ -371,7 +443,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An export job; once completed, a presigned download URL and when it expires */
+        /**
+         * An export job; once completed, a presigned download URL and when it expires
+         * @description Needs the admin role.
+         */
         get: operations["export_job_api_v1_scoring_exports__export_id__get"];
         put?: never;
         post?: never;
@@ -388,9 +463,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every labeller's current label of a session, and every revision */
+        /**
+         * Every labeller's current label of a session, and every revision
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["get_labels_api_v1_scoring_sessions__session_id__labels_get"];
-        /** Store the caller's human label of a session (a revision of their earlier one; every revision is kept); 404 for a session that exists nowhere */
+        /**
+         * Store the caller's human label of a session (a revision of their earlier one; every revision is kept); 404 for a session that exists nowhere
+         * @description Needs the labeller role (or operator, admin).
+         */
         put: operations["put_label_api_v1_scoring_sessions__session_id__labels_put"];
         post?: never;
         delete?: never;
@@ -406,8 +487,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How the judge agrees with human labels under one criteria hash */
+        /**
+         * How the judge agrees with human labels under one criteria hash
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
         get: operations["agreement_api_v1_scoring_analytics_agreement_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller: their identity, where it came from, their roles, and whether roles are checked
+         * @description Any authenticated caller, whatever their roles.
+         */
+        get: operations["me_api_v1_scoring_me_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -423,8 +527,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: 503 without the database; degraded (200) when the judge's circuit is open or the queue is unreachable */
+        /**
+         * Liveness: ok, or degraded (200) when the judge's circuit is open or the queue is unreachable; 503 without the database. Why, and what runs: GET /api/v1/scoring/health/details
+         * @description Anyone may call this route, without a token.
+         */
         get: operations["health_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/health/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status with its problems, the version, criteria hash, judge model, circuit state and queue depth
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["health_details_api_v1_scoring_health_details_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -531,6 +658,40 @@ export interface components {
             name: string;
             /** Description */
             description: string | null;
+        };
+        /**
+         * CallerAccess
+         * @description ``GET /api/v1/scoring/me``: who the caller is, where that came from, and the roles they have.
+         */
+        CallerAccess: {
+            /**
+             * Identity
+             * @description The caller as runs, labels, imports, exports and scores record them (the token's email, else its sub; or the trusted proxy's user); null when the request carried no identity
+             */
+            identity: string | null;
+            /**
+             * Source
+             * @description token: the JWT authorizer's claims; proxy: a trusted proxy's X-Forwarded-* headers; none
+             * @enum {string}
+             */
+            source: "token" | "proxy" | "none";
+            /** @description The highest role the caller has; null: none (every API route answers 403) */
+            role: components["schemas"]["Role"] | null;
+            /**
+             * Roles
+             * @description Every role the caller has, least to most (a role grants the ones before it)
+             */
+            roles: components["schemas"]["Role"][];
+            /**
+             * Enforced
+             * @description Whether roles are checked (SCORING_REQUIRE_AUTH); false: every caller may do everything
+             */
+            enforced: boolean;
+            /**
+             * Detail
+             * @description The above in words, and where the roles come from
+             */
+            detail: string;
         };
         /**
          * ComparisonPoint
@@ -939,13 +1100,17 @@ export interface components {
              */
             total_items: number | null;
         };
-        /** Health */
+        /**
+         * Health
+         * @description ``GET /api/v1/scoring/health/details``: the status and why, with what is running.
+         */
         Health: {
             /**
              * Status
              * @description ok, or degraded when the judge's circuit is open or the queue is unreachable
+             * @enum {string}
              */
-            status: string;
+            status: "ok" | "degraded";
             /**
              * Problems
              * @description What makes the service degraded, readably
@@ -971,6 +1136,18 @@ export interface components {
             llm_provider: string | null;
             /** Llm Model */
             llm_model: string | null;
+        };
+        /**
+         * HealthStatus
+         * @description The public ``GET /health``: the status alone (the details are for authenticated callers).
+         */
+        HealthStatus: {
+            /**
+             * Status
+             * @description ok, or degraded when the judge's circuit is open or the queue is unreachable
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
         };
         /**
          * HumanAgreement
@@ -1373,6 +1550,11 @@ export interface components {
             /** Delta */
             delta: number;
         };
+        /**
+         * Role
+         * @enum {string}
+         */
+        Role: "viewer" | "labeller" | "operator" | "admin";
         /**
          * RunCounts
          * @description Attempts of the run by status, and the sessions the selection skipped.
@@ -2221,6 +2403,7 @@ export type AgreementPair = components['schemas']['AgreementPair'];
 export type AgreementReport = components['schemas']['AgreementReport'];
 export type AlternativeApproach = components['schemas']['AlternativeApproach'];
 export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
+export type CallerAccess = components['schemas']['CallerAccess'];
 export type ComparisonPoint = components['schemas']['ComparisonPoint'];
 export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
@@ -2239,6 +2422,7 @@ export type FilterValues = components['schemas']['FilterValues'];
 export type FleetScore = components['schemas']['FleetScore'];
 export type FleetScorePage = components['schemas']['FleetScorePage'];
 export type Health = components['schemas']['Health'];
+export type HealthStatus = components['schemas']['HealthStatus'];
 export type HumanAgreement = components['schemas']['HumanAgreement'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type ImportedTrajectory = components['schemas']['ImportedTrajectory'];
@@ -2254,6 +2438,7 @@ export type MissingToolSessionsPage = components['schemas']['MissingToolSessions
 export type MissingToolTrendPoint = components['schemas']['MissingToolTrendPoint'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
 export type Mover = components['schemas']['Mover'];
+export type Role = components['schemas']['Role'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
@@ -2309,6 +2494,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionScore"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Session unknown to the source, never scored, or no such export job */
@@ -2385,6 +2588,24 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2469,6 +2690,24 @@ export interface operations {
                     "application/json": components["schemas"]["SessionScoring"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
@@ -2526,6 +2765,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionScore"][];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Session unknown to the source, never scored, or no such export job */
@@ -2601,6 +2858,24 @@ export interface operations {
                     "application/json": components["schemas"]["SessionListPage"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -2661,6 +2936,24 @@ export interface operations {
                     "application/json": components["schemas"]["SessionSearchResult"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -2709,6 +3002,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionDetail"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Session unknown to the source, never scored, or no such export job */
@@ -2776,6 +3087,24 @@ export interface operations {
                     "application/json": components["schemas"]["CriteriaDefinition"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -2824,6 +3153,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScoreDistribution"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
@@ -2879,6 +3226,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MissingToolsReport"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
@@ -2945,6 +3310,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
@@ -2999,6 +3382,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CriteriaUsage"][];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
@@ -3057,6 +3458,24 @@ export interface operations {
                     "application/json": components["schemas"]["TrendsReport"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -3107,6 +3526,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CriteriaComparison"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
@@ -3167,6 +3604,24 @@ export interface operations {
             };
             /** @description The upload is not a session in a recognised format */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3235,6 +3690,24 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -3297,6 +3770,24 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3371,6 +3862,24 @@ export interface operations {
                     "application/json": components["schemas"]["ScoringRun"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
@@ -3436,6 +3945,24 @@ export interface operations {
                     "application/json": components["schemas"]["RunSessionPage"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
@@ -3496,6 +4023,24 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3609,6 +4154,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -3671,6 +4234,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
                 headers: {
@@ -3726,6 +4307,24 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3802,6 +4401,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header */
             405: {
                 headers: {
@@ -3869,6 +4486,24 @@ export interface operations {
                     "application/json": components["schemas"]["ExportJob"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
                 headers: {
@@ -3926,6 +4561,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionLabels"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Session unknown to the source, never scored, or no such export job */
@@ -3993,6 +4646,24 @@ export interface operations {
             };
             /** @description Session not completed, or an invalid request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4068,8 +4739,73 @@ export interface operations {
                     "application/json": components["schemas"]["AgreementReport"];
                 };
             };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    me_api_v1_scoring_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerAccess"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4112,7 +4848,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    health_details_api_v1_scoring_health_details_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Service misconfigured */
@@ -4146,7 +4938,11 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ScoringAnalyticsMissingToolsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/missing-tools"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
 export const pathsApiV1ScoringScoresValuesGetParametersQueryFieldValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/scores/values"]["get"]["parameters"]["query"]["field"]> = ["agent", "alert_type", "missing_tool"];
+export const callerAccessSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CallerAccess"]["source"]> = ["token", "proxy", "none"];
+export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok", "degraded"];
+export const healthStatusStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthStatus"]["status"]> = ["ok", "degraded"];
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
+export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["viewer", "labeller", "operator", "admin"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api/client';
 import type { LabelRequest, SessionLabel } from '../../api/generated/schema';
 import { useLabels, usePutLabel } from './queries';
+import { useBlockedReason } from '../../shared/useMe';
 
 export interface LabelFormProps {
   /** The judge's total the agreement compares labels with: the latest completed score under the current criteria. */
@@ -20,6 +21,7 @@ export interface LabelFormProps {
 export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
   const [total, setTotal] = useState('');
   const [notes, setNotes] = useState('');
+  const blocked = useBlockedReason('label');
   const value = Number(total);
   const valid = total.trim() !== '' && Number.isInteger(value) && value >= 0 && value <= 100;
 
@@ -59,10 +61,15 @@ export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting
             slotProps={{ htmlInput: { inputMode: 'numeric' } }}
           />
           <TextField label="Notes" size="small" value={notes} onChange={(e) => setNotes(e.target.value)} sx={{ flexGrow: 1, minWidth: 200 }} />
-          <Button type="submit" variant="contained" disabled={!valid || submitting}>
+          <Button type="submit" variant="contained" disabled={!valid || submitting || Boolean(blocked)}>
             {submitting ? 'Saving…' : 'Save label'}
           </Button>
         </Box>
+        {blocked && (
+          <Alert severity="info" sx={{ mt: 1 }}>
+            {blocked}
+          </Alert>
+        )}
         {error && (
           <Alert severity="error" sx={{ mt: 1 }}>
             {error}

@@ -20,6 +20,7 @@ import { ErrorState, Loading } from '../../shared/components/StateViews';
 import { RunProgress, RunStatusChip } from './RunProgress';
 import { RunSessionsTable } from './RunSessionsTable';
 import { describeSelection, formatCost, formatDuration, formatTokens, formatWhen, skipReason } from './format';
+import { useBlockedReason } from '../../shared/useMe';
 
 const COUNT_LABELS = [
   ['pending', 'Pending'],
@@ -50,6 +51,7 @@ export function RunDetailPage() {
   const { data: run, error, isPending, refetch } = useRun(runId);
   const cancel = useCancelRun();
   const [confirming, setConfirming] = useState(false);
+  const cancelBlocked = useBlockedReason('cancelRun');
 
   if (isPending) return <Loading what="the run" />;
   if (!run) return <ErrorState message={`Could not load the run: ${errorMessage(error)}`} onRetry={() => void refetch()} />;
@@ -67,13 +69,14 @@ export function RunDetailPage() {
         </Typography>
         <RunStatusChip status={run.status} />
         {active && (
-          <Button variant="outlined" color="error" onClick={() => setConfirming(true)} disabled={cancel.isPending}>
+          <Button variant="outlined" color="error" onClick={() => setConfirming(true)} disabled={cancel.isPending || Boolean(cancelBlocked)}>
             Cancel run
           </Button>
         )}
       </Box>
       {error && <ErrorState message={`Could not refresh the run: ${errorMessage(error)}; showing the last answer`} />}
       {cancel.error && <ErrorState message={`Could not cancel the run: ${errorMessage(cancel.error)}`} />}
+      {active && cancelBlocked && <Alert severity="info">{cancelBlocked}</Alert>}
       {run.error_message && <Alert severity="error">{run.error_message}</Alert>}
       <Card variant="outlined" sx={{ my: 2 }}>
         <CardContent>

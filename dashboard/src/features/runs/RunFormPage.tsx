@@ -22,6 +22,7 @@ import { errorMessage } from '../../api/client';
 import { whichValues, type DryRunResult, type Which } from '../../api/generated/schema';
 import { type RunDraft, useEstimateRun, useStartRun } from './queries';
 import { WHICH_LABELS, formatCost, formatDuration, formatTokens, skipReason } from './format';
+import { useBlockedReason } from '../../shared/useMe';
 
 /** The form's fields as typed (strings), before they become a run request. */
 export interface RunForm {
@@ -116,6 +117,7 @@ export function RunFormPage() {
   const estimate = useEstimateRun();
   const start = useStartRun();
   const built = draftFromForm(form);
+  const blocked = useBlockedReason('startRun');
 
   const change = <K extends keyof RunForm>(key: K, value: RunForm[K]) => {
     setForm((f) => ({ ...f, [key]: value }));
@@ -149,6 +151,11 @@ export function RunFormPage() {
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
         First see what the run would select and cost (nothing is stored or queued), then confirm to start it.
       </Typography>
+      {blocked && (
+        <Alert severity="info" sx={{ mb: 2 }}>
+          {blocked}
+        </Alert>
+      )}
       <Card variant="outlined">
         <CardContent component="form" onSubmit={onEstimate} aria-label="run request" noValidate>
           <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
@@ -240,7 +247,7 @@ export function RunFormPage() {
             </Alert>
           )}
           <Box sx={{ display: 'flex', gap: 1, mt: 2, flexWrap: 'wrap' }}>
-            <Button type="submit" variant="contained" disabled={estimate.isPending}>
+            <Button type="submit" variant="contained" disabled={estimate.isPending || Boolean(blocked)}>
               {estimate.isPending ? 'Estimating…' : 'Estimate'}
             </Button>
             <Button component={RouterLink} to="/runs">

@@ -12,6 +12,7 @@ import {
 import { useState } from 'react';
 import type { ScoreStatus } from '../../api/generated/schema';
 import { isActive } from '../../shared/scoreStatus';
+import { useBlockedReason } from '../../shared/useMe';
 
 export interface ScoreSessionButtonProps {
   /** Status of the latest attempt; null when never scored. */
@@ -20,7 +21,7 @@ export interface ScoreSessionButtonProps {
   submitting?: boolean;
   /** Why the last request or attempt failed. */
   error?: string | null;
-  /** Whether the session can be scored at all (e.g. it is finished). */
+  /** Why the session cannot be scored (e.g. it is not finished); a caller without the operator role is told too. */
   disabledReason?: string | null;
   onScore: (forceRescore: boolean) => void;
 }
@@ -28,7 +29,9 @@ export interface ScoreSessionButtonProps {
 const ACTIVE_TEXT: Partial<Record<ScoreStatus, string>> = { pending: 'Queued…', in_progress: 'Scoring…' };
 
 /** Score Session, its progress while the attempt runs, and Re-score behind a confirmation. */
-export function ScoreSessionButton({ status, submitting, error, disabledReason, onScore }: ScoreSessionButtonProps) {
+export function ScoreSessionButton({ status, submitting, error, disabledReason: sessionReason, onScore }: ScoreSessionButtonProps) {
+  const roleReason = useBlockedReason('score');
+  const disabledReason = sessionReason ?? roleReason;
   const [confirming, setConfirming] = useState(false);
   const active = isActive(status);
   const completed = status === 'completed';

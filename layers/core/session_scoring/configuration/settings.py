@@ -7,13 +7,14 @@ configuration may reference any variable with ``${VAR}``.
 
 from __future__ import annotations
 
+import json
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 _REPO_ROOT = Path(__file__).resolve().parents[4]
 
@@ -34,7 +35,11 @@ def _default_config_path() -> Path:
     return _REPO_ROOT / "config" / "scoring_config.yaml"
 
 
+RoleName = Literal["viewer", "labeller", "operator", "admin"]
+"""The API's roles, each allowed what the one before it is and more (``models/access.py`` holds their order)."""
+
 _EMPTY_MEANS_UNSET = (
+    "default_role",
     "database_url",
     "database_secret_arn",
     "database_host",
@@ -380,14 +385,39 @@ class Settings(BaseSettings):
     require_authentication: bool = Field(
         default=False,
         validation_alias="SCORING_REQUIRE_AUTH",
-        description="Scoring routes answer 401 unless the request carries JWT authorizer claims, whatever API Gateway "
-        "route delivered it. The template sets it whenever JwtIssuer is configured.",
+        description="Every API route but GET /health answers 401 unless the request names its caller (JWT authorizer "
+        "claims, whatever API Gateway route delivered it, or a trusted proxy's X-Forwarded-User) and 403 unless the "
+        "caller has the route's role. Off (the local default): nothing is checked and every caller may do "
+        "everything. The template sets it whenever JwtIssuer is configured.",
     )
     trust_forwarded_user: bool = Field(
         default=False,
         validation_alias="SCORING_TRUST_FORWARDED_USER",
-        description="Take the requester from X-Forwarded-User / X-Forwarded-Email; only behind a proxy that sets them "
-        "(oauth2-proxy).",
+        description="Take the caller from X-Forwarded-User / X-Forwarded-Email and their groups from "
+        "X-Forwarded-Groups (comma-separated); only behind a proxy that sets them (oauth2-proxy). Without it those "
+        "headers are ignored.",
+    )
+    role_claim: str = Field(
+        default="cognito:groups",
+        min_length=1,
+        validation_alias="SCORING_ROLE_CLAIM",
+        description="The token claim the caller's roles come from, e.g. cognito:groups, groups, roles, or scope "
+        "(OAuth scopes, space-separated). A list claim may arrive as API Gateway writes it (\"[a b]\"), as JSON "
+        "or comma-separated.",
+    )
+    role_map: Annotated[dict[str, RoleName], NoDecode] = Field(
+        default_factory=dict,
+        validation_alias="SCORING_ROLE_MAP",
+        description="Which role each value of the role claim (or of X-Forwarded-Groups) grants: JSON "
+        "(`{\"sre-admins\": \"admin\", \"sre\": \"operator\"}`) or `value=role` pairs separated by commas "
+        "(`scoring/read=viewer,scoring/write=operator`). Empty: the values viewer, labeller, operator and admin "
+        "grant themselves.",
+    )
+    default_role: RoleName | None = Field(
+        default=None,
+        validation_alias="SCORING_DEFAULT_ROLE",
+        description="The role every authenticated caller has even when no value of theirs maps to one (e.g. viewer); "
+        "empty: none.",
     )
     snapstart: bool = Field(
         default=False,
@@ -422,6 +452,28 @@ class Settings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         """``VAR=`` (set but empty, common in shell profiles) means unset, not an empty key or URL."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("role_map", mode="before")
+    @classmethod
+    def _role_map_from_text(cls, value: object) -> object:
+        """``SCORING_ROLE_MAP`` as JSON or as ``value=role`` pairs; the roles themselves are checked by the type."""
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return {}
+        if text.startswith("{"):
+            try:
+                return json.loads(text)
+            except ValueError as exc:
+                raise ValueError(f"not a JSON object ({exc})") from None
+        pairs = {}
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            claim_value, equals, role = item.rpartition("=")
+            if not equals or not claim_value.strip():
+                raise ValueError(f"{item!r} is not value=role (or give a JSON object)")
+            pairs[claim_value.strip()] = role.strip()
+        return pairs
 
     @property
     def judge_input_budget(self) -> int:

@@ -192,8 +192,9 @@ class TrainingExportService:
         where = FleetFilter(criteria_hash=self._insights.criteria_filter(criteria_hash), min_score=min_score)
         return TrainingQuery(where, TrainingFormat(output))
 
-    def stream(self, min_score: int, criteria_hash: str, output: str) -> StreamedRows:
+    def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
         """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines.
+        Who asked for it is logged with the parameters (a job records them on its row).
 
         Where exports are S3 jobs (an exports bucket is configured) the answer is a 405 naming the POST: behind API
         Gateway the streamed body would be buffered and cut at 6 MB."""
@@ -205,6 +206,15 @@ class TrainingExportService:
                 allow="POST",
             )
         query = self.check(min_score, criteria_hash, output)
+        logger.info(
+            "training export streamed",
+            extra={
+                "requested_by": requested_by,
+                "min_score": min_score,
+                "criteria_hash": criteria_hash,
+                "format": query.format.value,
+            },
+        )
         return StreamedRows("application/x-ndjson", f"training-{query.format.value}.jsonl", self.lines(query))
 
     def count(self, query: TrainingQuery) -> int:

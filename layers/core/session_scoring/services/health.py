@@ -1,8 +1,10 @@
-"""``/health``: is the service able to score right now, and if not, why.
+"""Health: is the service able to score right now, and if not, why.
 
 The database is required: without it the check raises :class:`DatabaseUnavailableError` (503). The judge's circuit
 and the queue are reported: an open circuit or an unreachable queue makes the answer ``degraded`` (200) with a
-readable problem, so a monitor can tell "up but not scoring" from "down".
+readable problem, so a monitor can tell "up but not scoring" from "down". The public ``GET /health`` says the status
+alone (:meth:`HealthService.status`); the problems, version, criteria, model, circuit and queue depth are for an
+authenticated caller (:meth:`HealthService.check`, ``GET /api/v1/scoring/health/details``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Protocol
 from session_scoring import __version__
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import ConfigurationError, QueueUnavailableError
-from session_scoring.models.api import Health
+from session_scoring.models.api import Health, HealthStatus
 from session_scoring.resilience.breaker import JudgeBreaker
 
 
@@ -38,7 +40,12 @@ class HealthService:
         self._breaker = breaker
         self._queue = queue
 
+    def status(self) -> HealthStatus:
+        """``ok`` or ``degraded``, and nothing else: what anyone may learn."""
+        return HealthStatus(status=self.check().status)
+
     def check(self) -> Health:
+        """The status, the problems behind it, and what is running (version, criteria, judge, circuit, queue)."""
         self._database.ping()
         problems: list[str] = []
         circuit = self._breaker().state()

@@ -1,0 +1,192 @@
+"""Who the caller is and whether they may: the identity and roles of a request, and the check every API route makes.
+
+The identity comes from the JWT authorizer's claims (``email``, else ``sub``), else, only where configuration says a
+proxy in front sets them (SCORING_TRUST_FORWARDED_USER), from that proxy's ``X-Forwarded-User``/``-Email`` headers.
+The roles come from the values of one claim (SCORING_ROLE_CLAIM) or of the proxy's ``X-Forwarded-Groups``, each value
+mapped to a role (SCORING_ROLE_MAP; without one, the role names grant themselves), plus SCORING_DEFAULT_ROLE. A role
+grants every role before it (``models/access.py``).
+
+Roles are checked only with SCORING_REQUIRE_AUTH (the template sets it whenever a JWT issuer is configured): without
+it nothing is checked and every caller may do everything, which keeps ``make run`` usable without an identity
+provider. Each route's requirement is declared in one table at the edge (``functions/api/route_roles.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from session_scoring.errors import AuthenticationRequiredError, RoleRequiredError
+from session_scoring.models.access import (
+    ROLE_ORDER,
+    CallerAccess,
+    IdentitySource,
+    Role,
+    roles_granted_by,
+    roles_that_may,
+)
+
+PUBLIC = "public"
+"""A route anyone may call, identity or not (``GET /health``)."""
+AUTHENTICATED = "authenticated"
+"""A route any identified caller may call, whatever their roles (``GET /me``)."""
+
+IDENTITY_CLAIMS = ("email", "sub")
+"""The claims naming the caller, the first present wins."""
+MAX_IDENTITY = 255
+"""The width of the columns that record who did something."""
+MAX_VALUES_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class ProxyHeaders:
+    """What a proxy in front (oauth2-proxy) says about the caller: ``X-Forwarded-User``, ``X-Forwarded-Email`` and
+    ``X-Forwarded-Groups`` (comma-separated), as received; any client can send them, so they count only when
+    configuration says a proxy sets them."""
+
+    user: str = ""
+    email: str = ""
+    groups: str = ""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The request's caller: who (None: nobody said), where that came from, the values the roles were looked up by,
+    and the roles they grant (least to most, each with the ones before it)."""
+
+    identity: str | None
+    source: IdentitySource
+    values: tuple[str, ...] = ()
+    roles: tuple[Role, ...] = ()
+
+
+ANONYMOUS = Caller(None, "none")
+
+
+def claim_values(value: object) -> list[str]:
+    """The values of a list claim however it arrived: a list (a token read directly), API Gateway's rendering of a
+    list claim in the event (``"[a b c]"``: its JWT authorizer passes every claim as a string), a JSON array in a
+    string, comma-separated, or space-separated (OAuth's ``scope``). A value holding a space or a comma cannot be
+    told apart in those renderings: map values without them."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return [text for item in value if (text := str(item).strip())]
+    text = str(value).strip()
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return claim_values(parsed)
+        text = text[1:-1]
+    separator = "," if "," in text else None
+    return [part.strip() for part in text.split(separator) if part.strip()]
+
+
+class AccessPolicy:
+    """Resolves a request's caller and decides whether they may call a route."""
+
+    def __init__(
+        self,
+        *,
+        enforced: bool,
+        trust_proxy: bool,
+        role_claim: str,
+        role_map: Mapping[str, str],
+        default_role: str | None = None,
+    ) -> None:
+        self._enforced = enforced
+        self._trust_proxy = trust_proxy
+        self._claim = role_claim
+        self._mapped = bool(role_map)
+        self._map = {value: Role(role) for value, role in role_map.items()} or {role.value: role for role in Role}
+        self._default = Role(default_role) if default_role else None
+
+    @property
+    def enforced(self) -> bool:
+        return self._enforced
+
+    def caller(self, claims: Mapping[str, object], proxy: ProxyHeaders) -> Caller:
+        """The caller of a request: the token's claims win over any header; the proxy's headers count only when a
+        proxy is trusted to set them."""
+        for claim in IDENTITY_CLAIMS:
+            name = str(claims.get(claim) or "").strip()
+            if name:
+                return self._with_roles(name[:MAX_IDENTITY], "token", claim_values(claims.get(self._claim)))
+        if self._trust_proxy:
+            name = proxy.user.strip() or proxy.email.strip()
+            if name:
+                groups = [group.strip() for group in proxy.groups.split(",") if group.strip()]
+                return self._with_roles(name[:MAX_IDENTITY], "proxy", groups)
+        return ANONYMOUS
+
+    def authorize(self, caller: Caller, requirement: str, action: str) -> None:
+        """Raise unless ``caller`` may do ``action`` (``POST /api/v1/scoring/runs``), which needs ``requirement``: a
+        role, :data:`AUTHENTICATED` or :data:`PUBLIC`."""
+        if not self._enforced or requirement == PUBLIC:
+            return
+        if caller.identity is None:
+            raise AuthenticationRequiredError(f"authentication required: {self._how_to_authenticate()}")
+        if requirement == AUTHENTICATED:
+            return
+        role = Role(requirement)
+        if role not in caller.roles:
+            others = [str(other) for other in roles_that_may(role)[1:]]
+            also = f" ({' or '.join(others)} also may)" if others else ""
+            raise RoleRequiredError(
+                f"{action} needs the {role} role{also}; {caller.identity} has {self._roles_in_words(caller)}. "
+                f"{self._where_roles_come_from(caller)}",
+                required_role=role.value,
+            )
+
+    def roles(self, caller: Caller) -> tuple[Role, ...]:
+        """The roles ``caller`` acts with: every role while roles are not checked."""
+        return caller.roles if self._enforced else ROLE_ORDER
+
+    def describe(self, caller: Caller) -> CallerAccess:
+        """``GET /me``: who the caller is and what they may do, in data and in words."""
+        roles = self.roles(caller)
+        if not self._enforced:
+            detail = "SCORING_REQUIRE_AUTH is off: roles are not checked and every caller may do everything (as admin)"
+        else:
+            detail = f"{caller.identity} has {self._roles_in_words(caller)}. {self._where_roles_come_from(caller)}"
+        return CallerAccess(
+            identity=caller.identity,
+            source=caller.source,
+            role=roles[-1] if roles else None,
+            roles=list(roles),
+            enforced=self._enforced,
+            detail=detail,
+        )
+
+    def _with_roles(self, identity: str, source: IdentitySource, values: Sequence[str]) -> Caller:
+        granted = {self._map[value] for value in values if value in self._map}
+        if self._default is not None:
+            granted.add(self._default)
+        highest = max(granted, key=ROLE_ORDER.index, default=None)
+        return Caller(identity, source, tuple(values), roles_granted_by(highest) if highest else ())
+
+    def _how_to_authenticate(self) -> str:
+        how = "call the API with a bearer token accepted by its JWT authorizer"
+        if self._trust_proxy:
+            how += ", or through the proxy that sets X-Forwarded-User"
+        return how
+
+    @staticmethod
+    def _roles_in_words(caller: Caller) -> str:
+        return f"the {caller.roles[-1]} role" if caller.roles else "no role"
+
+    def _where_roles_come_from(self, caller: Caller) -> str:
+        where = f"the token's {self._claim} claim" if caller.source == "token" else "the X-Forwarded-Groups header"
+        shown = ", ".join(caller.values[:MAX_VALUES_SHOWN]) + (", ..." if len(caller.values) > MAX_VALUES_SHOWN else "")
+        values = f" ({shown})" if shown else " (absent or empty)"
+        mapping = (
+            "mapped to roles by SCORING_ROLE_MAP"
+            if self._mapped
+            else "whose values viewer, labeller, operator and admin grant those roles (no SCORING_ROLE_MAP)"
+        )
+        default = f"; every caller has at least {self._default} (SCORING_DEFAULT_ROLE)" if self._default else ""
+        return f"Roles come from {where}{values}, {mapping}{default}."
