@@ -16,7 +16,7 @@ router = APIRouter()
 @router.get(
     "/health",
     response_model=HealthStatus,
-    responses=error_responses(500, 503),
+    responses=error_responses(422, 500, 503),
     summary="Liveness: ok, or degraded (200) when the judge's circuit is open or the queue is unreachable; 503 "
     "without the database. Why, and what runs: GET /api/v1/scoring/health/details",
 )
@@ -27,7 +27,7 @@ async def health(scoring: ContainerDep) -> Response:
 @router.get(
     f"{API_PREFIX}/health/details",
     response_model=Health,
-    responses=error_responses(500, 503),
+    responses=error_responses(422, 500, 503),
     summary="The status with its problems, the version, criteria hash, judge model, circuit state and queue depth",
 )
 async def health_details(scoring: ContainerDep) -> Response:

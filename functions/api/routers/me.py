@@ -15,7 +15,7 @@ router = APIRouter(prefix=API_PREFIX)
 @router.get(
     "/me",
     response_model=CallerAccess,
-    responses=error_responses(500, 503),
+    responses=error_responses(422, 500, 503),
     summary="The caller: their identity, where it came from, their roles, and whether roles are checked",
 )
 async def me(scoring: ContainerDep, who: CallerDep) -> Response:
