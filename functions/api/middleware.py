@@ -120,6 +120,10 @@ class SecurityHeaders:
         await self._app(scope, receive, secure)
 
 
+CORS_METHODS = ("GET", "POST", "PUT", "OPTIONS")
+"""The methods a browser on an allowed origin may use (template.yaml's HTTP API allows the same)."""
+
+
 class ConfiguredCORS:
     """CORS for the origins in SCORING_CORS_ORIGINS (comma-separated; none: no CORS headers at all).
 
@@ -141,7 +145,7 @@ class ConfiguredCORS:
                 CORSMiddleware(
                     self._app,
                     allow_origins=allowed,
-                    allow_methods=["GET", "POST", "OPTIONS"],
+                    allow_methods=list(CORS_METHODS),
                     allow_headers=["authorization", "content-type"],
                     expose_headers=["location"],
                     max_age=600,

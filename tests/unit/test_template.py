@@ -907,3 +907,15 @@ def test_the_checkov_gate_fails_on_an_unlisted_finding_and_on_a_listed_one_that_
     fixed = judge([checkov_report([("CKV_AWS_27", "ScoringQueue")])], skips)  # a list: several frameworks
     assert fixed.unlisted == []
     assert fixed.stale == [("CKV_AWS_27", "RunsQueue")]
+
+
+def test_the_gateway_and_the_app_allow_every_method_a_route_takes_across_origins(template: dict[str, Any]) -> None:
+    """A browser on an allowed origin preflights every write: a method missing here (PUT of a label) fails there."""
+    from functions.api.middleware import CORS_METHODS
+    from functions.api.route_roles import ROUTE_ROLES
+
+    used = {method for method, _ in ROUTE_ROLES} | {"OPTIONS"}
+    cors = template["Resources"]["HttpApi"]["Properties"]["CorsConfiguration"]["Fn::If"][1]
+
+    assert used <= set(cors["AllowMethods"])
+    assert used <= set(CORS_METHODS)
