@@ -509,6 +509,8 @@ def _verdict_statement_cost(
             "score_reasoning": "bench",
             "missing_tools": [{"tool_name": "kubectl-top", "rationale": "needed"}],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     judged = JudgeVerdict(output=output, provider="bench", model="m")

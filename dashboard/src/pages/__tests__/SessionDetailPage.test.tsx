@@ -48,7 +48,7 @@ beforeEach(() => {
   vi.useFakeTimers({ shouldAdvanceTime: true });
   mocked.getSession.mockResolvedValue(session);
   mocked.getScoreHistory.mockResolvedValue([]);
-  mocked.getLabels.mockResolvedValue({ session_id: 'sess-1', current: [], history: [] });
+  mocked.getLabels.mockResolvedValue({ session_id: 'sess-1', current: [], history: [], reference: null, reference_history: [] });
 });
 
 afterEach(() => {

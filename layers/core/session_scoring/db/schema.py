@@ -37,7 +37,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, MAX_SCORE, MIN_SCORE, ScoreStatus
+from session_scoring.models.scores import (
+    ACTIVE_STATUSES,
+    DIMENSIONS,
+    MAX_SCORE,
+    MIN_SCORE,
+    REFERENCE_SOURCES,
+    REFERENCED_OUTCOMES,
+    Outcome,
+    ScoreStatus,
+)
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -52,6 +61,9 @@ LABEL_SOURCES = ("api", "import")
 EXPORT_KINDS = ("training",)
 EXPORT_STATUSES = ("queued", "running", "completed", "failed")
 WRITEBACK_STATUSES = ("writing", "written", "retrying", "failed")
+OUTCOMES = tuple(outcome.value for outcome in Outcome)
+_WITH_REFERENCE = text(f"outcome IN {_sql_list(tuple(o.value for o in REFERENCED_OUTCOMES))}")
+"""A latest score judged against a reference (migration 0018_outcome)."""
 
 
 metadata = MetaData()
@@ -122,6 +134,11 @@ session_scores = Table(
     Column("score_spread", JSONB),
     # The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches).
     Column("batch_id", String(128)),
+    # Migration 0018_outcome: whether the conclusion found the session's reference root cause (null before outcomes
+    # were judged, and until completed), the judge's reason, and where the reference came from (null: none given).
+    Column("outcome", String(20)),
+    Column("outcome_reason", Text),
+    Column("reference_source", String(10)),
     CheckConstraint(
         f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
         name="ck_session_scores_total_score_range",
@@ -204,6 +221,20 @@ session_scores = Table(
         "ix_session_scores_open_batch",
         "batch_id",
         postgresql_where=text("batch_id IS NOT NULL AND status = 'in_progress'"),
+    ),
+    CheckConstraint(f"outcome IS NULL OR outcome IN {_sql_list(OUTCOMES)}", name="ck_session_scores_outcome"),
+    CheckConstraint(
+        f"reference_source IS NULL OR reference_source IN {_sql_list(REFERENCE_SOURCES)}",
+        name="ck_session_scores_reference_source",
+    ),
+    # Migration 0018_outcome: the fleet query's outcome filter, newest first.
+    Index(
+        "ix_session_scores_fleet_outcome",
+        "criteria_hash",
+        "outcome",
+        "scored_at",
+        "score_id",
+        postgresql_where=text("status = 'completed'"),
     ),
 )
 
@@ -289,6 +320,8 @@ latest_scores = Table(
     # The ``latest_tool_counts`` keys this row counts in, ``[tool, facet, value]`` each (migration 0011).
     Column("tool_facets", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
     Column("previous_tool_facets", JSONB),
+    # Migration 0018_outcome: the score's outcome (null for a score made before outcomes were judged).
+    Column("outcome", String(20)),
     # The newest sessions of a band (the ids listed beside a count).
     Index(
         "ix_latest_scores_band_newest",
@@ -309,6 +342,15 @@ latest_scores = Table(
     # Migration 0014_session_list: the sessions list's scored pages, by score and newest first.
     Index("ix_latest_scores_by_total", "criteria_hash", "total_score", "session_id"),
     Index("ix_latest_scores_newest", "criteria_hash", text("scored_at DESC"), text("session_id DESC")),
+    # Migration 0018_outcome: the latest scores judged against a reference (a comparison or agreement restricted to
+    # them reads only these).
+    Index(
+        "ix_latest_scores_with_reference",
+        "criteria_hash",
+        "session_id",
+        postgresql_include=["total_score", *DIMENSIONS],
+        postgresql_where=_WITH_REFERENCE,
+    ),
 )
 
 
@@ -388,6 +430,7 @@ trend_members = Table(
     Column("tool_relevance", Integer),
     Column("synthesis_quality", Integer),
     Column("previous", JSONB),
+    Column("outcome", String(20)),  # migration 0018_outcome
 )
 
 
@@ -415,6 +458,10 @@ trend_histograms = Table(
     Column("tool_relevance_n", Integer, nullable=False),
     Column("synthesis_quality_sum", Integer, nullable=False),
     Column("synthesis_quality_n", Integer, nullable=False),
+    # Migration 0018_outcome: the sessions whose latest score found, partly found or missed their reference.
+    Column("outcome_found", Integer, nullable=False, server_default=text("0")),
+    Column("outcome_partly_found", Integer, nullable=False, server_default=text("0")),
+    Column("outcome_missed", Integer, nullable=False, server_default=text("0")),
     CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
     CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
     CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
@@ -512,6 +559,45 @@ judge_labels = Table(
     CheckConstraint(f"source IN {_sql_list(LABEL_SOURCES)}", name="ck_judge_labels_source"),
     UniqueConstraint("session_id", "labeller", "revision", name="uq_judge_labels_revision"),
     Index("ix_judge_labels_session_id", "session_id"),
+)
+
+
+# A session's reference root cause set through the labels API (migration 0018_outcome): every revision kept with who
+# set it and when; the session's reference is its highest revision's (a revision without a root cause withdraws it).
+session_references = Table(
+    "session_references",
+    metadata,
+    Column("reference_id", UUID(as_uuid=True), primary_key=True),
+    Column("session_id", String(255), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("root_cause", Text),
+    Column("remediation", Text),
+    Column("set_by", String(255), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("revision > 0", name="ck_session_references_revision"),
+    CheckConstraint(
+        "root_cause IS NOT NULL OR remediation IS NULL", name="ck_session_references_remediation_with_cause"
+    ),
+    UniqueConstraint("session_id", "revision", name="uq_session_references_revision"),
+)
+
+
+# Per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose latest completed score
+# has that outcome and the sum of their totals (migration 0018_outcome): ``GET /analytics/outcome`` reads a few rows.
+# An unknown agent or alert type is '' with its ``*_unknown`` flag set, as in ``trend_histograms``. Kept by the verdict
+# statement from ``trend_members``; a score without an outcome (made before outcomes were judged) is not counted.
+outcome_counts = Table(
+    "outcome_counts",
+    metadata,
+    Column("criteria_hash", String(64), primary_key=True),
+    Column("agent_unknown", Boolean, primary_key=True),
+    Column("agent", String(255), primary_key=True),
+    Column("alert_type_unknown", Boolean, primary_key=True),
+    Column("alert_type", String(255), primary_key=True),
+    Column("outcome", String(20), primary_key=True),
+    Column("sessions", Integer, nullable=False),
+    Column("total_sum", BigInteger, nullable=False),
+    CheckConstraint(f"outcome IN {_sql_list(OUTCOMES)}", name="ck_outcome_counts_outcome"),
 )
 
 

@@ -43,6 +43,8 @@ class FleetFilter:
     session_started_before: datetime | None = None
     missing_tool: str | None = None
     """Attempts whose judge named this tool missing (case-insensitive)."""
+    outcome: str | None = None
+    """Attempts with this outcome (``models.scores.Outcome``)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class FleetScoreRecord:
     judge_model: str | None
     facts: SessionFacts | None
     missing_tools: tuple[str, ...]
+    outcome: str | None = None
 
     def sort_value(self, key: str) -> Any:
         """The value of ``key`` in this row (what a cursor after this row holds)."""

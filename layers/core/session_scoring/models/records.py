@@ -138,6 +138,12 @@ class ScoreRecord:
     writeback: WriteBackRecord | None = None
     """The write-back of a completed score to its trace store; None when none started (none configured, an uploaded
     session, or not yet)."""
+    outcome: str | None = None
+    """Whether the conclusion found the reference root cause (``models.scores.Outcome``); None until completed, and
+    for a score stored before outcomes were judged."""
+    outcome_reason: str | None = None
+    reference_source: str | None = None
+    """Where the reference the judge was given came from (label, import, source); None: it was given none."""
 
 
 @dataclass(frozen=True)
@@ -185,9 +191,13 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class PromptStats:
+    """What a score stores of the request it was judged on."""
+
     compacted: bool
     tokens_before: int | None
     tokens_after: int | None
+    reference_source: str | None = None
+    """Where the reference the request carried came from (label, import, source); None: it carried none."""
 
 
 @dataclass(frozen=True)

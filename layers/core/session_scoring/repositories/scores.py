@@ -68,6 +68,7 @@ from session_scoring.repositories.read_models import (
     comparison,
     latest_scores,
     latest_tools,
+    outcomes,
     score_counts,
     tool_counts,
     trends,
@@ -107,6 +108,9 @@ _VERDICT_COLUMNS = (
     "score_spread",
     "judging_ms",
     "estimated_cost_usd",
+    "outcome",
+    "outcome_reason",
+    "reference_source",
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -283,6 +287,9 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         judging_ms=values["judging_ms"],
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
         writeback=writeback_from(values.get("writeback_json")),
+        outcome=values["outcome"],
+        outcome_reason=values["outcome_reason"],
+        reference_source=values["reference_source"],
     )
 
 
@@ -326,13 +333,16 @@ def _store_verdict_statement() -> Any:
     )
     # Every read model moves in the verdict's statement (read_models/: one module each, in this order).
     latest = latest_scores.upkeep(done)
+    members, histograms = trends.upkeep(done)
     return _with_children(
         done,
         latest,
         score_counts.upkeep(latest),
         *latest_tools.upkeep(latest),
         tool_counts.upkeep(latest),
-        *trends.upkeep(done),
+        members,
+        histograms,
+        outcomes.upkeep(members),
         *comparison.upkeep(done, latest),
     )
 
@@ -455,6 +465,9 @@ def _verdict_params(
         "p_score_spread": spread,
         "p_judging_ms": None,
         "p_estimated_cost_usd": None,
+        "p_outcome": output.outcome.value,
+        "p_outcome_reason": output.outcome_reason,
+        "p_reference_source": prompt.reference_source,
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
             for i, (t, c) in enumerate(named)

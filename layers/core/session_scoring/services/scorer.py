@@ -1,4 +1,4 @@
-"""The scoring job: claim the attempt, load the session, judge it, store the verdict.
+"""The scoring job: claim the attempt, load the session and its reference root cause, judge it, store the verdict.
 
 The claim's lease is kept renewed while the job works (``services/leases.py``); a job whose claim is lost meanwhile
 stores nothing. ``Scorer.release_claims`` gives the claims in flight back on a clean shutdown.
@@ -35,7 +35,9 @@ from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import ClaimResult, PromptStats
+from session_scoring.models.reference import Reference
 from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.session import Session
 from session_scoring.observability import (
     FailureCategory,
     record_estimated_cost,
@@ -52,6 +54,7 @@ from session_scoring.observability import (
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
 from session_scoring.services.leases import Hold, LeaseKeeper, LeaseStore
+from session_scoring.services.references import ReferenceResolver, resolve_reference
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
@@ -209,6 +212,7 @@ class Scorer:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         leases: LeaseKeeper | None = None,
+        references: ReferenceResolver | None = None,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -224,6 +228,8 @@ class Scorer:
         self._sleep = sleep
         self.leases = leases or LeaseKeeper(repository, policy.lease_seconds)
         """Renews the leases of the jobs in flight (the heartbeat) and gives them back on shutdown."""
+        self._references = references
+        """Reads the reference set through the labels API; None: only the session's own reference is used."""
 
     def release_claims(self, reason: str) -> int:
         """Give back every claim of a job still in flight (a clean shutdown): each attempt returns to ``pending``
@@ -261,7 +267,7 @@ class Scorer:
                         claim.claim_token,
                         self._config.criteria_hash,
                         verdict,
-                        prompt_stats(prompt),
+                        prompt,
                         spread,
                         judging_ms=judging_ms,
                         estimated_cost_usd=cost,
@@ -285,6 +291,7 @@ class Scorer:
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
                 "total_score": verdict.output.total_score,
+                "outcome": verdict.output.outcome.value,
                 # The whole job (session load, every judge try and wait, store) beside the successful call.
                 "job_ms": int((self._clock() - started) * 1000),
                 "judge_latency_ms": verdict.latency_ms,
@@ -336,15 +343,25 @@ class Scorer:
         )
         return round(cost, 6)
 
+    def _reference(self, session: Session) -> Reference | None:
+        if self._references is None:
+            return resolve_reference(session, None)
+        with subsegment("reference read", session_id=session.session_id):
+            return self._references.for_session(session)
+
     def _score(
         self, job: ScoringJob, deadline: float
-    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None, int, list[str]]:
-        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), the prompt sent
-        (None for the heuristic judge), the whole judging time in ms (every retry and wait included) and the
-        session's available tools (what the missing tools' canonical names are matched against)."""
+    ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
+        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), what is stored of
+        the request (its prompt's sizes, none for the heuristic judge, and where its reference came from), the whole
+        judging time in ms (every retry and wait included) and the session's available tools (what the missing tools'
+        canonical names are matched against)."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
-        prompt = prompt_for_judge(self._config, session, self._policy.input_budget_tokens)
+        reference = self._reference(session)
+        prompt: JudgePrompt | None = prompt_for_judge(
+            self._config, session, self._policy.input_budget_tokens, reference
+        )
         if prompt is not None and prompt.compacted:
             record_prompt_compaction()
         calls = 0
@@ -357,6 +374,7 @@ class Scorer:
                 prompt=prompt,
                 timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
                 budget_seconds=time_left,
+                reference=reference,
             )
             judge = self._judge()
             return self._breaker.call(lambda: judge.evaluate(request))
@@ -399,7 +417,7 @@ class Scorer:
             cache_write_tokens=usage.cache_write_tokens,
         )
         available_tools = [tool.qualified_name for tool in session.all_available_tools]
-        return verdict, prompt, spread, judging_ms, available_tools
+        return verdict, prompt_stats(prompt, reference), spread, judging_ms, available_tools
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy, job.deferrals)
