@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../api/client';
 import type { LabelRequest, SessionLabel } from '../api/generated/schema';
 import { useLabels, usePutLabel } from '../api/qualityQueries';
+import { SessionReferencePanel } from './ReferenceEditor';
 
 export interface LabelFormProps {
   judgeTotal: number | null;
@@ -69,17 +70,20 @@ export function LabelForm({ judgeTotal, labels, submitting = false, error = null
   );
 }
 
-/** The label form wired to the API for one session. */
+/** The label form wired to the API for one session, and the session's known root cause beside it. */
 export function SessionLabelsPanel({ sessionId, judgeTotal }: { sessionId: string; judgeTotal: number | null }) {
   const labels = useLabels(sessionId);
   const put = usePutLabel(sessionId);
   return (
-    <LabelForm
-      judgeTotal={judgeTotal}
-      labels={labels.data?.current ?? []}
-      submitting={put.isPending}
-      error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
-      onSubmit={(label) => put.mutate(label)}
-    />
+    <>
+      <LabelForm
+        judgeTotal={judgeTotal}
+        labels={labels.data?.current ?? []}
+        submitting={put.isPending}
+        error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
+        onSubmit={(label) => put.mutate(label)}
+      />
+      <SessionReferencePanel sessionId={sessionId} />
+    </>
   );
 }

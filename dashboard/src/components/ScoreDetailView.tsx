@@ -19,6 +19,7 @@ import { AlternativeApproachesCard } from './AlternativeApproachesCard';
 import { JsonBlock } from './JsonBlock';
 import { Markdown } from './Markdown';
 import { MissingToolsCard } from './MissingToolsCard';
+import { OutcomeChip } from './OutcomeChip';
 import { ScoreBadge } from './ScoreBadge';
 import { ScoreBreakdownCard } from './ScoreBreakdownCard';
 
@@ -58,6 +59,19 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [] }: S
                 {band ? `${band.label} · ` : ''}scored {when(score.scored_at)} · by {score.scored_triggered_by}
               </Typography>
             </Box>
+            {score.outcome && (
+              <Box data-testid="score-outcome">
+                <Typography variant="body2" color="text.secondary">
+                  Root cause
+                </Typography>
+                <OutcomeChip outcome={score.outcome} reason={score.outcome_reason} referenceSource={score.reference_source} />
+                {score.outcome !== 'no_reference' && score.outcome_reason && (
+                  <Typography variant="body2" sx={{ mt: 0.5, maxWidth: 560 }}>
+                    {score.outcome_reason}
+                  </Typography>
+                )}
+              </Box>
+            )}
           </CardContent>
         </Card>
       ) : (

@@ -23,6 +23,7 @@ import { errorMessage, fleetScoresCsvUrl } from '../api/client';
 import type { FleetScore } from '../api/generated/schema';
 import { useFleetScores, useScoreBands } from '../api/queries';
 import { CursorPager } from '../components/CursorPager';
+import { OutcomeChip } from '../components/OutcomeChip';
 import { ScoreBadge } from '../components/ScoreBadge';
 import { EmptyState, ErrorState, Loading } from '../components/StateViews';
 import {
@@ -151,6 +152,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
       ))}
       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.agent ?? '–'}</TableCell>
       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.alert_type ?? '–'}</TableCell>
+      <TableCell sx={wide}>{row.outcome ? <OutcomeChip outcome={row.outcome} /> : '–'}</TableCell>
       <TableCell sx={wide}>{when(row.scored_at)}</TableCell>
       <TableCell sx={wide}>{when(facts?.started_at)}</TableCell>
     </TableRow>
@@ -198,6 +200,7 @@ export function ScoresPage() {
                   ))}
                   <TableCell sx={wide}>Agent</TableCell>
                   <TableCell sx={wide}>Alert type</TableCell>
+                  <TableCell sx={wide}>Root cause</TableCell>
                   <SortHeader column="scored_at" label="Scored" state={state} onSort={onSort} sx={wide} />
                   <SortHeader column="session_started_at" label="Started" state={state} onSort={onSort} sx={wide} />
                 </TableRow>
