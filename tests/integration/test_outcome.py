@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
 from tests.support.fake_claude import FakeReply, scripted_verdict, verdict_body
@@ -245,14 +244,13 @@ def test_the_outcome_report_and_the_filters(stack: Stack) -> None:
     ]
 
 
-@pytest.mark.parametrize("which", ["with_reference"])
-def test_a_run_selects_the_sessions_with_a_reference(stack: Stack, which: str) -> None:
+def test_a_run_selects_the_sessions_with_a_reference(stack: Stack) -> None:
     sessions = _scored_outcomes(stack)
     label = f"/api/v1/scoring/sessions/{THOROUGH_ID}/labels/reference"
     assert stack.client.put(label, json={"reference_root_cause": "a known cause"}).status_code == 200
 
     dry = stack.client.post(
-        "/api/v1/scoring/runs", json={"selection": {"which": which}, "max_sessions": 100, "dry_run": True}
+        "/api/v1/scoring/runs", json={"selection": {"which": "with_reference"}, "max_sessions": 100, "dry_run": True}
     ).json()
 
     assert dry["sessions_selected"] == 3
@@ -308,3 +306,26 @@ def test_the_comparison_and_the_agreement_restricted_to_sessions_with_a_referenc
     assert every["base_human_agreement"]["n"] == 2
     agreement = stack.client.get("/api/v1/scoring/analytics/agreement", params={"with_reference": "true"}).json()
     assert (agreement["n"], agreement["with_reference"], agreement["pairs"][0]["session_id"]) == (1, True, "s1")
+
+
+def test_a_benchmarks_ground_truth_loaded_by_the_script_is_judged(stack: Stack, tmp_path: Path) -> None:
+    from scripts.load_reference_root_causes import main
+
+    found = upload(stack, crashloop())["session_id"]
+    missed = upload(stack, crashloop())["session_id"]
+    ground_truth = tmp_path / "ground_truth.csv"
+    ground_truth.write_text(
+        f'session_id,root_cause\n{found},"{FOUND_CAUSE}"\n{missed},"{UNRELATED_CAUSE}"\nno-such-session,x\n'
+    )
+
+    def send(session_id: str, body: dict[str, str | None]) -> tuple[int, str]:
+        answer = stack.client.put(f"/api/v1/scoring/sessions/{session_id}/labels/reference", json=body)
+        return answer.status_code, answer.text
+
+    out: list[str] = []
+    assert main([str(ground_truth)], send=send, out=out.append) == 1  # the unknown session is refused
+    assert out[-1] == "2 reference(s) set, 1 refused"
+    assert "refused (404)" in out[2]
+
+    assert (score(stack, found)["outcome"], score(stack, missed)["outcome"]) == ("found", "missed")
+    assert score(stack, found, force=True)["reference_source"] == "label"
