@@ -7,12 +7,14 @@ analytics.
   none), with a partial index for the fleet query's outcome filter, newest first.
 - ``session_references``: the references set through the labels API, every revision kept with who set it and when
   (a revision without a root cause withdraws the reference).
-- ``latest_scores`` and ``trend_members``: the outcome of each latest score (a partial index over the latest scores
-  judged against a reference: the comparison and agreement restricted to them read only those).
+- ``latest_scores`` and ``trend_members``: the outcome of each latest score.
 - ``trend_histograms``: the sessions found, partly found and missed per bucket and group (0 for existing rows, whose
   scores have no outcome).
 - ``outcome_counts``: per criteria hash (and ``*``), agent, alert type and outcome, the latest scores and the sum of
   their totals (``GET /analytics/outcome``), kept by the verdict statement.
+- ``comparison_pairs.with_reference`` (either latest score judged against a reference) with partial indexes for the
+  movers and the scatter of a restricted comparison, and ``comparison_cells`` kinds prefixed ``ref_`` (the same
+  histograms over those sessions; ``kind`` widened to 32 characters for them).
 
 Existing scores have no outcome, so nothing is backfilled: every new table starts empty and every new count at 0.
 
@@ -33,9 +35,13 @@ branch_labels = None
 depends_on = None
 
 OUTCOMES = "('found', 'partly_found', 'missed', 'no_reference')"
-REFERENCED = "('found', 'partly_found', 'missed')"
 DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
 HISTOGRAM_OUTCOMES = ("outcome_found", "outcome_partly_found", "outcome_missed")
+KINDS = ("total", *DIMENSIONS)
+
+
+def _kinds(prefixes: tuple[str, ...]) -> str:
+    return "kind IN (" + ", ".join(f"'{prefix}{kind}'" for prefix in prefixes for kind in KINDS) + ")"
 
 
 def upgrade() -> None:
@@ -74,13 +80,6 @@ def upgrade() -> None:
     )
 
     op.add_column("latest_scores", sa.Column("outcome", sa.String(20)))
-    op.create_index(
-        "ix_latest_scores_with_reference",
-        "latest_scores",
-        ["criteria_hash", "session_id"],
-        postgresql_include=["total_score", *DIMENSIONS],
-        postgresql_where=sa.text(f"outcome IN {REFERENCED}"),
-    )
     op.add_column("trend_members", sa.Column("outcome", sa.String(20)))
     for name in HISTOGRAM_OUTCOMES:
         op.add_column("trend_histograms", sa.Column(name, sa.Integer(), nullable=False, server_default=sa.text("0")))
@@ -98,13 +97,47 @@ def upgrade() -> None:
         sa.CheckConstraint(f"outcome IN {OUTCOMES}", name="ck_outcome_counts_outcome"),
     )
 
+    op.add_column(
+        "comparison_pairs",
+        sa.Column("with_reference", sa.Boolean(), nullable=False, server_default=sa.text("false")),
+    )
+    where = {"postgresql_where": sa.text("with_reference")}
+    op.create_index(
+        "ix_comparison_pairs_reference_rising",
+        "comparison_pairs",
+        ["low_hash", "high_hash", "delta", "session_id"],
+        **where,
+    )
+    op.create_index(
+        "ix_comparison_pairs_reference_falling",
+        "comparison_pairs",
+        ["low_hash", "high_hash", sa.text("delta DESC"), "session_id"],
+        **where,
+    )
+    op.create_index(
+        "ix_comparison_pairs_reference_sessions",
+        "comparison_pairs",
+        ["low_hash", "high_hash", "session_id"],
+        postgresql_include=["low_total", "high_total"],
+        **where,
+    )
+    op.alter_column("comparison_cells", "kind", type_=sa.String(32), existing_type=sa.String(20))
+    op.drop_constraint("ck_comparison_cells_kind", "comparison_cells", type_="check")
+    op.create_check_constraint("ck_comparison_cells_kind", "comparison_cells", _kinds(("", "ref_")))
+
 
 def downgrade() -> None:
+    op.execute("DELETE FROM comparison_cells WHERE kind LIKE 'ref\\_%'")
+    op.drop_constraint("ck_comparison_cells_kind", "comparison_cells", type_="check")
+    op.create_check_constraint("ck_comparison_cells_kind", "comparison_cells", _kinds(("",)))
+    op.alter_column("comparison_cells", "kind", type_=sa.String(20), existing_type=sa.String(32))
+    for name in ("sessions", "falling", "rising"):
+        op.drop_index(f"ix_comparison_pairs_reference_{name}", table_name="comparison_pairs")
+    op.drop_column("comparison_pairs", "with_reference")
     op.drop_table("outcome_counts")
     for name in reversed(HISTOGRAM_OUTCOMES):
         op.drop_column("trend_histograms", name)
     op.drop_column("trend_members", "outcome")
-    op.drop_index("ix_latest_scores_with_reference", table_name="latest_scores")
     op.drop_column("latest_scores", "outcome")
     op.drop_table("session_references")
     op.drop_index("ix_session_scores_fleet_outcome", table_name="session_scores")

@@ -43,7 +43,6 @@ from session_scoring.models.scores import (
     MAX_SCORE,
     MIN_SCORE,
     REFERENCE_SOURCES,
-    REFERENCED_OUTCOMES,
     Outcome,
     ScoreStatus,
 )
@@ -62,8 +61,9 @@ EXPORT_KINDS = ("training",)
 EXPORT_STATUSES = ("queued", "running", "completed", "failed")
 WRITEBACK_STATUSES = ("writing", "written", "retrying", "failed")
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
-_WITH_REFERENCE = text(f"outcome IN {_sql_list(tuple(o.value for o in REFERENCED_OUTCOMES))}")
-"""A latest score judged against a reference (migration 0018_outcome)."""
+COMPARISON_KINDS = tuple(prefix + kind for prefix in ("", "ref_") for kind in ("total", *DIMENSIONS))
+"""The kinds of ``comparison_cells``: the joint histogram ('total') and each dimension's deltas, over every session
+and (prefixed ``ref_``) over the sessions judged against a reference."""
 
 
 metadata = MetaData()
@@ -342,15 +342,6 @@ latest_scores = Table(
     # Migration 0014_session_list: the sessions list's scored pages, by score and newest first.
     Index("ix_latest_scores_by_total", "criteria_hash", "total_score", "session_id"),
     Index("ix_latest_scores_newest", "criteria_hash", text("scored_at DESC"), text("session_id DESC")),
-    # Migration 0018_outcome: the latest scores judged against a reference (a comparison or agreement restricted to
-    # them reads only these).
-    Index(
-        "ix_latest_scores_with_reference",
-        "criteria_hash",
-        "session_id",
-        postgresql_include=["total_score", *DIMENSIONS],
-        postgresql_where=_WITH_REFERENCE,
-    ),
 )
 
 
@@ -639,6 +630,9 @@ comparison_pairs = Table(
     Column("high_total", Integer, nullable=False),
     # The high hash's total minus the low hash's (the comparison's delta, or its negation when read flipped).
     Column("delta", Integer, Computed("high_total - low_total", persisted=True)),
+    # Migration 0018_outcome: either latest score was judged against a reference (a comparison restricted to such
+    # sessions reads these rows through the partial indexes below).
+    Column("with_reference", Boolean, nullable=False, server_default=text("false")),
     # The scatter's sample is the pair's first sessions: an index-only scan of the key.
     PrimaryKeyConstraint(
         "low_hash",
@@ -650,19 +644,45 @@ comparison_pairs = Table(
     # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction.
     Index("ix_comparison_pairs_rising", "low_hash", "high_hash", "delta", "session_id"),
     Index("ix_comparison_pairs_falling", "low_hash", "high_hash", text("delta DESC"), "session_id"),
+    # Migration 0018_outcome: the same three reads over the sessions with a reference.
+    Index(
+        "ix_comparison_pairs_reference_rising",
+        "low_hash",
+        "high_hash",
+        "delta",
+        "session_id",
+        postgresql_where=text("with_reference"),
+    ),
+    Index(
+        "ix_comparison_pairs_reference_falling",
+        "low_hash",
+        "high_hash",
+        text("delta DESC"),
+        "session_id",
+        postgresql_where=text("with_reference"),
+    ),
+    Index(
+        "ix_comparison_pairs_reference_sessions",
+        "low_hash",
+        "high_hash",
+        "session_id",
+        postgresql_include=["low_total", "high_total"],
+        postgresql_where=text("with_reference"),
+    ),
 )
 
 
 # The comparison's histograms per unordered pair of criteria hashes (as ``comparison_pairs``): ``kind`` 'total'
 # counts sessions per (``a`` low hash's total, ``b`` high hash's total); a dimension's kind counts sessions per
-# ``a`` = high minus low points (both present; ``b`` 0). Kept by the verdict statement; a cell whose sessions fall
-# to 0 stays (readers skip it).
+# ``a`` = high minus low points (both present; ``b`` 0). The same kinds prefixed ``ref_`` count only the sessions
+# judged against a reference under either hash (migration 0018_outcome). Kept by the verdict statement; a cell whose
+# sessions fall to 0 stays (readers skip it).
 comparison_cells = Table(
     "comparison_cells",
     metadata,
     Column("low_hash", String(64), primary_key=True),
     Column("high_hash", String(64), primary_key=True),
-    Column("kind", String(20), primary_key=True),
+    Column("kind", String(32), primary_key=True),
     Column("a", Integer, primary_key=True),
     Column("b", Integer, primary_key=True),
     Column("sessions", Integer, nullable=False),
@@ -670,5 +690,5 @@ comparison_cells = Table(
     PrimaryKeyConstraint(
         "low_hash", "high_hash", "kind", "a", "b", name="comparison_cells_pkey", postgresql_include=["sessions"]
     ),
-    CheckConstraint(f"kind IN {_sql_list(('total', *DIMENSIONS))}", name="ck_comparison_cells_kind"),
+    CheckConstraint(f"kind IN {_sql_list(COMPARISON_KINDS)}", name="ck_comparison_cells_kind"),
 )

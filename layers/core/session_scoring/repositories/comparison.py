@@ -4,10 +4,9 @@ A comparison reads its pair's cells (at most 101 x 101 + 4 x 51 rows), its mover
 scans that stop after a few rows) and flips them when the base is the higher hash: its cost does not grow with the
 number of sessions.
 
-A comparison restricted to the sessions judged against a reference root cause (``with_reference``) is computed from
-``latest_scores`` instead: the sessions whose latest score under either criteria has a reference outcome (the partial
-index ``ix_latest_scores_with_reference``), each joined with its two latest scores. Its cost grows with the number of
-such sessions (a benchmark's), not with every score.
+A comparison restricted to the sessions judged against a reference root cause under either criteria
+(``with_reference``) reads the same way: its pair's ``ref_`` cells, and its movers and scatter through partial
+indexes over the pair rows with a reference.
 """
 
 from __future__ import annotations
@@ -16,13 +15,13 @@ from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import func, literal_column, select, text
+from sqlalchemy import func, literal_column, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
 from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.read_models import comparison, rebuild_tables
@@ -38,59 +37,6 @@ def _points() -> TypeAdapter[list[ComparisonPoint]]:
     return TypeAdapter(list[ComparisonPoint])
 
 
-# The sessions with a latest score judged against a reference (found, partly found, missed) under either criteria,
-# with both latest scores; the histograms (as ``comparison_cells``' kinds), the movers each way and the scatter's
-# first sessions are read from them. Plain SQL, spelt out (the outcomes and dimensions of models.scores).
-_WITH_REFERENCE_PAIRS = """
-WITH referenced AS (
-    SELECT session_id FROM latest_scores
-    WHERE criteria_hash = :base AND outcome IN ('found', 'partly_found', 'missed')
-    UNION
-    SELECT session_id FROM latest_scores
-    WHERE criteria_hash = :candidate AND outcome IN ('found', 'partly_found', 'missed')
-), pairs AS (
-    SELECT r.session_id, b.total_score AS base, c.total_score AS candidate, c.total_score - b.total_score AS delta,
-           c.logical_flow - b.logical_flow AS logical_flow, c.consistency - b.consistency AS consistency,
-           c.tool_relevance - b.tool_relevance AS tool_relevance,
-           c.synthesis_quality - b.synthesis_quality AS synthesis_quality
-    FROM referenced r
-    JOIN latest_scores b ON b.session_id = r.session_id AND b.criteria_hash = :base
-    JOIN latest_scores c ON c.session_id = r.session_id AND c.criteria_hash = :candidate
-)
-"""
-
-_WITH_REFERENCE_HISTOGRAMS = text(
-    _WITH_REFERENCE_PAIRS  # noqa: S608 - two constants of this module; the values are bound parameters
-    + """
-SELECT
-  (SELECT json_agg(json_build_array(kind, a, b, n)) FROM (
-       SELECT 'total' AS kind, base AS a, candidate AS b, count(*) AS n FROM pairs GROUP BY base, candidate
-       UNION ALL SELECT 'logical_flow', logical_flow, 0, count(*) FROM pairs
-                 WHERE logical_flow IS NOT NULL GROUP BY logical_flow
-       UNION ALL SELECT 'consistency', consistency, 0, count(*) FROM pairs
-                 WHERE consistency IS NOT NULL GROUP BY consistency
-       UNION ALL SELECT 'tool_relevance', tool_relevance, 0, count(*) FROM pairs
-                 WHERE tool_relevance IS NOT NULL GROUP BY tool_relevance
-       UNION ALL SELECT 'synthesis_quality', synthesis_quality, 0, count(*) FROM pairs
-                 WHERE synthesis_quality IS NOT NULL GROUP BY synthesis_quality
-   ) AS cells) AS cells,
-  (SELECT json_agg(json_build_array(session_id, base, candidate) ORDER BY delta DESC, session_id COLLATE "C")
-   FROM (SELECT * FROM pairs WHERE delta > 0 ORDER BY delta DESC, session_id COLLATE "C" LIMIT :movers) AS up) AS up,
-  (SELECT json_agg(json_build_array(session_id, base, candidate) ORDER BY delta, session_id COLLATE "C")
-   FROM (SELECT * FROM pairs WHERE delta < 0 ORDER BY delta, session_id COLLATE "C" LIMIT :movers) AS down) AS down
-"""
-)
-
-_WITH_REFERENCE_POINTS = text(
-    _WITH_REFERENCE_PAIRS  # noqa: S608 - two constants of this module; the values are bound parameters
-    + """
-SELECT json_agg(json_build_object('session_id', session_id, 'base', base, 'candidate', candidate)
-                ORDER BY session_id COLLATE "C")
-FROM (SELECT * FROM pairs ORDER BY session_id COLLATE "C" LIMIT :limit) AS first
-"""
-)
-
-
 def _check(base: str, candidate: str) -> None:
     if ANY_CRITERIA in (base, candidate):
         raise ValueError(f"the comparison is between two criteria hashes, not {ANY_CRITERIA!r}")
@@ -101,28 +47,31 @@ class ComparisonRepository(StatementRepository):
 
     @db_call
     def histograms(self, base: str, candidate: str, movers: int, with_reference: bool = False) -> ComparisonHistograms:
-        """For the sessions with a latest completed score under both criteria: the joint histogram of (base total,
-        candidate total), each dimension's histogram of deltas (candidate minus base, both present), and the
-        ``movers`` biggest rises and falls (ties by session id in code point order), in one statement.
-        ``with_reference``: only the sessions whose latest score under either criteria was judged against a
-        reference root cause."""
+        """For the sessions with a latest completed score under both criteria (``with_reference``: and judged against
+        a reference under either): the joint histogram of (base total, candidate total), each dimension's histogram
+        of deltas (candidate minus base, both present), and the ``movers`` biggest rises and falls (ties by session
+        id in code point order), in one statement."""
         _check(base, candidate)
-        if with_reference:
-            return self._referenced_histograms(base, candidate, movers)
         if base == candidate:
-            return self._self_histograms(base)
+            return self._self_histograms(base, with_reference)
         low, high = sorted((base, candidate))
         flipped = base != low
+        prefix = comparison.REFERENCE_PREFIX if with_reference else ""
         c, p = _CELLS.c, _PAIRS.c
         cells = select(func.json_agg(func.json_build_array(c.kind, c.a, c.b, c.sessions))).where(
-            c.low_hash == low, c.high_hash == high, c.sessions != 0
+            c.low_hash == low,
+            c.high_hash == high,
+            c.kind.in_([prefix + kind for kind in (comparison.TOTAL, *DIMENSIONS)]),
+            c.sessions != 0,
         )
+        # The partial indexes' predicate, as the column itself: PostgreSQL matches it to them.
+        restricted = [p.with_reference] if with_reference else []
 
         def biggest(condition: Any, ascending: bool) -> Any:
             order = (p.delta.asc() if ascending else p.delta.desc(), p.session_id)
             top = (
                 select(p.session_id, p.low_total, p.high_total, p.delta)
-                .where(p.low_hash == low, p.high_hash == high, condition)
+                .where(p.low_hash == low, p.high_hash == high, condition, *restricted)
                 .order_by(*order)
                 .limit(movers)
                 .subquery("movers")
@@ -144,6 +93,7 @@ class ComparisonRepository(StatementRepository):
         joint: dict[tuple[int, int], int] = {}
         deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
         for kind, a, b, n in as_json_list(found.cells if found else None):
+            kind = kind.removeprefix(prefix)
             if kind == comparison.TOTAL:
                 joint[(b, a) if flipped else (a, b)] = n
             else:
@@ -160,27 +110,14 @@ class ComparisonRepository(StatementRepository):
             movers_down=[mover(*m) for m in as_json_list(found.down if found else None)],
         )
 
-    def _referenced_histograms(self, base: str, candidate: str, movers: int) -> ComparisonHistograms:
-        found = self._one(_WITH_REFERENCE_HISTOGRAMS, {"base": base, "candidate": candidate, "movers": movers})
-        joint: dict[tuple[int, int], int] = {}
-        deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
-        for kind, a, b, n in as_json_list(found.cells if found else None):
-            if kind == comparison.TOTAL:
-                joint[(a, b)] = n
-            else:
-                deltas[kind][a] = n
+    @staticmethod
+    def _own_rows(criteria_hash: str, with_reference: bool) -> list[Any]:
+        """A criteria's ``latest_scores`` rows (those judged against a reference when ``with_reference``)."""
+        latest = _LATEST.c
+        referenced = [latest.outcome.in_([o.value for o in REFERENCED_OUTCOMES])] if with_reference else []
+        return [latest.criteria_hash == criteria_hash, *referenced]
 
-        def mover(session_id: str, before: int, after: int) -> Mover:
-            return Mover(session_id=session_id, base=before, candidate=after, delta=after - before)
-
-        return ComparisonHistograms(
-            joint=joint,
-            dimension_deltas=deltas,
-            movers_up=[mover(*m) for m in as_json_list(found.up if found else None)],
-            movers_down=[mover(*m) for m in as_json_list(found.down if found else None)],
-        )
-
-    def _self_histograms(self, criteria_hash: str) -> ComparisonHistograms:
+    def _self_histograms(self, criteria_hash: str, with_reference: bool) -> ComparisonHistograms:
         """A criteria compared with itself: every session it scored, each unchanged (no pair rows: read from
         ``latest_scores``, a scan of the criteria's rows)."""
         latest = _LATEST.c
@@ -190,7 +127,7 @@ class ComparisonRepository(StatementRepository):
                 func.count().label("n"),
                 *[func.count(latest[d]).label(d) for d in DIMENSIONS],
             )
-            .where(latest.criteria_hash == criteria_hash)
+            .where(*self._own_rows(criteria_hash, with_reference))
             .group_by(latest.total_score)
         )
         present = {d: sum(int(row._mapping[d]) for row in rows) for d in DIMENSIONS}
@@ -203,19 +140,16 @@ class ComparisonRepository(StatementRepository):
 
     @db_call
     def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]:
-        """Up to ``limit`` sessions scored under both criteria with their two totals: the first by session id (code
-        point order), a sample that is the same on every call (and, with random session ids, spread over the whole
-        population). It walks the pair's primary key and stops at ``limit``, whatever the number of sessions.
-        ``with_reference``: only the sessions judged against a reference under either criteria."""
+        """Up to ``limit`` sessions scored under both criteria (``with_reference``: and judged against a reference
+        under either) with their two totals: the first by session id (code point order), a sample that is the same on
+        every call (and, with random session ids, spread over the whole population). It walks the pair's primary key
+        (or the partial index of its rows with a reference) and stops at ``limit``, whatever the number of sessions."""
         _check(base, candidate)
-        if with_reference:
-            found = self._one(_WITH_REFERENCE_POINTS, {"base": base, "candidate": candidate, "limit": limit})
-            return _points().validate_python(as_json_list(found[0] if found else None))
         if base == candidate:
             latest = _LATEST.c
             same = self._all(
                 select(latest.session_id, latest.total_score)
-                .where(latest.criteria_hash == base)
+                .where(*self._own_rows(base, with_reference))
                 .order_by(latest.session_id.collate("C"))
                 .limit(limit)
             )
@@ -225,7 +159,7 @@ class ComparisonRepository(StatementRepository):
         p = _PAIRS.c
         first = (
             select(p.session_id, p.low_total, p.high_total)
-            .where(p.low_hash == low, p.high_hash == high)
+            .where(p.low_hash == low, p.high_hash == high, *([p.with_reference] if with_reference else []))
             .order_by(p.session_id)
             .limit(limit)
             .subquery("first")
