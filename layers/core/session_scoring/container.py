@@ -154,7 +154,8 @@ class Container:
 
     @cached_property
     def reference_resolver(self) -> ReferenceResolver:
-        """The reference a session is judged against (labels API, then its document): read on the autocommit engine."""
+        """The reference a session is judged against (labels API, then its document) for the batch poller and a run's
+        estimate, read on the autocommit engine (the scorer's claim returns it itself)."""
         from session_scoring.repositories.labels import ReferenceReads
         from session_scoring.services.references import ReferenceResolver
 
@@ -346,7 +347,6 @@ class Container:
             policy,
             self.breaker,
             self.writeback(policy),
-            references=self.reference_resolver,
         )
 
     def writeback(self, policy: ScorerPolicy) -> VerdictWriteBack | None:

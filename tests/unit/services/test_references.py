@@ -30,19 +30,21 @@ def test_the_label_wins_then_the_imported_document_then_the_source() -> None:
     uploaded = session("upload", "  the document's cause \n", "  ")
     filed = session("file", "the file's cause", "roll back")
 
-    assert resolve_reference(uploaded, label("the label's cause", "fix it")) == Reference(
+    assert resolve_reference(uploaded, "the label's cause", "fix it") == Reference(
         "the label's cause", "fix it", "label"
     )
-    assert resolve_reference(uploaded, None) == Reference("the document's cause", None, "import")
-    assert resolve_reference(filed, None) == Reference("the file's cause", "roll back", "source")
-    assert resolve_reference(session("tarsy"), None) is None
+    assert resolve_reference(uploaded) == Reference("the document's cause", None, "import")
+    assert resolve_reference(filed) == Reference("the file's cause", "roll back", "source")
+    assert resolve_reference(session("tarsy")) is None
 
 
 def test_a_withdrawn_label_lets_the_documents_own_reference_apply_again() -> None:
     uploaded = session("upload", "the document's cause")
+    withdrawn = ReferenceResolver(_Labels(label(None)))
 
-    assert resolve_reference(uploaded, label(None)) == Reference("the document's cause", None, "import")
-    assert resolve_reference(session("upload", "   "), label(None)) is None
+    assert withdrawn.for_session(uploaded) == Reference("the document's cause", None, "import")
+    assert withdrawn.for_session(session("upload", "   ")) is None
+    assert ReferenceResolver(_Labels(None)).for_session(session("file")) is None
 
 
 class _Labels:

@@ -187,6 +187,10 @@ class ClaimResult:
     status: ScoreStatus | None = None
     lease_expires_at: datetime | None = None
     delivery_count: int = 0
+    reference_root_cause: str | None = None
+    """The session's reference root cause set through the labels API, read by the claim itself (no statement of its
+    own per job); None when none is set, or the last revision withdrew it."""
+    reference_remediation: str | None = None
 
 
 @dataclass(frozen=True)

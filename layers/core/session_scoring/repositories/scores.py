@@ -237,7 +237,24 @@ def _claim_statement() -> Any:
             delivery_count=_SCORES.c.delivery_count + 1,
             dead_lettered_at=None,
         )
-        .returning(_SCORES.c.delivery_count, _SCORES.c.lease_expires_at)
+        .returning(
+            _SCORES.c.delivery_count,
+            _SCORES.c.lease_expires_at,
+            *[_label_reference(part).label(f"reference_{part}") for part in ("root_cause", "remediation")],
+        )
+    )
+
+
+def _label_reference(part: str) -> Any:
+    """The session's current label reference's ``part`` (its highest revision: one probe of the unique (session,
+    revision)), for the claim to return: the job reads it without a statement of its own."""
+    references = schema.session_references
+    return (
+        select(references.c[part])
+        .where(references.c.session_id == _SCORES.c.session_id)
+        .order_by(references.c.revision.desc())
+        .limit(1)
+        .scalar_subquery()
     )
 
 
@@ -596,7 +613,7 @@ class ScoreRepository(StatementRepository):
     @db_call
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
         """Move a pending attempt (one whose lease expired, or a dead-lettered one redriven) to in_progress for this
-        worker only."""
+        worker only; a claim returns the session's reference set through the labels API too."""
         token = uuid.uuid4()
         try:
             claimed = self._one(
@@ -605,7 +622,15 @@ class ScoreRepository(StatementRepository):
         except IntegrityError:
             claimed = None  # a redriven attempt while the session has another active one: that one wins
         if claimed is not None:
-            return ClaimResult(True, token, ScoreStatus.IN_PROGRESS, claimed.lease_expires_at, claimed.delivery_count)
+            return ClaimResult(
+                True,
+                token,
+                ScoreStatus.IN_PROGRESS,
+                claimed.lease_expires_at,
+                claimed.delivery_count,
+                claimed.reference_root_cause,
+                claimed.reference_remediation,
+            )
         current = self._one(_CLAIM_STATE, {"p_score_id": score_id})
         if current is None:
             return ClaimResult(False)

@@ -268,7 +268,7 @@ class BatchPoller:
         """The session's request, with its reference (resolved now), and the reference."""
         session = self._source.get_session(session_id)
         reference = (
-            resolve_reference(session, None) if self._references is None else self._references.for_session(session)
+            resolve_reference(session) if self._references is None else self._references.for_session(session)
         )
         prompt = build_prompt(
             self._config, session, budget_tokens=self._policy.input_budget_tokens, reference=reference

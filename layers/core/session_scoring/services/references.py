@@ -1,4 +1,5 @@
-"""Which reference root cause a session is judged against, and where it came from.
+"""Which reference root cause a session is judged against, and where it came from (the scorer's claim returns the
+label reference itself; the batch poller and a run's estimate read it through :class:`ReferenceResolver`).
 
 Precedence: the session's reference set through the labels API (its highest revision; a revision that withdrew it
 lets the document's own apply again), then a field of the imported document (an uploaded session), then the session
@@ -22,11 +23,14 @@ class LabelReferences(Protocol):
     def current_reference(self, session_id: str) -> ReferenceRecord | None: ...
 
 
-def resolve_reference(session: Session, labelled: ReferenceRecord | None) -> Reference | None:
-    """The reference ``session`` is judged against: ``labelled`` (its current label reference) when it names a root
-    cause, else the session's own (``import`` for an uploaded session, ``source`` otherwise), else None."""
-    if labelled is not None and labelled.root_cause:
-        return Reference(labelled.root_cause, labelled.remediation, "label")
+def resolve_reference(
+    session: Session, label_root_cause: str | None = None, label_remediation: str | None = None
+) -> Reference | None:
+    """The reference ``session`` is judged against: its current label reference (``label_root_cause``, None when none
+    is set or it was withdrawn) when there is one, else the session's own (``import`` for an uploaded session,
+    ``source`` otherwise), else None."""
+    if label_root_cause:
+        return Reference(label_root_cause, label_remediation, "label")
     root_cause = clean_reference_text(session.reference_root_cause)
     if root_cause is None:
         return None
@@ -41,4 +45,7 @@ class ReferenceResolver:
         self._labels = labels
 
     def for_session(self, session: Session) -> Reference | None:
-        return resolve_reference(session, self._labels.current_reference(session.session_id))
+        record = self._labels.current_reference(session.session_id)
+        if record is None:
+            return resolve_reference(session)
+        return resolve_reference(session, record.root_cause, record.remediation)

@@ -287,7 +287,7 @@ class RunEstimator:
             except PermanentError:
                 continue  # an unreadable session fails its own attempt; the others make the estimate
             reference = (
-                resolve_reference(session, None) if self._references is None else self._references.for_session(session)
+                resolve_reference(session) if self._references is None else self._references.for_session(session)
             )
             prompt = build_prompt(self._config, session, budget_tokens=self._budget_tokens, reference=reference)
             sizes.append(prompt.estimated_tokens)

@@ -35,9 +35,7 @@ from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import ClaimResult, PromptStats
-from session_scoring.models.reference import Reference
 from session_scoring.models.scores import ScoreStatus
-from session_scoring.models.session import Session
 from session_scoring.observability import (
     FailureCategory,
     record_estimated_cost,
@@ -54,7 +52,7 @@ from session_scoring.observability import (
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
 from session_scoring.services.leases import Hold, LeaseKeeper, LeaseStore
-from session_scoring.services.references import ReferenceResolver, resolve_reference
+from session_scoring.services.references import resolve_reference
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
@@ -212,7 +210,6 @@ class Scorer:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         leases: LeaseKeeper | None = None,
-        references: ReferenceResolver | None = None,
     ) -> None:
         self._config = config
         self._repository = repository
@@ -228,8 +225,6 @@ class Scorer:
         self._sleep = sleep
         self.leases = leases or LeaseKeeper(repository, policy.lease_seconds)
         """Renews the leases of the jobs in flight (the heartbeat) and gives them back on shutdown."""
-        self._references = references
-        """Reads the reference set through the labels API; None: only the session's own reference is used."""
 
     def release_claims(self, reason: str) -> int:
         """Give back every claim of a job still in flight (a clean shutdown): each attempt returns to ``pending``
@@ -257,7 +252,7 @@ class Scorer:
         started = self._clock()
         with self.leases.holding(job.score_id, claim.claim_token) as hold:
             try:
-                verdict, prompt, spread, judging_ms, available_tools = self._score(job, deadline)
+                verdict, prompt, spread, judging_ms, available_tools = self._score(job, claim, deadline)
                 if hold.lost:
                     return self._lost(job, hold)
                 cost = self._cost(verdict)
@@ -343,22 +338,17 @@ class Scorer:
         )
         return round(cost, 6)
 
-    def _reference(self, session: Session) -> Reference | None:
-        if self._references is None:
-            return resolve_reference(session, None)
-        with subsegment("reference read", session_id=session.session_id):
-            return self._references.for_session(session)
-
     def _score(
-        self, job: ScoringJob, deadline: float
+        self, job: ScoringJob, claim: ClaimResult, deadline: float
     ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
         """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), what is stored of
         the request (its prompt's sizes, none for the heuristic judge, and where its reference came from), the whole
         judging time in ms (every retry and wait included) and the session's available tools (what the missing tools'
-        canonical names are matched against)."""
+        canonical names are matched against). The reference is the claim's (set through the labels API), else the
+        session's own."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
-        reference = self._reference(session)
+        reference = resolve_reference(session, claim.reference_root_cause, claim.reference_remediation)
         prompt: JudgePrompt | None = prompt_for_judge(
             self._config, session, self._policy.input_budget_tokens, reference
         )
