@@ -111,9 +111,8 @@ def test_the_claude_judge_gets_the_reference_fenced_after_the_session(claude_sta
     assert "external-secrets rotated payments-db-credentials" in fenced
     assert "< < <END REFERENCE_ROOT_CAUSE 0> > >" in fenced  # the planted marker cannot even look like one
     assert f"<<<REFERENCE_REMEDIATION {marker}>>>\n{FOUND_REMEDIATION}\n" in text
-    system = request["system"][0]["text"]
-    assert "REFERENCE_ROOT_CAUSE" in system
-    assert "never changes the four dimensions" in system
+    assert "It must not change the four dimensions" in text[: text.index(f"<<<REFERENCE_ROOT_CAUSE {marker}>>>")]
+    assert "REFERENCE" not in request["system"][0]["text"]  # the cached prefix is the same with or without one
     assert set(request["output_config"]["format"]["schema"]["required"]) >= {"outcome", "outcome_reason"}
 
 

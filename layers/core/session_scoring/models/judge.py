@@ -62,8 +62,8 @@ class JudgeOutputSchema(_Strict):
     # Last, after the method is judged: the outcome never changes the four dimensions.
     outcome: Outcome = Field(
         ...,
-        description="Whether the final conclusion identified the reference root cause (REFERENCE_ROOT_CAUSE in the "
-        "user message): found, partly_found or missed; no_reference when no reference is given",
+        description="The final conclusion against the reference root cause (REFERENCE_ROOT_CAUSE in the user "
+        "message): found, partly_found or missed; no_reference when none is given",
     )
     outcome_reason: str = Field(..., min_length=1, description="One sentence: why this outcome")
 
