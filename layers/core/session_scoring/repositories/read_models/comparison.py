@@ -118,26 +118,30 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     )
     p = pairs.c
     zero: Any = literal_column("0")
+    # Each pair counted once under the plain kinds, and once more under the ``ref_`` kinds when it has a reference.
+    prefixes = union_all(
+        select(literal_column("''", String).label("prefix")),
+        select(literal_column(f"'{REFERENCE_PREFIX}'", String)),
+    ).subquery("cmp_prefixes")
+    scoped = (
+        select(
+            p.low_hash, p.high_hash, p.low_total, p.high_total, p.sign, *[p[d] for d in DIMENSIONS], prefixes.c.prefix
+        )
+        .select_from(pairs)
+        .join(prefixes, or_(prefixes.c.prefix == literal_column("''"), p.ref))
+        .cte("cmp_scoped")
+    )
+    q = scoped.c
 
-    def kinds(prefix: str, *only: Any) -> list[Any]:
-        return [
-            select(
-                p.low_hash,
-                p.high_hash,
-                literal_column(f"'{prefix}{TOTAL}'").label("kind"),
-                p.low_total.label("a"),
-                p.high_total.label("b"),
-                p.sign,
-            ).where(*only),
-            *(
-                select(p.low_hash, p.high_hash, literal_column(f"'{prefix}{d}'"), p[d], zero, p.sign).where(
-                    p[d].is_not(None), *only
-                )
-                for d in DIMENSIONS
-            ),
-        ]
+    def kind(name: str) -> Any:
+        return q.prefix + literal_column(f"'{name}'", String)
 
-    deltas = union_all(*kinds(""), *kinds(REFERENCE_PREFIX, p.ref)).subquery("cmp_deltas")
+    deltas = union_all(
+        select(
+            q.low_hash, q.high_hash, kind(TOTAL).label("kind"), q.low_total.label("a"), q.high_total.label("b"), q.sign
+        ),
+        *(select(q.low_hash, q.high_hash, kind(d), q[d], zero, q.sign).where(q[d].is_not(None)) for d in DIMENSIONS),
+    ).subquery("cmp_deltas")
     key = [deltas.c[name] for name in _CELL_KEY]
     total = func.sum(deltas.c.sign)
     cells = insert(_CELLS).from_select(
