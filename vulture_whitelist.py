@@ -97,3 +97,14 @@ _.respond
 # uvicorn Server stops once should_exit is set (tests/integration/test_local_server.py).
 _.send_400_response
 _.should_exit
+
+# The outcome report's and the trends' outcome figures (models/api.py, models/trends.py), read by the dashboard.
+_.partly_found
+_.no_reference
+_.found_share
+_.mean_score_found
+_.mean_score_partly_found
+_.mean_score_missed
+_.mean_score_no_reference
+_.score_gap
+_.overall

@@ -103,6 +103,8 @@ def _verdict(total: int, tools: list[tuple[str, str]], rng: random.Random, model
             "score_reasoning": f"Seeded demo verdict: {total}/100 (no judge was asked).",
             "missing_tools": [{"tool_name": name, "rationale": why} for name, why in tools],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     return JudgeVerdict(output=output, provider=PROVIDER, model=model)

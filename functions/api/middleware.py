@@ -120,7 +120,7 @@ class SecurityHeaders:
         await self._app(scope, receive, secure)
 
 
-CORS_METHODS = ("GET", "POST", "PUT", "OPTIONS")
+CORS_METHODS = ("GET", "POST", "PUT", "DELETE", "OPTIONS")
 """The methods a browser on an allowed origin may use (template.yaml's HTTP API allows the same)."""
 
 

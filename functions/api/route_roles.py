@@ -42,6 +42,7 @@ ROUTE_ROLES: dict[tuple[str, str], RouteAccess] = {
     ("GET", f"{_A}/trends"): "viewer",
     ("GET", f"{_A}/criteria-comparison"): "viewer",
     ("GET", f"{_A}/agreement"): "viewer",
+    ("GET", f"{_A}/outcome"): "viewer",
     ("GET", f"{API_PREFIX}/scores"): "viewer",
     ("GET", f"{API_PREFIX}/runs"): "viewer",
     ("GET", _RUN): "viewer",
@@ -49,6 +50,8 @@ ROUTE_ROLES: dict[tuple[str, str], RouteAccess] = {
     ("GET", f"{_S}/labels"): "viewer",
     # labelling
     ("PUT", f"{_S}/labels"): "labeller",
+    ("PUT", f"{_S}/labels/reference"): "labeller",
+    ("DELETE", f"{_S}/labels/reference"): "labeller",
     # paid or bulk work: scoring (forced or not), runs (a dry run included), imports
     ("POST", f"{_S}/score"): "operator",
     ("POST", f"{API_PREFIX}/runs"): "operator",

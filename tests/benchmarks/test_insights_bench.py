@@ -484,24 +484,35 @@ def _former_comparison(url: str, base: str, candidate: str) -> None:
 def _verdict_statement_cost(
     container: Any, criteria: str, scale: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What the trend and the comparison upkeep add to storing a verdict: ``complete()`` of new attempts with the
-    statement as built (after) and as built without the trends' or without the comparison's upkeep (``read_models``)
-    (before), interleaved, on the loaded database (last: the "before" statements leave those tables behind). Each
-    re-scored session has a score under the other criteria: the comparison upkeep moves one pair."""
+    """What the trend, the outcome and the comparison upkeep add to storing a verdict: ``complete()`` of new attempts
+    with the statement as built (after) and as built without the trends' (and the outcome counts', which follow the
+    trend members), without the outcome counts' or without the comparison's upkeep (``read_models``) (before),
+    interleaved, on the loaded database (last: the "before" statements leave those tables behind). Each re-scored
+    session has a score under the other criteria: the comparison upkeep moves one pair."""
     from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-    from session_scoring.repositories.read_models import comparison, trends
+    from session_scoring.repositories.read_models import comparison, outcomes, trends
     from session_scoring.repositories.scores import PromptStats, ScoreRepository
 
     with_upkeep = ScoreRepository(container.query_engine)
     with monkeypatch.context() as patch:
-        patch.setattr(trends, "upkeep", lambda _done: ())
+        patch.setattr(trends, "upkeep", lambda _done: (None, None))
+        patch.setattr(outcomes, "upkeep", lambda _members: None)
         without_trends = ScoreRepository(container.query_engine)
         _ = without_trends._store_verdict  # the statement is built on first use: here, without the upkeep
+    with monkeypatch.context() as patch:
+        patch.setattr(outcomes, "upkeep", lambda _members: None)
+        without_outcomes = ScoreRepository(container.query_engine)
+        _ = without_outcomes._store_verdict
     with monkeypatch.context() as patch:
         patch.setattr(comparison, "upkeep", lambda _done, _latest: ())
         without_comparison = ScoreRepository(container.query_engine)
         _ = without_comparison._store_verdict
-    variants = {"all": with_upkeep, "no trends": without_trends, "no comparison": without_comparison}
+    variants = {
+        "all": with_upkeep,
+        "no trends": without_trends,
+        "no outcomes": without_outcomes,
+        "no comparison": without_comparison,
+    }
     output = JudgeOutputSchema.model_validate(
         {
             "total_score": 72,
@@ -509,6 +520,8 @@ def _verdict_statement_cost(
             "score_reasoning": "bench",
             "missing_tools": [{"tool_name": "kubectl-top", "rationale": "needed"}],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     judged = JudgeVerdict(output=output, provider="bench", model="m")
@@ -523,8 +536,198 @@ def _verdict_statement_cost(
         repo.complete(attempt.attempt.score_id, claim.claim_token, criteria, judged, PromptStats(False, None, None))
         figures[variant].append((time.perf_counter() - started) * 1000)
     after = statistics.median(figures["all"])
-    for upkeep, without in (("trend", "no trends"), ("comparison", "no comparison")):
+    for upkeep, without in (
+        ("trend (with outcome)", "no trends"),
+        ("outcome", "no outcomes"),
+        ("comparison", "no comparison"),
+    ):
         before = statistics.median(figures[without])
         bench_table.add(
             f"store a verdict (complete), {upkeep} upkeep ({scale})", after, "ms", before, "", "floor: without"
         )
+
+
+# ------------------------------------------------------------------------------------------------- outcome (issue 31)
+
+# Per session i: found (i % 10 in 0, 1), partly found (2), missed (3), no reference (the rest): 40 % judged against a
+# reference, as a fleet where a benchmark's sessions sit beside everyday ones.
+_OUTCOME_OF_I = (
+    "CASE WHEN i %% 10 < 2 THEN 'found' WHEN i %% 10 = 2 THEN 'partly_found' WHEN i %% 10 = 3 THEN 'missed' "
+    "ELSE 'no_reference' END"
+)
+
+
+def _load_outcomes(cur: Any, scale: int, base: str, candidate: str) -> None:
+    """``scale`` completed scores with outcomes: every session scored under ``base`` and ``candidate`` (as
+    ``_load_pairs``) over 180 days, three agents, four alert types (a fifth unknown), and their ``latest_scores``."""
+    sessions = max(1, scale // 2)
+    cur.execute(
+        "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (%s, %s), (%s, %s) "
+        "ON CONFLICT DO NOTHING",
+        (base, json.dumps({"scoring": {}}), candidate, json.dumps({"scoring": {}})),
+    )
+    cur.execute(
+        f"""
+        INSERT INTO session_scores (score_id, session_id, criteria_hash, status, total_score, score_breakdown,
+                                    scored_triggered_by, requested_at, started_at, scored_at, judge_provider,
+                                    session_agent, session_alert_type, facts_captured_at, outcome, outcome_reason,
+                                    reference_source)
+        SELECT md5('outcome' || i || '-' || k)::uuid, 'outcome-' || i, CASE WHEN k = 0 THEN %s ELSE %s END,
+               'completed', t.total,
+               jsonb_build_object('logical_flow', t.total / 4, 'consistency', (i + k) %% 26,
+                                  'tool_relevance', t.total / 4, 'synthesis_quality', (i * 7 + k) %% 26),
+               'bench', s.at, s.at, s.at, 'heuristic',
+               (ARRAY['KubernetesAgent', 'NetworkAgent', 'DatabaseAgent'])[1 + i %% 3],
+               CASE WHEN i %% 5 = 4 THEN NULL
+                    ELSE (ARRAY['PodOOMKilled', 'HighLatency', 'DiskFull', 'CrashLoop'])[1 + i %% 4] END,
+               now(), o.outcome, 'bench', CASE WHEN o.outcome = 'no_reference' THEN NULL ELSE 'import' END
+        FROM generate_series(1, %s) AS i, generate_series(0, 1) AS k,
+             LATERAL (SELECT CASE WHEN k = 0 THEN (i * 37) %% 101
+                                  ELSE least(100, greatest(0, (i * 37) %% 101 + (i %% 21) - 10)) END AS total) AS t,
+             LATERAL (SELECT now() - make_interval(secs => (i::bigint * 15551) %% (%s * 86400) + k * 3600) AS at) AS s,
+             LATERAL (SELECT {_OUTCOME_OF_I} AS outcome) AS o
+        """,
+        (base, candidate, sessions, TREND_DAYS),
+    )
+    cur.execute(
+        """
+        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
+                                   tool_relevance, synthesis_quality, scored_at, missing_tools, outcome)
+        SELECT s.session_id, c.criteria_hash, s.score_id, s.total_score,
+               CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
+                    WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good'
+                    ELSE 'near_perfect' END,
+               (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
+               (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int,
+               s.scored_at, '{}', s.outcome
+        FROM session_scores s
+        CROSS JOIN LATERAL (VALUES (s.criteria_hash), ('*')) AS c(criteria_hash)
+        WHERE c.criteria_hash <> '*' OR s.criteria_hash = %s
+        """,
+        (base,),
+    )
+
+
+def test_outcome_analytics_at_scale(
+    postgres_url: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GET /analytics/outcome``, the fleet query's outcome filter, the trends with their outcome counts and the
+    comparison restricted to sessions with a reference, over ``BENCH_SCALE`` scores (40 % judged against a
+    reference). The read models are rebuilt from ``latest_scores`` after loading (timed, once)."""
+    from sqlalchemy import create_engine
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.container import Container
+    from session_scoring.infrastructure import migrate
+    from session_scoring.models.trends import TrendBucket, TrendGroup
+    from session_scoring.repositories.comparison import ComparisonRepository
+
+    url = new_database(postgres_url, "bench_outcome")
+    engine = create_engine(url)
+    migrate.upgrade(engine, Settings())
+    engine.dispose()
+    monkeypatch.setenv("SCORING_DATABASE_URL", url)
+    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
+    # The rebuilds run for minutes at a million: neither the statement nor the socket may time out.
+    monkeypatch.setenv("SCORING_DATABASE_STATEMENT_TIMEOUT_MS", "3600000")
+    monkeypatch.setenv("SCORING_DATABASE_TIMEOUT_SECONDS", "3600")
+    container = Container(Settings())
+    base = container.config.criteria_hash
+    conn = pg_connect(url)
+    cur = conn.cursor()
+    started = time.perf_counter()
+    _load_outcomes(cur, SCALE, base, CANDIDATE)
+    loaded_s = time.perf_counter() - started
+    report(f"\nloaded {SCALE:,} completed scores with outcomes ({SCALE // 2:,} sessions) in {loaded_s:.0f} s")
+    scale = f"{SCALE:,} scores"
+    started = time.perf_counter()
+    container.trends_repository.rebuild()  # trend members and histograms, then outcome_counts from the members
+    bench_table.add(f"rebuild trends and outcome_counts ({scale})", (time.perf_counter() - started) * 1000, "ms")
+    started = time.perf_counter()
+    ComparisonRepository(container.query_engine).rebuild()
+    bench_table.add(f"rebuild comparison pairs and cells ({scale})", (time.perf_counter() - started) * 1000, "ms")
+    cur.execute("VACUUM ANALYZE")
+    cur.execute("SELECT count(*) FROM outcome_counts")
+    report(f"\noutcome_counts rows at {scale} (all criteria): {cur.fetchone()[0]:,}")
+    conn.close()
+    query_engine = container.query_engine
+
+    analytics = container.analytics_service
+    for name, criteria in (("current", base), ("any", None)):
+
+        def outcome(c: str | None = criteria) -> Any:
+            return analytics.outcome(c)
+
+        answer = outcome()
+        assert answer.overall.with_reference > 0
+        with _capturing(query_engine) as statements:
+            outcome()
+        report(
+            f"\nEXPLAIN (ANALYZE, BUFFERS) of GET /analytics/outcome criteria={name}:\n"
+            f"{_explain(query_engine, statements)}"
+        )
+        bench_table.add(
+            f"GET /analytics/outcome criteria={name} ({scale})",
+            statistics.median(timed(RUNS, outcome)),
+            "ms",
+            None,
+            "<= 100 ms",
+            f"median of {RUNS}, {len(answer.groups)} groups",
+        )
+
+    insights = container.insights_service
+    for name, params in (
+        ("GET /scores outcome=found (latest, current, newest)", FleetParams(outcome="found")),
+        (
+            "GET /scores outcome=missed sort=total_score asc",
+            FleetParams(outcome="missed", sort="total_score", order="asc"),
+        ),
+        ("GET /scores outcome=partly_found criteria=any", FleetParams(outcome="partly_found", criteria_hash="any")),
+    ):
+
+        def fleet(p: FleetParams = params) -> Any:
+            return insights.fleet(p)
+
+        page = fleet()
+        assert isinstance(page, FleetScorePage)
+        assert page.items
+        with _capturing(query_engine) as statements:
+            fleet()
+        report(f"\nEXPLAIN (ANALYZE, BUFFERS) of {name} at {scale}:\n{_explain(query_engine, statements)}")
+        bench_table.add(f"{name} ({scale})", statistics.median(timed(RUNS, fleet)), "ms", None, "<= 100 ms", "")
+
+    trends = container.trends_service
+
+    def trend() -> Any:
+        return trends.trends(None, TrendBucket.DAY, TrendGroup.ALERT_TYPE)
+
+    assert any(point.found_share is not None for point in trend().points)
+    bench_table.add(
+        f"GET /analytics/trends bucket=day group_by=alert_type, with outcome shares ({scale})",
+        statistics.median(timed(RUNS, trend)),
+        "ms",
+        None,
+        "<= 100 ms",
+        "",
+    )
+
+    def restricted() -> Any:
+        return trends.criteria_comparison(base, CANDIDATE, with_reference=True)
+
+    answer = restricted()
+    with _capturing(query_engine) as statements:
+        restricted()
+    report(
+        f"\nEXPLAIN (ANALYZE, BUFFERS) of the comparison with_reference at {scale}:\n"
+        f"{_explain(query_engine, statements)}"
+    )
+    bench_table.add(
+        f"GET /analytics/criteria-comparison with_reference, {answer.n:,} sessions ({scale})",
+        statistics.median(timed(RUNS, restricted)),
+        "ms",
+        None,
+        "<= 100 ms",
+        f"median of {RUNS}",
+    )
+    container.query_engine.dispose()
+    container.engine.dispose()

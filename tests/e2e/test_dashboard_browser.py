@@ -271,3 +271,44 @@ def test_sessions_list_filters_to_scored_and_sorts_by_score(local_stack: str, pa
     expect(page).to_have_url(re.compile(r"/\?scored=unscored$"))
     expect(page.get_by_test_id("session-row")).to_have_count(listed - 2)  # all = scored + unscored
     assert_accessible(page, "the sessions list filtered to unscored")
+
+
+CHECKOUT_CAUSE = (
+    "checkout-api is OOMKilled: the 1843201-item price catalogue loaded at start-up takes the heap to 498Mi against "
+    "its 512Mi limit"
+)
+
+
+def test_a_labeller_sets_the_known_root_cause_and_the_next_score_says_it_was_found(local_stack: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    wait_for_completed_score(local_stack, THOROUGH_ID)
+    page.goto(f"{local_stack}/sessions/{THOROUGH_ID}")
+    outcome = page.get_by_test_id("score-outcome").get_by_test_id("outcome-chip")
+    expect(outcome).to_have_text("No reference")
+
+    editor = page.get_by_test_id("reference-editor")
+    editor.get_by_role("textbox", name="Root cause", exact=True).fill(CHECKOUT_CAUSE)
+    editor.get_by_role("textbox", name="Remediation (optional)").fill("Raise the limit to 768Mi and lazy-load it")
+    editor.get_by_role("button", name="Save root cause").click()
+    expect(editor.get_by_test_id("reference-current")).to_contain_text("Set by api-client (revision 1")
+    assert_accessible(page, "a session with its known root cause")
+
+    page.get_by_role("button", name="Re-score").click()
+    page.get_by_role("button", name="Yes, re-score").click()
+    expect(outcome).to_have_attribute("data-outcome", "found", timeout=SCORING_TIMEOUT_MS)
+    expect(page.get_by_test_id("score-outcome")).to_contain_text("the conclusion names")
+    shot(page, "11-session-root-cause-found")
+
+    page.goto(local_stack + "/scores")
+    row = page.locator(f'[data-testid="score-row"][data-session-id="{THOROUGH_ID}"]')
+    expect(row.get_by_test_id("outcome-chip")).to_have_text("Found")
+    shot(page, "12-scores-with-outcome")
+    assert_accessible(page, "the scores page with outcomes")
+
+    page.goto(f"{local_stack}/sessions/{THOROUGH_ID}")
+    page.get_by_test_id("reference-editor").get_by_role("button", name="Withdraw").click()
+    expect(page.get_by_test_id("reference-editor").get_by_role("button", name="Withdraw")).to_have_count(0)
+    labels = httpx.get(f"{local_stack}/api/v1/scoring/sessions/{THOROUGH_ID}/labels", timeout=10).json()
+    assert labels["reference"] is None
+    assert [r["revision"] for r in labels["reference_history"]] == [2, 1]

@@ -28,8 +28,10 @@ def seed_score(
     missing: tuple[str, ...] = (),
     criteria_hash: str | None = None,
     fail: bool = False,
+    outcome: str = "no_reference",
 ) -> uuid.UUID:
-    """Store one attempt through the repository: completed with ``total``, failed, or left pending (total None)."""
+    """Store one attempt through the repository: completed with ``total`` (and ``outcome``), failed, or left pending
+    (total None)."""
     repo = stack.container.score_repository
     current = stack.container.config.criteria_hash
     criteria = criteria_hash or current
@@ -51,6 +53,8 @@ def seed_score(
             "score_reasoning": "seeded",
             "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in missing],
             "alternative_approaches": [],
+            "outcome": outcome,
+            "outcome_reason": f"seeded {outcome}",
         }
     )
     verdict = JudgeVerdict(output=output, provider="test", model="m")

@@ -117,6 +117,8 @@ def _store(stack: Stack, session_id: str, agent: str | None, tools: tuple[str, .
             "score_reasoning": "seeded",
             "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in tools],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     verdict = JudgeVerdict(output=output, provider="test", model="m")

@@ -36,12 +36,15 @@ NOBODY = HumanAgreement(
 )
 
 
-def _verdict(rng: random.Random) -> JudgeVerdict:
+OUTCOMES = ("no_reference", "no_reference", "found", "partly_found", "missed")
+
+
+def _verdict(rng: random.Random, outcomes: Sequence[str]) -> JudgeVerdict:
     parts = [rng.randrange(26) for _ in DIMENSIONS]
-    return stored_verdict(dict(zip(DIMENSIONS, parts, strict=True)), reasoning="random")
+    return stored_verdict(dict(zip(DIMENSIONS, parts, strict=True)), reasoning="random", outcome=rng.choice(outcomes))
 
 
-def _score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
+def _score_many(repo: ScoreRepository, seed: int, rounds: int, outcomes: Sequence[str] = OUTCOMES) -> int:
     """Request, claim and complete (sometimes fail) scores of shared sessions under random criteria; a tenth are
     backdated a year (older than any latest score they meet: stored, but not the session's latest). Returns how many
     completed."""
@@ -62,7 +65,7 @@ def _score_many(repo: ScoreRepository, seed: int, rounds: int) -> int:
             attempt.attempt.score_id,
             claim.claim_token,
             criteria,
-            _verdict(rng),
+            _verdict(rng, outcomes),
             PromptStats(False, None, None),
             scored_at=backdated,
         )
@@ -125,6 +128,14 @@ def test_the_verdict_statement_keeps_every_comparison_equal_to_the_oracle(stack:
         assert base == candidate or got.movers_up or got.movers_down
         points = comparison.points(base, candidate, 15)
         assert [(p.session_id, p.base, p.candidate) for p in points] == _first(pairs, 15)
+        # Restricted to the sessions judged against a reference under either: kept apart, equal to its oracle.
+        referenced = compared_scores(engine, base, candidate, with_reference=True)
+        assert 0 < len(referenced) < len(pairs)
+        oracle = compare(base, candidate, referenced, NOBODY, NOBODY)
+        histograms = comparison.histograms(base, candidate, MOVERS, with_reference=True)
+        _assert_same(compare_histograms(base, candidate, histograms, NOBODY, NOBODY), oracle)
+        restricted = comparison.points(base, candidate, 15, with_reference=True)
+        assert [(p.session_id, p.base, p.candidate) for p in restricted] == _first(referenced, 15)
 
     # What the statements kept is what a rebuild from latest_scores computes.
     kept = _tables(engine)
@@ -156,7 +167,9 @@ def test_the_migration_backfills_what_the_verdict_statement_keeps_and_rolls_back
         repo = ScoreRepository(engine)
         for criteria in HASHES:
             repo.ensure_criteria(criteria, {"scoring": {"llm_provider": "test"}})
-        assert _score_many(repo, 7, 150) > 100
+        # Without reference outcomes: rolling back 0018_outcome drops the outcomes, so the upgrade cannot restore the
+        # comparison's reference cells (the migrations' backfill is checked, not the outcomes' loss).
+        assert _score_many(repo, 7, 150, outcomes=("no_reference",)) > 100
         kept = _tables(engine)
 
         migrate.downgrade(engine, settings, str(before))

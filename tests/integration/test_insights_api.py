@@ -56,6 +56,8 @@ def seed(
             "score_reasoning": "seeded",
             "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in missing],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     verdict = JudgeVerdict(output=output, provider="test", model="m")

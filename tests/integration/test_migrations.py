@@ -35,6 +35,8 @@ TABLES = {
     "trend_histograms",
     "comparison_pairs",
     "comparison_cells",
+    "session_references",
+    "outcome_counts",
 }
 
 

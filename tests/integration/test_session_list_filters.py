@@ -36,6 +36,8 @@ def verdict(total: int) -> JudgeVerdict:
             "score_reasoning": "seeded",
             "missing_tools": [],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given for this session",
         }
     )
     return JudgeVerdict(output=output, provider="test", model="m")

@@ -27,17 +27,28 @@ BASE, CANDIDATE = "b" * 64, "c" * 64
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
+OUTCOMES = [None, "no_reference", "found", "partly_found", "missed"]
+
+
 def _latest(
-    conn: Any, session: str, criteria: str, score_id: uuid.UUID, total: int, at: datetime, dims: list[int | None]
+    conn: Any,
+    session: str,
+    criteria: str,
+    score_id: uuid.UUID,
+    total: int,
+    at: datetime,
+    dims: list[int | None],
+    outcome: str | None = None,
 ) -> None:
     conn.execute(
         text(
             "INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, "
-            "consistency, tool_relevance, synthesis_quality, scored_at) "
-            "VALUES (:s, :h, :id, :t, :band, :d0, :d1, :d2, :d3, :at)"
+            "consistency, tool_relevance, synthesis_quality, scored_at, outcome) "
+            "VALUES (:s, :h, :id, :t, :band, :d0, :d1, :d2, :d3, :at, :outcome)"
         ),
         {"s": session, "h": criteria, "id": score_id, "t": total, "band": band_for(total).band, "at": at}
-        | {f"d{i}": v for i, v in enumerate(dims)},
+        | {f"d{i}": v for i, v in enumerate(dims)}
+        | {"outcome": outcome},
     )
 
 
@@ -75,8 +86,9 @@ def seeded(stack: Stack) -> TrendsRepository:
                     "alert": rng.choice(["PodOOMKilled", "HighLatency", None]),
                 },
             )
+            outcome = rng.choice(OUTCOMES)
             for scope in (BASE, "*"):
-                _latest(conn, session, scope, score_id, total, at, dims)
+                _latest(conn, session, scope, score_id, total, at, dims, outcome)
             if i < 250:  # the candidate moves most scores a little, some a lot
                 moved = max(0, min(100, total + rng.choice([0, 0, rng.randrange(-8, 9), rng.randrange(-60, 61)])))
                 other = [rng.choice([None, rng.randrange(26)]) for _ in range(4)]
@@ -103,11 +115,12 @@ def _assert_same(bucketed: list[TrendRow], scanned: list[TrendRow]) -> None:
     """The same points with the same statistics (floats to 1e-9: the means are divided in a different order)."""
     assert len(bucketed) == len(scanned)
     for got, want in zip(bucketed, scanned, strict=True):
-        assert (got.bucket_start, got.group, got.count, got.band_counts) == (
+        assert (got.bucket_start, got.group, got.count, got.band_counts, got.outcome_counts) == (
             want.bucket_start,
             want.group,
             want.count,
             want.band_counts,
+            want.outcome_counts,
         )
         assert [got.mean, got.p10, got.p50, got.p90] == pytest.approx(
             [want.mean, want.p10, want.p50, want.p90], abs=1e-9, rel=0
@@ -193,7 +206,7 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         claim = repo.claim(attempt.attempt.score_id, 60)
         assert claim.claim_token is not None
         breakdown = {d: rng.choice([rng.randrange(26), rng.randrange(11, 14)]) for d in DIMENSIONS}
-        verdict = stored_verdict(breakdown, reasoning="random")
+        verdict = stored_verdict(breakdown, reasoning="random", outcome=rng.choice(OUTCOMES[1:]))
         assert repo.complete(
             attempt.attempt.score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None)
         )
@@ -208,6 +221,36 @@ def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) ->
         scanned = scanned_trends(stack.container.query_engine, criteria_hash, bucket, group_by, *bounds)
         bucketed = repository.trends(criteria_hash, bucket, group_by, *bounds)
         _assert_same(bucketed, scanned)
+    kept = _outcome_counts(stack)
+    assert kept == _scanned_outcome_counts(stack)
+    assert {key[0] for key in kept} == {BASE, CANDIDATE, "*"}
+    repository.rebuild()  # rebuilt from latest_scores: the same counters
+    assert _outcome_counts(stack) == kept
+
+
+def _outcome_counts(stack: Stack) -> dict[tuple[Any, ...], tuple[int, int]]:
+    with stack.container.query_engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT criteria_hash, agent_unknown, agent, alert_type_unknown, alert_type, outcome, sessions, "
+                "total_sum FROM outcome_counts WHERE sessions <> 0 OR total_sum <> 0"
+            )
+        ).all()
+    return {tuple(row[:6]): (row.sessions, row.total_sum) for row in rows}
+
+
+def _scanned_outcome_counts(stack: Stack) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """The outcome counters as a scan of every latest score and its attempt's facts would have them."""
+    with stack.container.query_engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT l.criteria_hash, s.session_agent IS NULL, coalesce(s.session_agent, ''), "
+                "s.session_alert_type IS NULL, coalesce(s.session_alert_type, ''), l.outcome, count(*), "
+                "sum(l.total_score) FROM latest_scores l JOIN session_scores s ON s.score_id = l.score_id "
+                "WHERE l.outcome IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6"
+            )
+        ).all()
+    return {tuple(row[:6]): (int(row[6]), int(row[7])) for row in rows}
 
 
 def test_the_comparison_is_between_two_criteria_not_any(stack: Stack) -> None:

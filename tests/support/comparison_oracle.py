@@ -8,10 +8,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, or_, select
 
 from session_scoring.db import schema
-from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import CriteriaComparison, DeltaSummary, HumanAgreement, Mover
 from session_scoring.services.agreement import kendall_tau_b, spearman_rho
 from session_scoring.services.trends import BAND_NAMES, MOVERS
@@ -32,9 +32,9 @@ class ComparedScore:
     candidate_dimensions: dict[str, int | None]
 
 
-def compared_scores(engine: Engine, base: str, candidate: str) -> list[ComparedScore]:
-    """Every session with a latest completed score under both criteria hashes, by session id (the oracle of
-    ``comparison_histograms``: it loads every pair)."""
+def compared_scores(engine: Engine, base: str, candidate: str, with_reference: bool = False) -> list[ComparedScore]:
+    """Every session with a latest completed score under both criteria hashes (``with_reference``: and judged against
+    a reference under either), by session id (the oracle of ``comparison_histograms``: it loads every pair)."""
     b, c = _LATEST.alias("b"), _LATEST.alias("c")
     statement = (
         select(
@@ -50,6 +50,9 @@ def compared_scores(engine: Engine, base: str, candidate: str) -> list[ComparedS
         .where(b.c.criteria_hash == base, c.c.criteria_hash == candidate)
         .order_by(b.c.session_id)
     )
+    if with_reference:
+        referenced = [o.value for o in REFERENCED_OUTCOMES]
+        statement = statement.where(or_(b.c.outcome.in_(referenced), c.c.outcome.in_(referenced)))
     with engine.connect() as conn:
         rows = conn.execute(statement).all()
     return [

@@ -14,6 +14,10 @@ recorded in ``batch_requests``; it ends on its first retrieve (unless ``hold_bat
 them), each request answered by the next scripted batch result (``script_batch``: ``batch_succeeded``,
 ``batch_errored``, ``batch_expired``) or the default verdict. A cancelled batch ends with its requests ``canceled``.
 Batch requests are not added to ``requests`` (the online calls).
+
+Every verdict carries ``outcome`` and ``outcome_reason``. The default verdict's outcome is ``no_reference``; answering
+a request that carries a fenced reference root cause (``REFERENCE_ROOT_CAUSE``), the default answer says ``found``
+instead (the fake does not compare anything: a test that cares about the outcome scripts it).
 """
 
 from __future__ import annotations
@@ -84,8 +88,14 @@ def reply_verdict(verdict: dict[str, Any] | str, **kwargs: Any) -> FakeReply:
     return FakeReply(body=verdict_body(verdict, **kwargs))
 
 
-def scripted_verdict(total_by_dimension: tuple[int, int, int, int], missing: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A valid verdict with these four dimension scores (the total is their sum) and these missing tools."""
+def scripted_verdict(
+    total_by_dimension: tuple[int, int, int, int],
+    missing: tuple[str, ...] = (),
+    outcome: str = "no_reference",
+    outcome_reason: str = "scripted outcome",
+) -> dict[str, Any]:
+    """A valid verdict with these four dimension scores (the total is their sum), these missing tools and this
+    outcome."""
     names = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
     return {
         "total_score": sum(total_by_dimension),
@@ -93,6 +103,8 @@ def scripted_verdict(total_by_dimension: tuple[int, int, int, int], missing: tup
         "score_reasoning": f"scripted verdict {total_by_dimension}",
         "missing_tools": [{"tool_name": name, "rationale": "scripted"} for name in missing],
         "alternative_approaches": [],
+        "outcome": outcome,
+        "outcome_reason": outcome_reason,
     }
 
 
@@ -125,7 +137,29 @@ SAMPLE_VERDICT: dict[str, Any] = {
             ],
         }
     ],
+    "outcome": "no_reference",
+    "outcome_reason": "no reference root cause was given for this session",
 }
+
+REFERENCE_FENCE = "<<<REFERENCE_ROOT_CAUSE "
+DEFAULT_FOUND_REASON = "the fake judge's default answer to a request with a reference (it compares nothing)"
+
+
+def carries_reference(payload: dict[str, Any]) -> bool:
+    """Whether the request's messages carry a fenced reference root cause."""
+    return any(
+        REFERENCE_FENCE in str(block.get("text", ""))
+        for message in payload.get("messages", [])
+        for block in _blocks(message.get("content"))
+    )
+
+
+def default_verdict(payload: dict[str, Any]) -> dict[str, Any]:
+    """The default verdict for ``payload``: ``SAMPLE_VERDICT``, its outcome ``found`` when the request carries a
+    reference."""
+    if not carries_reference(payload):
+        return SAMPLE_VERDICT
+    return {**SAMPLE_VERDICT, "outcome": "found", "outcome_reason": DEFAULT_FOUND_REASON}
 
 
 def _now() -> str:
@@ -284,7 +318,7 @@ class FakeClaude(LoopbackHttpServer):
             elif self.batch_script:
                 result = self.batch_script.popleft()
             else:
-                body = verdict_body(SAMPLE_VERDICT)
+                body = verdict_body(default_verdict(request["params"]))
                 body["usage"] = {
                     **body["usage"],
                     **cache_usage(request["params"], self.cached_prefixes, self.min_cache_tokens),
@@ -353,6 +387,8 @@ class FakeClaude(LoopbackHttpServer):
                 reply = fake._next()
                 if reply is None:
                     reply = FakeReply(status=500, body=error_body("api_error", "no scripted reply"))
+                elif reply is fake.default and reply.body == verdict_body(SAMPLE_VERDICT):
+                    reply = FakeReply(body=verdict_body(default_verdict(payload)), cache_accounting=True)
                 if reply.on_request is not None:
                     reply.on_request()
                 if reply.delay_seconds:

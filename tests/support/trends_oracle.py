@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, Engine, func, literal_column, null, select
 
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import TrendBucket, TrendGroup, TrendRow
 
 _LATEST = schema.latest_scores
@@ -44,6 +44,7 @@ def scanned_trends(
         *(func.percentile_cont(q).within_group(latest.total_score).label(f"p{int(q * 100)}") for q in (0.1, 0.5, 0.9)),
         *(func.avg(latest[d]).label(d) for d in DIMENSIONS),
         *(func.count().filter(latest.band == b.band).label(f"band_{b.band}") for b in SCORE_BANDS),
+        *(func.count().filter(latest.outcome == o.value).label(f"outcome_{o.value}") for o in REFERENCED_OUTCOMES),
     ]
     statement = (
         select(*columns)
@@ -69,6 +70,7 @@ def scanned_trends(
             p90=float(row.p90),
             dimension_means={d: None if row._mapping[d] is None else float(row._mapping[d]) for d in DIMENSIONS},
             band_counts={b.band: int(row._mapping[f"band_{b.band}"]) for b in SCORE_BANDS},
+            outcome_counts={o.value: int(row._mapping[f"outcome_{o.value}"]) for o in REFERENCED_OUTCOMES},
         )
         for row in rows
     ]

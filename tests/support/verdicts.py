@@ -7,8 +7,13 @@ from collections.abc import Mapping, Sequence
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 
 
-def stored_verdict(breakdown: Mapping[str, int], tools: Sequence[str] = (), reasoning: str = "test") -> JudgeVerdict:
-    """A valid verdict with this breakdown (the total is its sum) naming ``tools`` as missing."""
+def stored_verdict(
+    breakdown: Mapping[str, int],
+    tools: Sequence[str] = (),
+    reasoning: str = "test",
+    outcome: str = "no_reference",
+) -> JudgeVerdict:
+    """A valid verdict with this breakdown (the total is its sum) naming ``tools`` as missing, with ``outcome``."""
     output = JudgeOutputSchema.model_validate(
         {
             "total_score": sum(breakdown.values()),
@@ -16,6 +21,8 @@ def stored_verdict(breakdown: Mapping[str, int], tools: Sequence[str] = (), reas
             "score_reasoning": reasoning,
             "missing_tools": [{"tool_name": name, "rationale": "needed"} for name in tools],
             "alternative_approaches": [],
+            "outcome": outcome,
+            "outcome_reason": f"test outcome {outcome}",
         }
     )
     return JudgeVerdict(output=output, provider="test", model="m")

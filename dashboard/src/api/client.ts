@@ -2,7 +2,7 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages.
 import createClient from 'openapi-fetch';
-import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
+import type { DryRunResult, FleetScorePage, LabelRequest, ReferenceRequest, RunRequest, ScoringRun, paths } from './generated/schema';
 
 /** The fleet query's parameters (`GET /api/v1/scoring/scores`), as the generated schema types them. */
 export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['parameters']['query']>;
@@ -119,6 +119,10 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     getLabels: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}/labels', session(sessionId)).then(unwrap),
     putLabel: (sessionId: string, body: LabelRequest) =>
       client.PUT('/api/v1/scoring/sessions/{session_id}/labels', { ...session(sessionId), body }).then(unwrap),
+    putReference: (sessionId: string, body: ReferenceRequest) =>
+      client.PUT('/api/v1/scoring/sessions/{session_id}/labels/reference', { ...session(sessionId), body }).then(unwrap),
+    withdrawReference: (sessionId: string) =>
+      client.DELETE('/api/v1/scoring/sessions/{session_id}/labels/reference', session(sessionId)).then(unwrap),
     agreement: (criteriaHash: string | null) =>
       client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
     listRuns: (page: number, pageSize: number) =>

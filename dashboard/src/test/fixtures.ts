@@ -35,6 +35,9 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
     score_spread: null,
     run_id: null,
     writeback: null,
+    outcome: 'no_reference',
+    outcome_reason: 'no reference root cause was given for this session',
+    reference_source: null,
     ...overrides,
   };
 }

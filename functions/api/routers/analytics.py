@@ -1,5 +1,5 @@
 """Analytics over the latest completed score of each session: score bands, missing tools (and the sessions missing
-one), criteria in use, trends and the comparison of two criteria."""
+one), criteria in use, trends, the comparison of two criteria, and the outcomes (was the known root cause found)."""
 
 from typing import Annotated, Literal
 
@@ -10,7 +10,13 @@ from functions.api.deps import ContainerDep, CriteriaScope
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX
 from functions.api.responses import json_response
-from session_scoring.models.api import CriteriaUsage, MissingToolSessionsPage, MissingToolsReport, ScoreDistribution
+from session_scoring.models.api import (
+    CriteriaUsage,
+    MissingToolSessionsPage,
+    MissingToolsReport,
+    OutcomeReport,
+    ScoreDistribution,
+)
 from session_scoring.models.request import IsoDateTime
 from session_scoring.models.trends import CriteriaComparison, TrendBucket, TrendGroup, TrendsReport
 
@@ -105,5 +111,21 @@ async def criteria_comparison(
     scoring: ContainerDep,
     base: Annotated[str, Query(pattern=_HASH, description="The criteria hash in use (64 lowercase hex digits)")],
     candidate: Annotated[str, Query(pattern=_HASH, description="The criteria hash to compare with it")],
+    with_reference: Annotated[
+        bool, Query(description="Only the sessions judged against a reference root cause under either criteria")
+    ] = False,
 ) -> Response:
-    return json_response(await run_blocking(scoring.trends_service.criteria_comparison, base, candidate))
+    return json_response(
+        await run_blocking(scoring.trends_service.criteria_comparison, base, candidate, with_reference)
+    )
+
+
+@router.get(
+    "/outcome",
+    response_model=OutcomeReport,
+    responses=error_responses(422, 500, 503),
+    summary="Per agent and alert type, the share of sessions that found their reference root cause, and the mean "
+    "score of found against missed sessions (latest completed score of each session)",
+)
+async def outcome(scoring: ContainerDep, criteria_hash: CriteriaScope) -> Response:
+    return json_response(await run_blocking(scoring.analytics_service.outcome, criteria_hash))

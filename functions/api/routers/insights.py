@@ -54,6 +54,9 @@ async def fleet_scores(
         bool, Query(description="Only each session's latest completed attempt under the criteria")
     ] = True,
     missing_tool: Annotated[str | None, Query(description="Attempts that name this tool missing")] = None,
+    outcome: Annotated[
+        str | None, Query(description="Attempts with this outcome: found, partly_found, missed or no_reference")
+    ] = None,
     sort: Annotated[str, Query(description="total_score, a dimension, scored_at or session_started_at")] = "scored_at",
     order: Annotated[str, Query(description="asc or desc")] = "desc",
     cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
@@ -100,6 +103,7 @@ async def fleet_scores(
             session_started_before=session_started_before,
             latest_only=latest_only,
             missing_tool=missing_tool,
+            outcome=outcome,
             sort=sort,
             order=order,
             cursor=cursor,

@@ -1,5 +1,6 @@
-"""Human labels of a session (PUT: the caller's label, a new revision each time; GET: every labeller's) and the
-judge's agreement with them."""
+"""Human labels of a session (PUT: the caller's label, a new revision each time; GET: every labeller's), the
+session's reference root cause (PUT: set it, DELETE: withdraw it; a new revision each time) and the judge's agreement
+with the labels."""
 
 from typing import Annotated
 
@@ -10,7 +11,14 @@ from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
 from functions.api.responses import json_response
-from session_scoring.models.quality import AgreementReport, LabelRequest, SessionLabel, SessionLabels
+from session_scoring.models.quality import (
+    AgreementReport,
+    LabelRequest,
+    ReferenceRequest,
+    SessionLabel,
+    SessionLabels,
+    SessionReference,
+)
 
 router = APIRouter(prefix=API_PREFIX)
 
@@ -36,6 +44,29 @@ async def get_labels(session_id: SessionId, scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.label_service.labels, session_id))
 
 
+@router.put(
+    "/sessions/{session_id}/labels/reference",
+    response_model=SessionReference,
+    responses=error_responses(400, 404, 413, 422, 500, 503),
+    summary="Set the session's reference root cause (a new revision; every revision is kept with who set it): the "
+    "judges compare the conclusion with it; 404 for a session that exists nowhere",
+)
+async def put_reference(
+    session_id: SessionId, body: ReferenceRequest, scoring: ContainerDep, requester: Requester
+) -> Response:
+    return json_response(await run_blocking(scoring.label_service.put_reference, session_id, requester, body))
+
+
+@router.delete(
+    "/sessions/{session_id}/labels/reference",
+    response_model=SessionLabels,
+    responses=error_responses(404, 422, 500, 503),
+    summary="Withdraw the session's reference root cause (kept as a revision); answers the session's labels",
+)
+async def withdraw_reference(session_id: SessionId, scoring: ContainerDep, requester: Requester) -> Response:
+    return json_response(await run_blocking(scoring.label_service.withdraw_reference, session_id, requester))
+
+
 @router.get(
     "/analytics/agreement",
     response_model=AgreementReport,
@@ -52,6 +83,9 @@ async def agreement(
             "when absent",
         ),
     ] = None,
+    with_reference: Annotated[
+        bool, Query(description="Only the sessions whose latest score was judged against a reference root cause")
+    ] = False,
 ) -> Response:
     criteria = criteria_hash or scoring.scoring_service.criteria_hash
-    return json_response(await run_blocking(scoring.agreement_service.agreement, criteria))
+    return json_response(await run_blocking(scoring.agreement_service.agreement, criteria, with_reference))

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from session_scoring.services.quality import JudgeQualityService
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
+    from session_scoring.services.references import ReferenceResolver
     from session_scoring.services.runs import RunEstimator, RunPlanner, RunService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer, ScorerPolicy
@@ -153,6 +154,15 @@ class Container:
         from session_scoring.repositories.labels import LabelRepository
 
         return LabelRepository(self.engine)
+
+    @cached_property
+    def reference_resolver(self) -> ReferenceResolver:
+        """The reference a session is judged against (labels API, then its document) for the batch poller and a run's
+        estimate, read on the autocommit engine (the scorer's claim returns it itself)."""
+        from session_scoring.repositories.labels import ReferenceReads
+        from session_scoring.services.references import ReferenceResolver
+
+        return ReferenceResolver(ReferenceReads(self.query_engine))
 
     # ---- Where sessions come from, the queues and the judge.
 
@@ -433,7 +443,13 @@ class Container:
             input_budget_tokens=settings.judge_input_budget,
         )
         return BatchPoller(
-            self.config, self.run_repository, self.score_repository, self.source, lambda: self.message_batches, policy
+            self.config,
+            self.run_repository,
+            self.score_repository,
+            self.source,
+            lambda: self.message_batches,
+            policy,
+            references=self.reference_resolver,
         )
 
     @cached_property
@@ -457,7 +473,9 @@ class Container:
     def run_estimator(self) -> RunEstimator:
         from session_scoring.services.runs import RunEstimator
 
-        return RunEstimator(self.config, self.source, self.run_repository, self.judge_input_budget)
+        return RunEstimator(
+            self.config, self.source, self.run_repository, self.judge_input_budget, self.reference_resolver
+        )
 
     @cached_property
     def run_service(self) -> RunService:

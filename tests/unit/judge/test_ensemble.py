@@ -7,9 +7,13 @@ from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenU
 from tests.support.fake_claude import scripted_verdict
 
 
-def verdict(dimensions: tuple[int, int, int, int], missing: tuple[str, ...] = ()) -> JudgeVerdict:
+def verdict(
+    dimensions: tuple[int, int, int, int], missing: tuple[str, ...] = (), outcome: str = "no_reference"
+) -> JudgeVerdict:
     return JudgeVerdict(
-        output=JudgeOutputSchema.model_validate(scripted_verdict(dimensions, missing)),
+        output=JudgeOutputSchema.model_validate(
+            scripted_verdict(dimensions, missing, outcome=outcome, outcome_reason=f"{outcome} at {dimensions}")
+        ),
         provider="anthropic",
         model="m",
         usage=TokenUsage(input_tokens=100, output_tokens=10, cache_read_tokens=50),
@@ -50,3 +54,28 @@ def test_even_sample_count_rounds_each_median_and_the_total_is_their_sum() -> No
         "synthesis_quality": 25,
     }
     assert result.output.total_score == 49
+
+
+def test_the_outcome_is_the_most_common_with_the_reason_of_its_closest_sample() -> None:
+    samples = [
+        verdict((10, 10, 10, 10), outcome="missed"),
+        verdict((20, 20, 20, 20), outcome="found"),
+        verdict((11, 11, 11, 11), outcome="found"),
+    ]
+
+    result, _ = median_verdict(samples)
+
+    assert result.output.outcome == "found"
+    assert result.output.outcome_reason == "found at (11, 11, 11, 11)"  # the closest sample that found it
+
+
+def test_a_tied_outcome_is_the_closest_samples() -> None:
+    samples = [
+        verdict((20, 20, 20, 20), outcome="found"),
+        verdict((10, 10, 10, 10), outcome="partly_found"),
+        verdict((12, 12, 12, 12), outcome="missed"),
+    ]
+
+    result, _ = median_verdict(samples)
+
+    assert (result.output.outcome, result.output.outcome_reason) == ("missed", "missed at (12, 12, 12, 12)")

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from session_scoring.judge.heuristic import HEURISTIC_MODEL, assess
+from session_scoring.models.reference import Reference
 from session_scoring.models.session import Session
 from tests.conftest import FAILING_TOOLS_ID, SAMPLES, SHALLOW_ID, THOROUGH_ID
 from tests.support.degraded_twins import TWINS, twin_pairs
@@ -222,3 +223,54 @@ def test_a_conclusion_naming_nothing_the_evidence_holds_is_capped_whatever_its_l
     assert right.total_score > wrong.total_score
     assert "of its claims are grounded" in wrong.score_reasoning
     assert "it says what to do, but about a cause the evidence does not show" in wrong.score_reasoning
+
+
+OOM_CONCLUSION = (
+    "The payment-api container was OOMKilled: its memory limit of 256Mi is below the working set since the new "
+    "cache was enabled. Raise the limit to 512Mi and roll out."
+)
+
+
+def reference(root_cause: str) -> Reference:
+    return Reference(root_cause=root_cause, remediation=None, source="label")
+
+
+@pytest.mark.parametrize(
+    ("root_cause", "outcome"),
+    [
+        ("OOMKilled: the payment-api container's memory limit of 256Mi was too low for the new cache", "found"),
+        ("The payment-api pods were evicted for disk pressure on the node after the image cache grew", "partly_found"),
+        ("The database connection pool was exhausted by a slow query on the orders table", "missed"),
+    ],
+)
+def test_the_outcome_compares_the_conclusions_terms_with_the_references(root_cause: str, outcome: str) -> None:
+    session = session_with([call("pods_get", result="OOMKilled 256Mi")], OOM_CONCLUSION)
+
+    verdict = assess(session, reference(root_cause))
+
+    assert verdict.outcome == outcome
+    assert verdict.outcome_reason.startswith("the conclusion names ")
+    assert verdict.total_score == assess(session).total_score  # the outcome moves no method point
+
+
+def test_the_outcome_reason_names_the_terms_found_and_not_found() -> None:
+    session = session_with([], OOM_CONCLUSION)
+
+    verdict = assess(session, reference("payment-api exhausted its 256Mi limit; a leak in the redis client"))
+
+    assert "payment-api" in verdict.outcome_reason
+    assert "256mi" in verdict.outcome_reason
+    assert "; not " in verdict.outcome_reason
+    assert "redis" in verdict.outcome_reason
+
+
+def test_without_a_reference_or_a_conclusion_the_outcome_says_so() -> None:
+    assert assess(session_with([], OOM_CONCLUSION)).outcome == "no_reference"
+    empty = assess(session_with([], None), reference("memory limit too low"))
+    assert (empty.outcome, empty.outcome_reason) == (
+        "missed",
+        "the session has no final analysis to compare with the reference root cause",
+    )
+    vague = assess(session_with([], OOM_CONCLUSION), reference("it was the cause"))
+    assert vague.outcome == "missed"
+    assert "names no specific value or distinctive word" in vague.outcome_reason

@@ -61,7 +61,8 @@ def test_the_sent_schema_enforces_exactly_what_the_models_schema_does() -> None:
 
     assert _constraints(sent) == _constraints(_resolved(full, full["$defs"]))
     assert "$ref" not in json.dumps(sent)
-    assert sent["required"] == ["total_score", "score_breakdown", "score_reasoning"]
+    assert sent["required"] == ["total_score", "score_breakdown", "score_reasoning", "outcome", "outcome_reason"]
+    assert sent["properties"]["outcome"]["enum"] == ["found", "partly_found", "missed", "no_reference"]
     breakdown = sent["properties"]["score_breakdown"]
     assert set(breakdown["required"]) == {"logical_flow", "consistency", "tool_relevance", "synthesis_quality"}
     assert breakdown["additionalProperties"] is False

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from session_scoring.models.judge import JudgeOutputSchema, judge_output_schema_text
+from session_scoring.errors import JudgeOutputError
+from session_scoring.models.judge import JudgeOutputSchema, checked_outcome, judge_output_schema_text
 from tests.support.fake_claude import SAMPLE_VERDICT
 
 
@@ -72,5 +73,32 @@ def test_approach_needs_at_least_one_step() -> None:
 def test_schema_text_for_the_prompt_is_the_json_schema() -> None:
     text = judge_output_schema_text()
     schema = json.loads(text[text.index("{") :])
-    assert set(schema["required"]) == {"total_score", "score_breakdown", "score_reasoning"}
+    assert set(schema["required"]) == {
+        "total_score",
+        "score_breakdown",
+        "score_reasoning",
+        "outcome",
+        "outcome_reason",
+    }
     assert "logical_flow" in json.dumps(schema)
+
+
+def test_an_outcome_must_fit_the_request() -> None:
+    found = JudgeOutputSchema.model_validate(verdict(outcome="found", outcome_reason="it names the cause"))
+    unjudged = JudgeOutputSchema.model_validate(verdict())
+
+    assert checked_outcome(found, reference_given=True) == found
+    corrected = checked_outcome(found, reference_given=False)
+    assert (corrected.outcome, corrected.outcome_reason) == (
+        "no_reference",
+        "no reference root cause was given for this session",
+    )
+    assert corrected.total_score == found.total_score
+    with pytest.raises(JudgeOutputError, match="outcome is no_reference but a reference root cause was given"):
+        checked_outcome(unjudged, reference_given=True)
+
+
+@pytest.mark.parametrize("changes", [{"outcome": "right"}, {"outcome_reason": ""}, {"outcome": None}])
+def test_an_outcome_outside_its_values_is_refused(changes: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError, match="outcome"):
+        JudgeOutputSchema.model_validate(verdict(**changes))

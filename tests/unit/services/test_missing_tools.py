@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from session_scoring.repositories.analytics import BandCount, CriteriaUsage, ToolCount
+from session_scoring.repositories.analytics import BandCount, CriteriaUsage, OutcomeCount, ToolCount
 from session_scoring.services.analytics import AnalyticsService, bucket_starts
 
 SUNDAY = date(2026, 11, 22)
@@ -36,6 +36,9 @@ class _Counters:
         return []
 
     def criteria_usage(self) -> list[CriteriaUsage]:
+        return []
+
+    def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]:
         return []
 
 

@@ -106,3 +106,16 @@ def test_bad_selections_say_what_is_wrong(fields: dict[str, object], problem: st
         RunSelection.model_validate(fields)
 
     assert problem in str(raised.value)
+
+
+def test_with_reference_selects_the_sessions_with_a_reference_whatever_their_scores() -> None:
+    page = [summary("benchmark-1"), summary("benchmark-2"), summary("plain"), summary("busy")]
+    page.append(summary("unfinished", status="in_progress"))
+    states = {"benchmark-2": state(any_completed=True, current_completed=True), "busy": state(active=True)}
+    referenced = {"benchmark-1", "benchmark-2", "busy", "unfinished"}
+
+    decision = decide_page(RunSelection(which="with_reference"), page, states, SCORABLE, referenced)
+
+    assert decision.candidates == ["benchmark-1", "benchmark-2"]
+    assert decision.skipped == {"already_active": 1, "not_completed": 1}
+    assert decide_page(RunSelection(which="with_reference"), page, states, SCORABLE).candidates == []

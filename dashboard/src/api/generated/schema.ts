@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/analytics/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per agent and alert type, the share of sessions that found their reference root cause, and the mean score of found against missed sessions (latest completed score of each session)
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["outcome_api_v1_scoring_analytics_outcome_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/sessions:import": {
         parameters: {
             query?: never;
@@ -480,6 +500,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions/{session_id}/labels/reference": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the session's reference root cause (a new revision; every revision is kept with who set it): the judges compare the conclusion with it; 404 for a session that exists nowhere
+         * @description Needs the labeller role (or operator, admin).
+         */
+        put: operations["put_reference_api_v1_scoring_sessions__session_id__labels_reference_put"];
+        post?: never;
+        /**
+         * Withdraw the session's reference root cause (kept as a revision); answers the session's labels
+         * @description Needs the labeller role (or operator, admin).
+         */
+        delete: operations["withdraw_reference_api_v1_scoring_sessions__session_id__labels_reference_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/analytics/agreement": {
         parameters: {
             query?: never;
@@ -640,6 +684,12 @@ export interface components {
              * @description Judge vs human per session (the scatter)
              */
             pairs: components["schemas"]["AgreementPair"][];
+            /**
+             * With Reference
+             * @description Restricted to the sessions whose latest score was judged against a reference root cause
+             * @default false
+             */
+            with_reference: boolean;
         };
         /** AlternativeApproach */
         AlternativeApproach: {
@@ -833,6 +883,12 @@ export interface components {
              * @description Up to 2,000 of the compared sessions (the first by session id: a fixed sample), for a scatter
              */
             points: components["schemas"]["ComparisonPoint"][];
+            /**
+             * With Reference
+             * @description Restricted to the sessions whose latest score under either criteria was judged against a reference root cause (and each criteria's human agreement to its labelled sessions with one)
+             * @default false
+             */
+            with_reference: boolean;
         };
         /** CriteriaDefinition */
         CriteriaDefinition: {
@@ -1070,6 +1126,8 @@ export interface components {
              */
             missing_tools: string[];
             session_facts: components["schemas"]["SessionFactsInfo"] | null;
+            /** @description found, partly_found, missed or no_reference; null before completion and for scores made before outcomes were judged */
+            outcome: components["schemas"]["Outcome"] | null;
         };
         /**
          * FleetScorePage
@@ -1246,6 +1304,12 @@ export interface components {
              */
             skipped: components["schemas"]["SkippedContentInfo"][];
             /**
+             * Has Reference
+             * @description The (first) session's document carries its known root cause (reference_root_cause), which the judge compares the conclusion with
+             * @default false
+             */
+            has_reference: boolean;
+            /**
              * Sessions
              * @description Every session stored from this upload, in document order (one for a single-session document)
              */
@@ -1297,6 +1361,12 @@ export interface components {
              * @description From the first to the last timestamp, when it has them
              */
             duration_ms: number | null;
+            /**
+             * Has Reference
+             * @description The document carries the session's known root cause (reference_root_cause)
+             * @default false
+             */
+            has_reference: boolean;
         };
         /**
          * JudgeInfo
@@ -1549,6 +1619,103 @@ export interface components {
             candidate: number;
             /** Delta */
             delta: number;
+        };
+        /**
+         * Outcome
+         * @enum {string}
+         */
+        Outcome: "found" | "partly_found" | "missed" | "no_reference";
+        /**
+         * OutcomeReport
+         * @description ``GET /analytics/outcome``: the outcomes of each session's latest completed score under the criteria, overall
+         *     and per agent and alert type. Scores made before outcomes were judged are not counted.
+         */
+        OutcomeReport: {
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            overall: components["schemas"]["OutcomeSummary"];
+            /**
+             * Groups
+             * @description Per agent and alert type, most sessions with a reference first (then by agent, alert type; unknown last)
+             */
+            groups: components["schemas"]["OutcomeSummary"][];
+        };
+        /**
+         * OutcomeSummary
+         * @description How often the latest scores of a group found their reference root cause, and whether the method score
+         *     separates the sessions that found it from those that missed it.
+         */
+        OutcomeSummary: {
+            /**
+             * Agent
+             * @description The agent (session facts); null in the overall figures, or when unknown
+             */
+            agent: string | null;
+            /**
+             * Alert Type
+             * @description The alert type; null in the overall figures, or when unknown
+             */
+            alert_type: string | null;
+            /**
+             * Sessions
+             * @description Latest scores judged for an outcome (no_reference included)
+             */
+            sessions: number;
+            /**
+             * With Reference
+             * @description Of those, the ones judged against a reference root cause
+             */
+            with_reference: number;
+            /** Found */
+            found: number;
+            /** Partly Found */
+            partly_found: number;
+            /** Missed */
+            missed: number;
+            /** No Reference */
+            no_reference: number;
+            /**
+             * Found Share
+             * @description found / with_reference (0-1); null without a reference
+             */
+            found_share: number | null;
+            /**
+             * Mean Score Found
+             * @description Mean total score of the sessions that found it
+             */
+            mean_score_found: number | null;
+            /** Mean Score Partly Found */
+            mean_score_partly_found: number | null;
+            /**
+             * Mean Score Missed
+             * @description Mean total score of the sessions that missed it
+             */
+            mean_score_missed: number | null;
+            /** Mean Score No Reference */
+            mean_score_no_reference: number | null;
+            /**
+             * Score Gap
+             * @description mean_score_found - mean_score_missed: positive when the method score is higher for the sessions that got the cause right; null unless both are known
+             */
+            score_gap: number | null;
+        };
+        /**
+         * ReferenceRequest
+         * @description Body of ``PUT .../labels/reference``: the session's true root cause, known afterwards (a postmortem, a
+         *     person, a benchmark's ground truth). Every PUT is a new revision of the session's reference (the earlier ones are
+         *     kept); the highest revision is the one the judges compare the conclusion with.
+         */
+        ReferenceRequest: {
+            /**
+             * Reference Root Cause
+             * @description The root cause, 1-1,000 characters (not only whitespace)
+             */
+            reference_root_cause: string;
+            /**
+             * Reference Remediation
+             * @description Optional: the known remediation
+             */
+            reference_remediation?: string | null;
         };
         /**
          * Role
@@ -2006,7 +2173,9 @@ export interface components {
         };
         /**
          * SessionLabels
-         * @description Each labeller's current label (their latest revision), and every revision, newest first.
+         * @description Each labeller's current label (their latest revision), and every revision, newest first; the session's reference
+         *     as set through this API (its highest revision; null when none was set or the last revision withdrew it) and every
+         *     revision of it, newest first.
          */
         SessionLabels: {
             /** Session Id */
@@ -2015,6 +2184,9 @@ export interface components {
             current: components["schemas"]["SessionLabel"][];
             /** History */
             history: components["schemas"]["SessionLabel"][];
+            reference: components["schemas"]["SessionReference"] | null;
+            /** Reference History */
+            reference_history: components["schemas"]["SessionReference"][];
         };
         /** SessionListItem */
         SessionListItem: {
@@ -2105,6 +2277,27 @@ export interface components {
             limit_reached: boolean;
         };
         /**
+         * SessionReference
+         * @description One revision of a session's reference; ``reference_root_cause`` null: this revision withdrew it.
+         */
+        SessionReference: {
+            /** Session Id */
+            session_id: string;
+            /** Revision */
+            revision: number;
+            /** Reference Root Cause */
+            reference_root_cause: string | null;
+            /** Reference Remediation */
+            reference_remediation: string | null;
+            /** Set By */
+            set_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
          * SessionScore
          * @description One scoring attempt. Score fields are null until ``status`` is ``completed``.
          */
@@ -2166,6 +2359,18 @@ export interface components {
             run_id: string | null;
             /** @description The write-back of the completed score to its trace store (SCORING_WRITEBACK); null when none started: none configured, an uploaded session, or the score is not completed */
             writeback: components["schemas"]["WriteBackInfo"] | null;
+            /** @description Whether the conclusion found the session's reference root cause: found, partly_found, missed, or no_reference (none was given); null until completed, and for a score made before outcomes were judged */
+            outcome: components["schemas"]["Outcome"] | null;
+            /**
+             * Outcome Reason
+             * @description The judge's one sentence on the outcome
+             */
+            outcome_reason: string | null;
+            /**
+             * Reference Source
+             * @description Where the reference the judge was given came from: label (the labels API), import (the uploaded document), source (the session source); null when it was given none
+             */
+            reference_source: ("label" | "import" | "source") | null;
         };
         /**
          * SessionScoring
@@ -2334,6 +2539,23 @@ export interface components {
             band_shares: {
                 [key: string]: number;
             };
+            /**
+             * With Reference
+             * @description Sessions of the bucket judged against a reference root cause (their outcome is found, partly_found or missed)
+             */
+            with_reference: number;
+            /**
+             * Outcome Counts
+             * @description Of those, the sessions found, partly_found and missed
+             */
+            outcome_counts: {
+                [key: string]: number;
+            };
+            /**
+             * Found Share
+             * @description Share (0-1) of the sessions with a reference whose conclusion found it; null when none had one
+             */
+            found_share: number | null;
         };
         /** TrendsReport */
         TrendsReport: {
@@ -2355,7 +2577,7 @@ export interface components {
          * Which
          * @enum {string}
          */
-        Which: "unscored" | "not_current_criteria" | "failed" | "all" | "score_below";
+        Which: "unscored" | "not_current_criteria" | "failed" | "all" | "score_below" | "with_reference";
         /**
          * WriteBackInfo
          * @description The completed score's write-back to the trace it came from (a Phoenix span annotation, an MLflow assessment).
@@ -2438,6 +2660,10 @@ export type MissingToolSessionsPage = components['schemas']['MissingToolSessions
 export type MissingToolTrendPoint = components['schemas']['MissingToolTrendPoint'];
 export type MissingToolsReport = components['schemas']['MissingToolsReport'];
 export type Mover = components['schemas']['Mover'];
+export type Outcome = components['schemas']['Outcome'];
+export type OutcomeReport = components['schemas']['OutcomeReport'];
+export type OutcomeSummary = components['schemas']['OutcomeSummary'];
+export type ReferenceRequest = components['schemas']['ReferenceRequest'];
 export type Role = components['schemas']['Role'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
@@ -2459,6 +2685,7 @@ export type SessionLabels = components['schemas']['SessionLabels'];
 export type SessionListItem = components['schemas']['SessionListItem'];
 export type SessionListPage = components['schemas']['SessionListPage'];
 export type SessionListScan = components['schemas']['SessionListScan'];
+export type SessionReference = components['schemas']['SessionReference'];
 export type SessionScore = components['schemas']['SessionScore'];
 export type SessionScoring = components['schemas']['SessionScoring'];
 export type SessionSearchHit = components['schemas']['SessionSearchHit'];
@@ -3512,6 +3739,8 @@ export interface operations {
                 base: string;
                 /** @description The criteria hash to compare with it */
                 candidate: string;
+                /** @description Only the sessions judged against a reference root cause under either criteria */
+                with_reference?: boolean;
             };
             header?: never;
             path?: never;
@@ -3526,6 +3755,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CriteriaComparison"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    outcome_api_v1_scoring_analytics_outcome_get: {
+        parameters: {
+            query?: {
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
+                criteria_hash?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeReport"];
                 };
             };
             /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
@@ -4109,6 +4406,8 @@ export interface operations {
                 latest_only?: boolean;
                 /** @description Attempts that name this tool missing */
                 missing_tool?: string | null;
+                /** @description Attempts with this outcome: found, partly_found, missed or no_reference */
+                outcome?: string | null;
                 /** @description total_score, a dimension, scored_at or session_started_at */
                 sort?: string;
                 /** @description asc or desc */
@@ -4718,11 +5017,189 @@ export interface operations {
             };
         };
     };
+    put_reference_api_v1_scoring_sessions__session_id__labels_reference_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferenceRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionReference"];
+                };
+            };
+            /** @description Session not completed, or an invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    withdraw_reference_api_v1_scoring_sessions__session_id__labels_reference_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLabels"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     agreement_api_v1_scoring_analytics_agreement_get: {
         parameters: {
             query?: {
                 /** @description The criteria hash whose scores are compared (64 lowercase hex digits); the current one when absent */
                 criteria_hash?: string | null;
+                /** @description Only the sessions whose latest score was judged against a reference root cause */
+                with_reference?: boolean;
             };
             header?: never;
             path?: never;
@@ -4969,13 +5446,15 @@ export const callerAccessSourceValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok", "degraded"];
 export const healthStatusStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthStatus"]["status"]> = ["ok", "degraded"];
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
+export const outcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Outcome"]> = ["found", "partly_found", "missed", "no_reference"];
 export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["viewer", "labeller", "operator", "admin"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];
 export const sessionLabelSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionLabel"]["source"]> = ["api", "import"];
+export const sessionScoreReference_sourceAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionScore"]["reference_source"]> = ["label", "import", "source"];
 export const sessionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStatus"]> = ["pending", "in_progress", "paused", "canceling", "cancelling", "completed", "failed", "cancelled", "timed_out"];
 export const trendBucketValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendBucket"]> = ["day", "week"];
 export const trendGroupValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrendGroup"]> = ["none", "agent", "alert_type"];
-export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below"];
+export const whichValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Which"]> = ["unscored", "not_current_criteria", "failed", "all", "score_below", "with_reference"];
 export const writeBackInfoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WriteBackInfo"]["status"]> = ["writing", "written", "retrying", "failed"];

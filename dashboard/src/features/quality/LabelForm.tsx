@@ -6,6 +6,7 @@ import { errorMessage } from '../../api/client';
 import type { LabelRequest, SessionLabel } from '../../api/generated/schema';
 import { useLabels, usePutLabel } from './queries';
 import { useBlockedReason } from '../../shared/useMe';
+import { SessionReferencePanel } from './ReferenceEditor';
 
 export interface LabelFormProps {
   /** The judge's total the agreement compares labels with: the latest completed score under the current criteria. */
@@ -80,7 +81,7 @@ export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting
   );
 }
 
-/** The label form wired to the API for one session. */
+/** The label form wired to the API for one session, and the session's known root cause beside it. */
 export function SessionLabelsPanel({
   sessionId,
   judgeTotal,
@@ -93,13 +94,16 @@ export function SessionLabelsPanel({
   const labels = useLabels(sessionId);
   const put = usePutLabel(sessionId);
   return (
-    <LabelForm
-      judgeTotal={judgeTotal}
-      judgeCriteria={judgeCriteria}
-      labels={labels.data?.current ?? []}
-      submitting={put.isPending}
-      error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
-      onSubmit={(label) => put.mutate(label)}
-    />
+    <>
+      <LabelForm
+        judgeTotal={judgeTotal}
+        judgeCriteria={judgeCriteria}
+        labels={labels.data?.current ?? []}
+        submitting={put.isPending}
+        error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
+        onSubmit={(label) => put.mutate(label)}
+      />
+      <SessionReferencePanel sessionId={sessionId} />
+    </>
   );
 }

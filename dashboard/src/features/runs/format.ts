@@ -53,4 +53,5 @@ export const WHICH_LABELS: Record<NonNullable<ScoringRun['selection']['which']>,
   failed: 'latest attempt failed',
   all: 'all sessions',
   score_below: 'score below a threshold',
+  with_reference: 'with a known root cause (a benchmark)',
 };

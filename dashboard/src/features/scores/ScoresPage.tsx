@@ -29,6 +29,7 @@ import { criteriaLabel, criteriaName, useCriteriaInUse, useCriteriaNames } from 
 import { useScoreBands } from '../../shared/scoreBands';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { DIMENSIONS } from '../../shared/dimensions';
@@ -290,6 +291,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
       ))}
       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.agent ?? '–'}</TableCell>
       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.alert_type ?? '–'}</TableCell>
+      <TableCell sx={wide}>{row.outcome ? <OutcomeChip outcome={row.outcome} /> : '–'}</TableCell>
       <TableCell sx={wide}>{when(row.scored_at)}</TableCell>
       <TableCell sx={wide}>{when(facts?.started_at)}</TableCell>
     </TableRow>
@@ -351,6 +353,7 @@ export function ScoresPage() {
                   ))}
                   <TableCell sx={wide}>Agent</TableCell>
                   <TableCell sx={wide}>Alert type</TableCell>
+                  <TableCell sx={wide}>Root cause</TableCell>
                   <SortHeader column="scored_at" label="Scored" state={state} onSort={onSort} sx={wide} />
                   <SortHeader column="session_started_at" label="Started" state={state} onSort={onSort} sx={wide} />
                 </TableRow>

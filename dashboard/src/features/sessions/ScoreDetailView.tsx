@@ -19,6 +19,7 @@ import { AlternativeApproachesCard } from './AlternativeApproachesCard';
 import { JsonBlock } from '../../shared/components/JsonBlock';
 import { Markdown } from '../../shared/components/Markdown';
 import { MissingToolsCard } from './MissingToolsCard';
+import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { ScoreBreakdownCard } from './ScoreBreakdownCard';
 
@@ -62,6 +63,19 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
                 {band ? `${band.label} · ` : ''}scored {when(score.scored_at)} · by {score.scored_triggered_by}
               </Typography>
             </Box>
+            {score.outcome && (
+              <Box data-testid="score-outcome">
+                <Typography variant="body2" color="text.secondary">
+                  Root cause
+                </Typography>
+                <OutcomeChip outcome={score.outcome} reason={score.outcome_reason} referenceSource={score.reference_source} />
+                {score.outcome !== 'no_reference' && score.outcome_reason && (
+                  <Typography variant="body2" sx={{ mt: 0.5, maxWidth: 560 }}>
+                    {score.outcome_reason}
+                  </Typography>
+                )}
+              </Box>
+            )}
           </CardContent>
         </Card>
       ) : (

@@ -37,7 +37,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, MAX_SCORE, MIN_SCORE, ScoreStatus
+from session_scoring.models.scores import (
+    ACTIVE_STATUSES,
+    DIMENSIONS,
+    MAX_SCORE,
+    MIN_SCORE,
+    REFERENCE_SOURCES,
+    Outcome,
+    ScoreStatus,
+)
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -52,6 +60,10 @@ LABEL_SOURCES = ("api", "import")
 EXPORT_KINDS = ("training",)
 EXPORT_STATUSES = ("queued", "running", "completed", "failed")
 WRITEBACK_STATUSES = ("writing", "written", "retrying", "failed")
+OUTCOMES = tuple(outcome.value for outcome in Outcome)
+COMPARISON_KINDS = tuple(prefix + kind for prefix in ("", "ref_") for kind in ("total", *DIMENSIONS))
+"""The kinds of ``comparison_cells``: the joint histogram ('total') and each dimension's deltas, over every session
+and (prefixed ``ref_``) over the sessions judged against a reference."""
 
 
 metadata = MetaData()
@@ -122,6 +134,11 @@ session_scores = Table(
     Column("score_spread", JSONB),
     # The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches).
     Column("batch_id", String(128)),
+    # Migration 0018_outcome: whether the conclusion found the session's reference root cause (null before outcomes
+    # were judged, and until completed), the judge's reason, and where the reference came from (null: none given).
+    Column("outcome", String(20)),
+    Column("outcome_reason", Text),
+    Column("reference_source", String(10)),
     CheckConstraint(
         f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
         name="ck_session_scores_total_score_range",
@@ -204,6 +221,20 @@ session_scores = Table(
         "ix_session_scores_open_batch",
         "batch_id",
         postgresql_where=text("batch_id IS NOT NULL AND status = 'in_progress'"),
+    ),
+    CheckConstraint(f"outcome IS NULL OR outcome IN {_sql_list(OUTCOMES)}", name="ck_session_scores_outcome"),
+    CheckConstraint(
+        f"reference_source IS NULL OR reference_source IN {_sql_list(REFERENCE_SOURCES)}",
+        name="ck_session_scores_reference_source",
+    ),
+    # Migration 0018_outcome: the fleet query's outcome filter, newest first.
+    Index(
+        "ix_session_scores_fleet_outcome",
+        "criteria_hash",
+        "outcome",
+        "scored_at",
+        "score_id",
+        postgresql_where=text("status = 'completed'"),
     ),
 )
 
@@ -289,6 +320,8 @@ latest_scores = Table(
     # The ``latest_tool_counts`` keys this row counts in, ``[tool, facet, value]`` each (migration 0011).
     Column("tool_facets", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
     Column("previous_tool_facets", JSONB),
+    # Migration 0018_outcome: the score's outcome (null for a score made before outcomes were judged).
+    Column("outcome", String(20)),
     # The newest sessions of a band (the ids listed beside a count).
     Index(
         "ix_latest_scores_band_newest",
@@ -388,6 +421,7 @@ trend_members = Table(
     Column("tool_relevance", Integer),
     Column("synthesis_quality", Integer),
     Column("previous", JSONB),
+    Column("outcome", String(20)),  # migration 0018_outcome
 )
 
 
@@ -415,6 +449,10 @@ trend_histograms = Table(
     Column("tool_relevance_n", Integer, nullable=False),
     Column("synthesis_quality_sum", Integer, nullable=False),
     Column("synthesis_quality_n", Integer, nullable=False),
+    # Migration 0018_outcome: the sessions whose latest score found, partly found or missed their reference.
+    Column("outcome_found", Integer, nullable=False, server_default=text("0")),
+    Column("outcome_partly_found", Integer, nullable=False, server_default=text("0")),
+    Column("outcome_missed", Integer, nullable=False, server_default=text("0")),
     CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
     CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
     CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
@@ -515,6 +553,45 @@ judge_labels = Table(
 )
 
 
+# A session's reference root cause set through the labels API (migration 0018_outcome): every revision kept with who
+# set it and when; the session's reference is its highest revision's (a revision without a root cause withdraws it).
+session_references = Table(
+    "session_references",
+    metadata,
+    Column("reference_id", UUID(as_uuid=True), primary_key=True),
+    Column("session_id", String(255), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("root_cause", Text),
+    Column("remediation", Text),
+    Column("set_by", String(255), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("revision > 0", name="ck_session_references_revision"),
+    CheckConstraint(
+        "root_cause IS NOT NULL OR remediation IS NULL", name="ck_session_references_remediation_with_cause"
+    ),
+    UniqueConstraint("session_id", "revision", name="uq_session_references_revision"),
+)
+
+
+# Per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose latest completed score
+# has that outcome and the sum of their totals (migration 0018_outcome): ``GET /analytics/outcome`` reads a few rows.
+# An unknown agent or alert type is '' with its ``*_unknown`` flag set, as in ``trend_histograms``. Kept by the verdict
+# statement from ``trend_members``; a score without an outcome (made before outcomes were judged) is not counted.
+outcome_counts = Table(
+    "outcome_counts",
+    metadata,
+    Column("criteria_hash", String(64), primary_key=True),
+    Column("agent_unknown", Boolean, primary_key=True),
+    Column("agent", String(255), primary_key=True),
+    Column("alert_type_unknown", Boolean, primary_key=True),
+    Column("alert_type", String(255), primary_key=True),
+    Column("outcome", String(20), primary_key=True),
+    Column("sessions", Integer, nullable=False),
+    Column("total_sum", BigInteger, nullable=False),
+    CheckConstraint(f"outcome IN {_sql_list(OUTCOMES)}", name="ck_outcome_counts_outcome"),
+)
+
+
 # An export written to S3 by the exporter function (migration 0013_export_jobs): what was asked, how far it got,
 # where the file is, or why it failed.
 export_jobs = Table(
@@ -553,6 +630,9 @@ comparison_pairs = Table(
     Column("high_total", Integer, nullable=False),
     # The high hash's total minus the low hash's (the comparison's delta, or its negation when read flipped).
     Column("delta", Integer, Computed("high_total - low_total", persisted=True)),
+    # Migration 0018_outcome: either latest score was judged against a reference (a comparison restricted to such
+    # sessions reads these rows through the partial indexes below).
+    Column("with_reference", Boolean, nullable=False, server_default=text("false")),
     # The scatter's sample is the pair's first sessions: an index-only scan of the key.
     PrimaryKeyConstraint(
         "low_hash",
@@ -564,19 +644,45 @@ comparison_pairs = Table(
     # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction.
     Index("ix_comparison_pairs_rising", "low_hash", "high_hash", "delta", "session_id"),
     Index("ix_comparison_pairs_falling", "low_hash", "high_hash", text("delta DESC"), "session_id"),
+    # Migration 0018_outcome: the same three reads over the sessions with a reference.
+    Index(
+        "ix_comparison_pairs_reference_rising",
+        "low_hash",
+        "high_hash",
+        "delta",
+        "session_id",
+        postgresql_where=text("with_reference"),
+    ),
+    Index(
+        "ix_comparison_pairs_reference_falling",
+        "low_hash",
+        "high_hash",
+        text("delta DESC"),
+        "session_id",
+        postgresql_where=text("with_reference"),
+    ),
+    Index(
+        "ix_comparison_pairs_reference_sessions",
+        "low_hash",
+        "high_hash",
+        "session_id",
+        postgresql_include=["low_total", "high_total"],
+        postgresql_where=text("with_reference"),
+    ),
 )
 
 
 # The comparison's histograms per unordered pair of criteria hashes (as ``comparison_pairs``): ``kind`` 'total'
 # counts sessions per (``a`` low hash's total, ``b`` high hash's total); a dimension's kind counts sessions per
-# ``a`` = high minus low points (both present; ``b`` 0). Kept by the verdict statement; a cell whose sessions fall
-# to 0 stays (readers skip it).
+# ``a`` = high minus low points (both present; ``b`` 0). The same kinds prefixed ``ref_`` count only the sessions
+# judged against a reference under either hash (migration 0018_outcome). Kept by the verdict statement; a cell whose
+# sessions fall to 0 stays (readers skip it).
 comparison_cells = Table(
     "comparison_cells",
     metadata,
     Column("low_hash", String(64), primary_key=True),
     Column("high_hash", String(64), primary_key=True),
-    Column("kind", String(20), primary_key=True),
+    Column("kind", String(32), primary_key=True),
     Column("a", Integer, primary_key=True),
     Column("b", Integer, primary_key=True),
     Column("sessions", Integer, nullable=False),
@@ -584,5 +690,5 @@ comparison_cells = Table(
     PrimaryKeyConstraint(
         "low_hash", "high_hash", "kind", "a", "b", name="comparison_cells_pkey", postgresql_include=["sessions"]
     ),
-    CheckConstraint(f"kind IN {_sql_list(('total', *DIMENSIONS))}", name="ck_comparison_cells_kind"),
+    CheckConstraint(f"kind IN {_sql_list(COMPARISON_KINDS)}", name="ck_comparison_cells_kind"),
 )

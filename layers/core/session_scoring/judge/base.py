@@ -7,6 +7,7 @@ from typing import Protocol
 
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
+from session_scoring.models.reference import Reference
 from session_scoring.models.session import Session
 
 
@@ -22,14 +23,17 @@ class JudgePrompt:
     tokens_before_compaction: int | None = None
 
 
-def prompt_stats(prompt: JudgePrompt | None) -> PromptStats:
-    """What a score stores of the request it was judged on (nothing for a judge that sends no prompt)."""
+def prompt_stats(prompt: JudgePrompt | None, reference: Reference | None = None) -> PromptStats:
+    """What a score stores of the request it was judged on (no token counts for a judge that sends no prompt) and
+    where the reference it was given came from."""
+    source = None if reference is None else reference.source
     if prompt is None:
-        return PromptStats(compacted=False, tokens_before=None, tokens_after=None)
+        return PromptStats(compacted=False, tokens_before=None, tokens_after=None, reference_source=source)
     return PromptStats(
         compacted=prompt.compacted,
         tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
         tokens_after=prompt.estimated_tokens,
+        reference_source=source,
     )
 
 
@@ -42,6 +46,9 @@ class JudgeRequest:
     """Bound of one call to the judge."""
     budget_seconds: float | None = None
     """Bound of the whole evaluation (answer and repair turn): the time left before the caller's deadline."""
+    reference: Reference | None = None
+    """The session's known root cause, which the verdict's ``outcome`` compares the conclusion with (an LLM judge's
+    prompt carries it fenced); None: the outcome is ``no_reference``."""
 
 
 class Judge(Protocol):

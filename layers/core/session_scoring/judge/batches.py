@@ -136,9 +136,18 @@ class MessageBatches:
         except anthropic.AnthropicError as exc:
             raise classify_sdk_error(exc) from exc
 
-    def verdict(self, prompt: Callable[[], JudgePrompt], result: BatchResult, timeout_seconds: float) -> JudgeVerdict:
-        """The verdict of a succeeded result: validated like an online answer, an invalid one repaired online."""
-        return self._judge.batch_verdict(prompt, result.text, result.usage, result.truncated, timeout_seconds)
+    def verdict(
+        self,
+        prompt: Callable[[], JudgePrompt],
+        result: BatchResult,
+        timeout_seconds: float,
+        reference_given: bool = False,
+    ) -> JudgeVerdict:
+        """The verdict of a succeeded result: validated like an online answer (``reference_given``: the submitted
+        request carried a reference), an invalid one repaired online."""
+        return self._judge.batch_verdict(
+            prompt, result.text, result.usage, result.truncated, timeout_seconds, reference_given
+        )
 
 
 def _result(line: Any) -> BatchResult:

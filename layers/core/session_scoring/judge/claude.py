@@ -1,8 +1,10 @@
 """The Claude judge through the official ``anthropic`` SDK (Anthropic API or Amazon Bedrock).
 
 Output is schema-constrained (``output_config.format`` = the JSON schema of ``JudgeOutputSchema``) and validated
-again here, including the dimension ranges and that the total is their sum. Invalid output gets one repair turn
-with the validation errors; if that fails too the attempt fails with the reason (never a score of 0).
+again here, including the dimension ranges, that the total is their sum and that the outcome fits the request (an
+answer of ``no_reference`` to a request carrying a reference is invalid; any other outcome of a request without one
+is set to ``no_reference``). Invalid output gets one repair turn with the validation errors; if that fails too the
+attempt fails with the reason (never a score of 0).
 The SDK's own retries are off (``max_retries=0``): retries are ours, bounded by the Lambda's remaining time.
 
 Prompt caching: the system text (instructions and rubric, identical for every session under one configuration) is
@@ -34,7 +36,7 @@ from session_scoring.errors import (
 )
 from session_scoring.judge.base import JudgePrompt, JudgeRequest
 from session_scoring.log import logger, truncate
-from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage, checked_outcome
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 
@@ -212,6 +214,7 @@ class ClaudeJudge:
             raise JudgePermanentError("the Claude judge needs a rendered prompt and the request carries none")
         system, messages = self._conversation(request.prompt)
         text, usage, truncated = self._call(system, messages, request.timeout_seconds)
+        reference_given = request.reference is not None
 
         def repair_timeout() -> float:
             # The repair turn gets only what is left of this evaluation's time budget, so the two calls together
@@ -221,7 +224,9 @@ class ClaudeJudge:
                 timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
             return timeout
 
-        output, usage = self._accept(lambda: (system, messages), text, usage, truncated, repair_timeout)
+        output, usage = self._accept(
+            lambda: (system, messages), text, usage, truncated, repair_timeout, reference_given
+        )
         return self._verdict(output, usage, started)
 
     def batch_verdict(
@@ -231,16 +236,18 @@ class ClaudeJudge:
         usage: TokenUsage,
         truncated: bool,
         timeout_seconds: float,
+        reference_given: bool = False,
     ) -> JudgeVerdict:
-        """A verdict from a Message Batches answer, validated exactly as an online answer; an invalid answer gets its
-        repair turn online (``prompt`` renders the original request again, only then). ``latency_ms`` is the repair
-        turn's time (0 without one): the batch's own wait is not judge latency."""
+        """A verdict from a Message Batches answer, validated exactly as an online answer (``reference_given``: the
+        submitted request carried a reference); an invalid answer gets its repair turn online (``prompt`` renders the
+        original request again, only then). ``latency_ms`` is the repair turn's time (0 without one): the batch's own
+        wait is not judge latency."""
         started = time.monotonic()
 
         def conversation() -> tuple[list[TextBlockParam], list[MessageParam]]:
             return self._conversation(prompt())  # rendered again only for a repair turn
 
-        output, usage = self._accept(conversation, text, usage, truncated, lambda: timeout_seconds)
+        output, usage = self._accept(conversation, text, usage, truncated, lambda: timeout_seconds, reference_given)
         return self._verdict(output, usage, started)
 
     def _accept(
@@ -250,13 +257,14 @@ class ClaudeJudge:
         usage: TokenUsage,
         truncated: bool,
         repair_timeout: Callable[[], float],
+        reference_given: bool,
     ) -> tuple[JudgeOutputSchema, TokenUsage]:
         """The answer validated; an invalid one gets its repair turn in ``conversation`` (built only then)."""
         try:
-            return self._parse(text, truncated), usage
+            return self._parse(text, truncated, reference_given), usage
         except JudgeOutputError as first:
             system, messages = conversation()
-            return self._repair(system, messages, text, usage, first, repair_timeout)
+            return self._repair(system, messages, text, usage, first, repair_timeout, reference_given)
 
     def _repair(
         self,
@@ -266,6 +274,7 @@ class ClaudeJudge:
         usage: TokenUsage,
         first: JudgeOutputError,
         repair_timeout: Callable[[], float],
+        reference_given: bool,
     ) -> tuple[JudgeOutputSchema, TokenUsage]:
         """One repair turn for an invalid answer: the validation errors go back to the judge with its answer."""
         logger.warning(
@@ -287,7 +296,7 @@ class ClaudeJudge:
         repaired, more, truncated = self._call(system, messages, timeout)
         usage = usage + more
         try:
-            return self._parse(repaired, truncated), usage
+            return self._parse(repaired, truncated, reference_given), usage
         except JudgeOutputError as second:
             logger.error(
                 "judge output invalid after repair", extra={"problem": second.message, "raw": truncate(repaired)}
@@ -317,7 +326,7 @@ class ClaudeJudge:
         return text, usage, response.stop_reason == "max_tokens"
 
     @staticmethod
-    def _parse(text: str, truncated: bool) -> JudgeOutputSchema:
+    def _parse(text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
         if truncated:
             raise JudgeOutputError("the response was cut off at max_tokens (the JSON is incomplete)")
         if not text.strip():
@@ -329,9 +338,10 @@ class ClaudeJudge:
                 f"the response is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             ) from exc
         try:
-            return JudgeOutputSchema.model_validate(data)
+            output = JudgeOutputSchema.model_validate(data)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'response'}: {err['msg']}" for err in exc.errors()[:10]
             )
             raise JudgeOutputError(f"the JSON does not match the schema: {problems}") from exc
+        return checked_outcome(output, reference_given)

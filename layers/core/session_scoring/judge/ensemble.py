@@ -2,13 +2,16 @@
 
 Each dimension is the median of its K values (rounded half to even when K is even, so the total, their sum, stays a
 whole number); the reasoning, missing tools and approaches come from the sample closest to that median (the
-smallest sum of absolute differences over the dimensions; the earliest on a tie). The usage is the sum of the K
-calls. The spread says how much the samples disagreed.
+smallest sum of absolute differences over the dimensions; the earliest on a tie). The outcome is the most common of
+the K outcomes (on a tie, the closest sample's if it is among the tied, else the first tied in sample order), with
+the reason of the closest sample that gave it. The usage is the sum of the K calls. The spread says how much the
+samples disagreed.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +50,11 @@ def median_verdict(verdicts: Sequence[JudgeVerdict]) -> tuple[JudgeVerdict, dict
         return sum(abs(int(getattr(verdict.output.score_breakdown, d)) - medians[d]) for d in DIMENSIONS)
 
     closest = min(verdicts, key=distance)
+    votes = Counter(v.output.outcome for v in verdicts)
+    most = max(votes.values())
+    tied = [o for o in dict.fromkeys(v.output.outcome for v in verdicts) if votes[o] == most]
+    outcome = closest.output.outcome if closest.output.outcome in tied else tied[0]
+    voter = min((v for v in verdicts if v.output.outcome == outcome), key=distance)
     breakdown = ScoreBreakdown(**medians)
     output = JudgeOutputSchema(
         total_score=breakdown.total(),
@@ -54,6 +62,8 @@ def median_verdict(verdicts: Sequence[JudgeVerdict]) -> tuple[JudgeVerdict, dict
         score_reasoning=closest.output.score_reasoning,
         missing_tools=closest.output.missing_tools,
         alternative_approaches=closest.output.alternative_approaches,
+        outcome=outcome,
+        outcome_reason=voter.output.outcome_reason,
     )
     usage = sum((v.usage for v in verdicts), TokenUsage())
     verdict = JudgeVerdict(

@@ -28,6 +28,11 @@ What it measures (``docs/trace-formats.md`` lists the points of each rule):
 - **Depth relative to severity**: successful calls against what the alert's severity calls for (critical 5,
   warning 3, info 2, unknown 4); high confidence on less evidence than that costs points.
 - **A usable answer**: the final analysis names the alert's resources and, once grounded, says what to do.
+
+The **outcome** (when the session has a reference root cause) is not a rule of the method and changes no point: the
+reference's specific values and distinctive words (the same extraction as the grounded-conclusion rule) are looked
+for in the final analysis. Half of them or more found: ``found``; a fifth or more: ``partly_found``; fewer, or no
+final analysis: ``missed``. The remediation is not compared (the outcome is about the cause).
 """
 
 from __future__ import annotations
@@ -40,13 +45,15 @@ from typing import Any
 
 from session_scoring.judge.base import JudgeRequest
 from session_scoring.models.judge import (
+    NO_REFERENCE_REASON,
     JudgeAlternativeApproach,
     JudgeMissingTool,
     JudgeOutputSchema,
     JudgeVerdict,
     ScoreBreakdown,
 )
-from session_scoring.models.scores import DIMENSION_MAX
+from session_scoring.models.reference import Reference
+from session_scoring.models.scores import DIMENSION_MAX, Outcome
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 from session_scoring.models.tool_failures import failure_in_output
 
@@ -711,13 +718,60 @@ class HeuristicJudge:
 
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
         started = time.monotonic()
-        output = assess(request.session)
+        output = assess(request.session, request.reference)
         return JudgeVerdict(
             output=output, provider=self.provider, model=self.model, latency_ms=int((time.monotonic() - started) * 1000)
         )
 
 
-def assess(session: Session) -> JudgeOutputSchema:
+FOUND_SHARE = 0.5
+"""The share of the reference's terms the conclusion must name for ``found``..."""
+PARTLY_FOUND_SHARE = 0.2
+"""... and for ``partly_found``; below it the outcome is ``missed``."""
+
+
+def _reference_terms(text: str) -> dict[str, str]:
+    """The reference's specific values and distinctive words: each key (a value, or a word's stem) with how the text
+    writes it."""
+    terms = {token: token for token in sorted(_tokens(text))}
+    for stem, word in _terms(text).items():
+        terms.setdefault(stem, word)
+    return terms
+
+
+def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, str]:
+    """Whether the final analysis names the reference root cause's terms, and a one-line reason."""
+    if reference is None:
+        return Outcome.NO_REFERENCE, NO_REFERENCE_REASON
+    wanted = _reference_terms(reference.root_cause)
+    conclusion = (session.final_analysis or "").strip()
+    if not conclusion:
+        return Outcome.MISSED, "the session has no final analysis to compare with the reference root cause"
+    if not wanted:
+        return Outcome.MISSED, (
+            "the reference root cause names no specific value or distinctive word the rules can look for; "
+            "nothing of it could be found in the conclusion"
+        )
+    named = _tokens(conclusion) | set(_terms(conclusion))
+    found = [shown for key, shown in wanted.items() if key in named]
+    share = len(found) / len(wanted)
+    outcome = (
+        Outcome.FOUND
+        if share >= FOUND_SHARE
+        else Outcome.PARTLY_FOUND
+        if share >= PARTLY_FOUND_SHARE
+        else Outcome.MISSED
+    )
+    missing = [shown for key, shown in wanted.items() if key not in named]
+    reason = (
+        f"the conclusion names {len(found)} of the reference root cause's {len(wanted)} specific terms"
+        + (f" ({_listed(found)})" if found else "")
+        + (f"; not {_listed(missing)}" if missing else "")
+    )
+    return outcome, reason
+
+
+def assess(session: Session, reference: Reference | None = None) -> JudgeOutputSchema:
     facts = _facts(session)
     unused = _unused_tools(session, facts.calls)
     dimensions = [
@@ -732,12 +786,15 @@ def assess(session: Session) -> JudgeOutputSchema:
         tool_relevance=dimensions[2].value,
         synthesis_quality=dimensions[3].value,
     )
+    outcome, outcome_reason = outcome_of(session, reference)
     return JudgeOutputSchema(
         total_score=breakdown.total(),
         score_breakdown=breakdown,
         score_reasoning=_reasoning(facts, dimensions),
         missing_tools=_missing_tools(facts, unused)[:5],
         alternative_approaches=_alternatives(facts, unused),
+        outcome=outcome,
+        outcome_reason=outcome_reason,
     )
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from session_scoring.models.ids import SESSION_ID_PATTERN as SESSION_ID_PATTERN  # re-exported for the core
 from session_scoring.models.request import RequestBody
-from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.scores import Outcome, ScoreStatus
 
 
 class _Response(BaseModel):
@@ -130,6 +130,17 @@ class SessionScore(_Response):
         default=None,
         description="The write-back of the completed score to its trace store (SCORING_WRITEBACK); null when none "
         "started: none configured, an uploaded session, or the score is not completed",
+    )
+    outcome: Outcome | None = Field(
+        default=None,
+        description="Whether the conclusion found the session's reference root cause: found, partly_found, missed, "
+        "or no_reference (none was given); null until completed, and for a score made before outcomes were judged",
+    )
+    outcome_reason: str | None = Field(default=None, description="The judge's one sentence on the outcome")
+    reference_source: Literal["label", "import", "source"] | None = Field(
+        default=None,
+        description="Where the reference the judge was given came from: label (the labels API), import (the uploaded "
+        "document), source (the session source); null when it was given none",
     )
 
 
@@ -305,6 +316,41 @@ class MissingToolsReport(_Response):
     items: list[MissingToolCount]
 
 
+class OutcomeSummary(_Response):
+    """How often the latest scores of a group found their reference root cause, and whether the method score
+    separates the sessions that found it from those that missed it."""
+
+    agent: str | None = Field(description="The agent (session facts); null in the overall figures, or when unknown")
+    alert_type: str | None = Field(description="The alert type; null in the overall figures, or when unknown")
+    sessions: int = Field(description="Latest scores judged for an outcome (no_reference included)")
+    with_reference: int = Field(description="Of those, the ones judged against a reference root cause")
+    found: int
+    partly_found: int
+    missed: int
+    no_reference: int
+    found_share: float | None = Field(description="found / with_reference (0-1); null without a reference")
+    mean_score_found: float | None = Field(description="Mean total score of the sessions that found it")
+    mean_score_partly_found: float | None
+    mean_score_missed: float | None = Field(description="Mean total score of the sessions that missed it")
+    mean_score_no_reference: float | None
+    score_gap: float | None = Field(
+        description="mean_score_found - mean_score_missed: positive when the method score is higher for the sessions "
+        "that got the cause right; null unless both are known"
+    )
+
+
+class OutcomeReport(_Response):
+    """``GET /analytics/outcome``: the outcomes of each session's latest completed score under the criteria, overall
+    and per agent and alert type. Scores made before outcomes were judged are not counted."""
+
+    criteria_hash: str | None
+    overall: OutcomeSummary
+    groups: list[OutcomeSummary] = Field(
+        description="Per agent and alert type, most sessions with a reference first (then by agent, alert type; "
+        "unknown last)"
+    )
+
+
 class CriteriaUsage(_Response):
     """A stored criteria definition and how many sessions it has scored (the analytics filter offers these)."""
 
@@ -417,6 +463,9 @@ class ImportedTrajectory(_Response):
         "agent_output; null when none was found",
     )
     duration_ms: int | None = Field(default=None, description="From the first to the last timestamp, when it has them")
+    has_reference: bool = Field(
+        default=False, description="The document carries the session's known root cause (reference_root_cause)"
+    )
 
 
 class ImportedSession(_Response):
@@ -448,6 +497,11 @@ class ImportedSession(_Response):
     skipped: list[SkippedContentInfo] = Field(
         default_factory=list, description="What the document held that the transcript does not show, and why"
     )
+    has_reference: bool = Field(
+        default=False,
+        description="The (first) session's document carries its known root cause (reference_root_cause), which the "
+        "judge compares the conclusion with",
+    )
     sessions: list[ImportedTrajectory] = Field(
         default_factory=list,
         description="Every session stored from this upload, in document order (one for a single-session document)",
@@ -471,6 +525,11 @@ class FleetScore(_Response):
     judge_model: str | None = None
     missing_tools: list[str] = Field(default_factory=list, description="Tool names the judge said were missing")
     session_facts: SessionFactsInfo | None = None
+    outcome: Outcome | None = Field(
+        default=None,
+        description="found, partly_found, missed or no_reference; null before completion and for scores made before "
+        "outcomes were judged",
+    )
 
 
 class FleetScorePage(_Response):

@@ -48,6 +48,8 @@ class FleetFilter:
     """With ``compared_band``: only sessions whose latest completed score under this criteria hash is in that band
     (a cell of the criteria comparison's band transitions)."""
     compared_band: str | None = None
+    outcome: str | None = None
+    """Attempts with this outcome (``models.scores.Outcome``)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ class FleetScoreRecord:
     judge_model: str | None
     facts: SessionFacts | None
     missing_tools: tuple[str, ...]
+    outcome: str | None = None
 
     def sort_value(self, key: str) -> Any:
         """The value of ``key`` in this row (what a cursor after this row holds)."""

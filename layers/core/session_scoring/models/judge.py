@@ -1,7 +1,9 @@
 """What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
 
 The schema is code, not configuration: it is injected into the prompt at ``{{OUTPUT_SCHEMA}}``, sent as the
-structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria.
+structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria
+(adding ``outcome`` and ``outcome_reason`` did: every criteria hash changed with them). The reference the outcome is
+judged against is not part of the hash.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS
+from session_scoring.errors import JudgeOutputError
+from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, Outcome
 
 
 class _Strict(BaseModel):
@@ -56,6 +59,13 @@ class JudgeOutputSchema(_Strict):
     alternative_approaches: list[JudgeAlternativeApproach] = Field(
         default_factory=list, description="Alternative investigation approaches (0-3)"
     )
+    # Last, after the method is judged: the outcome never changes the four dimensions.
+    outcome: Outcome = Field(
+        ...,
+        description="The final conclusion against the reference root cause (REFERENCE_ROOT_CAUSE in the user "
+        "message): found, partly_found or missed; no_reference when none is given",
+    )
+    outcome_reason: str = Field(..., min_length=1, description="One sentence: why this outcome")
 
     @model_validator(mode="after")
     def _total_matches_breakdown(self) -> JudgeOutputSchema:
@@ -81,6 +91,25 @@ def judge_output_schema_text() -> str:
         "(total_score must equal the sum of the four score_breakdown values):\n\n"
         + json.dumps(judge_output_json_schema(), indent=2, sort_keys=True)
     )
+
+
+NO_REFERENCE_REASON = "no reference root cause was given for this session"
+
+
+def checked_outcome(output: JudgeOutputSchema, reference_given: bool) -> JudgeOutputSchema:
+    """``output`` with an outcome consistent with the request: without a reference it can only be ``no_reference``
+    (set so, whatever the judge said); with one, ``no_reference`` is an invalid answer (JudgeOutputError, which gets
+    the Claude judge's repair turn)."""
+    if not reference_given:
+        if output.outcome is Outcome.NO_REFERENCE:
+            return output
+        return output.model_copy(update={"outcome": Outcome.NO_REFERENCE, "outcome_reason": NO_REFERENCE_REASON})
+    if output.outcome is Outcome.NO_REFERENCE:
+        raise JudgeOutputError(
+            "outcome is no_reference but a reference root cause was given (REFERENCE_ROOT_CAUSE): compare the "
+            "conclusion with it and answer found, partly_found or missed"
+        )
+    return output
 
 
 class TokenUsage(BaseModel):

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 
@@ -84,12 +85,43 @@ class SessionLabel(_Response):
     created_at: datetime
 
 
+class ReferenceRequest(RequestBody):
+    """Body of ``PUT .../labels/reference``: the session's true root cause, known afterwards (a postmortem, a
+    person, a benchmark's ground truth). Every PUT is a new revision of the session's reference (the earlier ones are
+    kept); the highest revision is the one the judges compare the conclusion with."""
+
+    reference_root_cause: str = Field(
+        min_length=1,
+        max_length=MAX_REFERENCE_CHARS,
+        pattern=r"\S",
+        description=f"The root cause, 1-{MAX_REFERENCE_CHARS:,} characters (not only whitespace)",
+    )
+    reference_remediation: str | None = Field(
+        default=None, max_length=MAX_REFERENCE_CHARS, description="Optional: the known remediation"
+    )
+
+
+class SessionReference(_Response):
+    """One revision of a session's reference; ``reference_root_cause`` null: this revision withdrew it."""
+
+    session_id: str
+    revision: int
+    reference_root_cause: str | None
+    reference_remediation: str | None = None
+    set_by: str
+    created_at: datetime
+
+
 class SessionLabels(_Response):
-    """Each labeller's current label (their latest revision), and every revision, newest first."""
+    """Each labeller's current label (their latest revision), and every revision, newest first; the session's reference
+    as set through this API (its highest revision; null when none was set or the last revision withdrew it) and every
+    revision of it, newest first."""
 
     session_id: str
     current: list[SessionLabel]
     history: list[SessionLabel]
+    reference: SessionReference | None = None
+    reference_history: list[SessionReference] = Field(default_factory=list)
 
 
 class LabelImportResult(_Response):
@@ -119,6 +151,18 @@ class LabelRecord:
     band: str
     notes: str | None
     source: LabelSource
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ReferenceRecord:
+    """One revision of a session's reference as stored; ``root_cause`` None: a withdrawal."""
+
+    session_id: str
+    revision: int
+    root_cause: str | None
+    remediation: str | None
+    set_by: str
     created_at: datetime
 
 
@@ -164,6 +208,10 @@ class AgreementReport(_Response):
         default=None, description="Inter-human agreement on the totals (interval), where 2+ labellers labelled"
     )
     pairs: list[AgreementPair] = Field(default_factory=list, description="Judge vs human per session (the scatter)")
+    with_reference: bool = Field(
+        default=False,
+        description="Restricted to the sessions whose latest score was judged against a reference root cause",
+    )
 
 
 class AgreementPair(_Response):

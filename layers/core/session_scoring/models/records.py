@@ -138,6 +138,12 @@ class ScoreRecord:
     writeback: WriteBackRecord | None = None
     """The write-back of a completed score to its trace store; None when none started (none configured, an uploaded
     session, or not yet)."""
+    outcome: str | None = None
+    """Whether the conclusion found the reference root cause (``models.scores.Outcome``); None until completed, and
+    for a score stored before outcomes were judged."""
+    outcome_reason: str | None = None
+    reference_source: str | None = None
+    """Where the reference the judge was given came from (label, import, source); None: it was given none."""
 
 
 @dataclass(frozen=True)
@@ -181,13 +187,21 @@ class ClaimResult:
     status: ScoreStatus | None = None
     lease_expires_at: datetime | None = None
     delivery_count: int = 0
+    reference_root_cause: str | None = None
+    """The session's reference root cause set through the labels API, read by the claim itself (no statement of its
+    own per job); None when none is set, or the last revision withdrew it."""
+    reference_remediation: str | None = None
 
 
 @dataclass(frozen=True)
 class PromptStats:
+    """What a score stores of the request it was judged on."""
+
     compacted: bool
     tokens_before: int | None
     tokens_after: int | None
+    reference_source: str | None = None
+    """Where the reference the request carried came from (label, import, source); None: it carried none."""
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,9 @@ class Which(StrEnum):
     ALL = "all"
     SCORE_BELOW = "score_below"
     """Sessions whose latest completed score under the current criteria is below ``score_below``."""
+    WITH_REFERENCE = "with_reference"
+    """Sessions with a reference root cause (set through the labels API, in their imported document, or from the
+    source when an earlier score was judged against it): a benchmark re-scored in one go."""
 
 
 MAX_COST_USD = 99_999_999.9999

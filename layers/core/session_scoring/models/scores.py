@@ -59,3 +59,19 @@ def band_for(score: int) -> Band:
 #: The four dimensions the judge scores, each worth 0 to ``DIMENSION_MAX`` points; the total is their sum.
 DIMENSIONS: tuple[str, ...] = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
 DIMENSION_MAX = 25
+
+
+# Whether the session's conclusion found its known root cause (the reference), as the judge compared them.
+class Outcome(StrEnum):
+    FOUND = "found"
+    PARTLY_FOUND = "partly_found"
+    MISSED = "missed"
+    NO_REFERENCE = "no_reference"
+
+
+#: The outcomes of a session judged against a reference (every outcome but ``no_reference``).
+REFERENCED_OUTCOMES: tuple[Outcome, ...] = (Outcome.FOUND, Outcome.PARTLY_FOUND, Outcome.MISSED)
+
+#: Where a session's reference came from, in order of precedence: the latest reference revision set through the
+#: labels API, a field of the imported document, the session source's own field.
+REFERENCE_SOURCES: tuple[str, ...] = ("label", "import", "source")

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from session_scoring.models.reference import MAX_REFERENCE_CHARS
+
 SESSION_FORMAT: Literal["session-scoring/v1"] = "session-scoring/v1"
 
 
@@ -153,6 +155,15 @@ class Session(SessionSummary):
     error: str | None = None
     skipped_content: list[SkippedContent] = Field(
         default_factory=list, description="What an imported document held that the transcript does not show, and why."
+    )
+    reference_root_cause: str | None = Field(
+        default=None,
+        max_length=MAX_REFERENCE_CHARS,
+        description="The incident's true root cause when the document carries it (a benchmark's ground truth, a "
+        "postmortem): the judge compares the conclusion with it. A reference set through the labels API wins.",
+    )
+    reference_remediation: str | None = Field(
+        default=None, max_length=MAX_REFERENCE_CHARS, description="The known remediation, with the root cause."
     )
 
     @property

@@ -38,6 +38,8 @@ class TrendRow:
     p90: float
     dimension_means: dict[str, float | None]
     band_counts: dict[str, int]
+    outcome_counts: dict[str, int]
+    """Sessions found, partly found and missed (those judged against a reference)."""
 
 
 #: The percentiles of the total a trend point has (``percentile_cont``'s).
@@ -54,6 +56,14 @@ class TrendPoint(_Response):
     p90: float
     dimension_means: dict[str, float | None] = Field(description="Mean points of each dimension")
     band_shares: dict[str, float] = Field(description="Share (0-1) of the bucket's sessions in each band")
+    with_reference: int = Field(
+        description="Sessions of the bucket judged against a reference root cause (their outcome is found, "
+        "partly_found or missed)"
+    )
+    outcome_counts: dict[str, int] = Field(description="Of those, the sessions found, partly_found and missed")
+    found_share: float | None = Field(
+        description="Share (0-1) of the sessions with a reference whose conclusion found it; null when none had one"
+    )
 
 
 class TrendsReport(_Response):
@@ -115,6 +125,11 @@ class CriteriaComparison(_Response):
     points: list[ComparisonPoint] = Field(
         default_factory=list,
         description="Up to 2,000 of the compared sessions (the first by session id: a fixed sample), for a scatter",
+    )
+    with_reference: bool = Field(
+        default=False,
+        description="Restricted to the sessions whose latest score under either criteria was judged against a "
+        "reference root cause (and each criteria's human agreement to its labelled sessions with one)",
     )
 
 

@@ -31,6 +31,7 @@ _COUNTS = schema.latest_score_counts
 _LATEST_TOOLS = schema.latest_score_tools
 _CRITERIA = schema.scoring_criteria_definitions
 _TOOL_COUNTS = schema.latest_tool_counts
+_OUTCOMES = schema.outcome_counts
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -64,6 +65,17 @@ class CriteriaUsage:
     criteria_content: dict[str, Any]
     created_at: datetime
     completed_sessions: int
+
+
+@dataclass(frozen=True)
+class OutcomeCount:
+    """The latest scores of one agent and alert type (None: unknown) with one outcome, and the sum of their totals."""
+
+    agent: str | None
+    alert_type: str | None
+    outcome: str
+    sessions: int
+    total_sum: int
 
 
 def _scope(criteria_hash: str | None) -> str:
@@ -193,6 +205,27 @@ class AnalyticsRepository(StatementRepository):
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
         return [_tool_count(row) for row in rows]
+
+    @db_call
+    def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]:
+        """Every ``outcome_counts`` row of the criteria (``ANY_CRITERIA`` for None) that counts a session: one range
+        of the primary key, a row per agent, alert type and outcome, whatever the number of scores."""
+        o = _OUTCOMES.c
+        rows = self._all(
+            select(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome, o.sessions, o.total_sum)
+            .where(o.criteria_hash == _scope(criteria_hash), o.sessions > 0)
+            .order_by(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome)
+        )
+        return [
+            OutcomeCount(
+                agent=None if row.agent_unknown else row.agent,
+                alert_type=None if row.alert_type_unknown else row.alert_type,
+                outcome=row.outcome,
+                sessions=int(row.sessions),
+                total_sum=int(row.total_sum),
+            )
+            for row in rows
+        ]
 
     @db_call
     def criteria_usage(self) -> list[CriteriaUsage]:

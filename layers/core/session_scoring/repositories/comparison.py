@@ -3,6 +3,10 @@
 A comparison reads its pair's cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index
 scans that stop after a few rows) and flips them when the base is the higher hash: its cost does not grow with the
 number of sessions.
+
+A comparison restricted to the sessions judged against a reference root cause under either criteria
+(``with_reference``) reads the same way: its pair's ``ref_`` cells, and its movers and scatter through partial
+indexes over the pair rows with a reference.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
 from session_scoring.repositories.base import StatementRepository, as_json_list
 from session_scoring.repositories.read_models import comparison, rebuild_tables
@@ -42,25 +46,32 @@ class ComparisonRepository(StatementRepository):
     """The criteria comparison's reads (one pair's histograms, movers and sample) and the rebuild of its tables."""
 
     @db_call
-    def histograms(self, base: str, candidate: str, movers: int) -> ComparisonHistograms:
-        """For the sessions with a latest completed score under both criteria: the joint histogram of (base total,
-        candidate total), each dimension's histogram of deltas (candidate minus base, both present), and the
-        ``movers`` biggest rises and falls (ties by session id in code point order), in one statement."""
+    def histograms(self, base: str, candidate: str, movers: int, with_reference: bool = False) -> ComparisonHistograms:
+        """For the sessions with a latest completed score under both criteria (``with_reference``: and judged against
+        a reference under either): the joint histogram of (base total, candidate total), each dimension's histogram
+        of deltas (candidate minus base, both present), and the ``movers`` biggest rises and falls (ties by session
+        id in code point order), in one statement."""
         _check(base, candidate)
         if base == candidate:
-            return self._self_histograms(base)
+            return self._self_histograms(base, with_reference)
         low, high = sorted((base, candidate))
         flipped = base != low
+        prefix = comparison.REFERENCE_PREFIX if with_reference else ""
         c, p = _CELLS.c, _PAIRS.c
         cells = select(func.json_agg(func.json_build_array(c.kind, c.a, c.b, c.sessions))).where(
-            c.low_hash == low, c.high_hash == high, c.sessions != 0
+            c.low_hash == low,
+            c.high_hash == high,
+            c.kind.in_([prefix + kind for kind in (comparison.TOTAL, *DIMENSIONS)]),
+            c.sessions != 0,
         )
+        # The partial indexes' predicate, as the column itself: PostgreSQL matches it to them.
+        restricted = [p.with_reference] if with_reference else []
 
         def biggest(condition: Any, ascending: bool) -> Any:
             order = (p.delta.asc() if ascending else p.delta.desc(), p.session_id)
             top = (
                 select(p.session_id, p.low_total, p.high_total, p.delta)
-                .where(p.low_hash == low, p.high_hash == high, condition)
+                .where(p.low_hash == low, p.high_hash == high, condition, *restricted)
                 .order_by(*order)
                 .limit(movers)
                 .subquery("movers")
@@ -82,6 +93,7 @@ class ComparisonRepository(StatementRepository):
         joint: dict[tuple[int, int], int] = {}
         deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
         for kind, a, b, n in as_json_list(found.cells if found else None):
+            kind = kind.removeprefix(prefix)
             if kind == comparison.TOTAL:
                 joint[(b, a) if flipped else (a, b)] = n
             else:
@@ -98,7 +110,14 @@ class ComparisonRepository(StatementRepository):
             movers_down=[mover(*m) for m in as_json_list(found.down if found else None)],
         )
 
-    def _self_histograms(self, criteria_hash: str) -> ComparisonHistograms:
+    @staticmethod
+    def _own_rows(criteria_hash: str, with_reference: bool) -> list[Any]:
+        """A criteria's ``latest_scores`` rows (those judged against a reference when ``with_reference``)."""
+        latest = _LATEST.c
+        referenced = [latest.outcome.in_([o.value for o in REFERENCED_OUTCOMES])] if with_reference else []
+        return [latest.criteria_hash == criteria_hash, *referenced]
+
+    def _self_histograms(self, criteria_hash: str, with_reference: bool) -> ComparisonHistograms:
         """A criteria compared with itself: every session it scored, each unchanged (no pair rows: read from
         ``latest_scores``, a scan of the criteria's rows)."""
         latest = _LATEST.c
@@ -108,7 +127,7 @@ class ComparisonRepository(StatementRepository):
                 func.count().label("n"),
                 *[func.count(latest[d]).label(d) for d in DIMENSIONS],
             )
-            .where(latest.criteria_hash == criteria_hash)
+            .where(*self._own_rows(criteria_hash, with_reference))
             .group_by(latest.total_score)
         )
         present = {d: sum(int(row._mapping[d]) for row in rows) for d in DIMENSIONS}
@@ -120,16 +139,17 @@ class ComparisonRepository(StatementRepository):
         )
 
     @db_call
-    def points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]:
-        """Up to ``limit`` sessions scored under both criteria with their two totals: the first by session id (code
-        point order), a sample that is the same on every call (and, with random session ids, spread over the whole
-        population). It walks the pair's primary key and stops at ``limit``, whatever the number of sessions."""
+    def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]:
+        """Up to ``limit`` sessions scored under both criteria (``with_reference``: and judged against a reference
+        under either) with their two totals: the first by session id (code point order), a sample that is the same on
+        every call (and, with random session ids, spread over the whole population). It walks the pair's primary key
+        (or the partial index of its rows with a reference) and stops at ``limit``, whatever the number of sessions."""
         _check(base, candidate)
         if base == candidate:
             latest = _LATEST.c
             same = self._all(
                 select(latest.session_id, latest.total_score)
-                .where(latest.criteria_hash == base)
+                .where(*self._own_rows(base, with_reference))
                 .order_by(latest.session_id.collate("C"))
                 .limit(limit)
             )
@@ -139,7 +159,7 @@ class ComparisonRepository(StatementRepository):
         p = _PAIRS.c
         first = (
             select(p.session_id, p.low_total, p.high_total)
-            .where(p.low_hash == low, p.high_hash == high)
+            .where(p.low_hash == low, p.high_hash == high, *([p.with_reference] if with_reference else []))
             .order_by(p.session_id)
             .limit(limit)
             .subquery("first")

@@ -111,6 +111,7 @@ def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
         (where.scored_before, lambda v: s.scored_at < v),
         (where.session_started_after, lambda v: s.session_started_at >= v),
         (where.session_started_before, lambda v: s.session_started_at < v),
+        (where.outcome, lambda v: s.outcome == v),
         (
             where.missing_tool,
             # As written (any case) or by canonical name: the missing-tools top list's names find their scores.
@@ -171,6 +172,7 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
             s.scored_at,
             s.judge_provider,
             s.judge_model,
+            s.outcome,
             *FACT_COLUMNS,
             tools,
         )
@@ -196,6 +198,7 @@ def _fleet_record(values: Any) -> FleetScoreRecord:
         judge_model=values["judge_model"],
         facts=facts_from(values),
         missing_tools=tuple(values["missing_tool_names"] or ()),
+        outcome=values["outcome"],
     )
 
 

@@ -1,8 +1,10 @@
-"""Human labels in PostgreSQL (table ``judge_labels``): the only SQL of the labels and of the agreement sample.
+"""Human labels in PostgreSQL (tables ``judge_labels`` and ``session_references``): the only SQL of the labels, the
+references set through the labels API, and the agreement sample.
 
 A label is never updated: a labeller's revision is a new row numbered one above their previous one, so every
 label is kept with its time and author. Storing takes the next number in the same statement; two racing revisions
-by the same labeller collide on the unique (session, labeller, revision) and the loser retries.
+by the same labeller collide on the unique (session, labeller, revision) and the loser retries. A session's
+reference is revised the same way, its revisions numbered per session (whoever sets it).
 """
 
 from __future__ import annotations
@@ -11,16 +13,19 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, literal, select
+from sqlalchemy import Engine, and_, bindparam, func, literal, select
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import IntegrityError
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.models.quality import LabelledScore, LabelRecord, NewLabel
+from session_scoring.models.quality import LabelledScore, LabelRecord, NewLabel, ReferenceRecord
+from session_scoring.models.scores import REFERENCED_OUTCOMES
+from session_scoring.repositories.base import StatementRepository
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
+_REFERENCES = schema.session_references
 
 REVISION_RETRIES = 3
 
@@ -79,6 +84,62 @@ def _insert(label: NewLabel) -> Any:
     )
 
 
+def _reference(row: Any) -> ReferenceRecord:
+    return ReferenceRecord(
+        session_id=row.session_id,
+        revision=row.revision,
+        root_cause=row.root_cause,
+        remediation=row.remediation,
+        set_by=row.set_by,
+        created_at=row.created_at,
+    )
+
+
+def _insert_reference(session_id: str, set_by: str, root_cause: str | None, remediation: str | None) -> Any:
+    """Insert the session's next reference revision, in one statement."""
+    previous = (
+        select(func.coalesce(func.max(_REFERENCES.c.revision), 0) + 1)
+        .where(_REFERENCES.c.session_id == session_id)
+        .scalar_subquery()
+    )
+    text_type = _REFERENCES.c.root_cause.type
+    return (
+        insert(_REFERENCES)
+        .from_select(
+            ["reference_id", "session_id", "revision", "root_cause", "remediation", "set_by"],
+            select(
+                literal(uuid.uuid4()),
+                literal(session_id),
+                previous,
+                literal(root_cause, type_=text_type),
+                literal(remediation, type_=text_type),
+                literal(set_by),
+            ),
+        )
+        .returning(*_REFERENCES.c)
+    )
+
+
+_CURRENT_REFERENCE = (
+    select(_REFERENCES)
+    .where(_REFERENCES.c.session_id == bindparam("p_session_id"))
+    .order_by(_REFERENCES.c.revision.desc())
+    .limit(1)
+)
+
+
+class ReferenceReads(StatementRepository):
+    """The reference a job is judged against, read on the autocommit engine (one statement, as the scorer's other
+    reads): the scorer and the batch poller build no transactional engine for it."""
+
+    @db_call
+    def current_reference(self, session_id: str) -> ReferenceRecord | None:
+        """The session's highest reference revision (a withdrawal included), None when none was ever set: one index
+        probe of the unique (session, revision)."""
+        row = self._one(_CURRENT_REFERENCE, {"p_session_id": session_id})
+        return None if row is None else _reference(row)
+
+
 class LabelRepository:
     """Labels on the transactional engine: an import stores every row in one transaction, or none."""
 
@@ -119,9 +180,37 @@ class LabelRepository:
         return [_record(row) for row in rows]
 
     @db_call
-    def labelled_scores(self, criteria_hash: str) -> list[LabelledScore]:
+    def add_reference(
+        self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
+    ) -> ReferenceRecord:
+        """Store the session's next reference revision (``root_cause`` None: a withdrawal)."""
+        for attempt in range(REVISION_RETRIES):
+            try:
+                with self._engine.begin() as conn:
+                    return _reference(
+                        conn.execute(_insert_reference(session_id, set_by, root_cause, remediation)).one()
+                    )
+            except IntegrityError:
+                if attempt == REVISION_RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    @db_call
+    def reference_history(self, session_id: str) -> list[ReferenceRecord]:
+        """Every revision of the session's reference, newest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                select(_REFERENCES)
+                .where(_REFERENCES.c.session_id == session_id)
+                .order_by(_REFERENCES.c.revision.desc())
+            ).all()
+        return [_reference(row) for row in rows]
+
+    @db_call
+    def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]:
         """Each labeller's current label beside the session's latest completed real score under ``criteria_hash``
-        (sessions without both are left out; judge-quality samples are never a score)."""
+        (sessions without both are left out; judge-quality samples are never a score); ``with_reference``: only the
+        sessions whose latest score was judged against a reference (its outcome found, partly found or missed)."""
         current = (
             select(_LABELS)
             .ext(distinct_on(_LABELS.c.session_id, _LABELS.c.labeller))
@@ -129,7 +218,7 @@ class LabelRepository:
             .subquery("current_labels")
         )
         latest = (
-            select(_SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.score_breakdown)
+            select(_SCORES.c.session_id, _SCORES.c.total_score, _SCORES.c.score_breakdown, _SCORES.c.outcome)
             .where(
                 _SCORES.c.status == "completed",
                 _SCORES.c.criteria_hash == criteria_hash,
@@ -151,6 +240,7 @@ class LabelRepository:
                     latest.c.score_breakdown.label("judge_breakdown"),
                 )
                 .join(latest, and_(latest.c.session_id == current.c.session_id))
+                .where(*([latest.c.outcome.in_([o.value for o in REFERENCED_OUTCOMES])] if with_reference else []))
                 .order_by(current.c.session_id, current.c.labeller)
             ).all()
         return [

@@ -26,6 +26,8 @@ from session_scoring.repositories.facts import fact_values
 _ACTIVE = ("pending", "in_progress")
 _SCORES = schema.session_scores
 _RUNS = schema.scoring_runs
+_REFERENCES = schema.session_references
+_UPLOADS = schema.uploaded_sessions
 
 
 @dataclass(frozen=True)
@@ -330,6 +332,30 @@ class RunRepository:
             }
 
     @db_call
+    def sessions_with_reference(self, session_ids: Sequence[str]) -> set[str]:
+        """Those of ``session_ids`` with a reference root cause: set through the labels API (the highest revision
+        names one), in the imported document (an upload's stored session), or from the session source when an earlier
+        score was judged against it; one query of index probes."""
+        ids = list(session_ids)
+        if not ids:
+            return set()
+        r, newer = _REFERENCES, _REFERENCES.alias("newer_reference")
+        labelled = select(r.c.session_id).where(
+            r.c.session_id.in_(ids),
+            r.c.root_cause.is_not(None),
+            ~exists().where(newer.c.session_id == r.c.session_id, newer.c.revision > r.c.revision),
+        )
+        imported = select(_UPLOADS.c.session_id).where(
+            _UPLOADS.c.session_id.in_(ids), _UPLOADS.c.session["reference_root_cause"].astext.is_not(None)
+        )
+        from_source = select(_SCORES.c.session_id).where(
+            _SCORES.c.session_id.in_(ids), _SCORES.c.reference_source == "source"
+        )
+        with self._engine.connect() as db:
+            rows = db.execute(labelled.union(imported, from_source)).all()
+        return {row[0] for row in rows}
+
+    @db_call
     def insert_attempts(
         self,
         run_id: uuid.UUID,
@@ -553,8 +579,9 @@ class RunRepository:
 
     @db_call
     def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
-        """Record the batch the claimed attempts went into (with their prompt sizes); they wait in it, without a
-        lease (no scorer holds them), until the poller collects its results."""
+        """Record the batch the claimed attempts went into (with their prompt sizes and where the reference each
+        request carried came from); they wait in it, without a lease (no scorer holds them), until the poller collects
+        its results."""
         if not prompts:
             return 0
         s = _SCORES
@@ -567,10 +594,17 @@ class RunRepository:
                 prompt_compacted=bindparam("b_compacted"),
                 prompt_tokens_before=bindparam("b_before"),
                 prompt_tokens_after=bindparam("b_after"),
+                reference_source=bindparam("b_reference"),
             )
         )
         rows = [
-            {"b_score_id": score_id, "b_compacted": p.compacted, "b_before": p.tokens_before, "b_after": p.tokens_after}
+            {
+                "b_score_id": score_id,
+                "b_compacted": p.compacted,
+                "b_before": p.tokens_before,
+                "b_after": p.tokens_after,
+                "b_reference": p.reference_source,
+            }
             for score_id, p in prompts.items()
         ]
         with self._engine.begin() as db:
@@ -605,6 +639,7 @@ class RunRepository:
                     s.c.prompt_compacted,
                     s.c.prompt_tokens_before,
                     s.c.prompt_tokens_after,
+                    s.c.reference_source,
                 ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
             ).all()
             return {
@@ -614,7 +649,12 @@ class RunRepository:
                     row.run_id,
                     row.claim_token,
                     row.delivery_count,
-                    PromptStats(bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after),
+                    PromptStats(
+                        bool(row.prompt_compacted),
+                        row.prompt_tokens_before,
+                        row.prompt_tokens_after,
+                        row.reference_source,
+                    ),
                 )
                 for row in rows
             }

@@ -68,6 +68,7 @@ from session_scoring.repositories.read_models import (
     comparison,
     latest_scores,
     latest_tools,
+    outcomes,
     score_counts,
     tool_counts,
     trends,
@@ -107,6 +108,9 @@ _VERDICT_COLUMNS = (
     "score_spread",
     "judging_ms",
     "estimated_cost_usd",
+    "outcome",
+    "outcome_reason",
+    "reference_source",
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -233,7 +237,24 @@ def _claim_statement() -> Any:
             delivery_count=_SCORES.c.delivery_count + 1,
             dead_lettered_at=None,
         )
-        .returning(_SCORES.c.delivery_count, _SCORES.c.lease_expires_at)
+        .returning(
+            _SCORES.c.delivery_count,
+            _SCORES.c.lease_expires_at,
+            *[_label_reference(part).label(f"reference_{part}") for part in ("root_cause", "remediation")],
+        )
+    )
+
+
+def _label_reference(part: str) -> Any:
+    """The session's current label reference's ``part`` (its highest revision: one probe of the unique (session,
+    revision)), for the claim to return: the job reads it without a statement of its own."""
+    references = schema.session_references
+    return (
+        select(references.c[part])
+        .where(references.c.session_id == _SCORES.c.session_id)
+        .order_by(references.c.revision.desc())
+        .limit(1)
+        .scalar_subquery()
     )
 
 
@@ -283,6 +304,9 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         judging_ms=values["judging_ms"],
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
         writeback=writeback_from(values.get("writeback_json")),
+        outcome=values["outcome"],
+        outcome_reason=values["outcome_reason"],
+        reference_source=values["reference_source"],
     )
 
 
@@ -326,13 +350,16 @@ def _store_verdict_statement() -> Any:
     )
     # Every read model moves in the verdict's statement (read_models/: one module each, in this order).
     latest = latest_scores.upkeep(done)
+    members, histograms = trends.upkeep(done)
     return _with_children(
         done,
         latest,
         score_counts.upkeep(latest),
         *latest_tools.upkeep(latest),
         tool_counts.upkeep(latest),
-        *trends.upkeep(done),
+        members,
+        histograms,
+        outcomes.upkeep(members),
         *comparison.upkeep(done, latest),
     )
 
@@ -415,7 +442,10 @@ def _with_children(done: Any, *upkeep: Any) -> Any:
         )
         .cte("steps_stored")
     )
-    return select(done.c.score_id).add_cte(insert_tools, insert_approaches, insert_steps, *upkeep)
+    # A read model left out (None) is not composed: the benchmarks time the statement without one.
+    return select(done.c.score_id).add_cte(
+        insert_tools, insert_approaches, insert_steps, *(cte for cte in upkeep if cte is not None)
+    )
 
 
 def _verdict_params(
@@ -455,6 +485,9 @@ def _verdict_params(
         "p_score_spread": spread,
         "p_judging_ms": None,
         "p_estimated_cost_usd": None,
+        "p_outcome": output.outcome.value,
+        "p_outcome_reason": output.outcome_reason,
+        "p_reference_source": prompt.reference_source,
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
             for i, (t, c) in enumerate(named)
@@ -580,7 +613,7 @@ class ScoreRepository(StatementRepository):
     @db_call
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult:
         """Move a pending attempt (one whose lease expired, or a dead-lettered one redriven) to in_progress for this
-        worker only."""
+        worker only; a claim returns the session's reference set through the labels API too."""
         token = uuid.uuid4()
         try:
             claimed = self._one(
@@ -589,7 +622,15 @@ class ScoreRepository(StatementRepository):
         except IntegrityError:
             claimed = None  # a redriven attempt while the session has another active one: that one wins
         if claimed is not None:
-            return ClaimResult(True, token, ScoreStatus.IN_PROGRESS, claimed.lease_expires_at, claimed.delivery_count)
+            return ClaimResult(
+                True,
+                token,
+                ScoreStatus.IN_PROGRESS,
+                claimed.lease_expires_at,
+                claimed.delivery_count,
+                claimed.reference_root_cause,
+                claimed.reference_remediation,
+            )
         current = self._one(_CLAIM_STATE, {"p_score_id": score_id})
         if current is None:
             return ClaimResult(False)

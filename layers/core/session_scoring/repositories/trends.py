@@ -19,11 +19,11 @@ from sqlalchemy.dialects.postgresql import array
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
-from session_scoring.repositories.read_models import rebuild_tables, trends
-from session_scoring.repositories.read_models.trends import DIMENSION_SUMS
+from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
+from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS
 
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
@@ -53,14 +53,15 @@ _MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
 def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: str) -> list[TrendRow]:
     """Each point's statistics from its rows (``starts``: each point's first row; a point's rows are consecutive),
     exactly as the scan's aggregates give them. ``packed`` is every row's 101 histogram cells (index = total), then
-    its dimension sums and counts (``DIMENSION_SUMS``), comma-separated: parsed and computed as arrays, a few array
-    operations whatever the number of points (walking each histogram in plain Python cost about 0.1 ms a point).
+    its dimension sums and counts (``DIMENSION_SUMS``) and its outcome counts (``OUTCOME_SUMS``), comma-separated:
+    parsed and computed as arrays, a few array operations whatever the number of points (walking each histogram in
+    plain Python cost about 0.1 ms a point).
     ``percentile_cont(q)`` interpolates between the totals at the 0-based positions ``floor`` and ``ceil`` of
     ``q * (n - 1)``, the first totals whose running count exceeds them, in float8 as PostgreSQL (``float8_lerp``).
     ``keys`` are (days since 1970-01-01, group)."""
     import numpy as np
 
-    rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(DIMENSION_SUMS))
+    rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(DIMENSION_SUMS) + len(OUTCOME_SUMS))
     if len(starts) < len(rows):
         rows = np.add.reduceat(rows, starts, axis=0)
     cells = rows[:, :_CELLS]
@@ -81,12 +82,15 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
         axis=1,
     ).tolist()
     means = ((cells @ np.arange(MIN_SCORE, MAX_SCORE + 1, dtype=np.int64)) / n).tolist()
-    sums, counts = rows[:, _CELLS::2], rows[:, _CELLS + 1 :: 2]
+    after_sums = _CELLS + len(DIMENSION_SUMS)
+    sums, counts = rows[:, _CELLS:after_sums:2], rows[:, _CELLS + 1 : after_sums : 2]
+    outcomes = rows[:, after_sums:].tolist()
     dimension_means = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0).tolist()
     has = (counts > 0).tolist()
     starts_at = {day: _MIDNIGHT_1970 + timedelta(days=day) for day in {day for day, _ in keys}}
     names = [band.band for band in SCORE_BANDS]
     p10, p50, p90 = percentiles
+    outcome_names = [outcome.value for outcome in REFERENCED_OUTCOMES]
     return [
         TrendRow(
             bucket_start=starts_at[day],
@@ -98,9 +102,10 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
             p90=high,
             dimension_means={d: m if h else None for d, m, h in zip(DIMENSIONS, dims, present, strict=True)},
             band_counts=dict(zip(names, point_bands, strict=True)),
+            outcome_counts=dict(zip(outcome_names, point_outcomes, strict=True)),
         )
-        for (day, group), count, mean, low, median, high, dims, present, point_bands in zip(
-            keys, n.tolist(), means, p10, p50, p90, dimension_means, has, bands, strict=True
+        for (day, group), count, mean, low, median, high, dims, present, point_bands, point_outcomes in zip(
+            keys, n.tolist(), means, p10, p50, p90, dimension_means, has, bands, outcomes, strict=True
         )
     ]
 
@@ -111,8 +116,10 @@ class TrendsRepository(StatementRepository):
     @db_call
     def rebuild(self) -> None:
         """Rebuild ``trend_members`` and ``trend_histograms`` from ``latest_scores`` and the attempts' facts (after the
-        facts changed under existing scores, e.g. a facts backfill)."""
+        facts changed under existing scores, e.g. a facts backfill), then ``outcome_counts``, which follows the
+        members."""
         rebuild_tables(self._engine, trends.TABLES, trends.rebuild())
+        rebuild_tables(self._engine, outcomes.TABLES, outcomes.rebuild())
 
     @db_call
     def refresh_facts(self, session_id: str) -> int:
@@ -146,9 +153,9 @@ class TrendsRepository(StatementRepository):
         whole = select(
             *_point(start, h.group_unknown, h.group_value),
             # the cells and the sums as one text column: pg8000 decodes each column separately
-            func.array_to_string(func.array_cat(h.totals, array([h[name] for name in DIMENSION_SUMS])), ",").label(
-                "cells"
-            ),
+            func.array_to_string(
+                func.array_cat(h.totals, array([h[name] for name in (*DIMENSION_SUMS, *OUTCOME_SUMS)])), ","
+            ).label("cells"),
         ).where(
             h.criteria_hash == scope,
             h.bucket == rows_of.value,
@@ -171,7 +178,9 @@ class TrendsRepository(StatementRepository):
                     false() if group is None else group.is_(None),
                     literal_column("''") if group is None else func.coalesce(group, ""),
                 ),
-                func.array_to_string(_one_session(m.total_score, [m[d] for d in DIMENSIONS]), ",").label("cells"),
+                func.array_to_string(_one_session(m.total_score, [m[d] for d in DIMENSIONS], m.outcome), ",").label(
+                    "cells"
+                ),
             ).where(
                 m.criteria_hash == scope,
                 *([m.scored_at >= after] if after is not None else []),
@@ -201,14 +210,23 @@ def _point(start: Any, unknown: Any, value: Any) -> list[Any]:
     return [day.label("day"), unknown.label("group_unknown"), value.label("group_value")]
 
 
-def _one_session(total: Any, dimensions: list[Any]) -> Any:
-    """A member as a histogram row's cells: 1 at its total among 101, then each dimension's sum and count."""
+def _one_session(total: Any, dimensions: list[Any], outcome: Any) -> Any:
+    """A member as a histogram row's cells: 1 at its total among 101, then each dimension's sum and count, then 1 in
+    its outcome's count (found, partly found, missed)."""
     zeros: Any = literal_column("0")
     return (
         func.array_fill(zeros, array([total - MIN_SCORE]))
         .op("||")(literal_column("1"))
         .op("||")(func.array_fill(zeros, array([MAX_SCORE - total])))
         .op("||")(
-            array([part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))])
+            array(
+                [
+                    *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
+                    *[
+                        func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)
+                        for o in REFERENCED_OUTCOMES
+                    ],
+                ]
+            )
         )
     )

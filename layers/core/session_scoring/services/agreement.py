@@ -179,12 +179,15 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> Agreement
 class LabelledScores(Protocol):
     """What the agreement report reads: each labelled session's score (``repositories.labels``)."""
 
-    def labelled_scores(self, criteria_hash: str) -> list[LabelledScore]: ...
+    def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]: ...
 
 
 class AgreementService:
     def __init__(self, repository: LabelledScores) -> None:
         self._repository = repository
 
-    def agreement(self, criteria_hash: str) -> AgreementReport:
-        return build_report(criteria_hash, self._repository.labelled_scores(criteria_hash))
+    def agreement(self, criteria_hash: str, with_reference: bool = False) -> AgreementReport:
+        """The report under ``criteria_hash``; ``with_reference``: over the labelled sessions whose latest score was
+        judged against a reference root cause only."""
+        report = build_report(criteria_hash, self._repository.labelled_scores(criteria_hash, with_reference))
+        return report.model_copy(update={"with_reference": with_reference}) if with_reference else report

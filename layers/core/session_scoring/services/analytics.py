@@ -1,4 +1,5 @@
-"""Analytics use cases behind the dashboard: score distribution, most frequent missing tools, criteria in use.
+"""Analytics use cases behind the dashboard: score distribution, most frequent missing tools, criteria in use, and
+the outcomes (did the investigations find their known root cause, and does the method score predict it?).
 
 Counts are over the latest completed score of each session (see ``repositories.analytics``).
 """
@@ -14,11 +15,13 @@ from session_scoring.models.api import (
     CriteriaUsage,
     MissingToolCount,
     MissingToolsReport,
+    OutcomeReport,
+    OutcomeSummary,
     ScoreBand,
     ScoreDistribution,
 )
-from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.analytics import BandCount, ToolCount
+from session_scoring.models.scores import REFERENCED_OUTCOMES, SCORE_BANDS, Outcome
+from session_scoring.repositories.analytics import BandCount, OutcomeCount, ToolCount
 from session_scoring.repositories.analytics import CriteriaUsage as CriteriaInUse
 
 DEFAULT_TOOL_LIMIT = 10
@@ -71,6 +74,39 @@ class AnalyticsReads(Protocol):
         self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
     ) -> list[ToolCount]: ...
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]: ...
+    def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]: ...
+
+
+def summarise_outcomes(agent: str | None, alert_type: str | None, counts: list[OutcomeCount]) -> OutcomeSummary:
+    """The figures of one group from its counters (each outcome's sessions and sum of totals)."""
+    sessions = {o.value: 0 for o in Outcome}
+    sums = {o.value: 0 for o in Outcome}
+    for count in counts:
+        sessions[count.outcome] += count.sessions
+        sums[count.outcome] += count.total_sum
+
+    def mean(outcome: Outcome) -> float | None:
+        n = sessions[outcome.value]
+        return sums[outcome.value] / n if n else None
+
+    with_reference = sum(sessions[o.value] for o in REFERENCED_OUTCOMES)
+    found, missed = mean(Outcome.FOUND), mean(Outcome.MISSED)
+    return OutcomeSummary(
+        agent=agent,
+        alert_type=alert_type,
+        sessions=sum(sessions.values()),
+        with_reference=with_reference,
+        found=sessions[Outcome.FOUND.value],
+        partly_found=sessions[Outcome.PARTLY_FOUND.value],
+        missed=sessions[Outcome.MISSED.value],
+        no_reference=sessions[Outcome.NO_REFERENCE.value],
+        found_share=sessions[Outcome.FOUND.value] / with_reference if with_reference else None,
+        mean_score_found=found,
+        mean_score_partly_found=mean(Outcome.PARTLY_FOUND),
+        mean_score_missed=missed,
+        mean_score_no_reference=mean(Outcome.NO_REFERENCE),
+        score_gap=None if found is None or missed is None else found - missed,
+    )
 
 
 class AnalyticsService:
@@ -118,6 +154,21 @@ class AnalyticsService:
             bucket=bucket,
             periods=periods,
             items=[_to_item(tool, starts, midnights, step) for tool in tools],
+        )
+
+    def outcome(self, criteria_hash: str | None) -> OutcomeReport:
+        """The outcomes of each session's latest completed score under the criteria, overall and per agent and alert
+        type (most sessions with a reference first)."""
+        counts = self._repository.outcome_counts(criteria_hash)
+        groups: dict[tuple[str | None, str | None], list[OutcomeCount]] = {}
+        for count in counts:
+            groups.setdefault((count.agent, count.alert_type), []).append(count)
+        summaries = [summarise_outcomes(agent, alert, rows) for (agent, alert), rows in groups.items()]
+        summaries.sort(
+            key=lambda g: (-g.with_reference, g.agent is None, g.agent or "", g.alert_type is None, g.alert_type or "")
+        )
+        return OutcomeReport(
+            criteria_hash=criteria_hash, overall=summarise_outcomes(None, None, counts), groups=summaries
         )
 
     def criteria_in_use(self) -> list[CriteriaUsage]:

@@ -17,8 +17,9 @@ queue job is sent. Each tick of the poller (an EventBridge schedule in AWS, a th
 
    An attempt of a cancelled run is cancelled already and its late result is ignored.
 2. **submit**: claim the attempts waiting for a batch (``SKIP LOCKED``), render each prompt exactly as the online
-   scorer does (``build_prompt`` + ``ClaudeJudge.request_params``), split them into batches within the API's limits
-   and create them, then record each attempt's batch.
+   scorer does (``build_prompt`` with the session's reference + ``ClaudeJudge.request_params``), split them into
+   batches within the API's limits and create them, then record each attempt's batch (and where its reference came
+   from: its answer is validated against it when collected).
 
 Crash safety: a poller killed between creating a batch and recording it leaves its attempts claimed without a batch;
 after ``SUBMIT_LEASE_SECONDS`` they are claimed and submitted again (the lost batch's results are never read: it
@@ -47,7 +48,9 @@ from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
+from session_scoring.models.reference import Reference
 from session_scoring.repositories.runs import BatchAttempt
+from session_scoring.services.references import ReferenceResolver, resolve_reference
 from session_scoring.sources.base import SessionSource
 
 SUBMIT_LEASE_SECONDS = 900
@@ -71,7 +74,11 @@ class Batches(Protocol):
     def results(self, batch_id: str) -> Iterator[BatchResult]: ...
 
     def verdict(
-        self, prompt: Callable[[], JudgePrompt], result: BatchResult, timeout_seconds: float
+        self,
+        prompt: Callable[[], JudgePrompt],
+        result: BatchResult,
+        timeout_seconds: float,
+        reference_given: bool = False,
     ) -> JudgeVerdict: ...
 
 
@@ -130,6 +137,7 @@ class BatchPoller:
         batches: Callable[[], Batches],
         policy: BatchPolicy,
         clock: Callable[[], float] = time.monotonic,
+        references: ReferenceResolver | None = None,
     ) -> None:
         self._config = config
         self._runs = runs
@@ -139,6 +147,8 @@ class BatchPoller:
         """Built on first use: a tick with nothing to do builds no Anthropic client."""
         self._policy = policy
         self._clock = clock
+        self._references = references
+        """Reads the reference set through the labels API; None: only the session's own reference is used."""
 
     def poll(self, remaining_seconds: float) -> PollResult:
         """One tick: collect ended batches, submit waiting attempts, settle the runs touched."""
@@ -209,7 +219,10 @@ class BatchPoller:
         if line.kind == "succeeded":
             try:
                 verdict = batches.verdict(
-                    lambda: self._render(attempt.session_id), line, self._policy.repair_timeout_seconds
+                    lambda: self._render(attempt.session_id)[0],
+                    line,
+                    self._policy.repair_timeout_seconds,
+                    reference_given=attempt.prompt.reference_source is not None,
                 )
             except JudgeOutputError as exc:
                 self._fail(attempt, exc.message, result)
@@ -251,9 +264,16 @@ class BatchPoller:
         if self._scores.fail(attempt.score_id, attempt.claim_token, reason):
             result.failed += 1
 
-    def _render(self, session_id: str) -> JudgePrompt:
+    def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
+        """The session's request, with its reference (resolved now), and the reference."""
         session = self._source.get_session(session_id)
-        return build_prompt(self._config, session, budget_tokens=self._policy.input_budget_tokens)
+        reference = (
+            resolve_reference(session) if self._references is None else self._references.for_session(session)
+        )
+        prompt = build_prompt(
+            self._config, session, budget_tokens=self._policy.input_budget_tokens, reference=reference
+        )
+        return prompt, reference
 
     # --- submitting ------------------------------------------------------------------------------------------
 
@@ -280,7 +300,7 @@ class BatchPoller:
                 self._fail(attempt, f"submitted {attempt.delivery_count - 1} times without a result", result)
                 continue
             try:
-                prompt = self._render(attempt.session_id)
+                prompt, reference = self._render(attempt.session_id)
             except PermanentError as exc:
                 self._fail(attempt, exc.message, result)
                 continue
@@ -290,7 +310,7 @@ class BatchPoller:
                 continue
             request = batches.request(attempt.score_id, prompt)
             requests.append(request)
-            by_id[request.custom_id] = (attempt, prompt_stats(prompt))
+            by_id[request.custom_id] = (attempt, prompt_stats(prompt, reference))
         return requests, by_id
 
     def _send(

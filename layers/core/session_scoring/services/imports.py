@@ -11,6 +11,7 @@ from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
+from session_scoring.models.reference import clean_reference_text
 from session_scoring.models.session import Session, SkippedContent
 from session_scoring.repositories.uploads import NAME_COLUMNS, UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
 from session_scoring.sources.documents import parse_traces, trajectories_of
@@ -38,6 +39,7 @@ def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
         reasoning_steps=sum(1 for stage in stored.stages for step in stage.steps if step.kind == "reasoning"),
         final_answer_source=stored.final_answer_source if stored.final_analysis else None,
         duration_ms=span if span is not None and span >= 0 else None,
+        has_reference=clean_reference_text(stored.reference_root_cause) is not None,
     )
 
 
@@ -156,5 +158,6 @@ class ImportService:
             final_answer_source=facts.final_answer_source,
             duration_ms=facts.duration_ms,
             skipped=_skipped([upload.session for upload in uploads]),
+            has_reference=facts.has_reference,
             sessions=described,
         )

@@ -30,7 +30,7 @@ from session_scoring.models.insights import (
     KeysetPosition,
     SortField,
 )
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, ScoreStatus, band_for
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
 from session_scoring.services.scoring import to_session_facts
@@ -60,6 +60,7 @@ CSV_COLUMNS = (
     "tool_calls",
     "source",
     "missing_tools",
+    "outcome",
 )
 
 
@@ -87,6 +88,7 @@ class FleetParams:
     session_started_before: datetime | None = None
     latest_only: bool = True
     missing_tool: str | None = None
+    outcome: str | None = None
     sort: str = SortField.SCORED_AT.value
     order: str = "desc"
     cursor: str | None = None
@@ -179,6 +181,7 @@ def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> Flee
         judge_model=record.judge_model,
         missing_tools=list(record.missing_tools),
         session_facts=None if record.facts is None else to_session_facts(record.facts),
+        outcome=None if record.outcome is None else Outcome(record.outcome),
     )
 
 
@@ -210,6 +213,7 @@ def csv_row(score: FleetScore) -> list[Any]:
             )
         ),
         ";".join(score.missing_tools),
+        None if score.outcome is None else score.outcome.value,
     ]
 
 
@@ -315,6 +319,7 @@ class InsightsService:
             session_id=params.session_id,
             compared_to=compared_to,
             compared_band=params.compared_band if compared_to is not None else None,
+            outcome=None if params.outcome is None else _one_of("outcome", params.outcome, tuple(Outcome)),
         )
         position = None if params.cursor is None else decode_cursor(params.cursor, where, key, descending)
         limit = params.limit

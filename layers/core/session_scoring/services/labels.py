@@ -1,4 +1,5 @@
-"""Human labels: store a labeller's label (a new revision each time), read a session's labels, import a CSV.
+"""Human labels: store a labeller's label (a new revision each time), read a session's labels, import a CSV; and the
+session's reference root cause (set, withdrawn, read: a new revision each time, whoever sets it).
 
 An import validates every row first and reports every bad row (its line, the column, what is wrong); only a file
 with no bad row is stored, in one transaction, so nothing is ever half-imported.
@@ -21,9 +22,13 @@ from session_scoring.models.quality import (
     LabelRecord,
     LabelRequest,
     NewLabel,
+    ReferenceRecord,
+    ReferenceRequest,
     SessionLabel,
     SessionLabels,
+    SessionReference,
 )
+from session_scoring.models.reference import clean_reference_text
 from session_scoring.models.scores import DIMENSIONS
 
 CSV_COLUMNS = ("session_id", "labeller", "total_score", *DIMENSIONS, "band", "notes")
@@ -46,6 +51,17 @@ def to_session_label(record: LabelRecord) -> SessionLabel:
     )
 
 
+def to_session_reference(record: ReferenceRecord) -> SessionReference:
+    return SessionReference(
+        session_id=record.session_id,
+        revision=record.revision,
+        reference_root_cause=record.root_cause,
+        reference_remediation=record.remediation,
+        set_by=record.set_by,
+        created_at=record.created_at,
+    )
+
+
 def _problems(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg'].removeprefix('Value error, ')}"
@@ -59,6 +75,10 @@ class LabelStore(Protocol):
     def add(self, label: NewLabel) -> LabelRecord: ...
     def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int: ...
     def for_session(self, session_id: str) -> list[LabelRecord]: ...
+    def add_reference(
+        self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
+    ) -> ReferenceRecord: ...
+    def reference_history(self, session_id: str) -> list[ReferenceRecord]: ...
 
 
 class LabelService:
@@ -75,14 +95,40 @@ class LabelService:
         record = self._repository.add(NewLabel(session_id, labeller, request, "api"))
         return to_session_label(record)
 
+    def put_reference(self, session_id: str, set_by: str, request: ReferenceRequest) -> SessionReference:
+        """Store ``request`` as the session's next reference revision, set by ``set_by``; a session that exists
+        nowhere is a SessionNotFoundError and nothing is stored."""
+        self._check_known(session_id)
+        root_cause = clean_reference_text(request.reference_root_cause)
+        if root_cause is None:  # the request model refuses blank text; kept for callers that bypass it
+            raise InvalidRequestError("reference_root_cause is blank; give the root cause, or DELETE the reference")
+        remediation = clean_reference_text(request.reference_remediation)
+        record = self._repository.add_reference(session_id, set_by, root_cause, remediation)
+        return to_session_reference(record)
+
+    def withdraw_reference(self, session_id: str, set_by: str) -> SessionLabels:
+        """Withdraw the session's reference (a revision without a root cause, kept like every other): later scores
+        are judged against the session's own reference, if its document has one, else against none. Nothing is
+        stored when the session has no reference set through this API; the labels are answered either way."""
+        history = self._repository.reference_history(session_id)
+        if history and history[0].root_cause is not None:
+            self._repository.add_reference(session_id, set_by, None, None)
+        return self.labels(session_id)
+
     def labels(self, session_id: str) -> SessionLabels:
         history = [to_session_label(r) for r in self._repository.for_session(session_id)]
         current: dict[str, SessionLabel] = {}
         for label in history:
             if label.labeller not in current or label.revision > current[label.labeller].revision:
                 current[label.labeller] = label
+        references = [to_session_reference(r) for r in self._repository.reference_history(session_id)]
+        reference = references[0] if references and references[0].reference_root_cause is not None else None
         return SessionLabels(
-            session_id=session_id, current=sorted(current.values(), key=lambda label: label.labeller), history=history
+            session_id=session_id,
+            current=sorted(current.values(), key=lambda label: label.labeller),
+            history=history,
+            reference=reference,
+            reference_history=references,
         )
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:

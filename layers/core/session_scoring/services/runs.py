@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -68,6 +68,7 @@ from session_scoring.observability import (
 )
 from session_scoring.repositories.runs import InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
+from session_scoring.services.references import ReferenceResolver, resolve_reference
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
 
@@ -131,10 +132,13 @@ def _matches(selection: RunSelection, summary: SessionSummary) -> bool:
     return not (selection.submitted_before is not None and (started is None or started >= selection.submitted_before))
 
 
-def _wanted(selection: RunSelection, state: SessionScoreState | None) -> bool:
-    """Does the score history make the session one the selection asks for?"""
+def _wanted(selection: RunSelection, state: SessionScoreState | None, has_reference: bool) -> bool:
+    """Does the score history (or, for ``with_reference``, the session's reference) make the session one the
+    selection asks for?"""
     if selection.which == Which.ALL:
         return True
+    if selection.which == Which.WITH_REFERENCE:
+        return has_reference
     if selection.which == Which.UNSCORED:
         return state is None or not state.any_completed
     if selection.which == Which.NOT_CURRENT_CRITERIA:
@@ -154,8 +158,10 @@ def decide_page(
     summaries: Sequence[SessionSummary],
     states: dict[str, SessionScoreState],
     scorable_statuses: set[str],
+    referenced: Collection[str] = frozenset(),
 ) -> PageDecision:
-    """Apply the selection to one page. Sessions this run already has are not selected again (a resumed page)."""
+    """Apply the selection to one page (``referenced``: the page's sessions with a reference, what ``with_reference``
+    selects). Sessions this run already has are not selected again (a resumed page)."""
     decision = PageDecision([], Counter(), [])
     for summary in summaries:
         state = states.get(summary.session_id)
@@ -163,7 +169,8 @@ def decide_page(
             if state.in_run == "pending":
                 decision.in_run_pending.append(summary.session_id)
             continue
-        if not _matches(selection, summary) or not _wanted(selection, state):
+        wanted = _wanted(selection, state, summary.session_id in referenced)
+        if not _matches(selection, summary) or not wanted:
             continue
         if not _scorable(summary, scorable_statuses):
             decision.skipped["not_completed"] += 1
@@ -172,6 +179,13 @@ def decide_page(
         else:
             decision.candidates.append(summary.session_id)
     return decision
+
+
+def _referenced(repository: RunStore, selection: RunSelection, session_ids: Sequence[str]) -> set[str]:
+    """The sessions with a reference, read only when the selection asks for them."""
+    if selection.which != Which.WITH_REFERENCE:
+        return set()
+    return repository.sessions_with_reference(session_ids)
 
 
 def _as_float(value: Decimal | None) -> float | None:
@@ -241,6 +255,7 @@ class RunStore(Protocol):
     def session_states(
         self, run_id: uuid.UUID, session_ids: Sequence[str], current_hash: str
     ) -> dict[str, SessionScoreState]: ...
+    def sessions_with_reference(self, session_ids: Sequence[str]) -> set[str]: ...
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
@@ -248,12 +263,20 @@ class RunEstimator:
     """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
 
     def __init__(
-        self, config: ScoringConfig, source: SessionSource, repository: RunStore, budget_tokens: int | None
+        self,
+        config: ScoringConfig,
+        source: SessionSource,
+        repository: RunStore,
+        budget_tokens: int | None,
+        references: ReferenceResolver | None = None,
     ) -> None:
         self._config = config
         self._source = source
         self._repository = repository
         self._budget_tokens = budget_tokens
+        self._references = references
+        """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
+        the scorer's will); None: only the sessions' own references."""
 
     def estimate(self, session_ids: Sequence[str], batch: bool = False) -> Estimate:
         sample = list(session_ids[:ESTIMATE_SAMPLE])
@@ -263,7 +286,11 @@ class RunEstimator:
                 session = self._source.get_session(session_id)
             except PermanentError:
                 continue  # an unreadable session fails its own attempt; the others make the estimate
-            sizes.append(build_prompt(self._config, session, budget_tokens=self._budget_tokens).estimated_tokens)
+            reference = (
+                resolve_reference(session) if self._references is None else self._references.for_session(session)
+            )
+            prompt = build_prompt(self._config, session, budget_tokens=self._budget_tokens, reference=reference)
+            sizes.append(prompt.estimated_tokens)
         model = self._config.llm_model
         output, latency_ms = self._repository.average_usage(model)
         input_tokens = math.ceil(sum(sizes) / len(sizes)) if sizes else 0
@@ -274,7 +301,8 @@ class RunEstimator:
             None if price is None else Decimal(str(round(price.cost_usd(input_tokens, output_tokens, batch=batch), 6)))
         )
         method = (
-            f"input: the rendered prompt of {len(sizes)} sampled session(s), averaged; output: "
+            f"input: the rendered prompt (with the session's reference, if any) of {len(sizes)} sampled session(s), "
+            "averaged; output: "
             + (
                 f"the average of recent {model} scores"
                 if output is not None
@@ -349,10 +377,10 @@ class RunService:
         while True:
             source_page = self._source.list_sessions(page, self._page_size, statuses)
             read += len(source_page.items)
-            states = self._repository.session_states(
-                no_run, [s.session_id for s in source_page.items], self._config.criteria_hash
-            )
-            decision = decide_page(selection, source_page.items, states, scorable)
+            ids = [s.session_id for s in source_page.items]
+            states = self._repository.session_states(no_run, ids, self._config.criteria_hash)
+            referenced = _referenced(self._repository, selection, ids)
+            decision = decide_page(selection, source_page.items, states, scorable, referenced)
             skipped.update(decision.skipped)
             room = request.max_sessions - len(selected)
             selected.extend(decision.candidates[:room])
@@ -602,7 +630,13 @@ class RunPlanner:
         source_page = self._source.list_sessions(job.page, self._page_size, statuses)
         ids = [s.session_id for s in source_page.items]
         states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
-        decision = decide_page(selection, source_page.items, states, set(self._config.session_source.scorable_statuses))
+        decision = decide_page(
+            selection,
+            source_page.items,
+            states,
+            set(self._config.session_source.scorable_statuses),
+            _referenced(self._repository, selection, ids),
+        )
         # A resumed page: the jobs of its pending attempts may never have been sent.
         self._send(run, self._repository.pending_attempts(run.run_id, decision.in_run_pending))
 

@@ -1,4 +1,4 @@
-"""The scoring job: claim the attempt, load the session, judge it, store the verdict.
+"""The scoring job: claim the attempt, load the session and its reference root cause, judge it, store the verdict.
 
 The claim's lease is kept renewed while the job works (``services/leases.py``); a job whose claim is lost meanwhile
 stores nothing. ``Scorer.release_claims`` gives the claims in flight back on a clean shutdown.
@@ -52,6 +52,7 @@ from session_scoring.observability import (
 from session_scoring.resilience.breaker import JudgeBreaker, NoBreaker
 from session_scoring.resilience.retry import backoff_seconds, call_with_retries
 from session_scoring.services.leases import Hold, LeaseKeeper, LeaseStore
+from session_scoring.services.references import resolve_reference
 from session_scoring.sources.base import SessionSource
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ class Scorer:
         started = self._clock()
         with self.leases.holding(job.score_id, claim.claim_token) as hold:
             try:
-                verdict, prompt, spread, judging_ms, available_tools = self._score(job, deadline)
+                verdict, prompt, spread, judging_ms, available_tools = self._score(job, claim, deadline)
                 if hold.lost:
                     return self._lost(job, hold)
                 cost = self._cost(verdict)
@@ -261,7 +262,7 @@ class Scorer:
                         claim.claim_token,
                         self._config.criteria_hash,
                         verdict,
-                        prompt_stats(prompt),
+                        prompt,
                         spread,
                         judging_ms=judging_ms,
                         estimated_cost_usd=cost,
@@ -285,6 +286,7 @@ class Scorer:
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
                 "total_score": verdict.output.total_score,
+                "outcome": verdict.output.outcome.value,
                 # The whole job (session load, every judge try and wait, store) beside the successful call.
                 "job_ms": int((self._clock() - started) * 1000),
                 "judge_latency_ms": verdict.latency_ms,
@@ -337,14 +339,19 @@ class Scorer:
         return round(cost, 6)
 
     def _score(
-        self, job: ScoringJob, deadline: float
-    ) -> tuple[JudgeVerdict, JudgePrompt | None, dict[str, Any] | None, int, list[str]]:
-        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), the prompt sent
-        (None for the heuristic judge), the whole judging time in ms (every retry and wait included) and the
-        session's available tools (what the missing tools' canonical names are matched against)."""
+        self, job: ScoringJob, claim: ClaimResult, deadline: float
+    ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
+        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), what is stored of
+        the request (its prompt's sizes, none for the heuristic judge, and where its reference came from), the whole
+        judging time in ms (every retry and wait included) and the session's available tools (what the missing tools'
+        canonical names are matched against). The reference is the claim's (set through the labels API), else the
+        session's own."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
-        prompt = prompt_for_judge(self._config, session, self._policy.input_budget_tokens)
+        reference = resolve_reference(session, claim.reference_root_cause, claim.reference_remediation)
+        prompt: JudgePrompt | None = prompt_for_judge(
+            self._config, session, self._policy.input_budget_tokens, reference
+        )
         if prompt is not None and prompt.compacted:
             record_prompt_compaction()
         calls = 0
@@ -357,6 +364,7 @@ class Scorer:
                 prompt=prompt,
                 timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
                 budget_seconds=time_left,
+                reference=reference,
             )
             judge = self._judge()
             return self._breaker.call(lambda: judge.evaluate(request))
@@ -399,7 +407,7 @@ class Scorer:
             cache_write_tokens=usage.cache_write_tokens,
         )
         available_tools = [tool.qualified_name for tool in session.all_available_tools]
-        return verdict, prompt, spread, judging_ms, available_tools
+        return verdict, prompt_stats(prompt, reference), spread, judging_ms, available_tools
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy, job.deferrals)

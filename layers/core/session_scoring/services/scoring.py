@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast, get_args
 
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.errors import (
@@ -35,7 +35,8 @@ from session_scoring.models.records import (
     StoredCriteria,
     WriteBackRecord,
 )
-from session_scoring.models.scores import ScoreStatus
+from session_scoring.models.reference import ReferenceSource
+from session_scoring.models.scores import Outcome, ScoreStatus
 from session_scoring.models.session import SessionStatus
 from session_scoring.observability import record_score_requested
 
@@ -82,7 +83,20 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
         score_spread=record.score_spread,
         run_id=record.run_id,
         writeback=None if record.writeback is None else to_writeback_info(record.writeback),
+        outcome=None if record.outcome is None else Outcome(record.outcome),
+        outcome_reason=record.outcome_reason,
+        reference_source=to_reference_source(record.reference_source),
     )
+
+
+def to_reference_source(value: str | None) -> ReferenceSource | None:
+    """A stored reference source as its type (the column's check constraint allows only these)."""
+    if value is None:
+        return None
+    for source in get_args(ReferenceSource):
+        if source == value:
+            return cast(ReferenceSource, source)
+    raise ValueError(f"unknown reference source {value!r}")
 
 
 def to_writeback_info(writeback: WriteBackRecord) -> WriteBackInfo:

@@ -20,7 +20,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Protocol
 
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, Outcome, band_for
 from session_scoring.models.trends import (
     ComparisonHistograms,
     ComparisonPoint,
@@ -108,6 +108,12 @@ def _rank_correlations(joint: Mapping[tuple[int, int], int]) -> tuple[float | No
     return rho, tau
 
 
+def _found_share(counts: Mapping[str, int]) -> float | None:
+    """The share of the sessions with a reference that found it; None when none had one."""
+    judged = sum(counts.values())
+    return counts.get(Outcome.FOUND.value, 0) / judged if judged else None
+
+
 def compare_histograms(
     base: str,
     candidate: str,
@@ -142,8 +148,10 @@ def compare_histograms(
 class ComparisonReads(Protocol):
     """The criteria comparison's reads (``repositories.comparison``)."""
 
-    def histograms(self, base: str, candidate: str, movers: int) -> ComparisonHistograms: ...
-    def points(self, base: str, candidate: str, limit: int) -> list[ComparisonPoint]: ...
+    def histograms(
+        self, base: str, candidate: str, movers: int, with_reference: bool = False
+    ) -> ComparisonHistograms: ...
+    def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]: ...
 
 
 class TrendReads(Protocol):
@@ -193,26 +201,35 @@ class TrendsService:
                     p90=r.p90,
                     dimension_means=r.dimension_means,
                     band_shares={band: r.band_counts[band] / r.count for band in BAND_NAMES},
+                    with_reference=sum(r.outcome_counts.values()),
+                    outcome_counts=r.outcome_counts,
+                    found_share=_found_share(r.outcome_counts),
                 )
                 for r in rows
             ],
         )
 
-    def criteria_comparison(self, base: str, candidate: str) -> CriteriaComparison:
-        histograms = self._comparison.histograms(base, candidate, MOVERS)
+    def criteria_comparison(self, base: str, candidate: str, with_reference: bool = False) -> CriteriaComparison:
+        """The comparison of ``candidate`` with ``base``; ``with_reference``: only the sessions judged against a
+        reference root cause under either (and the human agreement of each over such sessions)."""
+        histograms = self._comparison.histograms(base, candidate, MOVERS, with_reference)
         comparison = compare_histograms(
-            base, candidate, histograms, self._human_agreement(base), self._human_agreement(candidate)
+            base,
+            candidate,
+            histograms,
+            self._human_agreement(base, with_reference),
+            self._human_agreement(candidate, with_reference),
         )
-        return self._with_points(comparison)
+        return self._with_points(comparison, with_reference)
 
-    def _with_points(self, comparison: CriteriaComparison) -> CriteriaComparison:
+    def _with_points(self, comparison: CriteriaComparison, with_reference: bool) -> CriteriaComparison:
         """The comparison with its scatter's points (read apart from the statistics' histograms, so their
         computation can change without the scatter)."""
-        points = self._comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS)
-        return comparison.model_copy(update={"points": points})
+        points = self._comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS, with_reference)
+        return comparison.model_copy(update={"points": points, "with_reference": with_reference})
 
-    def _human_agreement(self, criteria_hash: str) -> HumanAgreement:
-        report = self._agreement.agreement(criteria_hash)
+    def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
+        report = self._agreement.agreement(criteria_hash, with_reference)
         return HumanAgreement(
             criteria_hash=criteria_hash,
             n=report.n,

@@ -8,6 +8,10 @@ Recognised shapes, tried in this order:
 - other agents' trace formats, chosen by shape from the registry in :mod:`sources.formats` (OpenTelemetry GenAI,
   Codex and Claude Code session logs, OpenAI Responses items, Anthropic messages, OpenAI chat messages).
 
+Any document that is a JSON object may carry the session's known root cause at its top level,
+``reference_root_cause`` (and ``reference_remediation``): a benchmark's ground truth or a postmortem's finding, which
+the judge compares the conclusion with. In a many-trajectory document each record carries its own.
+
 A document may also hold many trajectories (a benchmark's results file: a list of records, or JSON Lines of records,
 each with its own message list under ``messages``, ``traj``, ``trajectory``, ``conversation``, ``history`` or
 ``chat_history``): :func:`parse_traces` reads each record as its own session; :func:`parse_trace`, which reads one
@@ -18,9 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from session_scoring.errors import SessionDataError
+from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.session import SESSION_FORMAT, Session
-from session_scoring.sources.boundary import validate_document
+from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.formats import TraceDocument, TraceFormat, detect_format, expected_formats
 from session_scoring.sources.tarsy import is_detailed_session, parse_detailed_session
 from session_scoring.sources.tarsy_final_analysis import is_final_analysis_response, parse_final_analysis_response
@@ -37,8 +44,45 @@ _RECORD_LISTS = ("results", "trajectories", "records", "sessions")
 _RECORD_IDS = ("session_id", "id", "task_id", "instance_id", "trajectory_id", "run_id")
 
 
+class _ReferenceFields(BoundaryModel):
+    """The known root cause a document may carry at its top level, whatever its format."""
+
+    reference_root_cause: str | None = Field(default=None, max_length=MAX_REFERENCE_CHARS)
+    reference_remediation: str | None = Field(default=None, max_length=MAX_REFERENCE_CHARS)
+
+
+def _with_reference(session: Session, content: Any, origin: str) -> Session:
+    """``session`` with the reference fields of the document's top level (a ``session-scoring/v1`` document has
+    read them already)."""
+    if not isinstance(content, dict) or session.reference_root_cause is not None:
+        return session
+    if "reference_root_cause" not in content and "reference_remediation" not in content:
+        return session
+    fields = validate_document(_ReferenceFields, content, f"{origin}: invalid reference fields")
+    if fields.reference_root_cause is None and fields.reference_remediation is not None:
+        raise SessionDataError(
+            f"{origin}: reference_remediation is given without reference_root_cause; give the root cause too, or "
+            "leave both out"
+        )
+    return session.model_copy(
+        update={
+            "reference_root_cause": fields.reference_root_cause,
+            "reference_remediation": fields.reference_remediation,
+        }
+    )
+
+
 def _single(document: TraceDocument, include_chat: bool) -> tuple[str, Session] | None:
-    """The document read as one session in the first shape that recognises it; None when none does."""
+    """The document read as one session in the first shape that recognises it (with the reference fields of its top
+    level); None when none does."""
+    found = _recognised(document, include_chat)
+    if found is None:
+        return None
+    name, session = found
+    return name, _with_reference(session, document.content, document.origin)
+
+
+def _recognised(document: TraceDocument, include_chat: bool) -> tuple[str, Session] | None:
     content, origin = document.content, document.origin
     if isinstance(content, dict):
         if content.get("format") == SESSION_FORMAT or ("stages" in content and "format" in content):

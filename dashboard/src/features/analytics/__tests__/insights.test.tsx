@@ -23,6 +23,9 @@ function point(bucket_start: string, group: string | null, count: number, mean: 
     p90: mean + 10,
     dimension_means: { logical_flow: mean / 4, consistency: mean / 4, tool_relevance: null, synthesis_quality: mean / 4 },
     band_shares: {},
+    with_reference: 0,
+    outcome_counts: { found: 0, partly_found: 0, missed: 0 },
+    found_share: null,
   };
 }
 
@@ -110,6 +113,7 @@ const comparison: CriteriaComparison = {
     { session_id: 's-up', base: 40, candidate: 44 },
     { session_id: 's-down', base: 92, candidate: 80 },
   ],
+  with_reference: false,
 };
 
 describe('ComparisonView', () => {

@@ -30,6 +30,7 @@ const report: AgreementReport = {
     { session_id: 's1', human_total: 95, judge_total: 80 },
     { session_id: 's2', human_total: 55, judge_total: 50 },
   ],
+  with_reference: false,
 };
 
 function Where() {

@@ -44,6 +44,7 @@ function row(sessionId: string, total: number, overrides: Partial<FleetScore> = 
       source: 'tarsy',
       captured_at: null,
     },
+    outcome: 'found',
     ...overrides,
   };
 }
@@ -100,6 +101,7 @@ describe('ScoresPage', () => {
     expect(within(rows[0]).getByTestId('score-badge')).toHaveTextContent('82');
     expect(within(rows[0]).getByText('22')).toBeInTheDocument();
     expect(within(rows[0]).getAllByText('KubernetesAgent').length).toBeGreaterThan(0);
+    expect(within(rows[0]).getByTestId('outcome-chip')).toHaveTextContent('Found');
     expect(lastQuery()).toEqual({ criteria_hash: 'current', latest_only: true, sort: 'scored_at', order: 'desc', limit: 50, with_total: true });
   });
 

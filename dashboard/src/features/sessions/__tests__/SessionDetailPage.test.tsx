@@ -72,7 +72,7 @@ beforeEach(() => {
   mocked.getSession.mockResolvedValue(session);
   mocked.getSessionScoring.mockResolvedValue(NONE);
   mocked.criteriaInUse.mockResolvedValue(criteria);
-  mocked.getLabels.mockResolvedValue({ session_id: 'sess-1', current: [], history: [] });
+  mocked.getLabels.mockResolvedValue({ session_id: 'sess-1', current: [], history: [], reference: null, reference_history: [] });
 });
 
 afterEach(() => {

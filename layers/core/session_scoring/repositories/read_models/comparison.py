@@ -4,25 +4,49 @@
 Per unordered pair of criteria hashes (``low_hash`` the lesser in code point order; never ``ANY_CRITERIA``: the
 comparison is between two criteria) ``comparison_cells`` holds the histograms the statistics are computed from (the
 joint one of the totals, one of each dimension's deltas) and ``comparison_pairs`` one row per session scored under
-both, with its two totals and their delta. The verdict's statement keeps both (``upkeep``): when the session's latest
-completed score under the verdict's criteria changes, each pair it forms with the session's other criteria takes the
-replaced score's contribution out and the new one's in. ``rebuild`` derives them again from ``latest_scores``.
+both, with its two totals and their delta. The same histograms over the sessions judged against a reference under
+either hash (``with_reference`` on the pair row) are kept under the kinds prefixed ``REFERENCE_PREFIX``
+(0018_outcome). The verdict's statement keeps both (``upkeep``): when the session's latest completed score under the
+verdict's criteria changes, each pair it forms with the session's other criteria takes the replaced score's
+contribution out and the new one's in. ``rebuild`` derives them again from ``latest_scores``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Integer, String, and_, bindparam, case, func, literal_column, select, text, true, union_all
+from sqlalchemy import (
+    Integer,
+    String,
+    and_,
+    bindparam,
+    case,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    text,
+    true,
+    union_all,
+)
 from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
 """The kind of the joint histogram's cells (the others are the dimensions' names)."""
+REFERENCE_PREFIX = "ref_"
+"""Prefixed to a kind: its cells count only the sessions judged against a reference under either hash."""
+
+
+def referenced(outcome: Any) -> Any:
+    """Whether ``outcome`` (an SQL expression) is one judged against a reference; false for NULL."""
+    return func.coalesce(or_(*(outcome == literal_column(f"'{o.value}'") for o in REFERENCED_OUTCOMES)), false())
+
 
 _LATEST = schema.latest_scores
 _PAIRS = schema.comparison_pairs
@@ -39,6 +63,8 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     other rows (read from the statement's snapshot, which the upsert's changes are not in) each form a pair with it:
     the replaced score's cells (the snapshot's row under the verdict's criteria, if any) get -1, the new score's +1,
     summed per key and applied as atomic increments in key order, and each pair row is upserted with the new totals.
+    A pair is with a reference when either side's outcome (the verdict's ``p_outcome``, the replaced or the other
+    row's) is judged against one: its cells are counted under the ``ref_`` kinds too, each side with its own state.
     A session has one active attempt at a time, so no other statement changes its rows meanwhile.
     """
     criteria = bindparam("p_criteria_hash", type_=String)
@@ -51,8 +77,9 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
             plus.label("sign"),
             done.c.total_score.label("total"),
             *[bindparam(f"p_{d}", type_=Integer).label(d) for d in DIMENSIONS],
+            referenced(bindparam("p_outcome", type_=String)).label("ref"),
         ).where(changed),
-        select(minus, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS])
+        select(minus, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
         .select_from(done)
         .join(replaced, and_(replaced.c.session_id == done.c.session_id, replaced.c.criteria_hash == criteria))
         .where(changed),
@@ -75,6 +102,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
             low(sides.c.total, other.c.total_score).label("low_total"),
             high(sides.c.total, other.c.total_score).label("high_total"),
             *[(high(sides.c[d], other.c[d]) - low(sides.c[d], other.c[d])).label(d) for d in DIMENSIONS],
+            or_(sides.c.ref, referenced(other.c.outcome)).label("ref"),
         )
         .select_from(done)
         .join(sides, true())
@@ -90,19 +118,29 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     )
     p = pairs.c
     zero: Any = literal_column("0")
+    # Each pair counted once under the plain kinds, and once more under the ``ref_`` kinds when it has a reference.
+    prefixes = union_all(
+        select(literal_column("''", String).label("prefix")),
+        select(literal_column(f"'{REFERENCE_PREFIX}'", String)),
+    ).subquery("cmp_prefixes")
+    scoped = (
+        select(
+            p.low_hash, p.high_hash, p.low_total, p.high_total, p.sign, *[p[d] for d in DIMENSIONS], prefixes.c.prefix
+        )
+        .select_from(pairs)
+        .join(prefixes, or_(prefixes.c.prefix == literal_column("''"), p.ref))
+        .cte("cmp_scoped")
+    )
+    q = scoped.c
+
+    def kind(name: str) -> Any:
+        return q.prefix + literal_column(f"'{name}'", String)
+
     deltas = union_all(
         select(
-            p.low_hash,
-            p.high_hash,
-            literal_column(f"'{TOTAL}'").label("kind"),
-            p.low_total.label("a"),
-            p.high_total.label("b"),
-            p.sign,
+            q.low_hash, q.high_hash, kind(TOTAL).label("kind"), q.low_total.label("a"), q.high_total.label("b"), q.sign
         ),
-        *(
-            select(p.low_hash, p.high_hash, literal_column(f"'{d}'"), p[d], zero, p.sign).where(p[d].is_not(None))
-            for d in DIMENSIONS
-        ),
+        *(select(q.low_hash, q.high_hash, kind(d), q[d], zero, q.sign).where(q[d].is_not(None)) for d in DIMENSIONS),
     ).subquery("cmp_deltas")
     key = [deltas.c[name] for name in _CELL_KEY]
     total = func.sum(deltas.c.sign)
@@ -113,22 +151,29 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
         index_elements=list(_CELL_KEY), set_={"sessions": _CELLS.c.sessions + cells.excluded.sessions}
     ).cte("cmp_cells_stored")
     rows = insert(_PAIRS).from_select(
-        ["low_hash", "high_hash", "session_id", "low_total", "high_total"],
-        select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total)
+        ["low_hash", "high_hash", "session_id", "low_total", "high_total", "with_reference"],
+        select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total, p.ref)
         .where(p.sign == plus)
         .order_by(p.low_hash, p.high_hash),
     )
     pairs_stored = rows.on_conflict_do_update(
         index_elements=["low_hash", "high_hash", "session_id"],
-        set_={"low_total": rows.excluded.low_total, "high_total": rows.excluded.high_total},
+        set_={
+            "low_total": rows.excluded.low_total,
+            "high_total": rows.excluded.high_total,
+            "with_reference": rows.excluded.with_reference,
+        },
     ).cte("cmp_pairs_stored")
     return cells_stored, pairs_stored
 
 
-# Each session's latest rows under two different criteria hashes (not '*'), the lesser hash (code point order) as l.
+# Each session's latest rows under two different criteria hashes (not '*'), the lesser hash (code point order) as l;
+# with a reference when either was judged against one.
 _REBUILD_PAIRS = """
-INSERT INTO comparison_pairs (low_hash, high_hash, session_id, low_total, high_total)
-SELECT l.criteria_hash, h.criteria_hash, l.session_id, l.total_score, h.total_score
+INSERT INTO comparison_pairs (low_hash, high_hash, session_id, low_total, high_total, with_reference)
+SELECT l.criteria_hash, h.criteria_hash, l.session_id, l.total_score, h.total_score,
+       coalesce(l.outcome IN ('found', 'partly_found', 'missed') OR h.outcome IN ('found', 'partly_found', 'missed'),
+                false)
 FROM latest_scores l
 JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
 WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*'
@@ -136,7 +181,7 @@ WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*'
 
 _REBUILD_CELLS = """
 INSERT INTO comparison_cells (low_hash, high_hash, kind, a, b, sessions)
-SELECT l.criteria_hash, h.criteria_hash, v.kind, v.a, v.b, count(*)
+SELECT l.criteria_hash, h.criteria_hash, r.prefix || v.kind, v.a, v.b, count(*)
 FROM latest_scores l
 JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
 CROSS JOIN LATERAL (VALUES ('total', l.total_score, h.total_score),
@@ -144,6 +189,10 @@ CROSS JOIN LATERAL (VALUES ('total', l.total_score, h.total_score),
                            ('consistency', h.consistency - l.consistency, 0),
                            ('tool_relevance', h.tool_relevance - l.tool_relevance, 0),
                            ('synthesis_quality', h.synthesis_quality - l.synthesis_quality, 0)) AS v(kind, a, b)
+CROSS JOIN LATERAL (SELECT '' AS prefix
+                    UNION ALL
+                    SELECT 'ref_' WHERE l.outcome IN ('found', 'partly_found', 'missed')
+                                     OR h.outcome IN ('found', 'partly_found', 'missed')) AS r
 WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*' AND v.a IS NOT NULL
 GROUP BY 1, 2, 3, 4, 5
 """

@@ -1,6 +1,6 @@
 """``latest_scores``: each session's newest completed score per criteria hash, and under ``ANY_CRITERIA`` its newest
-of all, with its band, dimensions, canonical missing tools and tool facets (migration 0006_latest_scores). Every
-other read model follows the rows this upsert changes."""
+of all, with its band, dimensions, canonical missing tools, tool facets (migration 0006_latest_scores) and outcome
+(0018_outcome). Every other read model follows the rows this upsert changes."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ def _band_of(total: Any) -> Any:
 
 def upkeep(done: Any) -> Any:
     """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions
-    the statement's ``p_<dimension>``, its canonical tools ``p_tool_names``) as the session's latest under its
-    criteria hash and under ``ANY_CRITERIA``; an existing row is replaced only by a newer score (``scored_at``, then
-    ``score_id``).
+    the statement's ``p_<dimension>``, its canonical tools ``p_tool_names``, its outcome ``p_outcome``) as the
+    session's latest under its criteria hash and under ``ANY_CRITERIA``; an existing row is replaced only by a newer
+    score (``scored_at``, then ``score_id``).
 
     The upsert locks the row and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so
     what it replaced, returned through ``previous_*``, is exact even when completes race: the counters take the
@@ -52,6 +52,7 @@ def upkeep(done: Any) -> Any:
             done.c.scored_at,
             sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
             tool_counts.facets(done),
+            bindparam("p_outcome", type_=String),
         )
         .select_from(done)
         .join(scopes, true())
@@ -67,6 +68,7 @@ def upkeep(done: Any) -> Any:
             "scored_at",
             "missing_tools",
             "tool_facets",
+            "outcome",
         ],
         row.order_by(scopes.c.criteria_hash),
     )
@@ -75,7 +77,9 @@ def upkeep(done: Any) -> Any:
         upsert.on_conflict_do_update(
             index_elements=["session_id", "criteria_hash"],
             set_={
-                **{name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at")},
+                **{
+                    name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at", "outcome")
+                },
                 "missing_tools": new.missing_tools,
                 "previous_band": _LATEST_SCORES.c.band,
                 "previous_missing_tools": _LATEST_SCORES.c.missing_tools,

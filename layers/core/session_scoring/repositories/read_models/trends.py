@@ -3,9 +3,10 @@
 
 ``trend_members`` is each session's latest completed score per criteria hash (and under ``ANY_CRITERIA``) as the
 trends count it: its UTC scoring time, agent, alert type, total and dimensions, with ``previous`` the member the last
-update replaced. ``trend_histograms`` holds, per criteria hash, bucket (a UTC day, or the Monday of its week),
-grouping and group, the number of sessions, their histogram of totals (101 cells: totals are integers 0-100, so it
-gives ``percentile_cont``'s exact answer) and each dimension's sum and count. Both are kept by the verdict's statement
+update replaced, and its outcome (0018_outcome). ``trend_histograms`` holds, per criteria hash, bucket (a UTC day, or
+the Monday of its week), grouping and group, the number of sessions, their histogram of totals (101 cells: totals
+are integers 0-100, so it gives ``percentile_cont``'s exact answer), each dimension's sum and count, and the sessions
+found, partly found and missed (``OUTCOME_SUMS``). Both are kept by the verdict's statement
 (``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores`` (``rebuild``)
 by the same histogram upkeep, applied to every member at once.
 """
@@ -37,8 +38,9 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE
+from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
 from session_scoring.models.trends import TrendBucket, TrendGroup
+from session_scoring.repositories.read_models import outcomes
 
 TABLES = ("trend_members", "trend_histograms")
 
@@ -46,11 +48,21 @@ _SCORES = schema.session_scores
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
 
-_MEMBER_VALUES = ("score_id", "scored_at", "session_agent", "session_alert_type", "total_score", *DIMENSIONS)
+_MEMBER_VALUES = (
+    "score_id",
+    "scored_at",
+    "session_agent",
+    "session_alert_type",
+    "total_score",
+    *DIMENSIONS,
+    "outcome",
+)
 _HISTOGRAM_KEY = ("criteria_hash", "bucket", "group_by", "bucket_start", "group_unknown", "group_value")
 DIMENSION_SUMS = tuple(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n"))
 """Each dimension's sum and count, the columns of a histogram row after its ``totals``."""
-_CELL_SUMS = ("sessions", *DIMENSION_SUMS)
+OUTCOME_SUMS = tuple(f"outcome_{outcome.value}" for outcome in REFERENCED_OUTCOMES)
+"""The sessions found, partly found and missed, the columns of a histogram row after its dimension sums."""
+_CELL_SUMS = ("sessions", *DIMENSION_SUMS, *OUTCOME_SUMS)
 # The stored histogram plus a statement's delta (both 101 cells), cell by cell: the upsert's DO UPDATE reads the
 # row's current version under its lock, as for the counts.
 _ADDED_TOTALS: ColumnElement[Any] = literal_column(
@@ -59,16 +71,17 @@ _ADDED_TOTALS: ColumnElement[Any] = literal_column(
 )
 
 
-def upkeep(done: Any) -> tuple[Any, ...]:
+def upkeep(done: Any) -> tuple[Any, Any]:
     """Keep ``trend_members`` and ``trend_histograms`` in step with a stored verdict, in the verdict's statement.
 
     ``done`` returns the completed attempt's score id, session id, total and scored_at; its dimensions are the
-    statement's ``p_<dimension>`` parameters and its criteria hash ``p_criteria_hash``. The attempt becomes the
-    session's member under its criteria hash and under ``ANY_CRITERIA`` when it is newer (``scored_at``, then
-    ``score_id``) than the member it replaces, as in ``latest_scores``. The upsert's ``DO UPDATE`` reads the row's
-    current version under its lock, so the replaced member it stores in ``previous`` (and returns) is exact even when
-    completes race; its histograms get -1 and the new member's +1 (six rows each: day and week, each with no
-    grouping, by agent and by alert type), summed per key and applied as atomic increments in key order.
+    statement's ``p_<dimension>`` parameters, its outcome ``p_outcome`` and its criteria hash ``p_criteria_hash``.
+    The attempt becomes the session's member under its criteria hash and under ``ANY_CRITERIA`` when it is newer
+    (``scored_at``, then ``score_id``) than the member it replaces, as in ``latest_scores``. The upsert's ``DO
+    UPDATE`` reads the row's current version under its lock, so the replaced member it stores in ``previous`` (and
+    returns) is exact even when completes race; its histograms get -1 and the new member's +1 (six rows each: day and
+    week, each with no grouping, by agent and by alert type), summed per key and applied as atomic increments in key
+    order. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
     scopes = (
         select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
@@ -87,6 +100,7 @@ def upkeep(done: Any) -> tuple[Any, ...]:
             attempt.c.session_alert_type,
             done.c.total_score,
             *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+            bindparam("p_outcome", type_=String),
         )
         .select_from(done)
         .join(attempt, attempt.c.score_id == done.c.score_id)
@@ -128,6 +142,8 @@ def _replaced() -> Any:
         literal_column("'total'"),
         old.total_score,
         *[part for d in DIMENSIONS for part in (cast(Any, literal_column(f"'{d}'")), old[d])],
+        literal_column("'outcome'"),
+        old.outcome,
     )
 
 
@@ -142,7 +158,9 @@ def _histogram_upkeep(members: Any) -> Any:
     groups = _constants("group_by", [g.value for g in TrendGroup], "trend_groups")
     units = _constants("bucket", [b.value for b in TrendBucket], "trend_units")
 
-    def side(scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], sign: int) -> Any:
+    def side(
+        scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], outcome: Any, sign: int
+    ) -> Any:
         value = case(
             (groups.c.group_by == TrendGroup.AGENT.value, agent),
             (groups.c.group_by == TrendGroup.ALERT_TYPE.value, alert_type),
@@ -167,6 +185,12 @@ def _histogram_upkeep(members: Any) -> Any:
                     (signed * sql_cast(dims[d].is_not(None), Integer)).label(f"{d}_n"),
                 )
             ],
+            *[
+                (signed * func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)).label(
+                    f"outcome_{o.value}"
+                )
+                for o in REFERENCED_OUTCOMES
+            ],
         ).select_from(members.join(units, true()).join(groups, true()))
 
     def was(key: str) -> Any:
@@ -178,6 +202,7 @@ def _histogram_upkeep(members: Any) -> Any:
         was("alert_type"),
         sql_cast(was("total"), Integer),
         {d: sql_cast(was(d), Integer) for d in DIMENSIONS},
+        was("outcome"),
         -1,
     ).where(members.c.previous.is_not(None))
     came = side(
@@ -186,6 +211,7 @@ def _histogram_upkeep(members: Any) -> Any:
         members.c.session_alert_type,
         members.c.total_score,
         {d: members.c[d] for d in DIMENSIONS},
+        members.c.outcome,
         1,
     )
     deltas = union_all(came, gone).subquery("trend_deltas")
@@ -239,8 +265,9 @@ def _dense(cell_totals: Any, cell_sessions: Any) -> Any:
 
 def refresh_facts_statement() -> Any:
     """Re-key a session's members whose attempt's agent or alert type changed (a facts backfill) and move their
-    buckets, in one statement (parameter ``p_session_id``); returns one row per member moved. The ``UPDATE`` locks
-    each member row and re-checks it, so a verdict stored meanwhile is never double counted."""
+    buckets and outcome counts (``outcomes``, which follow the members), in one statement (parameter
+    ``p_session_id``); returns one row per member moved. The ``UPDATE`` locks each member row and re-checks it, so a
+    verdict stored meanwhile is never double counted."""
     attempt = _SCORES.alias("trend_attempt")
     m = _MEMBERS.c
     members = (
@@ -261,7 +288,7 @@ def refresh_facts_statement() -> Any:
         .returning(m.criteria_hash, *[m[name] for name in _MEMBER_VALUES], m.previous)
         .cte("trend_members_refreshed")
     )
-    return select(members.c.criteria_hash).add_cte(_histogram_upkeep(members))
+    return select(members.c.criteria_hash).add_cte(_histogram_upkeep(members), outcomes.upkeep(members))
 
 
 def rebuild() -> list[Any]:
@@ -281,6 +308,7 @@ def rebuild() -> list[Any]:
                 attempt.session_alert_type,
                 latest.total_score,
                 *[latest[d] for d in DIMENSIONS],
+                latest.outcome,
             ).join_from(schema.latest_scores, _SCORES, attempt.score_id == latest.score_id),
         )
         .returning(*[_MEMBERS.c[name] for name in ("criteria_hash", *_MEMBER_VALUES, "previous")])

@@ -1,0 +1,86 @@
+"""``outcome_counts``: per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose
+latest completed score has that outcome and the sum of their totals (migration 0018_outcome). ``GET
+/analytics/outcome`` reads a criteria's rows: the share found and the mean score of found against missed sessions per
+agent and alert type, whatever the number of scores.
+
+It follows ``trend_members`` (each session's latest score with its agent, alert type, total and outcome, and the
+member it replaced): the verdict's statement and a facts backfill move it by the members they change (``upkeep``), and
+``rebuild`` derives it again from ``trend_members``. A score without an outcome (made before outcomes were judged)
+is not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import BigInteger, Integer, func, literal_column, select, text, union_all
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import insert
+
+from session_scoring.db import schema
+
+TABLES = ("outcome_counts",)
+
+_COUNTS = schema.outcome_counts
+_KEY = ("criteria_hash", "agent_unknown", "agent", "alert_type_unknown", "alert_type", "outcome")
+
+
+def upkeep(members: Any) -> Any:
+    """The CTE moving ``outcome_counts`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
+    ``previous`` the replaced member or NULL) changed: -1 session and its total in the replaced member's key, +1 in
+    the new one's, summed per key (a key whose difference is zero is not touched) and applied as atomic increments in
+    key order (concurrent statements lock counter rows in the same order)."""
+
+    def side(agent: Any, alert_type: Any, outcome: Any, total: Any, sign: int) -> Any:
+        signed: Any = literal_column(str(sign))
+        return select(
+            members.c.criteria_hash,
+            agent.is_(None).label("agent_unknown"),
+            func.coalesce(agent, literal_column("''")).label("agent"),
+            alert_type.is_(None).label("alert_type_unknown"),
+            func.coalesce(alert_type, literal_column("''")).label("alert_type"),
+            outcome.label("outcome"),
+            signed.label("sessions"),
+            (signed * sql_cast(total, BigInteger)).label("total_sum"),
+        ).where(outcome.is_not(None))
+
+    def was(key: str) -> Any:
+        return members.c.previous.op("->>")(literal_column(f"'{key}'"))
+
+    came = side(members.c.session_agent, members.c.session_alert_type, members.c.outcome, members.c.total_score, 1)
+    gone = side(was("agent"), was("alert_type"), was("outcome"), sql_cast(was("total"), Integer), -1).where(
+        members.c.previous.is_not(None)
+    )
+    deltas = union_all(came, gone).subquery("outcome_deltas")
+    key = [deltas.c[name] for name in _KEY]
+    sessions, total_sum = func.sum(deltas.c.sessions), func.sum(deltas.c.total_sum)
+    counts = insert(_COUNTS).from_select(
+        [*_KEY, "sessions", "total_sum"],
+        select(*key, sql_cast(sessions, Integer), sql_cast(total_sum, BigInteger))
+        .group_by(*key)
+        .having((sessions != 0) | (total_sum != 0))
+        .order_by(*key),
+    )
+    return counts.on_conflict_do_update(
+        index_elements=list(_KEY),
+        set_={
+            "sessions": _COUNTS.c.sessions + counts.excluded.sessions,
+            "total_sum": _COUNTS.c.total_sum + counts.excluded.total_sum,
+        },
+    ).cte("outcome_counts_stored")
+
+
+_REBUILD = """
+INSERT INTO outcome_counts (criteria_hash, agent_unknown, agent, alert_type_unknown, alert_type, outcome, sessions,
+                            total_sum)
+SELECT criteria_hash, session_agent IS NULL, coalesce(session_agent, ''), session_alert_type IS NULL,
+       coalesce(session_alert_type, ''), outcome, count(*), sum(total_score)
+FROM trend_members
+WHERE outcome IS NOT NULL
+GROUP BY 1, 2, 3, 4, 5, 6
+"""
+
+
+def rebuild() -> list[Any]:
+    """The statement filling the emptied table from ``trend_members`` (rebuild those first)."""
+    return [text(_REBUILD)]

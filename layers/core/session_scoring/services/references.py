@@ -1,0 +1,51 @@
+"""Which reference root cause a session is judged against, and where it came from (the scorer's claim returns the
+label reference itself; the batch poller and a run's estimate read it through :class:`ReferenceResolver`).
+
+Precedence: the session's reference set through the labels API (its highest revision; a revision that withdrew it
+lets the document's own apply again), then a field of the imported document (an uploaded session), then the session
+source's own field (a ``session-scoring/v1`` file, for instance). The judge is given the first present; the score
+records where it came from (``reference_source``), or that there was none.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from session_scoring.models.quality import ReferenceRecord
+from session_scoring.models.reference import Reference, ReferenceSource, clean_reference_text
+from session_scoring.models.session import Session
+from session_scoring.repositories.uploads import UPLOAD_SOURCE
+
+
+class LabelReferences(Protocol):
+    """The references set through the labels API (``repositories.labels``)."""
+
+    def current_reference(self, session_id: str) -> ReferenceRecord | None: ...
+
+
+def resolve_reference(
+    session: Session, label_root_cause: str | None = None, label_remediation: str | None = None
+) -> Reference | None:
+    """The reference ``session`` is judged against: its current label reference (``label_root_cause``, None when none
+    is set or it was withdrawn) when there is one, else the session's own (``import`` for an uploaded session,
+    ``source`` otherwise), else None."""
+    if label_root_cause:
+        return Reference(label_root_cause, label_remediation, "label")
+    root_cause = clean_reference_text(session.reference_root_cause)
+    if root_cause is None:
+        return None
+    origin: ReferenceSource = "import" if session.source == UPLOAD_SOURCE else "source"
+    return Reference(root_cause, clean_reference_text(session.reference_remediation), origin)
+
+
+class ReferenceResolver:
+    """Resolves a session's reference when it is judged (the scorer, the batch poller) or estimated (a run)."""
+
+    def __init__(self, labels: LabelReferences) -> None:
+        self._labels = labels
+
+    def for_session(self, session: Session) -> Reference | None:
+        record = self._labels.current_reference(session.session_id)
+        if record is None:
+            return resolve_reference(session)
+        return resolve_reference(session, record.root_cause, record.remediation)
