@@ -71,8 +71,8 @@ def test_the_requirements_are_the_roles_and_the_two_kinds_of_open_route() -> Non
 
 
 def _policy(method: str, path: str) -> RouteAccess:
-    """The roles as defined (viewer reads, labeller labels, operator scores, imports and runs, admin exports
-    training data), stated independently of the table."""
+    """The roles as defined (viewer reads, labeller labels and sets a session's known root cause, operator scores,
+    imports and runs, admin exports training data), stated independently of the table."""
     if path == "/health":
         return "public"
     if path == "/api/v1/scoring/me":
@@ -81,7 +81,7 @@ def _policy(method: str, path: str) -> RouteAccess:
         return "admin"
     if method == "GET":
         return "viewer"
-    if path.endswith("/labels"):
+    if path.endswith(("/labels", "/labels/reference")):
         return "labeller"
     return "operator"
 

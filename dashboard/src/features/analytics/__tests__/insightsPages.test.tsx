@@ -82,6 +82,9 @@ describe('TrendsPage', () => {
       p90: 80,
       dimension_means: {},
       band_shares: {},
+      with_reference: 0,
+      outcome_counts: {},
+      found_share: null,
     });
     mocked.trends.mockImplementation(async (query) => ({
       criteria_hash: null,
