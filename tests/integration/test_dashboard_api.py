@@ -70,6 +70,8 @@ def _scored_with_facts(stack: Stack, session_id: str, total: int, agent: str, al
             "score_reasoning": "seeded",
             "missing_tools": [],
             "alternative_approaches": [],
+            "outcome": "no_reference",
+            "outcome_reason": "no reference root cause was given",
         }
     )
     verdict = JudgeVerdict(output=output, provider="test", model="m")
