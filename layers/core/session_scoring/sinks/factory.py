@@ -23,10 +23,10 @@ def build_sink(section: SessionSourceSection, settings: Settings) -> VerdictSink
             "write-back needs session_source.type phoenix or mlflow (SCORING_SESSION_SOURCE), or set "
             "SCORING_WRITEBACK=false"
         )
+    from session_scoring.infrastructure.json_http import JsonHttpClient
     from session_scoring.infrastructure.secrets import read_secret
-    from session_scoring.infrastructure.trace_store_http import TraceStoreClient
 
-    client = TraceStoreClient(
+    client = JsonHttpClient(
         STORES[section.type],
         section.base_url,
         url_setting=URL_SETTING,

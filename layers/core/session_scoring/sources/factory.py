@@ -31,9 +31,9 @@ def build_source(
     from session_scoring.infrastructure.secrets import read_secret
 
     if section.type in STORE_NAMES:
-        from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+        from session_scoring.infrastructure.json_http import JsonHttpClient
 
-        store = TraceStoreClient(
+        store = JsonHttpClient(
             STORE_NAMES[section.type],
             section.base_url,
             url_setting=STORE_URL_SETTING,

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.cursor_pages import numbered_page, slice_by_cursor
@@ -100,7 +100,7 @@ def experiment_ids(project: str) -> list[str]:
 class MlflowSessionSource:
     name = "mlflow"
 
-    def __init__(self, client: TraceStoreClient, project: str = "") -> None:
+    def __init__(self, client: JsonHttpClient, project: str = "") -> None:
         self._client = client
         self.experiments = experiment_ids(project)
 

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from pydantic import Field
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import BoundaryModel, validate_document
 from session_scoring.sources.cursor_pages import numbered_page, slice_by_cursor
@@ -49,7 +49,7 @@ class PhoenixSpanPage(BoundaryModel):
 class PhoenixSessionSource:
     name = "phoenix"
 
-    def __init__(self, client: TraceStoreClient, project: str = "") -> None:
+    def __init__(self, client: JsonHttpClient, project: str = "") -> None:
         self._client = client
         self.project = project.strip() or DEFAULT_PROJECT
         if any(c in self.project for c in "/?#"):
