@@ -11,7 +11,8 @@ write-back sinks write through it). Each user has its own instance: its own time
   error when it gives one, else ``unavailable`` naming the base URL; another 4xx -> ``rejected`` with the service's
   own message; a body that is not JSON -> ``malformed`` (by default ``unavailable``); an empty body -> ``None``.
 - The bearer token comes from ``token`` or from a Secrets Manager secret read through ``secret_reader`` (cached by
-  it); it is never logged.
+  it); it is never logged. :func:`source_credentials` gives ``session_source``'s, and :func:`trace_store_client`
+  builds the client of the store the sessions come from.
 """
 
 from __future__ import annotations
@@ -22,10 +23,15 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from session_scoring.configuration.criteria import SessionSourceSection
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError, ScoringError, TransientError
 from session_scoring.log import logger
 
 QueryParams = Mapping[str, str | int | bool | Sequence[str]]
+
+TRACE_STORES = {"phoenix": "Phoenix", "mlflow": "MLflow"}
+"""The ``session_source.type`` of each trace store, and the name it goes by in messages."""
 
 
 class _RetryableStatus(Exception):
@@ -205,3 +211,37 @@ class JsonHttpClient:
 def _body_hint(response: httpx.Response) -> str:
     text = response.text.strip().replace("\n", " ")
     return f": {text[:300]}" if text else ""
+
+
+def source_credentials(section: SessionSourceSection, settings: Settings) -> dict[str, Any]:
+    """The client options of ``session_source``'s bearer token: the token, or the secret it is read from."""
+    from session_scoring.infrastructure.secrets import read_secret
+
+    return {
+        "token": section.token,
+        "token_secret_arn": section.token_secret_arn,
+        "secret_reader": lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
+    }
+
+
+def trace_store_client(
+    section: SessionSourceSection,
+    settings: Settings,
+    *,
+    unavailable: type[TransientError],
+    rejected: type[ScoringError],
+    **timeouts: Any,
+) -> JsonHttpClient:
+    """A client of the trace store the sessions come from (``session_source``: its URL and credentials), with the
+    caller's errors and timeouts: the session source and the write-back sink each have their own."""
+    return JsonHttpClient(
+        TRACE_STORES[section.type],
+        section.base_url,
+        url_setting="session_source.base_url (SCORING_SOURCE_URL)",
+        credential_settings="session_source.token (SCORING_SOURCE_TOKEN) or session_source.token_secret_arn "
+        "(SCORING_SOURCE_TOKEN_SECRET_ARN)",
+        unavailable=unavailable,
+        rejected=rejected,
+        **source_credentials(section, settings),
+        **timeouts,
+    )
