@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from devstack.__main__ import SHUTDOWN_NOTE
 from tests.conftest import THOROUGH_ID
 from tests.support.devstack_process import LocalStackProcess, judged_stack
 from tests.support.fake_claude import FakeClaude
+from tests.support.postgres import sql
 
 SCORE = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
 SETTLE_SECONDS = 90.0
@@ -31,16 +31,6 @@ already over, it takes seconds)."""
 def stack(fake_claude: FakeClaude) -> Iterator[LocalStackProcess]:
     with judged_stack(fake_claude.base_url, judge_timeout_seconds=60) as process:
         yield process
-
-
-def _sql(url: str, statement: str) -> Any:
-    engine = create_engine(url)
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement))
-            return result.all() if result.returns_rows else []
-    finally:
-        engine.dispose()
 
 
 def _wait_scored(stack: LocalStackProcess, score_id: str) -> dict[str, Any]:
@@ -60,7 +50,7 @@ def test_a_stack_killed_hard_mid_attempt_scores_it_after_a_restart(
     stack.kill()
     held.answer()  # to nobody: the scorer that asked is gone
     # The lease runs out (the dead scorer renews it no more).
-    _sql(stack.database_url(), "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
+    sql(stack.database_url(), "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
     stack.start()
 
     score = _wait_scored(stack, score_id)
@@ -83,7 +73,7 @@ def test_a_stack_stopped_mid_attempt_gives_it_back_and_scores_it_at_once_after_a
 
     url, server = start_postgres(stack.pgdata)  # the stack stopped its database with it: read it here
     try:
-        [(status, note, lease)] = _sql(
+        [(status, note, lease)] = sql(
             url, f"SELECT status, error_message, lease_expires_at FROM session_scores WHERE score_id = '{score_id}'"
         )
     finally:

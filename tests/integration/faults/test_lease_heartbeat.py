@@ -13,7 +13,6 @@ import uuid
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.services.leases import LeaseKeeper
@@ -21,7 +20,7 @@ from session_scoring.services.scorer import JobOutcome
 from tests.conftest import THOROUGH_ID, Stack
 from tests.integration.faults.conftest import FAULT_ENV
 from tests.support.fake_claude import FakeClaude, HeldReply
-from tests.support.postgres import restart
+from tests.support.postgres import restart, sql
 
 LEASE_SECONDS = 30
 BEAT_SECONDS = LEASE_SECONDS / 3
@@ -64,20 +63,10 @@ def lease_stack(make_stack: Any, fake_claude: FakeClaude) -> Stack:
     return stack
 
 
-def _sql(stack: Stack, statement: str, **params: Any) -> Any:
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement), params)
-            return result.all() if result.returns_rows else []
-    finally:
-        engine.dispose()
-
-
 def _time_passes(stack: Stack, seconds: float) -> None:
     """``seconds`` pass for every live lease."""
-    _sql(
-        stack,
+    sql(
+        stack.env["SCORING_DATABASE_URL"],
         "UPDATE session_scores SET lease_expires_at = lease_expires_at - make_interval(secs => :s) "
         "WHERE status = 'in_progress'",
         s=seconds,
@@ -92,8 +81,8 @@ def _taken_over(stack: Stack) -> None:
 
 
 def _attempt(stack: Stack, score_id: uuid.UUID) -> Any:
-    [row] = _sql(
-        stack,
+    [row] = sql(
+        stack.env["SCORING_DATABASE_URL"],
         "SELECT status, error_message, claim_token, lease_expires_at > now() AS leased FROM session_scores "
         "WHERE score_id = :id",
         id=score_id,
