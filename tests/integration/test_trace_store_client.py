@@ -8,6 +8,8 @@ the client's handling of statuses and bodies, not about either store (those run 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from session_scoring.errors import (
@@ -17,12 +19,12 @@ from session_scoring.errors import (
     WriteBackUnavailableError,
 )
 from session_scoring.infrastructure.json_http import JsonHttpClient
-from tests.support.fake_tarsy import FakeTarsy, TarsyReply
+from tests.support.fake_tarsy import FakeTarsy, TarsyReply, quick_client_options
 
 PATH = "/v1/projects/agents/spans"
 
 
-def _client(fake: FakeTarsy, **options: object) -> JsonHttpClient:
+def _client(fake: FakeTarsy, **options: Any) -> JsonHttpClient:
     return JsonHttpClient(
         "Phoenix",
         fake.base_url,
@@ -30,10 +32,7 @@ def _client(fake: FakeTarsy, **options: object) -> JsonHttpClient:
         credential_settings="SCORING_SOURCE_TOKEN",
         unavailable=WriteBackUnavailableError,
         rejected=WriteBackRejectedError,
-        token="px-key",
-        read_timeout_seconds=float(options.pop("read_timeout_seconds", 2.0)),  # type: ignore[arg-type]
-        max_retries=int(options.pop("max_retries", 2)),  # type: ignore[call-overload]
-        retry_base_seconds=0,
+        **quick_client_options("px-key", **options),
     )
 
 
