@@ -29,6 +29,29 @@ FAILING_TOOLS_ID = "b2c4e6a8-1d3f-4b5a-8c7e-9f0a1b2c3d4e"
 IN_PROGRESS_ID = "e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9"
 
 
+ON_DEMAND = {
+    "benchmark": "benchmark: run with `make bench`",
+    "soak": "soak: run with `make soak`",
+    "recovery": "recovery: run with `make recovery`",
+    "fuzz": "fuzz: run with `make fuzz-short` (or `make fuzz`)",
+    "trace_stores": "trace stores: run with `make trace-stores`",
+}
+"""The markers of the tests that run only when selected (``-m MARKER``, as their make target does), and why a plain
+run skips them: they are slow (a lease waited out, a campaign, thousands of jobs), print figures, or need servers of
+their own."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    selected = config.getoption("markexpr") or ""
+    for marker, reason in ON_DEMAND.items():
+        if marker in selected:
+            continue
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if item.get_closest_marker(marker):
+                item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A fresh database on an embedded PostgreSQL for the whole test run (or SCORING_TEST_DATABASE_URL)."""

@@ -1,5 +1,5 @@
 """Benchmarks print figures and assert nothing about speed. They run only when selected: ``make bench``
-(``pytest tests/benchmarks -m benchmark``); a plain ``pytest`` skips them.
+(``pytest tests/benchmarks -m benchmark``); a plain ``pytest`` skips them (``ON_DEMAND`` in tests/conftest.py).
 
 ``make bench`` captures what the service prints (its log lines and one metrics line per scorer invocation, thousands
 in a run, as a deployed function prints them) and shows only what the benchmarks :func:`report`: each row as it is
@@ -20,15 +20,6 @@ import pytest
 def report(text: str) -> None:
     """Show ``text`` on the terminal at once, past pytest's capture of the service's own output."""
     print(text, file=sys.__stdout__, flush=True)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if "benchmark" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="benchmark: run with `make bench`")
-    for item in items:
-        if item.get_closest_marker("benchmark"):
-            item.add_marker(skip)
 
 
 @dataclass(frozen=True)

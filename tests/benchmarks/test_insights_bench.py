@@ -24,7 +24,15 @@ from session_scoring.models.tools import canonical_tool_name
 from session_scoring.services.analytics import bucket_starts
 from session_scoring.services.insights import FleetParams, StreamedRows
 from tests.benchmarks.conftest import BenchTable, report
-from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
+from tests.benchmarks.test_paths_bench import (
+    SCALE,
+    _capturing,
+    _explain,
+    bench_container,
+    migrated_database,
+    pg_connect,
+    timed,
+)
 from tests.conftest import ROOT
 from tests.support.trends_oracle import scanned_trends
 
@@ -72,19 +80,8 @@ def _load(cur: Any, scale: int, criteria: str, other: str) -> None:
 
 
 def test_fleet_query_at_scale(postgres_url: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sqlalchemy import create_engine
-
-    from session_scoring.configuration.settings import Settings
-    from session_scoring.container import Container
-    from session_scoring.infrastructure import migrate
-
-    url = new_database(postgres_url, "bench_fleet")
-    engine = create_engine(url)
-    migrate.upgrade(engine, Settings())
-    engine.dispose()
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
-    container = Container(Settings())
+    url = migrated_database(postgres_url, "bench_fleet")
+    container = bench_container(monkeypatch, url)
     criteria = container.config.criteria_hash
     conn = pg_connect(url)
     started = time.perf_counter()
@@ -197,16 +194,12 @@ def test_missing_tools_by_canonical_name_at_scale(
     from sqlalchemy import create_engine
 
     from session_scoring.configuration.settings import Settings
-    from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
 
-    url = new_database(postgres_url, "bench_tools")
-    engine = create_engine(url)
     before = ScriptDirectory.from_config(migrate.alembic_config(Settings())).get_revision("0011_canonical_tools")
-    migrate.upgrade(engine, Settings(), str(before.down_revision))
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
-    container = Container(Settings())
+    url = migrated_database(postgres_url, "bench_tools", str(before.down_revision))
+    engine = create_engine(url)
+    container = bench_container(monkeypatch, url)
     criteria = container.config.criteria_hash
     conn = pg_connect(url)
     cur = conn.cursor()
@@ -323,22 +316,17 @@ def test_trends_and_comparison_at_scale(
     from sqlalchemy import create_engine
 
     from session_scoring.configuration.settings import Settings
-    from session_scoring.container import Container
     from session_scoring.infrastructure import migrate
     from session_scoring.models.trends import TrendBucket, TrendGroup
     from session_scoring.services.agreement import kendall_tau_b
 
-    url = new_database(postgres_url, "bench_trends")
     # Loaded before the migration that builds the trend tables: its backfill fills them as on a deployed database.
     config = migrate.alembic_config(Settings())
     before_trends = str(ScriptDirectory.from_config(config).get_revision("0012_trend_buckets").down_revision)
+    url = migrated_database(postgres_url, "bench_trends", before_trends)
     engine = create_engine(url)
-    migrate.upgrade(engine, Settings(), before_trends)
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
     # The "before" scans run for seconds at a million: measured, not cut off by the service's 8 s timeout.
-    monkeypatch.setenv("SCORING_DATABASE_STATEMENT_TIMEOUT_MS", "600000")
-    container = Container(Settings())
+    container = bench_container(monkeypatch, url, SCORING_DATABASE_STATEMENT_TIMEOUT_MS="600000")
     base = container.config.criteria_hash
     conn = pg_connect(url)
     cur = conn.cursor()
@@ -614,24 +602,14 @@ def test_outcome_analytics_at_scale(
     """``GET /analytics/outcome``, the fleet query's outcome filter, the trends with their outcome counts and the
     comparison restricted to sessions with a reference, over ``BENCH_SCALE`` scores (40 % judged against a
     reference). The read models are rebuilt from ``latest_scores`` after loading (timed, once)."""
-    from sqlalchemy import create_engine
-
-    from session_scoring.configuration.settings import Settings
-    from session_scoring.container import Container
-    from session_scoring.infrastructure import migrate
     from session_scoring.models.trends import TrendBucket, TrendGroup
     from session_scoring.repositories.comparison import ComparisonRepository
 
-    url = new_database(postgres_url, "bench_outcome")
-    engine = create_engine(url)
-    migrate.upgrade(engine, Settings())
-    engine.dispose()
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
+    url = migrated_database(postgres_url, "bench_outcome")
     # The rebuilds run for minutes at a million: neither the statement nor the socket may time out.
-    monkeypatch.setenv("SCORING_DATABASE_STATEMENT_TIMEOUT_MS", "3600000")
-    monkeypatch.setenv("SCORING_DATABASE_TIMEOUT_SECONDS", "3600")
-    container = Container(Settings())
+    container = bench_container(
+        monkeypatch, url, SCORING_DATABASE_STATEMENT_TIMEOUT_MS="3600000", SCORING_DATABASE_TIMEOUT_SECONDS="3600"
+    )
     base = container.config.criteria_hash
     conn = pg_connect(url)
     cur = conn.cursor()

@@ -154,6 +154,32 @@ def new_database(postgres_url: str, prefix: str) -> str:
     return make_url(postgres_url).set(database=database).render_as_string(hide_password=False)
 
 
+def migrated_database(postgres_url: str, prefix: str, revision: str = "head") -> str:
+    """The URL of a new database (:func:`new_database`) migrated to ``revision``."""
+    from sqlalchemy import create_engine
+
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.infrastructure import migrate
+
+    url = new_database(postgres_url, prefix)
+    engine = create_engine(url)
+    try:
+        migrate.upgrade(engine, Settings(), revision)
+    finally:
+        engine.dispose()
+    return url
+
+
+def bench_container(monkeypatch: pytest.MonkeyPatch, url: str, **env: str) -> Any:
+    """The service's container on the database at ``url``, reading the sample sessions, with ``env`` set on top."""
+    from session_scoring.configuration.settings import Settings
+    from session_scoring.container import Container
+
+    for name, value in {"SCORING_DATABASE_URL": url, "SCORING_SESSIONS_DIR": "config/sample_sessions", **env}.items():
+        monkeypatch.setenv(name, value)
+    return Container(Settings())
+
+
 # One JSON document per attempt, children included: what a GET needs, in one statement.
 SCORE_JSON = """
 SELECT json_build_object(

@@ -16,7 +16,15 @@ import pytest
 
 from session_scoring.models.session_list import SessionListParams
 from tests.benchmarks.conftest import BenchTable, report
-from tests.benchmarks.test_paths_bench import SCALE, _capturing, _explain, new_database, pg_connect, timed
+from tests.benchmarks.test_paths_bench import (
+    SCALE,
+    _capturing,
+    _explain,
+    bench_container,
+    migrated_database,
+    pg_connect,
+    timed,
+)
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -63,19 +71,8 @@ def _load(cur: Any, scale: int, criteria: str) -> None:
 def test_scored_session_pages_at_scale(
     postgres_url: str, bench_table: BenchTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sqlalchemy import create_engine
-
-    from session_scoring.configuration.settings import Settings
-    from session_scoring.container import Container
-    from session_scoring.infrastructure import migrate
-
-    url = new_database(postgres_url, "bench_sessions")
-    engine = create_engine(url)
-    migrate.upgrade(engine, Settings())
-    engine.dispose()
-    monkeypatch.setenv("SCORING_DATABASE_URL", url)
-    monkeypatch.setenv("SCORING_SESSIONS_DIR", "config/sample_sessions")
-    container = Container(Settings())
+    url = migrated_database(postgres_url, "bench_sessions")
+    container = bench_container(monkeypatch, url)
     conn = pg_connect(url)
     started = time.perf_counter()
     _load(conn.cursor(), SCALE, container.config.criteria_hash)

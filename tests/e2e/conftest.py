@@ -12,22 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.devstack_process import LocalStackProcess, stack_directory
 
 SCREENSHOTS = ROOT / "tests" / "e2e" / "screenshots"
 STATIC_INDEX = ROOT / "functions" / "api" / "static" / "index.html"
@@ -42,31 +35,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-dev-shm-usage",
 ]
-STARTUP_SECONDS = 120
 PHONE = {"width": 390, "height": 844}
 # What axe-core must not find on any view (moderate and minor findings are reported, not failed).
 BLOCKING_IMPACTS = {"serious", "critical"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_healthy(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    """Poll /health until the stack answers, the process dies, or the start-up budget is spent."""
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the local stack exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{base_url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.25)  # readiness polling of a child process, not test synchronisation
-    pytest.fail(f"the local stack did not become healthy in {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
 
 
 @contextmanager
@@ -74,33 +45,9 @@ def running_stack(**extra_env: str) -> Iterator[str]:
     """`python -m devstack` on a free port with its own data directory; ``extra_env`` picks the judge and the rest."""
     if not STATIC_INDEX.is_file():
         pytest.fail("the dashboard is not built: run `make dashboard` (make test and make run build it)")
-    data_dir = Path(tempfile.mkdtemp(prefix="scoring-e2e-"))
-    data_dir.chmod(0o755)  # the embedded PostgreSQL runs as its own user when we are root
-    port = _free_port()
-    ours = ("SCORING_", "ANTHROPIC_", "AWS_", "JUDGE_")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(ours) and key not in {"PORT", "DEFAULT_LLM_PROVIDER"}
-    }
-    env |= {"PORT": str(port), "SCORING_LOCAL_DATA_DIR": str(data_dir)} | extra_env
-    log = data_dir / "stack.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "devstack"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(base_url, process, log)
-        yield base_url
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        shutil.rmtree(data_dir, ignore_errors=True)
+    with stack_directory("scoring-e2e-") as data_dir, LocalStackProcess(data_dir, **extra_env) as stack:
+        stack.start()
+        yield stack.base_url
 
 
 @pytest.fixture(scope="module")

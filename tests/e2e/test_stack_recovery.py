@@ -9,20 +9,17 @@ real and prints the figure).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from devstack.__main__ import SHUTDOWN_NOTE
 from tests.conftest import THOROUGH_ID
-from tests.support.devstack_process import LocalStackProcess
-from tests.support.fake_claude import FakeClaude, HeldReply
+from tests.support.devstack_process import LocalStackProcess, judged_stack
+from tests.support.fake_claude import FakeClaude
+from tests.support.postgres import sql
 
 SCORE = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
 SETTLE_SECONDS = 90.0
@@ -32,63 +29,28 @@ already over, it takes seconds)."""
 
 @pytest.fixture
 def stack(fake_claude: FakeClaude) -> Iterator[LocalStackProcess]:
-    data_dir = Path(tempfile.mkdtemp(prefix="scoring-recovery-"))
-    data_dir.chmod(0o755)  # the embedded PostgreSQL runs as its own user when we are root
-    process = LocalStackProcess(
-        data_dir,
-        SCORING_LLM_PROVIDER="anthropic",
-        ANTHROPIC_API_KEY="e2e-key-not-secret",
-        ANTHROPIC_BASE_URL=fake_claude.base_url,
-        JUDGE_TIMEOUT_SECONDS="60",
-    )
-    try:
+    with judged_stack(fake_claude.base_url, judge_timeout_seconds=60) as process:
         yield process
-    finally:
-        process.close()
-        shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def _sql(url: str, statement: str) -> Any:
-    engine = create_engine(url)
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement))
-            return result.all() if result.returns_rows else []
-    finally:
-        engine.dispose()
-
-
-def _start_an_attempt(stack: LocalStackProcess, judge: FakeClaude) -> tuple[str, HeldReply]:
-    held = HeldReply(judge)
-    response = stack.post(SCORE)
-    assert response.status_code == 202, response.text
-    assert held.arrived.wait(60), f"the judge was not called:\n{stack.tail()}"
-    score = stack.get(SCORE).json()
-    assert score["status"] == "in_progress"
-    return str(score["score_id"]), held
 
 
 def _wait_scored(stack: LocalStackProcess, score_id: str) -> dict[str, Any]:
-    """Poll the restarted stack until the attempt has ended (readiness of a child process, bounded)."""
-    deadline = time.monotonic() + SETTLE_SECONDS
-    while time.monotonic() < deadline:
-        score: dict[str, Any] = stack.get(SCORE).json()
-        if score["score_id"] == score_id and score["status"] not in ("pending", "in_progress"):
-            return score
-        time.sleep(0.5)
-    raise AssertionError(f"the attempt was not scored after the restart:\n{stack.tail()}")
+    """The score once the restarted stack has ended the attempt (a hang guard of SETTLE_SECONDS)."""
+    score = stack.wait_ended(SCORE, score_id, time.monotonic() + SETTLE_SECONDS)
+    ended = score["score_id"] == score_id and score["status"] not in ("pending", "in_progress")
+    assert ended, f"the attempt was not scored after the restart:\n{stack.tail()}"
+    return score
 
 
 def test_a_stack_killed_hard_mid_attempt_scores_it_after_a_restart(
     stack: LocalStackProcess, fake_claude: FakeClaude
 ) -> None:
     stack.start()
-    score_id, held = _start_an_attempt(stack, fake_claude)
+    score_id, held = stack.start_an_attempt(SCORE, fake_claude)
 
     stack.kill()
     held.answer()  # to nobody: the scorer that asked is gone
     # The lease runs out (the dead scorer renews it no more).
-    _sql(stack.database_url(), "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
+    sql(stack.database_url(), "UPDATE session_scores SET lease_expires_at = now() - interval '1 second'")
     stack.start()
 
     score = _wait_scored(stack, score_id)
@@ -102,7 +64,7 @@ def test_a_stack_stopped_mid_attempt_gives_it_back_and_scores_it_at_once_after_a
     stack: LocalStackProcess, fake_claude: FakeClaude
 ) -> None:
     stack.start()
-    score_id, held = _start_an_attempt(stack, fake_claude)
+    score_id, held = stack.start_an_attempt(SCORE, fake_claude)
 
     assert stack.terminate() == 0  # SIGTERM
     held.answer()
@@ -111,7 +73,7 @@ def test_a_stack_stopped_mid_attempt_gives_it_back_and_scores_it_at_once_after_a
 
     url, server = start_postgres(stack.pgdata)  # the stack stopped its database with it: read it here
     try:
-        [(status, note, lease)] = _sql(
+        [(status, note, lease)] = sql(
             url, f"SELECT status, error_message, lease_expires_at FROM session_scores WHERE score_id = '{score_id}'"
         )
     finally:

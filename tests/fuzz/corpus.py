@@ -326,30 +326,12 @@ def slot_requests(op: Operation) -> Iterator[Request]:
     value in turn."""
     body = None if op.body is None else _body_bytes(op.body)
     headers = _json_headers() if op.body is not None else {}
-    for name in op.path:
-        for label, value in URL_VALUES:
-            expect = op.named.get(name) if label in NUL_LABELS else None
-            yield Request(
-                f"{label} in path {name}",
-                op.route,
-                op.method,
-                op.target(path={name: encode(value)}),
-                body,
-                headers,
-                expect,
-            )
-    for name in op.query:
-        for label, value in URL_VALUES:
-            expect = op.named.get(name) if label in NUL_LABELS else None
-            yield Request(
-                f"{label} in query {name}",
-                op.route,
-                op.method,
-                op.target(query={name: encode(value)}),
-                body,
-                headers,
-                expect,
-            )
+    for where, names in (("path", op.path), ("query", op.query)):
+        for name in names:
+            for label, value in URL_VALUES:
+                expect = op.named.get(name) if label in NUL_LABELS else None
+                target = op.target(**{where: {name: encode(value)}})
+                yield Request(f"{label} in {where} {name}", op.route, op.method, target, body, headers, expect)
     if op.query:
         yield Request("unknown query parameter", op.route, op.method, op.target(query={"fuzz": "1"}), body, headers)
         first = next(iter(op.query))

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from devstack.queue_poller import QueuePoller
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
+from tests.support.postgres import sql
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 SESSIONS = 60
@@ -56,12 +56,8 @@ def tick(stack: Stack, now: datetime) -> Any:
     c = stack.container
     outcome = AutoScorer(c.config, c.run_service, c.run_repository, 1000, clock=lambda: now).tick()
     if outcome.run_id is not None:  # the run was created "now" on the fake clock
-        engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-        with engine.begin() as conn:
-            conn.execute(
-                text("UPDATE scoring_runs SET created_at = :now WHERE run_id = :id"), {"now": now, "id": outcome.run_id}
-            )
-        engine.dispose()
+        url = stack.env["SCORING_DATABASE_URL"]
+        sql(url, "UPDATE scoring_runs SET created_at = :now WHERE run_id = :id", now=now, id=outcome.run_id)
     return outcome
 
 
@@ -72,18 +68,12 @@ def drain(stack: Stack) -> None:
 
 
 def run_sessions(stack: Stack) -> list[tuple[str, str]]:
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT s.session_id, r.started_by FROM session_scores s JOIN scoring_runs r USING (run_id) "
-                    "WHERE s.status = 'completed'"
-                )
-            ).all()
-            return [(r.session_id, r.started_by) for r in rows]
-    finally:
-        engine.dispose()
+    rows = sql(
+        stack.env["SCORING_DATABASE_URL"],
+        "SELECT s.session_id, r.started_by FROM session_scores s JOIN scoring_runs r USING (run_id) "
+        "WHERE s.status = 'completed'",
+    )
+    return [(r.session_id, r.started_by) for r in rows]
 
 
 def test_auto_scoring_is_off_by_default(make_stack: Any, recent_sessions: Path) -> None:

@@ -9,12 +9,12 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from devstack.queue_poller import QueuePoller
 from tests.conftest import Stack
 from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, batch_errored, batch_expired, batch_succeeded
 from tests.support.fake_tarsy import FakeTarsy
+from tests.support.postgres import sql
 from tests.support.tarsy_fixtures import REACT_ID, detailed
 
 SESSIONS = 240
@@ -70,18 +70,11 @@ def get_run(stack: Stack, run_id: str) -> dict[str, Any]:
 
 
 def attempts(stack: Stack) -> list[dict[str, Any]]:
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT score_id, session_id, status, run_id, batch_id, error_message, input_tokens "
-                    "FROM session_scores"
-                )
-            ).mappings()
-            return [dict(r) for r in rows]
-    finally:
-        engine.dispose()
+    rows = sql(
+        stack.env["SCORING_DATABASE_URL"],
+        "SELECT score_id, session_id, status, run_id, batch_id, error_message, input_tokens FROM session_scores",
+    )
+    return [dict(r._mapping) for r in rows]
 
 
 def poll(stack: Stack) -> Any:
@@ -249,13 +242,11 @@ def test_the_schedule_event_submits_and_collects(batch_stack: Stack, fake_claude
     stuck = start_batch_run(
         batch_stack, selection={"which": "all"}, max_sessions=3
     )  # its planning message is never read
-    engine = create_engine(batch_stack.env["SCORING_DATABASE_URL"])
-    with engine.begin() as conn:
-        conn.execute(
-            text("UPDATE scoring_runs SET created_at = now() - interval '1 hour' WHERE run_id = :id"),
-            {"id": stuck["run_id"]},
-        )
-    engine.dispose()
+    sql(
+        batch_stack.env["SCORING_DATABASE_URL"],
+        "UPDATE scoring_runs SET created_at = now() - interval '1 hour' WHERE run_id = :id",
+        id=stuck["run_id"],
+    )
     assert poll_batches_handler(event, LocalLambdaContext(budget_seconds=120))["runs_stuck_planning"] == 1
 
 

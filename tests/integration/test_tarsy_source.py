@@ -15,7 +15,7 @@ from session_scoring.errors import (
     SourceUnavailableError,
 )
 from session_scoring.sources.http import TarsyGoSessionSource, TarsyHttpClient, TarsySessionSource
-from tests.support.fake_tarsy import FakeTarsy, TarsyReply
+from tests.support.fake_tarsy import FakeTarsy, TarsyReply, quick_client_options
 from tests.support.tarsy_fixtures import (
     FAILED_ID,
     GO_ID,
@@ -31,15 +31,7 @@ UNKNOWN_ID = "11111111-2222-4333-8444-555555555555"
 
 
 def _source(fake: FakeTarsy, **options: Any) -> TarsySessionSource:
-    client = TarsyHttpClient(
-        fake.base_url,
-        token=options.pop("token", "secret-token"),
-        read_timeout_seconds=options.pop("read_timeout_seconds", 2.0),
-        max_retries=options.pop("max_retries", 2),
-        retry_base_seconds=0,
-        **options,
-    )
-    return TarsySessionSource(client)
+    return TarsySessionSource(TarsyHttpClient(fake.base_url, **quick_client_options("secret-token", **options)))
 
 
 def _path(session_id: str) -> str:

@@ -1,4 +1,5 @@
-"""The trace stores' HTTP client over real HTTP: timeouts, retries and what each failure becomes.
+"""The JSON HTTP client as the trace stores configure it, over real HTTP: timeouts, retries and what each failure
+becomes.
 
 The scripted loopback server (``tests/support/fake_tarsy.py``) stands for any HTTP server here: these tests are about
 the client's handling of statuses and bodies, not about either store (those run against the real servers in
@@ -6,6 +7,8 @@ the client's handling of statuses and bodies, not about either store (those run 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -15,24 +18,21 @@ from session_scoring.errors import (
     WriteBackRejectedError,
     WriteBackUnavailableError,
 )
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
-from tests.support.fake_tarsy import FakeTarsy, TarsyReply
+from session_scoring.infrastructure.json_http import JsonHttpClient
+from tests.support.fake_tarsy import FakeTarsy, TarsyReply, quick_client_options
 
 PATH = "/v1/projects/agents/spans"
 
 
-def _client(fake: FakeTarsy, **options: object) -> TraceStoreClient:
-    return TraceStoreClient(
+def _client(fake: FakeTarsy, **options: Any) -> JsonHttpClient:
+    return JsonHttpClient(
         "Phoenix",
         fake.base_url,
         url_setting="session_source.base_url (SCORING_SOURCE_URL)",
         credential_settings="SCORING_SOURCE_TOKEN",
         unavailable=WriteBackUnavailableError,
         rejected=WriteBackRejectedError,
-        token="px-key",
-        read_timeout_seconds=float(options.pop("read_timeout_seconds", 2.0)),  # type: ignore[arg-type]
-        max_retries=int(options.pop("max_retries", 2)),  # type: ignore[call-overload]
-        retry_base_seconds=0,
+        **quick_client_options("px-key", **options),
     )
 
 
@@ -48,7 +48,7 @@ def test_a_5xx_is_retried_and_the_answer_after_it_is_used(fake_tarsy: FakeTarsy)
 def test_a_store_that_keeps_failing_is_unavailable_with_its_answer(fake_tarsy: FakeTarsy) -> None:
     fake_tarsy.script(PATH, *[TarsyReply(502, {"detail": "bad gateway"})] * 3)
 
-    with pytest.raises(WriteBackUnavailableError, match=r"Phoenix answered 502 .* after 3 attempt\(s\): .*bad gateway"):
+    with pytest.raises(WriteBackUnavailableError, match=r"Phoenix answered 502 .* after 3 attempts: .*bad gateway"):
         _client(fake_tarsy).get(PATH)
 
 
@@ -90,7 +90,7 @@ def test_an_answer_that_is_not_json_says_so(fake_tarsy: FakeTarsy) -> None:
 
 
 def test_an_unreachable_store_is_unavailable() -> None:
-    client = TraceStoreClient(
+    client = JsonHttpClient(
         "MLflow",
         "http://127.0.0.1:9",
         url_setting="u",
@@ -105,7 +105,7 @@ def test_an_unreachable_store_is_unavailable() -> None:
 
 def test_the_address_must_be_http() -> None:
     with pytest.raises(ConfigurationError, match="not an http"):
-        TraceStoreClient(
+        JsonHttpClient(
             "MLflow",
             "mlflow:5000",
             url_setting="SCORING_SOURCE_URL",

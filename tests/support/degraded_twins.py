@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from session_scoring.models.session import Session, Stage, Step
-from tests.support.labelled_traces import TRACES, load_trace
+from session_scoring.models.session import Session, Step
+from tests.support.labelled_traces import TRACES, loaded_traces, truncated, with_steps
 
 CORPUS = TRACES / "corpus"
 
@@ -35,26 +34,6 @@ ERRORS_AS_TEXT = (
 )
 
 
-def corpus_paths() -> list[Path]:
-    return sorted(p for p in CORPUS.iterdir() if p.suffix in (".json", ".jsonl"))
-
-
-def cut_after_first_call(session: Session) -> Session:
-    done = False
-
-    def keep(stage: Stage) -> Stage:
-        nonlocal done
-        steps: list[Step] = []
-        for step in stage.steps:
-            if done:
-                break
-            steps.append(step)
-            done = step.tool_call is not None
-        return stage.model_copy(update={"steps": steps})
-
-    return session.model_copy(update={"stages": [keep(stage) for stage in session.stages]})
-
-
 def errors_as_text(session: Session) -> Session:
     count = 0
 
@@ -67,13 +46,7 @@ def errors_as_text(session: Session) -> Session:
         call = step.tool_call.model_copy(update={"result": text, "success": True, "error": None})
         return step.model_copy(update={"tool_call": call})
 
-    return session.model_copy(
-        update={
-            "stages": [
-                stage.model_copy(update={"steps": [replace(step) for step in stage.steps]}) for stage in session.stages
-            ]
-        }
-    )
+    return with_steps(session, lambda stage: [replace(step) for step in stage.steps])
 
 
 @dataclass(frozen=True)
@@ -84,11 +57,7 @@ class Investigation:
 
 
 def corpus() -> list[Investigation]:
-    found: list[Investigation] = []
-    for path in corpus_paths():
-        trace_format, session = load_trace(path)
-        found.append(Investigation(path.stem, trace_format, session))
-    return found
+    return [Investigation(path.stem, trace_format, session) for path, trace_format, session in loaded_traces(CORPUS)]
 
 
 def wrong_conclusion(investigations: list[Investigation], index: int) -> Session:
@@ -98,7 +67,7 @@ def wrong_conclusion(investigations: list[Investigation], index: int) -> Session
 
 
 TWINS: dict[str, Callable[[list[Investigation], int], Session]] = {
-    "cut after the first call": lambda items, index: cut_after_first_call(items[index].session),
+    "cut after the first call": lambda items, index: truncated(items[index].session),
     "errors as text": lambda items, index: errors_as_text(items[index].session),
     "wrong conclusion": wrong_conclusion,
 }

@@ -1,28 +1,62 @@
 """`python -m devstack` (what `make run` starts) as a child process that a test can kill hard, stop and restart on
-the same data directory, so the embedded PostgreSQL and its scores outlive the process, as they do for a user."""
+the same data directory, so the embedded PostgreSQL and its scores outlive the process, as they do for a user; and
+the readiness wait every child server of the tests shares (the stack, the trace stores)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
-import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import httpx
 
+from devstack.aws import free_port
 from tests.conftest import ROOT
+from tests.support.fake_claude import FakeClaude, HeldReply
 
 STARTUP_SECONDS = 120
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+class ServerFailedError(AssertionError):
+    """A child server exited, or did not become healthy in time."""
+
+
+def wait_healthy(
+    name: str, health_url: str, process: subprocess.Popen[bytes], seconds: float, log_tail: Callable[[], str]
+) -> None:
+    """Poll ``health_url`` until it answers 200 (readiness polling of a child process, not test synchronisation); fail
+    with the tail of the server's log when the process exits or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ServerFailedError(f"{name} exited with {process.returncode}:\n{log_tail()}")
+        try:
+            if httpx.get(health_url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    raise ServerFailedError(f"{name} did not become healthy in {seconds:g} s:\n{log_tail()}")
+
+
+@contextmanager
+def stack_directory(prefix: str) -> Iterator[Path]:
+    """A fresh data directory for a local stack, removed afterwards."""
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    data_dir.chmod(0o755)  # the embedded PostgreSQL runs as its own user when we are root
+    try:
+        yield data_dir
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 class LocalStackProcess:
@@ -30,8 +64,8 @@ class LocalStackProcess:
 
     def __init__(self, data_dir: Path, **extra_env: str) -> None:
         self.data_dir = data_dir
-        self.port = _free_port()
-        ours = ("SCORING_", "ANTHROPIC_", "AWS_", "JUDGE_")
+        self.port = free_port()
+        ours = ("SCORING_", "ANTHROPIC_", "AWS_", "JUDGE_", "POWERTOOLS_")
         env = {
             key: value
             for key, value in os.environ.items()
@@ -51,17 +85,7 @@ class LocalStackProcess:
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "devstack"], cwd=ROOT, env=self._env, stdout=out, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise AssertionError(f"the local stack exited with {self._process.returncode}:\n{self.tail()}")
-            try:
-                if httpx.get(f"{self.base_url}/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.25)
-        raise AssertionError(f"the local stack did not become healthy in {STARTUP_SECONDS} s:\n{self.tail()}")
+        wait_healthy("the local stack", f"{self.base_url}/health", self._process, STARTUP_SECONDS, self.tail)
 
     def kill(self) -> None:
         """SIGKILL: no clean-up runs (the queue dies with the process; claims keep their leases)."""
@@ -87,6 +111,28 @@ class LocalStackProcess:
 
     def post(self, path: str, body: Any = None) -> Any:
         return httpx.post(f"{self.base_url}{path}", json=body, timeout=10)
+
+    def start_an_attempt(self, path: str, judge: FakeClaude) -> tuple[str, HeldReply]:
+        """Ask for the score at ``path`` and hold the judge's answer once the scorer asks: the attempt's id (in
+        progress) and the held answer."""
+        held = HeldReply(judge)
+        response = self.post(path)
+        assert response.status_code == 202, response.text
+        assert held.arrived.wait(60), f"the judge was not called:\n{self.tail()}"
+        score = self.get(path).json()
+        assert score["status"] == "in_progress"
+        return str(score["score_id"]), held
+
+    def wait_ended(self, path: str, score_id: str, deadline: float) -> dict[str, Any]:
+        """The score at ``path`` once its attempt ``score_id`` has ended, or as it is at ``deadline`` (a
+        ``time.monotonic()``): polling the child stack for the state a test measures, bounded."""
+        score: dict[str, Any] = self.get(path).json()
+        while score["score_id"] != score_id or score["status"] in ("pending", "in_progress"):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.5)
+            score = self.get(path).json()
+        return score
 
     @property
     def pgdata(self) -> Path:
@@ -118,3 +164,27 @@ class LocalStackProcess:
             process = info.process
             process.send_signal(signal.SIGINT)  # fast shutdown
             process.wait(timeout=30)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, _traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+@contextmanager
+def judged_stack(judge_url: str, judge_timeout_seconds: int) -> Iterator[LocalStackProcess]:
+    """A local stack (not started) in a fresh data directory, judged by the fake Messages API at ``judge_url``."""
+    with (
+        stack_directory("scoring-recovery-") as data_dir,
+        LocalStackProcess(
+            data_dir,
+            SCORING_LLM_PROVIDER="anthropic",
+            ANTHROPIC_API_KEY="test-key-not-secret",
+            ANTHROPIC_BASE_URL=judge_url,
+            JUDGE_TIMEOUT_SECONDS=str(judge_timeout_seconds),
+        ) as process,
+    ):
+        yield process

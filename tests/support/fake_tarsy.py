@@ -166,5 +166,11 @@ class FakeTarsy(LoopbackHttpServer):
         return Handler
 
 
+def quick_client_options(token: str, /, **options: Any) -> dict[str, Any]:
+    """A JSON client's options against a loopback fake: ``token``, a 2 s read timeout and two retries without delay,
+    unless ``options`` say otherwise."""
+    return {"token": token, "read_timeout_seconds": 2.0, "max_retries": 2, "retry_base_seconds": 0} | options
+
+
 def _not_found() -> TarsyReply:
     return TarsyReply(404, {"detail": "Session not found"})

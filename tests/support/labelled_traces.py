@@ -28,15 +28,20 @@ UNSUPPORTED_CONCLUSION = (
 )
 
 
-def trace_paths() -> list[Path]:
-    return sorted(p for p in TRACES.iterdir() if p.suffix in (".json", ".jsonl"))
+def trace_paths(directory: Path = TRACES) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.suffix in (".json", ".jsonl"))
 
 
 def load_trace(path: Path) -> tuple[str, Session]:
     return parse_trace(load_text(path.read_text(encoding="utf-8"), path.name))
 
 
-def _with_steps(session: Session, keep: Callable[[Stage], list[Step]]) -> Session:
+def loaded_traces(directory: Path = TRACES) -> list[tuple[Path, str, Session]]:
+    """Each trace of ``directory`` with its format and its session, by file name."""
+    return [(path, *load_trace(path)) for path in trace_paths(directory)]
+
+
+def with_steps(session: Session, keep: Callable[[Stage], list[Step]]) -> Session:
     return session.model_copy(update={"stages": [s.model_copy(update={"steps": keep(s)}) for s in session.stages]})
 
 
@@ -53,7 +58,7 @@ def truncated(session: Session) -> Session:
             done = step.tool_call is not None
         return steps
 
-    return _with_steps(session, keep)
+    return with_steps(session, keep)
 
 
 def evidence_removed(session: Session) -> Session:
@@ -71,7 +76,7 @@ def evidence_removed(session: Session) -> Session:
             steps.append(step)
         return steps
 
-    return _with_steps(session, keep)
+    return with_steps(session, keep)
 
 
 def conclusion_unsupported(session: Session) -> Session:
@@ -91,7 +96,7 @@ def failure_not_retried(session: Session) -> Session:
             failed = step.tool_call is not None and not step.tool_call.success
         return steps
 
-    return _with_steps(session, keep)
+    return with_steps(session, keep)
 
 
 def repeats_instead_of_evidence(session: Session) -> Session:
@@ -100,7 +105,7 @@ def repeats_instead_of_evidence(session: Session) -> Session:
     def keep(stage: Stage) -> list[Step]:
         return [first if step.tool_call is not None else step for step in stage.steps]
 
-    return _with_steps(session, keep)
+    return with_steps(session, keep)
 
 
 DEGRADATIONS: dict[str, Callable[[Session], Session]] = {
@@ -122,9 +127,8 @@ class LabelledPair:
 
 
 def labelled_pairs() -> list[LabelledPair]:
-    pairs: list[LabelledPair] = []
-    for path in trace_paths():
-        trace_format, session = load_trace(path)
-        for name, degrade in DEGRADATIONS.items():
-            pairs.append(LabelledPair(path.name, trace_format, name, session, degrade(session)))
-    return pairs
+    return [
+        LabelledPair(path.name, trace_format, name, session, degrade(session))
+        for path, trace_format, session in loaded_traces()
+        for name, degrade in DEGRADATIONS.items()
+    ]

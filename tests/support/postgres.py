@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 
 @pytest.fixture
@@ -31,6 +31,18 @@ def restartable_postgres() -> Iterator[tuple[str, Any]]:
     finally:
         server.cleanup()
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def sql(url: str, statement: str, **params: Any) -> list[Any]:
+    """Run one statement in a transaction of its own on the database at ``url``, behind the service's back (what a
+    test checks, or its stand-in for time passing); its rows, if it returns any."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            result = conn.execute(text(statement), params)
+            return result.all() if result.returns_rows else []
+    finally:
+        engine.dispose()
 
 
 def restart(server: Any) -> None:

@@ -22,6 +22,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,30 @@ def _tool_definitions(investigation: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": n, "description": f"The {n} tool"}} for n in names]
 
 
+def _wait_stored(store: str, trace_ids: list[str], stored: Callable[[str], bool]) -> None:
+    """Poll until the store holds every trace (it stores them after the agent's call returns), with a deadline."""
+    deadline = time.monotonic() + 60
+    pending = set(trace_ids)
+    while pending:
+        pending = {trace_id for trace_id in pending if not stored(trace_id)}
+        if pending and time.monotonic() > deadline:
+            raise SystemExit(f"{store} did not store traces {sorted(pending)} within 60 s")
+        if pending:
+            time.sleep(0.2)
+
+
 # ------------------------------------------------------------------------------------------------------- Phoenix
+
+GENAI_CHAT = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}
+OPENINFERENCE_CHAT = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o"}
+
+
+def _chat(tracer: Any, name: str, clock: int, milliseconds: int, attributes: dict[str, Any]) -> int:
+    """A model call's span of ``milliseconds`` from ``clock``; the clock at its end."""
+    chat = tracer.start_span(name, start_time=clock, attributes=attributes)
+    clock += milliseconds * MS
+    chat.end(end_time=clock)
+    return clock
 
 
 def _phoenix_genai(tracer: Any, investigation: dict[str, Any], start: int) -> Any:
@@ -68,19 +92,18 @@ def _phoenix_genai(tracer: Any, investigation: dict[str, Any], start: int) -> An
                     ],
                 }
             ]
-            chat = tracer.start_span(
+            clock = _chat(
+                tracer,
                 "chat gpt-4o",
-                start_time=clock,
-                attributes={
-                    "gen_ai.operation.name": "chat",
-                    "gen_ai.request.model": "gpt-4o",
+                clock,
+                800,
+                {
+                    **GENAI_CHAT,
                     "gen_ai.input.messages": task,
                     "gen_ai.output.messages": json.dumps(output),
                     "gen_ai.tool.definitions": definitions,
                 },
             )
-            clock += 800 * MS
-            chat.end(end_time=clock)
             tool = tracer.start_span(
                 f"execute_tool {step['tool']}",
                 start_time=clock,
@@ -99,17 +122,7 @@ def _phoenix_genai(tracer: Any, investigation: dict[str, Any], start: int) -> An
                 tool.set_attribute("gen_ai.tool.call.result", json.dumps(step["result"]))
             tool.end(end_time=clock)
         final = [{"role": "assistant", "parts": [{"type": "text", "content": investigation["answer"]}]}]
-        chat = tracer.start_span(
-            "chat gpt-4o",
-            start_time=clock,
-            attributes={
-                "gen_ai.operation.name": "chat",
-                "gen_ai.request.model": "gpt-4o",
-                "gen_ai.output.messages": json.dumps(final),
-            },
-        )
-        clock += 900 * MS
-        chat.end(end_time=clock)
+        clock = _chat(tracer, "chat gpt-4o", clock, 900, {**GENAI_CHAT, "gen_ai.output.messages": json.dumps(final)})
     root.end(end_time=clock + MS)
     return root
 
@@ -135,12 +148,13 @@ def _phoenix_openinference(tracer: Any, investigation: dict[str, Any], start: in
         for index, step in enumerate(investigation["steps"]):
             call_id = f"call_{index}"
             prefix = "llm.output_messages.0.message"
-            chat = tracer.start_span(
+            clock = _chat(
+                tracer,
                 "ChatCompletion",
-                start_time=clock,
-                attributes={
-                    "openinference.span.kind": "LLM",
-                    "llm.model_name": "gpt-4o",
+                clock,
+                700,
+                {
+                    **OPENINFERENCE_CHAT,
                     "llm.input_messages.0.message.role": "user",
                     "llm.input_messages.0.message.content": investigation["task"],
                     f"{prefix}.role": "assistant",
@@ -151,8 +165,6 @@ def _phoenix_openinference(tracer: Any, investigation: dict[str, Any], start: in
                     **tools,
                 },
             )
-            clock += 700 * MS
-            chat.end(end_time=clock)
             tool = tracer.start_span(
                 step["tool"],
                 start_time=clock,
@@ -172,18 +184,11 @@ def _phoenix_openinference(tracer: Any, investigation: dict[str, Any], start: in
                 tool.set_attribute("output.value", json.dumps(step["result"]))
                 tool.set_attribute("output.mime_type", "application/json")
             tool.end(end_time=clock)
-        chat = tracer.start_span(
-            "ChatCompletion",
-            start_time=clock,
-            attributes={
-                "openinference.span.kind": "LLM",
-                "llm.model_name": "gpt-4o",
-                "llm.output_messages.0.message.role": "assistant",
-                "llm.output_messages.0.message.content": investigation["answer"],
-            },
-        )
-        clock += 900 * MS
-        chat.end(end_time=clock)
+        answer = {
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": investigation["answer"],
+        }
+        clock = _chat(tracer, "ChatCompletion", clock, 900, {**OPENINFERENCE_CHAT, **answer})
     root.end(end_time=clock + MS)
     return root
 
@@ -219,17 +224,12 @@ def send_phoenix(url: str, project: str, fixtures: str) -> list[dict[str, Any]]:
         trace_id = format(root.get_span_context().trace_id, "032x")
         sent.append({"key": investigation["key"], "trace_id": trace_id, "convention": convention})
     provider.shutdown()
-    deadline = time.monotonic() + 60
-    pending = {item["trace_id"] for item in sent}
-    while pending:
-        for trace_id in list(pending):
-            page = _get_json(f"{url}/v1/projects/{project}/spans?trace_id={trace_id}&parent_id=null&limit=1")
-            if page and page.get("data"):
-                pending.discard(trace_id)
-        if pending and time.monotonic() > deadline:
-            raise SystemExit(f"Phoenix did not store traces {sorted(pending)} within 60 s")
-        if pending:
-            time.sleep(0.2)
+
+    def stored(trace_id: str) -> bool:
+        page = _get_json(f"{url}/v1/projects/{project}/spans?trace_id={trace_id}&parent_id=null&limit=1")
+        return bool(page and page.get("data"))
+
+    _wait_stored("Phoenix", [item["trace_id"] for item in sent], stored)
     return sent
 
 
@@ -313,16 +313,7 @@ def send_mlflow(url: str, experiment: str, fixtures: str) -> dict[str, Any]:
     flush = getattr(mlflow, "flush_trace_async_logging", None)
     if flush is not None:
         flush()
-    deadline = time.monotonic() + 60
-    pending = {item["trace_id"] for item in sent}
-    while pending:
-        for trace_id in list(pending):
-            if mlflow.get_trace(trace_id) is not None:
-                pending.discard(trace_id)
-        if pending and time.monotonic() > deadline:
-            raise SystemExit(f"MLflow did not store traces {sorted(pending)} within 60 s")
-        if pending:
-            time.sleep(0.2)
+    _wait_stored("MLflow", [item["trace_id"] for item in sent], lambda trace_id: mlflow.get_trace(trace_id) is not None)
     return {"experiment_id": experiment_id, "traces": sent}
 
 

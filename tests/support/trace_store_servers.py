@@ -13,10 +13,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import threading
-import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -24,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from devstack.aws import free_port
+from tests.support.devstack_process import ServerFailedError, wait_healthy
 from tests.support.loopback import LoopbackHttpServer, QuietHandler, send_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,13 +31,6 @@ AGENTS = ROOT / "tests" / "support" / "trace_store_agents.py"
 FIXTURES = ROOT / "tests" / "fixtures" / "trace_stores" / "investigations.json"
 READY_DEADLINE_SECONDS = 240.0
 """A first start compiles the servers' bytecode: minutes on a busy two-core machine, seconds after that."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _quiet_environment(extra: dict[str, str]) -> dict[str, str]:
@@ -61,19 +54,11 @@ class StoreServer:
 
     def wait_ready(self, deadline_seconds: float = READY_DEADLINE_SECONDS) -> None:
         """Poll the health endpoint until it answers 200; fail with the server's log past the deadline."""
-        deadline = time.monotonic() + deadline_seconds
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{self.log_tail()}")
-            try:
-                if httpx.get(f"{self.url}{self.health_path}", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"{self.name} was not ready within {deadline_seconds:g} s:\n{self.log_tail()}")
-            time.sleep(0.25)
+        try:
+            wait_healthy(self.name, f"{self.url}{self.health_path}", self.process, deadline_seconds, self.log_tail)
+        except ServerFailedError:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         if self.process.poll() is not None:

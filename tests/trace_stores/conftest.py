@@ -1,5 +1,5 @@
 """The trace-store tests run only when selected (``make trace-stores``: ``pytest tests/trace_stores -m trace_stores``
-with ``TRACE_STORES_PYTHON``, the stores' own interpreter); a plain run skips them.
+with ``TRACE_STORES_PYTHON``, the stores' own interpreter); a plain run skips them (``ON_DEMAND`` in tests/conftest.py).
 
 One Phoenix and one MLflow server serve the whole run: both are started at once (their first start takes a while)
 and stopped at the end.
@@ -14,15 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.support.trace_store_servers import StoreServer, launch_mlflow, launch_phoenix
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if "trace_stores" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="trace stores: run with `make trace-stores`")
-    for item in items:
-        if item.get_closest_marker("trace_stores"):
-            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from devstack.queue_poller import QueuePoller
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.scores import band_for
 from tests.conftest import Stack
+from tests.support.postgres import sql
 from tests.support.trace_store_servers import FIXTURES, FaultProxy, StoreServer, investigations, run_agents
 
 pytestmark = pytest.mark.trace_stores
@@ -193,18 +193,12 @@ def faulty_store(
 
 
 def _writebacks(stack: Stack) -> dict[str, dict[str, Any]]:
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT s.session_id, w.status, w.tries FROM score_writebacks w "
-                    "JOIN session_scores s ON s.score_id = w.score_id"
-                )
-            ).mappings()
-            return {row["session_id"]: dict(row) for row in rows}
-    finally:
-        engine.dispose()
+    rows = sql(
+        stack.env["SCORING_DATABASE_URL"],
+        "SELECT s.session_id, w.status, w.tries FROM score_writebacks w "
+        "JOIN session_scores s ON s.score_id = w.score_id",
+    )
+    return {row.session_id: dict(row._mapping) for row in rows}
 
 
 def _deliver_again(stack: Stack, score: dict[str, Any]) -> None:
@@ -253,13 +247,11 @@ def test_a_store_answering_5xx_leaves_the_scores_completed_and_the_write_back_re
     assert all(_matches(kind, _ours(found[t], after[t]["score_id"]), after[t]) for t in ids)
 
     # Delivered again: nothing is written twice, not even when the record of the write was lost.
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    with engine.begin() as conn:
-        conn.execute(
-            text("UPDATE score_writebacks SET status = 'retrying' WHERE score_id = :id"),
-            {"id": after[ids[0]]["score_id"]},
-        )
-    engine.dispose()
+    sql(
+        stack.env["SCORING_DATABASE_URL"],
+        "UPDATE score_writebacks SET status = 'retrying' WHERE score_id = :id",
+        id=after[ids[0]]["score_id"],
+    )
     for trace_id in ids:
         _deliver_again(stack, after[trace_id])
     stack.poller.drain()

@@ -13,7 +13,6 @@ import uuid
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.services.leases import LeaseKeeper
@@ -21,7 +20,7 @@ from session_scoring.services.scorer import JobOutcome
 from tests.conftest import THOROUGH_ID, Stack
 from tests.integration.faults.conftest import FAULT_ENV
 from tests.support.fake_claude import FakeClaude, HeldReply
-from tests.support.postgres import restart
+from tests.support.postgres import restart, sql
 
 LEASE_SECONDS = 30
 BEAT_SECONDS = LEASE_SECONDS / 3
@@ -29,16 +28,25 @@ EVENT_LIMIT_SECONDS = 30.0
 """Longest a test waits for an event of another thread (the judge call arriving, a job ending): a hang guard."""
 
 
-class ScorerA:
-    """A scorer that took the job's message and works on it on its own thread."""
+LEASE_ENV = {**FAULT_ENV, "SCORING_LEASE_SECONDS": str(LEASE_SECONDS), "JUDGE_TIMEOUT_SECONDS": "60"}
 
-    def __init__(self, stack: Stack, held: HeldReply) -> None:
+
+class ScorerA:
+    """A scorer that took the job's message of a score just asked for and works on it on its own thread, the judge
+    holding its answer (``held``); its heartbeat's beats are driven by the test (``heartbeat.renew``, its own period
+    out of reach)."""
+
+    def __init__(self, stack: Stack, judge: FakeClaude) -> None:
+        self.heartbeat = LeaseKeeper(stack.container.score_repository, LEASE_SECONDS, interval_seconds=3600)
+        stack.container.scorer.leases = self.heartbeat
+        stack.request_score(THOROUGH_ID)
+        self.held = HeldReply(judge, EVENT_LIMIT_SECONDS)
         message = stack.sqs.receive_message(QueueUrl=stack.resources.queue_url, VisibilityTimeout=3600)["Messages"][0]
         self.job = ScoringJob.model_validate_json(message["Body"])
         self.outcome: JobOutcome | None = None
         self._thread = threading.Thread(target=self._run, args=(stack, message["ReceiptHandle"]), daemon=True)
         self._thread.start()
-        assert held.arrived.wait(EVENT_LIMIT_SECONDS), "the judge was not called"
+        assert self.held.arrived.wait(EVENT_LIMIT_SECONDS), "the judge was not called"
 
     def _run(self, stack: Stack, receipt: str) -> None:
         self.outcome = stack.container.job_service.handle(self.job, receipt, receive_count=1, remaining_seconds=120)
@@ -51,43 +59,30 @@ class ScorerA:
 
 @pytest.fixture
 def lease_stack(make_stack: Any, fake_claude: FakeClaude) -> Stack:
-    stack: Stack = make_stack(
-        **{**FAULT_ENV, "SCORING_LEASE_SECONDS": str(LEASE_SECONDS), "JUDGE_TIMEOUT_SECONDS": "60"},
-        ANTHROPIC_BASE_URL=fake_claude.base_url,
-    )
+    stack: Stack = make_stack(**LEASE_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url)
     return stack
-
-
-def _heartbeat(stack: Stack) -> LeaseKeeper:
-    """The scorer's heartbeat, its beats driven by the test (its own period out of reach)."""
-    keeper = LeaseKeeper(stack.container.score_repository, LEASE_SECONDS, interval_seconds=3600)
-    stack.container.scorer.leases = keeper
-    return keeper
-
-
-def _sql(stack: Stack, statement: str, **params: Any) -> Any:
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement), params)
-            return result.all() if result.returns_rows else []
-    finally:
-        engine.dispose()
 
 
 def _time_passes(stack: Stack, seconds: float) -> None:
     """``seconds`` pass for every live lease."""
-    _sql(
-        stack,
+    sql(
+        stack.env["SCORING_DATABASE_URL"],
         "UPDATE session_scores SET lease_expires_at = lease_expires_at - make_interval(secs => :s) "
         "WHERE status = 'in_progress'",
         s=seconds,
     )
 
 
+def _taken_over(stack: Stack) -> None:
+    """A's lease runs out unrenewed: the reaper requeues its attempt and scorer B scores it."""
+    _time_passes(stack, LEASE_SECONDS + 1)
+    assert stack.container.reaper.reap().requeued == 1
+    stack.poller.drain()
+
+
 def _attempt(stack: Stack, score_id: uuid.UUID) -> Any:
-    [row] = _sql(
-        stack,
+    [row] = sql(
+        stack.env["SCORING_DATABASE_URL"],
         "SELECT status, error_message, claim_token, lease_expires_at > now() AS leased FROM session_scores "
         "WHERE score_id = :id",
         id=score_id,
@@ -99,18 +94,13 @@ def test_a_holder_that_stops_renewing_is_replaced_after_its_lease_and_the_attemp
     lease_stack: Stack, fake_claude: FakeClaude, settle: Any
 ) -> None:
     stack = lease_stack
-    heartbeat = _heartbeat(stack)
-    stack.request_score(THOROUGH_ID)
-    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
-    a = ScorerA(stack, held)  # A is judging, then freezes: no beat from here on
+    a = ScorerA(stack, fake_claude)  # A is judging, then freezes: no beat from here on
 
-    _time_passes(stack, LEASE_SECONDS + 1)
-    assert stack.container.reaper.reap().requeued == 1
-    stack.poller.drain()  # scorer B takes the requeued job over and scores it
+    _taken_over(stack)
     assert stack.score(THOROUGH_ID).json()["status"] == "completed"
 
-    assert heartbeat.renew() == 0  # A's next beat: its claim is gone
-    held.answer()
+    assert a.heartbeat.renew() == 0  # A's next beat: its claim is gone
+    a.held.answer()
     outcome = a.finish()
 
     assert outcome.done
@@ -124,15 +114,10 @@ def test_a_late_verdict_of_a_replaced_holder_is_refused_by_the_claim_token(
     lease_stack: Stack, fake_claude: FakeClaude, settle: Any
 ) -> None:
     stack = lease_stack
-    _heartbeat(stack)
-    stack.request_score(THOROUGH_ID)
-    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
-    a = ScorerA(stack, held)
+    a = ScorerA(stack, fake_claude)
 
-    _time_passes(stack, LEASE_SECONDS + 1)
-    assert stack.container.reaper.reap().requeued == 1
-    stack.poller.drain()
-    held.answer()  # A wakes before any beat told it, and tries to store its verdict
+    _taken_over(stack)
+    a.held.answer()  # A wakes before any beat told it, and tries to store its verdict
     outcome = a.finish()
 
     assert outcome.done
@@ -143,21 +128,18 @@ def test_a_late_verdict_of_a_replaced_holder_is_refused_by_the_claim_token(
 
 def test_a_holder_that_renews_is_never_taken_over(lease_stack: Stack, fake_claude: FakeClaude, settle: Any) -> None:
     stack = lease_stack
-    heartbeat = _heartbeat(stack)
-    stack.request_score(THOROUGH_ID)
-    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
-    a = ScorerA(stack, held)
+    a = ScorerA(stack, fake_claude)
 
     for _ in range(6):  # twice the lease passes, a beat every third of it
         _time_passes(stack, BEAT_SECONDS)
-        assert heartbeat.renew() == 1
+        assert a.heartbeat.renew() == 1
     duplicate = a.job.model_dump_json()
     stack.sqs.send_message(QueueUrl=stack.resources.queue_url, MessageBody=duplicate)  # e.g. a redelivery
 
     assert stack.container.reaper.reap().requeued == 0
     assert stack.poller.drain() == 1  # the duplicate finds the claim held and backs off until the lease ends
     assert _attempt(stack, a.job.score_id).status == "in_progress"
-    held.answer()
+    a.held.answer()
     assert a.finish().reason == "completed"
 
     stack.poller.make_deferred_visible()
@@ -170,10 +152,7 @@ def test_a_clean_shutdown_gives_the_claim_back_and_the_next_start_scores_it(
     lease_stack: Stack, fake_claude: FakeClaude, settle: Any
 ) -> None:
     stack = lease_stack
-    _heartbeat(stack)
-    stack.request_score(THOROUGH_ID)
-    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
-    a = ScorerA(stack, held)
+    a = ScorerA(stack, fake_claude)
 
     released = stack.container.scorer.release_claims("released: the scorer stopped")
 
@@ -181,7 +160,7 @@ def test_a_clean_shutdown_gives_the_claim_back_and_the_next_start_scores_it(
     attempt = _attempt(stack, a.job.score_id)
     assert (attempt.status, attempt.error_message) == ("pending", "released: the scorer stopped")
     assert attempt.claim_token is None
-    held.answer()
+    a.held.answer()
     outcome = a.finish()
     assert not outcome.done  # its message is left for a later delivery
     assert _attempt(stack, a.job.score_id).status == "pending"  # and its verdict was not stored
@@ -199,24 +178,21 @@ def test_the_heartbeat_survives_a_database_outage_and_keeps_the_claim(
 
     url, server = restartable_postgres
     stack: Stack = make_stack(
-        **{**FAULT_ENV, "SCORING_LEASE_SECONDS": str(LEASE_SECONDS), "JUDGE_TIMEOUT_SECONDS": "60"},
+        **LEASE_ENV,
         ANTHROPIC_BASE_URL=fake_claude.base_url,
         SCORING_DATABASE_URL=url,
         SCORING_DATABASE_TIMEOUT_SECONDS="2",
     )
-    heartbeat = _heartbeat(stack)
-    stack.request_score(THOROUGH_ID)
-    held = HeldReply(fake_claude, EVENT_LIMIT_SECONDS)
-    a = ScorerA(stack, held)
+    a = ScorerA(stack, fake_claude)
 
     pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user, timeout=30)
     try:
-        assert heartbeat.renew() == 0  # a failed beat: logged, nothing raised, the claim not given up
-        assert not heartbeat.held()[0].lost
+        assert a.heartbeat.renew() == 0  # a failed beat: logged, nothing raised, the claim not given up
+        assert not a.heartbeat.held()[0].lost
     finally:
         restart(server)  # starts it again with the options it had
-    assert heartbeat.renew() == 1
-    held.answer()
+    assert a.heartbeat.renew() == 1
+    a.held.answer()
 
     assert a.finish().reason == "completed"
     state = settle(stack, faults=1, jobs=1)

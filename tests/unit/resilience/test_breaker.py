@@ -236,10 +236,11 @@ def test_a_failure_right_after_a_success_on_the_same_instance_is_counted_after_i
         assert _counter(dynamodb, name) == 1
 
 
-def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+def _unreachable_dynamodb() -> Any:
+    """A DynamoDB client of a port nothing listens on, giving up at once."""
     from botocore.config import Config
 
-    unreachable = boto3.client(
+    return boto3.client(
         "dynamodb",
         region_name="us-east-1",
         endpoint_url="http://127.0.0.1:9",
@@ -247,6 +248,10 @@ def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptur
         aws_secret_access_key="testing",
         config=Config(connect_timeout=0.2, read_timeout=0.2, retries={"max_attempts": 1}),
     )
+
+
+def test_state_store_unreachable_fails_open_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    unreachable = _unreachable_dynamodb()
     unavailable: list[int] = []
     breaker = _breaker(unreachable, on_state_unavailable=lambda: unavailable.append(1))
 
@@ -280,15 +285,4 @@ def test_the_state_health_reads_is_the_state_the_utility_keeps(dynamodb: Any) ->
 
 
 def test_an_unreadable_state_is_unknown_to_health() -> None:
-    from botocore.config import Config
-
-    unreachable = boto3.client(
-        "dynamodb",
-        region_name="us-east-1",
-        endpoint_url="http://127.0.0.1:9",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-        config=Config(connect_timeout=0.2, read_timeout=0.2, retries={"max_attempts": 1}),
-    )
-
-    assert _breaker(unreachable).state() == "unknown"
+    assert _breaker(_unreachable_dynamodb()).state() == "unknown"

@@ -5,37 +5,24 @@ from __future__ import annotations
 from session_scoring.configuration.criteria import SessionSourceSection
 from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError, WriteBackRejectedError, WriteBackUnavailableError
+from session_scoring.infrastructure.json_http import TRACE_STORES, trace_store_client
 from session_scoring.sinks.base import VerdictSink
-
-STORES = {"phoenix": "Phoenix", "mlflow": "MLflow"}
-URL_SETTING = "session_source.base_url (SCORING_SOURCE_URL)"
-CREDENTIAL_SETTINGS = (
-    "session_source.token (SCORING_SOURCE_TOKEN) or session_source.token_secret_arn (SCORING_SOURCE_TOKEN_SECRET_ARN)"
-)
 
 
 def build_sink(section: SessionSourceSection, settings: Settings) -> VerdictSink:
     """The sink writing to the store the sessions come from (its URL, project and credentials); a configuration
     error when write-back is asked for and the sessions come from elsewhere."""
-    if section.type not in STORES:
+    if section.type not in TRACE_STORES:
         raise ConfigurationError(
             f"SCORING_WRITEBACK is on but sessions come from '{section.type}', which has no traces to write to; "
             "write-back needs session_source.type phoenix or mlflow (SCORING_SESSION_SOURCE), or set "
             "SCORING_WRITEBACK=false"
         )
-    from session_scoring.infrastructure.secrets import read_secret
-    from session_scoring.infrastructure.trace_store_http import TraceStoreClient
-
-    client = TraceStoreClient(
-        STORES[section.type],
-        section.base_url,
-        url_setting=URL_SETTING,
-        credential_settings=CREDENTIAL_SETTINGS,
+    client = trace_store_client(
+        section,
+        settings,
         unavailable=WriteBackUnavailableError,
         rejected=WriteBackRejectedError,
-        token=section.token,
-        token_secret_arn=section.token_secret_arn,
-        secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
         connect_timeout_seconds=min(section.connect_timeout_seconds, settings.writeback_timeout_seconds),
         read_timeout_seconds=settings.writeback_timeout_seconds,
         # No retry inside the job: a POST that timed out may have been written, and the queue's next delivery

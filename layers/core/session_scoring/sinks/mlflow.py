@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from session_scoring.errors import WriteBackRejectedError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.sinks.base import WRITER, VerdictToWrite
 
 
@@ -45,7 +45,7 @@ def mlflow_assessments(verdict: VerdictToWrite) -> list[dict[str, Any]]:
 class MlflowVerdictSink:
     name = "mlflow"
 
-    def __init__(self, client: TraceStoreClient) -> None:
+    def __init__(self, client: JsonHttpClient) -> None:
         self._client = client
 
     def _written(self, verdict: VerdictToWrite) -> set[str]:

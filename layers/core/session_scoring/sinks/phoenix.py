@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from session_scoring.errors import WriteBackRejectedError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.sinks.base import VerdictToWrite
 
 ANNOTATIONS_PATH = "/v1/span_annotations"
@@ -46,7 +46,7 @@ def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str,
 class PhoenixVerdictSink:
     name = "phoenix"
 
-    def __init__(self, client: TraceStoreClient, project: str) -> None:
+    def __init__(self, client: JsonHttpClient, project: str) -> None:
         self._client = client
         self._project = project
         self._spans_path = f"/v1/projects/{quote(project, safe='')}/spans"

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from session_scoring.models.session import SessionPage, SessionSummary
+
 T = TypeVar("T")
 
 Fetch = Callable[[str | None, int], tuple[list[T], str | None]]
@@ -55,3 +57,17 @@ def numbered_page(found: CursorSlice[T], page: int, page_size: int) -> tuple[int
     if not found.more:
         return found.seen, max(1, -(-found.seen // page_size)), True
     return (page - 1) * page_size + len(found.items) + 1, page + 1, False
+
+
+def session_page(fetch: Fetch[SessionSummary], page: int, page_size: int, max_limit: int) -> SessionPage:
+    """Page ``page`` of a session listing, totals exact only when the walk reached its end."""
+    found = slice_by_cursor(fetch, (page - 1) * page_size, page_size, max_limit)
+    total_items, total_pages, exact = numbered_page(found, page, page_size)
+    return SessionPage(
+        items=found.items,
+        page=page,
+        page_size=page_size,
+        total_items=total_items,
+        total_pages=total_pages,
+        total_exact=exact,
+    )

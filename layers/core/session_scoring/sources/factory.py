@@ -7,12 +7,6 @@ from session_scoring.configuration.settings import Settings
 from session_scoring.errors import SourceUnavailableError
 from session_scoring.sources.base import SessionSource
 
-STORE_NAMES = {"phoenix": "Phoenix", "mlflow": "MLflow"}
-STORE_URL_SETTING = "session_source.base_url (SCORING_SOURCE_URL)"
-STORE_CREDENTIAL_SETTINGS = (
-    "session_source.token (SCORING_SOURCE_TOKEN) or session_source.token_secret_arn (SCORING_SOURCE_TOKEN_SECRET_ARN)"
-)
-
 
 def build_source(
     section: SessionSourceSection, settings: Settings, trace_import: TraceImportSection | None = None
@@ -28,25 +22,17 @@ def build_source(
             include_chat=section.include_chat,
             submit_tools=(trace_import or TraceImportSection()).submit_tool_names,
         )
-    from session_scoring.infrastructure.secrets import read_secret
+    from session_scoring.infrastructure.json_http import TRACE_STORES, source_credentials, trace_store_client
 
-    if section.type in STORE_NAMES:
-        from session_scoring.infrastructure.trace_store_http import TraceStoreClient
-
-        store = TraceStoreClient(
-            STORE_NAMES[section.type],
-            section.base_url,
-            url_setting=STORE_URL_SETTING,
-            credential_settings=STORE_CREDENTIAL_SETTINGS,
-            unavailable=SourceUnavailableError,
-            rejected=SourceUnavailableError,
-            token=section.token,
-            token_secret_arn=section.token_secret_arn,
-            secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
-            connect_timeout_seconds=section.connect_timeout_seconds,
-            read_timeout_seconds=section.read_timeout_seconds,
-            max_retries=section.max_retries,
-            retry_base_seconds=settings.source_retry_base_seconds,
+    timeouts = {
+        "connect_timeout_seconds": section.connect_timeout_seconds,
+        "read_timeout_seconds": section.read_timeout_seconds,
+        "max_retries": section.max_retries,
+        "retry_base_seconds": settings.source_retry_base_seconds,
+    }
+    if section.type in TRACE_STORES:
+        store = trace_store_client(
+            section, settings, unavailable=SourceUnavailableError, rejected=SourceUnavailableError, **timeouts
         )
         if section.type == "phoenix":
             from session_scoring.sources.phoenix import PhoenixSessionSource
@@ -57,16 +43,7 @@ def build_source(
         return MlflowSessionSource(store, section.project)
     from session_scoring.sources.http import TarsyGoSessionSource, TarsyHttpClient, TarsySessionSource
 
-    client = TarsyHttpClient(
-        section.base_url,
-        token=section.token,
-        token_secret_arn=section.token_secret_arn,
-        connect_timeout_seconds=section.connect_timeout_seconds,
-        read_timeout_seconds=section.read_timeout_seconds,
-        max_retries=section.max_retries,
-        retry_base_seconds=settings.source_retry_base_seconds,
-        secret_reader=lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
-    )
+    client = TarsyHttpClient(section.base_url, **source_credentials(section, settings), **timeouts)
     if section.type == "tarsy":
         return TarsySessionSource(client, include_chat=section.include_chat)
     return TarsyGoSessionSource(client, include_chat=section.include_chat)

@@ -20,10 +20,10 @@ from typing import Any
 from pydantic import Field
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import BoundaryModel, validate_document
-from session_scoring.sources.cursor_pages import numbered_page, slice_by_cursor
+from session_scoring.sources.cursor_pages import session_page
 from session_scoring.sources.trace_spans import otlp_span, session_from_spans
 
 MAX_RESULTS = 500
@@ -100,7 +100,7 @@ def experiment_ids(project: str) -> list[str]:
 class MlflowSessionSource:
     name = "mlflow"
 
-    def __init__(self, client: TraceStoreClient, project: str = "") -> None:
+    def __init__(self, client: JsonHttpClient, project: str = "") -> None:
         self._client = client
         self.experiments = experiment_ids(project)
 
@@ -146,16 +146,7 @@ class MlflowSessionSource:
             found = validate_document(MlflowSearchPage, document, f"MLflow POST {SEARCH_PATH}: not a trace search")
             return [_summary(info) for info in found.traces], found.next_page_token or None
 
-        found = slice_by_cursor(fetch, (page - 1) * page_size, page_size, MAX_RESULTS)
-        total_items, total_pages, exact = numbered_page(found, page, page_size)
-        return SessionPage(
-            items=found.items,
-            page=page,
-            page_size=page_size,
-            total_items=total_items,
-            total_pages=total_pages,
-            total_exact=exact,
-        )
+        return session_page(fetch, page, page_size, MAX_RESULTS)
 
 
 def _summary(info: MlflowTraceInfo) -> SessionSummary:

@@ -23,10 +23,10 @@ from urllib.parse import quote
 from pydantic import Field
 
 from session_scoring.errors import ConfigurationError, SessionDataError, SessionNotFoundError
-from session_scoring.infrastructure.trace_store_http import TraceStoreClient
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import BoundaryModel, validate_document
-from session_scoring.sources.cursor_pages import numbered_page, slice_by_cursor
+from session_scoring.sources.cursor_pages import session_page
 from session_scoring.sources.formats.common import parse_time
 from session_scoring.sources.trace_spans import StoreSpan, phoenix_span, session_from_spans, session_status
 
@@ -49,7 +49,7 @@ class PhoenixSpanPage(BoundaryModel):
 class PhoenixSessionSource:
     name = "phoenix"
 
-    def __init__(self, client: TraceStoreClient, project: str = "") -> None:
+    def __init__(self, client: JsonHttpClient, project: str = "") -> None:
         self._client = client
         self.project = project.strip() or DEFAULT_PROJECT
         if any(c in self.project for c in "/?#"):
@@ -116,16 +116,7 @@ class PhoenixSessionSource:
             listed = self._page(params)
             return [_summary(self._read(raw, origin)) for raw in listed.data], listed.next_cursor
 
-        found = slice_by_cursor(fetch, (page - 1) * page_size, page_size, MAX_LIMIT)
-        total_items, total_pages, exact = numbered_page(found, page, page_size)
-        return SessionPage(
-            items=found.items,
-            page=page,
-            page_size=page_size,
-            total_items=total_items,
-            total_pages=total_pages,
-            total_exact=exact,
-        )
+        return session_page(fetch, page, page_size, MAX_LIMIT)
 
 
 def _summary(root: StoreSpan) -> SessionSummary:

@@ -1,15 +1,18 @@
-"""One JSON-over-HTTP client for the trace stores (Arize Phoenix, MLflow): their session sources read through it and
-their write-back sinks write through it, each with its own instance (its own timeouts and error classes).
+"""One JSON-over-HTTP client for every HTTP service we read or write: TARSy (its sources configure it in
+:mod:`sources.http`) and the trace stores, Arize Phoenix and MLflow (their session sources read through it and their
+write-back sinks write through it). Each user has its own instance: its own timeouts, setting names and error classes.
 
 - Every request has a connect and a read timeout.
 - Connection errors, timeouts and 5xx answers are retried (tenacity, exponential backoff, at most ``max_retries``
   retries); a 4xx is an answer, never retried. Past the retries the client raises ``unavailable`` (a
-  :class:`TransientError` the caller chooses: the source's or the sink's), naming the store and the reason.
-- 401/403, or a redirect (a login page in front of the store) -> :class:`ConfigurationError` naming
-  ``credential_settings``; 404 -> ``None`` when the caller allows it (``missing_ok``), else ``unavailable`` naming
-  the base URL; another 4xx -> ``rejected`` with the store's own message; a body that is not JSON -> ``unavailable``.
+  :class:`TransientError` the caller chooses: the source's or the sink's), naming the service and the reason.
+- 401/403, or a redirect (a login page in front of the service) -> :class:`ConfigurationError` naming
+  ``credential_settings``; 404 -> ``None`` when the caller allows it (``missing_ok``), the caller's ``not_found``
+  error when it gives one, else ``unavailable`` naming the base URL; another 4xx -> ``rejected`` with the service's
+  own message; a body that is not JSON -> ``malformed`` (by default ``unavailable``); an empty body -> ``None``.
 - The bearer token comes from ``token`` or from a Secrets Manager secret read through ``secret_reader`` (cached by
-  it); it is never logged.
+  it); it is never logged. :func:`source_credentials` gives ``session_source``'s, and :func:`trace_store_client`
+  builds the client of the store the sessions come from.
 """
 
 from __future__ import annotations
@@ -20,10 +23,15 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from session_scoring.configuration.criteria import SessionSourceSection
+from session_scoring.configuration.settings import Settings
 from session_scoring.errors import ConfigurationError, ScoringError, TransientError
 from session_scoring.log import logger
 
 QueryParams = Mapping[str, str | int | bool | Sequence[str]]
+
+TRACE_STORES = {"phoenix": "Phoenix", "mlflow": "MLflow"}
+"""The ``session_source.type`` of each trace store, and the name it goes by in messages."""
 
 
 class _RetryableStatus(Exception):
@@ -32,18 +40,20 @@ class _RetryableStatus(Exception):
         self.response = response
 
 
-class TraceStoreClient:
-    """GETs and POSTs JSON to one trace store."""
+class JsonHttpClient:
+    """GETs and POSTs JSON to one HTTP service."""
 
     def __init__(
         self,
-        store: str,
+        service: str,
         base_url: str,
         *,
         url_setting: str,
         credential_settings: str,
         unavailable: type[TransientError],
         rejected: type[ScoringError],
+        malformed: type[ScoringError] | None = None,
+        login_page: str = "a login page",
         token: str = "",
         token_secret_arn: str = "",
         secret_reader: Callable[[str], str] | None = None,
@@ -54,19 +64,23 @@ class TraceStoreClient:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if not base_url.strip():
-            raise ConfigurationError(f"{url_setting} is empty; set it to the {store} server's address")
+            raise ConfigurationError(f"{url_setting} is empty; set it to the {service} server's address")
         if not base_url.startswith(("http://", "https://")):
-            raise ConfigurationError(f"{url_setting} '{base_url}' is not an http(s) URL; set it to the {store} server")
-        self.store = store
+            raise ConfigurationError(
+                f"{url_setting} '{base_url}' is not an http(s) URL; set it to the {service} server"
+            )
+        self.service = service
         self.base_url = base_url.rstrip("/")
         self._url_setting = url_setting
         self._credential_settings = credential_settings
         self._unavailable = unavailable
         self._rejected = rejected
+        self._malformed = malformed or unavailable
+        self._login_page = login_page
         self._token = token.strip()
         self._token_secret_arn = token_secret_arn.strip()
         if self._token_secret_arn and secret_reader is None:
-            raise ConfigurationError(f"a token secret is set for {store} but no secret reader was given")
+            raise ConfigurationError(f"a token secret is set for {service} but no secret reader was given")
         self._secret_reader = secret_reader
         self._connect = connect_timeout_seconds
         self._read = read_timeout_seconds
@@ -89,8 +103,15 @@ class TraceStoreClient:
             token = self._secret_reader(self._token_secret_arn)
         return {"authorization": f"Bearer {token}"} if token else {}
 
-    def get(self, path: str, params: QueryParams | None = None, *, missing_ok: bool = False) -> Any:
-        return self.request("GET", path, params=params, missing_ok=missing_ok)
+    def get(
+        self,
+        path: str,
+        params: QueryParams | None = None,
+        *,
+        missing_ok: bool = False,
+        not_found: ScoringError | None = None,
+    ) -> Any:
+        return self.request("GET", path, params=params, missing_ok=missing_ok, not_found=not_found)
 
     def post(self, path: str, body: Any, params: QueryParams | None = None, *, missing_ok: bool = False) -> Any:
         return self.request("POST", path, params=params, body=body, missing_ok=missing_ok)
@@ -103,8 +124,9 @@ class TraceStoreClient:
         params: QueryParams | None = None,
         body: Any = None,
         missing_ok: bool = False,
+        not_found: ScoringError | None = None,
     ) -> Any:
-        """The decoded JSON answer; ``None`` for a 404 when ``missing_ok``."""
+        """The decoded JSON answer; ``None`` for a 404 when ``missing_ok``, ``not_found`` raised for one when given."""
         headers = self._authorization()
         retrying = Retrying(
             stop=stop_after_attempt(self._max_retries + 1),
@@ -113,25 +135,25 @@ class TraceStoreClient:
             before_sleep=self._log_retry,
             reraise=True,
         )
-        attempts = self._max_retries + 1
+        attempts = f"{self._max_retries + 1} attempt{'s' if self._max_retries else ''}"
         try:
             response = retrying(self._send, method, path, params, body, headers)
         except _RetryableStatus as exc:
             raise self._unavailable(
-                f"{self.store} answered {exc.response.status_code} to {method} {path} after {attempts} attempt(s)"
+                f"{self.service} answered {exc.response.status_code} to {method} {path} after {attempts}"
                 f"{_body_hint(exc.response)}"
             ) from exc
         except httpx.TimeoutException as exc:
             raise self._unavailable(
-                f"{self.store} at {self.base_url} did not answer {method} {path} in time ({type(exc).__name__}; "
-                f"connect timeout {self._connect:g}s, read timeout {self._read:g}s) after {attempts} attempt(s)"
+                f"{self.service} at {self.base_url} did not answer {method} {path} in time ({type(exc).__name__}; "
+                f"connect timeout {self._connect:g}s, read timeout {self._read:g}s) after {attempts}"
             ) from exc
         except httpx.TransportError as exc:
             raise self._unavailable(
-                f"cannot reach {self.store} at {self.base_url} ({type(exc).__name__}: {exc or 'connection failed'}) "
-                f"after {attempts} attempt(s)"
+                f"cannot reach {self.service} at {self.base_url} ({type(exc).__name__}: {exc or 'connection failed'}) "
+                f"after {attempts}"
             ) from exc
-        return self._decode(response, method, path, missing_ok)
+        return self._decode(response, method, path, missing_ok, not_found)
 
     def _send(
         self, method: str, path: str, params: QueryParams | None, body: Any, headers: dict[str, str]
@@ -144,38 +166,43 @@ class TraceStoreClient:
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         logger.warning(
-            f"{self.store} request failed, retrying",
+            f"{self.service} request failed, retrying",
             extra={"attempt": state.attempt_number, "reason": f"{type(exc).__name__}: {exc}"},
         )
 
-    def _decode(self, response: httpx.Response, method: str, path: str, missing_ok: bool) -> Any:
+    def _decode(
+        self, response: httpx.Response, method: str, path: str, missing_ok: bool, not_found: ScoringError | None
+    ) -> Any:
         status = response.status_code
         if status in (401, 403):
             raise ConfigurationError(
-                f"{self.store} refused our credentials ({status}) for {method} {path}; set "
+                f"{self.service} refused our credentials ({status}) for {method} {path}; set "
                 f"{self._credential_settings} to a valid API key or token"
             )
         if 300 <= status < 400:
             raise ConfigurationError(
-                f"{self.store} redirected {method} {path} ({status}) to "
-                f"{response.headers.get('location', 'another page')}, most likely a login page; check "
+                f"{self.service} redirected {method} {path} ({status}) to "
+                f"{response.headers.get('location', 'another page')}, most likely {self._login_page}; check "
                 f"{self._url_setting} and set {self._credential_settings}"
             )
         if status == 404:
             if missing_ok:
                 return None
+            if not_found is not None:
+                raise not_found
             raise self._unavailable(
-                f"{self.store} at {self.base_url} has no {path} (404){_body_hint(response)}; check {self._url_setting}"
+                f"{self.service} at {self.base_url} has no {path} (404){_body_hint(response)}; "
+                f"check {self._url_setting}"
             )
         if status >= 400:
-            raise self._rejected(f"{self.store} answered {status} to {method} {path}{_body_hint(response)}")
+            raise self._rejected(f"{self.service} answered {status} to {method} {path}{_body_hint(response)}")
         if not response.content:
             return None
         try:
             return response.json()
         except ValueError as exc:
-            raise self._unavailable(
-                f"{self.store}'s answer to {method} {path} is not JSON ({exc}); content-type "
+            raise self._malformed(
+                f"{self.service}'s answer to {method} {path} is not JSON ({exc}); content-type "
                 f"{response.headers.get('content-type', 'unknown')}, {len(response.content)} bytes; check "
                 f"{self._url_setting}"
             ) from exc
@@ -184,3 +211,37 @@ class TraceStoreClient:
 def _body_hint(response: httpx.Response) -> str:
     text = response.text.strip().replace("\n", " ")
     return f": {text[:300]}" if text else ""
+
+
+def source_credentials(section: SessionSourceSection, settings: Settings) -> dict[str, Any]:
+    """The client options of ``session_source``'s bearer token: the token, or the secret it is read from."""
+    from session_scoring.infrastructure.secrets import read_secret
+
+    return {
+        "token": section.token,
+        "token_secret_arn": section.token_secret_arn,
+        "secret_reader": lambda arn: read_secret(settings, arn, "session_source.token_secret_arn"),
+    }
+
+
+def trace_store_client(
+    section: SessionSourceSection,
+    settings: Settings,
+    *,
+    unavailable: type[TransientError],
+    rejected: type[ScoringError],
+    **timeouts: Any,
+) -> JsonHttpClient:
+    """A client of the trace store the sessions come from (``session_source``: its URL and credentials), with the
+    caller's errors and timeouts: the session source and the write-back sink each have their own."""
+    return JsonHttpClient(
+        TRACE_STORES[section.type],
+        section.base_url,
+        url_setting="session_source.base_url (SCORING_SOURCE_URL)",
+        credential_settings="session_source.token (SCORING_SOURCE_TOKEN) or session_source.token_secret_arn "
+        "(SCORING_SOURCE_TOKEN_SECRET_ARN)",
+        unavailable=unavailable,
+        rejected=rejected,
+        **source_credentials(section, settings),
+        **timeouts,
+    )
