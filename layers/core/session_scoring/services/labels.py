@@ -18,6 +18,9 @@ from session_scoring.errors import InvalidRequestError
 from session_scoring.models.api import SESSION_ID_PATTERN
 from session_scoring.models.quality import (
     LabelImportResult,
+    LabelQueue,
+    LabelQueueRecord,
+    LabelQueueSession,
     LabelRecord,
     LabelRequest,
     NewLabel,
@@ -59,6 +62,7 @@ class LabelStore(Protocol):
     def add(self, label: NewLabel) -> LabelRecord: ...
     def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int: ...
     def for_session(self, session_id: str) -> list[LabelRecord]: ...
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord: ...
 
 
 class LabelService:
@@ -83,6 +87,26 @@ class LabelService:
                 current[label.labeller] = label
         return SessionLabels(
             session_id=session_id, current=sorted(current.values(), key=lambda label: label.labeller), history=history
+        )
+
+    def next_to_label(self, labeller: str, criteria_hash: str, after: str | None = None) -> LabelQueue:
+        """The labeller's queue: the next session scored under ``criteria_hash`` they have not labelled, in
+        session-id order after ``after`` (a session they skipped, or just labelled), and how many are left."""
+        record = self._repository.next_unlabelled(criteria_hash, labeller, after)
+        queued = record.next
+        return LabelQueue(
+            labeller=labeller,
+            criteria_hash=criteria_hash,
+            remaining=record.remaining,
+            next=None
+            if queued is None
+            else LabelQueueSession(
+                session_id=queued.session_id,
+                score_id=queued.score_id,
+                total_score=queued.total_score,
+                band=queued.band,
+                scored_at=queued.scored_at,
+            ),
         )
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:
