@@ -2,7 +2,7 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages.
 import createClient from 'openapi-fetch';
-import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoringRun, paths } from './generated/schema';
+import type { DryRunResult, FleetScorePage, LabelRequest, RunRequest, ScoreStatus, ScoringRun, paths } from './generated/schema';
 
 /** The fleet query's parameters (`GET /api/v1/scoring/scores`), as the generated schema types them. */
 export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['parameters']['query']>;
@@ -119,15 +119,19 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     getLabels: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}/labels', session(sessionId)).then(unwrap),
     putLabel: (sessionId: string, body: LabelRequest) =>
       client.PUT('/api/v1/scoring/sessions/{session_id}/labels', { ...session(sessionId), body }).then(unwrap),
+    /** The criteria in force and the judge (provider, model) that scores with them. */
+    currentCriteria: () => client.GET('/api/v1/scoring/criteria/current').then(unwrap),
     agreement: (criteriaHash: string | null) =>
       client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
     listRuns: (page: number, pageSize: number) =>
       client.GET('/api/v1/scoring/runs', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
     getRun: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}', run(runId)).then(unwrap),
     /** A page of the run's attempts, by session id, with their status, score, band and error. */
-    listRunSessions: (runId: string, page: number, pageSize: number) =>
+    listRunSessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null = null) =>
       client
-        .GET('/api/v1/scoring/runs/{run_id}/sessions', { params: { path: { run_id: runId }, query: { page, page_size: pageSize } } })
+        .GET('/api/v1/scoring/runs/{run_id}/sessions', {
+          params: { path: { run_id: runId }, query: { page, page_size: pageSize, ...(status ? { status } : {}) } },
+        })
         .then(unwrap),
     /** The dry run: what a run with this request would select and cost; nothing is stored or queued. */
     estimateRun: (request: Omit<RunRequest, 'dry_run'>) =>
