@@ -12,6 +12,7 @@ const SessionSearch = lazy(() => import('./shared/components/SessionSearch').the
 const SessionDetailPage = lazy(features.sessionDetail);
 const ScoresPage = lazy(features.scores);
 const AgreementPage = lazy(features.agreement);
+const LabelQueuePage = lazy(features.labelQueue);
 const RunsPage = lazy(features.runs);
 const RunFormPage = lazy(features.runForm);
 const RunDetailPage = lazy(features.runDetail);
@@ -69,6 +70,7 @@ export function App() {
             <Route path="/analytics/missing-tools/:tool" element={later(<ToolSessionsPage />)} />
             <Route path="/scores" element={later(<ScoresPage />)} />
             <Route path="/agreement" element={later(<AgreementPage />)} />
+            <Route path="/agreement/label" element={later(<LabelQueuePage />)} />
             <Route path="/runs" element={later(<RunsPage />)} />
             <Route path="/runs/new" element={later(<RunFormPage />)} />
             <Route path="/runs/:runId" element={later(<RunDetailPage />)} />

@@ -119,6 +119,10 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     getLabels: (sessionId: string) => client.GET('/api/v1/scoring/sessions/{session_id}/labels', session(sessionId)).then(unwrap),
     putLabel: (sessionId: string, body: LabelRequest) =>
       client.PUT('/api/v1/scoring/sessions/{session_id}/labels', { ...session(sessionId), body }).then(unwrap),
+    /** The caller's labelling queue: the next session scored under the current criteria they have not labelled,
+     * after `after` (the one just labelled or skipped), and how many are left. */
+    nextToLabel: (after: string | null) =>
+      client.GET('/api/v1/scoring/labels/next', { params: { query: after ? { after } : {} } }).then(unwrap),
     /** The criteria in force and the judge (provider, model) that scores with them. */
     currentCriteria: () => client.GET('/api/v1/scoring/criteria/current').then(unwrap),
     agreement: (criteriaHash: string | null) =>

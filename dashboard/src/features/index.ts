@@ -8,6 +8,7 @@ export const features = {
   sessionDetail: page(() => import('./sessions/SessionDetailPage'), 'SessionDetailPage'),
   scores: page(() => import('./scores/ScoresPage'), 'ScoresPage'),
   agreement: page(() => import('./quality/AgreementPage'), 'AgreementPage'),
+  labelQueue: page(() => import('./quality/LabelQueuePage'), 'LabelQueuePage'),
   runs: page(() => import('./runs/RunsPage'), 'RunsPage'),
   runForm: page(() => import('./runs/RunFormPage'), 'RunFormPage'),
   runDetail: page(() => import('./runs/RunDetailPage'), 'RunDetailPage'),
