@@ -13,6 +13,8 @@ const SessionDetailPage = lazy(features.sessionDetail);
 const ScoresPage = lazy(features.scores);
 const AgreementPage = lazy(features.agreement);
 const LabelQueuePage = lazy(features.labelQueue);
+const CompareAttemptsPage = lazy(features.compareAttempts);
+const UploadPage = lazy(features.upload);
 const RunsPage = lazy(features.runs);
 const RunFormPage = lazy(features.runForm);
 const RunDetailPage = lazy(features.runDetail);
@@ -51,6 +53,9 @@ export function App() {
             <Button component={NavLink} to="/agreement" sx={navStyle}>
               Agreement
             </Button>
+            <Button component={NavLink} to="/upload" sx={navStyle}>
+              Upload
+            </Button>
           </Box>
           <Box sx={{ flexGrow: 1, display: { xs: 'none', md: 'block' } }} />
           <Suspense fallback={<Box sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180, height: 40 }} />}>
@@ -63,6 +68,7 @@ export function App() {
           <Routes>
             <Route path="/" element={<SessionsPage />} />
             <Route path="/sessions/:sessionId" element={later(<SessionDetailPage />)} />
+            <Route path="/sessions/:sessionId/compare" element={later(<CompareAttemptsPage />)} />
             <Route path="/analytics" element={later(<AnalyticsPage />)} />
             <Route path="/analytics/trends" element={later(<TrendsPage />)} />
             <Route path="/analytics/compare" element={later(<ComparisonPage />)} />
@@ -71,6 +77,7 @@ export function App() {
             <Route path="/scores" element={later(<ScoresPage />)} />
             <Route path="/agreement" element={later(<AgreementPage />)} />
             <Route path="/agreement/label" element={later(<LabelQueuePage />)} />
+            <Route path="/upload" element={later(<UploadPage />)} />
             <Route path="/runs" element={later(<RunsPage />)} />
             <Route path="/runs/new" element={later(<RunFormPage />)} />
             <Route path="/runs/:runId" element={later(<RunDetailPage />)} />

@@ -14,6 +14,13 @@ export type SessionsQuery = NonNullable<paths['/api/v1/scoring/sessions']['get']
 
 const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
 
+/** The upload's `file_name` as the API accepts it (letters, digits, `_`, `.`, `-`, spaces; at most 255): any other
+ * character becomes `_`, keeping the extension that tells JSON Lines (`.jsonl`) from JSON. */
+export function uploadFileName(name: string): string {
+  const safe = name.replace(/[^\w.\- ]/g, '_').slice(-255);
+  return safe || 'upload.json';
+}
+
 /** The same-origin address of the fleet query as CSV (every matching row, no cursor): a link, not a fetch, so the
  * browser streams the download itself. Empty and null parameters are left out. */
 export function fleetScoresCsvUrl(query: FleetQuery): string {
@@ -123,6 +130,22 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
      * after `after` (the one just labelled or skipped), and how many are left. */
     nextToLabel: (after: string | null) =>
       client.GET('/api/v1/scoring/labels/next', { params: { query: after ? { after } : {} } }).then(unwrap),
+    /** Upload a trace file as it was saved (JSON, or JSON Lines when its name ends in .jsonl); the API detects the
+     * format and answers what it stored and what it skipped. */
+    importSession: async (file: File) => {
+      const fileName = uploadFileName(file.name);
+      const jsonLines = fileName.toLowerCase().endsWith('.jsonl');
+      const text = await file.text();
+      return client
+        .POST('/api/v1/scoring/sessions:import', {
+          params: { query: { file_name: fileName } },
+          body: text,
+          // the file's text as it is (a string body is sent unchanged; JSON.stringify would quote it)
+          bodySerializer: (body: unknown) => body as string,
+          headers: { 'Content-Type': jsonLines ? 'application/x-ndjson' : 'application/json' },
+        })
+        .then(unwrap);
+    },
     /** The criteria in force and the judge (provider, model) that scores with them. */
     currentCriteria: () => client.GET('/api/v1/scoring/criteria/current').then(unwrap),
     agreement: (criteriaHash: string | null) =>
