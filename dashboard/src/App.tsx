@@ -4,6 +4,7 @@ import { NavLink, Route, Routes } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { EmptyState, Loading } from './shared/components/StateViews';
+import { usePageTitle } from './shared/pageTitle';
 
 // Every page but the sessions list (the first one most people open) is a chunk of its own, loaded when first opened:
 // the charts (MUI X Charts, about a third of the JavaScript) only ever load with an analytics view.
@@ -30,6 +31,7 @@ const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
 export function App() {
+  usePageTitle();
   return (
     <>
       <AppBar position="static" elevation={0}>

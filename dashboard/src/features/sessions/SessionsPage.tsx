@@ -41,9 +41,10 @@ import {
   stateFromParams,
 } from './urlState';
 import { useSessionPage } from './queries';
+import { formatDateTime } from '../../shared/time';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = formatDateTime;
 
 const SORT_LABELS: Record<SessionSort, string> = {
   source: 'Newest first',
