@@ -3,13 +3,13 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
+import { AppSearch } from './shared/components/AppSearch';
 import { EmptyState, Loading } from './shared/components/StateViews';
 import { usePageTitle } from './shared/pageTitle';
 
 // Every page but the sessions list (the first one most people open) is a chunk of its own, loaded when first opened:
 // the charts (MUI X Charts, about a third of the JavaScript) only ever load with an analytics view.
-// The search (an Autocomplete with its popper) follows the first page instead of holding it up.
-const SessionSearch = lazy(() => import('./shared/components/SessionSearch').then((m) => ({ default: m.SessionSearch })));
+// The search (an Autocomplete with its popper) loads once the first page has its data (shared/components/AppSearch).
 const SessionDetailPage = lazy(features.sessionDetail);
 const ScoresPage = lazy(features.scores);
 const AgreementPage = lazy(features.agreement);
@@ -60,9 +60,7 @@ export function App() {
             </Button>
           </Box>
           <Box sx={{ flexGrow: 1, display: { xs: 'none', md: 'block' } }} />
-          <Suspense fallback={<Box sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180, height: 40 }} />}>
-            <SessionSearch />
-          </Suspense>
+          <AppSearch />
         </Toolbar>
       </AppBar>
       <Container maxWidth="xl" sx={{ py: 2 }}>
