@@ -55,7 +55,7 @@ def test_a_failed_attempt_under_the_current_criteria_is_the_latest_not_the_curre
 
 def _scored_with_facts(stack: Stack, session_id: str, total: int, agent: str, alert_type: str) -> None:
     """A completed score whose attempt recorded the session's agent and alert type."""
-    repo = stack.container.repository
+    repo = stack.container.score_repository
     criteria = stack.container.config.criteria_hash
     repo.ensure_criteria(criteria, stack.container.config.criteria_content)
     score_id = uuid.uuid4()
