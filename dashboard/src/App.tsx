@@ -3,15 +3,19 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import { NavLink, Route, Routes } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
+import { AppSearch } from './shared/components/AppSearch';
 import { EmptyState, Loading } from './shared/components/StateViews';
+import { usePageTitle } from './shared/pageTitle';
 
 // Every page but the sessions list (the first one most people open) is a chunk of its own, loaded when first opened:
 // the charts (MUI X Charts, about a third of the JavaScript) only ever load with an analytics view.
-// The search (an Autocomplete with its popper) follows the first page instead of holding it up.
-const SessionSearch = lazy(() => import('./shared/components/SessionSearch').then((m) => ({ default: m.SessionSearch })));
+// The search (an Autocomplete with its popper) loads once the first page has its data (shared/components/AppSearch).
 const SessionDetailPage = lazy(features.sessionDetail);
 const ScoresPage = lazy(features.scores);
 const AgreementPage = lazy(features.agreement);
+const LabelQueuePage = lazy(features.labelQueue);
+const CompareAttemptsPage = lazy(features.compareAttempts);
+const UploadPage = lazy(features.upload);
 const RunsPage = lazy(features.runs);
 const RunFormPage = lazy(features.runForm);
 const RunDetailPage = lazy(features.runDetail);
@@ -27,6 +31,7 @@ const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
 export function App() {
+  usePageTitle();
   return (
     <>
       <AppBar position="static" elevation={0}>
@@ -50,11 +55,12 @@ export function App() {
             <Button component={NavLink} to="/agreement" sx={navStyle}>
               Agreement
             </Button>
+            <Button component={NavLink} to="/upload" sx={navStyle}>
+              Upload
+            </Button>
           </Box>
           <Box sx={{ flexGrow: 1, display: { xs: 'none', md: 'block' } }} />
-          <Suspense fallback={<Box sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180, height: 40 }} />}>
-            <SessionSearch />
-          </Suspense>
+          <AppSearch />
         </Toolbar>
       </AppBar>
       <Container maxWidth="xl" sx={{ py: 2 }}>
@@ -62,6 +68,7 @@ export function App() {
           <Routes>
             <Route path="/" element={<SessionsPage />} />
             <Route path="/sessions/:sessionId" element={later(<SessionDetailPage />)} />
+            <Route path="/sessions/:sessionId/compare" element={later(<CompareAttemptsPage />)} />
             <Route path="/analytics" element={later(<AnalyticsPage />)} />
             <Route path="/analytics/trends" element={later(<TrendsPage />)} />
             <Route path="/analytics/compare" element={later(<ComparisonPage />)} />
@@ -69,6 +76,8 @@ export function App() {
             <Route path="/analytics/missing-tools/:tool" element={later(<ToolSessionsPage />)} />
             <Route path="/scores" element={later(<ScoresPage />)} />
             <Route path="/agreement" element={later(<AgreementPage />)} />
+            <Route path="/agreement/label" element={later(<LabelQueuePage />)} />
+            <Route path="/upload" element={later(<UploadPage />)} />
             <Route path="/runs" element={later(<RunsPage />)} />
             <Route path="/runs/new" element={later(<RunFormPage />)} />
             <Route path="/runs/:runId" element={later(<RunDetailPage />)} />

@@ -48,6 +48,7 @@ ROUTE_ROLES: dict[tuple[str, str], RouteAccess] = {
     ("GET", _RUN): "viewer",
     ("GET", f"{_RUN}/sessions"): "viewer",
     ("GET", f"{_S}/labels"): "viewer",
+    ("GET", f"{API_PREFIX}/labels/next"): "viewer",
     # labelling
     ("PUT", f"{_S}/labels"): "labeller",
     ("PUT", f"{_S}/labels/reference"): "labeller",

@@ -250,6 +250,11 @@ def test_every_page_passes_axe_at_1440_and_390_px(seeded_stack: str, browser: An
         timeout=10,
     )
     assert labelled.status_code == 200, labelled.text
+    # the seeded candidate criteria scored 100 sessions the current one scored too: two attempts to compare
+    candidate = next(c["criteria_hash"] for c in _api(seeded_stack, "/criteria") if not c["is_current"])
+    twice = httpx.get(
+        f"{seeded_stack}/api/v1/scoring/scores", params={"limit": 1, "criteria_hash": candidate}, timeout=10
+    ).json()["items"][0]["session_id"]
     views = {
         "/": "session-row",
         "/scores": "score-row",
@@ -259,7 +264,11 @@ def test_every_page_passes_axe_at_1440_and_390_px(seeded_stack: str, browser: An
         "/analytics/compare": "comparison-scatter",
         "/analytics/missing-tools": "missing-tool-row",
         "/agreement": "agreement-point",
+        "/agreement/label": "queue-total",
         "/runs": "app-ready",
+        "/runs/new": "app-ready",
+        "/upload": "upload-drop",
+        f"/sessions/{quote(twice, safe='')}/compare": "compare-reasoning-B",
         f"/sessions/{quote(session_id, safe='')}": "total-score",
         "/sessions/no-such-session": "session-not-found",
     }

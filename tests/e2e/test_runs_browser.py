@@ -2,8 +2,9 @@
 
 The fake judge answers the run's first session at once and holds the second until the test lets it go, so the page is
 seen mid-run without any timing: the estimate, the confirm step, the progress moving on its own (polling), the cancel
-confirmation, and the cancelled session never reaching the judge. axe-core runs on each view; the runs list is
-checked at 390 px.
+confirmation, the cancelled session never reaching the judge, and the run's true counts afterwards (scored and
+cancelled apart, its sessions filtered by status). A cancel confirmed after the run ended says so instead of an error.
+axe-core runs on each view, the finished run's page at 1440 and 390 px; the runs list is checked at 390 px.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def _settled(base_url: str, run_id: str) -> dict[str, Any]:
     while True:
         run: dict[str, Any] = httpx.get(f"{base_url}/api/v1/scoring/runs/{run_id}", timeout=10).json()
         if run["counts"]["pending"] + run["counts"]["in_progress"] == 0 or time.monotonic() > deadline:
+            return run
+        time.sleep(0.25)  # polling the worker's progress through the API
+
+
+def _ended(base_url: str, run_id: str) -> dict[str, Any]:
+    """Read the run until it has ended (completed, cancelled or failed)."""
+    deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+    while True:
+        run: dict[str, Any] = httpx.get(f"{base_url}/api/v1/scoring/runs/{run_id}", timeout=10).json()
+        if run["status"] not in ("planning", "running") or time.monotonic() > deadline:
             return run
         time.sleep(0.25)  # polling the worker's progress through the API
 
@@ -116,12 +127,62 @@ def test_estimate_confirm_watch_progress_and_cancel_a_run(runs_stack: str, judge
     }
     assert len(judge.requests) == 2, "the cancelled session must never reach the judge"
 
+    # the true counts: two scored and one cancelled, never "3 of 3 done"
+    page.reload()
+    expect(page.get_by_test_id("run-progress-text")).to_have_text("2 scored, 1 cancelled of 3")
+    expect(page.get_by_test_id("count-completed")).to_contain_text("2")
+    expect(page.get_by_test_id("count-cancelled")).to_contain_text("1")
+    page.get_by_role("button", name="Cancelled 1").click()
+    expect(page).to_have_url(re.compile(r"\?status=cancelled$"))
+    rows = page.get_by_test_id("run-session-row")
+    expect(rows).to_have_count(1)
+    expect(rows.first.get_by_test_id("run-session-status")).to_have_text("cancelled")
+    shot(page, "12-run-cancelled")
+    assert_accessible(page, "a cancelled run's sessions")
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{runs_stack}/runs/{run_id}")
+        expect(page.get_by_test_id("run-session-row")).to_have_count(3)
+        assert_accessible(page, f"a cancelled run at {width} px")
+        if width == 390:
+            assert_fits(page, f"/runs/{run_id}", "run-session-status")
+
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(runs_stack + "/runs")
     row = page.locator(f'[data-run-id="{run_id}"]')
     expect(row).to_contain_text("e2e run")
-    expect(row.get_by_test_id("run-progress-text")).to_have_text("3 of 3 done")
+    expect(row.get_by_test_id("run-progress-text")).to_have_text("2 scored, 1 cancelled of 3")
     shot(page, "12-runs-list")
     assert_accessible(page, "the runs list")
+    row.get_by_role("link", name="e2e run").click()
+    expect(page).to_have_url(f"{runs_stack}/runs/{run_id}")
+
+
+def test_a_cancel_that_comes_after_the_run_ended_says_so(runs_stack: str, judge: FakeClaude, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    release = threading.Event()
+    judge.script(FakeReply(body=verdict_body(SAMPLE_VERDICT), on_request=lambda: release.wait(HOLD_SECONDS)))
+    body = {"selection": {"which": "all", "session_ids": [SHALLOW_ID]}, "max_sessions": 1, "name": "race"}
+    started = httpx.post(f"{runs_stack}/api/v1/scoring/runs", json=body, timeout=10)
+    assert started.status_code == 202, started.text
+    run_id = started.json()["run_id"]
+    try:
+        page.goto(f"{runs_stack}/runs/{run_id}")
+        expect(page.get_by_test_id("count-in_progress")).to_contain_text("1", timeout=RUN_TIMEOUT_MS)
+        page.get_by_role("button", name="Cancel run").click()
+        expect(page.get_by_role("dialog")).to_contain_text("Cancel this run?")
+    finally:
+        release.set()
+    assert _ended(runs_stack, run_id)["status"] == "completed"  # the run ends while the question is open
+
+    page.get_by_role("dialog").get_by_role("button", name="Yes, cancel run").click()
+    expect(page.get_by_test_id("cancel-too-late")).to_have_text(
+        "The run had already finished before the cancel reached it: nothing was left to cancel."
+    )
+    expect(page.get_by_text("Could not cancel the run")).to_have_count(0)
+    expect(page.get_by_test_id("run-progress-text")).to_have_text("1 scored of 1")
+    assert_accessible(page, "a cancel that came too late")
 
 
 def test_runs_list_and_form_fit_a_phone(runs_stack: str, phone: Any) -> None:

@@ -207,3 +207,45 @@ def test_agreement_without_data_is_empty_not_an_error(labels_stack: Stack) -> No
     assert report["spearman_rho"] is None
     assert report["weighted_kappa"] is None
     assert report["krippendorff_alpha"] is None
+
+
+QUEUE = "/api/v1/scoring/labels/next"
+
+
+def next_for(stack: Stack, who: str, after: str | None = None) -> Any:
+    response = stack.client.get(QUEUE, params={"after": after} if after else {}, headers={"X-Forwarded-User": who})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_the_labelling_queue_offers_each_unlabelled_scored_session_in_turn(labels_stack: Stack) -> None:
+    stack = labels_stack
+    criteria = stack.container.config.criteria_hash
+    for session, total in {"q-b": 70, "q-a": 40, "q-c": 90}.items():
+        seed_score(stack, session, total)
+    seed_score(stack, "q-d-other-criteria", 50, criteria_hash="c" * 64)  # not under the current criteria
+    seed_score(stack, "q-e-failed", None, fail=True)  # no completed score: nothing to compare a label with
+    put_ok(stack, "q-b", "bob", {"total_score": 10})  # bob's label does not take q-b out of alice's queue
+
+    first = next_for(stack, "alice")
+    assert (first["labeller"], first["criteria_hash"], first["remaining"]) == ("alice", criteria, 3)
+    assert (first["next"]["session_id"], first["next"]["total_score"], first["next"]["band"]) == ("q-a", 40, "failed")
+
+    # alice skips q-a: the next one after it, and q-a is still counted as left
+    skipped = next_for(stack, "alice", after="q-a")
+    assert (skipped["next"]["session_id"], skipped["remaining"]) == ("q-b", 3)
+    put_ok(stack, "q-b", "alice", {"total_score": 75})
+    after_label = next_for(stack, "alice", after="q-b")
+    assert (after_label["next"]["session_id"], after_label["remaining"]) == ("q-c", 2)
+    put_ok(stack, "q-c", "alice", {"total_score": 85})
+    end = next_for(stack, "alice", after="q-c")
+    assert (end["next"], end["remaining"]) == (None, 1)
+    # from the start again: only the skipped session is left
+    assert next_for(stack, "alice")["next"]["session_id"] == "q-a"
+    assert next_for(stack, "bob")["remaining"] == 2
+
+
+def test_the_labelling_queue_refuses_an_after_that_is_not_a_session_id(labels_stack: Stack) -> None:
+    response = labels_stack.client.get(QUEUE, params={"after": "../etc"})
+    assert response.status_code == 422
+    assert "after" in response.text

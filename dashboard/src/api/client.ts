@@ -2,7 +2,16 @@
 // api-types`). This wrapper adds only what the generator does not: the same-origin base URL, a timeout on every call,
 // errors as readable messages.
 import createClient from 'openapi-fetch';
-import type { DryRunResult, FleetScorePage, LabelRequest, ReferenceRequest, RunRequest, ScoringRun, paths } from './generated/schema';
+import type {
+  DryRunResult,
+  FleetScorePage,
+  LabelRequest,
+  ReferenceRequest,
+  RunRequest,
+  ScoreStatus,
+  ScoringRun,
+  paths,
+} from './generated/schema';
 
 /** The fleet query's parameters (`GET /api/v1/scoring/scores`), as the generated schema types them. */
 export type FleetQuery = NonNullable<paths['/api/v1/scoring/scores']['get']['parameters']['query']>;
@@ -13,6 +22,13 @@ export type TrendsQuery = NonNullable<paths['/api/v1/scoring/analytics/trends'][
 export type SessionsQuery = NonNullable<paths['/api/v1/scoring/sessions']['get']['parameters']['query']>;
 
 const FLEET_SCORES_PATH = '/api/v1/scoring/scores';
+
+/** The upload's `file_name` as the API accepts it (letters, digits, `_`, `.`, `-`, spaces; at most 255): any other
+ * character becomes `_`, keeping the extension that tells JSON Lines (`.jsonl`) from JSON. */
+export function uploadFileName(name: string): string {
+  const safe = name.replace(/[^\w.\- ]/g, '_').slice(-255);
+  return safe || 'upload.json';
+}
 
 /** The same-origin address of the fleet query as CSV (every matching row, no cursor): a link, not a fetch, so the
  * browser streams the download itself. Empty and null parameters are left out. */
@@ -123,15 +139,39 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
       client.PUT('/api/v1/scoring/sessions/{session_id}/labels/reference', { ...session(sessionId), body }).then(unwrap),
     withdrawReference: (sessionId: string) =>
       client.DELETE('/api/v1/scoring/sessions/{session_id}/labels/reference', session(sessionId)).then(unwrap),
+    /** The caller's labelling queue: the next session scored under the current criteria they have not labelled,
+     * after `after` (the one just labelled or skipped), and how many are left. */
+    nextToLabel: (after: string | null) =>
+      client.GET('/api/v1/scoring/labels/next', { params: { query: after ? { after } : {} } }).then(unwrap),
+    /** Upload a trace file as it was saved (JSON, or JSON Lines when its name ends in .jsonl); the API detects the
+     * format and answers what it stored and what it skipped. */
+    importSession: async (file: File) => {
+      const fileName = uploadFileName(file.name);
+      const jsonLines = fileName.toLowerCase().endsWith('.jsonl');
+      const text = await file.text();
+      return client
+        .POST('/api/v1/scoring/sessions:import', {
+          params: { query: { file_name: fileName } },
+          body: text,
+          // the file's text as it is (a string body is sent unchanged; JSON.stringify would quote it)
+          bodySerializer: (body: unknown) => body as string,
+          headers: { 'Content-Type': jsonLines ? 'application/x-ndjson' : 'application/json' },
+        })
+        .then(unwrap);
+    },
+    /** The criteria in force and the judge (provider, model) that scores with them. */
+    currentCriteria: () => client.GET('/api/v1/scoring/criteria/current').then(unwrap),
     agreement: (criteriaHash: string | null) =>
       client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
     listRuns: (page: number, pageSize: number) =>
       client.GET('/api/v1/scoring/runs', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
     getRun: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}', run(runId)).then(unwrap),
     /** A page of the run's attempts, by session id, with their status, score, band and error. */
-    listRunSessions: (runId: string, page: number, pageSize: number) =>
+    listRunSessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null = null) =>
       client
-        .GET('/api/v1/scoring/runs/{run_id}/sessions', { params: { path: { run_id: runId }, query: { page, page_size: pageSize } } })
+        .GET('/api/v1/scoring/runs/{run_id}/sessions', {
+          params: { path: { run_id: runId }, query: { page, page_size: pageSize, ...(status ? { status } : {}) } },
+        })
         .then(unwrap),
     /** The dry run: what a run with this request would select and cost; nothing is stored or queued. */
     estimateRun: (request: Omit<RunRequest, 'dry_run'>) =>

@@ -11,8 +11,10 @@ from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, SessionId
 from functions.api.responses import json_response
+from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.quality import (
     AgreementReport,
+    LabelQueue,
     LabelRequest,
     ReferenceRequest,
     SessionLabel,
@@ -65,6 +67,29 @@ async def put_reference(
 )
 async def withdraw_reference(session_id: SessionId, scoring: ContainerDep, requester: Requester) -> Response:
     return json_response(await run_blocking(scoring.label_service.withdraw_reference, session_id, requester))
+
+
+@router.get(
+    "/labels/next",
+    response_model=LabelQueue,
+    responses=error_responses(422, 500, 503),
+    summary="The caller's labelling queue: the next session scored under the current criteria that they have not "
+    "labelled, and how many are left",
+)
+async def next_to_label(
+    scoring: ContainerDep,
+    requester: Requester,
+    after: Annotated[
+        str | None,
+        Query(
+            pattern=SESSION_ID_PATTERN,
+            max_length=128,
+            description="Start after this session id (the one just labelled or skipped); from the first when absent",
+        ),
+    ] = None,
+) -> Response:
+    criteria = scoring.scoring_service.criteria_hash
+    return json_response(await run_blocking(scoring.label_service.next_to_label, requester, criteria, after))
 
 
 @router.get(

@@ -1,7 +1,7 @@
 // @vitest-environment node
 // The wrapper around the generated client, against a fake fetch that answers as the API does.
 import { describe, expect, it } from 'vitest';
-import { ApiError, createApi, errorMessage } from '../client';
+import { ApiError, createApi, errorMessage, uploadFileName } from '../client';
 import { makeScore } from '../../test/fixtures';
 
 const json = (status: number, body: unknown) =>
@@ -99,5 +99,38 @@ describe('api client', () => {
     });
     const err = await slow.criteriaInUse().catch((e: unknown) => e);
     expect(err).toMatchObject({ status: null, message: 'the API did not answer in time' });
+  });
+
+  it('uploads a file as it is, naming it, and sends JSON Lines as such', async () => {
+    const stored = { session_id: 'upload:1', source: 'upload', trace_format: 'codex-jsonl', status: 'completed', stages: 1, tool_calls: 2, size_bytes: 30, skipped: [], sessions: [] };
+    const seen: { type: string | null }[] = [];
+    const { api, asked } = fakeApi((request) => {
+      seen.push({ type: request.headers.get('content-type') });
+      return json(201, stored);
+    });
+    const lines = '{"type":"session_meta"}\n{"type":"response_item"}\n';
+
+    await expect(api.importSession(new File([lines], 'rollout 2026/11.jsonl'))).resolves.toEqual(stored);
+    await api.importSession(new File(['{"messages": []}'], 'chat.json'));
+
+    expect(asked.map((a) => [a.method, a.url, a.body])).toEqual([
+      ['POST', 'http://api.test/api/v1/scoring/sessions:import?file_name=rollout%202026_11.jsonl', lines],
+      ['POST', 'http://api.test/api/v1/scoring/sessions:import?file_name=chat.json', '{"messages": []}'],
+    ]);
+    expect(seen.map((s) => s.type)).toEqual(['application/x-ndjson', 'application/json']);
+  });
+
+  it("says why an upload was refused in the API's words", async () => {
+    const { api } = fakeApi(() => json(400, { code: 'invalid_request', detail: 'not a session in a recognised format' }));
+
+    await expect(api.importSession(new File(['hello'], 'notes.txt'))).rejects.toThrow('not a session in a recognised format');
+  });
+
+  it("keeps an upload's name to the characters the API accepts, with its extension", () => {
+    expect(uploadFileName('trace (copy).jsonl')).toBe('trace _copy_.jsonl');
+    expect(uploadFileName('é.json')).toBe('_.json');
+    expect(uploadFileName('')).toBe('upload.json');
+    expect(uploadFileName(`${'x'.repeat(300)}.jsonl`)).toHaveLength(255);
+    expect(uploadFileName(`${'x'.repeat(300)}.jsonl`).endsWith('.jsonl')).toBe(true);
   });
 });

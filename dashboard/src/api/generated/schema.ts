@@ -524,6 +524,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/labels/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's labelling queue: the next session scored under the current criteria that they have not labelled, and how many are left
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["next_to_label_api_v1_scoring_labels_next_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/analytics/agreement": {
         parameters: {
             query?: never;
@@ -1420,6 +1440,52 @@ export interface components {
             tool_relevance: number;
             /** Synthesis Quality */
             synthesis_quality: number;
+        };
+        /**
+         * LabelQueue
+         * @description Answer of ``GET .../labels/next``: the caller's next unlabelled session under the current criteria.
+         */
+        LabelQueue: {
+            /**
+             * Labeller
+             * @description Whose queue this is (the caller)
+             */
+            labeller: string;
+            /**
+             * Criteria Hash
+             * @description The criteria whose scores are queued (the current one)
+             */
+            criteria_hash: string;
+            /**
+             * Remaining
+             * @description Sessions with a completed score under the criteria that the labeller has not labelled (skipped ones included)
+             */
+            remaining: number;
+            /** @description The first of them in session-id order after `after` (from the first when absent); null when none follows */
+            next: components["schemas"]["LabelQueueSession"] | null;
+        };
+        /**
+         * LabelQueueSession
+         * @description The session to label next, with the judge's score the label will be compared with.
+         */
+        LabelQueueSession: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Score Id
+             * Format: uuid
+             * @description The latest completed score under the queue's criteria
+             */
+            score_id: string;
+            /** Total Score */
+            total_score: number;
+            /** Band */
+            band: string;
+            /**
+             * Scored At
+             * Format: date-time
+             */
+            scored_at: string;
         };
         /**
          * LabelRequest
@@ -2650,6 +2716,8 @@ export type ImportedSession = components['schemas']['ImportedSession'];
 export type ImportedTrajectory = components['schemas']['ImportedTrajectory'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type LabelBreakdown = components['schemas']['LabelBreakdown'];
+export type LabelQueue = components['schemas']['LabelQueue'];
+export type LabelQueueSession = components['schemas']['LabelQueueSession'];
 export type LabelRequest = components['schemas']['LabelRequest'];
 export type LatestScore = components['schemas']['LatestScore'];
 export type MissingTool = components['schemas']['MissingTool'];
@@ -5157,6 +5225,74 @@ export interface operations {
             };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    next_to_label_api_v1_scoring_labels_next_get: {
+        parameters: {
+            query?: {
+                /** @description Start after this session id (the one just labelled or skipped); from the first when absent */
+                after?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelQueue"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,7 +39,11 @@ export function BandTransitions({
       <Table
         size="small"
         aria-label="Band transitions, base (rows) to candidate (columns)"
-        sx={{ '& td, & th': { px: { xs: 0.25, sm: 0.75 }, textAlign: 'center', fontSize: { xs: '0.75rem', sm: '0.875rem' } }, '& thead th': { hyphens: 'auto', overflowWrap: 'anywhere' } }}
+        // names wrap between words ("Near-" / "perfect") and never mid-word: a column is as wide as its longest word
+        sx={{
+          '& td, & th': { px: { xs: 0.25, sm: 0.75 }, textAlign: 'center', fontSize: { xs: '0.6875rem', sm: '0.875rem' } },
+          '& th': { overflowWrap: 'normal', wordBreak: 'normal', hyphens: 'manual' },
+        }}
       >
         <TableHead>
           <TableRow>

@@ -1,6 +1,7 @@
 import { Link, Table, TableBody, TableCell, TableContainer, TableHead, TableRow, Typography } from '@mui/material';
 import { Link as RouterLink } from 'react-router-dom';
 import type { MissingToolsReport } from '../../api/generated/schema';
+import { breakable } from '../../shared/breakable';
 import { EmptyState } from '../../shared/components/StateViews';
 import { ToolSparkline } from './ToolSparkline';
 
@@ -41,13 +42,26 @@ export function MissingToolsTable({ report, criteriaHash }: { report: MissingToo
         <TableBody>
           {report.items.map((tool) => (
             <TableRow key={tool.tool_name} data-testid="missing-tool-row" data-tool={tool.tool_name}>
-              <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                <Link component={RouterLink} to={`/analytics/missing-tools/${encodeURIComponent(tool.tool_name)}${query}`}>
-                  {tool.tool_name}
+              {/* names wrap between their parts (prometheus_ / query), never mid-word */}
+              <TableCell sx={{ overflowWrap: 'break-word' }}>
+                <Link
+                  component={RouterLink}
+                  to={`/analytics/missing-tools/${encodeURIComponent(tool.tool_name)}${query}`}
+                  aria-label={tool.tool_name}
+                >
+                  {breakable(tool.tool_name)}
                 </Link>
                 {tool.spellings.length > 1 && (
                   <Typography variant="caption" color="text.secondary" component="div">
-                    also written {tool.spellings.filter((s) => s !== tool.tool_name).join(', ')}
+                    also written{' '}
+                    {tool.spellings
+                      .filter((s) => s !== tool.tool_name)
+                      .map((s, i) => (
+                        <span key={s}>
+                          {i > 0 && ', '}
+                          {breakable(s)}
+                        </span>
+                      ))}
                   </Typography>
                 )}
               </TableCell>

@@ -8,12 +8,12 @@ export function ToolSparkline({ tool, trend }: { tool: string; trend: MissingToo
   const points = [...trend].sort((a, b) => a.bucket_start.localeCompare(b.bucket_start));
   const label = `${tool} per period: ${points.map((p) => `${bucketLabel(p.bucket_start)} ${p.count}`).join(', ')}`;
   return (
-    <Box role="img" aria-label={label} data-testid="tool-sparkline" sx={{ width: 120, height: 32 }}>
+    // narrower on a phone, where the tool's name needs the room
+    <Box role="img" aria-label={label} data-testid="tool-sparkline" sx={{ width: { xs: 72, sm: 120 }, height: 32 }}>
       <SparkLineChart
         data={points.map((p) => p.count)}
         xAxis={{ scaleType: 'point', data: points.map((p) => bucketLabel(p.bucket_start)) }}
         height={32}
-        width={120}
         area
         showTooltip
         showHighlight

@@ -46,8 +46,10 @@ function TrendChart({ title, testId, buckets, lines, max, unit, hrefOf }: ChartP
         <LineChart
           height={300}
           skipAnimation
-          margin={{ left: 0, right: 12, top: 8, bottom: 0 }}
-          xAxis={[{ scaleType: 'point', data: buckets.map(bucketLabel), height: 28 }]}
+          // room for half of the last date's label, which is centred on the right edge, and labels small enough
+          // that seven weeks fit a phone's width side by side ("Nov 23", not "N…" nor left out)
+          margin={{ left: 0, right: 24, top: 8, bottom: 0 }}
+          xAxis={[{ scaleType: 'point', data: buckets.map(bucketLabel), height: 28, tickLabelStyle: { fontSize: 11 } }]}
           yAxis={[{ min: 0, max, width: 36 }]}
           onMarkClick={(_, item) => {
             const bucket = buckets[item.dataIndex ?? -1];

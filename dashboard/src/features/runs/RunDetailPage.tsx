@@ -15,7 +15,7 @@ import {
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
-import { isRunActive, useCancelRun, useRun } from './queries';
+import { isRunActive, runVersion, useCancelRun, useRun } from './queries';
 import { ErrorState, Loading } from '../../shared/components/StateViews';
 import { RunProgress, RunStatusChip } from './RunProgress';
 import { RunSessionsTable } from './RunSessionsTable';
@@ -77,6 +77,12 @@ export function RunDetailPage() {
       {error && <ErrorState message={`Could not refresh the run: ${errorMessage(error)}; showing the last answer`} />}
       {cancel.error && <ErrorState message={`Could not cancel the run: ${errorMessage(cancel.error)}`} />}
       {active && cancelBlocked && <Alert severity="info">{cancelBlocked}</Alert>}
+      {cancel.data?.alreadyEnded && (
+        <Alert severity="info" sx={{ mb: 1 }} data-testid="cancel-too-late">
+          The run had already {cancel.data.run.status === 'completed' ? 'finished' : `ended (${cancel.data.run.status})`} before
+          the cancel reached it: nothing was left to cancel.
+        </Alert>
+      )}
       {run.error_message && <Alert severity="error">{run.error_message}</Alert>}
       <Card variant="outlined" sx={{ my: 2 }}>
         <CardContent>
@@ -148,7 +154,7 @@ export function RunDetailPage() {
           </CardContent>
         </Card>
       </Box>
-      <RunSessionsTable runId={run.run_id} runActive={active} />
+      <RunSessionsTable runId={run.run_id} runActive={active} counts={run.counts} version={runVersion(run)} />
       <Dialog open={confirming} onClose={() => setConfirming(false)} aria-labelledby="cancel-title">
         <DialogTitle id="cancel-title">Cancel this run?</DialogTitle>
         <DialogContent>

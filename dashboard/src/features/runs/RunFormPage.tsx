@@ -6,6 +6,7 @@ import {
   CardContent,
   FormControl,
   FormControlLabel,
+  FormHelperText,
   FormLabel,
   InputLabel,
   Link,
@@ -20,7 +21,7 @@ import { useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { whichValues, type DryRunResult, type Which } from '../../api/generated/schema';
-import { type RunDraft, useEstimateRun, useStartRun } from './queries';
+import { type RunDraft, batchUnavailable, useCurrentJudge, useEstimateRun, useStartRun } from './queries';
 import { WHICH_LABELS, formatCost, formatDuration, formatTokens, skipReason } from './format';
 import { useBlockedReason } from '../../shared/useMe';
 
@@ -116,7 +117,11 @@ export function RunFormPage() {
   const [problem, setProblem] = useState<string | null>(null);
   const estimate = useEstimateRun();
   const start = useStartRun();
-  const built = draftFromForm(form);
+  const judge = useCurrentJudge();
+  const noBatch = batchUnavailable(judge.data?.llm_provider);
+  // a URL or an earlier choice cannot keep a mode the judge refuses
+  const mode = noBatch ? 'online' : form.mode;
+  const built = draftFromForm({ ...form, mode });
   const blocked = useBlockedReason('startRun');
 
   const change = <K extends keyof RunForm>(key: K, value: RunForm[K]) => {
@@ -230,10 +235,26 @@ export function RunFormPage() {
             <TextField size="small" label="Name" helperText="shown in the list; empty: a default name" {...text('name')} />
             <FormControl>
               <FormLabel id="mode-label">Mode</FormLabel>
-              <RadioGroup row aria-labelledby="mode-label" value={form.mode} onChange={(e) => change('mode', e.target.value as RunForm['mode'])}>
+              <RadioGroup
+                row
+                aria-labelledby="mode-label"
+                aria-describedby={noBatch ? 'mode-help' : undefined}
+                value={mode}
+                onChange={(e) => change('mode', e.target.value as RunForm['mode'])}
+              >
                 <FormControlLabel value="online" control={<Radio size="small" />} label="Online" />
-                <FormControlLabel value="batch" control={<Radio size="small" />} label="Batch (half price, within 24 h)" />
+                <FormControlLabel
+                  value="batch"
+                  disabled={Boolean(noBatch)}
+                  control={<Radio size="small" />}
+                  label="Batch (half price, within 24 h)"
+                />
               </RadioGroup>
+              {noBatch && (
+                <FormHelperText id="mode-help" data-testid="batch-unavailable">
+                  {noBatch}
+                </FormHelperText>
+              )}
             </FormControl>
           </Box>
           {problem && (

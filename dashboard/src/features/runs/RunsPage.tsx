@@ -1,6 +1,7 @@
 import {
   Box,
   Button,
+  Link,
   Paper,
   Table,
   TableBody,
@@ -74,16 +75,20 @@ export function RunsPage() {
                     sx={{ cursor: 'pointer' }}
                     data-testid="run-row"
                     data-run-id={run.run_id}
-                    tabIndex={0}
                     onClick={() => open(run.run_id)}
-                    onKeyDown={(e) => {
-                      if (e.key === 'Enter') open(run.run_id);
-                    }}
                   >
                     <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                      <Typography variant="body2" fontWeight={500}>
+                      {/* a real link (open in a new tab, copy its address); a click elsewhere on the row opens it too */}
+                      <Link
+                        component={RouterLink}
+                        to={`/runs/${run.run_id}`}
+                        variant="body2"
+                        fontWeight={500}
+                        display="block"
+                        onClick={(e) => e.stopPropagation()}
+                      >
                         {run.name}
-                      </Typography>
+                      </Link>
                       <Typography variant="caption" color="text.secondary">
                         {run.mode} · max {run.max_sessions}
                       </Typography>

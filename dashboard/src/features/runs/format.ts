@@ -1,11 +1,22 @@
 // How a run's figures read on the page: progress, durations, costs, tokens.
 import type { RunCounts, ScoringRun } from '../../api/generated/schema';
+import { formatDateTime } from '../../shared/time';
 
 /** Attempts queued so far and how many of them ended (completed, failed or cancelled). */
-export function progressOf(counts: RunCounts): { done: number; total: number; percent: number } {
-  const done = counts.completed + counts.failed + counts.cancelled;
-  const total = done + counts.pending + counts.in_progress;
-  return { done, total, percent: total ? Math.round((100 * done) / total) : 0 };
+export function progressOf(counts: RunCounts): { ended: number; total: number } {
+  const ended = counts.completed + counts.failed + counts.cancelled;
+  return { ended, total: ended + counts.pending + counts.in_progress };
+}
+
+/** The run's attempts in words, how each ended kept apart: "8 scored, 52 cancelled of 60", "3 scored of 10 · 7 to
+ * go". A cancelled attempt was never scored, so it is never counted as done. */
+export function describeProgress(counts: RunCounts, stillSelecting = false): string {
+  const { ended, total } = progressOf(counts);
+  const parts = [`${counts.completed} scored`];
+  if (counts.failed) parts.push(`${counts.failed} failed`);
+  if (counts.cancelled) parts.push(`${counts.cancelled} cancelled`);
+  const left = total - ended;
+  return `${parts.join(', ')} of ${total}${left ? ` · ${left} to go` : ''}${stillSelecting ? ' (still selecting)' : ''}`;
 }
 
 /** "45 s", "3 min", "1 h 5 min": a duration as a person reads it. */
@@ -28,7 +39,8 @@ export function formatCost(usd: number | null | undefined): string {
 
 export const formatTokens = (tokens: number): string => tokens.toLocaleString('en-US');
 
-export const formatWhen = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '–');
+/** A run's moments are seconds apart: they are shown to the second, with the time zone. */
+export const formatWhen = (iso: string | null | undefined): string => formatDateTime(iso, { withSeconds: true });
 
 /** The reasons sessions were skipped, in words (the API's keys are snake_case). */
 export const skipReason = (reason: string): string => reason.replaceAll('_', ' ');

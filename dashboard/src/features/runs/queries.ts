@@ -1,7 +1,7 @@
 // The runs feature's server state: the list and one run (polled while active), its attempts, estimate, start, cancel.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../api/client';
-import type { RunRequest, RunStatus, ScoringRun } from '../../api/generated/schema';
+import { ApiError, api } from '../../api/client';
+import type { RunRequest, RunStatus, ScoreStatus, ScoringRun } from '../../api/generated/schema';
 import { sessionKeys } from '../sessions/queries';
 
 /** How often the runs list and a run's page refresh while a run is planning or running. */
@@ -23,7 +23,9 @@ export const runKeys = {
   all: ['runs'] as const,
   page: (page: number, pageSize: number) => ['runs', 'page', page, pageSize] as const,
   run: (runId: string) => ['runs', 'one', runId] as const,
-  sessions: (runId: string, page: number, pageSize: number) => ['runs', 'one', runId, 'sessions', page, pageSize] as const,
+  sessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null, version: string) =>
+    ['runs', 'one', runId, 'sessions', page, pageSize, status, version] as const,
+  judge: ['criteria', 'current'] as const,
 };
 
 /** A page of runs, newest first; refreshed every RUN_POLL_MS while any run on it is planning or running. */
@@ -45,13 +47,18 @@ export function useRun(runId: string) {
   });
 }
 
-/** A page of a run's attempts; refreshed every RUN_POLL_MS while `runActive` (the run's own status, polled apart). */
-export function useRunSessions(runId: string, page: number, pageSize: number, runActive: boolean) {
+/** What the run's summary showed when it was read: its status and counts. The attempts table is read again whenever
+ * this changes (and only then), so the table and the summary above it never tell two stories, and the table's last
+ * read is never older than the run's final state. */
+export const runVersion = (run: Pick<ScoringRun, 'status' | 'counts'>): string =>
+  [run.status, run.counts.pending, run.counts.in_progress, run.counts.completed, run.counts.failed, run.counts.cancelled].join(':');
+
+/** A page of a run's attempts (only those of `status` when given), read again when the run's `version` changes. */
+export function useRunSessions(runId: string, page: number, pageSize: number, status: ScoreStatus | null, version: string) {
   return useQuery({
-    queryKey: runKeys.sessions(runId, page, pageSize),
-    queryFn: () => api.listRunSessions(runId, page, pageSize),
+    queryKey: runKeys.sessions(runId, page, pageSize, status, version),
+    queryFn: () => api.listRunSessions(runId, page, pageSize, status),
     placeholderData: keepPreviousData,
-    refetchInterval: runActive ? RUN_POLL_MS : false,
   });
 }
 
@@ -74,15 +81,44 @@ export function useStartRun() {
   });
 }
 
-/** Cancel a run: the answer is the run as it is now; the list and the sessions' scores change with it. */
+/** How a cancel ended: the run as it is now, and whether it had already ended before the cancel reached it (it
+ * completed, or failed, in the meantime: nothing was left to cancel, which is not an error). */
+export interface CancelOutcome {
+  run: ScoringRun;
+  alreadyEnded: boolean;
+}
+
+/** Cancel a run: the answer is the run as it is now; the list and the sessions' scores change with it. A run that
+ * ended while the confirmation was open answers 400; the run is then read again to say how it ended. */
 export function useCancelRun() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (runId: string) => api.cancelRun(runId),
-    onSuccess: (run: ScoringRun) => {
+    mutationFn: async (runId: string): Promise<CancelOutcome> => {
+      try {
+        return { run: await api.cancelRun(runId), alreadyEnded: false };
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 400) throw err;
+        const run = await api.getRun(runId);
+        if (isRunActive(run.status)) throw err;
+        return { run, alreadyEnded: true };
+      }
+    },
+    onSuccess: ({ run }) => {
       queryClient.setQueryData(runKeys.run(run.run_id), run);
       void queryClient.invalidateQueries({ queryKey: runKeys.all });
       void queryClient.invalidateQueries({ queryKey: sessionKeys.all });
     },
   });
+}
+
+/** The criteria in force and its judge: the run form offers batch mode only to a judge that can batch. */
+export function useCurrentJudge() {
+  return useQuery({ queryKey: runKeys.judge, queryFn: () => api.currentCriteria(), staleTime: 5 * 60_000 });
+}
+
+/** Why batch mode cannot be chosen with this judge, or null when it can. The run service refuses mode=batch for any
+ * judge but Anthropic's (Message Batches; Bedrock batch inference is not supported): the form says so up front. */
+export function batchUnavailable(llmProvider: string | null | undefined): string | null {
+  if (!llmProvider || llmProvider === 'anthropic') return null;
+  return `Batch mode needs the Anthropic judge (Message Batches); this deployment's judge is ${llmProvider}.`;
 }

@@ -44,10 +44,11 @@ import {
   stateFromParams,
 } from './urlState';
 import { type FilterField, scoresKeys, useFilterValues, useFleetScores } from './queries';
+import { formatDateTime } from '../../shared/time';
 
 // Secondary columns are hidden at phone width, as on the sessions list: the session and its total stay in view.
 const wide = { display: { xs: 'none', md: 'table-cell' } };
-const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = formatDateTime;
 
 
 /** A text filter that offers the values the scores have (with their sessions) as you type; any text may be typed,

@@ -6,7 +6,7 @@ export function AlternativeApproachesCard({ approaches }: { approaches: Alternat
   return (
     <Card variant="outlined" data-testid="approaches-card">
       <CardContent>
-        <Typography variant="h6">Alternative approaches ({approaches.length})</Typography>
+        <Typography variant="h6" component="h2">Alternative approaches ({approaches.length})</Typography>
         {approaches.length === 0 ? (
           <Typography variant="body2" color="text.secondary">
             The judge suggested no alternative approach.

@@ -56,7 +56,7 @@ export function ConversationView({ session }: { session: SessionDetail }) {
     <Stack spacing={2} data-testid="conversation">
       <Card variant="outlined">
         <CardContent>
-          <Typography variant="h6">Alert</Typography>
+          <Typography variant="h6" component="h2">Alert</Typography>
           <JsonBlock value={session.alert} />
         </CardContent>
       </Card>
@@ -67,7 +67,7 @@ export function ConversationView({ session }: { session: SessionDetail }) {
         <Card variant="outlined" key={`${stage.name}-${i}`}>
           <CardContent>
             <Box sx={{ display: 'flex', gap: 1, alignItems: 'center', flexWrap: 'wrap', mb: 1 }}>
-              <Typography variant="h6">{stage.name}</Typography>
+              <Typography variant="h6" component="h2">{stage.name}</Typography>
               {stage.agent && <Chip size="small" label={stage.agent} />}
               <Chip size="small" variant="outlined" label={stage.status} />
               {stage.parallel_group && <Chip size="small" variant="outlined" label={`parallel: ${stage.parallel_group}`} />}
@@ -87,7 +87,7 @@ export function ConversationView({ session }: { session: SessionDetail }) {
       ))}
       <Card variant="outlined">
         <CardContent>
-          <Typography variant="h6">Final analysis</Typography>
+          <Typography variant="h6" component="h2">Final analysis</Typography>
           {session.final_analysis ? (
             <Markdown text={session.final_analysis} />
           ) : (

@@ -6,7 +6,7 @@ export function MissingToolsCard({ tools }: { tools: MissingTool[] }) {
   return (
     <Card variant="outlined" data-testid="missing-tools-card">
       <CardContent>
-        <Typography variant="h6">Missing tools ({tools.length})</Typography>
+        <Typography variant="h6" component="h2">Missing tools ({tools.length})</Typography>
         {tools.length === 0 ? (
           <Typography variant="body2" color="text.secondary">
             The judge named no missing tools.

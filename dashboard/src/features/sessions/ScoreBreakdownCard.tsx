@@ -6,7 +6,7 @@ export function ScoreBreakdownCard({ breakdown }: { breakdown: Record<string, nu
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           Breakdown
         </Typography>
         {DIMENSIONS.map(({ key, label }) => {

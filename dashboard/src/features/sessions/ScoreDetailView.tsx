@@ -4,6 +4,7 @@ import {
   Card,
   CardContent,
   Chip,
+  Link,
   Stack,
   Table,
   TableBody,
@@ -13,6 +14,7 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
+import { Link as RouterLink } from 'react-router-dom';
 import type { SessionScore } from '../../api/generated/schema';
 import { useBandOf } from '../../shared/scoreBands';
 import { AlternativeApproachesCard } from './AlternativeApproachesCard';
@@ -22,6 +24,7 @@ import { MissingToolsCard } from './MissingToolsCard';
 import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { ScoreBreakdownCard } from './ScoreBreakdownCard';
+import { formatDateTime } from '../../shared/time';
 
 export interface ScoreDetailViewProps {
   score: SessionScore;
@@ -34,9 +37,13 @@ export interface ScoreDetailViewProps {
   criteriaName?: (criteriaHash: string) => string;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = formatDateTime;
 const tokens = (n: number | null) => (n === null ? '–' : n.toLocaleString());
 const shortHash = (criteriaHash: string) => `#${criteriaHash.slice(0, 8)}`;
+
+/** The page showing two attempts of a session side by side. */
+export const compareHref = (sessionId: string, a: string, b: string) =>
+  `/sessions/${encodeURIComponent(sessionId)}/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
 
 /** Columns shown from the md breakpoint up (folded away on a phone). */
 const wide = { display: { xs: 'none', md: 'table-cell' } };
@@ -111,7 +118,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
           {alert && (
             <Card variant="outlined">
               <CardContent>
-                <Typography variant="h6">Original alert</Typography>
+                <Typography variant="h6" component="h2">Original alert</Typography>
                 <JsonBlock value={alert} />
               </CardContent>
             </Card>
@@ -119,7 +126,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
           {finalAnalysis && (
             <Card variant="outlined">
               <CardContent>
-                <Typography variant="h6">Final analysis</Typography>
+                <Typography variant="h6" component="h2">Final analysis</Typography>
                 <Markdown text={finalAnalysis} />
               </CardContent>
             </Card>
@@ -132,7 +139,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
           <ScoreBreakdownCard breakdown={score.score_breakdown} />
           <Card variant="outlined">
             <CardContent>
-              <Typography variant="h6">Reasoning</Typography>
+              <Typography variant="h6" component="h2">Reasoning</Typography>
               <Markdown text={score.score_reasoning ?? ''} />
             </CardContent>
           </Card>
@@ -148,7 +155,16 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
 
       <Card variant="outlined">
         <CardContent>
-          <Typography variant="h6">Other attempts ({earlier.length})</Typography>
+          <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 2, alignItems: 'baseline' }}>
+            <Typography variant="h6" component="h2">
+              Other attempts ({earlier.length})
+            </Typography>
+            {earlier.length > 0 && (
+              <Link component={RouterLink} to={compareHref(score.session_id, score.score_id, earlier[0].score_id)} variant="body2">
+                Compare attempts side by side
+              </Link>
+            )}
+          </Box>
           {earlier.length === 0 ? (
             <Typography variant="body2" color="text.secondary">
               This is the only attempt.
@@ -164,6 +180,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
                     <TableCell sx={wide}>Criteria</TableCell>
                     <TableCell sx={wide}>By</TableCell>
                     <TableCell sx={wide}>Note</TableCell>
+                    <TableCell sx={{ width: { xs: 82, md: 100 } }}>Compare</TableCell>
                   </TableRow>
                 </TableHead>
                 <TableBody>
@@ -185,6 +202,15 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
                       </TableCell>
                       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.scored_triggered_by}</TableCell>
                       <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{attempt.error_message ?? ''}</TableCell>
+                      <TableCell>
+                        <Link
+                          component={RouterLink}
+                          to={compareHref(score.session_id, score.score_id, attempt.score_id)}
+                          aria-label={`Compare the attempt of ${when(attempt.requested_at)} with the one shown`}
+                        >
+                          Compare
+                        </Link>
+                      </TableCell>
                     </TableRow>
                   ))}
                 </TableBody>

@@ -12,10 +12,11 @@ import { ConversationView } from './ConversationView';
 import { useRequestScore, useSession, useSessionScoring } from './queries';
 import { ScoreDetailView } from './ScoreDetailView';
 import { ScoreSessionButton } from './ScoreSessionButton';
+import { formatDateTime } from '../../shared/time';
 
 type View = 'score' | 'conversation';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = formatDateTime;
 
 /** The latest completed score under each criteria other than the current one, newest first. */
 function otherCriteriaScores(attempts: SessionScore[]): SessionScore[] {
@@ -142,7 +143,7 @@ export function SessionDetailPage() {
           <Typography variant="body2" color="text.secondary">
             {session.alert_type && session.alert_type !== title ? `${session.alert_type} · ` : ''}
             {session.agent_type ?? 'unknown agent'} · submitted by {session.author ?? 'unknown'} ·{' '}
-            {session.started_at ? new Date(session.started_at).toLocaleString() : 'no start time'}
+            {session.started_at ? when(session.started_at) : 'no start time'}
           </Typography>
         )}
         <Box sx={{ flexGrow: 1 }} />

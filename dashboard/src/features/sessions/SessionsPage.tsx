@@ -2,9 +2,12 @@ import {
   Box,
   Button,
   Chip,
+  FormControl,
   FormControlLabel,
+  InputLabel,
   Link,
-  MenuItem,
+  NativeSelect,
+  OutlinedInput,
   Paper,
   Stack,
   Switch,
@@ -13,10 +16,8 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   TableSortLabel,
-  TextField,
   ToggleButton,
   ToggleButtonGroup,
   Typography,
@@ -25,6 +26,7 @@ import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-d
 import { errorMessage } from '../../api/client';
 import type { SessionListItem, SessionListPage } from '../../api/generated/schema';
 import { CursorPager } from '../../shared/components/CursorPager';
+import { NumberedPager } from '../../shared/components/NumberedPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
@@ -41,9 +43,10 @@ import {
   stateFromParams,
 } from './urlState';
 import { useSessionPage } from './queries';
+import { formatDateTime } from '../../shared/time';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = formatDateTime;
 
 const SORT_LABELS: Record<SessionSort, string> = {
   source: 'Newest first',
@@ -80,21 +83,23 @@ function SessionFilters({
           <ToggleButton value="scored">Scored</ToggleButton>
           <ToggleButton value="unscored">Unscored</ToggleButton>
         </ToggleButtonGroup>
-        <TextField
-          select
-          size="small"
-          label="Sort"
-          value={state.sort}
-          onChange={(e) => change({ sort: e.target.value as SessionSort })}
-          disabled={state.scored === 'unscored'}
-          sx={{ minWidth: 170 }}
-        >
-          {(Object.keys(SORT_LABELS) as SessionSort[]).map((sort) => (
-            <MenuItem key={sort} value={sort}>
-              {SORT_LABELS[sort]}
-            </MenuItem>
-          ))}
-        </TextField>
+        {/* a native select: MUI's Select would add its menu's JavaScript to the first page */}
+        <FormControl size="small" sx={{ minWidth: 170 }} disabled={state.scored === 'unscored'}>
+          <InputLabel htmlFor="sessions-sort" shrink>
+            Sort
+          </InputLabel>
+          <NativeSelect
+            value={state.sort}
+            onChange={(e) => change({ sort: e.target.value as SessionSort })}
+            input={<OutlinedInput label="Sort" notched id="sessions-sort" />}
+          >
+            {(Object.keys(SORT_LABELS) as SessionSort[]).map((sort) => (
+              <option key={sort} value={sort}>
+                {SORT_LABELS[sort]}
+              </option>
+            ))}
+          </NativeSelect>
+        </FormControl>
         <FormControlLabel
           control={<Switch checked={state.currentOnly} onChange={(e) => change({ currentOnly: e.target.checked })} />}
           label="Current criteria only"
@@ -287,14 +292,13 @@ export function SessionsPage() {
           {unscored ? (
             <UnscoredPager state={state} page={data} loading={loading} onChange={go} />
           ) : (
-            <TablePagination
-              component="div"
-              count={data.total_items ?? -1}
-              page={state.page - 1}
-              rowsPerPage={state.pageSize}
-              rowsPerPageOptions={PAGE_SIZES}
-              onPageChange={(_, next) => go({ ...state, page: next + 1 })}
-              onRowsPerPageChange={(e) => go(restart({ ...state, pageSize: Number(e.target.value) }))}
+            <NumberedPager
+              count={data.total_items ?? null}
+              page={state.page}
+              pageSize={state.pageSize}
+              pageSizes={PAGE_SIZES}
+              onPage={(next) => go({ ...state, page: next })}
+              onPageSize={(size) => go(restart({ ...state, pageSize: size }))}
             />
           )}
         </Paper>

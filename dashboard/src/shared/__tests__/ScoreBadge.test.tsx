@@ -56,6 +56,12 @@ describe('ScoreBadge', () => {
     expect(screen.getByTestId('score-badge')).not.toHaveTextContent('0');
   });
 
+  it('says Cancelled, not Failed, for an attempt cancelled before the judge saw it', () => {
+    render(<ScoreBadge score={{ status: 'cancelled', total_score: null }} />);
+    expect(screen.getByTestId('score-badge')).toHaveTextContent('Cancelled');
+    expect(screen.getByTestId('score-badge')).toHaveAttribute('data-state', 'cancelled');
+  });
+
   it('marks a score made under criteria other than the current', () => {
     render(<ScoreBadge score={completed(80, false)} />);
     expect(screen.getByTestId('score-badge')).toHaveAccessibleName(/other criteria than the current/);
@@ -79,6 +85,6 @@ describe('ScoreBadge', () => {
 
   it.each(scoreStatusValues)('has a state for every status the API defines (%s)', (status) => {
     render(<ScoreBadge score={{ status, total_score: status === 'completed' ? 50 : null }} />);
-    expect(screen.getByTestId('score-badge').getAttribute('data-state')).toMatch(/^(scored|scoring|failed)$/);
+    expect(screen.getByTestId('score-badge').getAttribute('data-state')).toMatch(/^(scored|scoring|cancelled|failed)$/);
   });
 });

@@ -9,7 +9,7 @@ export interface ScoreBadgeProps {
   size?: 'small' | 'medium';
 }
 
-/** A session's score at a glance: the number in its band's colour, or Not Scored / Scoring… / Failed. The band comes
+/** A session's score at a glance: the number in its band's colour, or Not Scored / Scoring… / Cancelled / Failed. The band comes
  * from the API's band definitions; until they are loaded the number shows in a neutral colour. */
 export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
   const band = useBandOf(score?.status === 'completed' ? score.total_score : null);
@@ -28,6 +28,10 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
         data-state="scoring"
       />
     );
+  }
+  if (score.status === 'cancelled') {
+    // cancelled with its run before a scorer picked it up: never judged, which is not a failure
+    return <Chip size={size} variant="outlined" label="Cancelled" data-testid="score-badge" data-state="cancelled" />;
   }
   if (score.status === 'failed' || score.total_score === null) {
     return (

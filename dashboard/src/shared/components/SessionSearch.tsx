@@ -25,10 +25,11 @@ export const searchKey = (text: string) => ['search', text] as const;
 const describe = (hit: SessionSearchHit) =>
   [shortSessionId(hit.session_id), hit.agent, hit.alert_type !== hit.title ? hit.alert_type : null].filter(Boolean).join(' · ');
 
-/** Type and pick a session (or press Enter: the best match opens, or the session with exactly that id). */
-export function SessionSearch() {
+/** Type and pick a session (or press Enter: the best match opens, or the session with exactly that id).
+ * `initialText` and `autoFocus` take over what was typed into the stand-in while the search loaded. */
+export function SessionSearch({ initialText = '', autoFocus = false }: { initialText?: string; autoFocus?: boolean }) {
   const navigate = useNavigate();
-  const [text, setText] = useState('');
+  const [text, setText] = useState(initialText);
   const settled = useSettled(text.trim());
   const ready = settled.length >= MIN_TEXT;
   const search = useQuery({
@@ -90,6 +91,7 @@ export function SessionSearch() {
         <TextField
           {...params}
           placeholder="Search sessions: id, agent, alert"
+          autoFocus={autoFocus}
           slotProps={{ htmlInput: { ...params.inputProps, 'aria-label': 'Search sessions by id, agent or alert type', 'data-testid': 'session-search' } }}
           sx={{ bgcolor: 'background.paper', borderRadius: 1 }}
         />

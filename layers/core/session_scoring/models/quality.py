@@ -167,6 +167,25 @@ class ReferenceRecord:
 
 
 @dataclass(frozen=True)
+class QueuedSession:
+    """A session waiting for a labeller: its latest completed score under the criteria the queue follows."""
+
+    session_id: str
+    score_id: uuid.UUID
+    total_score: int
+    band: str
+    scored_at: datetime
+
+
+@dataclass(frozen=True)
+class LabelQueueRecord:
+    """The next session of a labeller's queue (None when none is left after the cursor) and how many are left."""
+
+    next: QueuedSession | None
+    remaining: int
+
+
+@dataclass(frozen=True)
 class LabelledScore:
     """A session with a completed (real) score and a human's current label: one pair of the agreement sample."""
 
@@ -176,6 +195,31 @@ class LabelledScore:
     human_breakdown: dict[str, int] | None
     judge_total: int
     judge_breakdown: dict[str, int] | None
+
+
+class LabelQueueSession(_Response):
+    """The session to label next, with the judge's score the label will be compared with."""
+
+    session_id: str
+    score_id: uuid.UUID = Field(description="The latest completed score under the queue's criteria")
+    total_score: int
+    band: str
+    scored_at: datetime
+
+
+class LabelQueue(_Response):
+    """Answer of ``GET .../labels/next``: the caller's next unlabelled session under the current criteria."""
+
+    labeller: str = Field(description="Whose queue this is (the caller)")
+    criteria_hash: str = Field(description="The criteria whose scores are queued (the current one)")
+    remaining: int = Field(
+        description="Sessions with a completed score under the criteria that the labeller has not labelled "
+        "(skipped ones included)"
+    )
+    next: LabelQueueSession | None = Field(
+        description="The first of them in session-id order after `after` (from the first when absent); null "
+        "when none follows"
+    )
 
 
 class DimensionError(_Response):

@@ -13,18 +13,26 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, bindparam, func, literal, select
+from sqlalchemy import Engine, and_, bindparam, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import IntegrityError
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.models.quality import LabelledScore, LabelRecord, NewLabel, ReferenceRecord
+from session_scoring.models.quality import (
+    LabelledScore,
+    LabelQueueRecord,
+    LabelRecord,
+    NewLabel,
+    QueuedSession,
+    ReferenceRecord,
+)
 from session_scoring.models.scores import REFERENCED_OUTCOMES
 from session_scoring.repositories.base import StatementRepository
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
+_LATEST = schema.latest_scores
 _REFERENCES = schema.session_references
 
 REVISION_RETRIES = 3
@@ -247,3 +255,36 @@ class LabelRepository:
             LabelledScore(r.session_id, r.labeller, r.human_total, r.human_breakdown, r.judge_total, r.judge_breakdown)
             for r in rows
         ]
+
+    @db_call
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord:
+        """The first session, in session-id order after ``after``, whose latest completed real score is under
+        ``criteria_hash`` and that ``labeller`` never labelled; and how many such sessions there are in all.
+
+        Session-id order is stable while someone labels (a new score does not reorder the queue) and, for uploads
+        (random ids), unrelated to the score, so a labeller's sample is not biased towards high or low scores."""
+        unlabelled = and_(
+            _LATEST.c.criteria_hash == criteria_hash,
+            ~exists().where(_LABELS.c.session_id == _LATEST.c.session_id, _LABELS.c.labeller == labeller),
+        )
+        following = unlabelled if after is None else and_(unlabelled, _LATEST.c.session_id > after)
+        with self._engine.connect() as conn:
+            row = conn.execute(
+                select(
+                    _LATEST.c.session_id,
+                    _LATEST.c.score_id,
+                    _LATEST.c.total_score,
+                    _LATEST.c.band,
+                    _LATEST.c.scored_at,
+                )
+                .where(following)
+                .order_by(_LATEST.c.session_id)
+                .limit(1)
+            ).first()
+            remaining = conn.execute(select(func.count()).select_from(_LATEST).where(unlabelled)).scalar_one()
+        queued = (
+            None
+            if row is None
+            else QueuedSession(row.session_id, row.score_id, row.total_score, row.band, row.scored_at)
+        )
+        return LabelQueueRecord(next=queued, remaining=int(remaining))

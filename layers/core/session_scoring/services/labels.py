@@ -19,6 +19,9 @@ from session_scoring.errors import InvalidRequestError
 from session_scoring.models.api import SESSION_ID_PATTERN
 from session_scoring.models.quality import (
     LabelImportResult,
+    LabelQueue,
+    LabelQueueRecord,
+    LabelQueueSession,
     LabelRecord,
     LabelRequest,
     NewLabel,
@@ -79,6 +82,7 @@ class LabelStore(Protocol):
         self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
     ) -> ReferenceRecord: ...
     def reference_history(self, session_id: str) -> list[ReferenceRecord]: ...
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord: ...
 
 
 class LabelService:
@@ -129,6 +133,26 @@ class LabelService:
             history=history,
             reference=reference,
             reference_history=references,
+        )
+
+    def next_to_label(self, labeller: str, criteria_hash: str, after: str | None = None) -> LabelQueue:
+        """The labeller's queue: the next session scored under ``criteria_hash`` they have not labelled, in
+        session-id order after ``after`` (a session they skipped, or just labelled), and how many are left."""
+        record = self._repository.next_unlabelled(criteria_hash, labeller, after)
+        queued = record.next
+        return LabelQueue(
+            labeller=labeller,
+            criteria_hash=criteria_hash,
+            remaining=record.remaining,
+            next=None
+            if queued is None
+            else LabelQueueSession(
+                session_id=queued.session_id,
+                score_id=queued.score_id,
+                total_score=queued.total_score,
+                band=queued.band,
+                scored_at=queued.scored_at,
+            ),
         )
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:

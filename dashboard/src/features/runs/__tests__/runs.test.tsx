@@ -22,6 +22,7 @@ vi.mock('../../../api/client', async (importOriginal) => {
       estimateRun: vi.fn(),
       startRun: vi.fn(),
       cancelRun: vi.fn(),
+      currentCriteria: vi.fn(),
     },
   };
 });
@@ -70,9 +71,12 @@ const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) =
   total_pages: Math.max(1, Math.ceil(totalItems / 20)),
 });
 
+const judge = (llm_provider: string) => ({ criteria_hash: 'c'.repeat(64), llm_provider, llm_model: 'm', criteria_content: {}, created_at: null });
+
 beforeEach(() => {
   vi.resetAllMocks();
   mocked.listRunSessions.mockResolvedValue(sessionPage());
+  mocked.currentCriteria.mockResolvedValue(judge('anthropic'));
 });
 
 afterEach(() => {
@@ -111,6 +115,36 @@ describe('RunFormPage', () => {
     // the new run's own page
     expect(await screen.findByRole('heading', { name: makeRun().name })).toBeInTheDocument();
     expect(screen.getByTestId('run-status')).toHaveTextContent('planning');
+  });
+
+  it('offers batch mode to the Anthropic judge only, and says why before any estimate', async () => {
+    mocked.currentCriteria.mockResolvedValue(judge('bedrock'));
+    mocked.estimateRun.mockResolvedValue(makeEstimate());
+    renderAt('/runs/new');
+
+    const batch = screen.getByRole('radio', { name: 'Batch (half price, within 24 h)' });
+    await waitFor(() => expect(batch).toBeDisabled());
+    expect(screen.getByTestId('batch-unavailable')).toHaveTextContent(
+      "Batch mode needs the Anthropic judge (Message Batches); this deployment's judge is bedrock.",
+    );
+    expect(screen.getByRole('radiogroup', { name: 'Mode' })).toHaveAccessibleDescription(/needs the Anthropic judge/);
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+    await screen.findByTestId('run-estimate');
+    expect(mocked.estimateRun.mock.calls[0]?.[0]).toMatchObject({ mode: 'online' });
+  });
+
+  it('lets the Anthropic judge run in batch mode', async () => {
+    mocked.estimateRun.mockResolvedValue(makeEstimate());
+    renderAt('/runs/new');
+    await waitFor(() => expect(mocked.currentCriteria).toHaveBeenCalled());
+
+    const batch = screen.getByRole('radio', { name: 'Batch (half price, within 24 h)' });
+    expect(batch).toBeEnabled();
+    await userEvent.click(batch);
+    await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
+    await screen.findByTestId('run-estimate');
+    expect(mocked.estimateRun.mock.calls[0]?.[0]).toMatchObject({ mode: 'batch' });
+    expect(screen.queryByTestId('batch-unavailable')).not.toBeInTheDocument();
   });
 
   it('drops the estimate when the request changes, so what starts is what was estimated', async () => {
@@ -156,16 +190,36 @@ describe('RunsPage', () => {
     renderAt('/runs');
 
     const row = await screen.findByTestId('run-row');
-    expect(within(row).getByTestId('run-progress-text')).toHaveTextContent('1 of 3 done');
-    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '33');
+    expect(within(row).getByTestId('run-progress-text')).toHaveTextContent('1 scored of 3 · 2 to go');
+    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '1');
+    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuemax', '3');
     expect(within(row).getByTestId('run-status')).toHaveTextContent('running');
+    // the run's name is a link to its page (open it in a new tab, copy its address)
+    expect(within(row).getByRole('link', { name: 're-score after the prompt change' })).toHaveAttribute(
+      'href',
+      '/runs/11111111-2222-4333-8444-555555555555',
+    );
 
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
-    expect(await within(row).findByText('3 of 3 done')).toBeInTheDocument();
+    expect(await within(row).findByText('3 scored of 3')).toBeInTheDocument();
     expect(within(row).getByTestId('run-status')).toHaveTextContent('completed');
     const calls = mocked.listRuns.mock.calls.length;
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
     expect(mocked.listRuns.mock.calls.length).toBe(calls);
+  });
+
+  it('keeps the completed, failed and cancelled attempts of a cancelled run apart: it is not all done', async () => {
+    const counts = { pending: 0, in_progress: 0, completed: 8, failed: 0, cancelled: 52, skipped: 0 };
+    mocked.listRuns.mockResolvedValue(page(makeRun({ status: 'cancelled', counts })));
+    renderAt('/runs');
+
+    const row = await screen.findByTestId('run-row');
+    expect(within(row).getByTestId('run-progress-text')).toHaveTextContent('8 scored, 52 cancelled of 60');
+    // the bar: a completed part and a (grey) cancelled part, each its share of the attempts
+    expect(within(row).getByTestId('progress-completed')).toHaveAttribute('data-share', String(8 / 60));
+    expect(within(row).getByTestId('progress-cancelled')).toHaveAttribute('data-share', String(52 / 60));
+    expect(within(row).queryByTestId('progress-failed')).toBeNull();
+    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuetext', '8 scored, 52 cancelled of 60');
   });
 
   it('shows an empty state and the way to start a run', async () => {
@@ -218,29 +272,14 @@ describe('RunDetailPage', () => {
 
     expect(await screen.findByText('Could not load the run: no scoring run 1234')).toBeInTheDocument();
   });
-  it("lists the run's sessions with status, score band and error, and refreshes them until the run ends", async () => {
+  it("lists the run's sessions, read again whenever the run's summary changes, so the two never disagree", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const run = makeRun();
-    // The run stays running until the list has shown its refresh: the fake clock also advances with real time, so on
-    // a busy machine the run's own refresh may come first, and a run that had ended would stop the list's refresh.
-    mocked.getRun.mockResolvedValue(run);
-    mocked.listRunSessions.mockResolvedValueOnce(
-      sessionPage([attempt(), attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null })]),
-    );
-    mocked.listRunSessions.mockResolvedValue(
-      sessionPage([
-        attempt(),
-        attempt({
-          score_id: 'aaaaaaaa-0000-4000-8000-000000000002',
-          session_id: 's-2',
-          status: 'failed',
-          total_score: null,
-          band: null,
-          error_message: 'the judge answered 529 three times',
-        }),
-      ]),
-    );
-    renderAt(`/runs/${run.run_id}`);
+    const pending = attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null });
+    const failed = { ...pending, status: 'failed' as const, error_message: 'the judge answered 529 three times' };
+    const running = makeRun({ counts: { pending: 1, in_progress: 0, completed: 1, failed: 0, cancelled: 0, skipped: 0 } });
+    mocked.getRun.mockResolvedValue(running);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt(), pending]));
+    renderAt(`/runs/${running.run_id}`);
 
     const rows = await screen.findAllByTestId('run-session-row');
     expect(rows).toHaveLength(2);
@@ -249,17 +288,52 @@ describe('RunDetailPage', () => {
     expect(within(rows[0]!).getByTestId('score-badge')).toHaveTextContent('82');
     expect(within(rows[1]!).getByTestId('run-session-status')).toHaveTextContent('pending');
     expect(within(rows[1]!).queryByTestId('score-badge')).not.toBeInTheDocument();
-    expect(mocked.listRunSessions).toHaveBeenCalledWith(run.run_id, 1, 20);
+    expect(mocked.listRunSessions).toHaveBeenCalledWith(running.run_id, 1, 20, null);
 
+    // the run's counts did not change: its attempts are not read again
+    const unchanged = mocked.listRunSessions.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 2);
+    expect(mocked.listRunSessions.mock.calls.length).toBe(unchanged);
+
+    // the run ended (one attempt failed): the table is read again and shows what the summary says
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt(), failed]));
+    mocked.getRun.mockResolvedValue(
+      makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z', counts: { pending: 0, in_progress: 0, completed: 1, failed: 1, cancelled: 0, skipped: 0 } }),
+    );
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
     expect(await screen.findByText('the judge answered 529 three times')).toBeInTheDocument();
+    expect(screen.getByTestId('count-failed')).toHaveTextContent('1');
     expect(within(screen.getAllByTestId('run-session-row')[1]!).getByTestId('run-session-status')).toHaveTextContent('failed');
-    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:02:00Z' }));
-    await vi.advanceTimersByTimeAsync(RUN_POLL_MS); // the run is completed now: the list stops refreshing
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel run' })).not.toBeInTheDocument());
     const calls = mocked.listRunSessions.mock.calls.length;
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
     expect(mocked.listRunSessions.mock.calls.length).toBe(calls);
+  });
+
+  it("filters the run's sessions by status, with each status's count, in the URL", async () => {
+    const run = makeRun({ status: 'cancelled', counts: { pending: 0, in_progress: 0, completed: 8, failed: 0, cancelled: 52, skipped: 0 } });
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt()], 60));
+    renderAt(`/runs/${run.run_id}`);
+
+    const filter = await screen.findByRole('group', { name: 'Show the sessions whose attempt is' });
+    expect(within(filter).getAllByRole('button').map((b) => b.textContent)).toEqual(['All 60', 'Completed 8', 'Cancelled 52']);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt({ status: 'cancelled', total_score: null, band: null, error_message: 'cancelled by alice' })], 52));
+    await userEvent.click(within(filter).getByRole('button', { name: 'Cancelled 52' }));
+
+    expect(mocked.listRunSessions).toHaveBeenLastCalledWith(run.run_id, 1, 20, 'cancelled');
+    expect(await screen.findByText('cancelled by alice')).toBeInTheDocument();
+    expect(within(filter).getByRole('button', { name: 'Cancelled 52' })).toHaveAttribute('aria-pressed', 'true');
+  });
+
+  it('opens with the status filter a URL names', async () => {
+    const run = makeRun({ status: 'completed' });
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt({ status: 'failed', total_score: null, band: null })], 1));
+    renderAt(`/runs/${run.run_id}?status=failed`);
+
+    expect(await screen.findAllByTestId('run-session-row')).toHaveLength(1);
+    expect(mocked.listRunSessions).toHaveBeenCalledWith(run.run_id, 1, 20, 'failed');
   });
 
   it("pages through the run's sessions", async () => {
@@ -270,7 +344,41 @@ describe('RunDetailPage', () => {
 
     expect(await screen.findByText('1–20 of 45')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Go to next page' }));
-    expect(mocked.listRunSessions).toHaveBeenLastCalledWith(run.run_id, 2, 20);
+    expect(mocked.listRunSessions).toHaveBeenLastCalledWith(run.run_id, 2, 20, null);
+  });
+
+  it('says the run had already finished when the cancel lost the race to its end, without an error', async () => {
+    const run = makeRun();
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt()], 1));
+    mocked.cancelRun.mockImplementation(async () => {
+      mocked.getRun.mockResolvedValue(makeRun({ status: 'completed', finished_at: '2026-11-20T09:01:00Z' }));
+      throw new ApiError(400, "run '1111' has already ended (completed); nothing to cancel");
+    });
+    renderAt(`/runs/${run.run_id}`);
+
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel run' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Yes, cancel run' }));
+
+    expect(await screen.findByTestId('cancel-too-late')).toHaveTextContent(
+      'The run had already finished before the cancel reached it: nothing was left to cancel.',
+    );
+    expect(screen.queryByText(/Could not cancel the run/)).not.toBeInTheDocument();
+    expect(screen.getByTestId('run-status')).toHaveTextContent('completed');
+  });
+
+  it('shows a refused cancel of a run still going as an error', async () => {
+    const run = makeRun();
+    mocked.getRun.mockResolvedValue(run);
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt()], 1));
+    mocked.cancelRun.mockRejectedValue(new ApiError(400, 'something else is wrong'));
+    renderAt(`/runs/${run.run_id}`);
+
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel run' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Yes, cancel run' }));
+
+    expect(await screen.findByText('Could not cancel the run: something else is wrong')).toBeInTheDocument();
+    expect(screen.queryByTestId('cancel-too-late')).not.toBeInTheDocument();
   });
 
   it('says so when the run has no session yet', async () => {

@@ -1,4 +1,5 @@
 import { screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { ScoreDetailView } from '../ScoreDetailView';
 import { makeScore } from '../../../test/fixtures';
@@ -72,12 +73,14 @@ describe('ScoreDetailView', () => {
     });
     const current = makeScore();
     render(
-      <ScoreDetailView
-        score={current}
-        alert={{ alertname: 'PodOOMKilled' }}
-        finalAnalysis="Memory limit too low"
-        history={[current, older]}
-      />,
+      <MemoryRouter>
+        <ScoreDetailView
+          score={current}
+          alert={{ alertname: 'PodOOMKilled' }}
+          finalAnalysis="Memory limit too low"
+          history={[current, older]}
+        />
+      </MemoryRouter>,
     );
 
     expect(screen.getByText(/PodOOMKilled/)).toBeInTheDocument();
@@ -85,6 +88,10 @@ describe('ScoreDetailView', () => {
     const attempts = screen.getAllByTestId('earlier-attempt');
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toHaveTextContent('judge timed out');
+    // an earlier attempt opens beside the one shown
+    const compare = `/sessions/sess-1/compare?a=${current.score_id}&b=${older.score_id}`;
+    expect(within(attempts[0]!).getByRole('link', { name: /^Compare the attempt of .* with the one shown$/ })).toHaveAttribute('href', compare);
+    expect(screen.getByRole('link', { name: 'Compare attempts side by side' })).toHaveAttribute('href', compare);
   });
 
   it('shows why an attempt failed instead of a score', () => {

@@ -1,0 +1,106 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { api } from '../../../api/client';
+import { makeScore } from '../../../test/fixtures';
+import { render } from '../../../test/render';
+import { CompareAttemptsPage } from '../CompareAttemptsPage';
+
+vi.mock('../../../api/client', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../api/client')>();
+  return { ...actual, api: { getSessionScoring: vi.fn(), criteriaInUse: vi.fn() } };
+});
+
+const mocked = vi.mocked(api, true);
+
+const newest = makeScore({
+  score_id: '00000000-0000-4000-8000-00000000000a',
+  total_score: 80,
+  score_breakdown: { logical_flow: 20, consistency: 20, tool_relevance: 20, synthesis_quality: 20 },
+  score_reasoning: 'Now the agent **checked** the memory limit.',
+  missing_tools: [{ tool_name: 'prometheus_query', rationale: 'the memory trend' }],
+  requested_at: '2026-11-21T09:00:00Z',
+});
+const older = makeScore({
+  score_id: '00000000-0000-4000-8000-00000000000b',
+  total_score: 67,
+  score_reasoning: 'The agent jumped to a conclusion.',
+  missing_tools: [
+    { tool_name: 'prometheus_query', rationale: 'the memory trend' },
+    { tool_name: 'get_pod_logs', rationale: 'the crash' },
+  ],
+  requested_at: '2026-11-20T09:00:00Z',
+});
+const failed = makeScore({
+  score_id: '00000000-0000-4000-8000-00000000000c',
+  status: 'failed',
+  total_score: null,
+  score_breakdown: null,
+  error_message: 'judge timed out',
+  requested_at: '2026-11-19T09:00:00Z',
+});
+
+function Where() {
+  const location = useLocation();
+  return <div data-testid="location">{location.search}</div>;
+}
+
+const renderAt = (search = '') =>
+  render(
+    <MemoryRouter initialEntries={[`/sessions/sess-1/compare${search}`]}>
+      <Routes>
+        <Route path="/sessions/:sessionId/compare" element={<CompareAttemptsPage />} />
+      </Routes>
+      <Where />
+    </MemoryRouter>,
+  );
+
+const cells = (name: string) => {
+  const row = screen.getAllByTestId('compare-row').find((r) => r.getAttribute('data-row') === name)!;
+  return within(row).getAllByRole('cell').map((c) => c.textContent);
+};
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  mocked.criteriaInUse.mockResolvedValue([]);
+  mocked.getSessionScoring.mockResolvedValue({ session_id: 'sess-1', current: newest, latest: newest, attempts: [newest, older, failed] });
+});
+
+describe('CompareAttemptsPage', () => {
+  it('shows the current score beside the previous one: totals, dimensions with B minus A, missing tools, reasoning', async () => {
+    renderAt();
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'Compare attempts' })).toBeInTheDocument();
+    expect(cells('Total')).toEqual(['80', '67', '-13']);
+    expect(cells('Logical flow (of 25)')).toEqual(['20', '15', '-5']);
+    expect(cells('Synthesis quality (of 25)')).toEqual(['20', '20', '0']);
+    expect(cells('Missing tools')).toEqual(['1', '2', '+1']);
+    const tools = screen.getAllByTestId('compare-missing-tool');
+    expect(tools.map((t) => [t.getAttribute('data-tool'), ...within(t).getAllByRole('cell').slice(1).map((c) => c.textContent)])).toEqual([
+      ['get_pod_logs', '–', 'named'],
+      ['prometheus_query', 'named', 'named'],
+    ]);
+    expect(within(screen.getByTestId('compare-reasoning-A')).getByText('checked').tagName).toBe('STRONG');
+    expect(screen.getByTestId('compare-reasoning-B')).toHaveTextContent('The agent jumped to a conclusion.');
+  });
+
+  it('opens the two attempts a URL names, and puts another pick in the URL', async () => {
+    renderAt(`?a=${older.score_id}&b=${failed.score_id}`);
+
+    expect(await screen.findByTestId('compare-reasoning-B')).toHaveTextContent('This attempt failed: judge timed out');
+    expect(cells('Status')).toEqual(['completed', 'failed', '']);
+
+    await userEvent.click(screen.getByRole('combobox', { name: 'B' }));
+    await userEvent.click(screen.getByRole('option', { name: / · 80 · / }));
+    expect(screen.getByTestId('location')).toHaveTextContent(`?a=${older.score_id}&b=${newest.score_id}`);
+    expect(cells('Total')).toEqual(['67', '80', '+13']);
+  });
+
+  it('says so when there is only one attempt', async () => {
+    mocked.getSessionScoring.mockResolvedValue({ session_id: 'sess-1', current: newest, latest: newest, attempts: [newest] });
+    renderAt();
+
+    expect(await screen.findByText('This session has only one attempt')).toBeInTheDocument();
+  });
+});
