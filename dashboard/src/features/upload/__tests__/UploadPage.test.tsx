@@ -26,6 +26,7 @@ const trajectory = (session_id: string, overrides: Partial<ImportedTrajectory> =
   reasoning_steps: 3,
   final_answer_source: 'last_assistant_text',
   duration_ms: null,
+  has_reference: false,
   ...overrides,
 });
 
@@ -38,6 +39,7 @@ const imported = (sessions: ImportedTrajectory[]): ImportedSession => ({
   stages: 1,
   tool_calls: 4,
   size_bytes: 20480,
+  has_reference: false,
   dropped: null,
   failed_tool_calls: 1,
   inferred_failures: 0,
