@@ -82,7 +82,8 @@ def _cold_load(browser: Any, base_url: str) -> tuple[float, list[tuple[str, floa
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         page.goto(base_url + "/")
-        page.wait_for_function("window.__tableShown !== undefined", timeout=30_000)
+        # a selector, not a predicate: the page's CSP (script-src 'self') refuses the eval a predicate string needs
+        page.wait_for_selector("table tbody tr", timeout=30_000)
         page.wait_for_load_state("networkidle")
         shown = float(page.evaluate("window.__tableShown"))
         scripts = [(str(name), float(start)) for name, start in page.evaluate(SCRIPTS)]
