@@ -101,6 +101,30 @@ def test_failed_stage_keeps_its_status_and_errors() -> None:
     assert session.final_analysis is None
 
 
+def test_a_tarsy_call_recorded_as_successful_whose_output_reports_a_failure_is_a_failure_inferred() -> None:
+    document = detailed(REACT_ID)
+    refused = 'Error from server (NotFound): pods "checkout-api-7d9f" not found'
+    recorded_tool_calls(document)[0]["tool_result"] = {"result": refused}
+
+    calls = parse_session_document(document, "react.json").tool_calls
+
+    assert (calls[0].success, calls[0].failure_inferred, calls[0].error) == (False, True, refused)
+    assert calls[0].result == refused
+    # the calls the agent's framework recorded stay as recorded: a failure it recorded is not called inferred
+    assert [(c.name, c.failure_inferred) for c in calls if not c.success] == [("pods_get", True), ("pods_log", False)]
+
+
+def test_a_go_tarsy_call_not_marked_as_an_error_whose_output_reports_one_is_a_failure_inferred() -> None:
+    timeline = load("go_timeline.json")
+    first_call = next(event for event in timeline if event["event_type"] == "llm_tool_call")
+    first_call["content"] = "Process exited with code 1\nerror: the server doesn't have a resource type pods"
+
+    calls = parse_go_session(load("go_session.json"), timeline, "go").tool_calls
+
+    assert (calls[0].success, calls[0].failure_inferred, calls[0].error) == (False, True, "Process exited with code 1")
+    assert (calls[1].success, calls[1].failure_inferred) == (False, False)
+
+
 @pytest.mark.parametrize("include_chat", [False, True])
 def test_chat_follow_ups_are_included_only_when_asked(include_chat: bool) -> None:
     session = parse_session_document(detailed(REACT_CHAT_ID), "chat.json", include_chat=include_chat)
