@@ -50,7 +50,8 @@ POSITIVE_DATA_REFUSED = "ST202"
 """Schema-valid request refused (a rule across fields the OpenAPI document cannot state): reported, not counted."""
 NEGATIVE_DATA_ACCEPTED = "ST201"
 """Schema-violating request accepted: a wrong answer when it was accepted (2xx/3xx); a 4xx JSON error that
-schemathesis does not list (413 for an invalid body that is also too large) is a refusal, reported, not counted."""
+schemathesis does not list (413 for an invalid body that is also too large) is a refusal, reported, not counted; so
+is a case whose violating value the hooks replaced by a hostile string (the request sent was valid)."""
 
 
 class _Engine:
@@ -109,16 +110,29 @@ def flatmap_body(context: Any, body: Any) -> st.SearchStrategy[Any]:
     return _hostile(body)
 
 
-def _hostile_label(case: Any) -> str:
-    """Which hostile string the case carries and where, or that schemathesis generated it."""
+def _hostile_slot(case: Any) -> tuple[str, str, str] | None:
+    """The hostile string the case carries: its label, where (query, path, body) and under which key."""
     for where, values in (("query", case.query), ("path", case.path_parameters), ("body", case.body)):
         if not isinstance(values, dict):
             continue
         for key, item in values.items():
             for label, text in HOSTILE_STRINGS:
                 if item == text:
-                    return f"{label} in {where} {key}"
-    return "schemathesis-generated"
+                    return label, where, key
+    return None
+
+
+def _hostile_label(case: Any) -> str:
+    """Which hostile string the case carries and where, or that schemathesis generated it."""
+    slot = _hostile_slot(case)
+    return f"{slot[0]} in {slot[1]} {slot[2]}" if slot else "schemathesis-generated"
+
+
+def hostile_string_replaced_the_violation(case: Any, message: str) -> bool:
+    """A negative case whose violating value the hooks replaced by a hostile string (a number generated for a string
+    field, then given "=1+1"): the request sent was valid, and its acceptance is right, not a finding."""
+    slot = _hostile_slot(case)
+    return slot is not None and f"/properties/{slot[2]} " in message
 
 
 @schemathesis.hook
@@ -169,7 +183,10 @@ def filter_failure(context: Any, failure: Any, case: Any, response: Any) -> bool
     status = int(response.status_code)
     if failure.code == SERVER_ERROR_OF_A_PROBE:
         kind = SERVER_ERROR
-    elif failure.code == POSITIVE_DATA_REFUSED or (failure.code == NEGATIVE_DATA_ACCEPTED and 400 <= status < 500):
+    elif failure.code == POSITIVE_DATA_REFUSED or (
+        failure.code == NEGATIVE_DATA_ACCEPTED
+        and (400 <= status < 500 or hostile_string_replaced_the_violation(case, str(failure.message)))
+    ):
         kind = CONTRACT_NOTE
     else:
         kind = WRONG_ANSWER

@@ -5,6 +5,7 @@ wire and the row counts are stand-ins. Marked ``fuzz``: they run with the short 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from tests.fuzz import corpus
 from tests.fuzz.campaign import Attacker
 from tests.fuzz.canaries import Canaries, CanaryState, ScoredCanary
+from tests.fuzz.hooks import hostile_string_replaced_the_violation
 from tests.fuzz.tally import SERVER_ERROR, STORED_ON_ERROR, WRONG_ANSWER, Tally
 from tests.fuzz.wire import Answer
 
@@ -123,3 +125,13 @@ def test_a_405_that_names_the_methods_is_right() -> None:
     attacker, tally = _attacker(ScriptedWire(answer, _score(SESSION, 67)))
     attacker.send(corpus.Request("m", "DELETE /x", "DELETE", "/x", allow=("GET",)))
     assert tally.passed()
+
+
+def test_a_negative_case_is_a_finding_unless_a_hostile_string_replaced_its_violating_value() -> None:
+    violated = "violates `type` at /properties/reference_root_cause (was string, became number)"
+    replaced = SimpleNamespace(query=None, path_parameters={}, body={"reference_root_cause": "=1+1"})
+    elsewhere = SimpleNamespace(query=None, path_parameters={}, body={"reference_root_cause": 5, "notes": "=1+1"})
+
+    assert hostile_string_replaced_the_violation(replaced, violated)
+    assert not hostile_string_replaced_the_violation(elsewhere, violated)
+    assert not hostile_string_replaced_the_violation(SimpleNamespace(query=None, path_parameters={}, body={}), violated)
