@@ -205,6 +205,8 @@ def test_the_training_export_carries_every_tool_call_of_each_session(
         assert [m["role"] for m in messages[:2]] == ["system", "user"]
         assert messages[-1] == {"role": "assistant", "content": session.final_analysis}
         assert set(line["score_breakdown"]) == {"logical_flow", "consistency", "tool_relevance", "synthesis_quality"}
+        # the samples carry no reference root cause: the judge said so, and the line says what it said
+        assert line["outcome"] == "no_reference"
 
     normalized = stack.client.get(EXPORT, params={"min_score": 0, "format": "normalized"}).text.splitlines()
     assert Session.model_validate(json.loads(normalized[0])["session"]).tool_calls

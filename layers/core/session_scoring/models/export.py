@@ -58,6 +58,11 @@ class TrainingExample(_Line):
     criteria_hash: str
     total_score: int
     score_breakdown: dict[str, int]
+    outcome: str | None = Field(
+        default=None,
+        description="Whether the conclusion found the session's reference root cause (found, partly_found, missed, "
+        "no_reference); null for a score judged before outcomes were. A high score that missed is no example to learn.",
+    )
     messages: list[ChatMessage] | None = None
     tools: list[ChatTool] | None = None
     session: Session | None = None

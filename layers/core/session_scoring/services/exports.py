@@ -244,6 +244,7 @@ class TrainingExportService:
             "criteria_hash": record.criteria_hash,
             "total_score": record.total_score,
             "score_breakdown": record.score_breakdown or {},
+            "outcome": record.outcome,
         }
         if output == TrainingFormat.NORMALIZED:
             return TrainingExample(**base, session=session)
