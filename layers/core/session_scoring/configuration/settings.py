@@ -402,14 +402,14 @@ class Settings(BaseSettings):
         min_length=1,
         validation_alias="SCORING_ROLE_CLAIM",
         description="The token claim the caller's roles come from, e.g. cognito:groups, groups, roles, or scope "
-        "(OAuth scopes, space-separated). A list claim may arrive as API Gateway writes it (\"[a b]\"), as JSON "
+        '(OAuth scopes, space-separated). A list claim may arrive as API Gateway writes it ("[a b]"), as JSON '
         "or comma-separated.",
     )
     role_map: Annotated[dict[str, RoleName], NoDecode] = Field(
         default_factory=dict,
         validation_alias="SCORING_ROLE_MAP",
         description="Which role each value of the role claim (or of X-Forwarded-Groups) grants: JSON "
-        "(`{\"sre-admins\": \"admin\", \"sre\": \"operator\"}`) or `value=role` pairs separated by commas "
+        '(`{"sre-admins": "admin", "sre": "operator"}`) or `value=role` pairs separated by commas '
         "(`scoring/read=viewer,scoring/write=operator`). Empty: the values viewer, labeller, operator and admin "
         "grant themselves.",
     )

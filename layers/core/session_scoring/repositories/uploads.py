@@ -52,7 +52,6 @@ def title_expression() -> ColumnElement[str]:
     return func.left(func.btrim(one_line), TITLE_LENGTH)
 
 
-
 def _length(column: Any) -> int | None:
     return column.type.length if isinstance(column.type, String) else None
 

@@ -267,9 +267,7 @@ class BatchPoller:
     def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
         """The session's request, with its reference (resolved now), and the reference."""
         session = self._source.get_session(session_id)
-        reference = (
-            resolve_reference(session) if self._references is None else self._references.for_session(session)
-        )
+        reference = resolve_reference(session) if self._references is None else self._references.for_session(session)
         prompt = build_prompt(
             self._config, session, budget_tokens=self._policy.input_budget_tokens, reference=reference
         )

@@ -70,9 +70,7 @@ def detect_codex(content: Any) -> bool:
 def detect_claude_code(content: Any) -> bool:
     """Object lines, at least one a ``user`` or ``assistant`` line carrying a ``message`` object with a role."""
     events = _events(content)
-    return events is not None and any(
-        _claude_message(e) and isinstance(e["message"].get("role"), str) for e in events
-    )
+    return events is not None and any(_claude_message(e) and isinstance(e["message"].get("role"), str) for e in events)
 
 
 def _codex_items(events: list[dict[str, Any]]) -> set[str]:
