@@ -26,6 +26,20 @@ MICROS = 1_000_000
 @pytest.fixture
 def batch_stack(make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeClaude, fake_tarsy: FakeTarsy) -> Stack:
     """SESSIONS completed sessions in the fake TARSy (every twentieth still in progress), the Claude judge."""
+    return _batch_stack(make_stack, tarsy_env, fake_claude, fake_tarsy)
+
+
+@pytest.fixture
+def writeback_batch_stack(
+    make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeClaude, fake_tarsy: FakeTarsy
+) -> Stack:
+    """The batch stack with write-back on (sessions from TARSy, which has no trace to write to)."""
+    return _batch_stack(make_stack, tarsy_env, fake_claude, fake_tarsy, SCORING_WRITEBACK="true")
+
+
+def _batch_stack(
+    make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeClaude, fake_tarsy: FakeTarsy, **extra: str
+) -> Stack:
     template = detailed(REACT_ID)
     for i in range(SESSIONS):
         document = json.loads(json.dumps(template))
@@ -44,6 +58,7 @@ def batch_stack(make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeCla
         JUDGE_TIMEOUT_SECONDS="5",
         SCORING_RUN_PAGE_SIZE="50",
         SCORING_BATCH_MAX_REQUESTS=str(BATCH_SIZE),
+        **extra,
     )
     return result
 
@@ -263,3 +278,35 @@ def test_a_batch_that_is_gone_fails_its_attempts_with_the_reason(batch_stack: St
     assert done["counts"]["failed"] == 3
     for row in attempts(batch_stack):
         assert row["error_message"].startswith(f"the Message Batch {row['batch_id']} cannot be read: ")
+
+
+def test_a_batch_verdict_is_written_back_by_the_scorer_like_an_online_one(
+    writeback_batch_stack: Stack, fake_claude: FakeClaude
+) -> None:
+    stack = writeback_batch_stack
+    chosen = ["batch-0000", "batch-0001", "batch-0002"]
+    start_batch_run(stack, selection={"session_ids": chosen})
+    plan(stack)
+    poll(stack)  # submitted
+
+    collected = poll(stack)
+
+    assert (collected.completed, collected.writebacks_queued) == (3, 3)
+    assert stack.poller.drain() == 3  # the scorer takes each job as the completed attempt's write-back
+    for session_id in chosen:
+        score = stack.score(session_id).json()
+        assert score["status"] == "completed"  # a write-back that cannot be done never fails the score
+        writeback = score["writeback"]
+        assert (writeback["sink"], writeback["status"], writeback["tries"]) == ("tarsy", "failed", 1)
+        assert "phoenix or mlflow" in writeback["error_message"]
+    assert fake_claude.requests == []  # the write-back judged nothing again
+
+
+def test_without_write_back_a_batch_verdict_sends_no_job(batch_stack: Stack, fake_claude: FakeClaude) -> None:
+    stack = batch_stack
+    start_batch_run(stack, selection={"session_ids": ["batch-0000"]})
+    plan(stack)
+    poll(stack)
+
+    assert (poll(stack).completed, stack.poller.drain()) == (1, 0)
+    assert stack.score("batch-0000").json()["writeback"] is None

@@ -450,6 +450,7 @@ class Container:
             lambda: self.message_batches,
             policy,
             references=self.reference_resolver,
+            writeback_jobs=self.queue if self.settings.writeback_enabled else None,
         )
 
     @cached_property

@@ -33,6 +33,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -40,12 +41,14 @@ from session_scoring.errors import (
     DatabaseUnavailableError,
     JudgeOutputError,
     PermanentError,
+    QueueUnavailableError,
     TransientError,
 )
 from session_scoring.judge.base import JudgePrompt, prompt_stats
 from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, BatchStatus, chunk_requests
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
+from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
 from session_scoring.models.reference import Reference
@@ -58,7 +61,11 @@ SUBMIT_LEASE_SECONDS = 900
 TIME_MARGIN_SECONDS = 30.0
 """Time kept back from the function's remaining time: a tick stops collecting or submitting before it."""
 
-if TYPE_CHECKING:  # a port's declaration only
+WRITEBACK_REQUESTER = "batch-poller"
+"""``requested_by`` of the job that carries a batch verdict's write-back to the scorer."""
+
+if TYPE_CHECKING:  # ports' declarations only
+    from session_scoring.infrastructure.queue import JobQueue
     from session_scoring.services.scorer import VerdictStore
 
 
@@ -89,6 +96,7 @@ class PollResult:
     completed: int = 0
     failed: int = 0
     resubmitted: int = 0
+    writebacks_queued: int = 0
     batches_waiting: int = 0
     runs_stuck_planning: int = 0
     notes: list[str] = field(default_factory=list)
@@ -138,6 +146,7 @@ class BatchPoller:
         policy: BatchPolicy,
         clock: Callable[[], float] = time.monotonic,
         references: ReferenceResolver | None = None,
+        writeback_jobs: JobQueue | None = None,
     ) -> None:
         self._config = config
         self._runs = runs
@@ -149,6 +158,9 @@ class BatchPoller:
         self._clock = clock
         self._references = references
         """Reads the reference set through the labels API; None: only the session's own reference is used."""
+        self._writeback_jobs = writeback_jobs
+        """The scoring queue, when write-back is on: each verdict stored is written back by the scorer, which takes
+        a job for a completed attempt as its write-back (with the same retries and record as an online score)."""
 
     def poll(self, remaining_seconds: float) -> PollResult:
         """One tick: collect ended batches, submit waiting attempts, settle the runs touched."""
@@ -237,6 +249,7 @@ class BatchPoller:
                 attempt.score_id, attempt.claim_token, self._config.criteria_hash, verdict, attempt.prompt
             ):
                 result.completed += 1
+                self._queue_writeback(attempt, result)
             return
         if line.kind == "expired":
             self._again(attempt, "the Message Batch expired (24 h) before this request was processed", result)
@@ -250,6 +263,28 @@ class BatchPoller:
             )
         else:
             self._fail(attempt, "the Message Batch was cancelled outside this service before this request ran", result)
+
+    def _queue_writeback(self, attempt: BatchAttempt, result: PollResult) -> None:
+        """Send the stored verdict's write-back to the scorer. The score stands whatever happens here; a queue that
+        refuses the job leaves the attempt without a write-back, said in the log and the tick's notes."""
+        if self._writeback_jobs is None:
+            return
+        job = ScoringJob(
+            score_id=attempt.score_id,
+            session_id=attempt.session_id,
+            requested_by=WRITEBACK_REQUESTER,
+            requested_at=datetime.now(UTC),
+        )
+        try:
+            self._writeback_jobs.send(job)
+        except QueueUnavailableError as exc:
+            logger.warning(
+                "write-back of a batch verdict not queued",
+                extra={"score_id": str(attempt.score_id), "session_id": attempt.session_id, "reason": exc.message},
+            )
+            result.notes.append(f"score {attempt.score_id}: completed; its write-back was not queued: {exc.message}")
+            return
+        result.writebacks_queued += 1
 
     def _again(self, attempt: BatchAttempt, reason: str, result: PollResult) -> None:
         """A transient failure: into the next batch, unless the attempt was submitted too often already."""
