@@ -12,7 +12,7 @@ import {
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { criteriaName, useCriteriaInUse } from '../../shared/criteria';
-import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { bandColours } from '../../shared/scoreBands';
 import { useMissingTools, useScoreDistribution } from './queries';
 import { scoresHref } from '../scores/urlState';
@@ -81,8 +81,9 @@ export function AnalyticsPage() {
       </Typography>
       {error && <ErrorState message={`Could not load the analytics: ${error}`} onRetry={load} />}
       {loading && !distribution && <Loading what="analytics" />}
+      {distribution && tools && <Refreshing active={loading} what="analytics" />}
       {distribution && tools && (
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, opacity: loading ? 0.5 : 1 }}>
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }} aria-busy={loading}>
           <Card variant="outlined" data-testid="distribution-card">
             <CardContent>
               <Typography variant="h6" component="h2">

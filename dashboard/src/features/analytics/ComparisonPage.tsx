@@ -3,7 +3,7 @@ import { Box, Typography } from '@mui/material';
 import { errorMessage } from '../../api/client';
 import { useCriteriaComparison } from './queries';
 import { useCriteriaInUse } from '../../shared/criteria';
-import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { AnalyticsNav } from './AnalyticsNav';
 import { ComparisonView } from './ComparisonView';
 import { CriteriaSelect } from './CriteriaSelect';
@@ -43,7 +43,8 @@ export function ComparisonPage() {
       {comparison.error && <ErrorState message={`Could not compare: ${errorMessage(comparison.error)}`} onRetry={() => void comparison.refetch()} />}
       {comparison.isLoading && <Loading what="the comparison" />}
       {comparison.data && base !== candidate && (
-        <Box sx={{ opacity: comparison.isFetching ? 0.5 : 1 }}>
+        <Box aria-busy={comparison.isFetching}>
+          <Refreshing active={comparison.isFetching} what="the comparison" />
           <ComparisonView comparison={comparison.data} />
         </Box>
       )}

@@ -2,7 +2,7 @@
 import { Box, Card, CardContent, Typography } from '@mui/material';
 import { errorMessage } from '../../api/client';
 import { useCriteriaInUse } from '../../shared/criteria';
-import { ErrorState, Loading } from '../../shared/components/StateViews';
+import { ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { useUrlState } from '../../shared/urlState';
 import { useMissingTools } from './queries';
 import { AnalyticsNav } from './AnalyticsNav';
@@ -30,7 +30,8 @@ export function MissingToolsPage() {
       {tools.error && <ErrorState message={`Could not load the missing tools: ${errorMessage(tools.error)}`} onRetry={() => void tools.refetch()} />}
       {tools.isPending && <Loading what="missing tools" />}
       {tools.data && (
-        <Card variant="outlined" sx={{ opacity: tools.isFetching ? 0.5 : 1 }}>
+        <Card variant="outlined" aria-busy={tools.isFetching}>
+          <Refreshing active={tools.isFetching} what="missing tools" />
           <CardContent>
             <MissingToolsTable report={tools.data} criteriaHash={criteriaHash} />
           </CardContent>

@@ -18,7 +18,7 @@ import { type TrendBucket, type TrendGroup, trendBucketValues, trendGroupValues 
 import { useTrends } from './queries';
 import { useCriteriaInUse } from '../../shared/criteria';
 import { DIMENSIONS, DIMENSION_KEYS } from '../../shared/dimensions';
-import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { AnalyticsNav } from './AnalyticsNav';
 import { CriteriaSelect } from './CriteriaSelect';
 import { oneOf } from './format';
@@ -160,7 +160,8 @@ export function TrendsPage() {
       {trends.error && <ErrorState message={`Could not load the trends: ${errorMessage(trends.error)}`} onRetry={() => void trends.refetch()} />}
       {trends.isPending && !rangeProblem && <Loading what="trends" />}
       {report && (
-        <Card variant="outlined" sx={{ opacity: trends.isFetching ? 0.5 : 1 }}>
+        <Card variant="outlined" aria-busy={trends.isFetching}>
+          <Refreshing active={trends.isFetching} what="trends" />
           <CardContent>
             {report.points.length === 0 ? (
               <EmptyState title="No completed scores in this selection">Score sessions (or seed demo data: see Development) to see trends.</EmptyState>

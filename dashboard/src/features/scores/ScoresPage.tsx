@@ -31,7 +31,7 @@ import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
-import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { DIMENSIONS } from '../../shared/dimensions';
 import {
   NO_FILTERS,
@@ -343,6 +343,7 @@ export function ScoresPage() {
       )}
       {data && data.items.length > 0 && (
         <Paper variant="outlined">
+          <Refreshing active={loading} what="scores" />
           <TableContainer>
             <Table size="small" aria-label="scores" sx={{ tableLayout: 'fixed', '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
               <TableHead>
@@ -359,7 +360,7 @@ export function ScoresPage() {
                   <SortHeader column="session_started_at" label="Started" state={state} onSort={onSort} sx={wide} />
                 </TableRow>
               </TableHead>
-              <TableBody sx={{ opacity: loading ? 0.5 : 1 }}>
+              <TableBody aria-busy={loading}>
                 {data.items.map((row) => (
                   <ScoreRow key={row.score_id} row={row} />
                 ))}

@@ -29,7 +29,7 @@ import { CursorPager } from '../../shared/components/CursorPager';
 import { NumberedPager } from '../../shared/components/NumberedPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
-import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
+import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { bandColours, useScoreBands } from '../../shared/scoreBands';
 import {
   DEFAULT_STATE,
@@ -253,6 +253,7 @@ export function SessionsPage() {
       )}
       {data && data.items.length > 0 && (
         <Paper variant="outlined">
+          <Refreshing active={loading} what="sessions" />
           <TableContainer>
             {/* A fixed layout with the status and score columns sized: at phone width the session's title wraps instead
                 of pushing the Score column out of view. */}
@@ -282,7 +283,7 @@ export function SessionsPage() {
                   </TableCell>
                 </TableRow>
               </TableHead>
-              <TableBody sx={{ opacity: loading ? 0.5 : 1 }}>
+              <TableBody aria-busy={loading}>
                 {data.items.map((item) => (
                   <SessionRow key={item.session_id} item={item} onOpen={() => navigate(sessionPath(item.session_id))} />
                 ))}

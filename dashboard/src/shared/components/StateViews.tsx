@@ -1,4 +1,4 @@
-import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, LinearProgress, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 
 export function Loading({ what }: { what: string }) {
@@ -8,6 +8,12 @@ export function Loading({ what }: { what: string }) {
       <Typography color="text.secondary">Loading {what}…</Typography>
     </Box>
   );
+}
+
+/** Newer data is loading while the data shown stays readable (dimming it would take its text below WCAG contrast):
+ * a thin bar of fixed height, so nothing moves when it comes and goes. */
+export function Refreshing({ active, what }: { active: boolean; what: string }) {
+  return <Box sx={{ height: 4 }}>{active && <LinearProgress aria-label={`Refreshing ${what}`} />}</Box>;
 }
 
 export function ErrorState({ message, onRetry }: { message: string; onRetry?: () => void }) {

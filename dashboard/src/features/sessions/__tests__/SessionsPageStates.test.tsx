@@ -80,4 +80,43 @@ describe('SessionsPage', () => {
     await userEvent.click(screen.getByText('PodOOMKilled'));
     expect(screen.getByTestId('location')).toHaveTextContent('/sessions/s-1');
   });
+
+  it('keeps the rows shown readable while the next ones load, and says they are loading', async () => {
+    const page: SessionListPage = {
+      items: [
+        {
+          session_id: 's-1',
+          status: 'completed',
+          alert_type: 'PodOOMKilled',
+          title: null,
+          agent_type: 'KubernetesAgent',
+          author: 'alertmanager',
+          started_at: null,
+          completed_at: null,
+          source: null,
+          score: { score_id: 'x', status: 'completed', total_score: 31, is_current_criteria: true, criteria_hash: 'a' },
+        },
+      ],
+      page: 1,
+      page_size: 20,
+      total_items: 1,
+      total_pages: 1,
+      skipped: [],
+      next_cursor: null,
+      scan: null,
+    };
+    mocked.listSessions.mockResolvedValueOnce(page);
+    mocked.listSessions.mockReturnValueOnce(new Promise<SessionListPage>(() => {})); // the next page never arrives
+    renderAt('/', <SessionsPage />);
+    expect(await screen.findByText('PodOOMKilled')).toBeInTheDocument();
+    expect(screen.queryByRole('progressbar', { name: 'Refreshing sessions' })).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Score' })); // sort by score: a new query
+
+    expect(await screen.findByRole('progressbar', { name: 'Refreshing sessions' })).toBeInTheDocument();
+    const rows = screen.getByText('PodOOMKilled').closest('tbody');
+    expect(rows).toHaveAttribute('aria-busy', 'true');
+    // dimmed text (opacity 0.5) fails WCAG contrast: the rows stay at full strength
+    expect(rows).not.toHaveStyle({ opacity: '0.5' });
+  });
 });
