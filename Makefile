@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 # 1: `make test` also runs the short fuzz campaign (`make fuzz-short`, about a minute); 0 leaves it out.
 FUZZ_IN_TEST ?= 1
+# 1: `make test` also runs the round trip against real Phoenix and MLflow servers (`make trace-stores`: 2-4 minutes,
+# the stores' install included); 0 leaves it out.
+TRACE_STORES_IN_TEST ?= 1
 
 .PHONY: install run test lint unit integration bench soak recovery redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
@@ -73,6 +76,8 @@ test: lint template-lint
 	$(MAKE) --no-print-directory smoke
 	@if [ "$(FUZZ_IN_TEST)" = 1 ]; then $(MAKE) --no-print-directory fuzz-short; \
 	else echo "make test: the short fuzz campaign was left out (FUZZ_IN_TEST=0)"; fi
+	@if [ "$(TRACE_STORES_IN_TEST)" = 1 ]; then $(MAKE) --no-print-directory trace-stores; \
+	else echo "make test: the trace-store round trip was left out (TRACE_STORES_IN_TEST=0)"; fi
 
 ## The docs site (docs/, mkdocs.yml): regenerate the environment table of docs/configuration.md from Settings, then
 ## build into site/ in strict mode (a broken link or anchor fails). `make test` only checks the table is up to date.
@@ -126,8 +131,8 @@ fuzz-short: install
 	$(PY) -m pytest tests/fuzz -s -m fuzz -p no:cacheprovider $(PYTEST_ARGS)
 ## Real Arize Phoenix and MLflow servers (from PyPI, in a venv of their own: .local/trace-stores-venv, pins in
 ## requirements-trace-stores.txt): agents' traces sent with the stores' own clients, listed and scored by the service,
-## the verdicts written back and read back with the stores' clients; prints one summary line. Not part of `make test`
-## (the first run installs the stores, about two minutes; see docs/development.md).
+## the verdicts written back and read back with the stores' clients; prints one summary line. `make test` runs it last
+## (TRACE_STORES_IN_TEST=0 leaves it out; the first run installs the stores, about two minutes; see docs/development.md).
 TRACE_STORES_VENV := .local/trace-stores-venv
 TRACE_STORES_STAMP := $(TRACE_STORES_VENV)/.installed-stamp
 
