@@ -33,6 +33,33 @@ function renderAt(path: string, element: React.ReactNode) {
   );
 }
 
+/** A page of one completed session, s-1 (PodOOMKilled), scored `total`. */
+function onePage(total: number): SessionListPage {
+  return {
+    items: [
+      {
+        session_id: 's-1',
+        status: 'completed',
+        alert_type: 'PodOOMKilled',
+        title: null,
+        agent_type: 'KubernetesAgent',
+        author: 'alertmanager',
+        started_at: null,
+        completed_at: null,
+        source: null,
+        score: { score_id: 'x', status: 'completed', total_score: total, is_current_criteria: true, criteria_hash: 'a' },
+      },
+    ],
+    page: 1,
+    page_size: 20,
+    total_items: 1,
+    total_pages: 1,
+    skipped: [],
+    next_cursor: null,
+    scan: null,
+  };
+}
+
 beforeEach(() => {
   vi.resetAllMocks();
 });
@@ -48,29 +75,7 @@ describe('SessionsPage', () => {
 
   it('shows the error with a retry that loads again', async () => {
     mocked.listSessions.mockRejectedValueOnce(new Error('the API could not be reached'));
-    mocked.listSessions.mockResolvedValueOnce({
-      items: [
-        {
-          session_id: 's-1',
-          status: 'completed',
-          alert_type: 'PodOOMKilled',
-          title: null,
-          agent_type: 'KubernetesAgent',
-          author: 'alertmanager',
-          started_at: null,
-          completed_at: null,
-          source: null,
-          score: { score_id: 'x', status: 'completed', total_score: 91, is_current_criteria: true, criteria_hash: 'a' },
-        },
-      ],
-      page: 1,
-      page_size: 20,
-      total_items: 1,
-      total_pages: 1,
-      skipped: [],
-      next_cursor: null,
-      scan: null,
-    });
+    mocked.listSessions.mockResolvedValueOnce(onePage(91));
     renderAt('/', <SessionsPage />);
 
     expect(await screen.findByText(/Could not load the sessions: the API could not be reached/)).toBeInTheDocument();
@@ -82,30 +87,7 @@ describe('SessionsPage', () => {
   });
 
   it('keeps the rows shown readable while the next ones load, and says they are loading', async () => {
-    const page: SessionListPage = {
-      items: [
-        {
-          session_id: 's-1',
-          status: 'completed',
-          alert_type: 'PodOOMKilled',
-          title: null,
-          agent_type: 'KubernetesAgent',
-          author: 'alertmanager',
-          started_at: null,
-          completed_at: null,
-          source: null,
-          score: { score_id: 'x', status: 'completed', total_score: 31, is_current_criteria: true, criteria_hash: 'a' },
-        },
-      ],
-      page: 1,
-      page_size: 20,
-      total_items: 1,
-      total_pages: 1,
-      skipped: [],
-      next_cursor: null,
-      scan: null,
-    };
-    mocked.listSessions.mockResolvedValueOnce(page);
+    mocked.listSessions.mockResolvedValueOnce(onePage(31));
     mocked.listSessions.mockReturnValueOnce(new Promise<SessionListPage>(() => {})); // the next page never arrives
     renderAt('/', <SessionsPage />);
     expect(await screen.findByText('PodOOMKilled')).toBeInTheDocument();
