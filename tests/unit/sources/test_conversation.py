@@ -47,6 +47,25 @@ def test_react_turns_become_reasoning_tool_calls_with_results_and_an_answer() ->
     assert steps[3].text == "finalizers block the deletion"
 
 
+def test_an_observation_that_reports_a_failure_is_a_failure_inferred() -> None:
+    steps = parse_conversation(
+        [
+            TASK,
+            Message("assistant", 'Action: kubernetes-server.pods_get\nAction Input: {"name": "web-9"}'),
+            Message(
+                "user",
+                'Observation: kubernetes-server.pods_get: Error from server (NotFound): pods "web-9" not found',
+            ),
+            Message("assistant", "Final Answer: web-9 does not exist"),
+        ]
+    )
+
+    call = steps[0].tool_call
+    assert call is not None
+    assert (call.success, call.failure_inferred) == (False, True)
+    assert call.error == 'Error from server (NotFound): pods "web-9" not found'
+
+
 def test_summarised_observation_is_flagged() -> None:
     steps = parse_conversation(
         [

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from session_scoring.models.reference import MAX_REFERENCE_CHARS
+from session_scoring.models.tool_failures import failure_in_output
 
 SESSION_FORMAT: Literal["session-scoring/v1"] = "session-scoring/v1"
 
@@ -79,6 +80,15 @@ class ToolCall(_Model):
     @property
     def qualified_name(self) -> str:
         return f"{self.server}.{self.name}" if self.server else self.name
+
+    def with_failure_from_output(self) -> ToolCall:
+        """This call; or, when it was recorded as successful but its output reports a failure
+        (``models.tool_failures``), the call failed with that line as its error and marked ``failure_inferred``: it
+        brought no evidence. Every source applies it to the calls it reads, so the rule is one."""
+        reported = failure_in_output(self.result) if self.success else None
+        if reported is None:
+            return self
+        return self.model_copy(update={"success": False, "error": reported, "failure_inferred": True})
 
 
 class Step(_Model):

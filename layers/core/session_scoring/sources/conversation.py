@@ -153,9 +153,11 @@ class _StepBuilder:
             assert current is not None
             self._pending.pop(current.qualified_name, None)
             self._pending.pop(current.name, None)
-            self.steps[index] = Step(kind="tool_call", tool_call=current.model_copy(update=update))
+            completed = current.model_copy(update=update).with_failure_from_output()
+            self.steps[index] = Step(kind="tool_call", tool_call=completed)
             return
-        self.steps.append(Step(kind="tool_call", tool_call=ToolCall(name=name, server=server, **update)))
+        unmatched = ToolCall(name=name, server=server, **update).with_failure_from_output()
+        self.steps.append(Step(kind="tool_call", tool_call=unmatched))
 
 
 def parse_conversation(

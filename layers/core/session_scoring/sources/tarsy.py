@@ -24,7 +24,6 @@ from typing import Any, TypeVar
 from pydantic import Field
 
 from session_scoring.models.session import AvailableTool, Session, Stage, Step, ToolCall
-from session_scoring.models.tool_failures import failure_in_output
 from session_scoring.sources.boundary import BoundaryModel as _Boundary
 from session_scoring.sources.boundary import TarsyListing, validate_document
 from session_scoring.sources.conversation import (
@@ -239,21 +238,18 @@ def _thinking_position(event: TarsyLLMEvent, default: int) -> int:
 
 
 def _tool_call(details: TarsyMCPDetails) -> ToolCall:
-    result = unwrap_result(details.tool_result) or None
+    error = details.error_message if not details.success else None
     # TARSy records a call as successful when the MCP server answered, even when the answer is kubectl's
     # "Error from server" or an exit code: such a call brought no evidence, and the judge is told it failed, inferred
-    reported = failure_in_output(result) if details.success else None
-    error = details.error_message if not details.success else reported
     return ToolCall(
         name=details.tool_name or "unknown_tool",
         server=details.server_name,
         arguments=details.tool_arguments or {},
-        result=result,
-        success=details.success and reported is None,
+        result=unwrap_result(details.tool_result) or None,
+        success=details.success,
         error=error or (None if details.success else "the call failed"),
         duration_ms=details.duration_ms,
-        failure_inferred=reported is not None,
-    )
+    ).with_failure_from_output()
 
 
 def _listed_tools(communications: Iterable[TarsyMCPEvent]) -> list[AvailableTool]:

@@ -24,7 +24,6 @@ from pydantic import Field
 
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, Stage, Step, ToolCall
-from session_scoring.models.tool_failures import failure_in_output
 from session_scoring.sources.boundary import BoundaryModel, TarsyListing, validate_document
 from session_scoring.sources.conversation import parse_json_or_text
 
@@ -197,18 +196,14 @@ def _tool_call(content: str, metadata: dict[str, Any]) -> ToolCall:
         parsed = parse_json_or_text(arguments) if arguments.strip() else {}
         arguments = parsed if isinstance(parsed, dict) else {"input": arguments}
     failed = bool(metadata.get("is_error"))
-    result = None if failed else parse_json_or_text(content)
-    # a call recorded as successful whose output reports a failure brought no evidence (sources/tarsy.py says why)
-    reported = None if failed else failure_in_output(result)
     return ToolCall(
         name=str(metadata.get("tool_name") or "unknown_tool"),
         server=str(metadata["server_name"]) if metadata.get("server_name") else None,
         arguments=arguments if isinstance(arguments, dict) else {},
-        result=result,
-        success=not failed and reported is None,
-        error=(content or "the call failed") if failed else reported,
-        failure_inferred=reported is not None,
-    )
+        result=None if failed else parse_json_or_text(content),
+        success=not failed,
+        error=(content or "the call failed") if failed else None,
+    ).with_failure_from_output()
 
 
 def _mark_summarised(steps: list[Step], tool_name: str, summary: str) -> None:

@@ -29,7 +29,6 @@ from pydantic import Field
 from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import AvailableTool, Session, SkippedContent, Stage, Step, ToolCall
-from session_scoring.models.tool_failures import failure_in_output
 from session_scoring.sources.boundary import BoundaryModel, validate_document
 
 DROPPED_PREFIX = "[not shown: the importer dropped"
@@ -306,16 +305,14 @@ class TraceBuilder:
         update: dict[str, Any] = (
             {"success": False, "error": output.error, "result": None} if output.failed else {"result": output.result}
         )
-        reported = None if output.failed else failure_in_output(output.result)
-        if reported is not None:
-            update.update(success=False, error=reported, failure_inferred=True)
         made = self._made_at.get(index)
         if duration_ms is None and made is not None and self._moment is not None and self._moment[0] != made[0]:
             elapsed = (self._moment[1] - made[1]).total_seconds()
             duration_ms = round(elapsed * 1000) if elapsed >= 0 else None
         if duration_ms is not None:
             update["duration_ms"] = duration_ms
-        self.steps[index] = Step(kind="tool_call", tool_call=current.model_copy(update=update))
+        completed = current.model_copy(update=update).with_failure_from_output()
+        self.steps[index] = Step(kind="tool_call", tool_call=completed)
 
     def result(
         self, output: ToolOutput, call_id: str | None = None, name: str | None = None, duration_ms: int | None = None
