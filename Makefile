@@ -59,6 +59,7 @@ seed: install
 
 lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests scripts
+	$(VENV)/bin/ruff format --check layers functions migrations devstack tests scripts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(MAKE) --no-print-directory deadcode
