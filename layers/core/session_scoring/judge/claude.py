@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import anthropic
@@ -88,6 +89,27 @@ def _error_message(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
     return str(exc.message)
+
+
+@contextmanager
+def sdk_errors() -> Iterator[None]:
+    """Raise an SDK error inside the block as :func:`classify_sdk_error` maps it."""
+    try:
+        yield
+    except anthropic.AnthropicError as exc:
+        raise classify_sdk_error(exc) from exc
+
+
+def read_message(message: Any) -> tuple[str, TokenUsage, bool]:
+    """A Messages API answer's text, its usage, and whether it stopped at max_tokens."""
+    usage = TokenUsage(
+        input_tokens=message.usage.input_tokens,
+        output_tokens=message.usage.output_tokens,
+        cache_read_tokens=message.usage.cache_read_input_tokens or 0,
+        cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+    )
+    text = "".join(block.text for block in message.content if block.type == "text")
+    return text, usage, message.stop_reason == "max_tokens"
 
 
 _CONSTRAINT_NOTE = re.compile(r"\n\n\{[^{}]*\}$")
@@ -259,40 +281,29 @@ class ClaudeJudge:
         repair_timeout: Callable[[], float],
         reference_given: bool,
     ) -> tuple[JudgeOutputSchema, TokenUsage]:
-        """The answer validated; an invalid one gets its repair turn in ``conversation`` (built only then)."""
+        """The answer validated; an invalid one gets one repair turn in ``conversation`` (built only then), the
+        validation errors sent back with the answer."""
         try:
             return self._parse(text, truncated, reference_given), usage
         except JudgeOutputError as first:
-            system, messages = conversation()
-            return self._repair(system, messages, text, usage, first, repair_timeout, reference_given)
-
-    def _repair(
-        self,
-        system: list[TextBlockParam],
-        messages: list[MessageParam],
-        text: str,
-        usage: TokenUsage,
-        first: JudgeOutputError,
-        repair_timeout: Callable[[], float],
-        reference_given: bool,
-    ) -> tuple[JudgeOutputSchema, TokenUsage]:
-        """One repair turn for an invalid answer: the validation errors go back to the judge with its answer."""
+            problem = first
         logger.warning(
-            "judge output invalid, sending one repair turn", extra={"problem": first.message, "raw": truncate(text)}
+            "judge output invalid, sending one repair turn", extra={"problem": problem.message, "raw": truncate(text)}
         )
+        system, messages = conversation()
         messages = [
             *messages,
             {"role": "assistant", "content": text or "(empty response)"},
             {
                 "role": "user",
                 "content": "Your answer was not a valid evaluation: "
-                f"{first.message}. Respond again with only the corrected JSON object, matching the schema "
+                f"{problem.message}. Respond again with only the corrected JSON object, matching the schema "
                 "exactly; keep the reasoning concise enough to fit.",
             },
         ]
         timeout = repair_timeout()
         if timeout < 1.0:
-            raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
+            raise JudgeTransientError("no time left for the repair turn of an invalid answer") from problem
         repaired, more, truncated = self._call(system, messages, timeout)
         usage = usage + more
         try:
@@ -309,21 +320,12 @@ class ClaudeJudge:
         self, system: list[TextBlockParam], messages: list[MessageParam], timeout_seconds: float
     ) -> tuple[str, TokenUsage, bool]:
         """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
-        try:
+        with sdk_errors():
             response = self._client.messages.create(
                 **self._params(system, messages),
                 timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
             )
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
-        usage = TokenUsage(
-            input_tokens=response.usage.input_tokens,
-            output_tokens=response.usage.output_tokens,
-            cache_read_tokens=response.usage.cache_read_input_tokens or 0,
-            cache_write_tokens=response.usage.cache_creation_input_tokens or 0,
-        )
-        text = "".join(block.text for block in response.content if block.type == "text")
-        return text, usage, response.stop_reason == "max_tokens"
+        return read_message(response)
 
     @staticmethod
     def _parse(text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
