@@ -65,32 +65,12 @@ _CONFIDENT = re.compile(
     re.IGNORECASE,
 )
 # Words of a stated hypothesis or plan (plain substrings of the lower-cased text: fast on long reasoning).
-_HYPOTHESIS = (
-    "hypothes",
-    "likely",
-    "probably",
-    "suspect",
-    "could be",
-    "might be",
-    "may be",
-    "possible cause",
-    "i think",
-    "check whether",
-    "check if",
-    "to confirm",
-    "to rule out",
-    "usually",
-    "means",
-    "should show",
-    "should say",
-    "should tell",
-    "will tell",
-    "will show",
-    "is it ",
-    "was the ",
-    "first",
-    "instead",
-    "?",
+_HYPOTHESIS = tuple(
+    (  # noqa: SIM905 - the phrases, not a quoted phrase a line
+        "hypothes|likely|probably|suspect|could be|might be|may be|possible cause|i think|check whether|check if|"
+        "to confirm|to rule out|usually|means|should show|should say|should tell|will tell|will show|is it |was the |"
+        "first|instead|?"
+    ).split("|")
 )
 _ACTION = re.compile(
     r"\bfix\b|recommend|roll ?back|\brestart|\bshould\b|next step|remediat|\brenew|\bre-?enable|\bdrop\b|\bscale\b|"
@@ -235,42 +215,6 @@ class _Dimension:
         return max(0, min(DIMENSION_MAX, self.points))
 
 
-@dataclass
-class _Facts:
-    """What the rules look at, computed once per session."""
-
-    session: Session
-    calls: list[ToolCall]
-    succeeded: list[ToolCall]
-    targets: list[str]
-    covered: list[str]
-    result_tokens: set[str]
-    task_tokens: set[str]
-    cited: list[str]
-    unsupported: list[str]
-    grounded_terms: list[str]
-    ungrounded_terms: list[str]
-    hypotheses: list[tuple[str, str]]
-    reasoned_calls: int
-    wasteful: list[str]
-    recovered: list[str]
-    unrecovered: list[ToolCall]
-    expected_depth: int
-    severity: str | None
-    distinct_tools: list[str]
-    distinct_targets: int
-
-    @property
-    def claims(self) -> int:
-        """The final analysis's claims, a specific value counting twice a distinctive word."""
-        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
-
-    @property
-    def grounding(self) -> float:
-        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
-        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
-
-
 def _task_text(session: Session) -> str:
     for stage in session.stages:
         for step in stage.steps:
@@ -359,52 +303,47 @@ def _severity(session: Session, task: str) -> tuple[str | None, int]:
     return None, 4
 
 
-def _facts(session: Session) -> _Facts:
-    calls = session.tool_calls
-    succeeded = [c for c in calls if not _failed(c)]
-    task = _task_text(session)
-    targets = _alert_targets(session, task)
-    arguments = " ".join(_text(c.arguments) for c in calls if c.arguments).lower()
-    covered = [t for t in targets if t.lower() in arguments]
-    argument_tokens = _tokens(arguments)
-    result_tokens = _evidence_tokens("\n".join(_text(call.result) for call in succeeded))
-    task_tokens = _evidence_tokens(task + " " + _text(session.alert))
-    final_tokens = sorted(_tokens(session.final_analysis or ""))
-    cited = [t for t in final_tokens if t in result_tokens and t not in task_tokens]
-    unsupported = [
-        t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
-    ]
-    evidence_terms = _terms("\n".join(_text(call.result) for call in succeeded))
-    known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
-    final_terms = _terms(session.final_analysis or "")
-    grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
-    ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
-    hypotheses, reasoned = _hypotheses(session.stages)
-    recovered, unrecovered = _failures(calls)
-    severity, depth = _severity(session, task)
-    distinct_targets = argument_tokens
-    return _Facts(
-        session=session,
-        calls=calls,
-        succeeded=succeeded,
-        targets=targets,
-        covered=covered,
-        result_tokens=result_tokens,
-        task_tokens=task_tokens,
-        cited=cited,
-        unsupported=unsupported,
-        grounded_terms=grounded_terms,
-        ungrounded_terms=ungrounded_terms,
-        hypotheses=hypotheses,
-        reasoned_calls=reasoned,
-        wasteful=_wasteful_repeats(session.stages),
-        recovered=recovered,
-        unrecovered=unrecovered,
-        expected_depth=depth,
-        severity=severity,
-        distinct_tools=sorted({c.qualified_name for c in calls}),
-        distinct_targets=len(distinct_targets),
-    )
+class _Facts:
+    """What the rules look at, computed once per session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.calls = calls = session.tool_calls
+        self.succeeded = [c for c in calls if not _failed(c)]
+        task = _task_text(session)
+        self.targets = _alert_targets(session, task)
+        arguments = " ".join(_text(c.arguments) for c in calls if c.arguments).lower()
+        self.covered = [t for t in self.targets if t.lower() in arguments]
+        argument_tokens = _tokens(arguments)
+        evidence = "\n".join(_text(call.result) for call in self.succeeded)
+        result_tokens = _evidence_tokens(evidence)
+        task_tokens = _evidence_tokens(task + " " + _text(session.alert))
+        final_tokens = sorted(_tokens(session.final_analysis or ""))
+        self.cited = [t for t in final_tokens if t in result_tokens and t not in task_tokens]
+        self.unsupported = [
+            t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
+        ]
+        evidence_terms = _terms(evidence)
+        known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
+        final_terms = _terms(session.final_analysis or "")
+        self.grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
+        self.ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
+        self.hypotheses, self.reasoned_calls = _hypotheses(session.stages)
+        self.wasteful = _wasteful_repeats(session.stages)
+        self.recovered, self.unrecovered = _failures(calls)
+        self.severity, self.expected_depth = _severity(session, task)
+        self.distinct_tools = sorted({c.qualified_name for c in calls})
+        self.distinct_targets = len(argument_tokens)
+
+    @property
+    def claims(self) -> int:
+        """The final analysis's claims, a specific value counting twice a distinctive word."""
+        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
+
+    @property
+    def grounding(self) -> float:
+        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
+        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
 
 
 def _listed(items: list[str], limit: int = 5) -> str:
@@ -476,7 +415,7 @@ def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, 
 
 
 def assess(session: Session, reference: Reference | None = None) -> JudgeOutputSchema:
-    facts = _facts(session)
+    facts = _Facts(session)
     unused = _unused_tools(session, facts.calls)
     dimensions = [
         _logical_flow(facts),
