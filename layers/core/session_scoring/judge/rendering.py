@@ -123,10 +123,6 @@ def system_text(config: ScoringConfig) -> str:
     return SYSTEM_INSTRUCTIONS + PLACEHOLDER_RE.sub(lambda match: POINTERS[match.group(1)], config.judge_prompt)
 
 
-def _placeholders(config: ScoringConfig) -> set[str]:
-    return {match.group(1) for match in PLACEHOLDER_RE.finditer(config.judge_prompt)}
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -164,10 +160,14 @@ def _cut(text: str, level: int | None) -> bool:
     return level is not None and len(text) > level + _MARKER_CHARS
 
 
-def result_piece(call: ToolCall, level: int | None, result: str) -> str:
-    """What follows the tool-call line for the call's ``result`` (its :func:`result_text`)."""
+def result_piece(call: ToolCall, result: str, levels: Levels) -> str:
+    """What follows the tool-call line for the call's ``result`` (its :func:`result_text`); its size when terse."""
+    succeeded = call.success and not call.error
+    if levels.terse:
+        return f" -> {len(result)} chars" if result else " -> (empty)" if succeeded else ""
     if not result:
-        return "\n    RESULT: (empty)" if call.success and not call.error else ""
+        return "\n    RESULT: (empty)" if succeeded else ""
+    level = levels.result
     if _cut(result, level) and level is not None and level < MIN_SHORTENED_CHARS:
         return f" -> [result: {len(result)} chars omitted]"
     note = " (the agent saw a summary of a longer output)" if call.result_summarized else ""
@@ -202,8 +202,12 @@ def error_piece(call: ToolCall, level: int | None) -> str:
 _KINDS = {"reasoning": "REASONING", "answer": "ANSWER", "message": "MESSAGE"}
 
 
-def text_piece(label: str, kind: str, text: str, level: int | None) -> str:
-    """A reasoning/answer/message step; empty (omitted) when ``level`` is below what a shortened text keeps."""
+def text_piece(label: str, kind: str, text: str, levels: Levels) -> str:
+    """A reasoning/answer/message step; empty (omitted: the stage's marker counts it) when terse or when its level is
+    below what a shortened text keeps."""
+    if levels.terse:
+        return ""
+    level = levels.text
     name = _KINDS.get(kind, "NOTE")
     if _cut(text, level) and level is not None:
         if level < MIN_SHORTENED_CHARS:
@@ -212,10 +216,11 @@ def text_piece(label: str, kind: str, text: str, level: int | None) -> str:
     return f"{label} {name}:\n{_indented(text)}"
 
 
-def output_piece(text: str, level: int | None) -> str:
+def output_piece(text: str, levels: Levels) -> str:
+    level = levels.text
+    if levels.terse or (_cut(text, level) and level is not None and level < MIN_SHORTENED_CHARS):
+        return f"Stage output: [{len(text)} chars omitted]"
     if _cut(text, level) and level is not None:
-        if level < MIN_SHORTENED_CHARS:
-            return f"Stage output: [{len(text)} chars omitted]"
         text = shorten(text, level, "stage output")
     return f"Stage output:\n{_indented(text)}"
 
@@ -271,12 +276,6 @@ def terse_error(call: ToolCall, level: int) -> str:
     return status if level == 0 else f"{status}: {error[:level]}..."
 
 
-def terse_result(call: ToolCall, result: str) -> str:
-    if result:
-        return f" -> {len(result)} chars"
-    return " -> (empty)" if call.success and not call.error else ""
-
-
 def compact_json(value: Any) -> str:
     """JSON without the spaces after separators: what a terse call line shows of the arguments."""
     return json.dumps(value, separators=(",", ":"), **_JSON_OPTIONS)
@@ -293,19 +292,6 @@ def call_head(label: str, call: ToolCall, arguments: str, levels: Levels, compac
         f"{label} TOOL CALL {call.qualified_name} arguments={arguments_piece(arguments, levels.argument)}"
         + error_piece(call, levels.argument)
     )
-
-
-def call_result(call: ToolCall, result: str, levels: Levels) -> str:
-    return terse_result(call, result) if levels.terse else result_piece(call, levels.result, result)
-
-
-def step_text(label: str, kind: str, text: str, levels: Levels) -> str:
-    """A step's text as rendered; empty when omitted (the stage's marker counts it)."""
-    return "" if levels.terse else text_piece(label, kind, text, levels.text)
-
-
-def stage_output(text: str, levels: Levels) -> str:
-    return f"Stage output: [{len(text)} chars omitted]" if levels.terse else output_piece(text, levels.text)
 
 
 def omitted_marker(count: int) -> str:
@@ -328,10 +314,10 @@ def _stage_lines(stage: Stage, index: int, levels: Levels) -> list[str]:
         call = step.tool_call
         if call is not None:
             lines.append(
-                call_head(label, call, _json(call.arguments), levels) + call_result(call, result_text(call), levels)
+                call_head(label, call, _json(call.arguments), levels) + result_piece(call, result_text(call), levels)
             )
         elif step.text:
-            piece = step_text(label, step.kind, step.text, levels)
+            piece = text_piece(label, step.kind, step.text, levels)
             if piece:
                 lines.append(piece)
             else:
@@ -343,7 +329,7 @@ def _stage_lines(stage: Stage, index: int, levels: Levels) -> list[str]:
     if stage.error:
         lines.append(f"STAGE ERROR: {stage.error}")
     if stage.output:
-        lines.append(stage_output(stage.output, levels))
+        lines.append(output_piece(stage.output, levels))
     return lines
 
 
@@ -376,10 +362,6 @@ def render_conversation(session: Session, levels: Levels | None = None) -> str:
         lines.append(f"(the agent submitted this answer through the tool {source.partition(':')[2]})")
     lines.append(session.final_analysis or "(no final analysis was produced)")
     return "\n".join(lines)
-
-
-def render_alert(session: Session) -> str:
-    return _json(session.alert)
 
 
 @dataclass(frozen=True)
@@ -417,13 +399,13 @@ class _Item:
 
     def _cost(self, levels: Levels) -> int:
         if self.kind == "result" and self.call is not None:
-            return len(call_result(self.call, self.text, levels))
+            return len(result_piece(self.call, self.text, levels))
         if self.kind == "argument" and self.call is not None:
             compact = self.compact if levels.terse else None  # computed only for the tier that shows it
             return len(call_head(self.label, self.call, self.text, levels, compact))
         if self.step_kind == "output":
-            return len(stage_output(self.text, levels))
-        piece = step_text(self.label, self.step_kind, self.text, levels)
+            return len(output_piece(self.text, levels))
+        piece = text_piece(self.label, self.step_kind, self.text, levels)
         return len(piece) + 1 if piece else 0  # +1: the line break joining it
 
 
@@ -581,8 +563,8 @@ class _PromptBuilder:
         self.session = session
         self.system = system_text(config)
         self._nonce = nonce
-        used = _placeholders(config)
-        self._alert = "\n\n" + fence("ALERT_DATA", render_alert(session), nonce) if "ALERT_DATA" in used else ""
+        used = {match.group(1) for match in PLACEHOLDER_RE.finditer(config.judge_prompt)}
+        self._alert = "\n\n" + fence("ALERT_DATA", _json(session.alert), nonce) if "ALERT_DATA" in used else ""
         self._reference = "" if reference is None else render_reference(reference, nonce)
 
     def user(self, transcript: str, note: str | None = None) -> str:
