@@ -1,17 +1,10 @@
 """The Claude judge through the official ``anthropic`` SDK (Anthropic API or Amazon Bedrock).
 
-Output is schema-constrained (``output_config.format`` = the JSON schema of ``JudgeOutputSchema``) and validated
-again here, including the dimension ranges, that the total is their sum and that the outcome fits the request (an
-answer of ``no_reference`` to a request carrying a reference is invalid; any other outcome of a request without one
-is set to ``no_reference``). Invalid output gets one repair turn with the validation errors; if that fails too the
-attempt fails with the reason (never a score of 0).
-The SDK's own retries are off (``max_retries=0``): retries are ours, bounded by the Lambda's remaining time.
-
-Prompt caching: the system text (instructions and rubric, identical for every session under one configuration) is
-sent as one block marked ``cache_control`` (ephemeral, 5 minutes, refreshed on every hit), so every score after the
-first reads it from the cache; the repair turn sends the same prefix and reads it too. The per-request part (fence
-marker and session) follows in the user message. Caching needs a prefix of at least 1,024 tokens (Sonnet/Opus;
-2,048 for Haiku): a shorter rubric is simply not cached.
+Output is schema-constrained (``output_config``) and validated again here against ``JudgeOutputSchema`` and the
+request's reference (:func:`checked_outcome`); invalid output gets one repair turn with the validation errors, then
+fails the attempt with the reason (never a score of 0). The SDK's own retries are off: ours are bounded by the
+Lambda's remaining time. The system text is marked ``cache_control`` so every score after the first reads the rubric
+from the prompt cache (docs/judge-input.md).
 """
 
 from __future__ import annotations
