@@ -109,11 +109,9 @@ _CONSTRAINT_NOTE = re.compile(r"\n\n\{[^{}]*\}$")
 
 
 def _lean_schema(schema: Any) -> Any:
-    """The schema as sent: without pydantic's ``title`` keys (they restate the property names) and without the
-    ``{minimum: 0, ...}`` notes ``transform_schema`` appends to descriptions for constraints the API cannot enforce
-    (the descriptions and the rubric state the ranges, and every answer is validated against the full model, with
-    a repair turn). Both cost input tokens on every request. The criteria hash covers the full schema from
-    ``judge_output_json_schema``; this changes only what is sent."""
+    """The schema as sent, without what costs input tokens on every request and says nothing new: pydantic's
+    ``title`` keys and the constraint notes ``transform_schema`` appends to descriptions (every answer is validated
+    against the full model anyway)."""
     if isinstance(schema, dict):
         lean: dict[str, Any] = {}
         for key, value in schema.items():
@@ -132,14 +130,9 @@ _DEFS_PREFIX = "#/$defs/"
 
 
 def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``$ref`` to its ``$defs`` replaced by the definition, and the ``$defs`` dropped.
-
-    Each definition of the judge's schema is used once, so the references only add their names and paths to every
-    request. The same text is kept once: a definition's description is dropped where the referring node has its
-    own, or where it describes the items of an array that has one (``missing_tools``: "Tools that should have been
-    used" already says what each item is). The root's description, the model's docstring for developers, is dropped
-    too: its one rule (the total is the sum of the dimensions) is in ``total_score``'s description and the prompt.
-    A recursive definition cannot be inlined and is refused (the judge's schema has none)."""
+    """``schema`` with every ``$ref`` to its ``$defs`` replaced by the definition (each is used once), and each text
+    kept once: a definition's description is dropped where the referring node, or the array whose items it
+    describes, has its own, and so is the root's (the model's docstring). A recursive definition is refused."""
     definitions: dict[str, Any] = schema.get("$defs", {})
 
     def expand(node: Any, described: bool, expanding: tuple[str, ...]) -> Any:
