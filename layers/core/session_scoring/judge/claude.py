@@ -251,11 +251,9 @@ class ClaudeJudge:
         original request again, only then). ``latency_ms`` is the repair turn's time (0 without one): the batch's own
         wait is not judge latency."""
         started = time.monotonic()
-
-        def conversation() -> tuple[list[TextBlockParam], list[MessageParam]]:
-            return self._conversation(prompt())  # rendered again only for a repair turn
-
-        output, usage = self._accept(conversation, text, usage, truncated, lambda: timeout_seconds, reference_given)
+        output, usage = self._accept(  # the request is rendered again only for a repair turn
+            lambda: self._conversation(prompt()), text, usage, truncated, lambda: timeout_seconds, reference_given
+        )
         return self._verdict(output, usage, started)
 
     def _accept(

@@ -308,6 +308,7 @@ class _Facts:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.analysis = (session.final_analysis or "").strip()
         self.calls = calls = session.tool_calls
         self.succeeded = [c for c in calls if not _failed(c)]
         task = _task_text(session)
@@ -339,6 +340,11 @@ class _Facts:
     def claims(self) -> int:
         """The final analysis's claims, a specific value counting twice a distinctive word."""
         return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
+
+    @property
+    def grounded_claims(self) -> int:
+        """The final analysis's claims found in what the successful tools returned (values and words)."""
+        return len(self.cited) + len(self.grounded_terms)
 
     @property
     def grounding(self) -> float:
@@ -485,7 +491,7 @@ UNGROUNDED_CAP = 8
 
 
 def _grounded(f: _Facts) -> bool:
-    return len(f.cited) + len(f.grounded_terms) >= GROUNDED_CLAIMS and f.grounding >= GROUNDED_SHARE
+    return f.grounded_claims >= GROUNDED_CLAIMS and f.grounding >= GROUNDED_SHARE
 
 
 def _claims_note(f: _Facts) -> str:
@@ -501,24 +507,23 @@ def _claims_note(f: _Facts) -> str:
 def _cap_ungrounded(d: _Dimension, f: _Facts) -> None:
     if _grounded(f) or d.points <= UNGROUNDED_CAP:
         return
-    grounded = len(f.cited) + len(f.grounded_terms)
     d.add(
         UNGROUNDED_CAP - d.points,
-        f"capped at {UNGROUNDED_CAP}: the final analysis names too little of what the tools returned ({grounded} "
-        f"grounded claim(s), {round(100 * f.grounding)}% of its claims) to be the conclusion of this evidence",
+        f"capped at {UNGROUNDED_CAP}: the final analysis names too little of what the tools returned "
+        f"({f.grounded_claims} grounded claim(s), {round(100 * f.grounding)}% of its claims) to be the conclusion of "
+        "this evidence",
     )
 
 
 def _consistency(f: _Facts) -> _Dimension:
     d = _Dimension("Consistency", 5)
-    analysis = (f.session.final_analysis or "").strip()
-    if not analysis:
+    if not f.analysis:
         d.add(-5, "there is no final analysis whose consistency with the evidence could be checked")
         return d
     if not f.succeeded:
         d.add(-4, "the final analysis draws conclusions although no tool call returned any evidence")
     d.add(round(12 * f.grounding), _claims_note(f))
-    grounded = len(f.cited) + len(f.grounded_terms)
+    grounded = f.grounded_claims
     if grounded >= GROUNDED_CLAIMS:
         d.add(min(4, grounded // 3), f"{grounded} claims of the conclusion rest on the evidence")
     if f.unsupported:
@@ -527,7 +532,7 @@ def _consistency(f: _Facts) -> _Dimension:
             "values in the final analysis that no tool returned and the alert does not contain: "
             + _listed(f.unsupported),
         )
-    if _CONFIDENT.search(analysis) and len(f.succeeded) < f.expected_depth:
+    if _CONFIDENT.search(f.analysis) and len(f.succeeded) < f.expected_depth:
         d.add(
             -6,
             f"the final analysis claims high confidence on {len(f.succeeded)} successful call(s), fewer than the "
@@ -569,8 +574,7 @@ def _tool_relevance(f: _Facts, unused: list[AvailableTool]) -> _Dimension:
 
 def _synthesis(f: _Facts) -> _Dimension:
     d = _Dimension("Synthesis quality", 4)
-    analysis = (f.session.final_analysis or "").strip()
-    if not analysis:
+    if not f.analysis:
         d.add(-4, "no final analysis was produced")
         return d
     if f.cited:
@@ -583,18 +587,18 @@ def _synthesis(f: _Facts) -> _Dimension:
     if not f.cited and not f.grounded_terms:
         d.add(-2, "the final analysis cites nothing the tools returned")
     grounded = _grounded(f)
-    named = [t for t in f.targets if t.lower() in analysis.lower()]
+    named = [t for t in f.targets if t.lower() in f.analysis.lower()]
     if named and grounded:
         d.add(3, f"it names the affected resources ({_listed(named)})")
-    if _ACTION.search(analysis):
+    if _ACTION.search(f.analysis):
         if grounded:
             d.add(4, "it says what to do next")
         else:
             d.add(0, "it says what to do, but about a cause the evidence does not show")
     else:
         d.add(0, "it does not say what to do about the problem")
-    if len(analysis) >= 200 and grounded:
-        d.add(2, f"it explains the cause in {len(analysis)} characters, not a one-line verdict")
+    if len(f.analysis) >= 200 and grounded:
+        d.add(2, f"it explains the cause in {len(f.analysis)} characters, not a one-line verdict")
     _cap_ungrounded(d, f)
     return d
 
