@@ -1,38 +1,27 @@
 """The heuristic judge: an offline, deterministic judge with no LLM.
 
-It is the embedded default of the local stack when no LLM credentials are configured, so the whole service runs
-and can be demonstrated on a laptop. It is NOT an LLM judgement: it measures the *shape* of the investigation in
-the normalised session, checks the conclusion's words and values against what the tools returned, and explains, in
-its reasoning, the evidence behind every point it gives or takes. Its scores carry provider ``heuristic`` and model
-``heuristic-rules-v3``, hence their own criteria hash.
-
-A call counts as evidence only when it succeeded: a call its framework recorded as failed, or whose output reports a
-failure in its text (an exit code, ``Error: ...``, a traceback, an HTTP error status; ``models.tool_failures``),
-returned nothing the conclusion may rest on.
+It is the local stack's default when no LLM credentials are configured, so the whole service runs on a laptop. It is
+NOT an LLM judgement: it measures the *shape* of the investigation, checks the conclusion's words and values against
+what the tools returned, and its reasoning names the evidence behind every point it gives or takes. Its scores carry
+provider ``heuristic`` and model ``heuristic-rules-v3``, hence their own criteria hash. Only a successful call is
+evidence: one recorded as failed, or whose output reports a failure (``models.tool_failures``), returned nothing.
 
 What it measures (``docs/trace-formats.md`` lists the points of each rule):
 
 - **Hypothesis then test**: reasoning that states a hypothesis or a plan, followed by a tool call.
-- **Evidence diversity**: distinct tools and distinct targets (argument values). Only *wasteful* repeats cost
-  points: the same call with the same arguments in the same stage after it already succeeded with the same
-  result. Polling (a changed result) and retries after a failure are not punished.
-- **Coverage of the alert**: the resources the alert names (namespace, pod, host, node, service...) appear in the
-  calls' arguments.
-- **Grounded conclusion**: the final analysis's claims, checked against the evidence: its specific values
-  (identifiers, numbers, times) and its distinctive words (components, error strings: words that are not common
-  English or generic operations vocabulary) are each found in what the successful tools returned (grounded), only
-  in the alert, the task or the call arguments (restated), or nowhere (ungrounded). A conclusion that names nothing
-  the evidence contains cannot score high on consistency or synthesis, whatever its length or advice.
-- **Failures**: a failed call followed within the next two calls by a successful one (a retry or a different
-  approach) is recovered; one never recovered costs points.
+- **Evidence diversity**: distinct tools and targets (argument values). Only *wasteful* repeats cost points: the same
+  call in the same stage after it already succeeded with the same result (not polling, not retries after a failure).
+- **Coverage of the alert**: the resources the alert names (namespace, pod, host...) appear in the calls' arguments.
+- **Grounded conclusion**: the final analysis's specific values (identifiers, numbers, times) and distinctive words
+  (not common English or generic operations vocabulary) are found in what the successful tools returned (grounded),
+  only in the alert, the task or the arguments (restated), or nowhere (ungrounded). A conclusion naming nothing the
+  evidence contains cannot score high on consistency or synthesis, whatever its length or advice.
+- **Failures**: a failed call followed within two calls by a successful one is recovered; one never recovered costs.
 - **Depth relative to severity**: successful calls against what the alert's severity calls for (critical 5,
   warning 3, info 2, unknown 4); high confidence on less evidence than that costs points.
 - **A usable answer**: the final analysis names the alert's resources and, once grounded, says what to do.
 
-The **outcome** (when the session has a reference root cause) is not a rule of the method and changes no point: the
-reference's specific values and distinctive words (the same extraction as the grounded-conclusion rule) are looked
-for in the final analysis. Half of them or more found: ``found``; a fifth or more: ``partly_found``; fewer, or no
-final analysis: ``missed``. The remediation is not compared (the outcome is about the cause).
+The **outcome** against a reference root cause (:func:`outcome_of`) is not a rule of the method and changes no point.
 """
 
 from __future__ import annotations
@@ -389,7 +378,8 @@ def _reference_terms(text: str) -> dict[str, str]:
 
 
 def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, str]:
-    """Whether the final analysis names the reference root cause's terms, and a one-line reason."""
+    """Whether the final analysis names the reference root cause's terms (its specific values and distinctive words,
+    extracted as for the grounded-conclusion rule; the remediation is not compared), and a one-line reason."""
     if reference is None:
         return Outcome.NO_REFERENCE, NO_REFERENCE_REASON
     wanted = _reference_terms(reference.root_cause)
