@@ -21,7 +21,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from session_scoring.configuration.criteria import PLACEHOLDER_RE, ScoringConfig
 from session_scoring.errors import PromptTooLargeError
@@ -149,8 +149,13 @@ def result_piece(call: ToolCall, result: str, levels: Levels) -> str:
     return f"\n    RESULT{note}:\n{_indented(body)}"
 
 
-def arguments_piece(arguments: str, level: int | None) -> str:
-    """The call's arguments (compact JSON), capped at ``level``."""
+def arguments_piece(arguments: str, levels: Levels) -> str:
+    """The call's arguments (JSON), capped at the argument level; when terse, with a hash of them (or only that)."""
+    level = levels.argument
+    if levels.terse:
+        if not _terse_cut(arguments, level or 0):
+            return arguments
+        return f"{arguments[:level]}...#{_digest(arguments)}" if level else f"args#{_digest(arguments)}"
     if not _cut(arguments, level) or level is None:
         return arguments
     if level < MIN_SHORTENED_CHARS:
@@ -162,9 +167,17 @@ INFERRED_NOTE = "inferred from the output; the agent's framework recorded succes
 """Said of a call whose failure the importer read in its output (``ToolCall.failure_inferred``)."""
 
 
-def error_piece(call: ToolCall, level: int | None) -> str:
+def error_piece(call: ToolCall, levels: Levels) -> str:
+    """The call's error status and message, capped (on the call's own line when terse)."""
     if call.success and not call.error:
         return ""
+    level = levels.argument
+    if levels.terse:
+        status = " FAILED (inferred)" if call.failure_inferred else " FAILED"
+        error = " ".join((call.error or "").split())  # one line
+        if error and _terse_cut(error, level or 0):
+            return f"{status}: {error[:level]}..." if level else status
+        return f"{status}: {error}" if error else status
     error = call.error or "the call failed"
     limit = None if level is None else max(level, MIN_ERROR_CHARS)
     if _cut(error, limit) and limit is not None:
@@ -212,8 +225,7 @@ class Levels:
     terse: bool = False
 
     def of(self, kind: Kind) -> int | None:
-        level: int | None = getattr(self, kind)
-        return level
+        return cast("int | None", getattr(self, kind))
 
 
 _HASH_CHARS = 6
@@ -230,26 +242,6 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:_HASH_CHARS]
 
 
-def terse_arguments(arguments: str, level: int) -> str:
-    if not _terse_cut(arguments, level):
-        return arguments
-    if level == 0:
-        return f"args#{_digest(arguments)}"
-    return f"{arguments[:level]}...#{_digest(arguments)}"
-
-
-def terse_error(call: ToolCall, level: int) -> str:
-    if call.success and not call.error:
-        return ""
-    status = " FAILED (inferred)" if call.failure_inferred else " FAILED"
-    error = " ".join((call.error or "").split())  # one line
-    if not error:
-        return status
-    if not _terse_cut(error, level):
-        return f"{status}: {error}"
-    return status if level == 0 else f"{status}: {error[:level]}..."
-
-
 def compact_json(value: Any) -> str:
     """JSON without the spaces after separators: what a terse call line shows of the arguments."""
     return json.dumps(value, separators=(",", ":"), **_JSON_OPTIONS)
@@ -259,13 +251,10 @@ def call_head(label: str, call: ToolCall, arguments: str, levels: Levels, compac
     """The tool call's line (and its error), without the result. ``arguments``: the call's arguments as
     :func:`_json`; ``compact``: as :func:`compact_json` (computed here when not given)."""
     if levels.terse:
-        level = levels.argument or 0
-        shown = terse_arguments(compact if compact is not None else compact_json(call.arguments), level)
-        return f"{label} {call.qualified_name} {shown}{terse_error(call, level)}"
-    return (
-        f"{label} TOOL CALL {call.qualified_name} arguments={arguments_piece(arguments, levels.argument)}"
-        + error_piece(call, levels.argument)
-    )
+        shown = arguments_piece(compact if compact is not None else compact_json(call.arguments), levels)
+        return f"{label} {call.qualified_name} {shown}{error_piece(call, levels)}"
+    head = f"{label} TOOL CALL {call.qualified_name} arguments={arguments_piece(arguments, levels)}"
+    return head + error_piece(call, levels)
 
 
 def omitted_marker(count: int) -> str:
