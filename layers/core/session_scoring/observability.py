@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from aws_lambda_powertools import Metrics
@@ -253,17 +254,8 @@ def traced_handler(handler: H) -> H:
     return handler if tracer.disabled else cast(H, tracer.capture_lambda_handler(handler))
 
 
-class _Untraced:
-    """What a block gets in place of a subsegment when tracing is off."""
-
-    def put_annotation(self, key: str, value: Any) -> None:
-        return None
-
-    def put_metadata(self, key: str, value: Any) -> None:
-        return None
-
-
-_UNTRACED = _Untraced()
+_UNTRACED = SimpleNamespace(put_annotation=lambda key, value: None, put_metadata=lambda key, value: None)
+"""What a block gets in place of a subsegment when tracing is off."""
 
 
 @contextmanager
