@@ -614,33 +614,30 @@ def _reasoning(f: _Facts, dimensions: list[_Dimension]) -> str:
 
 
 def _missing_tools(f: _Facts, unused: list[AvailableTool]) -> list[JudgeMissingTool]:
-    missing: list[JudgeMissingTool] = []
-    for tool in unused:
-        if _FORENSIC.search(tool.name):
-            missing.append(
-                JudgeMissingTool(
-                    tool_name=tool.qualified_name,
-                    rationale=f"{tool.qualified_name} was available but never called; it would have provided direct "
-                    "evidence (logs, files, processes or events) instead of inference"
-                    + (f" ({tool.description})" if tool.description else "")
-                    + ".",
-                )
+    if f.session.all_available_tools:
+        return [
+            JudgeMissingTool(
+                tool_name=tool.qualified_name,
+                rationale=f"{tool.qualified_name} was available but never called; it would have provided direct "
+                "evidence (logs, files, processes or events) instead of inference"
+                + (f" ({tool.description})" if tool.description else "")
+                + ".",
             )
-    if missing or f.session.all_available_tools:
-        return missing
+            for tool in unused
+            if _FORENSIC.search(tool.name)
+        ]
     # No tools list: name the kinds of evidence no call gathered.
     called = " ".join(f"{c.qualified_name} {_text(c.arguments)}" for c in f.calls)
     subject = _listed(f.targets, 2) if f.targets else "the affected resource"
-    for name, pattern, why in _CATEGORIES:
-        if not pattern.search(called):
-            missing.append(
-                JudgeMissingTool(
-                    tool_name=name,
-                    rationale=f"No call gathered {name} for {subject}; {why}. (The session recorded no tools list, "
-                    "so this names the kind of tool, not a specific one.)",
-                )
-            )
-    return missing
+    return [
+        JudgeMissingTool(
+            tool_name=name,
+            rationale=f"No call gathered {name} for {subject}; {why}. (The session recorded no tools list, "
+            "so this names the kind of tool, not a specific one.)",
+        )
+        for name, pattern, why in _CATEGORIES
+        if not pattern.search(called)
+    ]
 
 
 def _alternatives(f: _Facts, unused: list[AvailableTool]) -> list[JudgeAlternativeApproach]:
