@@ -452,16 +452,6 @@ def load_settings() -> Settings:
         raise SettingsError(describe_settings_error(exc)) from None
 
 
-def _variable_of(field_name: str) -> str:
-    field = Settings.model_fields.get(field_name)
-    alias = field.validation_alias if field is not None else None
-    if isinstance(alias, str):
-        return alias
-    if isinstance(alias, AliasChoices):
-        return " or ".join(str(choice) for choice in alias.choices)
-    return field_name.upper()
-
-
 def describe_settings_error(exc: ValidationError) -> str:
     """``SCORING_LEASE_SECONDS=10 is invalid: Input should be greater than or equal to 30``, one line per problem.
 
@@ -470,8 +460,12 @@ def describe_settings_error(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors(include_url=False):
         field_name = str(error["loc"][0]) if error.get("loc") else ""
-        variable = _variable_of(field_name)
         field = Settings.model_fields.get(field_name)
+        alias = field.validation_alias if field is not None else None
+        if isinstance(alias, AliasChoices):
+            variable = " or ".join(str(choice) for choice in alias.choices)
+        else:
+            variable = alias if isinstance(alias, str) else field_name.upper()
         secret = field is not None and "SecretStr" in str(field.annotation)
         shown = "(hidden)" if secret else repr(error.get("input"))[:80]
         allowed = error.get("msg", "invalid value")
