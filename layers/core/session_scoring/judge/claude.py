@@ -41,12 +41,9 @@ def _retry_after(headers: Any) -> float | None:
     if headers is None:
         return None
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
         try:
-            return max(0.0, float(raw) * scale)
-        except ValueError:
+            return max(0.0, float(headers.get(name)) * scale)
+        except (TypeError, ValueError):  # absent, or not a number
             continue
     return None
 

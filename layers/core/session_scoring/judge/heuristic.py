@@ -188,7 +188,6 @@ def _terms(text: str) -> dict[str, str]:
 class _Dimension:
     title: str
     base: int
-    points: int = 0
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -50,9 +50,8 @@ def estimate_tokens(text: str) -> int:
 
 @cache
 def output_schema_tokens() -> int:
-    """Estimated tokens of the output schema sent as ``output_config`` (counted in the budget): the model's full
-    JSON schema, an upper bound of the leaner one the Claude judge sends (``claude.sent_output_schema``), which
-    needs the ``anthropic`` package this module does not import (the API renders prompts for estimates too)."""
+    """Estimated tokens of the output schema sent as ``output_config``: the model's full JSON schema, an upper bound
+    of the leaner one the Claude judge sends, whose ``anthropic`` package the API (which renders estimates) lacks."""
     return estimate_tokens(json.dumps(judge_output_json_schema(), separators=(",", ":")))
 
 

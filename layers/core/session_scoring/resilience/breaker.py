@@ -119,9 +119,8 @@ class DynamoJudgeBreaker:
             ) from exc
 
     def settle(self) -> None:
-        """Wait for the counter reset a success started in the background. The scorer calls it before a job ends,
-        so a Lambda environment is never frozen with a reset in flight (a reset landing later would also erase
-        failures recorded after this success)."""
+        """Wait for the counter reset a success started in the background (the scorer calls it before a job ends, so
+        a Lambda environment is never frozen with a reset in flight that would land after later failures)."""
         with self._lock:
             pending, self._resetting = self._resetting, None
         if pending is not None:
