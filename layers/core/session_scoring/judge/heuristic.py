@@ -42,7 +42,7 @@ from session_scoring.models.judge import (
     ScoreBreakdown,
 )
 from session_scoring.models.reference import Reference
-from session_scoring.models.scores import DIMENSION_MAX, Outcome
+from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, Outcome
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 from session_scoring.models.tool_failures import failure_in_output
 
@@ -412,18 +412,8 @@ def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, 
 def assess(session: Session, reference: Reference | None = None) -> JudgeOutputSchema:
     facts = _Facts(session)
     unused = _unused_tools(session, facts.calls)
-    dimensions = [
-        _logical_flow(facts),
-        _consistency(facts),
-        _tool_relevance(facts, unused),
-        _synthesis(facts),
-    ]
-    breakdown = ScoreBreakdown(
-        logical_flow=dimensions[0].value,
-        consistency=dimensions[1].value,
-        tool_relevance=dimensions[2].value,
-        synthesis_quality=dimensions[3].value,
-    )
+    dimensions = [_logical_flow(facts), _consistency(facts), _tool_relevance(facts, unused), _synthesis(facts)]
+    breakdown = ScoreBreakdown(**{name: d.value for name, d in zip(DIMENSIONS, dimensions, strict=True)})
     outcome, outcome_reason = outcome_of(session, reference)
     return JudgeOutputSchema(
         total_score=breakdown.total(),

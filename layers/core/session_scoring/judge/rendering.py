@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import secrets
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -468,36 +469,37 @@ def _omits(level: int | None) -> bool:
     return (level or 0) < MIN_SHORTENED_CHARS
 
 
+_NOTE_PARTS = {
+    "results cut": "{} tool results shortened to their head and tail",
+    "results omitted": "{} tool results omitted (each marked with its size)",
+    "texts cut": "{} reasoning, message or stage-output texts shortened",
+    "texts omitted": "{} reasoning or message texts omitted (their step numbers are skipped)",
+    "outputs omitted": "{} stage outputs omitted (each marked with its size)",
+    "arguments capped": "the arguments of {} tool calls capped",
+}
+"""What the compaction note says of each kind of cut, in this order."""
+
+
 def _compaction_note(items: Sequence[_Item], levels: Levels, before: int, after_hint: str) -> str:
-    results_cut = results_omitted = texts_cut = texts_omitted = outputs_omitted = arguments_capped = 0
+    counts: Counter[str] = Counter()
     for item in items:
         level = levels.of(item.kind)
         if item.kind == "result":
             if item.text and (levels.terse or _cut(item.text, level)):
-                if levels.terse or _omits(level):
-                    results_omitted += 1
-                else:
-                    results_cut += 1
+                counts["results omitted" if levels.terse or _omits(level) else "results cut"] += 1
         elif item.kind == "argument":
             capped = _terse_cut(item.compact or "", level or 0) if levels.terse else _cut(item.text, level)
-            arguments_capped += capped
+            counts["arguments capped"] += capped
         elif item.omitted(levels):
-            texts_omitted += 1
+            counts["texts omitted"] += 1
         elif item.step_kind == "output" and (levels.terse or (_cut(item.text, level) and _omits(level))):
-            outputs_omitted += 1
+            counts["outputs omitted"] += 1
         elif _cut(item.text, level):
-            texts_cut += 1
-    parts = [
-        f"{results_cut} tool results shortened to their head and tail" if results_cut else "",
-        f"{results_omitted} tool results omitted (each marked with its size)" if results_omitted else "",
-        f"{texts_cut} reasoning, message or stage-output texts shortened" if texts_cut else "",
-        f"{texts_omitted} reasoning or message texts omitted (their step numbers are skipped)" if texts_omitted else "",
-        f"{outputs_omitted} stage outputs omitted (each marked with its size)" if outputs_omitted else "",
-        f"the arguments of {arguments_capped} tool calls capped" if arguments_capped else "",
-    ]
+            counts["texts cut"] += 1
+    parts = [text.format(counts[key]) for key, text in _NOTE_PARTS.items() if counts[key]]
     return (
         f"NOTE: this session was compacted to fit the judge's input budget (about {before:,} tokens before, "
-        f"{after_hint} after): " + "; ".join(p for p in parts if p) + ". Every cut is marked. Every tool call is "
+        f"{after_hint} after): " + "; ".join(parts) + ". Every cut is marked. Every tool call is "
         "still listed with its name and error status; the alert and the final analysis were not cut. Judge what "
         "the agent did; do not penalise it for what was cut here." + (" " + TERSE_LEGEND if levels.terse else "")
     )
