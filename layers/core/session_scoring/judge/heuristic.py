@@ -212,11 +212,8 @@ def _task_text(session: Session) -> str:
 
 
 def _alert_targets(session: Session, task: str) -> list[str]:
-    targets: list[str] = []
-    for key in _TARGET_KEYS:
-        value = session.alert.get(key)
-        if isinstance(value, str) and value.strip():
-            targets.append(value.strip())
+    values = (session.alert.get(key) for key in _TARGET_KEYS)
+    targets = [value.strip() for value in values if isinstance(value, str) and value.strip()]
     if not targets:
         targets = [m.group(1) for m in _TARGET_PHRASE.finditer(task) if _specific(m.group(1))]
     seen: dict[str, str] = {}
