@@ -73,12 +73,8 @@ class Container:
         return load_scoring_config(self.settings.config_path, self.settings.template_variables)
 
     def prime(self) -> None:
-        """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up).
-
-        The engine is created (SQLAlchemy and the dialect imported, the pool empty) but never connects; the session
-        source and the queue client are built (local objects; no request is sent). The criteria hash every score
-        answer is compared with (the judge's output schema, serialised: tens of ms) is computed, and the driver's
-        first decoding warmed up."""
+        """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up): the
+        engine (never connected), the source and the queue client, the criteria hash and the driver's first decoding."""
         from session_scoring.db.engine import warm_up_driver
 
         _ = self.scoring_service, self.source, self.analytics_service, self.session_view_service, self.queue

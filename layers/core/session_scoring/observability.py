@@ -1,21 +1,14 @@
 """Metrics (CloudWatch embedded metric format) and traces (X-Ray) through Powertools, in one place.
 
-Services call the small ``record_*`` functions below; they never build metric names or dimensions themselves, so
-the names here are the ones the alarms and the dashboard in ``template.yaml`` read (docs/operations-monitoring.md).
+Services call the small ``record_*`` functions below, never building metric names or dimensions themselves: the names
+here are the ones the alarms and the dashboard in ``template.yaml`` read (docs/operations-monitoring.md). The scorer's
+job figures go into the shared :data:`metrics` set, which the handler's ``@metrics.log_metrics`` flushes once per
+invocation; a metric with a dimension of its own, or recorded where no handler flushes the set (the API), is printed
+at once with ``single_metric`` (Powertools applies a set's dimensions to every metric in it).
 
-Two ways a metric leaves the process, both Powertools:
-
-- the scorer's job figures go into the shared :data:`metrics` set, which the scorer handler's
-  ``@metrics.log_metrics`` decorator prints as one EMF line at the end of each invocation (with the cold start);
-- a metric with a dimension of its own (failure category, breaker state, API route and status) or recorded where no
-  handler flushes the set (the API) is printed at once with ``single_metric``: Powertools applies a set's
-  dimensions to every metric in it, and a set nobody flushes would be lost.
-
-The X-Ray tracer is built on first use (:func:`get_tracer`): importing ``aws_xray_sdk`` costs about half a second
-and the API's cold start does not need it. Outside Lambda, or with ``POWERTOOLS_TRACE_DISABLED=true`` (``make
-run``), Powertools disables it and the subsegments below are skipped.
-
-Like logging, this module imports nothing else of ours.
+The X-Ray tracer is built on first use (:func:`get_tracer`): importing ``aws_xray_sdk`` costs about half a second the
+API's cold start does not need. With tracing disabled (outside Lambda, ``POWERTOOLS_TRACE_DISABLED``) the subsegments
+are skipped. Like logging, this module imports nothing else of ours.
 """
 
 from __future__ import annotations
@@ -24,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from aws_lambda_powertools import Metrics
@@ -144,10 +138,8 @@ def record_estimated_cost(cost_usd: float) -> None:
 
 
 def record_reaped(requeued: int, failed: int) -> None:
-    """A reaper run: stranded attempts sent a fresh job message, and those failed past the delivery limit.
-
-    Added to the shared set, which the reaper function's handler flushes; like the redrive, the ``session-scoring
-    reap`` CLI prints its own summary instead."""
+    """A reaper run: stranded attempts sent a fresh job message, and those failed past the delivery limit (flushed
+    by the reaper function's handler; the ``session-scoring reap`` CLI prints its own summary instead)."""
     metrics.add_metric(name=Metric.ATTEMPTS_REQUEUED.value, unit=MetricUnit.Count, value=requeued)
     metrics.add_metric(name=Metric.ATTEMPTS_REAPED_FAILED.value, unit=MetricUnit.Count, value=failed)
 
@@ -192,12 +184,8 @@ def record_judge_retries(retries: int) -> None:
 
 
 def record_jobs_redriven(count: int) -> None:
-    """Dead letters moved back to the scoring queue by a redrive.
-
-    Added to the shared set: published by a Lambda handler that flushes it. The ``session-scoring redrive`` CLI runs
-    on an operator's machine, where an EMF line would reach no CloudWatch log group, so it prints its own summary
-    instead and nothing is published from there (the dead-letter queue's depth shows the redrive).
-    """
+    """Dead letters moved back to the scoring queue by a redrive, added to the shared set a Lambda handler flushes
+    (the ``session-scoring redrive`` CLI, whose EMF line would reach no log group, prints its own summary)."""
     metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
 
 
@@ -266,17 +254,8 @@ def traced_handler(handler: H) -> H:
     return handler if tracer.disabled else cast(H, tracer.capture_lambda_handler(handler))
 
 
-class _Untraced:
-    """What a block gets in place of a subsegment when tracing is off."""
-
-    def put_annotation(self, key: str, value: Any) -> None:
-        return None
-
-    def put_metadata(self, key: str, value: Any) -> None:
-        return None
-
-
-_UNTRACED = _Untraced()
+_UNTRACED = SimpleNamespace(put_annotation=lambda key, value: None, put_metadata=lambda key, value: None)
+"""What a block gets in place of a subsegment when tracing is off."""
 
 
 @contextmanager

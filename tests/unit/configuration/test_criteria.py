@@ -79,13 +79,6 @@ class TestPlaceholders:
         with pytest.raises(ConfigurationError, match=r"lacks the required placeholder '\{\{SESSION_CONVERSATION\}\}'"):
             parse(text)
 
-    def test_render_replaces_every_placeholder_without_rescanning_values(self) -> None:
-        rendered = parse(MINIMAL).render_prompt(session_conversation="CONV {{ALERT_DATA}}", alert_data='{"a": 1}')
-        assert "CONV {{ALERT_DATA}}" in rendered
-        assert 'Alert: {"a": 1}' in rendered
-        assert '"JudgeOutputSchema"' in rendered
-        assert "{{OUTPUT_SCHEMA}}" not in rendered
-
 
 class TestClearErrors:
     def test_bad_yaml_names_the_line(self) -> None:

@@ -7,8 +7,8 @@ The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys,
 ``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
 key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
 sessions come from, not how they are judged, and is left out; so is ``trace_import`` (how other agents' traces are
-read), the ``pricing`` table (what each model costs,
-kept current by the operator for run estimates and cost limits) and the ``auto_scoring`` schedule.
+read), the ``pricing`` table (what each model costs, kept current by the operator for run estimates and cost limits)
+and the ``auto_scoring`` schedule.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from session_scoring.configuration.variables import substitute
 from session_scoring.errors import ConfigurationError
-from session_scoring.models.judge import judge_output_json_schema, judge_output_schema_text
+from session_scoring.models.judge import judge_output_json_schema
 
 Provider = Literal["anthropic", "bedrock", "heuristic"]
 
@@ -207,15 +207,6 @@ class ScoringConfig:
         canonical = json.dumps(self.criteria_content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
-    def render_prompt(self, session_conversation: str, alert_data: str) -> str:
-        """The judge prompt with its placeholders replaced (values are fenced by the caller)."""
-        values = {
-            "SESSION_CONVERSATION": session_conversation,
-            "ALERT_DATA": alert_data,
-            "OUTPUT_SCHEMA": judge_output_schema_text(),
-        }
-        return PLACEHOLDER_RE.sub(lambda match: values[match.group(1)], self.judge_prompt)
-
 
 def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConfig:
     """Read, substitute and validate the scoring configuration at ``path``."""
@@ -247,15 +238,7 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
         )
         raise ConfigurationError(f"{path}: invalid scoring configuration: {problems}") from exc
     _check_placeholders(parsed.judge_prompt, path, resolver.first_content_line(("judge_prompt",)))
-    return ScoringConfig(
-        path=path,
-        scoring=parsed.scoring,
-        session_source=parsed.session_source,
-        judge_prompt=parsed.judge_prompt,
-        pricing=parsed.pricing,
-        auto_scoring=parsed.auto_scoring,
-        trace_import=parsed.trace_import,
-    )
+    return ScoringConfig(path=path, **dict(parsed))
 
 
 def _check_placeholders(prompt: str, path: Path, first_line: int) -> None:

@@ -22,64 +22,39 @@ def substitute(text: str, variables: Mapping[str, str], path: Path, first_line: 
     ``path`` and ``first_line`` (the 1-based line of ``text`` in that file) place the errors, which say what is
     malformed or unset and how to fix it.
     """
-    return _Substitution(text, variables, path, first_line).run()
 
+    def error(position: int, problem: str) -> ConfigurationError:
+        line = first_line + text.count("\n", 0, position)
+        return ConfigurationError(f"{path}:{line}: {problem}")
 
-class _Substitution:
-    """``${VAR}``, ``${VAR:-default}`` (nested defaults allowed) and ``$${`` for a literal ``${``."""
-
-    def __init__(self, text: str, variables: Mapping[str, str], path: Path, first_line: int) -> None:
-        self._text = text
-        self._variables = variables
-        self._path = path
-        self._first_line = first_line
-
-    def run(self) -> str:
-        text, out, i = self._text, [], 0
-        while i < len(text):
-            if text.startswith("$${", i):
-                out.append("${")
-                i += 3
-            elif text.startswith("${", i):
-                value, i = self._expression(i, resolve=True)
-                out.append(value)
-            else:
-                out.append(text[i])
-                i += 1
-        return "".join(out)
-
-    def _error(self, position: int, problem: str) -> ConfigurationError:
-        line = self._first_line + self._text.count("\n", 0, position)
-        return ConfigurationError(f"{self._path}:{line}: {problem}")
-
-    def _expression(self, start: int, resolve: bool) -> tuple[str, int]:
-        text = self._text
+    def expression(start: int, resolve: bool) -> tuple[str, int]:
+        """The value of the ``${...}`` at ``start`` (resolved only when ``resolve``) and the index after it."""
         match = _NAME_RE.match(text, start + 2)
         if match is None:
-            raise self._error(
+            raise error(
                 start, f"malformed '${{...}}' near {text[start : start + 20]!r}: expected a variable name after '${{'"
             )
         name, i = match.group(), match.end()
         if text.startswith("}", i):
-            value = self._variables.get(name)
+            value = variables.get(name)
             if resolve and value is None:
-                raise self._error(
+                raise error(
                     start,
                     f"environment variable {name} is not set and '${{{name}}}' has no default; "
                     f"set {name} or write '${{{name}:-default}}'",
                 )
             return (value or ""), i + 1
         if not text.startswith(":-", i):
-            raise self._error(start, f"malformed '${{{name}...': expected '}}' or ':-default}}' after the name")
-        current = self._variables.get(name)
+            raise error(start, f"malformed '${{{name}...': expected '}}' or ':-default}}' after the name")
+        current = variables.get(name)
         use_default = resolve and not current
         parts: list[str] = []
         i += 2
         while True:
             if i >= len(text):
-                raise self._error(start, f"unterminated '${{{name}:-...': missing the closing '}}'")
+                raise error(start, f"unterminated '${{{name}:-...': missing the closing '}}'")
             if text.startswith("${", i):
-                value, i = self._expression(i, resolve=use_default)
+                value, i = expression(i, resolve=use_default)
                 parts.append(value)
             elif text[i] == "}":
                 i += 1
@@ -88,3 +63,16 @@ class _Substitution:
                 parts.append(text[i])
                 i += 1
         return ("".join(parts) if use_default else (current or "")), i
+
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$${", i):
+            out.append("${")
+            i += 3
+        elif text.startswith("${", i):
+            value, i = expression(i, resolve=True)
+            out.append(value)
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -18,7 +19,7 @@ import httpx2
 
 from session_scoring.errors import JudgePermanentError
 from session_scoring.judge.base import JudgePrompt
-from session_scoring.judge.claude import CONNECT_TIMEOUT_SECONDS, ClaudeJudge, classify_sdk_error
+from session_scoring.judge.claude import CONNECT_TIMEOUT_SECONDS, ClaudeJudge, read_message, sdk_errors
 from session_scoring.models.judge import JudgeVerdict, TokenUsage
 
 MAX_BATCH_REQUESTS = 100_000
@@ -104,37 +105,27 @@ class MessageBatches:
 
     def submit(self, requests: Sequence[BatchRequest]) -> str:
         """Create one batch; its id."""
-        try:
+        with sdk_errors():
             batch = self._client.messages.batches.create(
                 requests=cast(Any, [{"custom_id": r.custom_id, "params": r.params} for r in requests]),
                 timeout=self._timeout,
             )
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
         return batch.id
 
     def status(self, batch_id: str) -> BatchStatus:
-        try:
+        with sdk_errors():
             batch = self._client.messages.batches.retrieve(batch_id, timeout=self._timeout)
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
         return BatchStatus(batch.id, batch.processing_status == "ended", batch.processing_status)
 
     def results(self, batch_id: str) -> Iterator[BatchResult]:
         """The results of an ended batch, streamed line by line."""
-        try:
+        with sdk_errors():
             for line in self._client.messages.batches.results(batch_id, timeout=self._timeout):
                 yield _result(line)
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
 
     def cancel(self, batch_id: str) -> None:
-        try:
+        with sdk_errors(), suppress(anthropic.NotFoundError):  # already gone: nothing left to cancel
             self._client.messages.batches.cancel(batch_id, timeout=self._timeout)
-        except anthropic.NotFoundError:
-            return  # already gone: nothing left to cancel
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
 
     def verdict(
         self,
@@ -154,15 +145,7 @@ def _result(line: Any) -> BatchResult:
     result = line.result
     kind = cast(ResultKind, result.type)
     if kind == "succeeded":
-        message = result.message
-        usage = TokenUsage(
-            input_tokens=message.usage.input_tokens,
-            output_tokens=message.usage.output_tokens,
-            cache_read_tokens=message.usage.cache_read_input_tokens or 0,
-            cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
-        )
-        text = "".join(block.text for block in message.content if block.type == "text")
-        return BatchResult(line.custom_id, kind, text, usage, message.stop_reason == "max_tokens")
+        return BatchResult(line.custom_id, kind, *read_message(result.message))
     if kind == "errored":
         error = getattr(result.error, "error", None)
         return BatchResult(

@@ -1,17 +1,10 @@
 """The Claude judge through the official ``anthropic`` SDK (Anthropic API or Amazon Bedrock).
 
-Output is schema-constrained (``output_config.format`` = the JSON schema of ``JudgeOutputSchema``) and validated
-again here, including the dimension ranges, that the total is their sum and that the outcome fits the request (an
-answer of ``no_reference`` to a request carrying a reference is invalid; any other outcome of a request without one
-is set to ``no_reference``). Invalid output gets one repair turn with the validation errors; if that fails too the
-attempt fails with the reason (never a score of 0).
-The SDK's own retries are off (``max_retries=0``): retries are ours, bounded by the Lambda's remaining time.
-
-Prompt caching: the system text (instructions and rubric, identical for every session under one configuration) is
-sent as one block marked ``cache_control`` (ephemeral, 5 minutes, refreshed on every hit), so every score after the
-first reads it from the cache; the repair turn sends the same prefix and reads it too. The per-request part (fence
-marker and session) follows in the user message. Caching needs a prefix of at least 1,024 tokens (Sonnet/Opus;
-2,048 for Haiku): a shorter rubric is simply not cached.
+Output is schema-constrained (``output_config``) and validated again here against ``JudgeOutputSchema`` and the
+request's reference (:func:`checked_outcome`); invalid output gets one repair turn with the validation errors, then
+fails the attempt with the reason (never a score of 0). The SDK's own retries are off: ours are bounded by the
+Lambda's remaining time. The system text is marked ``cache_control`` so every score after the first reads the rubric
+from the prompt cache (docs/judge-input.md).
 """
 
 from __future__ import annotations
@@ -19,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import anthropic
@@ -47,12 +41,9 @@ def _retry_after(headers: Any) -> float | None:
     if headers is None:
         return None
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
         try:
-            return max(0.0, float(raw) * scale)
-        except ValueError:
+            return max(0.0, float(headers.get(name)) * scale)
+        except (TypeError, ValueError):  # absent, or not a number
             continue
     return None
 
@@ -90,15 +81,34 @@ def _error_message(exc: anthropic.APIStatusError) -> str:
     return str(exc.message)
 
 
+@contextmanager
+def sdk_errors() -> Iterator[None]:
+    """Raise an SDK error inside the block as :func:`classify_sdk_error` maps it."""
+    try:
+        yield
+    except anthropic.AnthropicError as exc:
+        raise classify_sdk_error(exc) from exc
+
+
+def read_message(message: Any) -> tuple[str, TokenUsage, bool]:
+    """A Messages API answer's text, its usage, and whether it stopped at max_tokens."""
+    usage = TokenUsage(
+        input_tokens=message.usage.input_tokens,
+        output_tokens=message.usage.output_tokens,
+        cache_read_tokens=message.usage.cache_read_input_tokens or 0,
+        cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+    )
+    text = "".join(block.text for block in message.content if block.type == "text")
+    return text, usage, message.stop_reason == "max_tokens"
+
+
 _CONSTRAINT_NOTE = re.compile(r"\n\n\{[^{}]*\}$")
 
 
 def _lean_schema(schema: Any) -> Any:
-    """The schema as sent: without pydantic's ``title`` keys (they restate the property names) and without the
-    ``{minimum: 0, ...}`` notes ``transform_schema`` appends to descriptions for constraints the API cannot enforce
-    (the descriptions and the rubric state the ranges, and every answer is validated against the full model, with
-    a repair turn). Both cost input tokens on every request. The criteria hash covers the full schema from
-    ``judge_output_json_schema``; this changes only what is sent."""
+    """The schema as sent, without what costs input tokens on every request and says nothing new: pydantic's
+    ``title`` keys and the constraint notes ``transform_schema`` appends to descriptions (every answer is validated
+    against the full model anyway)."""
     if isinstance(schema, dict):
         lean: dict[str, Any] = {}
         for key, value in schema.items():
@@ -117,14 +127,9 @@ _DEFS_PREFIX = "#/$defs/"
 
 
 def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``$ref`` to its ``$defs`` replaced by the definition, and the ``$defs`` dropped.
-
-    Each definition of the judge's schema is used once, so the references only add their names and paths to every
-    request. The same text is kept once: a definition's description is dropped where the referring node has its
-    own, or where it describes the items of an array that has one (``missing_tools``: "Tools that should have been
-    used" already says what each item is). The root's description, the model's docstring for developers, is dropped
-    too: its one rule (the total is the sum of the dimensions) is in ``total_score``'s description and the prompt.
-    A recursive definition cannot be inlined and is refused (the judge's schema has none)."""
+    """``schema`` with every ``$ref`` to its ``$defs`` replaced by the definition (each is used once), and each text
+    kept once: a definition's description is dropped where the referring node, or the array whose items it
+    describes, has its own, and so is the root's (the model's docstring). A recursive definition is refused."""
     definitions: dict[str, Any] = schema.get("$defs", {})
 
     def expand(node: Any, described: bool, expanding: tuple[str, ...]) -> Any:
@@ -243,11 +248,9 @@ class ClaudeJudge:
         original request again, only then). ``latency_ms`` is the repair turn's time (0 without one): the batch's own
         wait is not judge latency."""
         started = time.monotonic()
-
-        def conversation() -> tuple[list[TextBlockParam], list[MessageParam]]:
-            return self._conversation(prompt())  # rendered again only for a repair turn
-
-        output, usage = self._accept(conversation, text, usage, truncated, lambda: timeout_seconds, reference_given)
+        output, usage = self._accept(  # the request is rendered again only for a repair turn
+            lambda: self._conversation(prompt()), text, usage, truncated, lambda: timeout_seconds, reference_given
+        )
         return self._verdict(output, usage, started)
 
     def _accept(
@@ -259,40 +262,29 @@ class ClaudeJudge:
         repair_timeout: Callable[[], float],
         reference_given: bool,
     ) -> tuple[JudgeOutputSchema, TokenUsage]:
-        """The answer validated; an invalid one gets its repair turn in ``conversation`` (built only then)."""
+        """The answer validated; an invalid one gets one repair turn in ``conversation`` (built only then), the
+        validation errors sent back with the answer."""
         try:
             return self._parse(text, truncated, reference_given), usage
         except JudgeOutputError as first:
-            system, messages = conversation()
-            return self._repair(system, messages, text, usage, first, repair_timeout, reference_given)
-
-    def _repair(
-        self,
-        system: list[TextBlockParam],
-        messages: list[MessageParam],
-        text: str,
-        usage: TokenUsage,
-        first: JudgeOutputError,
-        repair_timeout: Callable[[], float],
-        reference_given: bool,
-    ) -> tuple[JudgeOutputSchema, TokenUsage]:
-        """One repair turn for an invalid answer: the validation errors go back to the judge with its answer."""
+            problem = first
         logger.warning(
-            "judge output invalid, sending one repair turn", extra={"problem": first.message, "raw": truncate(text)}
+            "judge output invalid, sending one repair turn", extra={"problem": problem.message, "raw": truncate(text)}
         )
+        system, messages = conversation()
         messages = [
             *messages,
             {"role": "assistant", "content": text or "(empty response)"},
             {
                 "role": "user",
                 "content": "Your answer was not a valid evaluation: "
-                f"{first.message}. Respond again with only the corrected JSON object, matching the schema "
+                f"{problem.message}. Respond again with only the corrected JSON object, matching the schema "
                 "exactly; keep the reasoning concise enough to fit.",
             },
         ]
         timeout = repair_timeout()
         if timeout < 1.0:
-            raise JudgeTransientError("no time left for the repair turn of an invalid answer") from first
+            raise JudgeTransientError("no time left for the repair turn of an invalid answer") from problem
         repaired, more, truncated = self._call(system, messages, timeout)
         usage = usage + more
         try:
@@ -309,21 +301,12 @@ class ClaudeJudge:
         self, system: list[TextBlockParam], messages: list[MessageParam], timeout_seconds: float
     ) -> tuple[str, TokenUsage, bool]:
         """One Messages API call: the text, its usage, and whether it stopped at max_tokens."""
-        try:
+        with sdk_errors():
             response = self._client.messages.create(
                 **self._params(system, messages),
                 timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
             )
-        except anthropic.AnthropicError as exc:
-            raise classify_sdk_error(exc) from exc
-        usage = TokenUsage(
-            input_tokens=response.usage.input_tokens,
-            output_tokens=response.usage.output_tokens,
-            cache_read_tokens=response.usage.cache_read_input_tokens or 0,
-            cache_write_tokens=response.usage.cache_creation_input_tokens or 0,
-        )
-        text = "".join(block.text for block in response.content if block.type == "text")
-        return text, usage, response.stop_reason == "max_tokens"
+        return read_message(response)
 
     @staticmethod
     def _parse(text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:

@@ -19,22 +19,18 @@ from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, ScoreB
 from session_scoring.models.scores import DIMENSIONS
 
 
-def _stdev(values: Sequence[int]) -> float:
-    return statistics.stdev(values) if len(values) > 1 else 0.0
+def _stats(values: Sequence[int]) -> dict[str, Any]:
+    stdev = statistics.stdev(values) if len(values) > 1 else 0.0
+    return {"min": min(values), "max": max(values), "stdev": round(stdev, 3)}
 
 
 def spread_of(verdicts: Sequence[JudgeVerdict]) -> dict[str, Any]:
     """How the samples spread: their totals, and the min, max and (sample) standard deviation of the total and of
     each dimension."""
     totals = [v.output.total_score for v in verdicts]
-    result: dict[str, Any] = {
-        "samples": len(verdicts),
-        "totals": totals,
-        "total": {"min": min(totals), "max": max(totals), "stdev": round(_stdev(totals), 3)},
-    }
+    result: dict[str, Any] = {"samples": len(verdicts), "totals": totals, "total": _stats(totals)}
     for dimension in DIMENSIONS:
-        values = [int(getattr(v.output.score_breakdown, dimension)) for v in verdicts]
-        result[dimension] = {"min": min(values), "max": max(values), "stdev": round(_stdev(values), 3)}
+        result[dimension] = _stats([int(getattr(v.output.score_breakdown, dimension)) for v in verdicts])
     return result
 
 

@@ -1,38 +1,27 @@
 """The heuristic judge: an offline, deterministic judge with no LLM.
 
-It is the embedded default of the local stack when no LLM credentials are configured, so the whole service runs
-and can be demonstrated on a laptop. It is NOT an LLM judgement: it measures the *shape* of the investigation in
-the normalised session, checks the conclusion's words and values against what the tools returned, and explains, in
-its reasoning, the evidence behind every point it gives or takes. Its scores carry provider ``heuristic`` and model
-``heuristic-rules-v3``, hence their own criteria hash.
-
-A call counts as evidence only when it succeeded: a call its framework recorded as failed, or whose output reports a
-failure in its text (an exit code, ``Error: ...``, a traceback, an HTTP error status; ``models.tool_failures``),
-returned nothing the conclusion may rest on.
+It is the local stack's default when no LLM credentials are configured, so the whole service runs on a laptop. It is
+NOT an LLM judgement: it measures the *shape* of the investigation, checks the conclusion's words and values against
+what the tools returned, and its reasoning names the evidence behind every point it gives or takes. Its scores carry
+provider ``heuristic`` and model ``heuristic-rules-v3``, hence their own criteria hash. Only a successful call is
+evidence: one recorded as failed, or whose output reports a failure (``models.tool_failures``), returned nothing.
 
 What it measures (``docs/trace-formats.md`` lists the points of each rule):
 
 - **Hypothesis then test**: reasoning that states a hypothesis or a plan, followed by a tool call.
-- **Evidence diversity**: distinct tools and distinct targets (argument values). Only *wasteful* repeats cost
-  points: the same call with the same arguments in the same stage after it already succeeded with the same
-  result. Polling (a changed result) and retries after a failure are not punished.
-- **Coverage of the alert**: the resources the alert names (namespace, pod, host, node, service...) appear in the
-  calls' arguments.
-- **Grounded conclusion**: the final analysis's claims, checked against the evidence: its specific values
-  (identifiers, numbers, times) and its distinctive words (components, error strings: words that are not common
-  English or generic operations vocabulary) are each found in what the successful tools returned (grounded), only
-  in the alert, the task or the call arguments (restated), or nowhere (ungrounded). A conclusion that names nothing
-  the evidence contains cannot score high on consistency or synthesis, whatever its length or advice.
-- **Failures**: a failed call followed within the next two calls by a successful one (a retry or a different
-  approach) is recovered; one never recovered costs points.
+- **Evidence diversity**: distinct tools and targets (argument values). Only *wasteful* repeats cost points: the same
+  call in the same stage after it already succeeded with the same result (not polling, not retries after a failure).
+- **Coverage of the alert**: the resources the alert names (namespace, pod, host...) appear in the calls' arguments.
+- **Grounded conclusion**: the final analysis's specific values (identifiers, numbers, times) and distinctive words
+  (not common English or generic operations vocabulary) are found in what the successful tools returned (grounded),
+  only in the alert, the task or the arguments (restated), or nowhere (ungrounded). A conclusion naming nothing the
+  evidence contains cannot score high on consistency or synthesis, whatever its length or advice.
+- **Failures**: a failed call followed within two calls by a successful one is recovered; one never recovered costs.
 - **Depth relative to severity**: successful calls against what the alert's severity calls for (critical 5,
   warning 3, info 2, unknown 4); high confidence on less evidence than that costs points.
 - **A usable answer**: the final analysis names the alert's resources and, once grounded, says what to do.
 
-The **outcome** (when the session has a reference root cause) is not a rule of the method and changes no point: the
-reference's specific values and distinctive words (the same extraction as the grounded-conclusion rule) are looked
-for in the final analysis. Half of them or more found: ``found``; a fifth or more: ``partly_found``; fewer, or no
-final analysis: ``missed``. The remediation is not compared (the outcome is about the cause).
+The **outcome** against a reference root cause (:func:`outcome_of`) is not a rule of the method and changes no point.
 """
 
 from __future__ import annotations
@@ -53,7 +42,7 @@ from session_scoring.models.judge import (
     ScoreBreakdown,
 )
 from session_scoring.models.reference import Reference
-from session_scoring.models.scores import DIMENSION_MAX, Outcome
+from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, Outcome
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 from session_scoring.models.tool_failures import failure_in_output
 
@@ -65,32 +54,12 @@ _CONFIDENT = re.compile(
     re.IGNORECASE,
 )
 # Words of a stated hypothesis or plan (plain substrings of the lower-cased text: fast on long reasoning).
-_HYPOTHESIS = (
-    "hypothes",
-    "likely",
-    "probably",
-    "suspect",
-    "could be",
-    "might be",
-    "may be",
-    "possible cause",
-    "i think",
-    "check whether",
-    "check if",
-    "to confirm",
-    "to rule out",
-    "usually",
-    "means",
-    "should show",
-    "should say",
-    "should tell",
-    "will tell",
-    "will show",
-    "is it ",
-    "was the ",
-    "first",
-    "instead",
-    "?",
+_HYPOTHESIS = tuple(
+    (  # noqa: SIM905 - the phrases, not a quoted phrase a line
+        "hypothes|likely|probably|suspect|could be|might be|may be|possible cause|i think|check whether|check if|"
+        "to confirm|to rule out|usually|means|should show|should say|should tell|will tell|will show|is it |was the |"
+        "first|instead|?"
+    ).split("|")
 )
 _ACTION = re.compile(
     r"\bfix\b|recommend|roll ?back|\brestart|\bshould\b|next step|remediat|\brenew|\bre-?enable|\bdrop\b|\bscale\b|"
@@ -98,25 +67,11 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]*[A-Za-z0-9]")
-_TARGET_KEYS = (
-    "namespace",
-    "pod",
-    "pod_name",
-    "host",
-    "hostname",
-    "node",
-    "node_name",
-    "instance",
-    "service",
-    "container",
-    "deployment",
-    "statefulset",
-    "daemonset",
-    "job",
-    "cluster",
-    "mountpoint",
-    "database",
-    "app",
+_TARGET_KEYS = tuple(
+    """
+    namespace pod pod_name host hostname node node_name instance service container deployment statefulset daemonset
+    job cluster mountpoint database app
+    """.split()  # noqa: SIM905 - a word list, not a quoted word a line
 )
 _TARGET_PHRASE = re.compile(
     r"\b(?:namespace|pod|host|node|service|instance|deployment|cluster|on|for)\s+([A-Za-z0-9][\w.-]*[A-Za-z0-9])",
@@ -186,308 +141,26 @@ def _failure_text(call: ToolCall) -> str:
 _WORD = re.compile(r"[a-z]{4,}")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STOP_WORDS = frozenset(
-    [
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "also",
-        "already",
-        "although",
-        "always",
-        "among",
-        "another",
-        "anything",
-        "around",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "cannot",
-        "could",
-        "does",
-        "doing",
-        "done",
-        "down",
-        "during",
-        "each",
-        "either",
-        "else",
-        "enough",
-        "even",
-        "ever",
-        "every",
-        "first",
-        "from",
-        "further",
-        "have",
-        "having",
-        "here",
-        "however",
-        "into",
-        "itself",
-        "just",
-        "keep",
-        "kept",
-        "last",
-        "least",
-        "less",
-        "like",
-        "made",
-        "make",
-        "makes",
-        "many",
-        "might",
-        "more",
-        "most",
-        "much",
-        "must",
-        "need",
-        "needs",
-        "never",
-        "next",
-        "none",
-        "once",
-        "only",
-        "other",
-        "otherwise",
-        "over",
-        "own",
-        "perhaps",
-        "rather",
-        "really",
-        "same",
-        "second",
-        "should",
-        "since",
-        "some",
-        "something",
-        "soon",
-        "still",
-        "such",
-        "than",
-        "that",
-        "their",
-        "them",
-        "then",
-        "there",
-        "therefore",
-        "these",
-        "they",
-        "thing",
-        "things",
-        "this",
-        "those",
-        "though",
-        "through",
-        "thus",
-        "under",
-        "until",
-        "upon",
-        "very",
-        "want",
-        "were",
-        "what",
-        "whatever",
-        "when",
-        "where",
-        "whether",
-        "which",
-        "while",
-        "whole",
-        "whom",
-        "whose",
-        "will",
-        "with",
-        "within",
-        "without",
-        "would",
-        "your",
-        "yours",
-        "able",
-        "across",
-        "actually",
-        "almost",
-        "along",
-        "anyway",
-        "away",
-        "based",
-        "began",
-        "begin",
-        "case",
-        "cases",
-        "certain",
-        "clear",
-        "clearly",
-        "came",
-        "come",
-        "comes",
-        "find",
-        "found",
-        "give",
-        "given",
-        "goes",
-        "going",
-        "good",
-        "great",
-        "high",
-        "higher",
-        "kind",
-        "know",
-        "known",
-        "large",
-        "later",
-        "likely",
-        "look",
-        "looked",
-        "looks",
-        "lower",
-        "many",
-        "mean",
-        "means",
-        "most",
-        "near",
-        "nothing",
-        "number",
-        "often",
-        "part",
-        "past",
-        "place",
-        "point",
-        "possible",
-        "quite",
-        "real",
-        "right",
-        "says",
-        "seem",
-        "seems",
-        "seen",
-        "several",
-        "show",
-        "shows",
-        "side",
-        "since",
-        "small",
-        "start",
-        "started",
-        "state",
-        "still",
-        "sure",
-        "take",
-        "taken",
-        "takes",
-        "tell",
-        "tells",
-        "than",
-        "that",
-        "times",
-        "took",
-        "turn",
-        "turned",
-        "unless",
-        "usual",
-        "usually",
-        "well",
-        "went",
-        "wide",
-        "work",
-        "works",
-        "worked",
-        "would",
-        "yet",
-        "root",
-        "cause",
-        "causes",
-        "caused",
-        "causing",
-        "issue",
-        "issues",
-        "problem",
-        "problems",
-        "fix",
-        "fixes",
-        "fixed",
-        "recommend",
-        "recommended",
-        "recommendation",
-        "recommendations",
-        "action",
-        "actions",
-        "next",
-        "step",
-        "steps",
-        "summary",
-        "impact",
-        "conclusion",
-        "analysis",
-        "investigation",
-        "investigate",
-        "investigated",
-        "evidence",
-        "confirm",
-        "confirmed",
-        "confidence",
-        "high",
-        "medium",
-        "affected",
-        "affect",
-        "affects",
-        "resolve",
-        "resolved",
-        "resolution",
-        "mitigate",
-        "mitigation",
-        "monitor",
-        "monitoring",
-        "ensure",
-        "alert",
-        "alerts",
-        "triggered",
-        "trigger",
-        "consider",
-        "immediate",
-        "immediately",
-        "short",
-        "long",
-        "term",
-        "prevent",
-        "future",
-        "update",
-        "updated",
-        "change",
-        "changed",
-        "changes",
-        "current",
-        "currently",
-        "now",
-        "today",
-        "yesterday",
-        "hour",
-        "hours",
-        "minute",
-        "minutes",
-        "second",
-        "seconds",
-        "time",
-        "once",
-        "again",
-        "sure",
-        "also",
-        "service",
-        "services",
-        "system",
-        "systems",
-        "application",
-        "applications",
-        "server",
-        "servers",
-        "instance",
-        "instances",
-    ]
+    """
+    about above after again against also already although always among another anything around because been before
+    being below between both cannot could does doing done down during each either else enough even ever every first
+    from further have having here however into itself just keep kept last least less like made make makes many might
+    more most much must need needs never next none once only other otherwise over own perhaps rather really same
+    second should since some something soon still such than that their them then there therefore these they thing
+    things this those though through thus under until upon very want were what whatever when where whether which
+    while whole whom whose will with within without would your yours able across actually almost along anyway away
+    based began begin case cases certain clear clearly came come comes find found give given goes going good great
+    high higher kind know known large later likely look looked looks lower mean means near nothing number often part
+    past place point possible quite real right says seem seems seen several show shows side small start started
+    state sure take taken takes tell tells times took turn turned unless usual usually well went wide work works
+    worked yet root cause causes caused causing issue issues problem problems fix fixes fixed recommend recommended
+    recommendation recommendations action actions step steps summary impact conclusion analysis investigation
+    investigate investigated evidence confirm confirmed confidence medium affected affect affects resolve resolved
+    resolution mitigate mitigation monitor monitoring ensure alert alerts triggered trigger consider immediate
+    immediately short long term prevent future update updated change changed changes current currently now today
+    yesterday hour hours minute minutes seconds time service services system systems application applications server
+    servers instance instances
+    """.split()  # noqa: SIM905 - a word list, not a quoted word a line
 )
 """Common English, report and generic operations words: a conclusion of any incident uses them, so they are not
 claims about this one."""
@@ -515,7 +188,6 @@ def _terms(text: str) -> dict[str, str]:
 class _Dimension:
     title: str
     base: int
-    points: int = 0
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -531,42 +203,6 @@ class _Dimension:
         return max(0, min(DIMENSION_MAX, self.points))
 
 
-@dataclass
-class _Facts:
-    """What the rules look at, computed once per session."""
-
-    session: Session
-    calls: list[ToolCall]
-    succeeded: list[ToolCall]
-    targets: list[str]
-    covered: list[str]
-    result_tokens: set[str]
-    task_tokens: set[str]
-    cited: list[str]
-    unsupported: list[str]
-    grounded_terms: list[str]
-    ungrounded_terms: list[str]
-    hypotheses: list[tuple[str, str]]
-    reasoned_calls: int
-    wasteful: list[str]
-    recovered: list[str]
-    unrecovered: list[ToolCall]
-    expected_depth: int
-    severity: str | None
-    distinct_tools: list[str]
-    distinct_targets: int
-
-    @property
-    def claims(self) -> int:
-        """The final analysis's claims, a specific value counting twice a distinctive word."""
-        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
-
-    @property
-    def grounding(self) -> float:
-        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
-        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
-
-
 def _task_text(session: Session) -> str:
     for stage in session.stages:
         for step in stage.steps:
@@ -576,11 +212,8 @@ def _task_text(session: Session) -> str:
 
 
 def _alert_targets(session: Session, task: str) -> list[str]:
-    targets: list[str] = []
-    for key in _TARGET_KEYS:
-        value = session.alert.get(key)
-        if isinstance(value, str) and value.strip():
-            targets.append(value.strip())
+    values = (session.alert.get(key) for key in _TARGET_KEYS)
+    targets = [value.strip() for value in values if isinstance(value, str) and value.strip()]
     if not targets:
         targets = [m.group(1) for m in _TARGET_PHRASE.finditer(task) if _specific(m.group(1))]
     seen: dict[str, str] = {}
@@ -655,52 +288,53 @@ def _severity(session: Session, task: str) -> tuple[str | None, int]:
     return None, 4
 
 
-def _facts(session: Session) -> _Facts:
-    calls = session.tool_calls
-    succeeded = [c for c in calls if not _failed(c)]
-    task = _task_text(session)
-    targets = _alert_targets(session, task)
-    arguments = " ".join(_text(c.arguments) for c in calls if c.arguments).lower()
-    covered = [t for t in targets if t.lower() in arguments]
-    argument_tokens = _tokens(arguments)
-    result_tokens = _evidence_tokens("\n".join(_text(call.result) for call in succeeded))
-    task_tokens = _evidence_tokens(task + " " + _text(session.alert))
-    final_tokens = sorted(_tokens(session.final_analysis or ""))
-    cited = [t for t in final_tokens if t in result_tokens and t not in task_tokens]
-    unsupported = [
-        t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
-    ]
-    evidence_terms = _terms("\n".join(_text(call.result) for call in succeeded))
-    known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
-    final_terms = _terms(session.final_analysis or "")
-    grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
-    ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
-    hypotheses, reasoned = _hypotheses(session.stages)
-    recovered, unrecovered = _failures(calls)
-    severity, depth = _severity(session, task)
-    distinct_targets = argument_tokens
-    return _Facts(
-        session=session,
-        calls=calls,
-        succeeded=succeeded,
-        targets=targets,
-        covered=covered,
-        result_tokens=result_tokens,
-        task_tokens=task_tokens,
-        cited=cited,
-        unsupported=unsupported,
-        grounded_terms=grounded_terms,
-        ungrounded_terms=ungrounded_terms,
-        hypotheses=hypotheses,
-        reasoned_calls=reasoned,
-        wasteful=_wasteful_repeats(session.stages),
-        recovered=recovered,
-        unrecovered=unrecovered,
-        expected_depth=depth,
-        severity=severity,
-        distinct_tools=sorted({c.qualified_name for c in calls}),
-        distinct_targets=len(distinct_targets),
-    )
+class _Facts:
+    """What the rules look at, computed once per session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.analysis = (session.final_analysis or "").strip()
+        self.calls = calls = session.tool_calls
+        self.succeeded = [c for c in calls if not _failed(c)]
+        task = _task_text(session)
+        self.targets = _alert_targets(session, task)
+        arguments = " ".join(_text(c.arguments) for c in calls if c.arguments).lower()
+        self.covered = [t for t in self.targets if t.lower() in arguments]
+        argument_tokens = _tokens(arguments)
+        evidence = "\n".join(_text(call.result) for call in self.succeeded)
+        result_tokens = _evidence_tokens(evidence)
+        task_tokens = _evidence_tokens(task + " " + _text(session.alert))
+        final_tokens = sorted(_tokens(session.final_analysis or ""))
+        self.cited = [t for t in final_tokens if t in result_tokens and t not in task_tokens]
+        self.unsupported = [
+            t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
+        ]
+        evidence_terms = _terms(evidence)
+        known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
+        final_terms = _terms(session.final_analysis or "")
+        self.grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
+        self.ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
+        self.hypotheses, self.reasoned_calls = _hypotheses(session.stages)
+        self.wasteful = _wasteful_repeats(session.stages)
+        self.recovered, self.unrecovered = _failures(calls)
+        self.severity, self.expected_depth = _severity(session, task)
+        self.distinct_tools = sorted({c.qualified_name for c in calls})
+        self.distinct_targets = len(argument_tokens)
+
+    @property
+    def claims(self) -> int:
+        """The final analysis's claims, a specific value counting twice a distinctive word."""
+        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
+
+    @property
+    def grounded_claims(self) -> int:
+        """The final analysis's claims found in what the successful tools returned (values and words)."""
+        return len(self.cited) + len(self.grounded_terms)
+
+    @property
+    def grounding(self) -> float:
+        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
+        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
 
 
 def _listed(items: list[str], limit: int = 5) -> str:
@@ -740,7 +374,8 @@ def _reference_terms(text: str) -> dict[str, str]:
 
 
 def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, str]:
-    """Whether the final analysis names the reference root cause's terms, and a one-line reason."""
+    """Whether the final analysis names the reference root cause's terms (its specific values and distinctive words,
+    extracted as for the grounded-conclusion rule; the remediation is not compared), and a one-line reason."""
     if reference is None:
         return Outcome.NO_REFERENCE, NO_REFERENCE_REASON
     wanted = _reference_terms(reference.root_cause)
@@ -772,20 +407,10 @@ def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, 
 
 
 def assess(session: Session, reference: Reference | None = None) -> JudgeOutputSchema:
-    facts = _facts(session)
+    facts = _Facts(session)
     unused = _unused_tools(session, facts.calls)
-    dimensions = [
-        _logical_flow(facts),
-        _consistency(facts),
-        _tool_relevance(facts, unused),
-        _synthesis(facts),
-    ]
-    breakdown = ScoreBreakdown(
-        logical_flow=dimensions[0].value,
-        consistency=dimensions[1].value,
-        tool_relevance=dimensions[2].value,
-        synthesis_quality=dimensions[3].value,
-    )
+    dimensions = [_logical_flow(facts), _consistency(facts), _tool_relevance(facts, unused), _synthesis(facts)]
+    breakdown = ScoreBreakdown(**{name: d.value for name, d in zip(DIMENSIONS, dimensions, strict=True)})
     outcome, outcome_reason = outcome_of(session, reference)
     return JudgeOutputSchema(
         total_score=breakdown.total(),
@@ -842,7 +467,7 @@ UNGROUNDED_CAP = 8
 
 
 def _grounded(f: _Facts) -> bool:
-    return len(f.cited) + len(f.grounded_terms) >= GROUNDED_CLAIMS and f.grounding >= GROUNDED_SHARE
+    return f.grounded_claims >= GROUNDED_CLAIMS and f.grounding >= GROUNDED_SHARE
 
 
 def _claims_note(f: _Facts) -> str:
@@ -858,24 +483,23 @@ def _claims_note(f: _Facts) -> str:
 def _cap_ungrounded(d: _Dimension, f: _Facts) -> None:
     if _grounded(f) or d.points <= UNGROUNDED_CAP:
         return
-    grounded = len(f.cited) + len(f.grounded_terms)
     d.add(
         UNGROUNDED_CAP - d.points,
-        f"capped at {UNGROUNDED_CAP}: the final analysis names too little of what the tools returned ({grounded} "
-        f"grounded claim(s), {round(100 * f.grounding)}% of its claims) to be the conclusion of this evidence",
+        f"capped at {UNGROUNDED_CAP}: the final analysis names too little of what the tools returned "
+        f"({f.grounded_claims} grounded claim(s), {round(100 * f.grounding)}% of its claims) to be the conclusion of "
+        "this evidence",
     )
 
 
 def _consistency(f: _Facts) -> _Dimension:
     d = _Dimension("Consistency", 5)
-    analysis = (f.session.final_analysis or "").strip()
-    if not analysis:
+    if not f.analysis:
         d.add(-5, "there is no final analysis whose consistency with the evidence could be checked")
         return d
     if not f.succeeded:
         d.add(-4, "the final analysis draws conclusions although no tool call returned any evidence")
     d.add(round(12 * f.grounding), _claims_note(f))
-    grounded = len(f.cited) + len(f.grounded_terms)
+    grounded = f.grounded_claims
     if grounded >= GROUNDED_CLAIMS:
         d.add(min(4, grounded // 3), f"{grounded} claims of the conclusion rest on the evidence")
     if f.unsupported:
@@ -884,7 +508,7 @@ def _consistency(f: _Facts) -> _Dimension:
             "values in the final analysis that no tool returned and the alert does not contain: "
             + _listed(f.unsupported),
         )
-    if _CONFIDENT.search(analysis) and len(f.succeeded) < f.expected_depth:
+    if _CONFIDENT.search(f.analysis) and len(f.succeeded) < f.expected_depth:
         d.add(
             -6,
             f"the final analysis claims high confidence on {len(f.succeeded)} successful call(s), fewer than the "
@@ -926,8 +550,7 @@ def _tool_relevance(f: _Facts, unused: list[AvailableTool]) -> _Dimension:
 
 def _synthesis(f: _Facts) -> _Dimension:
     d = _Dimension("Synthesis quality", 4)
-    analysis = (f.session.final_analysis or "").strip()
-    if not analysis:
+    if not f.analysis:
         d.add(-4, "no final analysis was produced")
         return d
     if f.cited:
@@ -940,18 +563,18 @@ def _synthesis(f: _Facts) -> _Dimension:
     if not f.cited and not f.grounded_terms:
         d.add(-2, "the final analysis cites nothing the tools returned")
     grounded = _grounded(f)
-    named = [t for t in f.targets if t.lower() in analysis.lower()]
+    named = [t for t in f.targets if t.lower() in f.analysis.lower()]
     if named and grounded:
         d.add(3, f"it names the affected resources ({_listed(named)})")
-    if _ACTION.search(analysis):
+    if _ACTION.search(f.analysis):
         if grounded:
             d.add(4, "it says what to do next")
         else:
             d.add(0, "it says what to do, but about a cause the evidence does not show")
     else:
         d.add(0, "it does not say what to do about the problem")
-    if len(analysis) >= 200 and grounded:
-        d.add(2, f"it explains the cause in {len(analysis)} characters, not a one-line verdict")
+    if len(f.analysis) >= 200 and grounded:
+        d.add(2, f"it explains the cause in {len(f.analysis)} characters, not a one-line verdict")
     _cap_ungrounded(d, f)
     return d
 
@@ -977,33 +600,30 @@ def _reasoning(f: _Facts, dimensions: list[_Dimension]) -> str:
 
 
 def _missing_tools(f: _Facts, unused: list[AvailableTool]) -> list[JudgeMissingTool]:
-    missing: list[JudgeMissingTool] = []
-    for tool in unused:
-        if _FORENSIC.search(tool.name):
-            missing.append(
-                JudgeMissingTool(
-                    tool_name=tool.qualified_name,
-                    rationale=f"{tool.qualified_name} was available but never called; it would have provided direct "
-                    "evidence (logs, files, processes or events) instead of inference"
-                    + (f" ({tool.description})" if tool.description else "")
-                    + ".",
-                )
+    if f.session.all_available_tools:
+        return [
+            JudgeMissingTool(
+                tool_name=tool.qualified_name,
+                rationale=f"{tool.qualified_name} was available but never called; it would have provided direct "
+                "evidence (logs, files, processes or events) instead of inference"
+                + (f" ({tool.description})" if tool.description else "")
+                + ".",
             )
-    if missing or f.session.all_available_tools:
-        return missing
+            for tool in unused
+            if _FORENSIC.search(tool.name)
+        ]
     # No tools list: name the kinds of evidence no call gathered.
     called = " ".join(f"{c.qualified_name} {_text(c.arguments)}" for c in f.calls)
     subject = _listed(f.targets, 2) if f.targets else "the affected resource"
-    for name, pattern, why in _CATEGORIES:
-        if not pattern.search(called):
-            missing.append(
-                JudgeMissingTool(
-                    tool_name=name,
-                    rationale=f"No call gathered {name} for {subject}; {why}. (The session recorded no tools list, "
-                    "so this names the kind of tool, not a specific one.)",
-                )
-            )
-    return missing
+    return [
+        JudgeMissingTool(
+            tool_name=name,
+            rationale=f"No call gathered {name} for {subject}; {why}. (The session recorded no tools list, "
+            "so this names the kind of tool, not a specific one.)",
+        )
+        for name, pattern, why in _CATEGORIES
+        if not pattern.search(called)
+    ]
 
 
 def _alternatives(f: _Facts, unused: list[AvailableTool]) -> list[JudgeAlternativeApproach]:

@@ -1,27 +1,12 @@
 """The circuit breaker around judge calls, its state shared by every scorer instance through DynamoDB.
 
 ``JudgeBreaker.call(fn)`` runs ``fn`` or raises :class:`JudgeUnavailableError` (with the time a retry makes sense)
-while the circuit is open. :class:`DynamoJudgeBreaker` is Powertools' circuit breaker utility (alpha, pinned) with one
-extension, a failure counter shared by the fleet:
-
-- only :class:`JudgeTransientError` counts as a failure (rate limits, overload, 5xx, timeouts, connection errors);
-  bad requests, authentication errors and invalid output pass through without touching the circuit;
-- every transient failure adds one to a counter item in the same table (``<circuit>#failures``, an atomic DynamoDB
-  ``ADD``); every success sets it back to zero. A success first reads the counter (one strongly consistent
-  ``GetItem`` of that attribute) and writes only when it is not zero, so the healthy path reads and never writes
-  (a failed conditional write is charged as a write, and every success writing the same item is a hot key). The
-  reset runs on a background thread, beside what the caller does next; ``settle`` waits for it (the scorer calls
-  it before a job ends), and a failure of the same instance waits for it before it is counted.
-  When the counter reaches ``failure_threshold`` while the circuit is closed, that caller persists the OPEN state
-  through the utility's own persistence layer. So ``failure_threshold`` consecutive failures across *all* scorer
-  instances open the circuit, not per instance (the utility alone counts in memory per execution environment);
-- after ``recovery_seconds`` the utility elects one caller (a conditional write) to probe the judge; one successful
-  probe closes the circuit, a failed one reopens it. The state model (CLOSED / OPEN / HALF_OPEN in one item) is the
-  utility's; only the CLOSED -> OPEN trigger is ours. The utility's in-memory threshold is set out of reach.
-
-DynamoDB unreachable: the breaker fails open (the judge is called; a breaker must not become the outage), and says so
-with a WARNING log line ``judge circuit state unavailable`` and the ``BreakerStateUnavailable`` count in the
-``on_state_unavailable`` hook, so an operator sees that the protection is off.
+while the circuit is open. :class:`DynamoJudgeBreaker` is Powertools' circuit breaker utility with one extension: only
+:class:`JudgeTransientError` counts, and failures are counted in one DynamoDB item shared by the fleet
+(``<circuit>#failures``, an atomic ``ADD``; a success resets it), so ``failure_threshold`` consecutive failures across
+all instances open the circuit, not per instance. The utility keeps its state model and the half-open probe. With
+DynamoDB unreachable the breaker fails open (a breaker must not become the outage) and says so in the log and the
+``on_state_unavailable`` hook. docs/resilience.md describes it.
 """
 
 from __future__ import annotations
@@ -134,9 +119,8 @@ class DynamoJudgeBreaker:
             ) from exc
 
     def settle(self) -> None:
-        """Wait for the counter reset a success started in the background. The scorer calls it before a job ends,
-        so a Lambda environment is never frozen with a reset in flight (a reset landing later would also erase
-        failures recorded after this success)."""
+        """Wait for the counter reset a success started in the background (the scorer calls it before a job ends, so
+        a Lambda environment is never frozen with a reset in flight that would land after later failures)."""
         with self._lock:
             pending, self._resetting = self._resetting, None
         if pending is not None:
@@ -144,9 +128,8 @@ class DynamoJudgeBreaker:
 
     def state(self) -> str | None:
         """The circuit's shared state as stored (CLOSED before the utility stored any; "unknown" when unreadable)."""
-        # The item as the utility stores it, under the persistence's key and state attributes (its constructor's
-        # documented key_attr and state_attr); read here rather than through get_state, which fails open to CLOSED
-        # where health must say the state is unknown.
+        # Read directly (the persistence's documented key_attr and state_attr), not through get_state, which fails
+        # open to CLOSED where health must say the state is unknown.
         persistence = self._persistence
         try:
             item = self._client.get_item(
@@ -171,9 +154,8 @@ class DynamoJudgeBreaker:
         return result
 
     def _reset_in_background(self) -> None:
-        """Start the reset on the breaker's one worker thread and return: its round trip overlaps what the caller
-        does next (the scorer stores the verdict) instead of adding to it; ``settle`` waits for it. One worker keeps
-        this instance's resets in order."""
+        """Start the reset on the breaker's one worker thread (which keeps this instance's resets in order) and
+        return: its round trip overlaps what the caller does next; ``settle`` waits for it."""
         with self._lock:
             if self._background is None:
                 self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-breaker")
@@ -197,11 +179,8 @@ class DynamoJudgeBreaker:
     def _reset_failures(self) -> None:
         """After a success: set the fleet's counter back to zero, writing only when a read says it is not zero.
 
-        The read must follow the success and be strongly consistent: the state read the utility made before the
-        call is cached for ``cache_seconds`` and precedes a judge call of seconds, so a failure elsewhere during
-        that time would outlive this success and count towards the next streak (the breaker would trip on fewer
-        consecutive failures than ``failure_threshold``). A failure added between this read and this return is
-        ordered after this success, as it would be after a write."""
+        The read is strongly consistent and follows the success (the utility's cached state read precedes the call),
+        so a failure elsewhere during the call does not outlive this success."""
         try:
             stored = self._client.get_item(
                 TableName=self._table,

@@ -76,11 +76,10 @@ def call_with_retries(
             return retry_after
         return backoff_seconds(state.attempt_number, base_seconds)
 
-    def out_of_time(state: RetryCallState) -> bool:
-        return clock() + (state.upcoming_sleep or 0.0) + MIN_CALL_SECONDS > deadline
-
-    def too_long_to_sleep(state: RetryCallState) -> bool:
-        return (state.upcoming_sleep or 0.0) > max_wait_seconds
+    def cannot_wait(state: RetryCallState) -> bool:
+        """The next wait leaves no room for another call before the deadline, or is too long to sleep."""
+        upcoming = state.upcoming_sleep or 0.0
+        return clock() + upcoming + MIN_CALL_SECONDS > deadline or upcoming > max_wait_seconds
 
     def log_retry(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -96,7 +95,7 @@ def call_with_retries(
 
     retrying = Retrying(
         retry=retry_if_exception_type(JudgeTransientError),
-        stop=stop_any(stop_after_attempt(max_retries + 1), stop_when(out_of_time), stop_when(too_long_to_sleep)),
+        stop=stop_any(stop_after_attempt(max_retries + 1), stop_when(cannot_wait)),
         wait=wait,
         sleep=sleep,
         before_sleep=log_retry,
