@@ -16,13 +16,17 @@ locks its tables for a few statements, rarely (tests, after loading rows by hand
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import fields
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Row
 
+R = TypeVar("R")
+
 
 class StatementRepository:
-    """A repository whose every operation is one statement on the autocommit engine (atomic on its own)."""
+    """A repository whose every operation is one statement on the autocommit engine (atomic on its own). A repository
+    of short transactions reads through ``_one`` and ``_all`` too, and writes in its own ``begin()`` blocks."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -38,6 +42,14 @@ class StatementRepository:
     def _all(self, statement: Any) -> Sequence[Row[Any]]:
         with self._engine.connect() as conn:
             return conn.execute(statement).all()
+
+
+def from_row(record: type[R], row: Any, **given: Any) -> R:
+    """``record`` (a dataclass) with the ``given`` values and its other fields from the row's columns of the same
+    names (the row may have more)."""
+    values = row._mapping
+    names = [field.name for field in fields(cast(Any, record)) if field.name not in given]
+    return record(**{name: values[name] for name in names}, **given)
 
 
 def as_json_list(value: Any) -> list[Any]:

@@ -29,20 +29,7 @@ MAX_ERROR_CHARS = 4000
 
 
 def _record(row: Any) -> ExportJobRecord:
-    return ExportJobRecord(
-        export_id=row.export_id,
-        kind=ExportKind(row.kind),
-        parameters=TrainingExportParameters.model_validate(row.parameters),
-        status=ExportStatus(row.status),
-        rows_written=row.rows_written,
-        bytes_written=row.bytes_written,
-        s3_key=row.s3_key,
-        error_message=row.error_message,
-        requested_by=row.requested_by,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-    )
+    return ExportJobRecord.model_validate(dict(row._mapping))
 
 
 class ExportJobRepository(StatementRepository):

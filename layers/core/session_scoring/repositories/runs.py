@@ -15,12 +15,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
+from session_scoring.repositories.base import StatementRepository, from_row
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -128,42 +129,9 @@ class RunAttempt:
     scored_at: datetime | None
 
 
-def _record(row: Any, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
-    return RunRecord(
-        run_id=row.run_id,
-        name=row.name,
-        status=row.status,
-        mode=row.mode,
-        selection=dict(row.selection),
-        max_sessions=row.max_sessions,
-        max_cost_usd=row.max_cost_usd,
-        criteria_hash=row.criteria_hash,
-        judge_model=row.judge_model,
-        started_by=row.started_by,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        planned_at=row.planned_at,
-        finished_at=row.finished_at,
-        next_page=row.next_page,
-        sessions_seen=row.sessions_seen,
-        skipped={str(k): int(v) for k, v in (row.skipped or {}).items()},
-        estimated_input_tokens=row.estimated_input_tokens,
-        estimated_output_tokens=row.estimated_output_tokens,
-        estimated_cost_per_session_usd=row.estimated_cost_per_session_usd,
-        stop_reason=row.stop_reason,
-        error_message=row.error_message,
-        counts=counts,
-        usage=usage,
-        now=now,
-    )
-
-
-class RunRepository:
+class RunRepository(StatementRepository):
     """Scoring runs. Every method is one short transaction (on the transactional engine: a run's writes lock its
     row); none holds one across I/O."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
 
     @db_call
     def create(
@@ -236,7 +204,18 @@ class RunRepository:
                 )
         now = db.scalar(select(func.now()))
         assert now is not None
-        return [_record(row, counts[row.run_id], usage[row.run_id], now) for row in rows]
+        return [
+            from_row(
+                RunRecord,
+                row,
+                selection=dict(row.selection),
+                skipped={str(k): int(v) for k, v in (row.skipped or {}).items()},
+                counts=counts[row.run_id],
+                usage=usage[row.run_id],
+                now=now,
+            )
+            for row in rows
+        ]
 
     @db_call
     def get(self, run_id: uuid.UUID) -> RunRecord | None:
@@ -289,7 +268,7 @@ class RunRepository:
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
-            return [RunAttempt(**r._mapping) for r in rows], int(total)
+            return [from_row(RunAttempt, r) for r in rows], int(total)
 
     @db_call
     def session_states(
@@ -319,17 +298,7 @@ class RunRepository:
                 .where(s.c.session_id.in_(ids), s.c.sample_kind.is_(None))
                 .group_by(s.c.session_id)
             ).all()
-            return {
-                r.session_id: SessionScoreState(
-                    any_completed=bool(r.any_completed),
-                    current_completed=bool(r.current_completed),
-                    active=bool(r.active),
-                    latest_status=r.latest_status,
-                    latest_current_score=r.latest_current_score,
-                    in_run=r.in_run,
-                )
-                for r in rows
-            }
+            return {r.session_id: from_row(SessionScoreState, r) for r in rows}
 
     @db_call
     def sessions_with_reference(self, session_ids: Sequence[str]) -> set[str]:
@@ -351,9 +320,7 @@ class RunRepository:
         from_source = select(_SCORES.c.session_id).where(
             _SCORES.c.session_id.in_(ids), _SCORES.c.reference_source == "source"
         )
-        with self._engine.connect() as db:
-            rows = db.execute(labelled.union(imported, from_source)).all()
-        return {row[0] for row in rows}
+        return {row[0] for row in self._all(labelled.union(imported, from_source))}
 
     @db_call
     def insert_attempts(
@@ -500,19 +467,17 @@ class RunRepository:
     @db_call
     def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
         """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
-        with self._engine.connect() as db:
-            recent = (
-                select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
-                .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
-                .order_by(_SCORES.c.scored_at.desc())
-                .limit(limit)
-                .subquery()
-            )
-            row = db.execute(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms))).one()
-            return (
-                None if row[0] is None else float(row[0]),
-                None if row[1] is None else float(row[1]),
-            )
+        recent = (
+            select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
+            .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
+            .order_by(_SCORES.c.scored_at.desc())
+            .limit(limit)
+            .subquery()
+        )
+        row = self._one(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms)))
+        assert row is not None
+        tokens, latency = (None if value is None else float(value) for value in row)
+        return tokens, latency
 
     @db_call
     def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]:
@@ -520,15 +485,12 @@ class RunRepository:
         ids = list(session_ids)
         if not ids:
             return []
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(_SCORES.c.score_id, _SCORES.c.session_id).where(
-                    _SCORES.c.run_id == run_id,
-                    _SCORES.c.status == "pending",
-                    _SCORES.c.session_id.in_(ids),
-                )
-            ).all()
-            return [(r.score_id, r.session_id) for r in rows]
+        rows = self._all(
+            select(_SCORES.c.score_id, _SCORES.c.session_id).where(
+                _SCORES.c.run_id == run_id, _SCORES.c.status == "pending", _SCORES.c.session_id.in_(ids)
+            )
+        )
+        return [(r.score_id, r.session_id) for r in rows]
 
     # --- batch mode: the batch poller's reads and writes -------------------------------------------------------
 
@@ -615,49 +577,41 @@ class RunRepository:
     def open_batches(self) -> list[str]:
         """Batches that still hold attempts waiting for their result, oldest first."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(s.c.batch_id, func.min(s.c.started_at).label("since"))
-                .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
-                .group_by(s.c.batch_id)
-                .order_by("since")
-            ).all()
-            return [str(row.batch_id) for row in rows]
+        rows = self._all(
+            select(s.c.batch_id, func.min(s.c.started_at).label("since"))
+            .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
+            .group_by(s.c.batch_id)
+            .order_by("since")
+        )
+        return [str(row.batch_id) for row in rows]
 
     @db_call
     def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]:
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(
-                    s.c.score_id,
-                    s.c.session_id,
-                    s.c.run_id,
-                    s.c.claim_token,
-                    s.c.delivery_count,
-                    s.c.prompt_compacted,
-                    s.c.prompt_tokens_before,
-                    s.c.prompt_tokens_after,
-                    s.c.reference_source,
-                ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
-            ).all()
-            return {
-                str(row.score_id): BatchAttempt(
-                    row.score_id,
-                    row.session_id,
-                    row.run_id,
-                    row.claim_token,
-                    row.delivery_count,
-                    PromptStats(
-                        bool(row.prompt_compacted),
-                        row.prompt_tokens_before,
-                        row.prompt_tokens_after,
-                        row.reference_source,
-                    ),
-                )
-                for row in rows
-            }
+        rows = self._all(
+            select(
+                s.c.score_id,
+                s.c.session_id,
+                s.c.run_id,
+                s.c.claim_token,
+                s.c.delivery_count,
+                s.c.prompt_compacted,
+                s.c.prompt_tokens_before,
+                s.c.prompt_tokens_after,
+                s.c.reference_source,
+            ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
+        )
+        return {
+            str(row.score_id): from_row(
+                BatchAttempt,
+                row,
+                prompt=PromptStats(
+                    bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after, row.reference_source
+                ),
+            )
+            for row in rows
+        }
 
     @db_call
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool:
@@ -676,30 +630,20 @@ class RunRepository:
     def run_batches(self, run_id: uuid.UUID) -> list[str]:
         """The batches in which the run has attempts waiting (to cancel them with the run)."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(s.c.batch_id)
-                .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
-                .distinct()
-            ).all()
-            return [str(row.batch_id) for row in rows]
+        rows = self._all(
+            select(s.c.batch_id)
+            .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
+            .distinct()
+        )
+        return [str(row.batch_id) for row in rows]
 
     @db_call
     def stuck_planning(self, older_than_seconds: int) -> int:
         """Runs still planning ``older_than_seconds`` after they were created (a planner that stopped moving)."""
         r = _RUNS
-        with self._engine.connect() as db:
-            return int(
-                db.scalar(
-                    select(func.count())
-                    .select_from(r)
-                    .where(
-                        r.c.status == "planning",
-                        r.c.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds),
-                    )
-                )
-                or 0
-            )
+        stale = r.c.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds)
+        row = self._one(select(func.count()).select_from(r).where(r.c.status == "planning", stale))
+        return int(row[0]) if row is not None else 0
 
     @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:

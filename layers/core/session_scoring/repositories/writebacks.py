@@ -13,7 +13,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Integer, Row, String, bindparam, func, literal_column, or_, select, update
+from sqlalchemy import Integer, String, bindparam, func, literal_column, or_, select, update
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from session_scoring.db import schema
@@ -74,7 +74,8 @@ def writeback_document() -> Any:
 
 
 def writeback_from(value: Any) -> WriteBackRecord | None:
-    """The record from :func:`writeback_document`'s JSON (decoded by the driver, or text from another driver)."""
+    """The record from :func:`writeback_document`'s JSON (decoded by the driver, or text from another driver), or
+    from a row of ``score_writebacks``."""
     if value is None:
         return None
     data: dict[str, Any] = json.loads(value) if isinstance(value, str) else dict(value)
@@ -127,17 +128,4 @@ class WriteBackRepository(StatementRepository):
     @db_call
     def get(self, score_id: uuid.UUID) -> WriteBackRecord | None:
         row = self._one(_BY_ID, {"p_score_id": score_id})
-        return None if row is None else _record(row)
-
-
-def _record(row: Row[Any]) -> WriteBackRecord:
-    values = row._mapping
-    return WriteBackRecord(
-        sink=values["sink"],
-        status=writeback_status(values["status"]),
-        tries=values["tries"],
-        updated_at=values["updated_at"],
-        detail=values["detail"],
-        error_message=values["error_message"],
-        written_at=values["written_at"],
-    )
+        return None if row is None else writeback_from(row._mapping)
