@@ -19,7 +19,6 @@ from typing import Any, cast
 from sqlalchemy import (
     ColumnElement,
     Connection,
-    Engine,
     Integer,
     Result,
     Select,
@@ -42,6 +41,7 @@ from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreR
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.tools import canonical_tool_name
+from session_scoring.repositories.base import StatementRepository, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 _SCORES = schema.session_scores
@@ -184,21 +184,13 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
     return statement if limit is None else statement.limit(limit)
 
 
-def _fleet_record(values: Any) -> FleetScoreRecord:
-    return FleetScoreRecord(
-        score_id=values["score_id"],
-        session_id=values["session_id"],
-        criteria_hash=values["criteria_hash"],
-        status=ScoreStatus(values["status"]),
-        total_score=values["total_score"],
-        score_breakdown=values["score_breakdown"],
-        requested_at=values["requested_at"],
-        scored_at=values["scored_at"],
-        judge_provider=values["judge_provider"],
-        judge_model=values["judge_model"],
-        facts=facts_from(values),
-        missing_tools=tuple(values["missing_tool_names"] or ()),
-        outcome=values["outcome"],
+def _fleet_record(row: Any) -> FleetScoreRecord:
+    return from_row(
+        FleetScoreRecord,
+        row,
+        status=ScoreStatus(row.status),
+        facts=facts_from(row._mapping),
+        missing_tools=tuple(row.missing_tool_names or ()),
     )
 
 
@@ -215,16 +207,11 @@ class ToolSessionRecord:
     agent: str | None
 
 
-class InsightsRepository:
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-
+class InsightsRepository(StatementRepository):
     @db_call
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]:
         """One page of the fleet query (``limit`` rows at most), read whole."""
-        with self._engine.connect() as conn:
-            rows = conn.execute(fleet_statement(where, order, limit)).mappings().all()
-        return [_fleet_record(row) for row in rows]
+        return [_fleet_record(row) for row in self._all(fleet_statement(where, order, limit))]
 
     @db_call
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
@@ -248,7 +235,7 @@ class InsightsRepository:
     @staticmethod
     def _rows(conn: Connection, transaction: Transaction, result: Result[Any]) -> Iterator[FleetScoreRecord]:
         try:
-            for row in result.mappings():
+            for row in result:
                 yield _fleet_record(row)
             transaction.commit()
         finally:
@@ -284,32 +271,23 @@ class InsightsRepository:
         )
         if after is not None:
             statement = statement.where(tuple_(s.scored_at, s.score_id) < tuple_(after.value, after.score_id))
-        with self._engine.connect() as conn:
-            rows = conn.execute(statement).all()
-        return canonical, [
-            ToolSessionRecord(
-                r.session_id, r.score_id, r.total_score, r.scored_at, r.tool_name, r.rationale, r.session_agent
-            )
-            for r in rows
-        ]
+        return canonical, [from_row(ToolSessionRecord, r, agent=r.session_agent) for r in self._all(statement)]
 
     @db_call
     def fleet_count(self, where: FleetFilter) -> int:
         """How many attempts match ``where``."""
-        with self._engine.connect() as conn:
-            count = conn.execute(select(func.count()).select_from(_SCORES).where(*_conditions(where))).scalar_one()
-        return int(count)
+        row = self._one(select(func.count()).select_from(_SCORES).where(*_conditions(where)))
+        return int(row[0]) if row is not None else 0
 
     @db_call
     def sessions_missing_facts(self) -> list[str]:
         """Sessions with an attempt whose facts are missing, or only a summary's (no tool-call count)."""
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(_SCORES.c.session_id)
-                .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
-                .distinct()
-                .order_by(_SCORES.c.session_id)
-            ).all()
+        rows = self._all(
+            select(_SCORES.c.session_id)
+            .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
+            .distinct()
+            .order_by(_SCORES.c.session_id)
+        )
         return [row[0] for row in rows]
 
     @db_call
