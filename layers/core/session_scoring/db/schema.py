@@ -43,6 +43,7 @@ from session_scoring.models.scores import (
     MAX_SCORE,
     MIN_SCORE,
     REFERENCE_SOURCES,
+    REFERENCED_OUTCOMES,
     Outcome,
     ScoreStatus,
 )
@@ -307,10 +308,7 @@ latest_scores = Table(
     Column("score_id", UUID(as_uuid=True), nullable=False),
     Column("total_score", Integer, nullable=False),
     Column("band", String(20), nullable=False),
-    Column("logical_flow", Integer),
-    Column("consistency", Integer),
-    Column("tool_relevance", Integer),
-    Column("synthesis_quality", Integer),
+    *[Column(dimension, Integer) for dimension in DIMENSIONS],
     Column("scored_at", DateTime(timezone=True), nullable=False),
     # The distinct tool names the score says were missing, sorted.
     Column("missing_tools", ARRAY(Text), nullable=False, server_default=text("'{}'")),
@@ -416,10 +414,7 @@ trend_members = Table(
     Column("session_agent", String(255)),
     Column("session_alert_type", String(255)),
     Column("total_score", Integer, nullable=False),
-    Column("logical_flow", Integer),
-    Column("consistency", Integer),
-    Column("tool_relevance", Integer),
-    Column("synthesis_quality", Integer),
+    *[Column(dimension, Integer) for dimension in DIMENSIONS],
     Column("previous", JSONB),
     Column("outcome", String(20)),  # migration 0018_outcome
 )
@@ -441,18 +436,12 @@ trend_histograms = Table(
     Column("group_value", String(255), primary_key=True),
     Column("sessions", Integer, nullable=False),
     Column("totals", ARRAY(Integer), nullable=False),
-    Column("logical_flow_sum", Integer, nullable=False),
-    Column("logical_flow_n", Integer, nullable=False),
-    Column("consistency_sum", Integer, nullable=False),
-    Column("consistency_n", Integer, nullable=False),
-    Column("tool_relevance_sum", Integer, nullable=False),
-    Column("tool_relevance_n", Integer, nullable=False),
-    Column("synthesis_quality_sum", Integer, nullable=False),
-    Column("synthesis_quality_n", Integer, nullable=False),
+    *[Column(f"{dimension}_{part}", Integer, nullable=False) for dimension in DIMENSIONS for part in ("sum", "n")],
     # Migration 0018_outcome: the sessions whose latest score found, partly found or missed their reference.
-    Column("outcome_found", Integer, nullable=False, server_default=text("0")),
-    Column("outcome_partly_found", Integer, nullable=False, server_default=text("0")),
-    Column("outcome_missed", Integer, nullable=False, server_default=text("0")),
+    *[
+        Column(f"outcome_{outcome.value}", Integer, nullable=False, server_default=text("0"))
+        for outcome in REFERENCED_OUTCOMES
+    ],
     CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
     CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
     CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
@@ -641,26 +630,21 @@ comparison_pairs = Table(
         name="comparison_pairs_pkey",
         postgresql_include=["low_total", "high_total"],
     ),
-    # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction.
-    Index("ix_comparison_pairs_rising", "low_hash", "high_hash", "delta", "session_id"),
-    Index("ix_comparison_pairs_falling", "low_hash", "high_hash", text("delta DESC"), "session_id"),
-    # Migration 0018_outcome: the same three reads over the sessions with a reference.
-    Index(
-        "ix_comparison_pairs_reference_rising",
-        "low_hash",
-        "high_hash",
-        "delta",
-        "session_id",
-        postgresql_where=text("with_reference"),
+    # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction, over
+    # every pair and (migration 0018_outcome) over those with a reference.
+    *(
+        Index(
+            f"ix_comparison_pairs_{prefix}{direction}",
+            "low_hash",
+            "high_hash",
+            delta,
+            "session_id",
+            postgresql_where=where,
+        )
+        for prefix, where in (("", None), ("reference_", text("with_reference")))
+        for direction, delta in (("rising", "delta"), ("falling", text("delta DESC")))
     ),
-    Index(
-        "ix_comparison_pairs_reference_falling",
-        "low_hash",
-        "high_hash",
-        text("delta DESC"),
-        "session_id",
-        postgresql_where=text("with_reference"),
-    ),
+    # Migration 0018_outcome: the scatter's sample over the sessions with a reference.
     Index(
         "ix_comparison_pairs_reference_sessions",
         "low_hash",
