@@ -23,7 +23,7 @@ from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFE
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
-from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS
+from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS, member_sums
 
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
@@ -218,15 +218,5 @@ def _one_session(total: Any, dimensions: list[Any], outcome: Any) -> Any:
         func.array_fill(zeros, array([total - MIN_SCORE]))
         .op("||")(literal_column("1"))
         .op("||")(func.array_fill(zeros, array([MAX_SCORE - total])))
-        .op("||")(
-            array(
-                [
-                    *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
-                    *[
-                        func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)
-                        for o in REFERENCED_OUTCOMES
-                    ],
-                ]
-            )
-        )
+        .op("||")(array(member_sums(dimensions, outcome)))
     )

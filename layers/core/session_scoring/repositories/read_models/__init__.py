@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, Table, or_, select, text
+from sqlalchemy.dialects.postgresql import insert
 
 
 def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[Any]) -> None:
@@ -33,3 +34,20 @@ def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[A
                 conn.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - the module's own table names
             for statement in statements:
                 conn.execute(statement)
+
+
+def add_counts(table: Table, deltas: Any, key: Sequence[str], sums: dict[str, Any], name: str) -> Any:
+    """The CTE adding ``sums`` (aggregates of ``deltas`` per ``key``, by ``table``'s column) to ``table``'s rows, a
+    key whose sums are all zero left alone, as atomic increments in key order: concurrent statements lock the rows in
+    the same order."""
+    columns = [deltas.c[column] for column in key]
+    counts = insert(table).from_select(
+        [*key, *sums],
+        select(*columns, *sums.values())
+        .group_by(*columns)
+        .having(or_(*[total != 0 for total in sums.values()]))
+        .order_by(*columns),
+    )
+    return counts.on_conflict_do_update(
+        index_elements=list(key), set_={column: table.c[column] + counts.excluded[column] for column in sums}
+    ).cte(name)

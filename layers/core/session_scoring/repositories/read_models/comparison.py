@@ -35,6 +35,7 @@ from sqlalchemy.dialects.postgresql import insert
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.repositories.read_models import add_counts
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
@@ -142,14 +143,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
         ),
         *(select(q.low_hash, q.high_hash, kind(d), q[d], zero, q.sign).where(q[d].is_not(None)) for d in DIMENSIONS),
     ).subquery("cmp_deltas")
-    key = [deltas.c[name] for name in _CELL_KEY]
-    total = func.sum(deltas.c.sign)
-    cells = insert(_CELLS).from_select(
-        [*_CELL_KEY, "sessions"], select(*key, total).group_by(*key).having(total != 0).order_by(*key)
-    )
-    cells_stored = cells.on_conflict_do_update(
-        index_elements=list(_CELL_KEY), set_={"sessions": _CELLS.c.sessions + cells.excluded.sessions}
-    ).cte("cmp_cells_stored")
+    cells_stored = add_counts(_CELLS, deltas, _CELL_KEY, {"sessions": func.sum(deltas.c.sign)}, "cmp_cells_stored")
     rows = insert(_PAIRS).from_select(
         ["low_hash", "high_hash", "session_id", "low_total", "high_total", "with_reference"],
         select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total, p.ref)

@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import BigInteger, Integer, func, literal_column, select, text, union_all
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import add_counts
 
 TABLES = ("outcome_counts",)
 
@@ -52,22 +52,11 @@ def upkeep(members: Any) -> Any:
         members.c.previous.is_not(None)
     )
     deltas = union_all(came, gone).subquery("outcome_deltas")
-    key = [deltas.c[name] for name in _KEY]
-    sessions, total_sum = func.sum(deltas.c.sessions), func.sum(deltas.c.total_sum)
-    counts = insert(_COUNTS).from_select(
-        [*_KEY, "sessions", "total_sum"],
-        select(*key, sql_cast(sessions, Integer), sql_cast(total_sum, BigInteger))
-        .group_by(*key)
-        .having((sessions != 0) | (total_sum != 0))
-        .order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=list(_KEY),
-        set_={
-            "sessions": _COUNTS.c.sessions + counts.excluded.sessions,
-            "total_sum": _COUNTS.c.total_sum + counts.excluded.total_sum,
-        },
-    ).cte("outcome_counts_stored")
+    sums = {
+        "sessions": sql_cast(func.sum(deltas.c.sessions), Integer),
+        "total_sum": sql_cast(func.sum(deltas.c.total_sum), BigInteger),
+    }
+    return add_counts(_COUNTS, deltas, _KEY, sums, "outcome_counts_stored")
 
 
 _REBUILD = """

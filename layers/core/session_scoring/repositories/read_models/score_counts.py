@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func, literal_column, select
-from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import add_counts
 
 _COUNTS = schema.latest_score_counts
 
@@ -31,13 +31,5 @@ def upkeep(latest: Any) -> Any:
         )
         .subquery("deltas")
     )
-    key = (deltas.c.criteria_hash, deltas.c.kind, deltas.c.name)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_COUNTS).from_select(
-        ["criteria_hash", "kind", "name", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "kind", "name"],
-        set_={"sessions": _COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("counts_stored")
+    key = ("criteria_hash", "kind", "name")
+    return add_counts(_COUNTS, deltas, key, {"sessions": func.sum(deltas.c.delta)}, "counts_stored")

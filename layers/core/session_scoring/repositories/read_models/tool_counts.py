@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import String, Text, bindparam, func, literal, literal_column, select, true
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import add_counts
 
 _TOOL_COUNTS = schema.latest_tool_counts
 _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
@@ -61,13 +62,5 @@ def upkeep(latest: Any) -> Any:
         .union_all(keyed(removed.c.value, minus).join(removed, true()).where(latest.c.previous_band.is_not(None)))
         .subquery("tool_deltas")
     )
-    key = (deltas.c.criteria_hash, deltas.c.tool_name, deltas.c.facet, deltas.c.value)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_TOOL_COUNTS).from_select(
-        ["criteria_hash", "tool_name", "facet", "value", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "tool_name", "facet", "value"],
-        set_={"sessions": _TOOL_COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("tool_counts_stored")
+    key = ("criteria_hash", "tool_name", "facet", "value")
+    return add_counts(_TOOL_COUNTS, deltas, key, {"sessions": func.sum(deltas.c.delta)}, "tool_counts_stored")

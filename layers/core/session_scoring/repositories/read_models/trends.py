@@ -122,6 +122,15 @@ def upkeep(done: Any) -> tuple[Any, Any]:
     return members, _histogram_upkeep(members)
 
 
+def member_sums(dimensions: list[Any], outcome: Any) -> list[Any]:
+    """A member's values of a histogram row's ``DIMENSION_SUMS`` (each dimension's points and 1 when present) and
+    ``OUTCOME_SUMS`` (1 in its outcome's count)."""
+    return [
+        *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
+        *[func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0) for o in REFERENCED_OUTCOMES],
+    ]
+
+
 def _constants(name: str, items: list[str], alias: str) -> Any:
     """A one-column table of constant strings."""
     rows = [select(literal_column(f"'{item}'", String).label(name)) for item in items]
@@ -178,18 +187,8 @@ def _histogram_upkeep(members: Any) -> Any:
             total.label("total_score"),
             signed.label("sessions"),
             *[
-                column
-                for d in DIMENSIONS
-                for column in (
-                    (signed * func.coalesce(dims[d], 0)).label(f"{d}_sum"),
-                    (signed * sql_cast(dims[d].is_not(None), Integer)).label(f"{d}_n"),
-                )
-            ],
-            *[
-                (signed * func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)).label(
-                    f"outcome_{o.value}"
-                )
-                for o in REFERENCED_OUTCOMES
+                (signed * value).label(name)
+                for name, value in zip(_CELL_SUMS[1:], member_sums([dims[d] for d in DIMENSIONS], outcome), strict=True)
             ],
         ).select_from(members.join(units, true()).join(groups, true()))
 
