@@ -62,7 +62,7 @@ from session_scoring.models.records import (
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, ScoreStatus
 from session_scoring.models.tools import ToolNamer
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import StatementRepository, as_json_list, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.read_models import (
     comparison,
@@ -388,6 +388,12 @@ def _store_sample_statement() -> Any:
 def _with_children(done: Any, *upkeep: Any) -> Any:
     """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
     the read models' ``upkeep`` CTEs."""
+
+    def stored(table: Any, recordset: Any, columns: list[str], parent: Any, name: str) -> Any:
+        """Insert ``recordset``'s rows into ``table`` (``columns`` from it, ``parent`` first), one per attempt."""
+        values = select(*parent, *[recordset.c[column] for column in columns]).select_from(done).join(recordset, true())
+        return insert(table).from_select([*[p.name for p in parent], *columns], values).cte(name)
+
     tools = _recordset(
         "p_tools",
         column("position", Integer),
@@ -405,43 +411,18 @@ def _with_children(done: Any, *upkeep: Any) -> Any:
     steps = _recordset(
         "p_steps", column("approach_id", UUID), column("step_order", Integer), column("step_description", Text)
     )
-    insert_tools = (
-        insert(_TOOLS)
-        .from_select(
-            ["id", "score_id", "position", "tool_name", "canonical_name", "rationale"],
-            select(
-                func.gen_random_uuid(),
-                done.c.score_id,
-                tools.c.position,
-                tools.c.tool_name,
-                tools.c.canonical_name,
-                tools.c.rationale,
-            )
-            .select_from(done)
-            .join(tools, true()),
-        )
-        .cte("tools_stored")
+    new_id = func.gen_random_uuid().label("id")
+    insert_tools = stored(
+        _TOOLS,
+        tools,
+        ["position", "tool_name", "canonical_name", "rationale"],
+        [new_id, done.c.score_id],
+        "tools_stored",
     )
-    insert_approaches = (
-        insert(_APPROACHES)
-        .from_select(
-            ["id", "score_id", "position", "name", "description"],
-            select(approaches.c.id, done.c.score_id, approaches.c.position, approaches.c.name, approaches.c.description)
-            .select_from(done)
-            .join(approaches, true()),
-        )
-        .cte("approaches_stored")
+    insert_approaches = stored(
+        _APPROACHES, approaches, ["id", "position", "name", "description"], [done.c.score_id], "approaches_stored"
     )
-    insert_steps = (
-        insert(_STEPS)
-        .from_select(
-            ["id", "approach_id", "step_order", "step_description"],
-            select(func.gen_random_uuid(), steps.c.approach_id, steps.c.step_order, steps.c.step_description)
-            .select_from(done)
-            .join(steps, true()),
-        )
-        .cte("steps_stored")
-    )
+    insert_steps = stored(_STEPS, steps, ["approach_id", "step_order", "step_description"], [new_id], "steps_stored")
     # A read model left out (None) is not composed: the benchmarks time the statement without one.
     return select(done.c.score_id).add_cte(
         insert_tools, insert_approaches, insert_steps, *(cte for cte in upkeep if cte is not None)
@@ -803,7 +784,7 @@ class ScoreRepository(StatementRepository):
                 _SCORES.c.session_id,
                 _SCORES.c.status,
                 _SCORES.c.delivery_count,
-                _SCORES.c.scored_triggered_by,
+                _SCORES.c.scored_triggered_by.label("requested_by"),
                 _SCORES.c.requested_at,
                 _SCORES.c.run_id,
             )
@@ -819,18 +800,7 @@ class ScoreRepository(StatementRepository):
             .order_by(_SCORES.c.requested_at)
             .limit(limit)
         )
-        return [
-            StrandedAttempt(
-                r.score_id,
-                r.session_id,
-                ScoreStatus(r.status),
-                r.delivery_count,
-                r.scored_triggered_by,
-                r.requested_at,
-                r.run_id,
-            )
-            for r in rows
-        ]
+        return [from_row(StrandedAttempt, r, status=ScoreStatus(r.status)) for r in rows]
 
     @db_call
     def count_by_status(self) -> dict[str, int]:

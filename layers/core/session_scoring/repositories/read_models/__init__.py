@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Table, or_, select, text
+from sqlalchemy import Engine, String, Table, bindparam, literal, literal_column, or_, select, text
 from sqlalchemy.dialects.postgresql import insert
+
+from session_scoring.db.schema import ANY_CRITERIA
 
 
 def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[Any]) -> None:
@@ -34,6 +36,20 @@ def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[A
                 conn.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - the module's own table names
             for statement in statements:
                 conn.execute(statement)
+
+
+def scopes(name: str) -> Any:
+    """The criteria hashes a verdict's row is kept under: its own (``p_criteria_hash``) and ``ANY_CRITERIA``."""
+    return (
+        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
+        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
+        .subquery(name)
+    )
+
+
+def replaced(members: Any, key: str) -> Any:
+    """``key`` of the member a ``trend_members`` change replaced (its ``previous`` JSON), as text."""
+    return members.c.previous.op("->>")(literal_column(f"'{key}'"))
 
 
 def add_counts(table: Table, deltas: Any, key: Sequence[str], sums: dict[str, Any], name: str) -> Any:

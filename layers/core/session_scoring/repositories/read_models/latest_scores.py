@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal, literal_column, select, true, tuple_
+from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal_column, select, true, tuple_
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 
 from session_scoring.db import schema
-from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.repositories import read_models
 from session_scoring.repositories.read_models import tool_counts
 
 _LATEST_SCORES = schema.latest_scores
@@ -36,11 +36,7 @@ def upkeep(done: Any) -> Any:
     what it replaced, returned through ``previous_*``, is exact even when completes race: the counters take the
     difference from the rows it returns (an inserted row has no previous band; an updated one always has).
     """
-    scopes = (
-        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
-        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
-        .subquery("scopes")
-    )
+    scopes = read_models.scopes("scopes")
     row = (
         select(
             done.c.session_id,

@@ -17,7 +17,7 @@ from sqlalchemy import BigInteger, Integer, func, literal_column, select, text, 
 from sqlalchemy import cast as sql_cast
 
 from session_scoring.db import schema
-from session_scoring.repositories.read_models import add_counts
+from session_scoring.repositories.read_models import add_counts, replaced
 
 TABLES = ("outcome_counts",)
 
@@ -44,13 +44,14 @@ def upkeep(members: Any) -> Any:
             (signed * sql_cast(total, BigInteger)).label("total_sum"),
         ).where(outcome.is_not(None))
 
-    def was(key: str) -> Any:
-        return members.c.previous.op("->>")(literal_column(f"'{key}'"))
-
     came = side(members.c.session_agent, members.c.session_alert_type, members.c.outcome, members.c.total_score, 1)
-    gone = side(was("agent"), was("alert_type"), was("outcome"), sql_cast(was("total"), Integer), -1).where(
-        members.c.previous.is_not(None)
-    )
+    gone = side(
+        replaced(members, "agent"),
+        replaced(members, "alert_type"),
+        replaced(members, "outcome"),
+        sql_cast(replaced(members, "total"), Integer),
+        -1,
+    ).where(members.c.previous.is_not(None))
     deltas = union_all(came, gone).subquery("outcome_deltas")
     sums = {
         "sessions": sql_cast(func.sum(deltas.c.sessions), Integer),

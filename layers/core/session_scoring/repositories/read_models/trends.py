@@ -24,7 +24,6 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    literal,
     literal_column,
     or_,
     select,
@@ -37,10 +36,10 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
-from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
 from session_scoring.models.trends import TrendBucket, TrendGroup
-from session_scoring.repositories.read_models import outcomes
+from session_scoring.repositories import read_models
+from session_scoring.repositories.read_models import outcomes, replaced
 
 TABLES = ("trend_members", "trend_histograms")
 
@@ -83,11 +82,7 @@ def upkeep(done: Any) -> tuple[Any, Any]:
     week, each with no grouping, by agent and by alert type), summed per key and applied as atomic increments in key
     order. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
-    scopes = (
-        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
-        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
-        .subquery("trend_scopes")
-    )
+    scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
     attempt = _SCORES.alias("trend_attempt")
     member = (
@@ -192,16 +187,13 @@ def _histogram_upkeep(members: Any) -> Any:
             ],
         ).select_from(members.join(units, true()).join(groups, true()))
 
-    def was(key: str) -> Any:
-        return members.c.previous.op("->>")(literal_column(f"'{key}'"))
-
     gone = side(
-        sql_cast(was("scored_at"), DateTime(timezone=True)),
-        was("agent"),
-        was("alert_type"),
-        sql_cast(was("total"), Integer),
-        {d: sql_cast(was(d), Integer) for d in DIMENSIONS},
-        was("outcome"),
+        sql_cast(replaced(members, "scored_at"), DateTime(timezone=True)),
+        replaced(members, "agent"),
+        replaced(members, "alert_type"),
+        sql_cast(replaced(members, "total"), Integer),
+        {d: sql_cast(replaced(members, d), Integer) for d in DIMENSIONS},
+        replaced(members, "outcome"),
         -1,
     ).where(members.c.previous.is_not(None))
     came = side(
