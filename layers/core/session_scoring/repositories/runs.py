@@ -185,23 +185,17 @@ class RunRepository(StatementRepository):
             ).all():
                 if run_id is not None:
                     counts[run_id][str(status)] = int(count)
+            tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
             for r in db.execute(
                 select(
                     _SCORES.c.run_id,
-                    _SCORES.c.judge_model,
-                    func.coalesce(func.sum(_SCORES.c.input_tokens), 0).label("input_tokens"),
-                    func.coalesce(func.sum(_SCORES.c.output_tokens), 0).label("output_tokens"),
-                    func.coalesce(func.sum(_SCORES.c.cache_read_tokens), 0).label("cache_read"),
-                    func.coalesce(func.sum(_SCORES.c.cache_write_tokens), 0).label("cache_write"),
+                    _SCORES.c.judge_model.label("model"),
+                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in tokens],
                 )
                 .where(_SCORES.c.run_id.in_(ids), _SCORES.c.status == "completed")
                 .group_by(_SCORES.c.run_id, _SCORES.c.judge_model)
             ).all():
-                usage[r.run_id].append(
-                    ModelUsage(
-                        r.judge_model, int(r.input_tokens), int(r.output_tokens), int(r.cache_read), int(r.cache_write)
-                    )
-                )
+                usage[r.run_id].append(from_row(ModelUsage, r))
         now = db.scalar(select(func.now()))
         assert now is not None
         return [
@@ -532,12 +526,7 @@ class RunRepository(StatementRepository):
                 )
                 .returning(s.c.score_id, s.c.session_id, s.c.run_id, s.c.delivery_count)
             ).all()
-        return [
-            BatchAttempt(
-                row.score_id, row.session_id, row.run_id, token, row.delivery_count, PromptStats(False, None, None)
-            )
-            for row in rows
-        ]
+        return [from_row(BatchAttempt, row, claim_token=token, prompt=PromptStats(False, None, None)) for row in rows]
 
     @db_call
     def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:

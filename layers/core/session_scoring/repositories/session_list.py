@@ -23,7 +23,7 @@ from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
 
 _SCORES = schema.session_scores
@@ -85,10 +85,7 @@ class SessionListRepository(StatementRepository):
         if criteria_hash is not None:
             statement = statement.where(s.criteria_hash == criteria_hash)
         return {
-            r.session_id: LatestScoreRecord(
-                r.session_id, r.score_id, ScoreStatus(r.status), r.total_score, r.criteria_hash
-            )
-            for r in self._all(statement)
+            r.session_id: from_row(LatestScoreRecord, r, status=ScoreStatus(r.status)) for r in self._all(statement)
         }
 
     @db_call
@@ -139,16 +136,7 @@ class SessionListRepository(StatementRepository):
             .select_from(page.join(_SCORES, _SCORES.c.score_id == page.c.score_id))
             .order_by(*_ordered(page.c, order))
         )
-        return [
-            ScoredSessionRecord(
-                session_id=row.session_id,
-                score_id=row.score_id,
-                total_score=row.total_score,
-                criteria_hash=row.criteria_hash,
-                facts=facts_from(row._mapping),
-            )
-            for row in self._all(statement)
-        ]
+        return [from_row(ScoredSessionRecord, row, facts=facts_from(row._mapping)) for row in self._all(statement)]
 
     @db_call
     def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int:

@@ -48,15 +48,7 @@ def _take_statement() -> Any:
 
 
 _TAKE = _take_statement()
-_COLUMNS = (
-    _WRITEBACKS.c.sink,
-    _WRITEBACKS.c.status,
-    _WRITEBACKS.c.tries,
-    _WRITEBACKS.c.updated_at,
-    _WRITEBACKS.c.detail,
-    _WRITEBACKS.c.error_message,
-    _WRITEBACKS.c.written_at,
-)
+_COLUMNS = [column for column in _WRITEBACKS.c if column.name != "score_id"]
 _BY_ID = select(*_COLUMNS).where(_WRITEBACKS.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
 
 

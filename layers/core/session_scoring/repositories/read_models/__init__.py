@@ -2,16 +2,10 @@
 verdict (``ScoreRepository.complete``), so that analytics, trends and the criteria comparison read a few rows
 whatever the number of scores.
 
-One module per model, holding all of its definition: ``upkeep`` (the data-modifying CTEs that move the model by
-one verdict; ``complete`` composes them into its one statement) and, for a model that can be derived again from
-another (the trends and the comparison, from ``latest_scores``), ``rebuild`` (its statements, run by
-:func:`rebuild_tables`). Every model follows ``latest_scores`` (the upsert of the session's newest verdict, which
-returns what it replaced); each counter takes the replaced row out and the new one in, as atomic increments in key
-order, so concurrent verdicts never lose a count nor deadlock.
-
-A new derived table is one new module here (its upkeep, added to ``complete``'s composition) and one migration
-(the table and its backfill). A migration keeps its own SQL, frozen: a revision must build the same schema forever,
-while a module follows the current tables, so no migration imports one.
+One module per model: its ``upkeep`` (the data-modifying CTEs that move it by one verdict, composed by ``complete``)
+and, for a model derived from another, its ``rebuild`` (run by :func:`rebuild_tables`). Each counter takes the
+replaced row out and the new one in, as atomic increments in key order, so concurrent verdicts never lose a count nor
+deadlock. No migration imports a module: a revision keeps its own SQL, frozen.
 """
 
 from __future__ import annotations

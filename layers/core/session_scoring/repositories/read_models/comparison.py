@@ -1,14 +1,7 @@
-"""``comparison_pairs`` and ``comparison_cells``: what the criteria comparison reads (migration
-0016_comparison_pairs).
-
-Per unordered pair of criteria hashes (``low_hash`` the lesser in code point order; never ``ANY_CRITERIA``: the
-comparison is between two criteria) ``comparison_cells`` holds the histograms the statistics are computed from (the
-joint one of the totals, one of each dimension's deltas) and ``comparison_pairs`` one row per session scored under
-both, with its two totals and their delta. The same histograms over the sessions judged against a reference under
-either hash (``with_reference`` on the pair row) are kept under the kinds prefixed ``REFERENCE_PREFIX``
-(0018_outcome). The verdict's statement keeps both (``upkeep``): when the session's latest completed score under the
-verdict's criteria changes, each pair it forms with the session's other criteria takes the replaced score's
-contribution out and the new one's in. ``rebuild`` derives them again from ``latest_scores``.
+"""``comparison_pairs`` and ``comparison_cells`` (``db/schema.py``): what the criteria comparison reads. The verdict's
+statement keeps both (``upkeep``): when the session's latest completed score under the verdict's criteria changes,
+each pair it forms with the session's other criteria takes the replaced score's contribution out and the new one's
+in. ``rebuild`` derives them again from ``latest_scores``.
 """
 
 from __future__ import annotations

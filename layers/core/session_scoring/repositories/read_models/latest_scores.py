@@ -1,6 +1,5 @@
 """``latest_scores``: each session's newest completed score per criteria hash, and under ``ANY_CRITERIA`` its newest
-of all, with its band, dimensions, canonical missing tools, tool facets (migration 0006_latest_scores) and outcome
-(0018_outcome). Every other read model follows the rows this upsert changes."""
+of all. Every other read model follows the rows this upsert changes."""
 
 from __future__ import annotations
 

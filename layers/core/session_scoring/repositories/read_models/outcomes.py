@@ -1,12 +1,6 @@
-"""``outcome_counts``: per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose
-latest completed score has that outcome and the sum of their totals (migration 0018_outcome). ``GET
-/analytics/outcome`` reads a criteria's rows: the share found and the mean score of found against missed sessions per
-agent and alert type, whatever the number of scores.
-
-It follows ``trend_members`` (each session's latest score with its agent, alert type, total and outcome, and the
-member it replaced): the verdict's statement and a facts backfill move it by the members they change (``upkeep``), and
-``rebuild`` derives it again from ``trend_members``. A score without an outcome (made before outcomes were judged)
-is not counted.
+"""``outcome_counts`` (``db/schema.py``): what ``GET /analytics/outcome`` reads. It follows ``trend_members``: the
+verdict's statement and a facts backfill move it by the members they change (``upkeep``), and ``rebuild`` derives it
+again from ``trend_members``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""``latest_tool_counts``: per criteria hash and canonical missing tool, the sessions by UTC day, Monday week, agent,
-spelling and availability (migration 0011_canonical_tools). The keys of a latest score are stored on its
-``latest_scores`` row (``tool_facets``), so that a replaced score's keys can be taken out exactly."""
+"""``latest_tool_counts``: the keys of a latest score are stored on its ``latest_scores`` row (``tool_facets``), so
+that a replaced score's keys can be taken out exactly."""
 
 from __future__ import annotations
 

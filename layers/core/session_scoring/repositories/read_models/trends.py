@@ -1,14 +1,6 @@
-"""``trend_members`` and ``trend_histograms``: what the trends read (migrations 0012_trend_buckets and
-0015_trend_histograms).
-
-``trend_members`` is each session's latest completed score per criteria hash (and under ``ANY_CRITERIA``) as the
-trends count it: its UTC scoring time, agent, alert type, total and dimensions, with ``previous`` the member the last
-update replaced, and its outcome (0018_outcome). ``trend_histograms`` holds, per criteria hash, bucket (a UTC day, or
-the Monday of its week), grouping and group, the number of sessions, their histogram of totals (101 cells: totals
-are integers 0-100, so it gives ``percentile_cont``'s exact answer), each dimension's sum and count, and the sessions
-found, partly found and missed (``OUTCOME_SUMS``). Both are kept by the verdict's statement
-(``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores`` (``rebuild``)
-by the same histogram upkeep, applied to every member at once.
+"""``trend_members`` and ``trend_histograms`` (``db/schema.py``): what the trends read. Both are kept by the verdict's
+statement (``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores``
+(``rebuild``) by the same histogram upkeep, applied to every member at once.
 """
 
 from __future__ import annotations
