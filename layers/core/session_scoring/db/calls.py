@@ -1,21 +1,14 @@
 """How a repository operation meets a database that is down, frozen or restarting.
 
-Every repository method is wrapped in :func:`db_call`; each is one statement on an autocommit connection or one short
-transaction (``repositories/base.py``), so a retry never repeats half of one. A connection-level failure is retried
-once (at once when only the pooled connection had died, after a short pause when the server itself failed, e.g. a
-restart), then raised as :class:`DatabaseUnavailableError`,
-which the API answers with 503 and the scorer treats as transient (the message comes back later).
+Every repository method is wrapped in :func:`db_call`; each is one statement or one short transaction
+(``repositories/base.py``), so a retry never repeats half of one. A connection-level failure
+(:func:`is_connection_failure`: no connection, a server that went away, is shutting down, starting or full, a socket
+error or timeout; never a constraint violation or bad SQL) is retried once (at once when only the pooled connection
+had died, after a short pause when the server itself failed), then raised as :class:`DatabaseUnavailableError`, which
+the API answers with 503 and the scorer treats as transient (the message comes back later).
 
-What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot
-connect (``InterfaceError``: "Can't create a connection"), a server that went away (``OperationalError``, any DBAPI
-error that invalidated its connection, or one whose SQLSTATE says the server is shutting down, starting or full, as
-pg8000 reports a fast shutdown: ``ProgrammingError`` 57P03), and the socket errors and timeouts that escape
-unwrapped (a frozen server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad
-SQL are not.
-
-An exhausted connection pool (SQLAlchemy's ``TimeoutError``: every connection of the process is busy for
-``SCORING_DATABASE_TIMEOUT_SECONDS``) is unavailability too, raised at once without the retry (which would only wait
-as long again): the API answers 503 with ``Retry-After``, never a 500.
+An exhausted connection pool (every connection of the process busy for ``SCORING_DATABASE_TIMEOUT_SECONDS``) is
+unavailability too, raised at once without the retry, which would only wait as long again.
 """
 
 from __future__ import annotations

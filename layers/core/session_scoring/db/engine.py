@@ -13,10 +13,8 @@ TLS follows ``SCORING_DATABASE_SSL`` (verify-full by default for any host but lo
 connection has a socket timeout and a server statement timeout.
 
 No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per request): a connection that died in
-the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
-(``session_scoring.db.calls.db_call``). Most repositories use an *autocommit* engine because each of their operations
-is one statement (no BEGIN/COMMIT round trips); migrations and the repositories of short transactions use a
-transactional one (``repositories/base.py``).
+the pool fails its statement, SQLAlchemy invalidates the pool, and ``db_call`` retries once. The repositories of
+one-statement operations use an *autocommit* engine (``repositories/base.py``).
 
 SQLAlchemy's ``postgresql+pg8000`` dialect drives pg8000 through its DB-API, unchanged: each statement is sent
 unnamed (nothing is prepared on the server, so nothing is left on a connection between requests, and RDS Proxy can

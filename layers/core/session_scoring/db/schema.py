@@ -160,23 +160,18 @@ session_scores = Table(
         unique=True,
         postgresql_where=text(f"status IN {_sql_list(tuple(s.value for s in ACTIVE_STATUSES))}"),
     ),
-    # Migration 0002_analytics: the latest completed attempt of each session as an index-only scan.
-    Index(
-        "ix_session_scores_latest_completed",
-        "session_id",
-        text("scored_at DESC"),
-        text("score_id DESC"),
-        postgresql_include=["total_score"],
-        postgresql_where=text("status = 'completed'"),
-    ),
-    Index(
-        "ix_session_scores_latest_completed_by_criteria",
-        "criteria_hash",
-        "session_id",
-        text("scored_at DESC"),
-        text("score_id DESC"),
-        postgresql_include=["total_score"],
-        postgresql_where=text("status = 'completed'"),
+    # Migration 0002_analytics: the latest completed attempt of each session (under a criteria) as an index-only scan.
+    *(
+        Index(
+            f"ix_session_scores_latest_completed{suffix}",
+            *scope,
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
+        )
+        for suffix, scope in (("", ()), ("_by_criteria", ("criteria_hash",)))
     ),
     Index("ix_session_scores_run_id", "run_id"),
     Index(
@@ -186,7 +181,8 @@ session_scores = Table(
         unique=True,
         postgresql_where=text("run_id IS NOT NULL"),
     ),
-    # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts.
+    # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts (0018_outcome: its
+    # outcome filter, newest first).
     *(
         Index(name, *columns, postgresql_where=text("status = 'completed'"))
         for name, columns in (
@@ -195,6 +191,7 @@ session_scores = Table(
             ("ix_session_scores_fleet_session_started", ("criteria_hash", "session_started_at", "score_id")),
             ("ix_session_scores_fleet_agent", ("session_agent", "criteria_hash")),
             ("ix_session_scores_fleet_alert_type", ("session_alert_type", "criteria_hash")),
+            ("ix_session_scores_fleet_outcome", ("criteria_hash", "outcome", "scored_at", "score_id")),
         )
     ),
     *(
@@ -227,15 +224,6 @@ session_scores = Table(
     CheckConstraint(
         f"reference_source IS NULL OR reference_source IN {_sql_list(REFERENCE_SOURCES)}",
         name="ck_session_scores_reference_source",
-    ),
-    # Migration 0018_outcome: the fleet query's outcome filter, newest first.
-    Index(
-        "ix_session_scores_fleet_outcome",
-        "criteria_hash",
-        "outcome",
-        "scored_at",
-        "score_id",
-        postgresql_where=text("status = 'completed'"),
     ),
 )
 

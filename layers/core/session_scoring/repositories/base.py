@@ -1,16 +1,11 @@
 """What the repositories share beyond ``db_call`` (``session_scoring.db.calls``), and the two kinds of repository.
 
-- **One statement per operation** (:class:`StatementRepository`, on the container's autocommit ``query_engine``):
-  each operation is a single statement, atomic on its own, with no BEGIN/COMMIT round trips. The default: scores,
-  analytics, insights, trends, uploads, exports, write-backs. A write that must change several tables at once is
-  still one statement, of data-modifying CTEs (storing a verdict moves every read model: ``read_models/``).
+- **One statement per operation** (on the container's autocommit ``query_engine``): atomic on its own, with no
+  BEGIN/COMMIT round trips. The default; a write to several tables is one statement of data-modifying CTEs.
 - **A short transaction** (on the transactional ``engine``, ``with engine.begin()``): for an operation that must read
-  and then write under a lock, or write many rows all or nothing, and cannot be one statement: scoring runs (a run and
-  its first attempts; the page cursor under the run row's lock) and labels (an import). It holds no transaction
-  across I/O other than the database.
-
-A rebuild of a read model (``read_models.rebuild_tables``) is the one transaction taken on the autocommit engine: it
-locks its tables for a few statements, rarely (tests, after loading rows by hand).
+  and then write under a lock, or write many rows all or nothing: scoring runs and labels. None is held across I/O
+  other than the database. (A read model's rebuild, ``read_models.rebuild_tables``, is the one transaction taken on
+  the autocommit engine.)
 """
 
 from __future__ import annotations

@@ -57,49 +57,44 @@ class ExportJobRepository(StatementRepository):
         row = self._one(select(_JOBS).where(_JOBS.c.export_id == export_id))
         return _record(row) if row is not None else None
 
-    @db_call
-    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None:
-        """Queued -> running (with its start time); None when the job is not queued (already taken or finished)."""
+    def _move(self, export_id: uuid.UUID, leaving: list[ExportStatus], **values: Any) -> ExportJobRecord | None:
+        """Set ``values`` on the job if its status is one of ``leaving``: the job as it became, or None."""
         row = self._one(
             update(_JOBS)
-            .where(_JOBS.c.export_id == export_id, _JOBS.c.status == ExportStatus.QUEUED.value)
-            .values(status=ExportStatus.RUNNING.value, started_at=func.now())
+            .where(_JOBS.c.export_id == export_id, _JOBS.c.status.in_([status.value for status in leaving]))
+            .values(**values)
             .returning(*_JOBS.c)
         )
         return _record(row) if row is not None else None
 
     @db_call
+    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None:
+        """Queued -> running (with its start time); None when the job is not queued (already taken or finished)."""
+        return self._move(export_id, [ExportStatus.QUEUED], status=ExportStatus.RUNNING.value, started_at=func.now())
+
+    @db_call
     def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool:
         """Running -> completed with where the file is and its size; False when the job was not running."""
-        row = self._one(
-            update(_JOBS)
-            .where(_JOBS.c.export_id == export_id, _JOBS.c.status == ExportStatus.RUNNING.value)
-            .values(
-                status=ExportStatus.COMPLETED.value,
-                s3_key=s3_key,
-                rows_written=rows_written,
-                bytes_written=bytes_written,
-                finished_at=func.now(),
-            )
-            .returning(_JOBS.c.export_id)
+        done = self._move(
+            export_id,
+            [ExportStatus.RUNNING],
+            status=ExportStatus.COMPLETED.value,
+            s3_key=s3_key,
+            rows_written=rows_written,
+            bytes_written=bytes_written,
+            finished_at=func.now(),
         )
-        return row is not None
+        return done is not None
 
     @db_call
     def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool:
         """Queued or running -> failed with the reason (and how far it got); False when it had already finished."""
-        row = self._one(
-            update(_JOBS)
-            .where(
-                _JOBS.c.export_id == export_id,
-                _JOBS.c.status.in_([ExportStatus.QUEUED.value, ExportStatus.RUNNING.value]),
-            )
-            .values(
-                status=ExportStatus.FAILED.value,
-                error_message=error[:MAX_ERROR_CHARS],
-                rows_written=rows_written,
-                finished_at=func.now(),
-            )
-            .returning(_JOBS.c.export_id)
+        failed = self._move(
+            export_id,
+            [ExportStatus.QUEUED, ExportStatus.RUNNING],
+            status=ExportStatus.FAILED.value,
+            error_message=error[:MAX_ERROR_CHARS],
+            rows_written=rows_written,
+            finished_at=func.now(),
         )
-        return row is not None
+        return failed is not None
