@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Engine, Row
+from sqlalchemy import Engine, Row, literal_column
 
 R = TypeVar("R")
 
@@ -45,6 +45,15 @@ def from_row(record: type[R], row: Any, **given: Any) -> R:
     values = row._mapping
     names = [field.name for field in fields(cast(Any, record)) if field.name not in given]
     return record(**{name: values[name] for name in names}, **given)
+
+
+def json_object(build: Any, values: dict[str, Any]) -> Any:
+    """``build`` (``func.json_build_object`` or ``func.jsonb_build_object``) of ``values`` by key, the keys literal SQL
+    (no bound parameters: a statement built once stays cacheable)."""
+    pairs: list[Any] = []
+    for key, value in values.items():
+        pairs += [literal_column(f"'{key}'"), value]
+    return build(*pairs)
 
 
 def as_json_list(value: Any) -> list[Any]:

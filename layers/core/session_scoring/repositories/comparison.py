@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from session_scoring.db import schema
@@ -23,7 +23,7 @@ from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import StatementRepository, as_json_list, json_object
 from session_scoring.repositories.read_models import comparison, rebuild_tables
 
 _LATEST = schema.latest_scores
@@ -169,13 +169,8 @@ class ComparisonRepository(StatementRepository):
         base_total, candidate_total = (
             (first.c.high_total, first.c.low_total) if flipped else (first.c.low_total, first.c.high_total)
         )
-        point = func.json_build_object(
-            literal_column("'session_id'"),
-            first.c.session_id,
-            literal_column("'base'"),
-            base_total,
-            literal_column("'candidate'"),
-            candidate_total,
+        point = json_object(
+            func.json_build_object, {"session_id": first.c.session_id, "base": base_total, "candidate": candidate_total}
         )
         found = self._one(select(func.json_agg(aggregate_order_by(point, first.c.session_id))))
         return _points().validate_python(as_json_list(found[0] if found else None))

@@ -13,13 +13,13 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Integer, String, bindparam, func, literal_column, or_, select, update
+from sqlalchemy import Integer, String, bindparam, func, or_, select, update
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import WriteBackRecord, writeback_status
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, json_object
 
 _WRITEBACKS = schema.score_writebacks
 
@@ -55,11 +55,8 @@ _BY_ID = select(*_COLUMNS).where(_WRITEBACKS.c.score_id == bindparam("p_score_id
 def writeback_document() -> Any:
     """The write-back of the attempt in the enclosing statement (``session_scores``), as a JSON object or null: the
     score's documents and records read it with the attempt."""
-    fields: list[Any] = []
-    for column in _COLUMNS:
-        fields += [literal_column(f"'{column.name}'"), column]
     return (
-        select(func.json_build_object(*fields))
+        select(json_object(func.json_build_object, {column.name: column for column in _COLUMNS}))
         .where(_WRITEBACKS.c.score_id == schema.session_scores.c.score_id)
         .scalar_subquery()
     )

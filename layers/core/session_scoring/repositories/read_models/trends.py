@@ -5,7 +5,7 @@ statement (``upkeep``) and by a facts backfill (``refresh_facts_statement``), an
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -31,6 +31,7 @@ from session_scoring.db import schema
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
 from session_scoring.models.trends import TrendBucket, TrendGroup
 from session_scoring.repositories import read_models
+from session_scoring.repositories.base import json_object
 from session_scoring.repositories.read_models import outcomes, replaced
 
 TABLES = ("trend_members", "trend_histograms")
@@ -128,18 +129,10 @@ def _replaced() -> Any:
     """The member a ``SET`` replaces (in an upsert's ``DO UPDATE`` or an ``UPDATE``: the row's current version), as
     the JSON its buckets are taken out by."""
     old = _MEMBERS.c
-    return func.jsonb_build_object(
-        literal_column("'scored_at'"),
-        old.scored_at,
-        literal_column("'agent'"),
-        old.session_agent,
-        literal_column("'alert_type'"),
-        old.session_alert_type,
-        literal_column("'total'"),
-        old.total_score,
-        *[part for d in DIMENSIONS for part in (cast(Any, literal_column(f"'{d}'")), old[d])],
-        literal_column("'outcome'"),
-        old.outcome,
+    values = {"scored_at": old.scored_at, "agent": old.session_agent, "alert_type": old.session_alert_type}
+    return json_object(
+        func.jsonb_build_object,
+        {**values, "total": old.total_score, **{d: old[d] for d in DIMENSIONS}, "outcome": old.outcome},
     )
 
 
