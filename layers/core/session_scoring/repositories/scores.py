@@ -1,15 +1,10 @@
-"""Score attempts and criteria definitions in PostgreSQL.
+"""Score attempts and criteria definitions in PostgreSQL, each operation **one statement**.
 
-Every attempt is kept. A partial unique index allows one active (pending/in_progress) attempt per session, so two
-racing requests cannot both queue one: a new attempt is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` and the
-index decides. A worker *claims* an attempt with a conditional update that sets a fresh ``claim_token`` and a
-short lease, which it renews while it works (``renew_leases``); only the holder of the token can renew, complete,
-fail or release it, and an expired lease lets another worker take over (a worker that died mid-job does not strand
-the attempt).
-
-Each operation is **one statement** on an autocommit connection: atomic on its own, one round trip, no
-BEGIN/COMMIT. Reads return an attempt with its children as JSON aggregates of the same statement; storing a
-verdict updates the attempt and inserts all its child rows in one statement of data-modifying CTEs.
+Every attempt is kept. A partial unique index allows one active (pending/in_progress) attempt per session: a new
+attempt is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` and the index decides between racing requests. A
+worker *claims* an attempt with a fresh ``claim_token`` and a short lease, which it renews while it works; only the
+token's holder can renew, complete, fail or release it, and an expired lease lets another worker take over. Reads
+return an attempt with its children as JSON aggregates; storing a verdict is one statement of data-modifying CTEs.
 """
 
 from __future__ import annotations
@@ -163,7 +158,7 @@ _OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
 _NOT_SAMPLE = _SCORES.c.sample_kind.is_(None)
 """A session's own score, not a judge-quality sample (migration 0010): samples are never a session's score."""
 
-# The hot reads are built once: a request only binds its values (no statement construction or cache-key walk).
+# The hot reads are built once: a request only binds its values.
 _BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
 _ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_OR_LATEST_COMPLETED = (
@@ -172,10 +167,7 @@ _ACTIVE_OR_LATEST_COMPLETED = (
     .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
     .limit(1)
 )
-
-
 _LATEST_ATTEMPT = _attempts().where(_OF_SESSION, _NOT_SAMPLE).order_by(*_NEWEST_FIRST).limit(1)
-
 
 _FACT_NAMES = [c.name for c in FACT_COLUMNS if c.name != "facts_captured_at"]
 
@@ -436,11 +428,9 @@ def _verdict_params(
     spread: dict[str, Any] | None,
     available_tools: Sequence[str],
 ) -> dict[str, Any]:
-    """The statement parameters of a verdict and its children (shared by completing an attempt and by a sample).
-
-    Each missing tool is stored with its canonical name, matched against the session's ``available_tools``
-    (``models.tools``); the latest-score upkeep counts the distinct canonical names (``p_tool_names``) and each
-    one's spellings and availability (``p_tool_facets``)."""
+    """The statement parameters of a verdict and its children, each missing tool with its canonical name
+    (``models.tools``); the latest-score upkeep counts the distinct names (``p_tool_names``) and their spellings and
+    availability (``p_tool_facets``)."""
     output = verdict.output
     namer = ToolNamer(available_tools)
     named = [(t, namer.canonical(t.tool_name)) for t in output.missing_tools]
@@ -631,14 +621,12 @@ class ScoreRepository(StatementRepository):
         available_tools: Sequence[str] = (),
         scored_at: datetime | None = None,
     ) -> bool:
-        """Store the verdict with its missing tools, approaches and steps in one statement.
+        """Store the verdict with its missing tools, approaches and steps in one statement; False (nothing stored)
+        when this worker no longer holds the claim.
 
-        ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
-        (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
-        tokens priced (None when the model has no price); ``available_tools``: the session's (qualified names), which
-        the missing tools' canonical names are matched against (none: the base canonical form); ``scored_at``: when
-        the verdict counts as stored (None: now; a past time only for seeded demo data, so trends have weeks to
-        show). Returns False (and stores nothing) when this worker no longer holds the claim.
+        ``spread``, ``judging_ms`` and ``estimated_cost_usd`` are stored as given (``db/schema.py``);
+        ``available_tools``: the session's qualified names the missing tools' canonical names are matched against;
+        ``scored_at``: when the verdict counts as stored (None: now; a past time only for seeded demo data).
         """
         output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools)

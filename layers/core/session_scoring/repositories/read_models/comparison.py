@@ -51,15 +51,12 @@ _CELL_KEY = ("low_hash", "high_hash", "kind", "a", "b")
 def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     """Keep ``comparison_pairs`` and ``comparison_cells`` in step with a stored verdict, in the verdict's statement.
 
-    ``done`` returns the completed attempt's session id and total (its dimensions are the statement's
-    ``p_<dimension>`` parameters, its criteria hash ``p_criteria_hash``); ``latest`` is the ``latest_scores`` upsert,
-    returning the rows it changed. When it changed the session's row under the verdict's criteria, the session's
-    other rows (read from the statement's snapshot, which the upsert's changes are not in) each form a pair with it:
-    the replaced score's cells (the snapshot's row under the verdict's criteria, if any) get -1, the new score's +1,
-    summed per key and applied as atomic increments in key order, and each pair row is upserted with the new totals.
-    A pair is with a reference when either side's outcome (the verdict's ``p_outcome``, the replaced or the other
-    row's) is judged against one: its cells are counted under the ``ref_`` kinds too, each side with its own state.
-    A session has one active attempt at a time, so no other statement changes its rows meanwhile.
+    ``done`` returns the completed attempt's session id and total (its dimensions and criteria hash are the
+    statement's parameters); ``latest`` is the ``latest_scores`` upsert. When it changed the session's row under the
+    verdict's criteria, the session's other rows (from the statement's snapshot) each form a pair with it: the
+    replaced score's cells get -1, the new score's +1, and each pair row is upserted with the new totals. A pair
+    whose either side was judged against a reference is counted under the ``ref_`` kinds too. A session has one
+    active attempt at a time, so no other statement changes its rows meanwhile.
     """
     criteria = bindparam("p_criteria_hash", type_=String)
     changed = select(latest.c.criteria_hash).where(latest.c.criteria_hash == criteria).exists()

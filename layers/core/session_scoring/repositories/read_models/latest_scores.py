@@ -26,14 +26,12 @@ def _band_of(total: Any) -> Any:
 
 
 def upkeep(done: Any) -> Any:
-    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions
-    the statement's ``p_<dimension>``, its canonical tools ``p_tool_names``, its outcome ``p_outcome``) as the
-    session's latest under its criteria hash and under ``ANY_CRITERIA``; an existing row is replaced only by a newer
-    score (``scored_at``, then ``score_id``).
+    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions,
+    canonical tools and outcome the statement's parameters) as the session's latest under its criteria hash and under
+    ``ANY_CRITERIA``, replacing an existing row only by a newer score (``scored_at``, then ``score_id``).
 
-    The upsert locks the row and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so
-    what it replaced, returned through ``previous_*``, is exact even when completes race: the counters take the
-    difference from the rows it returns (an inserted row has no previous band; an updated one always has).
+    The ``DO UPDATE`` reads the locked row's current version (not the statement's snapshot), so what it replaced,
+    returned through ``previous_*``, is exact even when completes race (an inserted row has no previous band).
     """
     scopes = read_models.scopes("scopes")
     row = (

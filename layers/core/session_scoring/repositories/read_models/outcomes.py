@@ -20,10 +20,8 @@ _KEY = ("criteria_hash", "agent_unknown", "agent", "alert_type_unknown", "alert_
 
 
 def upkeep(members: Any) -> Any:
-    """The CTE moving ``outcome_counts`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
-    ``previous`` the replaced member or NULL) changed: -1 session and its total in the replaced member's key, +1 in
-    the new one's, summed per key (a key whose difference is zero is not touched) and applied as atomic increments in
-    key order (concurrent statements lock counter rows in the same order)."""
+    """The CTE moving ``outcome_counts`` by what ``members`` (as for ``trends._histogram_upkeep``) changed: -1
+    session and its total in the replaced member's key, +1 in the new one's."""
 
     def side(agent: Any, alert_type: Any, outcome: Any, total: Any, sign: int) -> Any:
         signed: Any = literal_column(str(sign))

@@ -15,8 +15,7 @@ _COUNTS = schema.latest_score_counts
 
 def upkeep(latest: Any) -> Any:
     """Move the counters by what ``latest`` (the ``latest_scores`` upsert) changed: +1 for each new row's band and
-    tools, -1 for each replaced row's, summed per key (a key whose difference is zero is not touched) and applied as
-    atomic increments in key order, so concurrent statements lock counter rows in the same order."""
+    tools, -1 for each replaced row's."""
     replaced = latest.c.previous_band.is_not(None)
     band: Any = literal_column("'band'")
     tool: Any = literal_column("'tool'")

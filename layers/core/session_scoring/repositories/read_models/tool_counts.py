@@ -40,7 +40,7 @@ def facets(done: Any) -> Any:
 
 def upkeep(latest: Any) -> Any:
     """Add the new latest rows' ``tool_facets`` (from ``latest``, the ``latest_scores`` upsert) and take a replaced
-    row's out, summed per key (a key whose difference is zero is not touched), as atomic increments in key order."""
+    row's out."""
     added = func.jsonb_array_elements(latest.c.tool_facets).table_valued("value").render_derived("added")
     removed = func.jsonb_array_elements(latest.c.previous_tool_facets).table_valued("value").render_derived("removed")
     plus: Any = literal_column("1")

@@ -55,8 +55,7 @@ DIMENSION_SUMS = tuple(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n"
 OUTCOME_SUMS = tuple(f"outcome_{outcome.value}" for outcome in REFERENCED_OUTCOMES)
 """The sessions found, partly found and missed, the columns of a histogram row after its dimension sums."""
 _CELL_SUMS = ("sessions", *DIMENSION_SUMS, *OUTCOME_SUMS)
-# The stored histogram plus a statement's delta (both 101 cells), cell by cell: the upsert's DO UPDATE reads the
-# row's current version under its lock, as for the counts.
+# The stored histogram plus a statement's delta (both 101 cells), cell by cell.
 _ADDED_TOTALS: ColumnElement[Any] = literal_column(
     "ARRAY(SELECT u.stored + u.delta FROM unnest(trend_histograms.totals, excluded.totals) "
     "WITH ORDINALITY AS u(stored, delta, i) ORDER BY u.i)"
@@ -66,14 +65,11 @@ _ADDED_TOTALS: ColumnElement[Any] = literal_column(
 def upkeep(done: Any) -> tuple[Any, Any]:
     """Keep ``trend_members`` and ``trend_histograms`` in step with a stored verdict, in the verdict's statement.
 
-    ``done`` returns the completed attempt's score id, session id, total and scored_at; its dimensions are the
-    statement's ``p_<dimension>`` parameters, its outcome ``p_outcome`` and its criteria hash ``p_criteria_hash``.
-    The attempt becomes the session's member under its criteria hash and under ``ANY_CRITERIA`` when it is newer
-    (``scored_at``, then ``score_id``) than the member it replaces, as in ``latest_scores``. The upsert's ``DO
-    UPDATE`` reads the row's current version under its lock, so the replaced member it stores in ``previous`` (and
-    returns) is exact even when completes race; its histograms get -1 and the new member's +1 (six rows each: day and
-    week, each with no grouping, by agent and by alert type), summed per key and applied as atomic increments in key
-    order. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
+    ``done`` returns the completed attempt's score id, session id, total and scored_at (its dimensions, outcome and
+    criteria hash are the statement's parameters). The attempt becomes the session's member under its criteria hash
+    and under ``ANY_CRITERIA`` when it is newer than the member it replaces, as in ``latest_scores``, whose ``DO
+    UPDATE`` reads the row's current version under its lock: the replaced member it stores in ``previous`` is exact
+    even when completes race. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
     scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
@@ -138,10 +134,8 @@ def _replaced() -> Any:
 
 def _histogram_upkeep(members: Any) -> Any:
     """The CTE moving ``trend_histograms`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
-    ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (six
-    rows each: day and week, each with no grouping, by agent and by alert type), summed per key and applied as
-    atomic increments (the sums, and the histogram cell by cell) in key order (concurrent statements lock histogram
-    rows in the same order)."""
+    ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (day and
+    week, each with no grouping, by agent and by alert type), summed per key and added in key order."""
     # Constant rows as a UNION of literals: a VALUES with literal binds would make the verdict statement
     # uncacheable (SQLAlchemy would compile it on every call: about 100 ms).
     groups = _constants("group_by", [g.value for g in TrendGroup], "trend_groups")
