@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -257,19 +258,17 @@ _CLAIM_STATE = select(_SCORES.c.status, _SCORES.c.lease_expires_at, _SCORES.c.de
 )
 
 
+_CONVERTED = ("status", "missing_tools", "alternative_approaches", "prompt_compacted", "facts", "estimated_cost_usd")
+_PLAIN_FIELDS = [f.name for f in fields(ScoreRecord) if f.name not in (*_CONVERTED, "writeback")]
+"""The record's fields read from the row's same-named columns as they are."""
+
+
 def to_record(row: Row[Any]) -> ScoreRecord:
     """Explicit mapping from a result row (with or without the children's JSON) to the domain record."""
     values = row._mapping
     return ScoreRecord(
-        score_id=values["score_id"],
-        session_id=values["session_id"],
-        criteria_hash=values["criteria_hash"],
+        **{name: values[name] for name in _PLAIN_FIELDS},
         status=ScoreStatus(values["status"]),
-        scored_triggered_by=values["scored_triggered_by"],
-        requested_at=values["requested_at"],
-        total_score=values["total_score"],
-        score_breakdown=values["score_breakdown"],
-        score_reasoning=values["score_reasoning"],
         missing_tools=tuple(
             MissingToolRecord(t["tool_name"], t["rationale"]) for t in as_json_list(values.get("missing_tools_json"))
         ),
@@ -277,28 +276,10 @@ def to_record(row: Row[Any]) -> ScoreRecord:
             ApproachRecord(a["name"], a["description"], tuple(a["steps"] or ()))
             for a in as_json_list(values.get("approaches_json"))
         ),
-        started_at=values["started_at"],
-        scored_at=values["scored_at"],
-        error_message=values["error_message"],
-        judge_provider=values["judge_provider"],
-        judge_model=values["judge_model"],
-        input_tokens=values["input_tokens"],
-        output_tokens=values["output_tokens"],
-        cache_read_tokens=values["cache_read_tokens"],
-        cache_write_tokens=values["cache_write_tokens"],
-        judge_latency_ms=values["judge_latency_ms"],
         prompt_compacted=bool(values["prompt_compacted"]),
-        prompt_tokens_before=values["prompt_tokens_before"],
-        prompt_tokens_after=values["prompt_tokens_after"],
         facts=facts_from(values),
-        score_spread=values.get("score_spread"),
-        run_id=values["run_id"],
-        judging_ms=values["judging_ms"],
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
         writeback=writeback_from(values.get("writeback_json")),
-        outcome=values["outcome"],
-        outcome_reason=values["outcome_reason"],
-        reference_source=values["reference_source"],
     )
 
 
