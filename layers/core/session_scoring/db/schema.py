@@ -286,6 +286,11 @@ scoring_runs = Table(
 ANY_CRITERIA = "*"
 
 
+def criteria_scope(criteria_hash: str | None) -> str:
+    """The ``criteria_hash`` key of the read models' rows for ``criteria_hash``, ``ANY_CRITERIA`` for None."""
+    return ANY_CRITERIA if criteria_hash is None else criteria_hash
+
+
 # A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``), kept by the statement that
 # stores a verdict (migration 0006_latest_scores): what the analytics read instead of every attempt.
 latest_scores = Table(

@@ -22,7 +22,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import SCORE_BANDS
 from session_scoring.repositories.base import StatementRepository, as_json_list
 
@@ -76,10 +76,6 @@ class OutcomeCount:
     outcome: str
     sessions: int
     total_sum: int
-
-
-def _scope(criteria_hash: str | None) -> str:
-    return ANY_CRITERIA if criteria_hash is None else criteria_hash
 
 
 def _newest_session_ids(table: Table, *conditions: Any) -> Any:
@@ -162,7 +158,7 @@ class AnalyticsRepository(StatementRepository):
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
         """Sessions per score band, every band present (zero when empty), in band order: the band counters of the
         criteria hash, each with its newest sessions (an index scan of ``(criteria_hash, band, scored_at DESC)``)."""
-        scope = _scope(criteria_hash)
+        scope = criteria_scope(criteria_hash)
         counts = _COUNTS.alias("counts")
         rows = self._all(
             select(
@@ -182,7 +178,7 @@ class AnalyticsRepository(StatementRepository):
         tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
         days from ``since`` on, or its week counters (by Monday) when ``weekly``; none without ``since``), in one
         statement: three index-only range scans per tool."""
-        scope = _scope(criteria_hash)
+        scope = criteria_scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
             .where(_COUNTS.c.criteria_hash == scope, _COUNTS.c.kind == "tool", _COUNTS.c.sessions > 0)
@@ -213,7 +209,7 @@ class AnalyticsRepository(StatementRepository):
         o = _OUTCOMES.c
         rows = self._all(
             select(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome, o.sessions, o.total_sum)
-            .where(o.criteria_hash == _scope(criteria_hash), o.sessions > 0)
+            .where(o.criteria_hash == criteria_scope(criteria_hash), o.sessions > 0)
             .order_by(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome)
         )
         return [

@@ -47,6 +47,11 @@ def from_row(record: type[R], row: Any, **given: Any) -> R:
     return record(**{name: values[name] for name in names}, **given)
 
 
+def columns_of(record: type[Any], table: Any) -> list[Any]:
+    """The columns of ``table`` named as the fields of ``record`` (a dataclass), in the fields' order."""
+    return [table.c[field.name] for field in fields(record) if field.name in table.c]
+
+
 def json_object(build: Any, values: dict[str, Any]) -> Any:
     """``build`` (``func.json_build_object`` or ``func.jsonb_build_object``) of ``values`` by key, the keys literal SQL
     (no bound parameters: a statement built once stays cacheable)."""

@@ -41,7 +41,7 @@ from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreR
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.tools import canonical_tool_name
-from session_scoring.repositories.base import StatementRepository, from_row
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 _SCORES = schema.session_scores
@@ -161,21 +161,7 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
         return column.desc() if order.descending else column.asc()
 
     statement = (
-        select(
-            s.score_id,
-            s.session_id,
-            s.criteria_hash,
-            s.status,
-            s.total_score,
-            s.score_breakdown,
-            s.requested_at,
-            s.scored_at,
-            s.judge_provider,
-            s.judge_model,
-            s.outcome,
-            *FACT_COLUMNS,
-            tools,
-        )
+        select(*columns_of(FleetScoreRecord, _SCORES), *FACT_COLUMNS, tools)
         .where(*_conditions(where))
         .order_by(direction(expression), direction(s.score_id))
     )

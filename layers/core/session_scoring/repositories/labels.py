@@ -28,7 +28,7 @@ from session_scoring.models.quality import (
     ReferenceRecord,
 )
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.repositories.base import StatementRepository, from_row
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
@@ -201,13 +201,7 @@ class LabelRepository(StatementRepository):
         )
         following = unlabelled if after is None else and_(unlabelled, _LATEST.c.session_id > after)
         with self._engine.connect() as conn:
-            queued = (
-                _LATEST.c.session_id,
-                _LATEST.c.score_id,
-                _LATEST.c.total_score,
-                _LATEST.c.band,
-                _LATEST.c.scored_at,
-            )
-            row = conn.execute(select(*queued).where(following).order_by(_LATEST.c.session_id).limit(1)).first()
+            queued = select(*columns_of(QueuedSession, _LATEST))
+            row = conn.execute(queued.where(following).order_by(_LATEST.c.session_id).limit(1)).first()
             remaining = conn.execute(select(func.count()).select_from(_LATEST).where(unlabelled)).scalar_one()
         return LabelQueueRecord(next=None if row is None else from_row(QueuedSession, row), remaining=int(remaining))

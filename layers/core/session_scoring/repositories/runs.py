@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.repositories.base import StatementRepository, from_row
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -248,15 +248,7 @@ class RunRepository(StatementRepository):
             if not run_exists:
                 return None
             rows = db.execute(
-                select(
-                    s.c.score_id,
-                    s.c.session_id,
-                    s.c.status,
-                    s.c.total_score,
-                    s.c.error_message,
-                    s.c.requested_at,
-                    s.c.scored_at,
-                )
+                select(*columns_of(RunAttempt, s))
                 .where(*where)
                 .order_by(s.c.session_id)
                 .offset((page - 1) * page_size)

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.postgresql import distinct_on
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.repositories.base import StatementRepository, from_row
@@ -63,11 +63,6 @@ def _ordered(columns: Any, order: ScoredOrder) -> list[Any]:
     return [columns[name].desc() if descending else columns[name].asc() for name in names]
 
 
-def _key(criteria_hash: str | None) -> str:
-    """The ``latest_scores`` key: a criteria hash, or every criteria when None."""
-    return ANY_CRITERIA if criteria_hash is None else criteria_hash
-
-
 class SessionListRepository(StatementRepository):
     @db_call
     def latest_attempts(self, session_ids: Sequence[str], criteria_hash: str | None) -> dict[str, LatestScoreRecord]:
@@ -96,7 +91,7 @@ class SessionListRepository(StatementRepository):
             return set()
         rows = self._all(
             select(_LATEST.c.session_id).where(
-                _LATEST.c.criteria_hash == _key(criteria_hash), _LATEST.c.session_id.in_(ids)
+                _LATEST.c.criteria_hash == criteria_scope(criteria_hash), _LATEST.c.session_id.in_(ids)
             )
         )
         return {r.session_id for r in rows}
@@ -112,7 +107,7 @@ class SessionListRepository(StatementRepository):
     ) -> list[ScoredSessionRecord]:
         """One page of scored sessions (in ``bands`` when given), each with the facts of the attempt scored."""
         latest = _LATEST.c
-        conditions = [latest.criteria_hash == _key(criteria_hash)]
+        conditions = [latest.criteria_hash == criteria_scope(criteria_hash)]
         if bands:
             # Bands are score ranges: bounding the total too lets an ordered scan of ix_latest_scores_by_total start
             # at the first selected band instead of reading (and dropping) every lower score first.
@@ -142,7 +137,7 @@ class SessionListRepository(StatementRepository):
     def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int:
         """Scored sessions (in ``bands`` when given): the sum of the maintained band counters, not a row count."""
         statement = select(func.coalesce(func.sum(_COUNTS.c.sessions), 0)).where(
-            _COUNTS.c.criteria_hash == _key(criteria_hash), _COUNTS.c.kind == "band"
+            _COUNTS.c.criteria_hash == criteria_scope(criteria_hash), _COUNTS.c.kind == "band"
         )
         if bands:
             statement = statement.where(_COUNTS.c.name.in_(list(bands)))

@@ -18,7 +18,7 @@ from sqlalchemy.dialects.postgresql import array
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
@@ -143,7 +143,7 @@ class TrendsRepository(StatementRepository):
         after, before = _utc(scored_after), _utc(scored_before)
         first, last = _whole_days(after, before)
         h, m = _HISTOGRAMS.c, _MEMBERS.c
-        scope = ANY_CRITERIA if criteria_hash is None else criteria_hash
+        scope = criteria_scope(criteria_hash)
         # A week row covers its whole week: bounds that are not Monday midnights cut weeks, so those weeks are summed
         # from the day rows in range instead (consecutive rows here: ordered by week, then group).
         rows_of, start = bucket, cast(Any, h.bucket_start)
