@@ -146,13 +146,10 @@ def answered_by_server(exc: BaseException) -> bool:
 def invalidate_after_broken_exchanges(engine: Engine) -> None:
     """Close, never pool again, a connection whose statement failed other than by the server's answer.
 
-    pg8000 reads a statement's answers until the server says it is ready again; anything that stops it before
-    (a value it cannot encode or decode, a socket error or timeout, an error of pg8000's own) leaves answers
-    unread on the socket, which the next statement on that connection would read as its own: one request's rows
-    in another's response, or a write answered as failed after it committed. SQLAlchemy's ``handle_error`` event
-    marks such a failure a disconnect, so that connection alone is invalidated (the others in the pool are
-    sound) and the failure raised. A server's error answer (a constraint, bad input, a statement timeout) leaves
-    the connection in step and in no transaction the pool does not roll back when it takes it back.
+    Anything that stops pg8000 before the server says it is ready again (a value it cannot encode or decode, a socket
+    error or timeout) leaves answers unread on the socket, which the next statement would read as its own. The
+    ``handle_error`` event marks such a failure a disconnect, so that connection alone is invalidated. A server's
+    error answer (a constraint, bad input, a statement timeout) leaves the connection in step.
     """
 
     @event.listens_for(engine, "handle_error")

@@ -1,13 +1,9 @@
-"""The scoring tables, as SQLAlchemy Core tables: what every repository's statements are built from (the only SQL is
-in the repositories) and what the migrations are checked against (``metadata``).
+"""The scoring tables, as SQLAlchemy Core tables (no ORM mapper: about 100 ms of a Lambda's cold start): what every
+repository's statements are built from and what the migrations are checked against (``metadata``). The read models
+(``latest_*``, ``trend_*``, ``comparison_*``, ``outcome_counts``) are kept by ``repositories/read_models/``.
 
-Core, not declarative ORM classes: nothing imports SQLAlchemy's ORM or builds a mapper (about 100 ms of a Lambda's
-cold start); the repositories' statements are Core. The read models (``latest_*``, ``trend_*``, ``comparison_*``) are
-kept by the verdict's statement: each is defined, with its upkeep, in ``repositories/read_models/``.
-
-Departures from the design, on purpose: ``session_scores`` keeps every attempt (a partial unique index allows one
-active attempt per session instead of a unique ``session_id``), and there is no foreign key to TARSy's
-``alert_sessions`` because scores live in their own database.
+``session_scores`` keeps every attempt (a partial unique index allows one active attempt per session), and has no
+foreign key to TARSy's ``alert_sessions``: scores live in their own database.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Score analytics computed in PostgreSQL: the distribution over the score bands and the most frequent missing tools.
+"""Score analytics computed in PostgreSQL: the distribution over the score bands, the most frequent missing tools and
+the outcomes, over the **latest completed attempt of each session** (within the criteria hash, when one is given):
+re-scoring keeps every attempt, and the latest verdict is what an operator sees for the session.
 
-Both count **completed** attempts only, and only the **latest completed attempt of each session** (within the
-criteria hash, when one is given). Every attempt is kept (re-scoring never deletes), so counting all attempts would
-weigh a session by how often it was re-scored; the latest verdict is what an operator sees for the session.
-
-They read ``latest_scores`` (each session's latest completed score per criteria hash, and under ``ANY_CRITERIA``
-across criteria) and its band and tool counters, which the statement storing a verdict keeps up to date
-(``ScoreRepository.complete``, migration 0006_latest_scores): a distribution or a top list reads a few counter rows
-and a short index scan per bar, whatever the number of scores.
+They read ``latest_scores`` and the counters the statement storing a verdict keeps (``read_models/``): a few counter
+rows and a short index scan per bar, whatever the number of scores.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The criteria comparison's reads, from the read model ``read_models/comparison.py`` keeps, at any scale.
-
-A comparison reads its pair's cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index
-scans that stop after a few rows) and flips them when the base is the higher hash: its cost does not grow with the
-number of sessions.
-
-A comparison restricted to the sessions judged against a reference root cause under either criteria
-(``with_reference``) reads the same way: its pair's ``ref_`` cells, and its movers and scatter through partial
-indexes over the pair rows with a reference.
+"""The criteria comparison's reads, from the read model ``read_models/comparison.py`` keeps, at any scale: its pair's
+cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index scans that stop after a few
+rows), flipped when the base is the higher hash. Restricted to the sessions judged against a reference
+(``with_reference``), it reads the ``ref_`` cells and the pair rows' partial indexes the same way.
 """
 
 from __future__ import annotations
@@ -141,9 +136,8 @@ class ComparisonRepository(StatementRepository):
     @db_call
     def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]:
         """Up to ``limit`` sessions scored under both criteria (``with_reference``: and judged against a reference
-        under either) with their two totals: the first by session id (code point order), a sample that is the same on
-        every call (and, with random session ids, spread over the whole population). It walks the pair's primary key
-        (or the partial index of its rows with a reference) and stops at ``limit``, whatever the number of sessions."""
+        under either) with their two totals: the first by session id (code point order), the same sample on every
+        call, read from the pair's primary key (or partial index) up to ``limit``."""
         _check(base, candidate)
         if base == candidate:
             latest = _LATEST.c

@@ -1,8 +1,6 @@
-"""Export jobs in PostgreSQL (table ``export_jobs``): the only SQL of the export jobs.
-
-Each operation is one statement on the autocommit engine. The status moves queued -> running -> completed or failed,
-and each move is conditional on the status it leaves, so a duplicate delivery of the job's message never runs it
-twice and never rewrites a finished job.
+"""Export jobs in PostgreSQL (table ``export_jobs``). The status moves queued -> running -> completed or failed, each
+move conditional on the status it leaves, so a duplicate delivery of the job's message never runs it twice and never
+rewrites a finished job.
 """
 
 from __future__ import annotations

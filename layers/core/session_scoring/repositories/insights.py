@@ -2,10 +2,8 @@
 facts backfill's reads and writes.
 
 The fleet query is one statement. ``latest_only`` keeps an attempt when no newer completed attempt of its session
-exists (under the same criteria when one is given): a probe of ``ix_session_scores_latest_completed[_by_criteria]``
-per row, so an ordered scan of a fleet index (migration 0007) can stop at the page's end instead of ranking every
-session first. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's last row, ties
-broken by ``score_id``, nulls as PostgreSQL orders them (last ascending, first descending).
+exists: a probe of ``ix_session_scores_latest_completed[_by_criteria]`` per row, so an ordered scan of a fleet index
+can stop at the page's end. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's.
 """
 
 from __future__ import annotations
@@ -64,12 +62,9 @@ def _sort_expression(key: str) -> ColumnElement[Any]:
 
 
 def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[bool]:
-    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction.
-
-    Nulls sort as PostgreSQL's default has them (larger than any value: last ascending, first descending), so a
-    page is a forward or backward scan of one ascending index. A row comparison is what lets that scan start at
-    the position instead of filtering from the beginning.
-    """
+    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction,
+    nulls as PostgreSQL orders them (last ascending, first descending): a forward or backward scan of one ascending
+    index, started at the position by a row comparison."""
     assert order.after is not None
     value, score_id = order.after.value, order.after.score_id
     position = tuple_(expression, _SCORES.c.score_id)
@@ -201,13 +196,9 @@ class InsightsRepository(StatementRepository):
 
     @db_call
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
-        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor (never the whole
-        result in memory), in one read-only snapshot.
-
-        The statement runs here (a database that is down is a DatabaseUnavailableError before anything is sent);
-        the returned iterator holds the connection until it is exhausted or closed (a client that goes away closes
-        it). Rows already handed out cannot be taken back, so a failure mid-stream is not retried.
-        """
+        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor, in one read-only
+        snapshot. The statement runs here (a database that is down fails before anything is sent); the iterator holds
+        the connection until it is exhausted or closed, and a failure mid-stream is not retried."""
         conn = self._engine.connect()
         try:
             snapshot = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)

@@ -1,10 +1,9 @@
-"""Human labels in PostgreSQL (tables ``judge_labels`` and ``session_references``): the only SQL of the labels, the
-references set through the labels API, and the agreement sample.
+"""Human labels in PostgreSQL (tables ``judge_labels`` and ``session_references``): the labels, the references set
+through the labels API, and the agreement sample.
 
-A label is never updated: a labeller's revision is a new row numbered one above their previous one, so every
-label is kept with its time and author. Storing takes the next number in the same statement; two racing revisions
-by the same labeller collide on the unique (session, labeller, revision) and the loser retries. A session's
-reference is revised the same way, its revisions numbered per session (whoever sets it).
+Nothing is updated: a revision is a new row numbered one above the previous (per labeller of a session, or per
+session for a reference), taken in the same statement; two racing revisions collide on the unique revision and the
+loser retries.
 """
 
 from __future__ import annotations

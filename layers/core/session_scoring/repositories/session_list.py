@@ -1,10 +1,6 @@
 """The sessions list's reads in PostgreSQL: each listed session's latest attempt, which of a source page's sessions
 are scored, and the scored sessions themselves, filtered by band and sorted by score, without the session source.
-
-"Scored" is a row in ``latest_scores`` (migration 0006): a session's latest completed score under one criteria hash,
-or under any (``ANY_CRITERIA``). A scored page reads those rows joined to their attempt for the session facts
-snapshot (migration 0007) the row's summary is made of; its total is the band counters' sum
-(``latest_score_counts``), not a count of rows.
+"Scored" is a row in ``latest_scores``; a scored page's total is the band counters' sum, not a count of rows.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Trends over each session's latest completed score per criteria hash, at any scale, from the read model
-``read_models/trends.py`` keeps.
-
-A trend reads one ``trend_histograms`` row per bucket and group instead of every latest score. A bound that is not a
-UTC midnight cuts a day: that day's members (``trend_members``) between the bound and the midnight are read instead
-of its row, each as a histogram of one session, so every trend is computed one way, from histograms, and is exact.
-A naive bound is taken as UTC.
+``read_models/trends.py`` keeps: one ``trend_histograms`` row per bucket and group. A bound that is not a UTC midnight
+cuts a day: that day's members (``trend_members``) within the bound are read instead of its row, each as a histogram
+of one session, so every trend is computed from histograms, exactly. A naive bound is taken as UTC.
 """
 
 from __future__ import annotations
@@ -51,14 +48,11 @@ _MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
 
 
 def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: str) -> list[TrendRow]:
-    """Each point's statistics from its rows (``starts``: each point's first row; a point's rows are consecutive),
-    exactly as the scan's aggregates give them. ``packed`` is every row's 101 histogram cells (index = total), then
-    its dimension sums and counts (``DIMENSION_SUMS``) and its outcome counts (``OUTCOME_SUMS``), comma-separated:
-    parsed and computed as arrays, a few array operations whatever the number of points (walking each histogram in
-    plain Python cost about 0.1 ms a point).
-    ``percentile_cont(q)`` interpolates between the totals at the 0-based positions ``floor`` and ``ceil`` of
-    ``q * (n - 1)``, the first totals whose running count exceeds them, in float8 as PostgreSQL (``float8_lerp``).
-    ``keys`` are (days since 1970-01-01, group)."""
+    """Each point's statistics from its rows, exactly as the scan's aggregates give them, computed as arrays.
+    ``keys`` are (days since 1970-01-01, group); ``starts`` each point's first row (a point's rows are consecutive);
+    ``packed`` every row's 101 histogram cells (index = total), ``DIMENSION_SUMS`` and ``OUTCOME_SUMS``,
+    comma-separated. ``percentile_cont(q)`` interpolates, in float8 as PostgreSQL, between the totals at the 0-based
+    positions ``floor`` and ``ceil`` of ``q * (n - 1)``."""
     import numpy as np
 
     rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(DIMENSION_SUMS) + len(OUTCOME_SUMS))

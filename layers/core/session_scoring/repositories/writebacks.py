@@ -1,9 +1,8 @@
 """Write-backs of completed scores to their trace stores (``score_writebacks``), one row per attempt.
 
-A write-back is *taken* by one statement before the store is called: a new row, or one that is ``retrying`` (an
-earlier delivery failed), or one still ``writing`` whose writer went quiet for longer than ``stale_seconds`` (it
-died), becomes ``writing`` with one more try. A row that is ``written`` or ``failed``, or ``writing`` under a live
-writer, is not taken: a job delivered twice writes once. Each operation is one statement on the autocommit engine.
+A write-back is *taken* by one statement before the store is called: a new row, a ``retrying`` one, or a ``writing``
+one whose writer went quiet for longer than ``stale_seconds`` becomes ``writing`` with one more try. A ``written`` or
+``failed`` row, or one ``writing`` under a live writer, is not taken: a job delivered twice writes once.
 """
 
 from __future__ import annotations
