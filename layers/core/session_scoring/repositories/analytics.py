@@ -93,17 +93,21 @@ def _day(day: date | None) -> str:
     return "~" if day is None else day.isoformat()
 
 
+def _tool_counters(scope: str, tool_name: Any, *conditions: Any) -> list[Any]:
+    """The conditions of a tool's ``latest_tool_counts`` rows that count a session (and match ``conditions``)."""
+    t = _TOOL_COUNTS.c
+    return [t.criteria_hash == scope, t.tool_name == tool_name, *conditions, t.sessions > 0]
+
+
 def _tool_days(scope: str, tool_name: Any, since: str, weekly: bool) -> Any:
     """A tool's day counters from ``since`` on, or its week counters (keyed by Monday) when ``weekly``, as
     ``'YYYY-MM-DD=n'`` texts: one index-only range scan either way (104 weeks are 104 rows, not 728 days)."""
     per_bucket = (
         select(_TOOL_COUNTS.c.value.op("||")("=").op("||")(sql_cast(_TOOL_COUNTS.c.sessions, Text)))
         .where(
-            _TOOL_COUNTS.c.criteria_hash == scope,
-            _TOOL_COUNTS.c.tool_name == tool_name,
-            _TOOL_COUNTS.c.facet == ("week" if weekly else "day"),
-            _TOOL_COUNTS.c.value >= since,
-            _TOOL_COUNTS.c.sessions > 0,
+            *_tool_counters(
+                scope, tool_name, _TOOL_COUNTS.c.facet == ("week" if weekly else "day"), _TOOL_COUNTS.c.value >= since
+            )
         )
         .scalar_subquery()
     )
@@ -121,12 +125,7 @@ def _tool_facets(scope: str, tool_name: Any) -> Any:
                 literal_column("'[]'::json"),
             )
         )
-        .where(
-            _TOOL_COUNTS.c.criteria_hash == scope,
-            _TOOL_COUNTS.c.tool_name == tool_name,
-            _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling")),
-            _TOOL_COUNTS.c.sessions > 0,
-        )
+        .where(*_tool_counters(scope, tool_name, _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling"))))
         .scalar_subquery()
     )
 

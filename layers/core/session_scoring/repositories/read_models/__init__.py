@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, String, Table, bindparam, literal, literal_column, or_, select, text
+from sqlalchemy import Engine, String, Table, bindparam, literal, literal_column, or_, select, text, union_all
 from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db.schema import ANY_CRITERIA
@@ -30,6 +30,18 @@ def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[A
                 conn.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - the module's own table names
             for statement in statements:
                 conn.execute(statement)
+
+
+PLUS: Any = literal_column("1")
+MINUS: Any = literal_column("-1")
+"""A delta's sign, as literal SQL."""
+
+
+def constants(name: str, items: list[str], alias: str) -> Any:
+    """A one-column table of constant strings, as a UNION of literals: a VALUES with bound literals would make the
+    verdict statement uncacheable (SQLAlchemy would compile it on every call)."""
+    rows = [select(literal_column(f"'{item}'", String).label(name)) for item in items]
+    return union_all(*rows).subquery(alias)
 
 
 def scopes(name: str) -> Any:

@@ -28,7 +28,7 @@ from sqlalchemy.dialects.postgresql import insert
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
-from session_scoring.repositories.read_models import add_counts
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts, constants
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
@@ -61,16 +61,14 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     criteria = bindparam("p_criteria_hash", type_=String)
     changed = select(latest.c.criteria_hash).where(latest.c.criteria_hash == criteria).exists()
     replaced = _LATEST.alias("cmp_replaced")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
     sides = union_all(
         select(
-            plus.label("sign"),
+            PLUS.label("sign"),
             done.c.total_score.label("total"),
             *[bindparam(f"p_{d}", type_=Integer).label(d) for d in DIMENSIONS],
             referenced(bindparam("p_outcome", type_=String)).label("ref"),
         ).where(changed),
-        select(minus, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
+        select(MINUS, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
         .select_from(done)
         .join(replaced, and_(replaced.c.session_id == done.c.session_id, replaced.c.criteria_hash == criteria))
         .where(changed),
@@ -110,10 +108,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     p = pairs.c
     zero: Any = literal_column("0")
     # Each pair counted once under the plain kinds, and once more under the ``ref_`` kinds when it has a reference.
-    prefixes = union_all(
-        select(literal_column("''", String).label("prefix")),
-        select(literal_column(f"'{REFERENCE_PREFIX}'", String)),
-    ).subquery("cmp_prefixes")
+    prefixes = constants("prefix", ["", REFERENCE_PREFIX], "cmp_prefixes")
     scoped = (
         select(
             p.low_hash, p.high_hash, p.low_total, p.high_total, p.sign, *[p[d] for d in DIMENSIONS], prefixes.c.prefix
@@ -137,7 +132,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     rows = insert(_PAIRS).from_select(
         ["low_hash", "high_hash", "session_id", "low_total", "high_total", "with_reference"],
         select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total, p.ref)
-        .where(p.sign == plus)
+        .where(p.sign == PLUS)
         .order_by(p.low_hash, p.high_hash),
     )
     pairs_stored = rows.on_conflict_do_update(

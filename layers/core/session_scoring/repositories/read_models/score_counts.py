@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import func, literal_column, select
 
 from session_scoring.db import schema
-from session_scoring.repositories.read_models import add_counts
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts
 
 _COUNTS = schema.latest_score_counts
 
@@ -19,14 +19,12 @@ def upkeep(latest: Any) -> Any:
     replaced = latest.c.previous_band.is_not(None)
     band: Any = literal_column("'band'")
     tool: Any = literal_column("'tool'")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
     deltas = (
-        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), plus.label("delta"))
+        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), PLUS.label("delta"))
         .union_all(
-            select(latest.c.criteria_hash, band, latest.c.previous_band, minus).where(replaced),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), plus),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), minus).where(replaced),
+            select(latest.c.criteria_hash, band, latest.c.previous_band, MINUS).where(replaced),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), PLUS),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), MINUS).where(replaced),
         )
         .subquery("deltas")
     )

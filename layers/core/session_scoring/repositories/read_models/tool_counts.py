@@ -10,7 +10,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.db import schema
-from session_scoring.repositories.read_models import add_counts
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts
 
 _TOOL_COUNTS = schema.latest_tool_counts
 _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
@@ -43,8 +43,6 @@ def upkeep(latest: Any) -> Any:
     row's out."""
     added = func.jsonb_array_elements(latest.c.tool_facets).table_valued("value").render_derived("added")
     removed = func.jsonb_array_elements(latest.c.previous_tool_facets).table_valued("value").render_derived("removed")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
 
     def keyed(element: Any, delta: Any) -> Any:
         return select(
@@ -56,9 +54,9 @@ def upkeep(latest: Any) -> Any:
         ).select_from(latest)
 
     deltas = (
-        keyed(added.c.value, plus)
+        keyed(added.c.value, PLUS)
         .join(added, true())
-        .union_all(keyed(removed.c.value, minus).join(removed, true()).where(latest.c.previous_band.is_not(None)))
+        .union_all(keyed(removed.c.value, MINUS).join(removed, true()).where(latest.c.previous_band.is_not(None)))
         .subquery("tool_deltas")
     )
     key = ("criteria_hash", "tool_name", "facet", "value")

@@ -115,12 +115,6 @@ def member_sums(dimensions: list[Any], outcome: Any) -> list[Any]:
     ]
 
 
-def _constants(name: str, items: list[str], alias: str) -> Any:
-    """A one-column table of constant strings."""
-    rows = [select(literal_column(f"'{item}'", String).label(name)) for item in items]
-    return union_all(*rows).subquery(alias)
-
-
 def _replaced() -> Any:
     """The member a ``SET`` replaces (in an upsert's ``DO UPDATE`` or an ``UPDATE``: the row's current version), as
     the JSON its buckets are taken out by."""
@@ -136,10 +130,8 @@ def _histogram_upkeep(members: Any) -> Any:
     """The CTE moving ``trend_histograms`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
     ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (day and
     week, each with no grouping, by agent and by alert type), summed per key and added in key order."""
-    # Constant rows as a UNION of literals: a VALUES with literal binds would make the verdict statement
-    # uncacheable (SQLAlchemy would compile it on every call: about 100 ms).
-    groups = _constants("group_by", [g.value for g in TrendGroup], "trend_groups")
-    units = _constants("bucket", [b.value for b in TrendBucket], "trend_units")
+    groups = read_models.constants("group_by", [g.value for g in TrendGroup], "trend_groups")
+    units = read_models.constants("bucket", [b.value for b in TrendBucket], "trend_units")
 
     def side(
         scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], outcome: Any, sign: int
