@@ -15,6 +15,9 @@ from dataclasses import fields
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Row, literal_column
+from sqlalchemy.dialects.postgresql import insert
+
+from session_scoring.db import schema
 
 R = TypeVar("R")
 
@@ -37,6 +40,15 @@ class StatementRepository:
     def _all(self, statement: Any) -> Sequence[Row[Any]]:
         with self._engine.connect() as conn:
             return conn.execute(statement).all()
+
+
+def insert_criteria(criteria_hash: str, criteria_content: dict[str, Any]) -> Any:
+    """Store a criteria definition unless it is stored (a definition never changes under its hash)."""
+    return (
+        insert(schema.scoring_criteria_definitions)
+        .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
+        .on_conflict_do_nothing(index_elements=["criteria_hash"])
+    )
 
 
 def from_row(record: type[R], row: Any, **given: Any) -> R:

@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.repositories.base import StatementRepository, columns_of, from_row
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row, insert_criteria
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -150,11 +150,7 @@ class RunRepository(StatementRepository):
     ) -> RunRecord:
         """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
         with self._engine.begin() as db:
-            db.execute(
-                insert(schema.scoring_criteria_definitions)
-                .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
-                .on_conflict_do_nothing(index_elements=["criteria_hash"])
-            )
+            db.execute(insert_criteria(criteria_hash, criteria_content))
             db.execute(
                 insert(_RUNS).values(
                     run_id=run_id,
@@ -572,14 +568,8 @@ class RunRepository(StatementRepository):
         s = _SCORES
         rows = self._all(
             select(
-                s.c.score_id,
-                s.c.session_id,
-                s.c.run_id,
-                s.c.claim_token,
-                s.c.delivery_count,
-                s.c.prompt_compacted,
-                s.c.prompt_tokens_before,
-                s.c.prompt_tokens_after,
+                *columns_of(BatchAttempt, s),
+                *[s.c[name] for name in ("prompt_compacted", "prompt_tokens_before", "prompt_tokens_after")],
                 s.c.reference_source,
             ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
         )

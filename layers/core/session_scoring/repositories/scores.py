@@ -58,7 +58,13 @@ from session_scoring.models.records import (
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, ScoreStatus
 from session_scoring.models.tools import ToolNamer
-from session_scoring.repositories.base import StatementRepository, as_json_list, from_row
+from session_scoring.repositories.base import (
+    StatementRepository,
+    as_json_list,
+    columns_of,
+    from_row,
+    insert_criteria,
+)
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.read_models import (
     comparison,
@@ -480,11 +486,7 @@ class ScoreRepository(StatementRepository):
         """Store a criteria definition (idempotent); once per process per hash, as definitions are never deleted."""
         if criteria_hash in self._ensured:
             return
-        self._run(
-            insert(_CRITERIA)
-            .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
-            .on_conflict_do_nothing(index_elements=["criteria_hash"])
-        )
+        self._run(insert_criteria(criteria_hash, criteria_content))
         self._ensured.add(criteria_hash)
 
     @db_call
@@ -748,15 +750,7 @@ class ScoreRepository(StatementRepository):
         )
         live = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at >= func.now())
         rows = self._all(
-            select(
-                _SCORES.c.score_id,
-                _SCORES.c.session_id,
-                _SCORES.c.status,
-                _SCORES.c.delivery_count,
-                _SCORES.c.scored_triggered_by.label("requested_by"),
-                _SCORES.c.requested_at,
-                _SCORES.c.run_id,
-            )
+            select(*columns_of(StrandedAttempt, _SCORES), _SCORES.c.scored_triggered_by.label("requested_by"))
             .where(
                 _SCORES.c.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
                 # A batch-mode run's attempts have no queue message: the batch poller submits and collects them.
