@@ -134,9 +134,8 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
 
 
 def answered_by_server(exc: BaseException) -> bool:
-    """Whether ``exc`` is the server's own error answer to a statement: pg8000 raises it (its first argument the
-    error's fields, ``C`` the SQLSTATE) only after reading the server's answers up to ``ReadyForQuery``, so the
-    connection is in step with the server and can serve the next statement."""
+    """Whether ``exc`` is the server's own error answer (its first argument the error's fields, ``C`` the SQLSTATE),
+    which pg8000 raises only after reading up to ``ReadyForQuery``: the connection is in step with the server."""
     import pg8000  # type: ignore[import-untyped]  # pg8000 ships no type information
 
     fields = exc.args[0] if isinstance(exc, pg8000.DatabaseError) and exc.args else None
@@ -176,11 +175,8 @@ def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
 
 
 def warm_up_driver() -> None:
-    """Decode a ``timestamptz`` as pg8000 does, with no connection (priming before a SnapStart snapshot).
-
-    pg8000 parses timestamps with ``datetime.strptime``, whose first call imports ``_strptime`` and compiles its
-    regular expression per format (with and without fractional seconds): 10-25 ms of the first request that reads
-    a score here, paid once per process."""
+    """Decode a ``timestamptz`` as pg8000 does, with no connection (priming before a SnapStart snapshot): the first
+    ``strptime`` of each format costs 10-25 ms, paid here once per process instead of by a first request."""
     from pg8000.converters import timestamptz_in  # type: ignore[import-untyped]
 
     timestamptz_in("2000-01-01 00:00:00+00")

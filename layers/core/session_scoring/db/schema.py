@@ -109,8 +109,7 @@ session_scores = Table(
     Column("claim_token", UUID(as_uuid=True)),
     Column("lease_expires_at", DateTime(timezone=True)),
     Column("delivery_count", Integer, nullable=False, server_default=text("0")),
-    # Set when the attempt failed on its last allowed delivery, its message left for the dead-letter queue: a redriven
-    # message may claim it again (cleared when it is reopened or claimed).
+    # The attempt failed on its last allowed delivery: a redriven message may claim it again.
     Column("dead_lettered_at", DateTime(timezone=True)),
     # The scoring run that created this attempt (none for a single request).
     Column("run_id", UUID(as_uuid=True), ForeignKey("scoring_runs.run_id")),
@@ -124,15 +123,14 @@ session_scores = Table(
     Column("session_source", String(64)),
     # When the facts were taken (null: not yet; ``session-scoring facts backfill`` fills them).
     Column("facts_captured_at", DateTime(timezone=True)),
-    # Migration 0010_judge_labels: NULL for a real score; ``repeatability``/``robustness`` for a judge-quality sample,
-    # stored completed (never active, never the session's score, never in analytics).
+    # NULL for a real score; ``repeatability``/``robustness`` for a judge-quality sample (never the session's score).
     Column("sample_kind", String(20)),
     # The spread of an ensemble score's samples (``scoring.samples`` > 1); NULL for a single verdict.
     Column("score_spread", JSONB),
     # The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches).
     Column("batch_id", String(128)),
-    # Migration 0018_outcome: whether the conclusion found the session's reference root cause (null before outcomes
-    # were judged, and until completed), the judge's reason, and where the reference came from (null: none given).
+    # Whether the conclusion found the session's reference root cause, the judge's reason, and where the reference
+    # came from (null: none given).
     Column("outcome", String(20)),
     Column("outcome_reason", Text),
     Column("reference_source", String(10)),
@@ -224,8 +222,7 @@ session_scores = Table(
 )
 
 
-# Migration 0017_score_writebacks: a completed attempt's write-back to the trace store its session came from (one row
-# per attempt, made when the write-back starts; an attempt without one has nothing to write back).
+# A completed attempt's write-back to the trace store its session came from (made when the write-back starts).
 score_writebacks = Table(
     "score_writebacks",
     metadata,
@@ -287,8 +284,7 @@ def criteria_scope(criteria_hash: str | None) -> str:
     return ANY_CRITERIA if criteria_hash is None else criteria_hash
 
 
-# A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``), kept by the statement that
-# stores a verdict (migration 0006_latest_scores): what the analytics read instead of every attempt.
+# A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``): what the analytics read.
 latest_scores = Table(
     "latest_scores",
     metadata,
@@ -318,8 +314,7 @@ latest_scores = Table(
         text("score_id DESC"),
         postgresql_include=["session_id"],
     ),
-    # 0012_trend_buckets, for the criteria comparison's join; since 0016 the comparison reads comparison_cells,
-    # and a criteria compared with itself can read one criteria's rows from it index-only.
+    # A criteria compared with itself reads its rows index-only.
     Index(
         "ix_latest_scores_criteria_session",
         "criteria_hash",
@@ -352,8 +347,7 @@ latest_score_tools = Table(
 )
 
 
-# Sessions per band (``kind`` 'band') and per missing tool (``kind`` 'tool') among ``latest_scores`` of a criteria
-# hash, maintained in the same statement as those rows.
+# Sessions per band (``kind`` 'band') and per missing tool (``kind`` 'tool') among ``latest_scores`` of a criteria.
 latest_score_counts = Table(
     "latest_score_counts",
     metadata,
@@ -367,8 +361,7 @@ latest_score_counts = Table(
 
 # Per missing tool (canonical name) of a criteria hash's ``latest_scores``: sessions per day of ``scored_at``
 # (``facet`` 'day', ``value`` 'YYYY-MM-DD', UTC), per week ('week', its Monday), per agent ('agent', '' for none),
-# per spelling the judge wrote ('spelling') and how many had the tool available ('available', value ''). Kept by the
-# statement storing a verdict from each row's ``tool_facets`` (migration 0011_canonical_tools).
+# per spelling the judge wrote ('spelling') and how many had the tool available ('available', value '').
 latest_tool_counts = Table(
     "latest_tool_counts",
     metadata,
@@ -391,8 +384,7 @@ latest_tool_counts = Table(
 
 
 # A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``) as the trends count it: the
-# bucket it is in (UTC day, agent, alert type, total) and its dimensions (migration 0012_trend_buckets). Kept by the
-# statement that stores a verdict, like ``latest_scores``; ``previous`` is what the last update replaced.
+# bucket it is in (UTC day, agent, alert type, total), its dimensions; ``previous`` is what the last update replaced.
 trend_members = Table(
     "trend_members",
     metadata,
@@ -409,10 +401,9 @@ trend_members = Table(
 )
 
 
-# Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``
-# (migration 0015_trend_histograms): the sessions, ``totals`` (sessions per total score 0-100, index = total) and
-# each dimension's sum and count. A trend reads one row per bucket and group; its exact percentiles, means and band
-# shares come from the histogram.
+# Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``: the
+# sessions, ``totals`` (sessions per total score 0-100, index = total: exact percentiles), each dimension's sum and
+# count, and the sessions that found, partly found or missed their reference.
 trend_histograms = Table(
     "trend_histograms",
     metadata,
@@ -426,7 +417,6 @@ trend_histograms = Table(
     Column("sessions", Integer, nullable=False),
     Column("totals", ARRAY(Integer), nullable=False),
     *[Column(f"{dimension}_{part}", Integer, nullable=False) for dimension in DIMENSIONS for part in ("sum", "n")],
-    # Migration 0018_outcome: the sessions whose latest score found, partly found or missed their reference.
     *[
         Column(f"outcome_{outcome.value}", Integer, nullable=False, server_default=text("0"))
         for outcome in REFERENCED_OUTCOMES
@@ -445,8 +435,7 @@ score_missing_tools = Table(
     Column("position", Integer, nullable=False, server_default=text("0")),
     # As the judge wrote it.
     Column("tool_name", String(255), nullable=False),
-    # What it is counted as (``models.tools``; migration 0011): set by the statement storing the verdict, null only in
-    # a row written by hand without it.
+    # What it is counted as (``models.tools``): null only in a row written by hand without it.
     Column("canonical_name", String(255)),
     Column("rationale", Text, nullable=False),
     Index("ix_score_missing_tools_score_id", "score_id"),
@@ -508,8 +497,7 @@ uploaded_sessions = Table(
 )
 
 
-# A human's score of a session (migration 0010_judge_labels). Every revision is kept; a labeller's current label is
-# their highest revision.
+# A human's score of a session; a labeller's current label is their highest revision.
 judge_labels = Table(
     "judge_labels",
     metadata,
@@ -531,8 +519,8 @@ judge_labels = Table(
 )
 
 
-# A session's reference root cause set through the labels API (migration 0018_outcome): every revision kept with who
-# set it and when; the session's reference is its highest revision's (a revision without a root cause withdraws it).
+# A session's reference root cause set through the labels API: its highest revision's (one without a root cause
+# withdraws it).
 session_references = Table(
     "session_references",
     metadata,
@@ -552,9 +540,8 @@ session_references = Table(
 
 
 # Per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose latest completed score
-# has that outcome and the sum of their totals (migration 0018_outcome): ``GET /analytics/outcome`` reads a few rows.
-# An unknown agent or alert type is '' with its ``*_unknown`` flag set, as in ``trend_histograms``. Kept by the verdict
-# statement from ``trend_members``; a score without an outcome (made before outcomes were judged) is not counted.
+# has that outcome and the sum of their totals. An unknown agent or alert type is '' with its ``*_unknown`` flag set;
+# a score without an outcome (made before outcomes were judged) is not counted.
 outcome_counts = Table(
     "outcome_counts",
     metadata,
@@ -570,8 +557,7 @@ outcome_counts = Table(
 )
 
 
-# An export written to S3 by the exporter function (migration 0013_export_jobs): what was asked, how far it got,
-# where the file is, or why it failed.
+# An export written to S3 by the exporter function: what was asked, how far it got, where the file is, or why not.
 export_jobs = Table(
     "export_jobs",
     metadata,
@@ -593,11 +579,9 @@ export_jobs = Table(
 )
 
 
-# A session with a latest completed score under two criteria hashes (never ``ANY_CRITERIA``), stored once per
-# unordered pair: ``low_hash`` is the lesser hash in code point order (migration 0016_comparison_pairs). Kept by the
-# statement that stores a verdict; the criteria comparison reads its movers (by ``delta``, then session id) and its
-# scatter's sample (by session id) as index scans that stop after a few rows. Session ids sort in code point order
-# (collation "C"), whatever the database's default.
+# A session with a latest completed score under two criteria hashes (never ``ANY_CRITERIA``), once per unordered pair
+# (``low_hash`` the lesser in code point order): the comparison's movers and sample are index scans that stop after a
+# few rows. Session ids sort in code point order (collation "C"), whatever the database's default.
 comparison_pairs = Table(
     "comparison_pairs",
     metadata,
@@ -608,8 +592,7 @@ comparison_pairs = Table(
     Column("high_total", Integer, nullable=False),
     # The high hash's total minus the low hash's (the comparison's delta, or its negation when read flipped).
     Column("delta", Integer, Computed("high_total - low_total", persisted=True)),
-    # Migration 0018_outcome: either latest score was judged against a reference (a comparison restricted to such
-    # sessions reads these rows through the partial indexes below).
+    # Either latest score was judged against a reference (read through the partial indexes below).
     Column("with_reference", Boolean, nullable=False, server_default=text("false")),
     # The scatter's sample is the pair's first sessions: an index-only scan of the key.
     PrimaryKeyConstraint(
@@ -648,8 +631,7 @@ comparison_pairs = Table(
 # The comparison's histograms per unordered pair of criteria hashes (as ``comparison_pairs``): ``kind`` 'total'
 # counts sessions per (``a`` low hash's total, ``b`` high hash's total); a dimension's kind counts sessions per
 # ``a`` = high minus low points (both present; ``b`` 0). The same kinds prefixed ``ref_`` count only the sessions
-# judged against a reference under either hash (migration 0018_outcome). Kept by the verdict statement; a cell whose
-# sessions fall to 0 stays (readers skip it).
+# judged against a reference under either hash. A cell whose sessions fall to 0 stays (readers skip it).
 comparison_cells = Table(
     "comparison_cells",
     metadata,

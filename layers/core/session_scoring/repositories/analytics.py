@@ -43,8 +43,7 @@ class BandCount:
 @dataclass(frozen=True)
 class ToolCount:
     """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day, or
-    the Monday of a week, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and
-    ``available`` sessions."""
+    Monday, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and ``available``."""
 
     tool_name: str
     count: int
@@ -75,9 +74,8 @@ class OutcomeCount:
 
 
 def _newest_session_ids(table: Table, *conditions: Any) -> Any:
-    """Up to MAX_SESSION_IDS session ids of the rows of ``table`` (``latest_scores`` or ``latest_score_tools``)
-    matching ``conditions``, newest first, as one array: ``ARRAY(SELECT ... LIMIT n)``, an index-only scan in
-    ``scored_at`` order that stops at the limit."""
+    """Up to MAX_SESSION_IDS session ids of the rows of ``table`` matching ``conditions``, newest first, as one
+    array: an index-only scan in ``scored_at`` order that stops at the limit."""
     newest = (
         select(table.c.session_id)
         .where(*conditions)
@@ -169,10 +167,9 @@ class AnalyticsRepository(StatementRepository):
     def missing_tools(
         self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
     ) -> list[ToolCount]:
-        """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
-        tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
-        days from ``since`` on, or its week counters (by Monday) when ``weekly``; none without ``since``), in one
-        statement: three index-only range scans per tool."""
+        """The tools named missing most often, most frequent first (ties by name), each with its newest sessions and
+        its ``latest_tool_counts`` (the days from ``since`` on, or the weeks when ``weekly``; none without ``since``),
+        in one statement: three index-only range scans per tool."""
         scope = criteria_scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)

@@ -42,10 +42,9 @@ class ComparisonRepository(StatementRepository):
 
     @db_call
     def histograms(self, base: str, candidate: str, movers: int, with_reference: bool = False) -> ComparisonHistograms:
-        """For the sessions with a latest completed score under both criteria (``with_reference``: and judged against
-        a reference under either): the joint histogram of (base total, candidate total), each dimension's histogram
-        of deltas (candidate minus base, both present), and the ``movers`` biggest rises and falls (ties by session
-        id in code point order), in one statement."""
+        """For the sessions scored under both criteria (``with_reference``: and judged against a reference under
+        either): the joint histogram of (base total, candidate total), each dimension's histogram of deltas
+        (candidate minus base), and the ``movers`` biggest rises and falls (ties by session id), in one statement."""
         _check(base, candidate)
         if base == candidate:
             return self._self_histograms(base, with_reference)

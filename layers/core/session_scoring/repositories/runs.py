@@ -314,11 +314,8 @@ class RunRepository(StatementRepository):
         facts: Mapping[str, SessionFacts] | None = None,
     ) -> InsertedAttempts:
         """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning, each
-        with its session's ``facts`` when given.
-
-        One ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this run) is left
-        alone and reported, never an error. The run row is locked so a cancel cannot interleave.
-        """
+        with its session's ``facts`` when given, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an
+        active attempt (or already in this run) is reported. The run row is locked so a cancel cannot interleave."""
         pairs = list(sessions)
         with self._engine.begin() as db:
             status = db.scalar(select(_RUNS.c.status).where(_RUNS.c.run_id == run_id).with_for_update())
@@ -427,11 +424,8 @@ class RunRepository(StatementRepository):
 
     @db_call
     def settle(self, run_id: uuid.UUID) -> int:
-        """Bring a run's status up to date after one of its attempts moved; returns how many attempts it cancelled.
-
-        A running run with no active attempt left is completed. A cancelled run's attempts that came back to pending
-        (a scorer released one it had claimed before the cancel) are cancelled too, so none is left pending.
-        """
+        """Bring a run's status up to date after one of its attempts moved; how many attempts it cancelled: a running
+        run with no active attempt left is completed, a cancelled run's attempts back to pending are cancelled."""
         with self._engine.begin() as db:
             status, note = db.execute(
                 select(_RUNS.c.status, _RUNS.c.stop_reason).where(_RUNS.c.run_id == run_id)
@@ -478,11 +472,9 @@ class RunRepository(StatementRepository):
 
     @db_call
     def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]:
-        """Claim up to ``limit`` attempts of batch-mode runs that wait for submission, with one claim token.
-
-        Waiting: ``pending`` with no batch, or claimed for a submission that never recorded its batch (the poller
-        died between the two) once that claim's lease ran out. ``SKIP LOCKED``: two pollers never claim the same.
-        """
+        """Claim up to ``limit`` attempts of batch-mode runs that wait for submission (pending with no batch, or
+        claimed by a poller that died before recording its batch, once the lease ran out), with one claim token;
+        ``SKIP LOCKED``: two pollers never claim the same."""
         s = _SCORES
         r = _RUNS
         token = uuid.uuid4()

@@ -670,10 +670,8 @@ class ScoreRepository(StatementRepository):
     def fail(
         self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
     ) -> bool:
-        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed.
-
-        ``dead_lettered``: its message is left to go to the dead-letter queue, from where a redrive may bring it back.
-        """
+        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed;
+        ``dead_lettered``: its message goes to the dead-letter queue, from where a redrive may bring it back."""
         conditions: list[ColumnElement[bool]] = [_SCORES.c.status.in_(_ACTIVE)]
         if claim_token is not None:
             conditions.append(_SCORES.c.claim_token == claim_token)
@@ -738,10 +736,8 @@ class ScoreRepository(StatementRepository):
     @db_call
     def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]:
         """Active attempts nobody is working on: ``in_progress`` with an expired lease, or ``pending`` with no
-        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits.
-
-        ``held``: instead, the ``in_progress`` attempts whose lease is still live (after a restart of the local
-        stack, those of the scorer that died with it, until their leases run out)."""
+        activity for ``pending_after_seconds`` (longer than any delay a live message waits). ``held``: instead, the
+        ``in_progress`` attempts whose lease is still live (after a restart of the local stack)."""
         idle_since = func.greatest(_SCORES.c.requested_at, func.coalesce(_SCORES.c.started_at, _SCORES.c.requested_at))
         expired = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now())
         idle = and_(

@@ -109,9 +109,8 @@ class TrendsRepository(StatementRepository):
 
     @db_call
     def rebuild(self) -> None:
-        """Rebuild ``trend_members`` and ``trend_histograms`` from ``latest_scores`` and the attempts' facts (after the
-        facts changed under existing scores, e.g. a facts backfill), then ``outcome_counts``, which follows the
-        members."""
+        """Rebuild ``trend_members`` and ``trend_histograms`` from ``latest_scores`` and the attempts' facts, then
+        ``outcome_counts``, which follows the members."""
         rebuild_tables(self._engine, trends.TABLES, trends.rebuild())
         rebuild_tables(self._engine, outcomes.TABLES, outcomes.rebuild())
 

@@ -18,8 +18,7 @@ _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
 
 def facets(done: Any) -> Any:
     """The keys of the stored verdict, ``[tool, facet, value]`` each: per canonical tool (``p_tool_names``) its UTC
-    scoring day, the Monday of that week (so a weekly trend reads 1/7 of the rows) and the attempt's agent ('' when
-    it has no facts), then the spellings and availability the scorer computed (``p_tool_facets``)."""
+    day, week and agent, then the spellings and availability the scorer computed (``p_tool_facets``)."""
     names = func.unnest(bindparam("p_tool_names", type_=ARRAY(Text))).table_valued("name").render_derived("names")
     utc = func.timezone("UTC", done.c.scored_at)
     day = func.to_char(utc, "YYYY-MM-DD")

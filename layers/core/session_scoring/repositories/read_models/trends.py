@@ -226,10 +226,9 @@ def _dense(cell_totals: Any, cell_sessions: Any) -> Any:
 
 
 def refresh_facts_statement() -> Any:
-    """Re-key a session's members whose attempt's agent or alert type changed (a facts backfill) and move their
-    buckets and outcome counts (``outcomes``, which follow the members), in one statement (parameter
-    ``p_session_id``); returns one row per member moved. The ``UPDATE`` locks each member row and re-checks it, so a
-    verdict stored meanwhile is never double counted."""
+    """Re-key a session's (``p_session_id``) members whose attempt's agent or alert type changed (a facts backfill)
+    and move their buckets and outcome counts, in one statement returning a row per member moved. The ``UPDATE``
+    locks and re-checks each member row, so a verdict stored meanwhile is never double counted."""
     attempt = _SCORES.alias("trend_attempt")
     m = _MEMBERS.c
     members = (
