@@ -32,8 +32,8 @@ SERVER_ERROR_PAUSE_SECONDS = 0.5
 
 
 UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
-"""Connection exceptions (08xxx), the server shutting down or starting (57P01-57P03: admin_shutdown, crash_shutdown,
-cannot_connect_now) and too many connections (53300): the server cannot serve us now, whatever we asked."""
+"""Connection exceptions, the server shutting down or starting (57P01-57P03), too many connections: the server cannot
+serve us now, whatever we asked."""
 
 
 def _sqlstate(exc: DBAPIError) -> str:

@@ -112,10 +112,10 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     connect_args: dict[str, Any] = {
         "timeout": settings.database_timeout_seconds,
         "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
+        # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
+        # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
+        "ssl_context": ssl_context_for(settings, url.host) or False,
     }
-    # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
-    # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
-    connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False
     # Autocommit is set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
     isolation: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     engine = create_engine(

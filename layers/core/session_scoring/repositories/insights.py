@@ -223,8 +223,7 @@ class InsightsRepository(StatementRepository):
         self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
     ) -> tuple[str, list[ToolSessionRecord]]:
         """The canonical form of ``tool_name`` and a page of the latest completed scores (under ``where``) that name
-        it missing under any spelling stored with that canonical name (``score_missing_tools.canonical_name``),
-        newest first (keyset on ``scored_at, score_id``)."""
+        it missing under any spelling, newest first (keyset on ``scored_at, score_id``)."""
         s = _SCORES.c
         canonical = canonical_tool_name(tool_name)
         matching = and_(_TOOLS.c.score_id == s.score_id, _TOOLS.c.canonical_name == canonical)

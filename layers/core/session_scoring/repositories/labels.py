@@ -152,8 +152,8 @@ class LabelRepository(StatementRepository):
     @db_call
     def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]:
         """Each labeller's current label beside the session's latest completed real score under ``criteria_hash``
-        (sessions without both are left out; judge-quality samples are never a score); ``with_reference``: only the
-        sessions whose latest score was judged against a reference (its outcome found, partly found or missed)."""
+        (sessions without both are left out); ``with_reference``: only the sessions whose latest score was judged
+        against a reference."""
         current = (
             select(_LABELS)
             .ext(distinct_on(_LABELS.c.session_id, _LABELS.c.labeller))
@@ -190,10 +190,8 @@ class LabelRepository(StatementRepository):
     @db_call
     def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord:
         """The first session, in session-id order after ``after``, whose latest completed real score is under
-        ``criteria_hash`` and that ``labeller`` never labelled; and how many such sessions there are in all.
-
-        Session-id order is stable while someone labels (a new score does not reorder the queue) and, for uploads
-        (random ids), unrelated to the score, so a labeller's sample is not biased towards high or low scores."""
+        ``criteria_hash`` and that ``labeller`` never labelled, and how many such sessions there are: session-id order
+        is stable while someone labels, and unrelated to the score (a labeller's sample is not biased)."""
         unlabelled = and_(
             _LATEST.c.criteria_hash == criteria_hash,
             ~exists().where(_LABELS.c.session_id == _LATEST.c.session_id, _LABELS.c.labeller == labeller),

@@ -576,15 +576,7 @@ class ScoreRepository(StatementRepository):
         except IntegrityError:
             claimed = None  # a redriven attempt while the session has another active one: that one wins
         if claimed is not None:
-            return ClaimResult(
-                True,
-                token,
-                ScoreStatus.IN_PROGRESS,
-                claimed.lease_expires_at,
-                claimed.delivery_count,
-                claimed.reference_root_cause,
-                claimed.reference_remediation,
-            )
+            return from_row(ClaimResult, claimed, claimed=True, claim_token=token, status=ScoreStatus.IN_PROGRESS)
         current = self._one(_CLAIM_STATE, {"p_score_id": score_id})
         if current is None:
             return ClaimResult(False)

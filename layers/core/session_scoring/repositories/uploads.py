@@ -29,6 +29,9 @@ _SUMMARY_COLUMNS = [
 ]
 """What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
 
+_SESSION_COLUMNS = {"session_id", "status", "alert_type", "agent_type", "started_at", "completed_at"}
+"""The columns an upload stores as its normalised session has them."""
+
 _FIRST_STAGE_AGENT = '$.stages[*] ? (@.agent != null && @.agent != "").agent'
 """The agent of the first stage that names one (a session's agent when its own ``agent_type`` is empty)."""
 
@@ -44,9 +47,8 @@ _TASK_PATH = '$.stages[*].steps[*] ? (@.kind == "message" && @.text starts with 
 
 
 def title_expression() -> ColumnElement[str]:
-    """An upload's title: the task it was given (its first user message without the ``User: `` the transcript puts
-    before it) on one line, at most ``TITLE_LENGTH`` characters; null when it has none. Computed from the stored
-    session in SQL, so only for the rows a statement returns (never read for a whole table)."""
+    """An upload's title: its first user message (without ``User: ``) on one line, at most ``TITLE_LENGTH``
+    characters, or null; computed in SQL for the rows a statement returns only."""
     first = func.jsonb_path_query_first(_UPLOADS.c.session, cast(literal(_TASK_PATH), JSONPATH))
     text = func.jsonb_build_array(first).op("->>")(0)
     one_line = func.regexp_replace(func.substr(text, len("User: ") + 1, 2 * TITLE_LENGTH), r"\s+", " ", "g")
@@ -97,15 +99,10 @@ class UploadRepository(StatementRepository):
         trajectories is never stored in part)."""
         rows = [
             {
-                "session_id": upload.session.session_id,
+                **upload.session.model_dump(include=_SESSION_COLUMNS),
                 "trace_format": upload.trace_format,
                 "file_name": upload.file_name,
                 "original_session_id": upload.original_session_id,
-                "status": upload.session.status,
-                "alert_type": upload.session.alert_type,
-                "agent_type": upload.session.agent_type,
-                "started_at": upload.session.started_at,
-                "completed_at": upload.session.completed_at,
                 "tool_calls": len(upload.session.tool_calls),
                 "size_bytes": upload.size_bytes,
                 "uploaded_by": upload.uploaded_by,
@@ -131,8 +128,7 @@ class UploadRepository(StatementRepository):
     @db_call
     def outline(self, session_id: str) -> SessionOutline:
         """The upload's status and facts, from its columns and two figures PostgreSQL reads out of the stored session
-        (its stage count and first agent): a few hundred bytes whatever the upload's size, where ``get_session``
-        reads and validates the whole session (megabytes) while holding a pooled connection."""
+        (its stage count and first agent): a few hundred bytes, where ``get_session`` reads megabytes."""
         session = _UPLOADS.c.session
         agent = func.coalesce(
             func.nullif(_UPLOADS.c.agent_type, ""),
