@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt
 
+from session_scoring.db.engine import server_sqlstate
 from session_scoring.errors import DatabaseUnavailableError
 from session_scoring.log import logger
 
@@ -36,18 +37,13 @@ UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
 serve us now, whatever we asked."""
 
 
-def _sqlstate(exc: DBAPIError) -> str:
-    """The SQLSTATE pg8000 reports (its error's first argument is the server's error fields; ``C`` is the code)."""
-    fields = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
-    return str(fields.get("C", "")) if isinstance(fields, dict) else ""
-
-
 def is_connection_failure(exc: BaseException) -> bool:
     """True for failures to reach or keep the database, false for errors in what was asked of it."""
     if isinstance(exc, OperationalError | InterfaceError):
         return True
     if isinstance(exc, DBAPIError):
-        return bool(exc.connection_invalidated) or _sqlstate(exc).startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
+        sqlstate = server_sqlstate(exc.orig) or ""
+        return bool(exc.connection_invalidated) or sqlstate.startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
     return isinstance(exc, OSError)  # TimeoutError and ConnectionError included
 
 

@@ -133,13 +133,13 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     return engine
 
 
-def answered_by_server(exc: BaseException) -> bool:
-    """Whether ``exc`` is the server's own error answer (its first argument the error's fields, ``C`` the SQLSTATE),
-    which pg8000 raises only after reading up to ``ReadyForQuery``: the connection is in step with the server."""
+def server_sqlstate(exc: BaseException | None) -> str | None:
+    """The SQLSTATE of ``exc`` when it is the server's own error answer (pg8000's error, its first argument the
+    error's fields, ``C`` the code), which pg8000 raises only after reading up to ``ReadyForQuery``; else None."""
     import pg8000  # type: ignore[import-untyped]  # pg8000 ships no type information
 
     fields = exc.args[0] if isinstance(exc, pg8000.DatabaseError) and exc.args else None
-    return isinstance(fields, dict) and "C" in fields
+    return str(fields["C"]) if isinstance(fields, dict) and "C" in fields else None
 
 
 def invalidate_after_broken_exchanges(engine: Engine) -> None:
@@ -155,8 +155,8 @@ def invalidate_after_broken_exchanges(engine: Engine) -> None:
     def _invalidate_out_of_step(context: ExceptionContext) -> None:
         if context.is_disconnect or context.connection is None:
             return  # already invalidated (with the pool, as SQLAlchemy decides), or no connection was made
-        if answered_by_server(context.original_exception):
-            return
+        if server_sqlstate(context.original_exception) is not None:
+            return  # the server's answer: the connection is in step
         context.is_disconnect = True
         context.invalidate_pool_on_disconnect = False
 
