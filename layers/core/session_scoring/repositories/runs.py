@@ -179,8 +179,7 @@ class RunRepository(StatementRepository):
                 .where(_SCORES.c.run_id.in_(ids))
                 .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
-                if run_id is not None:
-                    counts[run_id][str(status)] = int(count)
+                counts[run_id][str(status)] = int(count)
             tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
             for r in db.execute(
                 select(

@@ -34,64 +34,37 @@ def upkeep(done: Any) -> Any:
     returned through ``previous_*``, is exact even when completes race (an inserted row has no previous band).
     """
     scopes = read_models.scopes("scopes")
+    replaced = ("band", "missing_tools", "tool_facets")  # what the counters take out again (``previous_*``)
+    stored = ("score_id", "total_score", *DIMENSIONS, "scored_at", "outcome", *replaced)
     row = (
         select(
             done.c.session_id,
             scopes.c.criteria_hash,
             done.c.score_id,
             done.c.total_score,
-            _band_of(done.c.total_score),
             *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
             done.c.scored_at,
+            bindparam("p_outcome", type_=String),
+            _band_of(done.c.total_score),
             sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
             tool_counts.facets(done),
-            bindparam("p_outcome", type_=String),
         )
         .select_from(done)
         .join(scopes, true())
     )
     upsert = insert(_LATEST_SCORES).from_select(
-        [
-            "session_id",
-            "criteria_hash",
-            "score_id",
-            "total_score",
-            "band",
-            *DIMENSIONS,
-            "scored_at",
-            "missing_tools",
-            "tool_facets",
-            "outcome",
-        ],
-        row.order_by(scopes.c.criteria_hash),
+        ["session_id", "criteria_hash", *stored], row.order_by(scopes.c.criteria_hash)
     )
-    new = upsert.excluded
+    new, old = upsert.excluded, _LATEST_SCORES.c
     return (
         upsert.on_conflict_do_update(
             index_elements=["session_id", "criteria_hash"],
-            set_={
-                **{
-                    name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at", "outcome")
-                },
-                "missing_tools": new.missing_tools,
-                "previous_band": _LATEST_SCORES.c.band,
-                "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
-                "tool_facets": new.tool_facets,
-                "previous_tool_facets": _LATEST_SCORES.c.tool_facets,
-            },
-            where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
+            set_={**{name: new[name] for name in stored}, **{f"previous_{name}": old[name] for name in replaced}},
+            where=tuple_(new.scored_at, new.score_id) > tuple_(old.scored_at, old.score_id),
         )
         .returning(
-            _LATEST_SCORES.c.criteria_hash,
-            _LATEST_SCORES.c.session_id,
-            _LATEST_SCORES.c.score_id,
-            _LATEST_SCORES.c.scored_at,
-            _LATEST_SCORES.c.band,
-            _LATEST_SCORES.c.missing_tools,
-            _LATEST_SCORES.c.previous_band,
-            _LATEST_SCORES.c.previous_missing_tools,
-            _LATEST_SCORES.c.tool_facets,
-            _LATEST_SCORES.c.previous_tool_facets,
+            *[old[name] for name in ("criteria_hash", "session_id", "score_id", "scored_at", *replaced)],
+            *[old[f"previous_{name}"] for name in replaced],
         )
         .cte("latest_stored")
     )
