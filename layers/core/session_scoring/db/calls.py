@@ -49,9 +49,7 @@ def is_connection_failure(exc: BaseException) -> bool:
 
 def _pause(state: RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome is not None else None
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
-        return 0.0
-    return SERVER_ERROR_PAUSE_SECONDS
+    return 0.0 if isinstance(exc, DBAPIError) and exc.connection_invalidated else SERVER_ERROR_PAUSE_SECONDS
 
 
 def db_call(func: Callable[P, T]) -> Callable[P, T]:

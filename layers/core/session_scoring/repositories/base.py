@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, TypeVar, cast
@@ -77,9 +78,4 @@ def as_json_list(value: Any) -> list[Any]:
     """A json_agg result: pg8000 decodes json to Python; a driver that does not returns text."""
     if value is None:
         return []
-    if isinstance(value, str):
-        import json
-
-        decoded: list[Any] = json.loads(value)
-        return decoded
-    return list(value)
+    return list(json.loads(value) if isinstance(value, str) else value)

@@ -74,8 +74,8 @@ class ComparisonRepository(StatementRepository):
             row = func.json_build_array(top.c.session_id, top.c.low_total, top.c.high_total)
             return select(func.json_agg(aggregate_order_by(row, *again))).scalar_subquery()
 
-        # Candidate minus base is the stored delta, or its negation when the base is the high hash. Each part comes
-        # back as one JSON value (decoded in C): thousands of rows would cost more to decode than to find.
+        # Candidate minus base is the stored delta, or its negation when the base is the high hash. Each part is one
+        # JSON value (decoded in C): thousands of rows would cost more to decode than to find.
         rising, falling = (p.delta < 0, p.delta > 0) if flipped else (p.delta > 0, p.delta < 0)
         found = self._one(
             select(

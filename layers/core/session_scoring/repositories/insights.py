@@ -45,6 +45,8 @@ from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_
 _SCORES = schema.session_scores
 _TOOLS = schema.score_missing_tools
 _LATEST = schema.latest_scores
+_FACTS_MISSING = or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None))
+"""An attempt whose facts are missing, or only a summary's (no tool-call count)."""
 
 #: Rows fetched per round trip from the server-side cursor of a streamed query.
 STREAM_BATCH = 500
@@ -257,25 +259,17 @@ class InsightsRepository(StatementRepository):
 
     @db_call
     def sessions_missing_facts(self) -> list[str]:
-        """Sessions with an attempt whose facts are missing, or only a summary's (no tool-call count)."""
-        rows = self._all(
-            select(_SCORES.c.session_id)
-            .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
-            .distinct()
-            .order_by(_SCORES.c.session_id)
-        )
+        """Sessions with an attempt whose facts are missing (``_FACTS_MISSING``), by session id."""
+        rows = self._all(select(_SCORES.c.session_id).where(_FACTS_MISSING).distinct().order_by(_SCORES.c.session_id))
         return [row[0] for row in rows]
 
     @db_call
     def fill_facts(self, session_id: str, facts: SessionFacts) -> int:
-        """Store ``facts`` on the session's attempts that lack them (or have only a summary's); how many changed."""
+        """Store ``facts`` on the session's attempts that lack them (``_FACTS_MISSING``); how many changed."""
         with self._engine.connect() as conn:
             result = conn.execute(
                 update(_SCORES)
-                .where(
-                    _SCORES.c.session_id == session_id,
-                    or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)),
-                )
+                .where(_SCORES.c.session_id == session_id, _FACTS_MISSING)
                 .values(**fact_values(facts))
                 .returning(_SCORES.c.score_id)
             )

@@ -82,8 +82,8 @@ _CURRENT_REFERENCE = (
 
 
 class ReferenceReads(StatementRepository):
-    """The reference a job is judged against, read on the autocommit engine (one statement, as the scorer's other
-    reads): the scorer and the batch poller build no transactional engine for it."""
+    """The reference a job is judged against, read on the autocommit engine: the scorer and the batch poller build
+    no transactional one."""
 
     @db_call
     def current_reference(self, session_id: str) -> ReferenceRecord | None:

@@ -283,9 +283,8 @@ class RunRepository(StatementRepository):
 
     @db_call
     def sessions_with_reference(self, session_ids: Sequence[str]) -> set[str]:
-        """Those of ``session_ids`` with a reference root cause: set through the labels API (the highest revision
-        names one), in the imported document (an upload's stored session), or from the session source when an earlier
-        score was judged against it; one query of index probes."""
+        """Those of ``session_ids`` with a reference root cause: set through the labels API, in the imported document,
+        or from the session source when an earlier score was judged against it; one query of index probes."""
         ids = list(session_ids)
         if not ids:
             return set()
@@ -408,8 +407,8 @@ class RunRepository(StatementRepository):
 
     @staticmethod
     def _cancel_pending(db: Connection, run_id: uuid.UUID, note: str) -> int:
-        """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
-        works on them; their batch is cancelled by the service and a late result for them is ignored)."""
+        """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (the service
+        cancels their batch and ignores a late result)."""
         s = _SCORES
         result = db.execute(
             update(s)
@@ -509,9 +508,8 @@ class RunRepository(StatementRepository):
 
     @db_call
     def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
-        """Record the batch the claimed attempts went into (with their prompt sizes and where the reference each
-        request carried came from); they wait in it, without a lease (no scorer holds them), until the poller collects
-        its results."""
+        """Record the batch the claimed attempts went into (with their prompt sizes and reference sources); they wait
+        in it, without a lease, until the poller collects its results."""
         if not prompts:
             return 0
         s = _SCORES

@@ -207,8 +207,8 @@ _NEW_ATTEMPT_WITH_FACTS = _new_attempt_statement(with_facts=True)
 
 
 def _claim_statement() -> Any:
-    """Move a claimable attempt to in_progress under a fresh claim token and lease; returns the delivery count and
-    the lease's end when it was claimable."""
+    """Move a claimable attempt to in_progress under a fresh claim token and lease, returning its lease, delivery
+    count and the session's label reference."""
     newer = _SCORES.alias("newer")
     redriven = and_(
         # A dead-lettered attempt whose message came back (a redrive) is claimable again, unless the session has
@@ -245,8 +245,8 @@ def _claim_statement() -> Any:
 
 
 def _label_reference(part: str) -> Any:
-    """The session's current label reference's ``part`` (its highest revision: one probe of the unique (session,
-    revision)), for the claim to return: the job reads it without a statement of its own."""
+    """The session's current label reference's ``part`` (its highest revision), for the claim to return: the job
+    reads it without a statement of its own."""
     references = schema.session_references
     return (
         select(references.c[part])

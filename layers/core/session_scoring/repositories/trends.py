@@ -35,13 +35,6 @@ def _midnight(value: datetime | None) -> bool:
     return value is None or value.time() == time(0)
 
 
-def _whole_days(after: datetime | None, before: datetime | None) -> tuple[date | None, date | None]:
-    """The first day whose whole row is in range and the day after the last (UTC bounds): a bound that cuts a day
-    leaves that day to its members."""
-    first = None if after is None else after.date() + timedelta(days=0 if _midnight(after) else 1)
-    return first, None if before is None else before.date()
-
-
 _CELLS = MAX_SCORE - MIN_SCORE + 1
 _EPOCH = date(1970, 1, 1)
 _MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
@@ -134,7 +127,9 @@ class TrendsRepository(StatementRepository):
         (ordered by bucket then group, unknown group last) of the latest scores scored in ``[scored_after,
         scored_before)``: one histogram row per whole day or week in range, and the members of a day a bound cuts."""
         after, before = _utc(scored_after), _utc(scored_before)
-        first, last = _whole_days(after, before)
+        # The first day whose whole row is in range and the day after the last: a day a bound cuts is its members'.
+        first = None if after is None else after.date() + timedelta(days=0 if _midnight(after) else 1)
+        last = None if before is None else before.date()
         h, m = _HISTOGRAMS.c, _MEMBERS.c
         scope = criteria_scope(criteria_hash)
         # A week row covers its whole week: bounds that are not Monday midnights cut weeks, so those weeks are summed

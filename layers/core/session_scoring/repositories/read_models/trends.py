@@ -153,8 +153,8 @@ def _histogram_upkeep(members: Any) -> Any:
             total.label("total_score"),
             signed.label("sessions"),
             *[
-                (signed * value).label(name)
-                for name, value in zip(_CELL_SUMS[1:], member_sums([dims[d] for d in DIMENSIONS], outcome), strict=True)
+                (signed * part).label(name)
+                for name, part in zip(_CELL_SUMS[1:], member_sums([dims[d] for d in DIMENSIONS], outcome), strict=True)
             ],
         ).select_from(members.join(units, true()).join(groups, true()))
 
