@@ -1,14 +1,12 @@
 """How a repository operation meets a database that is down, frozen or restarting.
 
-Every repository method is wrapped in :func:`db_call`; each is one statement or one short transaction
-(``repositories/base.py``), so a retry never repeats half of one. A connection-level failure
-(:func:`is_connection_failure`: no connection, a server that went away, is shutting down, starting or full, a socket
-error or timeout; never a constraint violation or bad SQL) is retried once (at once when only the pooled connection
-had died, after a short pause when the server itself failed), then raised as :class:`DatabaseUnavailableError`, which
-the API answers with 503 and the scorer treats as transient (the message comes back later).
-
-An exhausted connection pool (every connection of the process busy for ``SCORING_DATABASE_TIMEOUT_SECONDS``) is
-unavailability too, raised at once without the retry, which would only wait as long again.
+Every repository method is wrapped in :func:`db_call`; each is one statement or one short transaction, so a retry
+never repeats half of one. A connection-level failure (:func:`is_connection_failure`: no connection, a server that
+went away, is shutting down, starting or full, a socket error or timeout; never a constraint violation or bad SQL) is
+retried once (at once when only the pooled connection had died, after a short pause when the server itself failed),
+then raised as :class:`DatabaseUnavailableError`, which the API answers with 503 and the scorer treats as transient.
+An exhausted connection pool (every connection busy for ``SCORING_DATABASE_TIMEOUT_SECONDS``) is unavailability too,
+raised at once without the retry, which would only wait as long again.
 """
 
 from __future__ import annotations

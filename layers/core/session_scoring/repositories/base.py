@@ -1,11 +1,8 @@
-"""What the repositories share beyond ``db_call`` (``session_scoring.db.calls``), and the two kinds of repository.
-
-- **One statement per operation** (on the container's autocommit ``query_engine``): atomic on its own, with no
-  BEGIN/COMMIT round trips. The default; a write to several tables is one statement of data-modifying CTEs.
-- **A short transaction** (on the transactional ``engine``, ``with engine.begin()``): for an operation that must read
-  and then write under a lock, or write many rows all or nothing: scoring runs and labels. None is held across I/O
-  other than the database. (A read model's rebuild, ``read_models.rebuild_tables``, is the one transaction taken on
-  the autocommit engine.)
+"""What the repositories share beyond ``db_call`` (``session_scoring.db.calls``), and the two kinds of repository:
+**one statement per operation** on the container's autocommit ``query_engine`` (atomic on its own, no BEGIN/COMMIT
+round trips; a write to several tables is one statement of data-modifying CTEs), the default; or **a short
+transaction** on the transactional ``engine``, for an operation that must read and then write under a lock, or write
+many rows all or nothing (scoring runs, labels), never held across I/O other than the database.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Engine, Row, literal_column
+from sqlalchemy import Engine, Row, func, literal_column
 from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
@@ -63,6 +60,11 @@ def from_row(record: type[R], row: Any, **given: Any) -> R:
 def columns_of(record: type[Any], table: Any) -> list[Any]:
     """The columns of ``table`` named as the fields of ``record`` (a dataclass), in the fields' order."""
     return [table.c[field.name] for field in fields(record) if field.name in table.c]
+
+
+def seconds(amount: Any) -> Any:
+    """An SQL interval of ``amount`` seconds (a number or an SQL expression)."""
+    return func.make_interval(0, 0, 0, 0, 0, 0, amount)
 
 
 def json_object(build: Any, values: dict[str, Any]) -> Any:

@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.repositories.base import StatementRepository, columns_of, from_row, insert_criteria
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row, insert_criteria, seconds
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -499,7 +499,7 @@ class RunRepository(StatementRepository):
                     status="in_progress",
                     started_at=func.now(),
                     claim_token=token,
-                    lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
+                    lease_expires_at=func.now() + seconds(lease_seconds),
                     delivery_count=s.c.delivery_count + 1,
                 )
                 .returning(s.c.score_id, s.c.session_id, s.c.run_id, s.c.delivery_count)
@@ -601,7 +601,7 @@ class RunRepository(StatementRepository):
     def stuck_planning(self, older_than_seconds: int) -> int:
         """Runs still planning ``older_than_seconds`` after they were created (a planner that stopped moving)."""
         r = _RUNS
-        stale = r.c.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds)
+        stale = r.c.created_at < func.now() - seconds(older_than_seconds)
         row = self._one(select(func.count()).select_from(r).where(r.c.status == "planning", stale))
         return int(row[0]) if row is not None else 0
 

@@ -64,6 +64,7 @@ from session_scoring.repositories.base import (
     columns_of,
     from_row,
     insert_criteria,
+    seconds,
 )
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.read_models import (
@@ -231,8 +232,7 @@ def _claim_statement() -> Any:
             status="in_progress",
             started_at=func.now(),
             claim_token=bindparam("p_claim_token", type_=UUID(as_uuid=True)),
-            lease_expires_at=func.now()
-            + func.make_interval(0, 0, 0, 0, 0, 0, bindparam("p_lease_seconds", type_=Integer)),
+            lease_expires_at=func.now() + seconds(bindparam("p_lease_seconds", type_=Integer)),
             delivery_count=_SCORES.c.delivery_count + 1,
             dead_lettered_at=None,
         )
@@ -290,8 +290,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
 
 
 def _recordset(name: str, *columns: Any) -> Any:
-    """Rows passed as one JSONB parameter and read back with ``jsonb_to_recordset`` (one statement shape for any
-    number of rows, so it is compiled once)."""
+    """Rows passed as one JSONB parameter, read with ``jsonb_to_recordset``: one statement for any number of rows."""
     return func.jsonb_to_recordset(bindparam(name, type_=JSONB)).table_valued(*columns).render_derived(with_types=True)
 
 
@@ -702,7 +701,7 @@ class ScoreRepository(StatementRepository):
                 _SCORES.c.claim_token.in_([token for _, token in claims]),
                 _SCORES.c.status == "in_progress",
             )
-            .values(lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds))
+            .values(lease_expires_at=func.now() + seconds(lease_seconds))
             .returning(_SCORES.c.claim_token)
         )
         return {row.claim_token for row in rows}
@@ -734,7 +733,7 @@ class ScoreRepository(StatementRepository):
         expired = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now())
         idle = and_(
             _SCORES.c.status == "pending",
-            idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
+            idle_since < func.now() - seconds(pending_after_seconds),
         )
         live = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at >= func.now())
         rows = self._all(

@@ -166,9 +166,7 @@ class TrendsRepository(StatementRepository):
                     false() if group is None else group.is_(None),
                     literal_column("''") if group is None else func.coalesce(group, ""),
                 ),
-                func.array_to_string(_one_session(m.total_score, [m[d] for d in DIMENSIONS], m.outcome), ",").label(
-                    "cells"
-                ),
+                func.array_to_string(_one_session(), ",").label("cells"),
             ).where(
                 m.criteria_hash == scope,
                 *([m.scored_at >= after] if after is not None else []),
@@ -198,13 +196,12 @@ def _point(start: Any, unknown: Any, value: Any) -> list[Any]:
     return [day.label("day"), unknown.label("group_unknown"), value.label("group_value")]
 
 
-def _one_session(total: Any, dimensions: list[Any], outcome: Any) -> Any:
-    """A member as a histogram row's cells: 1 at its total among 101, then each dimension's sum and count, then 1 in
-    its outcome's count (found, partly found, missed)."""
-    zeros: Any = literal_column("0")
+def _one_session() -> Any:
+    """A ``trend_members`` row as a histogram row's cells: 1 at its total among 101, then its ``member_sums``."""
+    m, zeros = _MEMBERS.c, cast(Any, literal_column("0"))
     return (
-        func.array_fill(zeros, array([total - MIN_SCORE]))
+        func.array_fill(zeros, array([m.total_score - MIN_SCORE]))
         .op("||")(literal_column("1"))
-        .op("||")(func.array_fill(zeros, array([MAX_SCORE - total])))
-        .op("||")(array(member_sums(dimensions, outcome)))
+        .op("||")(func.array_fill(zeros, array([MAX_SCORE - m.total_score])))
+        .op("||")(array(member_sums([m[d] for d in DIMENSIONS], m.outcome)))
     )

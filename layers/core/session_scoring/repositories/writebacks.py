@@ -18,7 +18,7 @@ from sqlalchemy.dialects.postgresql import UUID, insert
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import WriteBackRecord, writeback_status
-from session_scoring.repositories.base import StatementRepository, json_object
+from session_scoring.repositories.base import StatementRepository, json_object, seconds
 
 _WRITEBACKS = schema.score_writebacks
 
@@ -31,9 +31,7 @@ def _take_statement() -> Any:
         tries=1,
         updated_at=func.now(),
     )
-    stale = _WRITEBACKS.c.updated_at < func.now() - func.make_interval(
-        0, 0, 0, 0, 0, 0, bindparam("p_stale_seconds", type_=Integer)
-    )
+    stale = _WRITEBACKS.c.updated_at < func.now() - seconds(bindparam("p_stale_seconds", type_=Integer))
     return statement.on_conflict_do_update(
         index_elements=[_WRITEBACKS.c.score_id],
         set_={
