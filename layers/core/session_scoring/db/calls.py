@@ -1,21 +1,12 @@
 """How a repository operation meets a database that is down, frozen or restarting.
 
-Every repository method is wrapped in :func:`db_call`; each is one statement on an autocommit connection or one short
-transaction (``repositories/base.py``), so a retry never repeats half of one. A connection-level failure is retried
-once (at once when only the pooled connection had died, after a short pause when the server itself failed, e.g. a
-restart), then raised as :class:`DatabaseUnavailableError`,
-which the API answers with 503 and the scorer treats as transient (the message comes back later).
-
-What counts as connection-level (:func:`is_connection_failure`): what pg8000 raises through SQLAlchemy when it cannot
-connect (``InterfaceError``: "Can't create a connection"), a server that went away (``OperationalError``, any DBAPI
-error that invalidated its connection, or one whose SQLSTATE says the server is shutting down, starting or full, as
-pg8000 reports a fast shutdown: ``ProgrammingError`` 57P03), and the socket errors and timeouts that escape
-unwrapped (a frozen server answers nothing until ``SCORING_DATABASE_TIMEOUT_SECONDS``). Constraint violations and bad
-SQL are not.
-
-An exhausted connection pool (SQLAlchemy's ``TimeoutError``: every connection of the process is busy for
-``SCORING_DATABASE_TIMEOUT_SECONDS``) is unavailability too, raised at once without the retry (which would only wait
-as long again): the API answers 503 with ``Retry-After``, never a 500.
+Every repository method is wrapped in :func:`db_call`; each is one statement or one short transaction, so a retry
+never repeats half of one. A connection-level failure (:func:`is_connection_failure`: no connection, a server that
+went away, is shutting down, starting or full, a socket error or timeout; never a constraint violation or bad SQL) is
+retried once (at once when only the pooled connection had died, after a short pause when the server itself failed),
+then raised as :class:`DatabaseUnavailableError`, which the API answers with 503 and the scorer treats as transient.
+An exhausted connection pool (every connection busy for ``SCORING_DATABASE_TIMEOUT_SECONDS``) is unavailability too,
+raised at once without the retry, which would only wait as long again.
 """
 
 from __future__ import annotations
@@ -28,6 +19,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt
 
+from session_scoring.db.engine import server_sqlstate
 from session_scoring.errors import DatabaseUnavailableError
 from session_scoring.log import logger
 
@@ -39,14 +31,8 @@ SERVER_ERROR_PAUSE_SECONDS = 0.5
 
 
 UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
-"""Connection exceptions (08xxx), the server shutting down or starting (57P01-57P03: admin_shutdown, crash_shutdown,
-cannot_connect_now) and too many connections (53300): the server cannot serve us now, whatever we asked."""
-
-
-def _sqlstate(exc: DBAPIError) -> str:
-    """The SQLSTATE pg8000 reports (its error's first argument is the server's error fields; ``C`` is the code)."""
-    fields = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
-    return str(fields.get("C", "")) if isinstance(fields, dict) else ""
+"""Connection exceptions, the server shutting down or starting (57P01-57P03), too many connections: the server cannot
+serve us now, whatever we asked."""
 
 
 def is_connection_failure(exc: BaseException) -> bool:
@@ -54,15 +40,14 @@ def is_connection_failure(exc: BaseException) -> bool:
     if isinstance(exc, OperationalError | InterfaceError):
         return True
     if isinstance(exc, DBAPIError):
-        return bool(exc.connection_invalidated) or _sqlstate(exc).startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
+        sqlstate = server_sqlstate(exc.orig) or ""
+        return bool(exc.connection_invalidated) or sqlstate.startswith(UNAVAILABLE_SQLSTATE_PREFIXES)
     return isinstance(exc, OSError)  # TimeoutError and ConnectionError included
 
 
 def _pause(state: RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome is not None else None
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
-        return 0.0
-    return SERVER_ERROR_PAUSE_SECONDS
+    return 0.0 if isinstance(exc, DBAPIError) and exc.connection_invalidated else SERVER_ERROR_PAUSE_SECONDS
 
 
 def db_call(func: Callable[P, T]) -> Callable[P, T]:

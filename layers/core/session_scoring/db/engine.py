@@ -13,10 +13,8 @@ TLS follows ``SCORING_DATABASE_SSL`` (verify-full by default for any host but lo
 connection has a socket timeout and a server statement timeout.
 
 No connection is pinged at checkout (``pool_pre_ping`` costs a round trip per request): a connection that died in
-the pool fails its statement, SQLAlchemy invalidates the pool, and the repositories retry once
-(``session_scoring.db.calls.db_call``). Most repositories use an *autocommit* engine because each of their operations
-is one statement (no BEGIN/COMMIT round trips); migrations and the repositories of short transactions use a
-transactional one (``repositories/base.py``).
+the pool fails its statement, SQLAlchemy invalidates the pool, and ``db_call`` retries once. The repositories of
+one-statement operations use an *autocommit* engine (``repositories/base.py``).
 
 SQLAlchemy's ``postgresql+pg8000`` dialect drives pg8000 through its DB-API, unchanged: each statement is sent
 unnamed (nothing is prepared on the server, so nothing is left on a connection between requests, and RDS Proxy can
@@ -114,10 +112,10 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     connect_args: dict[str, Any] = {
         "timeout": settings.database_timeout_seconds,
         "startup_params": {"statement_timeout": str(settings.database_statement_timeout_ms)},
+        # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
+        # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
+        "ssl_context": ssl_context_for(settings, url.host) or False,
     }
-    # False, not None, for a plain connection: with None pg8000 builds a default TLS context on every connect
-    # (loading the system CA bundle, tens of ms of a first request) and tries TLS without verifying anything.
-    connect_args["ssl_context"] = ssl_context_for(settings, url.host) or False
     # Autocommit is set on the DBAPI connection once (pg8000: a flag, no round trip), so checkouts reset nothing.
     isolation: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     engine = create_engine(
@@ -135,34 +133,30 @@ def create_db_engine(settings: Settings, autocommit: bool = False) -> Engine:
     return engine
 
 
-def answered_by_server(exc: BaseException) -> bool:
-    """Whether ``exc`` is the server's own error answer to a statement: pg8000 raises it (its first argument the
-    error's fields, ``C`` the SQLSTATE) only after reading the server's answers up to ``ReadyForQuery``, so the
-    connection is in step with the server and can serve the next statement."""
+def server_sqlstate(exc: BaseException | None) -> str | None:
+    """The SQLSTATE of ``exc`` when it is the server's own error answer (pg8000's error, its first argument the
+    error's fields, ``C`` the code), which pg8000 raises only after reading up to ``ReadyForQuery``; else None."""
     import pg8000  # type: ignore[import-untyped]  # pg8000 ships no type information
 
     fields = exc.args[0] if isinstance(exc, pg8000.DatabaseError) and exc.args else None
-    return isinstance(fields, dict) and "C" in fields
+    return str(fields["C"]) if isinstance(fields, dict) and "C" in fields else None
 
 
 def invalidate_after_broken_exchanges(engine: Engine) -> None:
     """Close, never pool again, a connection whose statement failed other than by the server's answer.
 
-    pg8000 reads a statement's answers until the server says it is ready again; anything that stops it before
-    (a value it cannot encode or decode, a socket error or timeout, an error of pg8000's own) leaves answers
-    unread on the socket, which the next statement on that connection would read as its own: one request's rows
-    in another's response, or a write answered as failed after it committed. SQLAlchemy's ``handle_error`` event
-    marks such a failure a disconnect, so that connection alone is invalidated (the others in the pool are
-    sound) and the failure raised. A server's error answer (a constraint, bad input, a statement timeout) leaves
-    the connection in step and in no transaction the pool does not roll back when it takes it back.
+    Anything that stops pg8000 before the server says it is ready again (a value it cannot encode or decode, a socket
+    error or timeout) leaves answers unread on the socket, which the next statement would read as its own. The
+    ``handle_error`` event marks such a failure a disconnect, so that connection alone is invalidated. A server's
+    error answer (a constraint, bad input, a statement timeout) leaves the connection in step.
     """
 
     @event.listens_for(engine, "handle_error")
     def _invalidate_out_of_step(context: ExceptionContext) -> None:
         if context.is_disconnect or context.connection is None:
             return  # already invalidated (with the pool, as SQLAlchemy decides), or no connection was made
-        if answered_by_server(context.original_exception):
-            return
+        if server_sqlstate(context.original_exception) is not None:
+            return  # the server's answer: the connection is in step
         context.is_disconnect = True
         context.invalidate_pool_on_disconnect = False
 
@@ -181,11 +175,8 @@ def _use_iam_tokens(engine: Engine, settings: Settings) -> None:
 
 
 def warm_up_driver() -> None:
-    """Decode a ``timestamptz`` as pg8000 does, with no connection (priming before a SnapStart snapshot).
-
-    pg8000 parses timestamps with ``datetime.strptime``, whose first call imports ``_strptime`` and compiles its
-    regular expression per format (with and without fractional seconds): 10-25 ms of the first request that reads
-    a score here, paid once per process."""
+    """Decode a ``timestamptz`` as pg8000 does, with no connection (priming before a SnapStart snapshot): the first
+    ``strptime`` of each format costs 10-25 ms, paid here once per process instead of by a first request."""
     from pg8000.converters import timestamptz_in  # type: ignore[import-untyped]
 
     timestamptz_in("2000-01-01 00:00:00+00")

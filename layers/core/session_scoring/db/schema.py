@@ -1,13 +1,9 @@
-"""The scoring tables, as SQLAlchemy Core tables: what every repository's statements are built from (the only SQL is
-in the repositories) and what the migrations are checked against (``metadata``).
+"""The scoring tables, as SQLAlchemy Core tables (no ORM mapper: about 100 ms of a Lambda's cold start): what every
+repository's statements are built from and what the migrations are checked against (``metadata``). The read models
+(``latest_*``, ``trend_*``, ``comparison_*``, ``outcome_counts``) are kept by ``repositories/read_models/``.
 
-Core, not declarative ORM classes: nothing imports SQLAlchemy's ORM or builds a mapper (about 100 ms of a Lambda's
-cold start); the repositories' statements are Core. The read models (``latest_*``, ``trend_*``, ``comparison_*``) are
-kept by the verdict's statement: each is defined, with its upkeep, in ``repositories/read_models/``.
-
-Departures from the design, on purpose: ``session_scores`` keeps every attempt (a partial unique index allows one
-active attempt per session instead of a unique ``session_id``), and there is no foreign key to TARSy's
-``alert_sessions`` because scores live in their own database.
+``session_scores`` keeps every attempt (a partial unique index allows one active attempt per session), and has no
+foreign key to TARSy's ``alert_sessions``: scores live in their own database.
 """
 
 from __future__ import annotations
@@ -43,6 +39,7 @@ from session_scoring.models.scores import (
     MAX_SCORE,
     MIN_SCORE,
     REFERENCE_SOURCES,
+    REFERENCED_OUTCOMES,
     Outcome,
     ScoreStatus,
 )
@@ -112,8 +109,7 @@ session_scores = Table(
     Column("claim_token", UUID(as_uuid=True)),
     Column("lease_expires_at", DateTime(timezone=True)),
     Column("delivery_count", Integer, nullable=False, server_default=text("0")),
-    # Set when the attempt failed on its last allowed delivery, its message left for the dead-letter queue: a redriven
-    # message may claim it again (cleared when it is reopened or claimed).
+    # The attempt failed on its last allowed delivery: a redriven message may claim it again.
     Column("dead_lettered_at", DateTime(timezone=True)),
     # The scoring run that created this attempt (none for a single request).
     Column("run_id", UUID(as_uuid=True), ForeignKey("scoring_runs.run_id")),
@@ -127,15 +123,14 @@ session_scores = Table(
     Column("session_source", String(64)),
     # When the facts were taken (null: not yet; ``session-scoring facts backfill`` fills them).
     Column("facts_captured_at", DateTime(timezone=True)),
-    # Migration 0010_judge_labels: NULL for a real score; ``repeatability``/``robustness`` for a judge-quality sample,
-    # stored completed (never active, never the session's score, never in analytics).
+    # NULL for a real score; ``repeatability``/``robustness`` for a judge-quality sample (never the session's score).
     Column("sample_kind", String(20)),
     # The spread of an ensemble score's samples (``scoring.samples`` > 1); NULL for a single verdict.
     Column("score_spread", JSONB),
     # The Message Batch this attempt was submitted in (a batch-mode run; migration 0008_run_batches).
     Column("batch_id", String(128)),
-    # Migration 0018_outcome: whether the conclusion found the session's reference root cause (null before outcomes
-    # were judged, and until completed), the judge's reason, and where the reference came from (null: none given).
+    # Whether the conclusion found the session's reference root cause, the judge's reason, and where the reference
+    # came from (null: none given).
     Column("outcome", String(20)),
     Column("outcome_reason", Text),
     Column("reference_source", String(10)),
@@ -159,23 +154,18 @@ session_scores = Table(
         unique=True,
         postgresql_where=text(f"status IN {_sql_list(tuple(s.value for s in ACTIVE_STATUSES))}"),
     ),
-    # Migration 0002_analytics: the latest completed attempt of each session as an index-only scan.
-    Index(
-        "ix_session_scores_latest_completed",
-        "session_id",
-        text("scored_at DESC"),
-        text("score_id DESC"),
-        postgresql_include=["total_score"],
-        postgresql_where=text("status = 'completed'"),
-    ),
-    Index(
-        "ix_session_scores_latest_completed_by_criteria",
-        "criteria_hash",
-        "session_id",
-        text("scored_at DESC"),
-        text("score_id DESC"),
-        postgresql_include=["total_score"],
-        postgresql_where=text("status = 'completed'"),
+    # Migration 0002_analytics: the latest completed attempt of each session (under a criteria) as an index-only scan.
+    *(
+        Index(
+            f"ix_session_scores_latest_completed{suffix}",
+            *scope,
+            "session_id",
+            text("scored_at DESC"),
+            text("score_id DESC"),
+            postgresql_include=["total_score"],
+            postgresql_where=text("status = 'completed'"),
+        )
+        for suffix, scope in (("", ()), ("_by_criteria", ("criteria_hash",)))
     ),
     Index("ix_session_scores_run_id", "run_id"),
     Index(
@@ -185,7 +175,8 @@ session_scores = Table(
         unique=True,
         postgresql_where=text("run_id IS NOT NULL"),
     ),
-    # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts.
+    # Migration 0007_session_facts: the fleet query's sorts and filters over completed attempts (0018_outcome: its
+    # outcome filter, newest first).
     *(
         Index(name, *columns, postgresql_where=text("status = 'completed'"))
         for name, columns in (
@@ -194,6 +185,7 @@ session_scores = Table(
             ("ix_session_scores_fleet_session_started", ("criteria_hash", "session_started_at", "score_id")),
             ("ix_session_scores_fleet_agent", ("session_agent", "criteria_hash")),
             ("ix_session_scores_fleet_alert_type", ("session_alert_type", "criteria_hash")),
+            ("ix_session_scores_fleet_outcome", ("criteria_hash", "outcome", "scored_at", "score_id")),
         )
     ),
     *(
@@ -227,20 +219,10 @@ session_scores = Table(
         f"reference_source IS NULL OR reference_source IN {_sql_list(REFERENCE_SOURCES)}",
         name="ck_session_scores_reference_source",
     ),
-    # Migration 0018_outcome: the fleet query's outcome filter, newest first.
-    Index(
-        "ix_session_scores_fleet_outcome",
-        "criteria_hash",
-        "outcome",
-        "scored_at",
-        "score_id",
-        postgresql_where=text("status = 'completed'"),
-    ),
 )
 
 
-# Migration 0017_score_writebacks: a completed attempt's write-back to the trace store its session came from (one row
-# per attempt, made when the write-back starts; an attempt without one has nothing to write back).
+# A completed attempt's write-back to the trace store its session came from (made when the write-back starts).
 score_writebacks = Table(
     "score_writebacks",
     metadata,
@@ -297,8 +279,12 @@ scoring_runs = Table(
 ANY_CRITERIA = "*"
 
 
-# A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``), kept by the statement that
-# stores a verdict (migration 0006_latest_scores): what the analytics read instead of every attempt.
+def criteria_scope(criteria_hash: str | None) -> str:
+    """The ``criteria_hash`` key of the read models' rows for ``criteria_hash``, ``ANY_CRITERIA`` for None."""
+    return ANY_CRITERIA if criteria_hash is None else criteria_hash
+
+
+# A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``): what the analytics read.
 latest_scores = Table(
     "latest_scores",
     metadata,
@@ -307,10 +293,7 @@ latest_scores = Table(
     Column("score_id", UUID(as_uuid=True), nullable=False),
     Column("total_score", Integer, nullable=False),
     Column("band", String(20), nullable=False),
-    Column("logical_flow", Integer),
-    Column("consistency", Integer),
-    Column("tool_relevance", Integer),
-    Column("synthesis_quality", Integer),
+    *[Column(dimension, Integer) for dimension in DIMENSIONS],
     Column("scored_at", DateTime(timezone=True), nullable=False),
     # The distinct tool names the score says were missing, sorted.
     Column("missing_tools", ARRAY(Text), nullable=False, server_default=text("'{}'")),
@@ -331,8 +314,7 @@ latest_scores = Table(
         text("score_id DESC"),
         postgresql_include=["session_id"],
     ),
-    # 0012_trend_buckets, for the criteria comparison's join; since 0016 the comparison reads comparison_cells,
-    # and a criteria compared with itself can read one criteria's rows from it index-only.
+    # A criteria compared with itself reads its rows index-only.
     Index(
         "ix_latest_scores_criteria_session",
         "criteria_hash",
@@ -365,8 +347,7 @@ latest_score_tools = Table(
 )
 
 
-# Sessions per band (``kind`` 'band') and per missing tool (``kind`` 'tool') among ``latest_scores`` of a criteria
-# hash, maintained in the same statement as those rows.
+# Sessions per band (``kind`` 'band') and per missing tool (``kind`` 'tool') among ``latest_scores`` of a criteria.
 latest_score_counts = Table(
     "latest_score_counts",
     metadata,
@@ -380,8 +361,7 @@ latest_score_counts = Table(
 
 # Per missing tool (canonical name) of a criteria hash's ``latest_scores``: sessions per day of ``scored_at``
 # (``facet`` 'day', ``value`` 'YYYY-MM-DD', UTC), per week ('week', its Monday), per agent ('agent', '' for none),
-# per spelling the judge wrote ('spelling') and how many had the tool available ('available', value ''). Kept by the
-# statement storing a verdict from each row's ``tool_facets`` (migration 0011_canonical_tools).
+# per spelling the judge wrote ('spelling') and how many had the tool available ('available', value '').
 latest_tool_counts = Table(
     "latest_tool_counts",
     metadata,
@@ -404,8 +384,7 @@ latest_tool_counts = Table(
 
 
 # A session's latest completed score within one criteria hash (or ``ANY_CRITERIA``) as the trends count it: the
-# bucket it is in (UTC day, agent, alert type, total) and its dimensions (migration 0012_trend_buckets). Kept by the
-# statement that stores a verdict, like ``latest_scores``; ``previous`` is what the last update replaced.
+# bucket it is in (UTC day, agent, alert type, total), its dimensions; ``previous`` is what the last update replaced.
 trend_members = Table(
     "trend_members",
     metadata,
@@ -416,19 +395,15 @@ trend_members = Table(
     Column("session_agent", String(255)),
     Column("session_alert_type", String(255)),
     Column("total_score", Integer, nullable=False),
-    Column("logical_flow", Integer),
-    Column("consistency", Integer),
-    Column("tool_relevance", Integer),
-    Column("synthesis_quality", Integer),
+    *[Column(dimension, Integer) for dimension in DIMENSIONS],
     Column("previous", JSONB),
     Column("outcome", String(20)),  # migration 0018_outcome
 )
 
 
-# Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``
-# (migration 0015_trend_histograms): the sessions, ``totals`` (sessions per total score 0-100, index = total) and
-# each dimension's sum and count. A trend reads one row per bucket and group; its exact percentiles, means and band
-# shares come from the histogram.
+# Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``: the
+# sessions, ``totals`` (sessions per total score 0-100, index = total: exact percentiles), each dimension's sum and
+# count, and the sessions that found, partly found or missed their reference.
 trend_histograms = Table(
     "trend_histograms",
     metadata,
@@ -441,18 +416,11 @@ trend_histograms = Table(
     Column("group_value", String(255), primary_key=True),
     Column("sessions", Integer, nullable=False),
     Column("totals", ARRAY(Integer), nullable=False),
-    Column("logical_flow_sum", Integer, nullable=False),
-    Column("logical_flow_n", Integer, nullable=False),
-    Column("consistency_sum", Integer, nullable=False),
-    Column("consistency_n", Integer, nullable=False),
-    Column("tool_relevance_sum", Integer, nullable=False),
-    Column("tool_relevance_n", Integer, nullable=False),
-    Column("synthesis_quality_sum", Integer, nullable=False),
-    Column("synthesis_quality_n", Integer, nullable=False),
-    # Migration 0018_outcome: the sessions whose latest score found, partly found or missed their reference.
-    Column("outcome_found", Integer, nullable=False, server_default=text("0")),
-    Column("outcome_partly_found", Integer, nullable=False, server_default=text("0")),
-    Column("outcome_missed", Integer, nullable=False, server_default=text("0")),
+    *[Column(f"{dimension}_{part}", Integer, nullable=False) for dimension in DIMENSIONS for part in ("sum", "n")],
+    *[
+        Column(f"outcome_{outcome.value}", Integer, nullable=False, server_default=text("0"))
+        for outcome in REFERENCED_OUTCOMES
+    ],
     CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
     CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
     CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
@@ -467,8 +435,7 @@ score_missing_tools = Table(
     Column("position", Integer, nullable=False, server_default=text("0")),
     # As the judge wrote it.
     Column("tool_name", String(255), nullable=False),
-    # What it is counted as (``models.tools``; migration 0011): set by the statement storing the verdict, null only in
-    # a row written by hand without it.
+    # What it is counted as (``models.tools``): null only in a row written by hand without it.
     Column("canonical_name", String(255)),
     Column("rationale", Text, nullable=False),
     Index("ix_score_missing_tools_score_id", "score_id"),
@@ -530,8 +497,7 @@ uploaded_sessions = Table(
 )
 
 
-# A human's score of a session (migration 0010_judge_labels). Every revision is kept; a labeller's current label is
-# their highest revision.
+# A human's score of a session; a labeller's current label is their highest revision.
 judge_labels = Table(
     "judge_labels",
     metadata,
@@ -553,8 +519,8 @@ judge_labels = Table(
 )
 
 
-# A session's reference root cause set through the labels API (migration 0018_outcome): every revision kept with who
-# set it and when; the session's reference is its highest revision's (a revision without a root cause withdraws it).
+# A session's reference root cause set through the labels API: its highest revision's (one without a root cause
+# withdraws it).
 session_references = Table(
     "session_references",
     metadata,
@@ -574,9 +540,8 @@ session_references = Table(
 
 
 # Per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose latest completed score
-# has that outcome and the sum of their totals (migration 0018_outcome): ``GET /analytics/outcome`` reads a few rows.
-# An unknown agent or alert type is '' with its ``*_unknown`` flag set, as in ``trend_histograms``. Kept by the verdict
-# statement from ``trend_members``; a score without an outcome (made before outcomes were judged) is not counted.
+# has that outcome and the sum of their totals. An unknown agent or alert type is '' with its ``*_unknown`` flag set;
+# a score without an outcome (made before outcomes were judged) is not counted.
 outcome_counts = Table(
     "outcome_counts",
     metadata,
@@ -592,8 +557,7 @@ outcome_counts = Table(
 )
 
 
-# An export written to S3 by the exporter function (migration 0013_export_jobs): what was asked, how far it got,
-# where the file is, or why it failed.
+# An export written to S3 by the exporter function: what was asked, how far it got, where the file is, or why not.
 export_jobs = Table(
     "export_jobs",
     metadata,
@@ -615,11 +579,9 @@ export_jobs = Table(
 )
 
 
-# A session with a latest completed score under two criteria hashes (never ``ANY_CRITERIA``), stored once per
-# unordered pair: ``low_hash`` is the lesser hash in code point order (migration 0016_comparison_pairs). Kept by the
-# statement that stores a verdict; the criteria comparison reads its movers (by ``delta``, then session id) and its
-# scatter's sample (by session id) as index scans that stop after a few rows. Session ids sort in code point order
-# (collation "C"), whatever the database's default.
+# A session with a latest completed score under two criteria hashes (never ``ANY_CRITERIA``), once per unordered pair
+# (``low_hash`` the lesser in code point order): the comparison's movers and sample are index scans that stop after a
+# few rows. Session ids sort in code point order (collation "C"), whatever the database's default.
 comparison_pairs = Table(
     "comparison_pairs",
     metadata,
@@ -630,8 +592,7 @@ comparison_pairs = Table(
     Column("high_total", Integer, nullable=False),
     # The high hash's total minus the low hash's (the comparison's delta, or its negation when read flipped).
     Column("delta", Integer, Computed("high_total - low_total", persisted=True)),
-    # Migration 0018_outcome: either latest score was judged against a reference (a comparison restricted to such
-    # sessions reads these rows through the partial indexes below).
+    # Either latest score was judged against a reference (read through the partial indexes below).
     Column("with_reference", Boolean, nullable=False, server_default=text("false")),
     # The scatter's sample is the pair's first sessions: an index-only scan of the key.
     PrimaryKeyConstraint(
@@ -641,26 +602,21 @@ comparison_pairs = Table(
         name="comparison_pairs_pkey",
         postgresql_include=["low_total", "high_total"],
     ),
-    # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction.
-    Index("ix_comparison_pairs_rising", "low_hash", "high_hash", "delta", "session_id"),
-    Index("ix_comparison_pairs_falling", "low_hash", "high_hash", text("delta DESC"), "session_id"),
-    # Migration 0018_outcome: the same three reads over the sessions with a reference.
-    Index(
-        "ix_comparison_pairs_reference_rising",
-        "low_hash",
-        "high_hash",
-        "delta",
-        "session_id",
-        postgresql_where=text("with_reference"),
+    # The movers each way, ties by session id ascending, whichever hash is the base: one index per direction, over
+    # every pair and (migration 0018_outcome) over those with a reference.
+    *(
+        Index(
+            f"ix_comparison_pairs_{prefix}{direction}",
+            "low_hash",
+            "high_hash",
+            delta,
+            "session_id",
+            postgresql_where=where,
+        )
+        for prefix, where in (("", None), ("reference_", text("with_reference")))
+        for direction, delta in (("rising", "delta"), ("falling", text("delta DESC")))
     ),
-    Index(
-        "ix_comparison_pairs_reference_falling",
-        "low_hash",
-        "high_hash",
-        text("delta DESC"),
-        "session_id",
-        postgresql_where=text("with_reference"),
-    ),
+    # Migration 0018_outcome: the scatter's sample over the sessions with a reference.
     Index(
         "ix_comparison_pairs_reference_sessions",
         "low_hash",
@@ -675,8 +631,7 @@ comparison_pairs = Table(
 # The comparison's histograms per unordered pair of criteria hashes (as ``comparison_pairs``): ``kind`` 'total'
 # counts sessions per (``a`` low hash's total, ``b`` high hash's total); a dimension's kind counts sessions per
 # ``a`` = high minus low points (both present; ``b`` 0). The same kinds prefixed ``ref_`` count only the sessions
-# judged against a reference under either hash (migration 0018_outcome). Kept by the verdict statement; a cell whose
-# sessions fall to 0 stays (readers skip it).
+# judged against a reference under either hash. A cell whose sessions fall to 0 stays (readers skip it).
 comparison_cells = Table(
     "comparison_cells",
     metadata,

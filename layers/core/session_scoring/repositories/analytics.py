@@ -1,13 +1,9 @@
-"""Score analytics computed in PostgreSQL: the distribution over the score bands and the most frequent missing tools.
+"""Score analytics computed in PostgreSQL: the distribution over the score bands, the most frequent missing tools and
+the outcomes, over the **latest completed attempt of each session** (within the criteria hash, when one is given):
+re-scoring keeps every attempt, and the latest verdict is what an operator sees for the session.
 
-Both count **completed** attempts only, and only the **latest completed attempt of each session** (within the
-criteria hash, when one is given). Every attempt is kept (re-scoring never deletes), so counting all attempts would
-weigh a session by how often it was re-scored; the latest verdict is what an operator sees for the session.
-
-They read ``latest_scores`` (each session's latest completed score per criteria hash, and under ``ANY_CRITERIA``
-across criteria) and its band and tool counters, which the statement storing a verdict keeps up to date
-(``ScoreRepository.complete``, migration 0006_latest_scores): a distribution or a top list reads a few counter rows
-and a short index scan per bar, whatever the number of scores.
+They read ``latest_scores`` and the counters the statement storing a verdict keeps (``read_models/``): a few counter
+rows and a short index scan per bar, whatever the number of scores.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import SCORE_BANDS
 from session_scoring.repositories.base import StatementRepository, as_json_list
 
@@ -47,8 +43,7 @@ class BandCount:
 @dataclass(frozen=True)
 class ToolCount:
     """A missing tool (canonical name) with its sessions, and its ``latest_tool_counts``: ``days`` (UTC day, or
-    the Monday of a week, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and
-    ``available`` sessions."""
+    Monday, -> sessions; only those asked for), ``agents`` ('' for none), ``spellings`` and ``available``."""
 
     tool_name: str
     count: int
@@ -78,14 +73,9 @@ class OutcomeCount:
     total_sum: int
 
 
-def _scope(criteria_hash: str | None) -> str:
-    return ANY_CRITERIA if criteria_hash is None else criteria_hash
-
-
 def _newest_session_ids(table: Table, *conditions: Any) -> Any:
-    """Up to MAX_SESSION_IDS session ids of the rows of ``table`` (``latest_scores`` or ``latest_score_tools``)
-    matching ``conditions``, newest first, as one array: ``ARRAY(SELECT ... LIMIT n)``, an index-only scan in
-    ``scored_at`` order that stops at the limit."""
+    """Up to MAX_SESSION_IDS session ids of the rows of ``table`` matching ``conditions``, newest first, as one
+    array: an index-only scan in ``scored_at`` order that stops at the limit."""
     newest = (
         select(table.c.session_id)
         .where(*conditions)
@@ -101,17 +91,21 @@ def _day(day: date | None) -> str:
     return "~" if day is None else day.isoformat()
 
 
+def _tool_counters(scope: str, tool_name: Any, *conditions: Any) -> list[Any]:
+    """The conditions of a tool's ``latest_tool_counts`` rows that count a session (and match ``conditions``)."""
+    t = _TOOL_COUNTS.c
+    return [t.criteria_hash == scope, t.tool_name == tool_name, *conditions, t.sessions > 0]
+
+
 def _tool_days(scope: str, tool_name: Any, since: str, weekly: bool) -> Any:
     """A tool's day counters from ``since`` on, or its week counters (keyed by Monday) when ``weekly``, as
     ``'YYYY-MM-DD=n'`` texts: one index-only range scan either way (104 weeks are 104 rows, not 728 days)."""
     per_bucket = (
         select(_TOOL_COUNTS.c.value.op("||")("=").op("||")(sql_cast(_TOOL_COUNTS.c.sessions, Text)))
         .where(
-            _TOOL_COUNTS.c.criteria_hash == scope,
-            _TOOL_COUNTS.c.tool_name == tool_name,
-            _TOOL_COUNTS.c.facet == ("week" if weekly else "day"),
-            _TOOL_COUNTS.c.value >= since,
-            _TOOL_COUNTS.c.sessions > 0,
+            *_tool_counters(
+                scope, tool_name, _TOOL_COUNTS.c.facet == ("week" if weekly else "day"), _TOOL_COUNTS.c.value >= since
+            )
         )
         .scalar_subquery()
     )
@@ -129,12 +123,7 @@ def _tool_facets(scope: str, tool_name: Any) -> Any:
                 literal_column("'[]'::json"),
             )
         )
-        .where(
-            _TOOL_COUNTS.c.criteria_hash == scope,
-            _TOOL_COUNTS.c.tool_name == tool_name,
-            _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling")),
-            _TOOL_COUNTS.c.sessions > 0,
-        )
+        .where(*_tool_counters(scope, tool_name, _TOOL_COUNTS.c.facet.in_(("agent", "available", "spelling"))))
         .scalar_subquery()
     )
 
@@ -162,7 +151,7 @@ class AnalyticsRepository(StatementRepository):
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
         """Sessions per score band, every band present (zero when empty), in band order: the band counters of the
         criteria hash, each with its newest sessions (an index scan of ``(criteria_hash, band, scored_at DESC)``)."""
-        scope = _scope(criteria_hash)
+        scope = criteria_scope(criteria_hash)
         counts = _COUNTS.alias("counts")
         rows = self._all(
             select(
@@ -178,11 +167,10 @@ class AnalyticsRepository(StatementRepository):
     def missing_tools(
         self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
     ) -> list[ToolCount]:
-        """The tools named missing most often, by number of sessions, most frequent first (ties by name): the top
-        tool counters, each with its newest sessions (``latest_score_tools``) and its ``latest_tool_counts`` (the
-        days from ``since`` on, or its week counters (by Monday) when ``weekly``; none without ``since``), in one
-        statement: three index-only range scans per tool."""
-        scope = _scope(criteria_hash)
+        """The tools named missing most often, most frequent first (ties by name), each with its newest sessions and
+        its ``latest_tool_counts`` (the days from ``since`` on, or the weeks when ``weekly``; none without ``since``),
+        in one statement: three index-only range scans per tool."""
+        scope = criteria_scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
             .where(_COUNTS.c.criteria_hash == scope, _COUNTS.c.kind == "tool", _COUNTS.c.sessions > 0)
@@ -213,7 +201,7 @@ class AnalyticsRepository(StatementRepository):
         o = _OUTCOMES.c
         rows = self._all(
             select(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome, o.sessions, o.total_sum)
-            .where(o.criteria_hash == _scope(criteria_hash), o.sessions > 0)
+            .where(o.criteria_hash == criteria_scope(criteria_hash), o.sessions > 0)
             .order_by(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome)
         )
         return [

@@ -1,12 +1,7 @@
-"""The criteria comparison's reads, from the read model ``read_models/comparison.py`` keeps, at any scale.
-
-A comparison reads its pair's cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index
-scans that stop after a few rows) and flips them when the base is the higher hash: its cost does not grow with the
-number of sessions.
-
-A comparison restricted to the sessions judged against a reference root cause under either criteria
-(``with_reference``) reads the same way: its pair's ``ref_`` cells, and its movers and scatter through partial
-indexes over the pair rows with a reference.
+"""The criteria comparison's reads, from the read model ``read_models/comparison.py`` keeps, at any scale: its pair's
+cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index scans that stop after a few
+rows), flipped when the base is the higher hash. Restricted to the sessions judged against a reference
+(``with_reference``), it reads the ``ref_`` cells and the pair rows' partial indexes the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from session_scoring.db import schema
@@ -23,7 +18,7 @@ from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import StatementRepository, as_json_list, json_object
 from session_scoring.repositories.read_models import comparison, rebuild_tables
 
 _LATEST = schema.latest_scores
@@ -47,10 +42,9 @@ class ComparisonRepository(StatementRepository):
 
     @db_call
     def histograms(self, base: str, candidate: str, movers: int, with_reference: bool = False) -> ComparisonHistograms:
-        """For the sessions with a latest completed score under both criteria (``with_reference``: and judged against
-        a reference under either): the joint histogram of (base total, candidate total), each dimension's histogram
-        of deltas (candidate minus base, both present), and the ``movers`` biggest rises and falls (ties by session
-        id in code point order), in one statement."""
+        """For the sessions scored under both criteria (``with_reference``: and judged against a reference under
+        either): the joint histogram of (base total, candidate total), each dimension's histogram of deltas
+        (candidate minus base), and the ``movers`` biggest rises and falls (ties by session id), in one statement."""
         _check(base, candidate)
         if base == candidate:
             return self._self_histograms(base, with_reference)
@@ -80,8 +74,8 @@ class ComparisonRepository(StatementRepository):
             row = func.json_build_array(top.c.session_id, top.c.low_total, top.c.high_total)
             return select(func.json_agg(aggregate_order_by(row, *again))).scalar_subquery()
 
-        # Candidate minus base is the stored delta, or its negation when the base is the high hash. Each part comes
-        # back as one JSON value (decoded in C): thousands of rows would cost more to decode than to find.
+        # Candidate minus base is the stored delta, or its negation when the base is the high hash. Each part is one
+        # JSON value (decoded in C): thousands of rows would cost more to decode than to find.
         rising, falling = (p.delta < 0, p.delta > 0) if flipped else (p.delta > 0, p.delta < 0)
         found = self._one(
             select(
@@ -141,9 +135,8 @@ class ComparisonRepository(StatementRepository):
     @db_call
     def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]:
         """Up to ``limit`` sessions scored under both criteria (``with_reference``: and judged against a reference
-        under either) with their two totals: the first by session id (code point order), a sample that is the same on
-        every call (and, with random session ids, spread over the whole population). It walks the pair's primary key
-        (or the partial index of its rows with a reference) and stops at ``limit``, whatever the number of sessions."""
+        under either) with their two totals: the first by session id (code point order), the same sample on every
+        call, read from the pair's primary key (or partial index) up to ``limit``."""
         _check(base, candidate)
         if base == candidate:
             latest = _LATEST.c
@@ -169,13 +162,8 @@ class ComparisonRepository(StatementRepository):
         base_total, candidate_total = (
             (first.c.high_total, first.c.low_total) if flipped else (first.c.low_total, first.c.high_total)
         )
-        point = func.json_build_object(
-            literal_column("'session_id'"),
-            first.c.session_id,
-            literal_column("'base'"),
-            base_total,
-            literal_column("'candidate'"),
-            candidate_total,
+        point = json_object(
+            func.json_build_object, {"session_id": first.c.session_id, "base": base_total, "candidate": candidate_total}
         )
         found = self._one(select(func.json_agg(aggregate_order_by(point, first.c.session_id))))
         return _points().validate_python(as_json_list(found[0] if found else None))

@@ -1,8 +1,6 @@
-"""Export jobs in PostgreSQL (table ``export_jobs``): the only SQL of the export jobs.
-
-Each operation is one statement on the autocommit engine. The status moves queued -> running -> completed or failed,
-and each move is conditional on the status it leaves, so a duplicate delivery of the job's message never runs it
-twice and never rewrites a finished job.
+"""Export jobs in PostgreSQL (table ``export_jobs``). The status moves queued -> running -> completed or failed, each
+move conditional on the status it leaves, so a duplicate delivery of the job's message never runs it twice and never
+rewrites a finished job.
 """
 
 from __future__ import annotations
@@ -29,20 +27,7 @@ MAX_ERROR_CHARS = 4000
 
 
 def _record(row: Any) -> ExportJobRecord:
-    return ExportJobRecord(
-        export_id=row.export_id,
-        kind=ExportKind(row.kind),
-        parameters=TrainingExportParameters.model_validate(row.parameters),
-        status=ExportStatus(row.status),
-        rows_written=row.rows_written,
-        bytes_written=row.bytes_written,
-        s3_key=row.s3_key,
-        error_message=row.error_message,
-        requested_by=row.requested_by,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-    )
+    return ExportJobRecord.model_validate(dict(row._mapping))
 
 
 class ExportJobRepository(StatementRepository):
@@ -70,49 +55,44 @@ class ExportJobRepository(StatementRepository):
         row = self._one(select(_JOBS).where(_JOBS.c.export_id == export_id))
         return _record(row) if row is not None else None
 
-    @db_call
-    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None:
-        """Queued -> running (with its start time); None when the job is not queued (already taken or finished)."""
+    def _move(self, export_id: uuid.UUID, leaving: list[ExportStatus], **values: Any) -> ExportJobRecord | None:
+        """Set ``values`` on the job if its status is one of ``leaving``: the job as it became, or None."""
         row = self._one(
             update(_JOBS)
-            .where(_JOBS.c.export_id == export_id, _JOBS.c.status == ExportStatus.QUEUED.value)
-            .values(status=ExportStatus.RUNNING.value, started_at=func.now())
+            .where(_JOBS.c.export_id == export_id, _JOBS.c.status.in_([status.value for status in leaving]))
+            .values(**values)
             .returning(*_JOBS.c)
         )
         return _record(row) if row is not None else None
 
     @db_call
+    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None:
+        """Queued -> running (with its start time); None when the job is not queued (already taken or finished)."""
+        return self._move(export_id, [ExportStatus.QUEUED], status=ExportStatus.RUNNING.value, started_at=func.now())
+
+    @db_call
     def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool:
         """Running -> completed with where the file is and its size; False when the job was not running."""
-        row = self._one(
-            update(_JOBS)
-            .where(_JOBS.c.export_id == export_id, _JOBS.c.status == ExportStatus.RUNNING.value)
-            .values(
-                status=ExportStatus.COMPLETED.value,
-                s3_key=s3_key,
-                rows_written=rows_written,
-                bytes_written=bytes_written,
-                finished_at=func.now(),
-            )
-            .returning(_JOBS.c.export_id)
+        done = self._move(
+            export_id,
+            [ExportStatus.RUNNING],
+            status=ExportStatus.COMPLETED.value,
+            s3_key=s3_key,
+            rows_written=rows_written,
+            bytes_written=bytes_written,
+            finished_at=func.now(),
         )
-        return row is not None
+        return done is not None
 
     @db_call
     def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool:
         """Queued or running -> failed with the reason (and how far it got); False when it had already finished."""
-        row = self._one(
-            update(_JOBS)
-            .where(
-                _JOBS.c.export_id == export_id,
-                _JOBS.c.status.in_([ExportStatus.QUEUED.value, ExportStatus.RUNNING.value]),
-            )
-            .values(
-                status=ExportStatus.FAILED.value,
-                error_message=error[:MAX_ERROR_CHARS],
-                rows_written=rows_written,
-                finished_at=func.now(),
-            )
-            .returning(_JOBS.c.export_id)
+        failed = self._move(
+            export_id,
+            [ExportStatus.QUEUED, ExportStatus.RUNNING],
+            status=ExportStatus.FAILED.value,
+            error_message=error[:MAX_ERROR_CHARS],
+            rows_written=rows_written,
+            finished_at=func.now(),
         )
-        return row is not None
+        return failed is not None

@@ -1,7 +1,6 @@
 """The values the fleet query's text filters can take, with how many sessions have each, in PostgreSQL: agents and
-alert types as each session's latest completed score recorded them (``latest_scores`` joined to that attempt by
-primary key), missing tools as the maintained counters have them (``latest_score_counts``, kind ``tool``: an
-index range read). The dashboard offers them as it types, so a filter never depends on exact spelling."""
+alert types as each session's latest completed score recorded them, missing tools as the counters have them. The
+dashboard offers them as it types, so a filter never depends on exact spelling."""
 
 from __future__ import annotations
 

@@ -27,9 +27,7 @@ def fact_values(facts: SessionFacts | None) -> dict[str, Any]:
     """The snapshot columns of an attempt for ``facts`` (nothing when there are none); taken now."""
     if facts is None:
         return {}
-    values: dict[str, Any] = {column: getattr(facts, name) for name, column in _FACT_COLUMNS.items()}
-    values["facts_captured_at"] = func.now()
-    return values
+    return {**{column: getattr(facts, name) for name, column in _FACT_COLUMNS.items()}, "facts_captured_at": func.now()}
 
 
 def facts_from(values: Any) -> SessionFacts | None:

@@ -2,10 +2,8 @@
 facts backfill's reads and writes.
 
 The fleet query is one statement. ``latest_only`` keeps an attempt when no newer completed attempt of its session
-exists (under the same criteria when one is given): a probe of ``ix_session_scores_latest_completed[_by_criteria]``
-per row, so an ordered scan of a fleet index (migration 0007) can stop at the page's end instead of ranking every
-session first. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's last row, ties
-broken by ``score_id``, nulls as PostgreSQL orders them (last ascending, first descending).
+exists: a probe of ``ix_session_scores_latest_completed[_by_criteria]`` per row, so an ordered scan of a fleet index
+can stop at the page's end. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from typing import Any, cast
 from sqlalchemy import (
     ColumnElement,
     Connection,
-    Engine,
     Integer,
     Result,
     Select,
@@ -42,11 +39,14 @@ from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreR
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.tools import canonical_tool_name
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 
 _SCORES = schema.session_scores
 _TOOLS = schema.score_missing_tools
 _LATEST = schema.latest_scores
+_FACTS_MISSING = or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None))
+"""An attempt whose facts are missing, or only a summary's (no tool-call count)."""
 
 #: Rows fetched per round trip from the server-side cursor of a streamed query.
 STREAM_BATCH = 500
@@ -64,12 +64,9 @@ def _sort_expression(key: str) -> ColumnElement[Any]:
 
 
 def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[bool]:
-    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction.
-
-    Nulls sort as PostgreSQL's default has them (larger than any value: last ascending, first descending), so a
-    page is a forward or backward scan of one ascending index. A row comparison is what lets that scan start at
-    the position instead of filtering from the beginning.
-    """
+    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction,
+    nulls as PostgreSQL orders them (last ascending, first descending): a forward or backward scan of one ascending
+    index, started at the position by a row comparison."""
     assert order.after is not None
     value, score_id = order.after.value, order.after.score_id
     position = tuple_(expression, _SCORES.c.score_id)
@@ -161,21 +158,7 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
         return column.desc() if order.descending else column.asc()
 
     statement = (
-        select(
-            s.score_id,
-            s.session_id,
-            s.criteria_hash,
-            s.status,
-            s.total_score,
-            s.score_breakdown,
-            s.requested_at,
-            s.scored_at,
-            s.judge_provider,
-            s.judge_model,
-            s.outcome,
-            *FACT_COLUMNS,
-            tools,
-        )
+        select(*columns_of(FleetScoreRecord, _SCORES), *FACT_COLUMNS, tools)
         .where(*_conditions(where))
         .order_by(direction(expression), direction(s.score_id))
     )
@@ -184,21 +167,13 @@ def fleet_statement(where: FleetFilter, order: FleetOrder, limit: int | None) ->
     return statement if limit is None else statement.limit(limit)
 
 
-def _fleet_record(values: Any) -> FleetScoreRecord:
-    return FleetScoreRecord(
-        score_id=values["score_id"],
-        session_id=values["session_id"],
-        criteria_hash=values["criteria_hash"],
-        status=ScoreStatus(values["status"]),
-        total_score=values["total_score"],
-        score_breakdown=values["score_breakdown"],
-        requested_at=values["requested_at"],
-        scored_at=values["scored_at"],
-        judge_provider=values["judge_provider"],
-        judge_model=values["judge_model"],
-        facts=facts_from(values),
-        missing_tools=tuple(values["missing_tool_names"] or ()),
-        outcome=values["outcome"],
+def _fleet_record(row: Any) -> FleetScoreRecord:
+    return from_row(
+        FleetScoreRecord,
+        row,
+        status=ScoreStatus(row.status),
+        facts=facts_from(row._mapping),
+        missing_tools=tuple(row.missing_tool_names or ()),
     )
 
 
@@ -215,26 +190,17 @@ class ToolSessionRecord:
     agent: str | None
 
 
-class InsightsRepository:
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-
+class InsightsRepository(StatementRepository):
     @db_call
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]:
         """One page of the fleet query (``limit`` rows at most), read whole."""
-        with self._engine.connect() as conn:
-            rows = conn.execute(fleet_statement(where, order, limit)).mappings().all()
-        return [_fleet_record(row) for row in rows]
+        return [_fleet_record(row) for row in self._all(fleet_statement(where, order, limit))]
 
     @db_call
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
-        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor (never the whole
-        result in memory), in one read-only snapshot.
-
-        The statement runs here (a database that is down is a DatabaseUnavailableError before anything is sent);
-        the returned iterator holds the connection until it is exhausted or closed (a client that goes away closes
-        it). Rows already handed out cannot be taken back, so a failure mid-stream is not retried.
-        """
+        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor, in one read-only
+        snapshot. The statement runs here (a database that is down fails before anything is sent); the iterator holds
+        the connection until it is exhausted or closed, and a failure mid-stream is not retried."""
         conn = self._engine.connect()
         try:
             snapshot = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
@@ -248,7 +214,7 @@ class InsightsRepository:
     @staticmethod
     def _rows(conn: Connection, transaction: Transaction, result: Result[Any]) -> Iterator[FleetScoreRecord]:
         try:
-            for row in result.mappings():
+            for row in result:
                 yield _fleet_record(row)
             transaction.commit()
         finally:
@@ -259,8 +225,7 @@ class InsightsRepository:
         self, tool_name: str, where: FleetFilter, after: KeysetPosition | None, limit: int
     ) -> tuple[str, list[ToolSessionRecord]]:
         """The canonical form of ``tool_name`` and a page of the latest completed scores (under ``where``) that name
-        it missing under any spelling stored with that canonical name (``score_missing_tools.canonical_name``),
-        newest first (keyset on ``scored_at, score_id``)."""
+        it missing under any spelling, newest first (keyset on ``scored_at, score_id``)."""
         s = _SCORES.c
         canonical = canonical_tool_name(tool_name)
         matching = and_(_TOOLS.c.score_id == s.score_id, _TOOLS.c.canonical_name == canonical)
@@ -284,44 +249,27 @@ class InsightsRepository:
         )
         if after is not None:
             statement = statement.where(tuple_(s.scored_at, s.score_id) < tuple_(after.value, after.score_id))
-        with self._engine.connect() as conn:
-            rows = conn.execute(statement).all()
-        return canonical, [
-            ToolSessionRecord(
-                r.session_id, r.score_id, r.total_score, r.scored_at, r.tool_name, r.rationale, r.session_agent
-            )
-            for r in rows
-        ]
+        return canonical, [from_row(ToolSessionRecord, r, agent=r.session_agent) for r in self._all(statement)]
 
     @db_call
     def fleet_count(self, where: FleetFilter) -> int:
         """How many attempts match ``where``."""
-        with self._engine.connect() as conn:
-            count = conn.execute(select(func.count()).select_from(_SCORES).where(*_conditions(where))).scalar_one()
-        return int(count)
+        row = self._one(select(func.count()).select_from(_SCORES).where(*_conditions(where)))
+        return int(row[0]) if row is not None else 0
 
     @db_call
     def sessions_missing_facts(self) -> list[str]:
-        """Sessions with an attempt whose facts are missing, or only a summary's (no tool-call count)."""
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(_SCORES.c.session_id)
-                .where(or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)))
-                .distinct()
-                .order_by(_SCORES.c.session_id)
-            ).all()
+        """Sessions with an attempt whose facts are missing (``_FACTS_MISSING``), by session id."""
+        rows = self._all(select(_SCORES.c.session_id).where(_FACTS_MISSING).distinct().order_by(_SCORES.c.session_id))
         return [row[0] for row in rows]
 
     @db_call
     def fill_facts(self, session_id: str, facts: SessionFacts) -> int:
-        """Store ``facts`` on the session's attempts that lack them (or have only a summary's); how many changed."""
+        """Store ``facts`` on the session's attempts that lack them (``_FACTS_MISSING``); how many changed."""
         with self._engine.connect() as conn:
             result = conn.execute(
                 update(_SCORES)
-                .where(
-                    _SCORES.c.session_id == session_id,
-                    or_(_SCORES.c.facts_captured_at.is_(None), _SCORES.c.session_tool_calls.is_(None)),
-                )
+                .where(_SCORES.c.session_id == session_id, _FACTS_MISSING)
                 .values(**fact_values(facts))
                 .returning(_SCORES.c.score_id)
             )

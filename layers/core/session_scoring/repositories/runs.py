@@ -15,12 +15,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
+from session_scoring.repositories.base import StatementRepository, columns_of, from_row, insert_criteria, seconds
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -128,42 +129,9 @@ class RunAttempt:
     scored_at: datetime | None
 
 
-def _record(row: Any, counts: dict[str, int], usage: list[ModelUsage], now: datetime) -> RunRecord:
-    return RunRecord(
-        run_id=row.run_id,
-        name=row.name,
-        status=row.status,
-        mode=row.mode,
-        selection=dict(row.selection),
-        max_sessions=row.max_sessions,
-        max_cost_usd=row.max_cost_usd,
-        criteria_hash=row.criteria_hash,
-        judge_model=row.judge_model,
-        started_by=row.started_by,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        planned_at=row.planned_at,
-        finished_at=row.finished_at,
-        next_page=row.next_page,
-        sessions_seen=row.sessions_seen,
-        skipped={str(k): int(v) for k, v in (row.skipped or {}).items()},
-        estimated_input_tokens=row.estimated_input_tokens,
-        estimated_output_tokens=row.estimated_output_tokens,
-        estimated_cost_per_session_usd=row.estimated_cost_per_session_usd,
-        stop_reason=row.stop_reason,
-        error_message=row.error_message,
-        counts=counts,
-        usage=usage,
-        now=now,
-    )
-
-
-class RunRepository:
+class RunRepository(StatementRepository):
     """Scoring runs. Every method is one short transaction (on the transactional engine: a run's writes lock its
     row); none holds one across I/O."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
 
     @db_call
     def create(
@@ -182,11 +150,7 @@ class RunRepository:
     ) -> RunRecord:
         """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
         with self._engine.begin() as db:
-            db.execute(
-                insert(schema.scoring_criteria_definitions)
-                .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
-                .on_conflict_do_nothing(index_elements=["criteria_hash"])
-            )
+            db.execute(insert_criteria(criteria_hash, criteria_content))
             db.execute(
                 insert(_RUNS).values(
                     run_id=run_id,
@@ -215,28 +179,32 @@ class RunRepository:
                 .where(_SCORES.c.run_id.in_(ids))
                 .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
-                if run_id is not None:
-                    counts[run_id][str(status)] = int(count)
+                counts[run_id][str(status)] = int(count)
+            tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
             for r in db.execute(
                 select(
                     _SCORES.c.run_id,
-                    _SCORES.c.judge_model,
-                    func.coalesce(func.sum(_SCORES.c.input_tokens), 0).label("input_tokens"),
-                    func.coalesce(func.sum(_SCORES.c.output_tokens), 0).label("output_tokens"),
-                    func.coalesce(func.sum(_SCORES.c.cache_read_tokens), 0).label("cache_read"),
-                    func.coalesce(func.sum(_SCORES.c.cache_write_tokens), 0).label("cache_write"),
+                    _SCORES.c.judge_model.label("model"),
+                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in tokens],
                 )
                 .where(_SCORES.c.run_id.in_(ids), _SCORES.c.status == "completed")
                 .group_by(_SCORES.c.run_id, _SCORES.c.judge_model)
             ).all():
-                usage[r.run_id].append(
-                    ModelUsage(
-                        r.judge_model, int(r.input_tokens), int(r.output_tokens), int(r.cache_read), int(r.cache_write)
-                    )
-                )
+                usage[r.run_id].append(from_row(ModelUsage, r))
         now = db.scalar(select(func.now()))
         assert now is not None
-        return [_record(row, counts[row.run_id], usage[row.run_id], now) for row in rows]
+        return [
+            from_row(
+                RunRecord,
+                row,
+                selection=dict(row.selection),
+                skipped={str(k): int(v) for k, v in (row.skipped or {}).items()},
+                counts=counts[row.run_id],
+                usage=usage[row.run_id],
+                now=now,
+            )
+            for row in rows
+        ]
 
     @db_call
     def get(self, run_id: uuid.UUID) -> RunRecord | None:
@@ -275,21 +243,13 @@ class RunRepository:
             if not run_exists:
                 return None
             rows = db.execute(
-                select(
-                    s.c.score_id,
-                    s.c.session_id,
-                    s.c.status,
-                    s.c.total_score,
-                    s.c.error_message,
-                    s.c.requested_at,
-                    s.c.scored_at,
-                )
+                select(*columns_of(RunAttempt, s))
                 .where(*where)
                 .order_by(s.c.session_id)
                 .offset((page - 1) * page_size)
                 .limit(page_size)
             ).all()
-            return [RunAttempt(**r._mapping) for r in rows], int(total)
+            return [from_row(RunAttempt, r) for r in rows], int(total)
 
     @db_call
     def session_states(
@@ -319,23 +279,12 @@ class RunRepository:
                 .where(s.c.session_id.in_(ids), s.c.sample_kind.is_(None))
                 .group_by(s.c.session_id)
             ).all()
-            return {
-                r.session_id: SessionScoreState(
-                    any_completed=bool(r.any_completed),
-                    current_completed=bool(r.current_completed),
-                    active=bool(r.active),
-                    latest_status=r.latest_status,
-                    latest_current_score=r.latest_current_score,
-                    in_run=r.in_run,
-                )
-                for r in rows
-            }
+            return {r.session_id: from_row(SessionScoreState, r) for r in rows}
 
     @db_call
     def sessions_with_reference(self, session_ids: Sequence[str]) -> set[str]:
-        """Those of ``session_ids`` with a reference root cause: set through the labels API (the highest revision
-        names one), in the imported document (an upload's stored session), or from the session source when an earlier
-        score was judged against it; one query of index probes."""
+        """Those of ``session_ids`` with a reference root cause: set through the labels API, in the imported document,
+        or from the session source when an earlier score was judged against it; one query of index probes."""
         ids = list(session_ids)
         if not ids:
             return set()
@@ -351,9 +300,7 @@ class RunRepository:
         from_source = select(_SCORES.c.session_id).where(
             _SCORES.c.session_id.in_(ids), _SCORES.c.reference_source == "source"
         )
-        with self._engine.connect() as db:
-            rows = db.execute(labelled.union(imported, from_source)).all()
-        return {row[0] for row in rows}
+        return {row[0] for row in self._all(labelled.union(imported, from_source))}
 
     @db_call
     def insert_attempts(
@@ -365,11 +312,8 @@ class RunRepository:
         facts: Mapping[str, SessionFacts] | None = None,
     ) -> InsertedAttempts:
         """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning, each
-        with its session's ``facts`` when given.
-
-        One ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this run) is left
-        alone and reported, never an error. The run row is locked so a cancel cannot interleave.
-        """
+        with its session's ``facts`` when given, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an
+        active attempt (or already in this run) is reported. The run row is locked so a cancel cannot interleave."""
         pairs = list(sessions)
         with self._engine.begin() as db:
             status = db.scalar(select(_RUNS.c.status).where(_RUNS.c.run_id == run_id).with_for_update())
@@ -463,8 +407,8 @@ class RunRepository:
 
     @staticmethod
     def _cancel_pending(db: Connection, run_id: uuid.UUID, note: str) -> int:
-        """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (no scorer
-        works on them; their batch is cancelled by the service and a late result for them is ignored)."""
+        """Cancel the run's attempts no scorer holds: pending ones, and those waiting in a Message Batch (the service
+        cancels their batch and ignores a late result)."""
         s = _SCORES
         result = db.execute(
             update(s)
@@ -478,11 +422,8 @@ class RunRepository:
 
     @db_call
     def settle(self, run_id: uuid.UUID) -> int:
-        """Bring a run's status up to date after one of its attempts moved; returns how many attempts it cancelled.
-
-        A running run with no active attempt left is completed. A cancelled run's attempts that came back to pending
-        (a scorer released one it had claimed before the cancel) are cancelled too, so none is left pending.
-        """
+        """Bring a run's status up to date after one of its attempts moved; how many attempts it cancelled: a running
+        run with no active attempt left is completed, a cancelled run's attempts back to pending are cancelled."""
         with self._engine.begin() as db:
             status, note = db.execute(
                 select(_RUNS.c.status, _RUNS.c.stop_reason).where(_RUNS.c.run_id == run_id)
@@ -500,19 +441,17 @@ class RunRepository:
     @db_call
     def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
         """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
-        with self._engine.connect() as db:
-            recent = (
-                select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
-                .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
-                .order_by(_SCORES.c.scored_at.desc())
-                .limit(limit)
-                .subquery()
-            )
-            row = db.execute(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms))).one()
-            return (
-                None if row[0] is None else float(row[0]),
-                None if row[1] is None else float(row[1]),
-            )
+        recent = (
+            select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
+            .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
+            .order_by(_SCORES.c.scored_at.desc())
+            .limit(limit)
+            .subquery()
+        )
+        row = self._one(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms)))
+        assert row is not None
+        tokens, latency = (None if value is None else float(value) for value in row)
+        return tokens, latency
 
     @db_call
     def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]:
@@ -520,25 +459,20 @@ class RunRepository:
         ids = list(session_ids)
         if not ids:
             return []
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(_SCORES.c.score_id, _SCORES.c.session_id).where(
-                    _SCORES.c.run_id == run_id,
-                    _SCORES.c.status == "pending",
-                    _SCORES.c.session_id.in_(ids),
-                )
-            ).all()
-            return [(r.score_id, r.session_id) for r in rows]
+        rows = self._all(
+            select(_SCORES.c.score_id, _SCORES.c.session_id).where(
+                _SCORES.c.run_id == run_id, _SCORES.c.status == "pending", _SCORES.c.session_id.in_(ids)
+            )
+        )
+        return [(r.score_id, r.session_id) for r in rows]
 
     # --- batch mode: the batch poller's reads and writes -------------------------------------------------------
 
     @db_call
     def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]:
-        """Claim up to ``limit`` attempts of batch-mode runs that wait for submission, with one claim token.
-
-        Waiting: ``pending`` with no batch, or claimed for a submission that never recorded its batch (the poller
-        died between the two) once that claim's lease ran out. ``SKIP LOCKED``: two pollers never claim the same.
-        """
+        """Claim up to ``limit`` attempts of batch-mode runs that wait for submission (pending with no batch, or
+        claimed by a poller that died before recording its batch, once the lease ran out), with one claim token;
+        ``SKIP LOCKED``: two pollers never claim the same."""
         s = _SCORES
         r = _RUNS
         token = uuid.uuid4()
@@ -565,23 +499,17 @@ class RunRepository:
                     status="in_progress",
                     started_at=func.now(),
                     claim_token=token,
-                    lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds),
+                    lease_expires_at=func.now() + seconds(lease_seconds),
                     delivery_count=s.c.delivery_count + 1,
                 )
                 .returning(s.c.score_id, s.c.session_id, s.c.run_id, s.c.delivery_count)
             ).all()
-        return [
-            BatchAttempt(
-                row.score_id, row.session_id, row.run_id, token, row.delivery_count, PromptStats(False, None, None)
-            )
-            for row in rows
-        ]
+        return [from_row(BatchAttempt, row, claim_token=token, prompt=PromptStats(False, None, None)) for row in rows]
 
     @db_call
     def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
-        """Record the batch the claimed attempts went into (with their prompt sizes and where the reference each
-        request carried came from); they wait in it, without a lease (no scorer holds them), until the poller collects
-        its results."""
+        """Record the batch the claimed attempts went into (with their prompt sizes and reference sources); they wait
+        in it, without a lease, until the poller collects its results."""
         if not prompts:
             return 0
         s = _SCORES
@@ -615,49 +543,35 @@ class RunRepository:
     def open_batches(self) -> list[str]:
         """Batches that still hold attempts waiting for their result, oldest first."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(s.c.batch_id, func.min(s.c.started_at).label("since"))
-                .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
-                .group_by(s.c.batch_id)
-                .order_by("since")
-            ).all()
-            return [str(row.batch_id) for row in rows]
+        rows = self._all(
+            select(s.c.batch_id, func.min(s.c.started_at).label("since"))
+            .where(s.c.batch_id.is_not(None), s.c.status == "in_progress")
+            .group_by(s.c.batch_id)
+            .order_by("since")
+        )
+        return [str(row.batch_id) for row in rows]
 
     @db_call
     def batch_attempts(self, batch_id: str) -> dict[str, BatchAttempt]:
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(
-                    s.c.score_id,
-                    s.c.session_id,
-                    s.c.run_id,
-                    s.c.claim_token,
-                    s.c.delivery_count,
-                    s.c.prompt_compacted,
-                    s.c.prompt_tokens_before,
-                    s.c.prompt_tokens_after,
-                    s.c.reference_source,
-                ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
-            ).all()
-            return {
-                str(row.score_id): BatchAttempt(
-                    row.score_id,
-                    row.session_id,
-                    row.run_id,
-                    row.claim_token,
-                    row.delivery_count,
-                    PromptStats(
-                        bool(row.prompt_compacted),
-                        row.prompt_tokens_before,
-                        row.prompt_tokens_after,
-                        row.reference_source,
-                    ),
-                )
-                for row in rows
-            }
+        rows = self._all(
+            select(
+                *columns_of(BatchAttempt, s),
+                *[s.c[name] for name in ("prompt_compacted", "prompt_tokens_before", "prompt_tokens_after")],
+                s.c.reference_source,
+            ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
+        )
+        return {
+            str(row.score_id): from_row(
+                BatchAttempt,
+                row,
+                prompt=PromptStats(
+                    bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after, row.reference_source
+                ),
+            )
+            for row in rows
+        }
 
     @db_call
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool:
@@ -676,30 +590,20 @@ class RunRepository:
     def run_batches(self, run_id: uuid.UUID) -> list[str]:
         """The batches in which the run has attempts waiting (to cancel them with the run)."""
         s = _SCORES
-        with self._engine.connect() as db:
-            rows = db.execute(
-                select(s.c.batch_id)
-                .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
-                .distinct()
-            ).all()
-            return [str(row.batch_id) for row in rows]
+        rows = self._all(
+            select(s.c.batch_id)
+            .where(s.c.run_id == run_id, s.c.batch_id.is_not(None), s.c.status == "in_progress")
+            .distinct()
+        )
+        return [str(row.batch_id) for row in rows]
 
     @db_call
     def stuck_planning(self, older_than_seconds: int) -> int:
         """Runs still planning ``older_than_seconds`` after they were created (a planner that stopped moving)."""
         r = _RUNS
-        with self._engine.connect() as db:
-            return int(
-                db.scalar(
-                    select(func.count())
-                    .select_from(r)
-                    .where(
-                        r.c.status == "planning",
-                        r.c.created_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, older_than_seconds),
-                    )
-                )
-                or 0
-            )
+        stale = r.c.created_at < func.now() - seconds(older_than_seconds)
+        row = self._one(select(func.count()).select_from(r).where(r.c.status == "planning", stale))
+        return int(row[0]) if row is not None else 0
 
     @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:

@@ -1,21 +1,17 @@
-"""Score attempts and criteria definitions in PostgreSQL.
+"""Score attempts and criteria definitions in PostgreSQL, each operation **one statement**.
 
-Every attempt is kept. A partial unique index allows one active (pending/in_progress) attempt per session, so two
-racing requests cannot both queue one: a new attempt is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` and the
-index decides. A worker *claims* an attempt with a conditional update that sets a fresh ``claim_token`` and a
-short lease, which it renews while it works (``renew_leases``); only the holder of the token can renew, complete,
-fail or release it, and an expired lease lets another worker take over (a worker that died mid-job does not strand
-the attempt).
-
-Each operation is **one statement** on an autocommit connection: atomic on its own, one round trip, no
-BEGIN/COMMIT. Reads return an attempt with its children as JSON aggregates of the same statement; storing a
-verdict updates the attempt and inserts all its child rows in one statement of data-modifying CTEs.
+Every attempt is kept. A partial unique index allows one active (pending/in_progress) attempt per session: a new
+attempt is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` and the index decides between racing requests. A
+worker *claims* an attempt with a fresh ``claim_token`` and a short lease, which it renews while it works; only the
+token's holder can renew, complete, fail or release it, and an expired lease lets another worker take over. Reads
+return an attempt with its children as JSON aggregates; storing a verdict is one statement of data-modifying CTEs.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -62,7 +58,14 @@ from session_scoring.models.records import (
 )
 from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, ScoreStatus
 from session_scoring.models.tools import ToolNamer
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import (
+    StatementRepository,
+    as_json_list,
+    columns_of,
+    from_row,
+    insert_criteria,
+    seconds,
+)
 from session_scoring.repositories.facts import FACT_COLUMNS, fact_values, facts_from
 from session_scoring.repositories.read_models import (
     comparison,
@@ -163,7 +166,7 @@ _OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
 _NOT_SAMPLE = _SCORES.c.sample_kind.is_(None)
 """A session's own score, not a judge-quality sample (migration 0010): samples are never a session's score."""
 
-# The hot reads are built once: a request only binds its values (no statement construction or cache-key walk).
+# The hot reads are built once: a request only binds its values.
 _BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
 _ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_OR_LATEST_COMPLETED = (
@@ -172,10 +175,7 @@ _ACTIVE_OR_LATEST_COMPLETED = (
     .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
     .limit(1)
 )
-
-
 _LATEST_ATTEMPT = _attempts().where(_OF_SESSION, _NOT_SAMPLE).order_by(*_NEWEST_FIRST).limit(1)
-
 
 _FACT_NAMES = [c.name for c in FACT_COLUMNS if c.name != "facts_captured_at"]
 
@@ -208,8 +208,8 @@ _NEW_ATTEMPT_WITH_FACTS = _new_attempt_statement(with_facts=True)
 
 
 def _claim_statement() -> Any:
-    """Move a claimable attempt to in_progress under a fresh claim token and lease; returns the delivery count and
-    the lease's end when it was claimable."""
+    """Move a claimable attempt to in_progress under a fresh claim token and lease, returning its lease, delivery
+    count and the session's label reference."""
     newer = _SCORES.alias("newer")
     redriven = and_(
         # A dead-lettered attempt whose message came back (a redrive) is claimable again, unless the session has
@@ -232,8 +232,7 @@ def _claim_statement() -> Any:
             status="in_progress",
             started_at=func.now(),
             claim_token=bindparam("p_claim_token", type_=UUID(as_uuid=True)),
-            lease_expires_at=func.now()
-            + func.make_interval(0, 0, 0, 0, 0, 0, bindparam("p_lease_seconds", type_=Integer)),
+            lease_expires_at=func.now() + seconds(bindparam("p_lease_seconds", type_=Integer)),
             delivery_count=_SCORES.c.delivery_count + 1,
             dead_lettered_at=None,
         )
@@ -246,8 +245,8 @@ def _claim_statement() -> Any:
 
 
 def _label_reference(part: str) -> Any:
-    """The session's current label reference's ``part`` (its highest revision: one probe of the unique (session,
-    revision)), for the claim to return: the job reads it without a statement of its own."""
+    """The session's current label reference's ``part`` (its highest revision), for the claim to return: the job
+    reads it without a statement of its own."""
     references = schema.session_references
     return (
         select(references.c[part])
@@ -265,19 +264,17 @@ _CLAIM_STATE = select(_SCORES.c.status, _SCORES.c.lease_expires_at, _SCORES.c.de
 )
 
 
+_CONVERTED = ("status", "missing_tools", "alternative_approaches", "prompt_compacted", "facts", "estimated_cost_usd")
+_PLAIN_FIELDS = [f.name for f in fields(ScoreRecord) if f.name not in (*_CONVERTED, "writeback")]
+"""The record's fields read from the row's same-named columns as they are."""
+
+
 def to_record(row: Row[Any]) -> ScoreRecord:
     """Explicit mapping from a result row (with or without the children's JSON) to the domain record."""
     values = row._mapping
     return ScoreRecord(
-        score_id=values["score_id"],
-        session_id=values["session_id"],
-        criteria_hash=values["criteria_hash"],
+        **{name: values[name] for name in _PLAIN_FIELDS},
         status=ScoreStatus(values["status"]),
-        scored_triggered_by=values["scored_triggered_by"],
-        requested_at=values["requested_at"],
-        total_score=values["total_score"],
-        score_breakdown=values["score_breakdown"],
-        score_reasoning=values["score_reasoning"],
         missing_tools=tuple(
             MissingToolRecord(t["tool_name"], t["rationale"]) for t in as_json_list(values.get("missing_tools_json"))
         ),
@@ -285,34 +282,15 @@ def to_record(row: Row[Any]) -> ScoreRecord:
             ApproachRecord(a["name"], a["description"], tuple(a["steps"] or ()))
             for a in as_json_list(values.get("approaches_json"))
         ),
-        started_at=values["started_at"],
-        scored_at=values["scored_at"],
-        error_message=values["error_message"],
-        judge_provider=values["judge_provider"],
-        judge_model=values["judge_model"],
-        input_tokens=values["input_tokens"],
-        output_tokens=values["output_tokens"],
-        cache_read_tokens=values["cache_read_tokens"],
-        cache_write_tokens=values["cache_write_tokens"],
-        judge_latency_ms=values["judge_latency_ms"],
         prompt_compacted=bool(values["prompt_compacted"]),
-        prompt_tokens_before=values["prompt_tokens_before"],
-        prompt_tokens_after=values["prompt_tokens_after"],
         facts=facts_from(values),
-        score_spread=values.get("score_spread"),
-        run_id=values["run_id"],
-        judging_ms=values["judging_ms"],
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
         writeback=writeback_from(values.get("writeback_json")),
-        outcome=values["outcome"],
-        outcome_reason=values["outcome_reason"],
-        reference_source=values["reference_source"],
     )
 
 
 def _recordset(name: str, *columns: Any) -> Any:
-    """Rows passed as one JSONB parameter and read back with ``jsonb_to_recordset`` (one statement shape for any
-    number of rows, so it is compiled once)."""
+    """Rows passed as one JSONB parameter, read with ``jsonb_to_recordset``: one statement for any number of rows."""
     return func.jsonb_to_recordset(bindparam(name, type_=JSONB)).table_valued(*columns).render_derived(with_types=True)
 
 
@@ -388,6 +366,12 @@ def _store_sample_statement() -> Any:
 def _with_children(done: Any, *upkeep: Any) -> Any:
     """``done`` (a CTE returning the attempt's score id) followed by inserts of its tools, approaches and steps, and
     the read models' ``upkeep`` CTEs."""
+
+    def stored(table: Any, recordset: Any, columns: list[str], parent: Any, name: str) -> Any:
+        """Insert ``recordset``'s rows into ``table`` (``columns`` from it, ``parent`` first), one per attempt."""
+        values = select(*parent, *[recordset.c[column] for column in columns]).select_from(done).join(recordset, true())
+        return insert(table).from_select([*[p.name for p in parent], *columns], values).cte(name)
+
     tools = _recordset(
         "p_tools",
         column("position", Integer),
@@ -405,43 +389,18 @@ def _with_children(done: Any, *upkeep: Any) -> Any:
     steps = _recordset(
         "p_steps", column("approach_id", UUID), column("step_order", Integer), column("step_description", Text)
     )
-    insert_tools = (
-        insert(_TOOLS)
-        .from_select(
-            ["id", "score_id", "position", "tool_name", "canonical_name", "rationale"],
-            select(
-                func.gen_random_uuid(),
-                done.c.score_id,
-                tools.c.position,
-                tools.c.tool_name,
-                tools.c.canonical_name,
-                tools.c.rationale,
-            )
-            .select_from(done)
-            .join(tools, true()),
-        )
-        .cte("tools_stored")
+    new_id = func.gen_random_uuid().label("id")
+    insert_tools = stored(
+        _TOOLS,
+        tools,
+        ["position", "tool_name", "canonical_name", "rationale"],
+        [new_id, done.c.score_id],
+        "tools_stored",
     )
-    insert_approaches = (
-        insert(_APPROACHES)
-        .from_select(
-            ["id", "score_id", "position", "name", "description"],
-            select(approaches.c.id, done.c.score_id, approaches.c.position, approaches.c.name, approaches.c.description)
-            .select_from(done)
-            .join(approaches, true()),
-        )
-        .cte("approaches_stored")
+    insert_approaches = stored(
+        _APPROACHES, approaches, ["id", "position", "name", "description"], [done.c.score_id], "approaches_stored"
     )
-    insert_steps = (
-        insert(_STEPS)
-        .from_select(
-            ["id", "approach_id", "step_order", "step_description"],
-            select(func.gen_random_uuid(), steps.c.approach_id, steps.c.step_order, steps.c.step_description)
-            .select_from(done)
-            .join(steps, true()),
-        )
-        .cte("steps_stored")
-    )
+    insert_steps = stored(_STEPS, steps, ["approach_id", "step_order", "step_description"], [new_id], "steps_stored")
     # A read model left out (None) is not composed: the benchmarks time the statement without one.
     return select(done.c.score_id).add_cte(
         insert_tools, insert_approaches, insert_steps, *(cte for cte in upkeep if cte is not None)
@@ -455,11 +414,9 @@ def _verdict_params(
     spread: dict[str, Any] | None,
     available_tools: Sequence[str],
 ) -> dict[str, Any]:
-    """The statement parameters of a verdict and its children (shared by completing an attempt and by a sample).
-
-    Each missing tool is stored with its canonical name, matched against the session's ``available_tools``
-    (``models.tools``); the latest-score upkeep counts the distinct canonical names (``p_tool_names``) and each
-    one's spellings and availability (``p_tool_facets``)."""
+    """The statement parameters of a verdict and its children, each missing tool with its canonical name
+    (``models.tools``); the latest-score upkeep counts the distinct names (``p_tool_names``) and their spellings and
+    availability (``p_tool_facets``)."""
     output = verdict.output
     namer = ToolNamer(available_tools)
     named = [(t, namer.canonical(t.tool_name)) for t in output.missing_tools]
@@ -528,11 +485,7 @@ class ScoreRepository(StatementRepository):
         """Store a criteria definition (idempotent); once per process per hash, as definitions are never deleted."""
         if criteria_hash in self._ensured:
             return
-        self._run(
-            insert(_CRITERIA)
-            .values(criteria_hash=criteria_hash, criteria_content=criteria_content)
-            .on_conflict_do_nothing(index_elements=["criteria_hash"])
-        )
+        self._run(insert_criteria(criteria_hash, criteria_content))
         self._ensured.add(criteria_hash)
 
     @db_call
@@ -622,15 +575,7 @@ class ScoreRepository(StatementRepository):
         except IntegrityError:
             claimed = None  # a redriven attempt while the session has another active one: that one wins
         if claimed is not None:
-            return ClaimResult(
-                True,
-                token,
-                ScoreStatus.IN_PROGRESS,
-                claimed.lease_expires_at,
-                claimed.delivery_count,
-                claimed.reference_root_cause,
-                claimed.reference_remediation,
-            )
+            return from_row(ClaimResult, claimed, claimed=True, claim_token=token, status=ScoreStatus.IN_PROGRESS)
         current = self._one(_CLAIM_STATE, {"p_score_id": score_id})
         if current is None:
             return ClaimResult(False)
@@ -650,14 +595,12 @@ class ScoreRepository(StatementRepository):
         available_tools: Sequence[str] = (),
         scored_at: datetime | None = None,
     ) -> bool:
-        """Store the verdict with its missing tools, approaches and steps in one statement.
+        """Store the verdict with its missing tools, approaches and steps in one statement; False (nothing stored)
+        when this worker no longer holds the claim.
 
-        ``spread``: how an ensemble's samples spread (``scoring.samples`` > 1); ``judging_ms``: the whole judging
-        (retries and waits included), beside the verdict's ``latency_ms``; ``estimated_cost_usd``: the verdict's
-        tokens priced (None when the model has no price); ``available_tools``: the session's (qualified names), which
-        the missing tools' canonical names are matched against (none: the base canonical form); ``scored_at``: when
-        the verdict counts as stored (None: now; a past time only for seeded demo data, so trends have weeks to
-        show). Returns False (and stores nothing) when this worker no longer holds the claim.
+        ``spread``, ``judging_ms`` and ``estimated_cost_usd`` are stored as given (``db/schema.py``);
+        ``available_tools``: the session's qualified names the missing tools' canonical names are matched against;
+        ``scored_at``: when the verdict counts as stored (None: now; a past time only for seeded demo data).
         """
         output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools)
@@ -718,10 +661,8 @@ class ScoreRepository(StatementRepository):
     def fail(
         self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
     ) -> bool:
-        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed.
-
-        ``dead_lettered``: its message is left to go to the dead-letter queue, from where a redrive may bring it back.
-        """
+        """Mark an attempt failed with a readable reason. Without a token, any not-yet-final attempt is failed;
+        ``dead_lettered``: its message goes to the dead-letter queue, from where a redrive may bring it back."""
         conditions: list[ColumnElement[bool]] = [_SCORES.c.status.in_(_ACTIVE)]
         if claim_token is not None:
             conditions.append(_SCORES.c.claim_token == claim_token)
@@ -760,7 +701,7 @@ class ScoreRepository(StatementRepository):
                 _SCORES.c.claim_token.in_([token for _, token in claims]),
                 _SCORES.c.status == "in_progress",
             )
-            .values(lease_expires_at=func.now() + func.make_interval(0, 0, 0, 0, 0, 0, lease_seconds))
+            .values(lease_expires_at=func.now() + seconds(lease_seconds))
             .returning(_SCORES.c.claim_token)
         )
         return {row.claim_token for row in rows}
@@ -786,27 +727,17 @@ class ScoreRepository(StatementRepository):
     @db_call
     def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]:
         """Active attempts nobody is working on: ``in_progress`` with an expired lease, or ``pending`` with no
-        activity (request or claim) for ``pending_after_seconds`` — longer than any delay a live message waits.
-
-        ``held``: instead, the ``in_progress`` attempts whose lease is still live (after a restart of the local
-        stack, those of the scorer that died with it, until their leases run out)."""
+        activity for ``pending_after_seconds`` (longer than any delay a live message waits). ``held``: instead, the
+        ``in_progress`` attempts whose lease is still live (after a restart of the local stack)."""
         idle_since = func.greatest(_SCORES.c.requested_at, func.coalesce(_SCORES.c.started_at, _SCORES.c.requested_at))
         expired = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at < func.now())
         idle = and_(
             _SCORES.c.status == "pending",
-            idle_since < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, pending_after_seconds),
+            idle_since < func.now() - seconds(pending_after_seconds),
         )
         live = and_(_SCORES.c.status == "in_progress", _SCORES.c.lease_expires_at >= func.now())
         rows = self._all(
-            select(
-                _SCORES.c.score_id,
-                _SCORES.c.session_id,
-                _SCORES.c.status,
-                _SCORES.c.delivery_count,
-                _SCORES.c.scored_triggered_by,
-                _SCORES.c.requested_at,
-                _SCORES.c.run_id,
-            )
+            select(*columns_of(StrandedAttempt, _SCORES), _SCORES.c.scored_triggered_by.label("requested_by"))
             .where(
                 _SCORES.c.status.in_(_ACTIVE),  # lets the planner use the partial index on active attempts
                 # A batch-mode run's attempts have no queue message: the batch poller submits and collects them.
@@ -819,18 +750,7 @@ class ScoreRepository(StatementRepository):
             .order_by(_SCORES.c.requested_at)
             .limit(limit)
         )
-        return [
-            StrandedAttempt(
-                r.score_id,
-                r.session_id,
-                ScoreStatus(r.status),
-                r.delivery_count,
-                r.scored_triggered_by,
-                r.requested_at,
-                r.run_id,
-            )
-            for r in rows
-        ]
+        return [from_row(StrandedAttempt, r, status=ScoreStatus(r.status)) for r in rows]
 
     @db_call
     def count_by_status(self) -> dict[str, int]:

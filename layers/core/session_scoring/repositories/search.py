@@ -2,9 +2,8 @@
 among the sessions with a completed score (``latest_scores`` under any criteria, with the facts of that attempt).
 
 The match is case-insensitive and anywhere in the text (``ILIKE '%...%'``, the user's ``%`` and ``_`` escaped), which
-no B-tree index serves: each part scans its table's rows (the uploads; one ``latest_scores`` row per scored session,
-joined to its attempt by primary key) and stops at ``limit`` rows. Sessions the configured source holds but that
-were never scored are not searched: the source (TARSy) offers no search, and the dashboard opens an exact id itself.
+no B-tree index serves: each part scans its table's rows and stops at ``limit`` rows. Sessions of the configured
+source never scored are not searched: TARSy offers no search, and the dashboard opens an exact id itself.
 """
 
 from __future__ import annotations

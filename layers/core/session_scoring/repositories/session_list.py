@@ -1,10 +1,6 @@
 """The sessions list's reads in PostgreSQL: each listed session's latest attempt, which of a source page's sessions
 are scored, and the scored sessions themselves, filtered by band and sorted by score, without the session source.
-
-"Scored" is a row in ``latest_scores`` (migration 0006): a session's latest completed score under one criteria hash,
-or under any (``ANY_CRITERIA``). A scored page reads those rows joined to their attempt for the session facts
-snapshot (migration 0007) the row's summary is made of; its total is the band counters' sum
-(``latest_score_counts``), not a count of rows.
+"Scored" is a row in ``latest_scores``; a scored page's total is the band counters' sum, not a count of rows.
 """
 
 from __future__ import annotations
@@ -20,10 +16,10 @@ from sqlalchemy.dialects.postgresql import distinct_on
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
 
 _SCORES = schema.session_scores
@@ -63,11 +59,6 @@ def _ordered(columns: Any, order: ScoredOrder) -> list[Any]:
     return [columns[name].desc() if descending else columns[name].asc() for name in names]
 
 
-def _key(criteria_hash: str | None) -> str:
-    """The ``latest_scores`` key: a criteria hash, or every criteria when None."""
-    return ANY_CRITERIA if criteria_hash is None else criteria_hash
-
-
 class SessionListRepository(StatementRepository):
     @db_call
     def latest_attempts(self, session_ids: Sequence[str], criteria_hash: str | None) -> dict[str, LatestScoreRecord]:
@@ -85,10 +76,7 @@ class SessionListRepository(StatementRepository):
         if criteria_hash is not None:
             statement = statement.where(s.criteria_hash == criteria_hash)
         return {
-            r.session_id: LatestScoreRecord(
-                r.session_id, r.score_id, ScoreStatus(r.status), r.total_score, r.criteria_hash
-            )
-            for r in self._all(statement)
+            r.session_id: from_row(LatestScoreRecord, r, status=ScoreStatus(r.status)) for r in self._all(statement)
         }
 
     @db_call
@@ -99,7 +87,7 @@ class SessionListRepository(StatementRepository):
             return set()
         rows = self._all(
             select(_LATEST.c.session_id).where(
-                _LATEST.c.criteria_hash == _key(criteria_hash), _LATEST.c.session_id.in_(ids)
+                _LATEST.c.criteria_hash == criteria_scope(criteria_hash), _LATEST.c.session_id.in_(ids)
             )
         )
         return {r.session_id for r in rows}
@@ -115,7 +103,7 @@ class SessionListRepository(StatementRepository):
     ) -> list[ScoredSessionRecord]:
         """One page of scored sessions (in ``bands`` when given), each with the facts of the attempt scored."""
         latest = _LATEST.c
-        conditions = [latest.criteria_hash == _key(criteria_hash)]
+        conditions = [latest.criteria_hash == criteria_scope(criteria_hash)]
         if bands:
             # Bands are score ranges: bounding the total too lets an ordered scan of ix_latest_scores_by_total start
             # at the first selected band instead of reading (and dropping) every lower score first.
@@ -139,22 +127,13 @@ class SessionListRepository(StatementRepository):
             .select_from(page.join(_SCORES, _SCORES.c.score_id == page.c.score_id))
             .order_by(*_ordered(page.c, order))
         )
-        return [
-            ScoredSessionRecord(
-                session_id=row.session_id,
-                score_id=row.score_id,
-                total_score=row.total_score,
-                criteria_hash=row.criteria_hash,
-                facts=facts_from(row._mapping),
-            )
-            for row in self._all(statement)
-        ]
+        return [from_row(ScoredSessionRecord, row, facts=facts_from(row._mapping)) for row in self._all(statement)]
 
     @db_call
     def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int:
         """Scored sessions (in ``bands`` when given): the sum of the maintained band counters, not a row count."""
         statement = select(func.coalesce(func.sum(_COUNTS.c.sessions), 0)).where(
-            _COUNTS.c.criteria_hash == _key(criteria_hash), _COUNTS.c.kind == "band"
+            _COUNTS.c.criteria_hash == criteria_scope(criteria_hash), _COUNTS.c.kind == "band"
         )
         if bands:
             statement = statement.where(_COUNTS.c.name.in_(list(bands)))

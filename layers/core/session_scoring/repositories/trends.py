@@ -1,10 +1,7 @@
 """Trends over each session's latest completed score per criteria hash, at any scale, from the read model
-``read_models/trends.py`` keeps.
-
-A trend reads one ``trend_histograms`` row per bucket and group instead of every latest score. A bound that is not a
-UTC midnight cuts a day: that day's members (``trend_members``) between the bound and the midnight are read instead
-of its row, each as a histogram of one session, so every trend is computed one way, from histograms, and is exact.
-A naive bound is taken as UTC.
+``read_models/trends.py`` keeps: one ``trend_histograms`` row per bucket and group. A bound that is not a UTC midnight
+cuts a day: that day's members (``trend_members``) within the bound are read instead of its row, each as a histogram
+of one session, so every trend is computed from histograms, exactly. A naive bound is taken as UTC.
 """
 
 from __future__ import annotations
@@ -18,12 +15,12 @@ from sqlalchemy.dialects.postgresql import array
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
-from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS
+from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS, member_sums
 
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
@@ -38,27 +35,17 @@ def _midnight(value: datetime | None) -> bool:
     return value is None or value.time() == time(0)
 
 
-def _whole_days(after: datetime | None, before: datetime | None) -> tuple[date | None, date | None]:
-    """The first day whose whole row is in range and the day after the last (UTC bounds): a bound that cuts a day
-    leaves that day to its members."""
-    first = None if after is None else after.date() + timedelta(days=0 if _midnight(after) else 1)
-    return first, None if before is None else before.date()
-
-
 _CELLS = MAX_SCORE - MIN_SCORE + 1
 _EPOCH = date(1970, 1, 1)
 _MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
 
 
 def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: str) -> list[TrendRow]:
-    """Each point's statistics from its rows (``starts``: each point's first row; a point's rows are consecutive),
-    exactly as the scan's aggregates give them. ``packed`` is every row's 101 histogram cells (index = total), then
-    its dimension sums and counts (``DIMENSION_SUMS``) and its outcome counts (``OUTCOME_SUMS``), comma-separated:
-    parsed and computed as arrays, a few array operations whatever the number of points (walking each histogram in
-    plain Python cost about 0.1 ms a point).
-    ``percentile_cont(q)`` interpolates between the totals at the 0-based positions ``floor`` and ``ceil`` of
-    ``q * (n - 1)``, the first totals whose running count exceeds them, in float8 as PostgreSQL (``float8_lerp``).
-    ``keys`` are (days since 1970-01-01, group)."""
+    """Each point's statistics from its rows, exactly as the scan's aggregates give them, computed as arrays.
+    ``keys`` are (days since 1970-01-01, group); ``starts`` each point's first row (a point's rows are consecutive);
+    ``packed`` every row's 101 histogram cells (index = total), ``DIMENSION_SUMS`` and ``OUTCOME_SUMS``,
+    comma-separated. ``percentile_cont(q)`` interpolates, in float8 as PostgreSQL, between the totals at the 0-based
+    positions ``floor`` and ``ceil`` of ``q * (n - 1)``."""
     import numpy as np
 
     rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(DIMENSION_SUMS) + len(OUTCOME_SUMS))
@@ -115,9 +102,8 @@ class TrendsRepository(StatementRepository):
 
     @db_call
     def rebuild(self) -> None:
-        """Rebuild ``trend_members`` and ``trend_histograms`` from ``latest_scores`` and the attempts' facts (after the
-        facts changed under existing scores, e.g. a facts backfill), then ``outcome_counts``, which follows the
-        members."""
+        """Rebuild ``trend_members`` and ``trend_histograms`` from ``latest_scores`` and the attempts' facts, then
+        ``outcome_counts``, which follows the members."""
         rebuild_tables(self._engine, trends.TABLES, trends.rebuild())
         rebuild_tables(self._engine, outcomes.TABLES, outcomes.rebuild())
 
@@ -141,9 +127,11 @@ class TrendsRepository(StatementRepository):
         (ordered by bucket then group, unknown group last) of the latest scores scored in ``[scored_after,
         scored_before)``: one histogram row per whole day or week in range, and the members of a day a bound cuts."""
         after, before = _utc(scored_after), _utc(scored_before)
-        first, last = _whole_days(after, before)
+        # The first day whose whole row is in range and the day after the last: a day a bound cuts is its members'.
+        first = None if after is None else after.date() + timedelta(days=0 if _midnight(after) else 1)
+        last = None if before is None else before.date()
         h, m = _HISTOGRAMS.c, _MEMBERS.c
-        scope = ANY_CRITERIA if criteria_hash is None else criteria_hash
+        scope = criteria_scope(criteria_hash)
         # A week row covers its whole week: bounds that are not Monday midnights cut weeks, so those weeks are summed
         # from the day rows in range instead (consecutive rows here: ordered by week, then group).
         rows_of, start = bucket, cast(Any, h.bucket_start)
@@ -178,9 +166,7 @@ class TrendsRepository(StatementRepository):
                     false() if group is None else group.is_(None),
                     literal_column("''") if group is None else func.coalesce(group, ""),
                 ),
-                func.array_to_string(_one_session(m.total_score, [m[d] for d in DIMENSIONS], m.outcome), ",").label(
-                    "cells"
-                ),
+                func.array_to_string(_one_session(), ",").label("cells"),
             ).where(
                 m.criteria_hash == scope,
                 *([m.scored_at >= after] if after is not None else []),
@@ -210,23 +196,12 @@ def _point(start: Any, unknown: Any, value: Any) -> list[Any]:
     return [day.label("day"), unknown.label("group_unknown"), value.label("group_value")]
 
 
-def _one_session(total: Any, dimensions: list[Any], outcome: Any) -> Any:
-    """A member as a histogram row's cells: 1 at its total among 101, then each dimension's sum and count, then 1 in
-    its outcome's count (found, partly found, missed)."""
-    zeros: Any = literal_column("0")
+def _one_session() -> Any:
+    """A ``trend_members`` row as a histogram row's cells: 1 at its total among 101, then its ``member_sums``."""
+    m, zeros = _MEMBERS.c, cast(Any, literal_column("0"))
     return (
-        func.array_fill(zeros, array([total - MIN_SCORE]))
+        func.array_fill(zeros, array([m.total_score - MIN_SCORE]))
         .op("||")(literal_column("1"))
-        .op("||")(func.array_fill(zeros, array([MAX_SCORE - total])))
-        .op("||")(
-            array(
-                [
-                    *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
-                    *[
-                        func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)
-                        for o in REFERENCED_OUTCOMES
-                    ],
-                ]
-            )
-        )
+        .op("||")(func.array_fill(zeros, array([MAX_SCORE - m.total_score])))
+        .op("||")(array(member_sums([m[d] for d in DIMENSIONS], m.outcome)))
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, String, cast, func, insert, literal, literal_column, select
+from sqlalchemy import ColumnElement, String, cast, func, insert, literal, literal_column, select
 from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.sql.expression import ColumnClause
 
@@ -20,13 +20,17 @@ from session_scoring.db.calls import db_call
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.records import SessionFacts, SessionOutline
 from session_scoring.models.session import Session, SessionPage, SessionSummary
+from session_scoring.repositories.base import StatementRepository, from_row
 
 _UPLOADS = schema.uploaded_sessions
 _SUMMARY_COLUMNS = [
-    _UPLOADS.c[name]
-    for name in ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at", "uploaded_by")
+    *[_UPLOADS.c[name] for name in ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at")],
+    _UPLOADS.c.uploaded_by.label("author"),
 ]
 """What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
+
+_SESSION_COLUMNS = {"session_id", "status", "alert_type", "agent_type", "started_at", "completed_at"}
+"""The columns an upload stores as its normalised session has them."""
 
 _FIRST_STAGE_AGENT = '$.stages[*] ? (@.agent != null && @.agent != "").agent'
 """The agent of the first stage that names one (a session's agent when its own ``agent_type`` is empty)."""
@@ -43,9 +47,8 @@ _TASK_PATH = '$.stages[*].steps[*] ? (@.kind == "message" && @.text starts with 
 
 
 def title_expression() -> ColumnElement[str]:
-    """An upload's title: the task it was given (its first user message without the ``User: `` the transcript puts
-    before it) on one line, at most ``TITLE_LENGTH`` characters; null when it has none. Computed from the stored
-    session in SQL, so only for the rows a statement returns (never read for a whole table)."""
+    """An upload's title: its first user message (without ``User: ``) on one line, at most ``TITLE_LENGTH``
+    characters, or null; computed in SQL for the rows a statement returns only."""
     first = func.jsonb_path_query_first(_UPLOADS.c.session, cast(literal(_TASK_PATH), JSONPATH))
     text = func.jsonb_build_array(first).op("->>")(0)
     one_line = func.regexp_replace(func.substr(text, len("User: ") + 1, 2 * TITLE_LENGTH), r"\s+", " ", "g")
@@ -83,25 +86,8 @@ def _not_found(session_id: str) -> SessionNotFoundError:
     )
 
 
-def _summary(row: Any) -> SessionSummary:
-    return SessionSummary(
-        session_id=row.session_id,
-        status=row.status,
-        alert_type=row.alert_type,
-        agent_type=row.agent_type,
-        started_at=row.started_at,
-        completed_at=row.completed_at,
-        author=row.uploaded_by,
-        source=UPLOAD_SOURCE,
-        title=row.title,
-    )
-
-
-class UploadRepository:
+class UploadRepository(StatementRepository):
     name = UPLOAD_SOURCE
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
 
     @staticmethod
     def owns(session_id: str) -> bool:
@@ -113,15 +99,10 @@ class UploadRepository:
         trajectories is never stored in part)."""
         rows = [
             {
-                "session_id": upload.session.session_id,
+                **upload.session.model_dump(include=_SESSION_COLUMNS),
                 "trace_format": upload.trace_format,
                 "file_name": upload.file_name,
                 "original_session_id": upload.original_session_id,
-                "status": upload.session.status,
-                "alert_type": upload.session.alert_type,
-                "agent_type": upload.session.agent_type,
-                "started_at": upload.session.started_at,
-                "completed_at": upload.session.completed_at,
                 "tool_calls": len(upload.session.tool_calls),
                 "size_bytes": upload.size_bytes,
                 "uploaded_by": upload.uploaded_by,
@@ -137,10 +118,9 @@ class UploadRepository:
 
     @db_call
     def get_session(self, session_id: str) -> Session:
-        with self._engine.connect() as conn:
-            row = conn.execute(
-                select(_UPLOADS.c.session, title_expression().label("title")).where(_UPLOADS.c.session_id == session_id)
-            ).first()
+        row = self._one(
+            select(_UPLOADS.c.session, title_expression().label("title")).where(_UPLOADS.c.session_id == session_id)
+        )
         if row is None:
             raise _not_found(session_id)
         return Session.model_validate({**row.session, "source": UPLOAD_SOURCE, "title": row.title})
@@ -148,8 +128,7 @@ class UploadRepository:
     @db_call
     def outline(self, session_id: str) -> SessionOutline:
         """The upload's status and facts, from its columns and two figures PostgreSQL reads out of the stored session
-        (its stage count and first agent): a few hundred bytes whatever the upload's size, where ``get_session``
-        reads and validates the whole session (megabytes) while holding a pooled connection."""
+        (its stage count and first agent): a few hundred bytes, where ``get_session`` reads megabytes."""
         session = _UPLOADS.c.session
         agent = func.coalesce(
             func.nullif(_UPLOADS.c.agent_type, ""),
@@ -160,32 +139,24 @@ class UploadRepository:
             agent.label("agent"),
             _UPLOADS.c.alert_type,
             _UPLOADS.c.started_at,
-            _UPLOADS.c.completed_at,
+            _UPLOADS.c.completed_at.label("ended_at"),
             func.coalesce(func.jsonb_array_length(session["stages"]), 0).label("stages"),
             _UPLOADS.c.tool_calls,
         ).where(_UPLOADS.c.session_id == session_id)
-        with self._engine.connect() as conn:
-            row = conn.execute(query).first()
+        row = self._one(query)
         if row is None:
             raise _not_found(session_id)
-        facts = SessionFacts(
-            agent=row.agent,
-            alert_type=row.alert_type,
-            started_at=row.started_at,
-            ended_at=row.completed_at,
-            stages=row.stages,
-            tool_calls=row.tool_calls,
-            source=UPLOAD_SOURCE,
+        return SessionOutline(
+            session_id, row.status, from_row(SessionFacts, row, source=UPLOAD_SOURCE, captured_at=None)
         )
-        return SessionOutline(session_id, row.status, facts)
 
     @db_call
     def count(self, statuses: Sequence[str] = ()) -> int:
         query = select(func.count()).select_from(_UPLOADS)
         if statuses:
             query = query.where(_UPLOADS.c.status.in_(list(statuses)))
-        with self._engine.connect() as conn:
-            return int(conn.execute(query).scalar_one())
+        row = self._one(query)
+        return int(row[0]) if row is not None else 0
 
     @db_call
     def summaries(self, offset: int, limit: int, statuses: Sequence[str] = ()) -> list[SessionSummary]:
@@ -200,9 +171,7 @@ class UploadRepository:
             .select_from(_UPLOADS.join(keys, keys.c.session_id == _UPLOADS.c.session_id))
             .order_by(*order)
         )
-        with self._engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return [_summary(row) for row in rows]
+        return [SessionSummary(**row._mapping, source=UPLOAD_SOURCE) for row in self._all(query)]
 
     @db_call
     def titles(self, session_ids: Sequence[str]) -> dict[str, str]:
@@ -211,9 +180,7 @@ class UploadRepository:
         if not ids:
             return {}
         query = select(_UPLOADS.c.session_id, title_expression().label("title")).where(_UPLOADS.c.session_id.in_(ids))
-        with self._engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return {row.session_id: row.title for row in rows if row.title}
+        return {row.session_id: row.title for row in self._all(query) if row.title}
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         total = self.count(statuses)

@@ -1,9 +1,8 @@
 """Write-backs of completed scores to their trace stores (``score_writebacks``), one row per attempt.
 
-A write-back is *taken* by one statement before the store is called: a new row, or one that is ``retrying`` (an
-earlier delivery failed), or one still ``writing`` whose writer went quiet for longer than ``stale_seconds`` (it
-died), becomes ``writing`` with one more try. A row that is ``written`` or ``failed``, or ``writing`` under a live
-writer, is not taken: a job delivered twice writes once. Each operation is one statement on the autocommit engine.
+A write-back is *taken* by one statement before the store is called: a new row, a ``retrying`` one, or a ``writing``
+one whose writer went quiet for longer than ``stale_seconds`` becomes ``writing`` with one more try. A ``written`` or
+``failed`` row, or one ``writing`` under a live writer, is not taken: a job delivered twice writes once.
 """
 
 from __future__ import annotations
@@ -13,13 +12,13 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Integer, Row, String, bindparam, func, literal_column, or_, select, update
+from sqlalchemy import Integer, String, bindparam, func, or_, select, update
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import WriteBackRecord, writeback_status
-from session_scoring.repositories.base import StatementRepository
+from session_scoring.repositories.base import StatementRepository, json_object, seconds
 
 _WRITEBACKS = schema.score_writebacks
 
@@ -32,9 +31,7 @@ def _take_statement() -> Any:
         tries=1,
         updated_at=func.now(),
     )
-    stale = _WRITEBACKS.c.updated_at < func.now() - func.make_interval(
-        0, 0, 0, 0, 0, 0, bindparam("p_stale_seconds", type_=Integer)
-    )
+    stale = _WRITEBACKS.c.updated_at < func.now() - seconds(bindparam("p_stale_seconds", type_=Integer))
     return statement.on_conflict_do_update(
         index_elements=[_WRITEBACKS.c.score_id],
         set_={
@@ -48,33 +45,23 @@ def _take_statement() -> Any:
 
 
 _TAKE = _take_statement()
-_COLUMNS = (
-    _WRITEBACKS.c.sink,
-    _WRITEBACKS.c.status,
-    _WRITEBACKS.c.tries,
-    _WRITEBACKS.c.updated_at,
-    _WRITEBACKS.c.detail,
-    _WRITEBACKS.c.error_message,
-    _WRITEBACKS.c.written_at,
-)
+_COLUMNS = [column for column in _WRITEBACKS.c if column.name != "score_id"]
 _BY_ID = select(*_COLUMNS).where(_WRITEBACKS.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
 
 
 def writeback_document() -> Any:
     """The write-back of the attempt in the enclosing statement (``session_scores``), as a JSON object or null: the
     score's documents and records read it with the attempt."""
-    fields: list[Any] = []
-    for column in _COLUMNS:
-        fields += [literal_column(f"'{column.name}'"), column]
     return (
-        select(func.json_build_object(*fields))
+        select(json_object(func.json_build_object, {column.name: column for column in _COLUMNS}))
         .where(_WRITEBACKS.c.score_id == schema.session_scores.c.score_id)
         .scalar_subquery()
     )
 
 
 def writeback_from(value: Any) -> WriteBackRecord | None:
-    """The record from :func:`writeback_document`'s JSON (decoded by the driver, or text from another driver)."""
+    """The record from :func:`writeback_document`'s JSON (decoded by the driver, or text from another driver), or
+    from a row of ``score_writebacks``."""
     if value is None:
         return None
     data: dict[str, Any] = json.loads(value) if isinstance(value, str) else dict(value)
@@ -127,17 +114,4 @@ class WriteBackRepository(StatementRepository):
     @db_call
     def get(self, score_id: uuid.UUID) -> WriteBackRecord | None:
         row = self._one(_BY_ID, {"p_score_id": score_id})
-        return None if row is None else _record(row)
-
-
-def _record(row: Row[Any]) -> WriteBackRecord:
-    values = row._mapping
-    return WriteBackRecord(
-        sink=values["sink"],
-        status=writeback_status(values["status"]),
-        tries=values["tries"],
-        updated_at=values["updated_at"],
-        detail=values["detail"],
-        error_message=values["error_message"],
-        written_at=values["written_at"],
-    )
+        return None if row is None else writeback_from(row._mapping)

@@ -1,17 +1,9 @@
 """The read models: tables derived from the score attempts, each kept in step by the statement that stores a
 verdict (``ScoreRepository.complete``), so that analytics, trends and the criteria comparison read a few rows
-whatever the number of scores.
-
-One module per model, holding all of its definition: ``upkeep`` (the data-modifying CTEs that move the model by
-one verdict; ``complete`` composes them into its one statement) and, for a model that can be derived again from
-another (the trends and the comparison, from ``latest_scores``), ``rebuild`` (its statements, run by
-:func:`rebuild_tables`). Every model follows ``latest_scores`` (the upsert of the session's newest verdict, which
-returns what it replaced); each counter takes the replaced row out and the new one in, as atomic increments in key
-order, so concurrent verdicts never lose a count nor deadlock.
-
-A new derived table is one new module here (its upkeep, added to ``complete``'s composition) and one migration
-(the table and its backfill). A migration keeps its own SQL, frozen: a revision must build the same schema forever,
-while a module follows the current tables, so no migration imports one.
+whatever the number of scores. One module per model: its ``upkeep`` (the data-modifying CTEs that move it by one
+verdict) and, for a model derived from another, its ``rebuild`` (run by :func:`rebuild_tables`). Each counter takes
+the replaced row out and the new one in, as atomic increments in key order, so concurrent verdicts never lose a count
+nor deadlock. No migration imports a module: a revision keeps its own SQL, frozen.
 """
 
 from __future__ import annotations
@@ -19,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, String, Table, bindparam, literal, literal_column, or_, select, text, union_all
+from sqlalchemy.dialects.postgresql import insert
+
+from session_scoring.db.schema import ANY_CRITERIA
 
 
 def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[Any]) -> None:
@@ -33,3 +28,46 @@ def rebuild_tables(engine: Engine, tables: Sequence[str], statements: Sequence[A
                 conn.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - the module's own table names
             for statement in statements:
                 conn.execute(statement)
+
+
+PLUS: Any = literal_column("1")
+MINUS: Any = literal_column("-1")
+"""A delta's sign, as literal SQL."""
+
+
+def constants(name: str, items: list[str], alias: str) -> Any:
+    """A one-column table of constant strings, as a UNION of literals: a VALUES with bound literals would make the
+    verdict statement uncacheable (SQLAlchemy would compile it on every call)."""
+    rows = [select(literal_column(f"'{item}'", String).label(name)) for item in items]
+    return union_all(*rows).subquery(alias)
+
+
+def scopes(name: str) -> Any:
+    """The criteria hashes a verdict's row is kept under: its own (``p_criteria_hash``) and ``ANY_CRITERIA``."""
+    return (
+        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
+        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
+        .subquery(name)
+    )
+
+
+def replaced(members: Any, key: str) -> Any:
+    """``key`` of the member a ``trend_members`` change replaced (its ``previous`` JSON), as text."""
+    return members.c.previous.op("->>")(literal_column(f"'{key}'"))
+
+
+def add_counts(table: Table, deltas: Any, key: Sequence[str], sums: dict[str, Any], name: str) -> Any:
+    """The CTE adding ``sums`` (aggregates of ``deltas`` per ``key``, by ``table``'s column) to ``table``'s rows, a
+    key whose sums are all zero left alone, as atomic increments in key order: concurrent statements lock the rows in
+    the same order."""
+    columns = [deltas.c[column] for column in key]
+    counts = insert(table).from_select(
+        [*key, *sums],
+        select(*columns, *sums.values())
+        .group_by(*columns)
+        .having(or_(*[total != 0 for total in sums.values()]))
+        .order_by(*columns),
+    )
+    return counts.on_conflict_do_update(
+        index_elements=list(key), set_={column: table.c[column] + counts.excluded[column] for column in sums}
+    ).cte(name)

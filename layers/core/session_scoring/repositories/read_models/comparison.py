@@ -1,14 +1,7 @@
-"""``comparison_pairs`` and ``comparison_cells``: what the criteria comparison reads (migration
-0016_comparison_pairs).
-
-Per unordered pair of criteria hashes (``low_hash`` the lesser in code point order; never ``ANY_CRITERIA``: the
-comparison is between two criteria) ``comparison_cells`` holds the histograms the statistics are computed from (the
-joint one of the totals, one of each dimension's deltas) and ``comparison_pairs`` one row per session scored under
-both, with its two totals and their delta. The same histograms over the sessions judged against a reference under
-either hash (``with_reference`` on the pair row) are kept under the kinds prefixed ``REFERENCE_PREFIX``
-(0018_outcome). The verdict's statement keeps both (``upkeep``): when the session's latest completed score under the
-verdict's criteria changes, each pair it forms with the session's other criteria takes the replaced score's
-contribution out and the new one's in. ``rebuild`` derives them again from ``latest_scores``.
+"""``comparison_pairs`` and ``comparison_cells`` (``db/schema.py``): what the criteria comparison reads. The verdict's
+statement keeps both (``upkeep``): when the session's latest completed score under the verdict's criteria changes,
+each pair it forms with the session's other criteria takes the replaced score's contribution out and the new one's
+in. ``rebuild`` derives them again from ``latest_scores``.
 """
 
 from __future__ import annotations
@@ -35,6 +28,7 @@ from sqlalchemy.dialects.postgresql import insert
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts, constants
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
@@ -57,29 +51,24 @@ _CELL_KEY = ("low_hash", "high_hash", "kind", "a", "b")
 def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     """Keep ``comparison_pairs`` and ``comparison_cells`` in step with a stored verdict, in the verdict's statement.
 
-    ``done`` returns the completed attempt's session id and total (its dimensions are the statement's
-    ``p_<dimension>`` parameters, its criteria hash ``p_criteria_hash``); ``latest`` is the ``latest_scores`` upsert,
-    returning the rows it changed. When it changed the session's row under the verdict's criteria, the session's
-    other rows (read from the statement's snapshot, which the upsert's changes are not in) each form a pair with it:
-    the replaced score's cells (the snapshot's row under the verdict's criteria, if any) get -1, the new score's +1,
-    summed per key and applied as atomic increments in key order, and each pair row is upserted with the new totals.
-    A pair is with a reference when either side's outcome (the verdict's ``p_outcome``, the replaced or the other
-    row's) is judged against one: its cells are counted under the ``ref_`` kinds too, each side with its own state.
-    A session has one active attempt at a time, so no other statement changes its rows meanwhile.
+    ``done`` returns the completed attempt's session id and total (its dimensions and criteria hash are the
+    statement's parameters); ``latest`` is the ``latest_scores`` upsert. When it changed the session's row under the
+    verdict's criteria, the session's other rows (from the statement's snapshot) each form a pair with it: the
+    replaced score's cells get -1, the new score's +1, and each pair row is upserted with the new totals. A pair
+    whose either side was judged against a reference is counted under the ``ref_`` kinds too. A session has one
+    active attempt at a time, so no other statement changes its rows meanwhile.
     """
     criteria = bindparam("p_criteria_hash", type_=String)
     changed = select(latest.c.criteria_hash).where(latest.c.criteria_hash == criteria).exists()
     replaced = _LATEST.alias("cmp_replaced")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
     sides = union_all(
         select(
-            plus.label("sign"),
+            PLUS.label("sign"),
             done.c.total_score.label("total"),
             *[bindparam(f"p_{d}", type_=Integer).label(d) for d in DIMENSIONS],
             referenced(bindparam("p_outcome", type_=String)).label("ref"),
         ).where(changed),
-        select(minus, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
+        select(MINUS, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
         .select_from(done)
         .join(replaced, and_(replaced.c.session_id == done.c.session_id, replaced.c.criteria_hash == criteria))
         .where(changed),
@@ -119,10 +108,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     p = pairs.c
     zero: Any = literal_column("0")
     # Each pair counted once under the plain kinds, and once more under the ``ref_`` kinds when it has a reference.
-    prefixes = union_all(
-        select(literal_column("''", String).label("prefix")),
-        select(literal_column(f"'{REFERENCE_PREFIX}'", String)),
-    ).subquery("cmp_prefixes")
+    prefixes = constants("prefix", ["", REFERENCE_PREFIX], "cmp_prefixes")
     scoped = (
         select(
             p.low_hash, p.high_hash, p.low_total, p.high_total, p.sign, *[p[d] for d in DIMENSIONS], prefixes.c.prefix
@@ -142,18 +128,11 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
         ),
         *(select(q.low_hash, q.high_hash, kind(d), q[d], zero, q.sign).where(q[d].is_not(None)) for d in DIMENSIONS),
     ).subquery("cmp_deltas")
-    key = [deltas.c[name] for name in _CELL_KEY]
-    total = func.sum(deltas.c.sign)
-    cells = insert(_CELLS).from_select(
-        [*_CELL_KEY, "sessions"], select(*key, total).group_by(*key).having(total != 0).order_by(*key)
-    )
-    cells_stored = cells.on_conflict_do_update(
-        index_elements=list(_CELL_KEY), set_={"sessions": _CELLS.c.sessions + cells.excluded.sessions}
-    ).cte("cmp_cells_stored")
+    cells_stored = add_counts(_CELLS, deltas, _CELL_KEY, {"sessions": func.sum(deltas.c.sign)}, "cmp_cells_stored")
     rows = insert(_PAIRS).from_select(
         ["low_hash", "high_hash", "session_id", "low_total", "high_total", "with_reference"],
         select(p.low_hash, p.high_hash, p.session_id, p.low_total, p.high_total, p.ref)
-        .where(p.sign == plus)
+        .where(p.sign == PLUS)
         .order_by(p.low_hash, p.high_hash),
     )
     pairs_stored = rows.on_conflict_do_update(

@@ -1,18 +1,17 @@
 """``latest_scores``: each session's newest completed score per criteria hash, and under ``ANY_CRITERIA`` its newest
-of all, with its band, dimensions, canonical missing tools, tool facets (migration 0006_latest_scores) and outcome
-(0018_outcome). Every other read model follows the rows this upsert changes."""
+of all. Every other read model follows the rows this upsert changes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal, literal_column, select, true, tuple_
+from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal_column, select, true, tuple_
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 
 from session_scoring.db import schema
-from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.repositories import read_models
 from session_scoring.repositories.read_models import tool_counts
 
 _LATEST_SCORES = schema.latest_scores
@@ -27,78 +26,45 @@ def _band_of(total: Any) -> Any:
 
 
 def upkeep(done: Any) -> Any:
-    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions
-    the statement's ``p_<dimension>``, its canonical tools ``p_tool_names``, its outcome ``p_outcome``) as the
-    session's latest under its criteria hash and under ``ANY_CRITERIA``; an existing row is replaced only by a newer
-    score (``scored_at``, then ``score_id``).
+    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions,
+    canonical tools and outcome the statement's parameters) as the session's latest under its criteria hash and under
+    ``ANY_CRITERIA``, replacing an existing row only by a newer score (``scored_at``, then ``score_id``).
 
-    The upsert locks the row and its ``DO UPDATE`` reads the row's current version (not the statement's snapshot), so
-    what it replaced, returned through ``previous_*``, is exact even when completes race: the counters take the
-    difference from the rows it returns (an inserted row has no previous band; an updated one always has).
+    The ``DO UPDATE`` reads the locked row's current version (not the statement's snapshot), so what it replaced,
+    returned through ``previous_*``, is exact even when completes race (an inserted row has no previous band).
     """
-    scopes = (
-        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
-        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
-        .subquery("scopes")
-    )
+    scopes = read_models.scopes("scopes")
+    replaced = ("band", "missing_tools", "tool_facets")  # what the counters take out again (``previous_*``)
+    stored = ("score_id", "total_score", *DIMENSIONS, "scored_at", "outcome", *replaced)
     row = (
         select(
             done.c.session_id,
             scopes.c.criteria_hash,
             done.c.score_id,
             done.c.total_score,
-            _band_of(done.c.total_score),
             *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
             done.c.scored_at,
+            bindparam("p_outcome", type_=String),
+            _band_of(done.c.total_score),
             sql_cast(bindparam("p_tool_names", type_=ARRAY(Text)), ARRAY(Text)),
             tool_counts.facets(done),
-            bindparam("p_outcome", type_=String),
         )
         .select_from(done)
         .join(scopes, true())
     )
     upsert = insert(_LATEST_SCORES).from_select(
-        [
-            "session_id",
-            "criteria_hash",
-            "score_id",
-            "total_score",
-            "band",
-            *DIMENSIONS,
-            "scored_at",
-            "missing_tools",
-            "tool_facets",
-            "outcome",
-        ],
-        row.order_by(scopes.c.criteria_hash),
+        ["session_id", "criteria_hash", *stored], row.order_by(scopes.c.criteria_hash)
     )
-    new = upsert.excluded
+    new, old = upsert.excluded, _LATEST_SCORES.c
     return (
         upsert.on_conflict_do_update(
             index_elements=["session_id", "criteria_hash"],
-            set_={
-                **{
-                    name: new[name] for name in ("score_id", "total_score", "band", *DIMENSIONS, "scored_at", "outcome")
-                },
-                "missing_tools": new.missing_tools,
-                "previous_band": _LATEST_SCORES.c.band,
-                "previous_missing_tools": _LATEST_SCORES.c.missing_tools,
-                "tool_facets": new.tool_facets,
-                "previous_tool_facets": _LATEST_SCORES.c.tool_facets,
-            },
-            where=tuple_(new.scored_at, new.score_id) > tuple_(_LATEST_SCORES.c.scored_at, _LATEST_SCORES.c.score_id),
+            set_={**{name: new[name] for name in stored}, **{f"previous_{name}": old[name] for name in replaced}},
+            where=tuple_(new.scored_at, new.score_id) > tuple_(old.scored_at, old.score_id),
         )
         .returning(
-            _LATEST_SCORES.c.criteria_hash,
-            _LATEST_SCORES.c.session_id,
-            _LATEST_SCORES.c.score_id,
-            _LATEST_SCORES.c.scored_at,
-            _LATEST_SCORES.c.band,
-            _LATEST_SCORES.c.missing_tools,
-            _LATEST_SCORES.c.previous_band,
-            _LATEST_SCORES.c.previous_missing_tools,
-            _LATEST_SCORES.c.tool_facets,
-            _LATEST_SCORES.c.previous_tool_facets,
+            *[old[name] for name in ("criteria_hash", "session_id", "score_id", "scored_at", *replaced)],
+            *[old[f"previous_{name}"] for name in replaced],
         )
         .cte("latest_stored")
     )

@@ -1,12 +1,6 @@
-"""``outcome_counts``: per criteria hash (and ``ANY_CRITERIA``), agent, alert type and outcome, the sessions whose
-latest completed score has that outcome and the sum of their totals (migration 0018_outcome). ``GET
-/analytics/outcome`` reads a criteria's rows: the share found and the mean score of found against missed sessions per
-agent and alert type, whatever the number of scores.
-
-It follows ``trend_members`` (each session's latest score with its agent, alert type, total and outcome, and the
-member it replaced): the verdict's statement and a facts backfill move it by the members they change (``upkeep``), and
-``rebuild`` derives it again from ``trend_members``. A score without an outcome (made before outcomes were judged)
-is not counted.
+"""``outcome_counts`` (``db/schema.py``): what ``GET /analytics/outcome`` reads. It follows ``trend_members``: the
+verdict's statement and a facts backfill move it by the members they change (``upkeep``), and ``rebuild`` derives it
+again from ``trend_members``.
 """
 
 from __future__ import annotations
@@ -15,9 +9,9 @@ from typing import Any
 
 from sqlalchemy import BigInteger, Integer, func, literal_column, select, text, union_all
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import add_counts, replaced
 
 TABLES = ("outcome_counts",)
 
@@ -26,10 +20,8 @@ _KEY = ("criteria_hash", "agent_unknown", "agent", "alert_type_unknown", "alert_
 
 
 def upkeep(members: Any) -> Any:
-    """The CTE moving ``outcome_counts`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
-    ``previous`` the replaced member or NULL) changed: -1 session and its total in the replaced member's key, +1 in
-    the new one's, summed per key (a key whose difference is zero is not touched) and applied as atomic increments in
-    key order (concurrent statements lock counter rows in the same order)."""
+    """The CTE moving ``outcome_counts`` by what ``members`` (as for ``trends._histogram_upkeep``) changed: -1
+    session and its total in the replaced member's key, +1 in the new one's."""
 
     def side(agent: Any, alert_type: Any, outcome: Any, total: Any, sign: int) -> Any:
         signed: Any = literal_column(str(sign))
@@ -44,30 +36,20 @@ def upkeep(members: Any) -> Any:
             (signed * sql_cast(total, BigInteger)).label("total_sum"),
         ).where(outcome.is_not(None))
 
-    def was(key: str) -> Any:
-        return members.c.previous.op("->>")(literal_column(f"'{key}'"))
-
     came = side(members.c.session_agent, members.c.session_alert_type, members.c.outcome, members.c.total_score, 1)
-    gone = side(was("agent"), was("alert_type"), was("outcome"), sql_cast(was("total"), Integer), -1).where(
-        members.c.previous.is_not(None)
-    )
+    gone = side(
+        replaced(members, "agent"),
+        replaced(members, "alert_type"),
+        replaced(members, "outcome"),
+        sql_cast(replaced(members, "total"), Integer),
+        -1,
+    ).where(members.c.previous.is_not(None))
     deltas = union_all(came, gone).subquery("outcome_deltas")
-    key = [deltas.c[name] for name in _KEY]
-    sessions, total_sum = func.sum(deltas.c.sessions), func.sum(deltas.c.total_sum)
-    counts = insert(_COUNTS).from_select(
-        [*_KEY, "sessions", "total_sum"],
-        select(*key, sql_cast(sessions, Integer), sql_cast(total_sum, BigInteger))
-        .group_by(*key)
-        .having((sessions != 0) | (total_sum != 0))
-        .order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=list(_KEY),
-        set_={
-            "sessions": _COUNTS.c.sessions + counts.excluded.sessions,
-            "total_sum": _COUNTS.c.total_sum + counts.excluded.total_sum,
-        },
-    ).cte("outcome_counts_stored")
+    sums = {
+        "sessions": sql_cast(func.sum(deltas.c.sessions), Integer),
+        "total_sum": sql_cast(func.sum(deltas.c.total_sum), BigInteger),
+    }
+    return add_counts(_COUNTS, deltas, _KEY, sums, "outcome_counts_stored")
 
 
 _REBUILD = """

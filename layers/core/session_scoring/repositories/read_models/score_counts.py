@@ -6,38 +6,27 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func, literal_column, select
-from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts
 
 _COUNTS = schema.latest_score_counts
 
 
 def upkeep(latest: Any) -> Any:
     """Move the counters by what ``latest`` (the ``latest_scores`` upsert) changed: +1 for each new row's band and
-    tools, -1 for each replaced row's, summed per key (a key whose difference is zero is not touched) and applied as
-    atomic increments in key order, so concurrent statements lock counter rows in the same order."""
+    tools, -1 for each replaced row's."""
     replaced = latest.c.previous_band.is_not(None)
     band: Any = literal_column("'band'")
     tool: Any = literal_column("'tool'")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
     deltas = (
-        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), plus.label("delta"))
+        select(latest.c.criteria_hash, band.label("kind"), latest.c.band.label("name"), PLUS.label("delta"))
         .union_all(
-            select(latest.c.criteria_hash, band, latest.c.previous_band, minus).where(replaced),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), plus),
-            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), minus).where(replaced),
+            select(latest.c.criteria_hash, band, latest.c.previous_band, MINUS).where(replaced),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.missing_tools), PLUS),
+            select(latest.c.criteria_hash, tool, func.unnest(latest.c.previous_missing_tools), MINUS).where(replaced),
         )
         .subquery("deltas")
     )
-    key = (deltas.c.criteria_hash, deltas.c.kind, deltas.c.name)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_COUNTS).from_select(
-        ["criteria_hash", "kind", "name", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "kind", "name"],
-        set_={"sessions": _COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("counts_stored")
+    key = ("criteria_hash", "kind", "name")
+    return add_counts(_COUNTS, deltas, key, {"sessions": func.sum(deltas.c.delta)}, "counts_stored")

@@ -1,16 +1,16 @@
-"""``latest_tool_counts``: per criteria hash and canonical missing tool, the sessions by UTC day, Monday week, agent,
-spelling and availability (migration 0011_canonical_tools). The keys of a latest score are stored on its
-``latest_scores`` row (``tool_facets``), so that a replaced score's keys can be taken out exactly."""
+"""``latest_tool_counts``: the keys of a latest score are stored on its ``latest_scores`` row (``tool_facets``), so
+that a replaced score's keys can be taken out exactly."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sqlalchemy import String, Text, bindparam, func, literal, literal_column, select, true
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.db import schema
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts
 
 _TOOL_COUNTS = schema.latest_tool_counts
 _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
@@ -18,8 +18,7 @@ _NO_FACETS: ColumnClause[Any] = literal_column("'[]'::jsonb")
 
 def facets(done: Any) -> Any:
     """The keys of the stored verdict, ``[tool, facet, value]`` each: per canonical tool (``p_tool_names``) its UTC
-    scoring day, the Monday of that week (so a weekly trend reads 1/7 of the rows) and the attempt's agent ('' when
-    it has no facts), then the spellings and availability the scorer computed (``p_tool_facets``)."""
+    day, week and agent, then the spellings and availability the scorer computed (``p_tool_facets``)."""
     names = func.unnest(bindparam("p_tool_names", type_=ARRAY(Text))).table_valued("name").render_derived("names")
     utc = func.timezone("UTC", done.c.scored_at)
     day = func.to_char(utc, "YYYY-MM-DD")
@@ -40,11 +39,9 @@ def facets(done: Any) -> Any:
 
 def upkeep(latest: Any) -> Any:
     """Add the new latest rows' ``tool_facets`` (from ``latest``, the ``latest_scores`` upsert) and take a replaced
-    row's out, summed per key (a key whose difference is zero is not touched), as atomic increments in key order."""
+    row's out."""
     added = func.jsonb_array_elements(latest.c.tool_facets).table_valued("value").render_derived("added")
     removed = func.jsonb_array_elements(latest.c.previous_tool_facets).table_valued("value").render_derived("removed")
-    plus: Any = literal_column("1")
-    minus: Any = literal_column("-1")
 
     def keyed(element: Any, delta: Any) -> Any:
         return select(
@@ -56,18 +53,10 @@ def upkeep(latest: Any) -> Any:
         ).select_from(latest)
 
     deltas = (
-        keyed(added.c.value, plus)
+        keyed(added.c.value, PLUS)
         .join(added, true())
-        .union_all(keyed(removed.c.value, minus).join(removed, true()).where(latest.c.previous_band.is_not(None)))
+        .union_all(keyed(removed.c.value, MINUS).join(removed, true()).where(latest.c.previous_band.is_not(None)))
         .subquery("tool_deltas")
     )
-    key = (deltas.c.criteria_hash, deltas.c.tool_name, deltas.c.facet, deltas.c.value)
-    total = func.sum(deltas.c.delta)
-    counts = insert(_TOOL_COUNTS).from_select(
-        ["criteria_hash", "tool_name", "facet", "value", "sessions"],
-        select(*key, total).group_by(*key).having(total != 0).order_by(*key),
-    )
-    return counts.on_conflict_do_update(
-        index_elements=["criteria_hash", "tool_name", "facet", "value"],
-        set_={"sessions": _TOOL_COUNTS.c.sessions + counts.excluded.sessions},
-    ).cte("tool_counts_stored")
+    key = ("criteria_hash", "tool_name", "facet", "value")
+    return add_counts(_TOOL_COUNTS, deltas, key, {"sessions": func.sum(deltas.c.delta)}, "tool_counts_stored")

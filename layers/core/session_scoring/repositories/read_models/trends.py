@@ -1,19 +1,11 @@
-"""``trend_members`` and ``trend_histograms``: what the trends read (migrations 0012_trend_buckets and
-0015_trend_histograms).
-
-``trend_members`` is each session's latest completed score per criteria hash (and under ``ANY_CRITERIA``) as the
-trends count it: its UTC scoring time, agent, alert type, total and dimensions, with ``previous`` the member the last
-update replaced, and its outcome (0018_outcome). ``trend_histograms`` holds, per criteria hash, bucket (a UTC day, or
-the Monday of its week), grouping and group, the number of sessions, their histogram of totals (101 cells: totals
-are integers 0-100, so it gives ``percentile_cont``'s exact answer), each dimension's sum and count, and the sessions
-found, partly found and missed (``OUTCOME_SUMS``). Both are kept by the verdict's statement
-(``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores`` (``rebuild``)
-by the same histogram upkeep, applied to every member at once.
+"""``trend_members`` and ``trend_histograms`` (``db/schema.py``): what the trends read. Both are kept by the verdict's
+statement (``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores``
+(``rebuild``) by the same histogram upkeep, applied to every member at once.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -24,7 +16,6 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    literal,
     literal_column,
     or_,
     select,
@@ -37,10 +28,11 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
-from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
 from session_scoring.models.trends import TrendBucket, TrendGroup
-from session_scoring.repositories.read_models import outcomes
+from session_scoring.repositories import read_models
+from session_scoring.repositories.base import json_object
+from session_scoring.repositories.read_models import outcomes, replaced
 
 TABLES = ("trend_members", "trend_histograms")
 
@@ -63,8 +55,7 @@ DIMENSION_SUMS = tuple(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n"
 OUTCOME_SUMS = tuple(f"outcome_{outcome.value}" for outcome in REFERENCED_OUTCOMES)
 """The sessions found, partly found and missed, the columns of a histogram row after its dimension sums."""
 _CELL_SUMS = ("sessions", *DIMENSION_SUMS, *OUTCOME_SUMS)
-# The stored histogram plus a statement's delta (both 101 cells), cell by cell: the upsert's DO UPDATE reads the
-# row's current version under its lock, as for the counts.
+# The stored histogram plus a statement's delta (both 101 cells), cell by cell.
 _ADDED_TOTALS: ColumnElement[Any] = literal_column(
     "ARRAY(SELECT u.stored + u.delta FROM unnest(trend_histograms.totals, excluded.totals) "
     "WITH ORDINALITY AS u(stored, delta, i) ORDER BY u.i)"
@@ -74,20 +65,13 @@ _ADDED_TOTALS: ColumnElement[Any] = literal_column(
 def upkeep(done: Any) -> tuple[Any, Any]:
     """Keep ``trend_members`` and ``trend_histograms`` in step with a stored verdict, in the verdict's statement.
 
-    ``done`` returns the completed attempt's score id, session id, total and scored_at; its dimensions are the
-    statement's ``p_<dimension>`` parameters, its outcome ``p_outcome`` and its criteria hash ``p_criteria_hash``.
-    The attempt becomes the session's member under its criteria hash and under ``ANY_CRITERIA`` when it is newer
-    (``scored_at``, then ``score_id``) than the member it replaces, as in ``latest_scores``. The upsert's ``DO
-    UPDATE`` reads the row's current version under its lock, so the replaced member it stores in ``previous`` (and
-    returns) is exact even when completes race; its histograms get -1 and the new member's +1 (six rows each: day and
-    week, each with no grouping, by agent and by alert type), summed per key and applied as atomic increments in key
-    order. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
+    ``done`` returns the completed attempt's score id, session id, total and scored_at (its dimensions, outcome and
+    criteria hash are the statement's parameters). The attempt becomes the session's member under its criteria hash
+    and under ``ANY_CRITERIA`` when it is newer than the member it replaces, as in ``latest_scores``, whose ``DO
+    UPDATE`` reads the row's current version under its lock: the replaced member it stores in ``previous`` is exact
+    even when completes race. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
-    scopes = (
-        select(bindparam("p_criteria_hash", type_=String).label("criteria_hash"))
-        .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
-        .subquery("trend_scopes")
-    )
+    scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
     attempt = _SCORES.alias("trend_attempt")
     member = (
@@ -122,41 +106,32 @@ def upkeep(done: Any) -> tuple[Any, Any]:
     return members, _histogram_upkeep(members)
 
 
-def _constants(name: str, items: list[str], alias: str) -> Any:
-    """A one-column table of constant strings."""
-    rows = [select(literal_column(f"'{item}'", String).label(name)) for item in items]
-    return union_all(*rows).subquery(alias)
+def member_sums(dimensions: list[Any], outcome: Any) -> list[Any]:
+    """A member's values of a histogram row's ``DIMENSION_SUMS`` (each dimension's points and 1 when present) and
+    ``OUTCOME_SUMS`` (1 in its outcome's count)."""
+    return [
+        *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
+        *[func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0) for o in REFERENCED_OUTCOMES],
+    ]
 
 
 def _replaced() -> Any:
     """The member a ``SET`` replaces (in an upsert's ``DO UPDATE`` or an ``UPDATE``: the row's current version), as
     the JSON its buckets are taken out by."""
     old = _MEMBERS.c
-    return func.jsonb_build_object(
-        literal_column("'scored_at'"),
-        old.scored_at,
-        literal_column("'agent'"),
-        old.session_agent,
-        literal_column("'alert_type'"),
-        old.session_alert_type,
-        literal_column("'total'"),
-        old.total_score,
-        *[part for d in DIMENSIONS for part in (cast(Any, literal_column(f"'{d}'")), old[d])],
-        literal_column("'outcome'"),
-        old.outcome,
+    values = {"scored_at": old.scored_at, "agent": old.session_agent, "alert_type": old.session_alert_type}
+    return json_object(
+        func.jsonb_build_object,
+        {**values, "total": old.total_score, **{d: old[d] for d in DIMENSIONS}, "outcome": old.outcome},
     )
 
 
 def _histogram_upkeep(members: Any) -> Any:
     """The CTE moving ``trend_histograms`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
-    ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (six
-    rows each: day and week, each with no grouping, by agent and by alert type), summed per key and applied as
-    atomic increments (the sums, and the histogram cell by cell) in key order (concurrent statements lock histogram
-    rows in the same order)."""
-    # Constant rows as a UNION of literals: a VALUES with literal binds would make the verdict statement
-    # uncacheable (SQLAlchemy would compile it on every call: about 100 ms).
-    groups = _constants("group_by", [g.value for g in TrendGroup], "trend_groups")
-    units = _constants("bucket", [b.value for b in TrendBucket], "trend_units")
+    ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (day and
+    week, each with no grouping, by agent and by alert type), summed per key and added in key order."""
+    groups = read_models.constants("group_by", [g.value for g in TrendGroup], "trend_groups")
+    units = read_models.constants("bucket", [b.value for b in TrendBucket], "trend_units")
 
     def side(
         scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], outcome: Any, sign: int
@@ -178,31 +153,18 @@ def _histogram_upkeep(members: Any) -> Any:
             total.label("total_score"),
             signed.label("sessions"),
             *[
-                column
-                for d in DIMENSIONS
-                for column in (
-                    (signed * func.coalesce(dims[d], 0)).label(f"{d}_sum"),
-                    (signed * sql_cast(dims[d].is_not(None), Integer)).label(f"{d}_n"),
-                )
-            ],
-            *[
-                (signed * func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0)).label(
-                    f"outcome_{o.value}"
-                )
-                for o in REFERENCED_OUTCOMES
+                (signed * part).label(name)
+                for name, part in zip(_CELL_SUMS[1:], member_sums([dims[d] for d in DIMENSIONS], outcome), strict=True)
             ],
         ).select_from(members.join(units, true()).join(groups, true()))
 
-    def was(key: str) -> Any:
-        return members.c.previous.op("->>")(literal_column(f"'{key}'"))
-
     gone = side(
-        sql_cast(was("scored_at"), DateTime(timezone=True)),
-        was("agent"),
-        was("alert_type"),
-        sql_cast(was("total"), Integer),
-        {d: sql_cast(was(d), Integer) for d in DIMENSIONS},
-        was("outcome"),
+        sql_cast(replaced(members, "scored_at"), DateTime(timezone=True)),
+        replaced(members, "agent"),
+        replaced(members, "alert_type"),
+        sql_cast(replaced(members, "total"), Integer),
+        {d: sql_cast(replaced(members, d), Integer) for d in DIMENSIONS},
+        replaced(members, "outcome"),
         -1,
     ).where(members.c.previous.is_not(None))
     came = side(
@@ -264,10 +226,9 @@ def _dense(cell_totals: Any, cell_sessions: Any) -> Any:
 
 
 def refresh_facts_statement() -> Any:
-    """Re-key a session's members whose attempt's agent or alert type changed (a facts backfill) and move their
-    buckets and outcome counts (``outcomes``, which follow the members), in one statement (parameter
-    ``p_session_id``); returns one row per member moved. The ``UPDATE`` locks each member row and re-checks it, so a
-    verdict stored meanwhile is never double counted."""
+    """Re-key a session's (``p_session_id``) members whose attempt's agent or alert type changed (a facts backfill)
+    and move their buckets and outcome counts, in one statement returning a row per member moved. The ``UPDATE``
+    locks and re-checks each member row, so a verdict stored meanwhile is never double counted."""
     attempt = _SCORES.alias("trend_attempt")
     m = _MEMBERS.c
     members = (
