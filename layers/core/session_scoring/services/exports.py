@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from session_scoring.errors import (
     ExportModeError,
@@ -58,9 +58,6 @@ from session_scoring.models.session import Session, ToolCall
 from session_scoring.observability import record_export_finished
 from session_scoring.services.insights import InsightsService, StreamedRows
 from session_scoring.sources.base import SessionSource
-
-if TYPE_CHECKING:
-    pass
 
 #: Scores read per database round trip; their sessions are then read from the source one by one.
 EXPORT_PAGE = 100
@@ -222,20 +219,19 @@ class TrainingExportService:
         return self._repository.fleet_count(query.where)
 
     def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
-        """The selected scores, best first, a keyset page at a time (each page read whole, then released)."""
-        return self._pages(query, self._first_page(query))
+        """The selected scores, best first, a keyset page at a time (each page read whole, then released); the first
+        page is read at once."""
+        return self._pages(query, self._page(query, None))
 
-    def _first_page(self, query: TrainingQuery) -> list[FleetScoreRecord]:
-        return self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True), EXPORT_PAGE)
+    def _page(self, query: TrainingQuery, after: KeysetPosition | None) -> list[FleetScoreRecord]:
+        return self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
 
     def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
         while True:
             yield from page
             if len(page) < EXPORT_PAGE:
                 return
-            last = page[-1]
-            after = KeysetPosition(last.total_score, last.score_id)
-            page = self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
+            page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
 
     def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
         base: dict[str, Any] = {
@@ -366,23 +362,16 @@ class ExportJobService:
             filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
             expires_at = datetime.now(UTC) + timedelta(seconds=self._url_expiry_seconds)
             url = self._store().download_url(record.s3_key, filename, self._url_expiry_seconds)
-        parameters = record.parameters
-        return ExportJob(
-            export_id=record.export_id,
-            kind=record.kind.value,
-            status=record.status.value,
-            min_score=parameters.min_score,
-            criteria_hash=parameters.criteria_hash,
-            format=parameters.format,
-            rows_written=record.rows_written,
-            bytes_written=record.bytes_written,
-            error=record.error_message,
-            requested_by=record.requested_by,
-            created_at=record.created_at,
-            started_at=record.started_at,
-            finished_at=record.finished_at,
-            download_url=url,
-            expires_at=expires_at,
+        return ExportJob.model_validate(
+            {
+                **dict(record),
+                **dict(record.parameters),
+                "kind": record.kind.value,
+                "status": record.status.value,
+                "error": record.error_message,
+                "download_url": url,
+                "expires_at": expires_at,
+            }
         )
 
     def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:

@@ -224,16 +224,7 @@ def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
 
 
 def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
-    return MissingToolSession(
-        session_id=record.session_id,
-        score_id=record.score_id,
-        total_score=record.total_score,
-        band=band_for(record.total_score).band,
-        scored_at=record.scored_at,
-        tool_name=record.tool_name,
-        rationale=record.rationale,
-        agent=record.agent,
-    )
+    return MissingToolSession(**asdict(record), band=band_for(record.total_score).band)
 
 
 def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:

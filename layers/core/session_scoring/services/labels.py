@@ -40,18 +40,7 @@ MAX_ERRORS_SHOWN = 50
 
 
 def to_session_label(record: LabelRecord) -> SessionLabel:
-    return SessionLabel(
-        label_id=record.label_id,
-        session_id=record.session_id,
-        labeller=record.labeller,
-        revision=record.revision,
-        total_score=record.total_score,
-        score_breakdown=record.score_breakdown,
-        band=record.band,
-        notes=record.notes,
-        source=record.source,
-        created_at=record.created_at,
-    )
+    return SessionLabel.model_validate(record, from_attributes=True)
 
 
 def to_session_reference(record: ReferenceRecord) -> SessionReference:
@@ -144,15 +133,7 @@ class LabelService:
             labeller=labeller,
             criteria_hash=criteria_hash,
             remaining=record.remaining,
-            next=None
-            if queued is None
-            else LabelQueueSession(
-                session_id=queued.session_id,
-                score_id=queued.score_id,
-                total_score=queued.total_score,
-                band=queued.band,
-                scored_at=queued.scored_at,
-            ),
+            next=None if queued is None else LabelQueueSession.model_validate(queued, from_attributes=True),
         )
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:

@@ -26,7 +26,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -79,6 +79,8 @@ DEFAULT_LATENCY_SECONDS = 30.0
 ESTIMATE_SAMPLE = 3
 """Selected sessions rendered to estimate a run's input tokens per session."""
 SAMPLE_IDS = 10
+_ENDED = ("completed", "failed", "cancelled")
+_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 class BatchCanceller(Protocol):
@@ -194,16 +196,7 @@ def _as_float(value: Decimal | None) -> float | None:
 
 def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
     score = attempt.total_score if attempt.status == ScoreStatus.COMPLETED else None
-    return RunSessionScore(
-        score_id=attempt.score_id,
-        session_id=attempt.session_id,
-        status=ScoreStatus(attempt.status),
-        total_score=attempt.total_score,
-        band=None if score is None else band_for(score).band,
-        error_message=attempt.error_message,
-        requested_at=attempt.requested_at,
-        scored_at=attempt.scored_at,
-    )
+    return RunSessionScore(**asdict(attempt), band=None if score is None else band_for(score).band)
 
 
 class RunStore(Protocol):
@@ -531,7 +524,7 @@ class RunService:
 
     def to_api(self, record: RunRecord) -> ScoringRun:
         counts = record.counts
-        terminal = sum(counts.get(s, 0) for s in ("completed", "failed", "cancelled"))
+        terminal = sum(counts.get(s, 0) for s in _ENDED)
         eta: float | None = None
         if record.status in (RunStatus.PLANNING, RunStatus.RUNNING) and record.started_at and record.now:
             if terminal:
@@ -556,19 +549,12 @@ class RunService:
             finished_at=record.finished_at,
             sessions_read=record.sessions_seen,
             counts=RunCounts(
-                pending=counts.get("pending", 0),
-                in_progress=counts.get("in_progress", 0),
-                completed=counts.get("completed", 0),
-                failed=counts.get("failed", 0),
-                cancelled=counts.get("cancelled", 0),
+                **{status: counts.get(status, 0) for status in ("pending", "in_progress", *_ENDED)},
                 skipped=sum(record.skipped.values()),
                 skipped_by_reason=record.skipped,
             ),
             usage=RunUsage(
-                input_tokens=sum(u.input_tokens for u in record.usage),
-                output_tokens=sum(u.output_tokens for u in record.usage),
-                cache_read_tokens=sum(u.cache_read_tokens for u in record.usage),
-                cache_write_tokens=sum(u.cache_write_tokens for u in record.usage),
+                **{name: sum(getattr(u, name) for u in record.usage) for name in _TOKENS},
                 cost_usd=self.cost_of(record),
             ),
             estimated_cost_per_session_usd=_as_float(record.estimated_cost_per_session_usd),

@@ -43,12 +43,8 @@ COMPARISON_POINTS = 2000
 BAND_NAMES = [b.band for b in SCORE_BANDS]
 
 
-#: The band of each total 0-100 (looked up per histogram cell).
-_BANDS_BY_TOTAL = [band_for(t).band for t in range(MIN_SCORE, MAX_SCORE + 1)]
-
-
-def _band_of(total: int) -> str:
-    return _BANDS_BY_TOTAL[total]
+#: The band index of each total 0-100 (looked up per histogram cell).
+_BAND_INDEX_BY_TOTAL = [BAND_NAMES.index(band_for(t).band) for t in range(MIN_SCORE, MAX_SCORE + 1)]
 
 
 def _histogram_summary(histogram: Mapping[int, int]) -> DeltaSummary:
@@ -125,7 +121,7 @@ def compare_histograms(
     matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
     total_deltas: dict[int, int] = {}
     for (before, after), count in histograms.joint.items():
-        matrix[BAND_NAMES.index(_band_of(before))][BAND_NAMES.index(_band_of(after))] += count
+        matrix[_BAND_INDEX_BY_TOTAL[before]][_BAND_INDEX_BY_TOTAL[after]] += count
         total_deltas[after - before] = total_deltas.get(after - before, 0) + count
     rho, tau = _rank_correlations(histograms.joint)
     return CriteriaComparison(
@@ -230,11 +226,4 @@ class TrendsService:
 
     def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
         report = self._agreement.agreement(criteria_hash, with_reference)
-        return HumanAgreement(
-            criteria_hash=criteria_hash,
-            n=report.n,
-            spearman_rho=report.spearman_rho,
-            kendall_tau=report.kendall_tau,
-            mean_absolute_error=report.mean_absolute_error,
-            weighted_kappa=report.weighted_kappa,
-        )
+        return HumanAgreement.model_validate(report, from_attributes=True)
