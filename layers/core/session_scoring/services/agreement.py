@@ -1,13 +1,9 @@
 """Agreement between the judge and humans under one criteria hash.
 
 The sample: every session with a completed real score under the criteria (its latest) and at least one human label
-(each labeller's current revision). A session's human figure is the mean of its labellers' totals (and of the
-dimensions, over the labellers who gave them); its human band is the band of that mean, rounded.
-
-The figures are computed with numpy (and the ``krippendorff`` package), imported when the report is asked for,
-never at the API's cold start. scipy is deliberately not used here: numpy and scipy together add about 215 MB
-unpacked to the API's Lambda layer, which would take it past Lambda's 250 MB limit (docs/judge-quality.md); the
-rank correlations are a few lines of numpy and the tests check them against scipy and against hand-computed values.
+(each labeller's current revision); a session's human figure is the mean of its labellers'. The figures use numpy
+and ``krippendorff``, imported when a report is asked for; not scipy, which would take the API's Lambda layer past
+its size limit (docs/judge-quality.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Auto-scoring: a schedule that starts a run of the ``unscored`` completed sessions since the last auto run.
 
-Off by default (``auto_scoring.enabled`` in the scoring configuration). Each tick (an EventBridge schedule in AWS,
-a thread in ``make run``) starts at most one run, recorded as started by ``schedule``:
-
-- **due**: no auto run is still planning or running, and the last one was created ``interval_minutes`` ago or more;
-- **window**: sessions started from the watermark to now. The watermark is the last auto run's ``submitted_before``
-  when that run completed its whole selection; when it stopped early (a cap) or did not complete, its own
-  ``submitted_after``, so nothing it left is skipped. The window starts ``OVERLAP`` before the watermark, so a session
-  that was still running at the last tick is read again once it completed (``unscored`` makes the overlap free of
-  duplicates). The first auto run looks back ``FIRST_LOOKBACK``;
-- **caps per UTC day**: the attempts of the day's auto runs count against ``max_sessions_per_day`` and their actual
-  cost against ``max_cost_usd_per_day``; the run gets what is left as ``max_sessions`` and ``max_cost_usd``.
+Off by default (``auto_scoring.enabled``). Each tick starts at most one run, started by ``schedule``, when no auto run
+is active and the last one is ``interval_minutes`` old: over the sessions started from the watermark (``OVERLAP``
+before it, so a session still running at the last tick is read again) to now, within what is left of the day's
+session and cost caps. See docs/runs.md.
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """Batch-mode scoring runs: the scheduled poller that submits attempts to Message Batches and collects verdicts.
 
-A batch-mode run is planned like an online one (its attempts are inserted page by page, carrying ``run_id``) but no
-queue job is sent. Each tick of the poller (an EventBridge schedule in AWS, a thread in ``make run``):
-
-1. **collect**: for every batch that still holds waiting attempts, ask its status; for an ended batch, stream its
-   results (``custom_id`` = ``score_id``):
-
-   - *succeeded*: the answer goes through the same validation as an online answer; an invalid one gets its repair
-     turn online (the prompt is rendered again); the verdict is stored by the same ``complete`` as online. An answer
-     still invalid after the repair fails the attempt with the reason;
-   - *errored* with a transient type (overloaded, API, rate-limit, timeout error) or *expired* (the batch's 24 h
-     passed): the attempt goes back into the next batch, until it has been submitted ``max_submissions`` times; then
-     it fails with the reason. Retrying in a batch, not online, keeps the run at the batch price;
-   - *errored* otherwise (the request was invalid): failed with the API's message;
-   - *canceled* (the batch was cancelled outside this service): failed, saying so.
-
-   An attempt of a cancelled run is cancelled already and its late result is ignored.
-2. **submit**: claim the attempts waiting for a batch (``SKIP LOCKED``), render each prompt exactly as the online
-   scorer does (``build_prompt`` with the session's reference + ``ClaudeJudge.request_params``), split them into
-   batches within the API's limits and create them, then record each attempt's batch (and where its reference came
-   from: its answer is validated against it when collected).
-
-Crash safety: a poller killed between creating a batch and recording it leaves its attempts claimed without a batch;
-after ``SUBMIT_LEASE_SECONDS`` they are claimed and submitted again (the lost batch's results are never read: it
-costs that batch, never a duplicate score). Collecting is idempotent: an attempt leaves the batch's waiting set as it
-is completed or failed, so a tick cut short by its time budget resumes where it stopped.
+A batch-mode run is planned like an online one but sends no queue job. Each tick of the poller **collects** the ended
+batches (a verdict is validated and stored as online; a transient error or an expired batch puts the attempt into the
+next batch, up to ``max_submissions``; anything else fails it) and **submits** the attempts waiting for a batch, each
+prompt rendered as the online scorer renders it. A poller killed between creating a batch and recording it leaves its
+claims to lapse (``SUBMIT_LEASE_SECONDS``) and be submitted again; collecting is idempotent. See docs/runs.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Training export: the sessions that scored well, one JSON line each, for fine-tuning an agent.
 
-Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the
-whole investigation: as an OpenAI chat fine-tuning conversation (``openai-chat``: system, the alert as the user
-message, each assistant turn with its ``tool_calls``, a ``tool`` message per result, the final analysis) or as the
-service's normalised session (``normalized``). Sessions are read from the source a page of scores at a time: no
-database transaction is held while the source answers. A session the source no longer has is skipped and logged.
-
-Two ways out, decided by whether the stack's exports bucket is configured (``SCORING_EXPORTS_BUCKET``):
-
-- no bucket (``make run``, the CLI): ``GET /exports/training`` streams the lines as they are made;
-- a bucket (AWS, where a Lambda response is capped at 6 MB): ``POST /exports/training`` stores a queued export job
-  and sends its id to the exports queue; the exporter function (:meth:`ExportJobService.run`) streams the same lines
-  into an S3 multipart upload and marks the job completed with its row and byte counts, or failed with the reason;
-  ``GET /exports/{export_id}`` answers the job with a presigned download URL once it is completed.
+Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the whole
+investigation, as an OpenAI chat fine-tuning conversation (``openai-chat``) or the normalised session
+(``normalized``). Scores are read a page at a time, so no transaction is held while the source answers. Without an
+exports bucket ``GET /exports/training`` streams the lines; with one (AWS, where a Lambda answer is capped at 6 MB)
+``POST /exports/training`` queues a job that the exporter streams into S3 (:meth:`ExportJobService.run`).
 """
 
 from __future__ import annotations

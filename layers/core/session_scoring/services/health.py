@@ -1,10 +1,8 @@
 """Health: is the service able to score right now, and if not, why.
 
-The database is required: without it the check raises :class:`DatabaseUnavailableError` (503). The judge's circuit
-and the queue are reported: an open circuit or an unreachable queue makes the answer ``degraded`` (200) with a
-readable problem, so a monitor can tell "up but not scoring" from "down". The public ``GET /health`` says the status
-alone (:meth:`HealthService.status`); the problems, version, criteria, model, circuit and queue depth are for an
-authenticated caller (:meth:`HealthService.check`, ``GET /api/v1/scoring/health/details``).
+The database is required (:class:`DatabaseUnavailableError`, 503 without it); an open circuit or an unreachable queue
+makes the answer ``degraded``. :meth:`HealthService.status` is the public status alone, :meth:`HealthService.check`
+the details for an authenticated caller.
 """
 
 from __future__ import annotations

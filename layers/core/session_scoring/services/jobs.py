@@ -1,11 +1,8 @@
 """The queue side of scoring: run one job and, when it must come back later, delay its next delivery.
 
-A job handed back because the judge was busy (``JobOutcome.deferrable``: a rate limit with retry-after, the circuit
-open) comes back as a fresh copy of its message, sent with ``DelaySeconds`` and one more ``deferrals``, and the
-original is acknowledged: SQS counts receives per message, so the busy judge uses none of the job's
-``maxReceiveCount`` deliveries. The copy carries the same ``score_id``, which the scorer's claim dedupes on, so a
-copy and an original that was not deleted after all score the attempt once. If the copy cannot be sent, the original
-is kept and delayed (``ChangeMessageVisibility``) as for any other hand-back: never acknowledged without a copy.
+A job handed back because the judge was busy (``JobOutcome.deferrable``) comes back as a fresh copy of its message,
+sent with ``DelaySeconds`` and one more ``deferrals``, and the original is acknowledged, so the busy judge uses none
+of the job's deliveries; if the copy cannot be sent the original is delayed instead. See docs/resilience.md.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """The reaper: no attempt stays active forever because its queue message or its scorer is gone.
 
-An attempt is active (``pending`` or ``in_progress``) while a queue message is on its way to a scorer. That message
-can disappear: the scorer's process was killed mid-job and its lease ran out (a live scorer renews its lease; a dead
-one's message stays hidden for the queue's visibility timeout, an hour in AWS), the queue was purged or the local
-stack's in-memory queue died with it, retention passed, or the API crashed between committing the attempt and sending
-its message. Without a message nobody claims the attempt in time, and because a session has at most one active
-attempt, every new request for the session would answer with the stuck one.
-
-``AttemptReaper.reap`` finds such attempts (``ScoreRepository.stranded``) and sends each a fresh job message: the job
-is idempotent by ``score_id`` (a claim is conditional), so a message that was not lost after all costs one
-acknowledged duplicate, never a second score. An attempt that has already been claimed ``max_deliveries`` times is
-failed with its reason instead, as the dead-letter path would have done. It runs every minute in AWS (the reaper
-function), at start-up and every minute in ``make run``, and on demand (``session-scoring reap``). So a scorer that
-dies is replaced within its lease (``SCORING_LEASE_SECONDS``, 60 s) and one reaper period.
-
-After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once: the pending ones, and
-the ``in_progress`` ones whether or not their lease has run out. The claim of a job whose lease is still live backs
-off until the lease ends (the scorer hands its message back until then), then takes the attempt over, so the attempt
-does not wait for the next reaper period either.
-
-Each run is an X-Ray subsegment ``## reap`` and adds ``StrandedAttemptsRequeued`` and ``StrandedAttemptsFailed`` to
-the metrics the reaper function's handler prints.
+``AttemptReaper.reap`` finds attempts nobody works on (``ScoreRepository.stranded``) and sends each a fresh job
+message (the job is idempotent by ``score_id``, so a message that was not lost after all costs one acknowledged
+duplicate); one claimed ``max_deliveries`` times already is failed with its reason, as the dead-letter path would.
+After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once. See
+docs/resilience.md.
 """
 
 from __future__ import annotations

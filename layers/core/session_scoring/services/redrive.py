@@ -1,17 +1,8 @@
 """Dead letters: what waits in the dead-letter queue, and the redrive that sends it back to be scored.
 
-A job reaches the dead-letter queue after its last allowed receive; the worker marked its attempt ``failed`` with
-the reason first. Redrive must undo both, in an order that never strands an attempt:
-
-1. read every dead letter, holding it hidden, and look up its attempt (session, status, why it failed);
-2. reopen each failed attempt to ``pending`` (``ScoreRepository.reopen_failed``), then move the messages:
-   - with SQS ``StartMessageMoveTask`` (AWS): release the held messages and let SQS move them all;
-   - receive-and-resend where that API is missing (moto): per message, reopen, send the body to the scoring queue,
-     delete the dead letter.
-   If a move fails, the attempts reopened for it are failed again with their previous reason.
-
-The job body carries the producer's ``score_id``, so redriven messages (new message ids) stay idempotent: the
-worker completes a pending attempt once and acknowledges anything already completed.
+Redrive reads every dead letter (held hidden) and its attempt, reopens each failed attempt to ``pending``, then moves
+the messages: with SQS ``StartMessageMoveTask`` where it exists, else by receive-and-resend one by one. If a move
+fails, the attempts reopened for it are failed again with their previous reason. See docs/resilience.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Scoring runs: create (or estimate) a run, plan it page by page, watch it, cancel it.
 
-How a run executes (online mode):
-
-1. ``POST /runs`` stores the run (``planning``) and puts one planning message (page 1) on the *runs queue*; it reads
-   no session, so it answers at once whatever the selection's size.
-2. The scorer function consumes the runs queue too. A planning message plans one page of the session source
-   (:meth:`RunPlanner.plan_page`): it applies the selection, inserts the page's attempts (carrying ``run_id``),
-   sends their jobs to the runs queue, moves the run's cursor past the page and sends the next page's message.
-   A planner killed anywhere in a page redoes that page when its message comes back, without duplicates.
-3. Run jobs are ordinary scoring jobs with the ordinary retries, breaker and dead letters. The runs queue is
-   consumed at a lower concurrency than the scoring queue, so single requests from the dashboard never wait behind
-   a run's jobs.
-4. After each of its jobs, the run is *settled*: with no active attempt left, a ``running`` run is ``completed``.
-
-Limits: ``max_sessions`` (at most ``SCORING_MAX_RUN_SESSIONS``) caps the attempts; ``max_cost_usd`` stops queueing
-once the actual cost of the run's completed attempts plus the estimated cost of its active ones and the next one
-would pass it. The per-session estimate is the rendered prompt size (input tokens) of a sample of the selected
-sessions and the average output tokens of recent scores with the same model (``DEFAULT_OUTPUT_TOKENS`` before
-any), priced with the ``pricing:`` table of the scoring configuration.
+``POST /runs`` stores the run (``planning``) and queues a planning message for page 1, reading no session. Each
+planning message plans one page of the session source (:meth:`RunPlanner.plan_page`): it applies the selection,
+inserts the page's attempts, queues their jobs on the runs queue and the next page's message; a page is redone without
+duplicates when its message comes back. After each of its jobs a run with no active attempt left is completed.
+``max_sessions`` caps the attempts and ``max_cost_usd`` the actual plus estimated cost. See docs/runs.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The sessions list behind ``GET /sessions``: the source's sessions with their latest attempt, or filtered to the
 scored or the unscored ones, by band, under the current criteria or any, sorted by score.
 
-Three ways to answer, chosen by the filters:
-
-- **source** (``scored=any``, ``sort=source``): a page of the source, each session with its latest attempt (one
-  query for the page). Page numbers and totals are the source's.
-- **scored** (``scored=scored``, a ``band``, or ``sort=score_*``): answered from the database alone, never the
-  source: ``latest_scores`` under the current criteria hash (``criteria=current``) or any (``criteria=any``), the
-  row's summary from the session facts stored with the attempt. Page numbers; the total is the band counters' sum.
-  ``sort=source`` there means the newest scores first: the database does not know the source's order.
-- **unscored** (``scored=unscored``): the source's list minus the sessions with a completed score. The source is read
-  ``SCAN_PAGE_SIZE`` sessions at a time, at most ``SCAN_PAGE_LIMIT`` source pages per request, so one request stays
-  bounded however few unscored sessions there are; the page continues with an opaque ``next_cursor`` (the source
-  page and offset to resume at). Page numbers and totals are unknown there (null).
+Three ways to answer, chosen by the filters (docs/sessions.md): **source**, a page of the source with each session's
+latest attempt; **scored**, from the database alone (``latest_scores`` and the facts stored with each attempt);
+**unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time and at most
+``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
 """
 
 from __future__ import annotations

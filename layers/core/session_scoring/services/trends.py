@@ -1,14 +1,8 @@
 """Score trends over time, and the comparison of a candidate criteria with a base one before adopting it.
 
-Both read each session's latest completed score under a criteria hash, and both are exact at any scale without
-reading every score: totals are integers 0-100, so a histogram of them gives ``percentile_cont``'s percentiles, the
-means, the band shares, Spearman's rho (average ranks from the marginals) and Kendall's tau-b (concordant and
-discordant pairs from 2-D suffix sums) with the same answers as the statistics over every score. The repository
-returns those histograms (``trend_histograms`` for the trends; for the comparison ``comparison_cells``, kept per pair
-of criteria by the statement that stores a verdict, see ``repositories/comparison.py``).
-
-``tests/support/comparison_oracle.compare`` (every pair loaded, the rank correlations of the agreement service) is the
-oracle the tests check ``compare_histograms`` against.
+Both are exact at any scale without reading every score: totals are integers 0-100, so the histograms the repository
+returns give the same percentiles, means, band shares and rank correlations as statistics over every score
+(docs/insights.md). ``tests/support/comparison_oracle.compare`` is the oracle ``compare_histograms`` is tested against.
 """
 
 from __future__ import annotations

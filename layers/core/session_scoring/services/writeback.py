@@ -1,18 +1,10 @@
 """Write a completed score back to the trace it came from, and decide what the job does when that fails.
 
 The scorer calls :meth:`VerdictWriteBack.after_completion` once the verdict is stored, and again when a completed
-attempt's message is delivered again. The score is completed before anything is written and stays completed
-whatever happens here:
-
-- the write-back is taken first (``score_writebacks``, :mod:`repositories.writebacks`): a job delivered again while
-  the write-back is done or under way writes nothing, and the sinks are idempotent per attempt themselves;
-- the store down, timing out or answering 5xx (a transient error): the write-back is ``retrying`` with the reason
-  and the job's message comes back after the queue's ordinary growing delay (``outcome_for_error``); on the last
-  allowed delivery it is ``failed`` and the message acknowledged (the score is fine: nothing goes to the
-  dead-letter queue);
-- the store refusing it (the trace is gone, a 4xx) or a configuration error: ``failed`` at once, with the reason.
-
-The judge's circuit breaker never sees the store: a store that is down delays write-backs, never scoring.
+attempt's message is delivered again; the score stays completed whatever happens here. The write-back is taken first
+(a job delivered again while it is done or under way writes nothing); a transient failure is ``retrying`` and the
+message comes back (``outcome_for_error``), ``failed`` on the last delivery; a refusal or a configuration error is
+``failed`` at once. The judge's circuit breaker never sees the store.
 """
 
 from __future__ import annotations
