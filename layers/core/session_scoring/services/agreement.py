@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.models.quality import (
@@ -178,12 +179,12 @@ class LabelledScores(Protocol):
     def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]: ...
 
 
+@dataclass(eq=False)
 class AgreementService:
-    def __init__(self, repository: LabelledScores) -> None:
-        self._repository = repository
+    repository: LabelledScores
 
     def agreement(self, criteria_hash: str, with_reference: bool = False) -> AgreementReport:
         """The report under ``criteria_hash``; ``with_reference``: over the labelled sessions whose latest score was
         judged against a reference root cause only."""
-        report = build_report(criteria_hash, self._repository.labelled_scores(criteria_hash, with_reference))
+        report = build_report(criteria_hash, self.repository.labelled_scores(criteria_hash, with_reference))
         return report.model_copy(update={"with_reference": with_reference}) if with_reference else report

@@ -158,18 +158,12 @@ class ExportedFleet(Protocol):
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
 
 
+@dataclass(eq=False)
 class TrainingExportService:
-    def __init__(
-        self,
-        insights: InsightsService,
-        repository: ExportedFleet,
-        source: SessionSource,
-        streaming_allowed: bool = True,
-    ) -> None:
-        self._insights = insights
-        self._repository = repository
-        self._source = source
-        self._streaming_allowed = streaming_allowed
+    insights: InsightsService
+    repository: ExportedFleet
+    source: SessionSource
+    streaming_allowed: bool = True
 
     def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingQuery:
         """The export's parameters, or a 400 saying what is wrong."""
@@ -178,7 +172,7 @@ class TrainingExportService:
         formats = tuple(TrainingFormat)
         if output not in formats:
             raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(formats)}")
-        where = FleetFilter(criteria_hash=self._insights.criteria_filter(criteria_hash), min_score=min_score)
+        where = FleetFilter(criteria_hash=self.insights.criteria_filter(criteria_hash), min_score=min_score)
         return TrainingQuery(where, TrainingFormat(output))
 
     def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
@@ -187,7 +181,7 @@ class TrainingExportService:
 
         Where exports are S3 jobs (an exports bucket is configured) the answer is a 405 naming the POST: behind API
         Gateway the streamed body would be buffered and cut at 6 MB."""
-        if not self._streaming_allowed:
+        if not self.streaming_allowed:
             raise ExportModeError(
                 "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
                 "POST /api/v1/scoring/exports/training with the same min_score, criteria_hash and format as JSON, "
@@ -208,7 +202,7 @@ class TrainingExportService:
 
     def count(self, query: TrainingQuery) -> int:
         """How many sessions the export will read (the progress bar's total)."""
-        return self._repository.fleet_count(query.where)
+        return self.repository.fleet_count(query.where)
 
     def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
         """The selected scores, best first, a keyset page at a time (each page read whole, then released); the first
@@ -216,7 +210,7 @@ class TrainingExportService:
         return self._pages(query, self._page(query, None))
 
     def _page(self, query: TrainingQuery, after: KeysetPosition | None) -> list[FleetScoreRecord]:
-        return self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
+        return self.repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
 
     def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
         while True:
@@ -252,7 +246,7 @@ class TrainingExportService:
     ) -> Iterator[str]:
         for record in records:
             try:
-                session = self._source.get_session(record.session_id)
+                session = self.source.get_session(record.session_id)
             except SessionNotFoundError:
                 note = f"session {record.session_id}: the source no longer has it; not exported"
                 logger.warning("training export skipped a session", extra={"session_id": record.session_id})
@@ -300,60 +294,53 @@ class ExportJobs(Protocol):
     def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
 
 
+@dataclass(eq=False)
 class ExportJobService:
     """Training exports as jobs: asked for by the API, run by the exporter function, fetched with a presigned URL."""
 
-    def __init__(
-        self,
-        training: TrainingExportService,
-        repository: ExportJobs,
-        store: Callable[[], ExportStore] | None,
-        queue: Callable[[], ExportQueue],
-        url_expiry_seconds: int,
-    ) -> None:
-        self._training = training
-        self._repository = repository
-        self._store = store
-        self._queue = queue
-        self._url_expiry_seconds = url_expiry_seconds
+    training: TrainingExportService
+    repository: ExportJobs
+    store: Callable[[], ExportStore] | None
+    queue: Callable[[], ExportQueue]
+    url_expiry_seconds: int
 
     def request(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> ExportJob:
         """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue.
 
         The job is stored before the message is sent, so a request is never lost silently: when the queue refuses
         it the job is marked failed with the queue's error and the caller gets a 503 to retry."""
-        if self._store is None:
+        if self.store is None:
             raise ExportModeError(
                 "export jobs need the stack's exports bucket (SCORING_EXPORTS_BUCKET), which is not set here: "
                 "GET /api/v1/scoring/exports/training streams the export instead",
                 allow="GET",
             )
-        query = self._training.check(min_score, criteria_hash, output)
+        query = self.training.check(min_score, criteria_hash, output)
         parameters = TrainingExportParameters(
             min_score=min_score, criteria_hash=query.where.criteria_hash, format=query.format.value
         )
-        record = self._repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
+        record = self.repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
         try:
-            self._queue().send(ExportMessage(export_id=record.export_id))
+            self.queue().send(ExportMessage(export_id=record.export_id))
         except QueueUnavailableError as exc:
-            self._repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
+            self.repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
             raise
         logger.info("export job queued", extra={"export_id": str(record.export_id)})
         return self._view(record)
 
     def get(self, export_id: uuid.UUID) -> ExportJob:
         """``GET /exports/{export_id}``: the job, with a presigned download URL once it is completed."""
-        record = self._repository.get(export_id)
+        record = self.repository.get(export_id)
         if record is None:
             raise ExportNotFoundError(f"no export job {export_id}: start one with POST /exports/training")
         return self._view(record)
 
     def _view(self, record: ExportJobRecord) -> ExportJob:
         url, expires_at = None, None
-        if record.status == ExportStatus.COMPLETED and record.s3_key and self._store is not None:
+        if record.status == ExportStatus.COMPLETED and record.s3_key and self.store is not None:
             filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
-            expires_at = datetime.now(UTC) + timedelta(seconds=self._url_expiry_seconds)
-            url = self._store().download_url(record.s3_key, filename, self._url_expiry_seconds)
+            expires_at = datetime.now(UTC) + timedelta(seconds=self.url_expiry_seconds)
+            url = self.store().download_url(record.s3_key, filename, self.url_expiry_seconds)
         return ExportJob.model_validate(
             {
                 **dict(record),
@@ -376,7 +363,7 @@ class ExportJobService:
         of this raises (the message comes back, and after the queue's last delivery waits in its dead-letter queue).
         """
         export_id = message.export_id
-        record = self._repository.get(export_id)
+        record = self.repository.get(export_id)
         if record is None:
             logger.warning("export message names no job; dropped", extra={"export_id": str(export_id)})
             return ExportOutcome(None, "no such export job")
@@ -391,19 +378,19 @@ class ExportJobService:
                 "ask for a smaller export (a higher min_score or one criteria hash)",
             )
             return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
-        claimed = self._repository.claim(export_id)
+        claimed = self.repository.claim(export_id)
         if claimed is None:
             return ExportOutcome(None, "taken by another delivery")
         return self._export(claimed, time.monotonic() + remaining_seconds - TIME_MARGIN_SECONDS)
 
     def _export(self, record: ExportJobRecord, deadline: float) -> ExportOutcome:
-        assert self._store is not None, "the exporter runs only where the exports bucket is configured"
+        assert self.store is not None, "the exporter runs only where the exports bucket is configured"
         parameters = record.parameters
-        query = self._training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
+        query = self.training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
         rows = [0]
 
         def chunks() -> Iterator[bytes]:
-            for line in self._training.lines(query):
+            for line in self.training.lines(query):
                 if time.monotonic() > deadline:
                     raise ExportTimeLimitError(
                         f"the export did not finish within the exporter's time after {rows[0]} sessions; ask for a "
@@ -414,7 +401,7 @@ class ExportJobService:
 
         key = export_key(record.export_id)
         try:
-            size = self._store().upload(key, chunks(), "application/x-ndjson")
+            size = self.store().upload(key, chunks(), "application/x-ndjson")
         except ScoringError as exc:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
@@ -423,12 +410,12 @@ class ExportJobService:
             logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
             return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
-        self._repository.complete(record.export_id, key, rows[0], size)
+        self.repository.complete(record.export_id, key, rows[0], size)
         record_export_finished(completed=True)
         logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
         return ExportOutcome(ExportStatus.COMPLETED, f"{rows[0]} sessions, {size} bytes")
 
     def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
         logger.error("export failed", extra={"export_id": str(export_id), "error": error})
-        self._repository.fail(export_id, error, rows_written)
+        self.repository.fail(export_id, error, rows_written)
         record_export_finished(completed=False)

@@ -54,6 +54,7 @@ class TrendFacts(Protocol):
     def refresh_facts(self, session_id: str) -> int: ...
 
 
+@dataclass(eq=False)
 class FactsBackfill:
     """Fills the facts of attempts that have none (or only a summary's), session by session.
 
@@ -62,14 +63,13 @@ class FactsBackfill:
     backfill starts again where the list now begins.
     """
 
-    def __init__(self, repository: MissingFacts, source: SessionSource, trends: TrendFacts) -> None:
-        self._repository = repository
-        self._source = source
-        self._trends = trends
+    repository: MissingFacts
+    source: SessionSource
+    trends: TrendFacts
 
     def pending_sessions(self) -> list[str]:
         """Sessions with at least one attempt still to fill, in a stable order."""
-        return self._repository.sessions_missing_facts()
+        return self.repository.sessions_missing_facts()
 
     def run(self, on_session: Callable[[str | None], None] = lambda _note: None) -> BackfillResult:
         """Fill every pending session; ``on_session`` is told of each one done, with a line when the source no
@@ -79,13 +79,13 @@ class FactsBackfill:
         for session_id in sessions:
             note = None
             try:
-                session = self._source.get_session(session_id)
+                session = self.source.get_session(session_id)
             except SessionNotFoundError:
                 note = f"session {session_id}: the source no longer has it; its attempts keep no facts"
                 result.gone.append(session_id)
             else:
-                result.attempts_filled += self._repository.fill_facts(session_id, facts_of(session))
-                self._trends.refresh_facts(session_id)  # its scores' trend groups follow the filled facts
+                result.attempts_filled += self.repository.fill_facts(session_id, facts_of(session))
+                self.trends.refresh_facts(session_id)  # its scores' trend groups follow the filled facts
             result.sessions += 1
             on_session(note)
         return result

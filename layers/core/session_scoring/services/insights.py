@@ -243,15 +243,15 @@ class InsightsReads(Protocol):
     ) -> tuple[str, list[ToolSessionRecord]]: ...
 
 
+@dataclass(eq=False)
 class InsightsService:
-    def __init__(self, config: ScoringConfig, repository: InsightsReads) -> None:
-        self._config = config
-        self._repository = repository
+    config: ScoringConfig
+    repository: InsightsReads
 
     def criteria_filter(self, value: str) -> str | None:
         """``current`` (the criteria in force), ``any`` (None) or a criteria hash; a 400 for anything else."""
         if value == "current":
-            return self._config.criteria_hash
+            return self.config.criteria_hash
         if value == "any":
             return None
         if not _HASH.match(value):
@@ -338,7 +338,7 @@ class InsightsService:
         keyed = replace(where, missing_tool=tool_name)  # the cursor belongs to this tool too
         key = SortField.SCORED_AT.value
         after = None if cursor is None else decode_cursor(cursor, keyed, key, descending=True)
-        canonical, records = self._repository.tool_sessions(tool_name, where, after, limit + 1)
+        canonical, records = self.repository.tool_sessions(tool_name, where, after, limit + 1)
         shown = records[:limit]
         last = shown[-1] if shown else None
         return MissingToolSessionsPage(
@@ -353,8 +353,8 @@ class InsightsService:
 
     def page(self, query: FleetQuery) -> FleetScorePage:
         limit = query.limit or JSON_DEFAULT_PAGE
-        records = self._repository.fleet_page(query.where, query.order, limit + 1)
-        current = self._config.criteria_hash
+        records = self.repository.fleet_page(query.where, query.order, limit + 1)
+        current = self.config.criteria_hash
         shown = records[:limit]
         return FleetScorePage(
             items=[to_fleet_score(r, current) for r in shown],
@@ -363,14 +363,14 @@ class InsightsService:
             sort=query.order.key,
             order="desc" if query.order.descending else "asc",
             limit=limit,
-            total_items=self._repository.fleet_count(query.where) if query.with_total else None,
+            total_items=self.repository.fleet_count(query.where) if query.with_total else None,
         )
 
     def stream(self, query: FleetQuery) -> StreamedRows:
         """Every matching row from the cursor on (up to the limit), read from the database while it is sent. The
         query starts here, so a database that is down is a 503, not a broken stream."""
-        current = self._config.criteria_hash
-        records = self._repository.fleet_stream(query.where, query.order, query.limit)
+        current = self.config.criteria_hash
+        records = self.repository.fleet_stream(query.where, query.order, query.limit)
         scores = (to_fleet_score(record, current) for record in records)
         if query.format == FleetFormat.CSV:
             return StreamedRows("text/csv", "scores.csv", _csv(scores))

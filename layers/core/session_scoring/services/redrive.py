@@ -87,17 +87,17 @@ class RedriveResult:
 Progress = Callable[[RedriveProgress], None]
 
 
+@dataclass(eq=False)
 class DeadLetterService:
-    def __init__(self, queues: SqsDeadLetterQueue, repository: FailedAttempts, current_hash: str) -> None:
-        self._queues = queues
-        self._repository = repository
-        self._current_hash = current_hash
+    queues: SqsDeadLetterQueue
+    repository: FailedAttempts
+    current_hash: str
 
     def _read_all(self, limit: int) -> list[QueuedMessage]:
         """Every dead letter (up to ``limit``), each once, held hidden for HOLD_SECONDS."""
         seen: dict[str, QueuedMessage] = {}
         while len(seen) < limit:
-            batch = self._queues.receive(HOLD_SECONDS)
+            batch = self.queues.receive(HOLD_SECONDS)
             fresh = [m for m in batch if m.message_id not in seen]
             if not fresh:
                 break
@@ -106,19 +106,19 @@ class DeadLetterService:
 
     def inspect(self, limit: int = 1000) -> DeadLetterReport:
         """How many jobs wait in the dead-letter queue, which sessions they are for and why they failed."""
-        count = self._queues.approximate_count()
+        count = self.queues.approximate_count()
         messages = self._read_all(limit)
         try:
-            letters = [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+            letters = [DeadLetter.describe(m, self.repository, self.current_hash) for m in messages]
         finally:
             for message in messages:
-                self._queues.release(message)
+                self.queues.release(message)
         return DeadLetterReport(count, letters)
 
     def redrive(self, progress: Progress | None = None) -> RedriveResult:
         """Reopen the dead letters' attempts and move the messages back to the scoring queue."""
         report = progress or (lambda _p: None)
-        if self._queues.use_move_task:
+        if self.queues.use_move_task:
             try:
                 return self._redrive_with_move_task(*self._read_letters(), report)
             except MoveTaskUnsupportedError:
@@ -127,7 +127,7 @@ class DeadLetterService:
 
     def _read_letters(self) -> tuple[list[QueuedMessage], list[DeadLetter]]:
         messages = self._read_all(MAX_MESSAGES)
-        return messages, [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+        return messages, [DeadLetter.describe(m, self.repository, self.current_hash) for m in messages]
 
     def _reopen(self, letter: DeadLetter, result: RedriveResult) -> bool:
         if letter.score_id is None or letter.attempt_status != ScoreStatus.FAILED:
@@ -138,7 +138,7 @@ class DeadLetterService:
             f"redriven from the dead-letter queue at {datetime.now(UTC).isoformat(timespec='seconds')}; "
             f"previous failure: {letter.reason}"
         )
-        if self._repository.reopen_failed(letter.score_id, note):
+        if self.repository.reopen_failed(letter.score_id, note):
             result.reopened += 1
             return True
         result.skipped.append(
@@ -148,7 +148,7 @@ class DeadLetterService:
 
     def _undo(self, letter: DeadLetter) -> None:
         if letter.score_id is not None:
-            self._repository.fail(letter.score_id, None, letter.reason)
+            self.repository.fail(letter.score_id, None, letter.reason)
 
     def _redrive_by_resending(
         self, messages: list[QueuedMessage], letters: list[DeadLetter], report: Progress
@@ -159,7 +159,7 @@ class DeadLetterService:
         for message, letter in zip(messages, letters, strict=True):
             reopened = self._reopen(letter, result)
             try:
-                self._queues.resend(message)
+                self.queues.resend(message)
             except ScoringError:
                 if reopened:
                     self._undo(letter)
@@ -176,9 +176,9 @@ class DeadLetterService:
         result = RedriveResult(method="StartMessageMoveTask")
         reopened = [letter for letter in letters if self._reopen(letter, result)]
         for message in messages:
-            self._queues.release(message)
+            self.queues.release(message)
         try:
-            handle = self._queues.start_move_task()
+            handle = self.queues.start_move_task()
         except (ScoringError, MoveTaskUnsupportedError):
             for letter in reopened:
                 self._undo(letter)
@@ -187,7 +187,7 @@ class DeadLetterService:
         total = len(messages)
         report(RedriveProgress(0, total))
         while True:
-            status = self._queues.move_task_status(handle)
+            status = self.queues.move_task_status(handle)
             result.moved = status.moved
             report(RedriveProgress(status.moved, status.to_move or total))
             if status.status != "RUNNING":

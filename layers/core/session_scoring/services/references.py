@@ -9,6 +9,7 @@ records where it came from (``reference_source``), or that there was none.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.models.quality import ReferenceRecord
@@ -38,14 +39,14 @@ def resolve_reference(
     return Reference(root_cause, clean_reference_text(session.reference_remediation), origin)
 
 
+@dataclass(eq=False)
 class ReferenceResolver:
     """Resolves a session's reference when it is judged (the scorer, the batch poller) or estimated (a run)."""
 
-    def __init__(self, labels: LabelReferences) -> None:
-        self._labels = labels
+    labels: LabelReferences
 
     def for_session(self, session: Session) -> Reference | None:
-        record = self._labels.current_reference(session.session_id)
+        record = self.labels.current_reference(session.session_id)
         if record is None:
             return resolve_reference(session)
         return resolve_reference(session, record.root_cause, record.remediation)

@@ -13,7 +13,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -239,44 +239,35 @@ class RunStore(Protocol):
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
+@dataclass(eq=False)
 class RunEstimator:
     """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        source: SessionSource,
-        repository: RunStore,
-        budget_tokens: int | None,
-        references: ReferenceResolver | None = None,
-    ) -> None:
-        self._config = config
-        self._source = source
-        self._repository = repository
-        self._budget_tokens = budget_tokens
-        self._references = references
-        """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
-        the scorer's will); None: only the sessions' own references."""
+    config: ScoringConfig
+    source: SessionSource
+    repository: RunStore
+    budget_tokens: int | None
+    references: ReferenceResolver | None = None
+    """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
+    the scorer's will); None: only the sessions' own references."""
 
     def estimate(self, session_ids: Sequence[str], batch: bool = False) -> Estimate:
         sample = list(session_ids[:ESTIMATE_SAMPLE])
         sizes = []
         for session_id in sample:
             try:
-                session = self._source.get_session(session_id)
+                session = self.source.get_session(session_id)
             except PermanentError:
                 continue  # an unreadable session fails its own attempt; the others make the estimate
-            reference = (
-                resolve_reference(session) if self._references is None else self._references.for_session(session)
-            )
-            prompt = build_prompt(self._config, session, budget_tokens=self._budget_tokens, reference=reference)
+            reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+            prompt = build_prompt(self.config, session, budget_tokens=self.budget_tokens, reference=reference)
             sizes.append(prompt.estimated_tokens)
-        model = self._config.llm_model
-        output, latency_ms = self._repository.average_usage(model)
+        model = self.config.llm_model
+        output, latency_ms = self.repository.average_usage(model)
         input_tokens = math.ceil(sum(sizes) / len(sizes)) if sizes else 0
         output_tokens = math.ceil(output) if output is not None else DEFAULT_OUTPUT_TOKENS
         latency = latency_ms / 1000.0 if latency_ms is not None else DEFAULT_LATENCY_SECONDS
-        price = self._config.price_of(model)
+        price = self.config.price_of(model)
         cost = (
             None if price is None else Decimal(str(round(price.cost_usd(input_tokens, output_tokens, batch=batch), 6)))
         )
@@ -295,50 +286,39 @@ class RunEstimator:
         return Estimate(input_tokens, output_tokens, cost, latency, method)
 
 
+@dataclass(eq=False)
 class RunService:
     """The operator's side of runs: create or estimate, read, list, cancel."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: RunStore,
-        source: SessionSource,
-        queue: Callable[[], RunQueue],
-        estimator: RunEstimator,
-        *,
-        max_run_sessions: int,
-        concurrency: int,
-        page_size: int,
-        batches: Callable[[], BatchCanceller] | None = None,
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._queue = queue
-        """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
-        self._estimator = estimator
-        self._max_run_sessions = max_run_sessions
-        self._concurrency = concurrency
-        self._page_size = page_size
-        self._batches = batches
-        """The Message Batches client, built only to cancel a batch-mode run's batches."""
+    config: ScoringConfig
+    repository: RunStore
+    source: SessionSource
+    queue: Callable[[], RunQueue]
+    """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
+    estimator: RunEstimator
+    _: KW_ONLY
+    max_run_sessions: int
+    concurrency: int
+    page_size: int
+    batches: Callable[[], BatchCanceller] | None = None
+    """The Message Batches client, built only to cancel a batch-mode run's batches."""
 
     def _validate(self, request: RunRequest) -> None:
-        if not self._config.enabled:
+        if not self.config.enabled:
             raise ScoringDisabledError("scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true")
-        if request.max_sessions > self._max_run_sessions:
+        if request.max_sessions > self.max_run_sessions:
             raise InvalidRequestError(
-                f"max_sessions {request.max_sessions} is above the limit of {self._max_run_sessions} "
+                f"max_sessions {request.max_sessions} is above the limit of {self.max_run_sessions} "
                 "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
             )
-        if request.mode == "batch" and self._config.llm_provider != "anthropic":
+        if request.mode == "batch" and self.config.llm_provider != "anthropic":
             raise InvalidRequestError(
                 f"mode=batch needs the Anthropic Message Batches API and the judge provider is "
-                f"'{self._config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
+                f"'{self.config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
             )
-        if request.max_cost_usd is not None and self._config.price_of(self._config.llm_model) is None:
+        if request.max_cost_usd is not None and self.config.price_of(self.config.llm_model) is None:
             raise InvalidRequestError(
-                f"max_cost_usd needs a price for the judge model '{self._config.llm_model}': add it to the pricing: "
+                f"max_cost_usd needs a price for the judge model '{self.config.llm_model}': add it to the pricing: "
                 "table of the scoring configuration, or leave max_cost_usd out"
             )
 
@@ -346,8 +326,8 @@ class RunService:
         """What a run would select and cost, reading the source now; nothing is stored or queued."""
         self._validate(request)
         selection = request.selection
-        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
-        scorable = set(self._config.session_source.scorable_statuses)
+        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
+        scorable = set(self.config.session_source.scorable_statuses)
         no_run = uuid.uuid4()  # no attempt carries it: nothing is "already in the run"
         selected: list[str] = []
         skipped: Counter[str] = Counter()
@@ -355,11 +335,11 @@ class RunService:
         page = 1
         stop_reason: str | None = None
         while True:
-            source_page = self._source.list_sessions(page, self._page_size, statuses)
+            source_page = self.source.list_sessions(page, self.page_size, statuses)
             read += len(source_page.items)
             ids = [s.session_id for s in source_page.items]
-            states = self._repository.session_states(no_run, ids, self._config.criteria_hash)
-            referenced = _referenced(self._repository, selection, ids)
+            states = self.repository.session_states(no_run, ids, self.config.criteria_hash)
+            referenced = _referenced(self.repository, selection, ids)
             decision = decide_page(selection, source_page.items, states, scorable, referenced)
             skipped.update(decision.skipped)
             room = request.max_sessions - len(selected)
@@ -370,7 +350,7 @@ class RunService:
             if page >= source_page.total_pages or not source_page.items:
                 break
             page += 1
-        estimate = self._estimator.estimate(selected, batch=request.mode == "batch")
+        estimate = self.estimator.estimate(selected, batch=request.mode == "batch")
         if request.max_cost_usd is not None and estimate.cost_usd and estimate.cost_usd > 0:
             affordable = int(Decimal(str(request.max_cost_usd)) / estimate.cost_usd)
             if affordable < len(selected):
@@ -388,10 +368,10 @@ class RunService:
                 estimated_input_tokens=estimate.input_tokens * count,
                 estimated_output_tokens=estimate.output_tokens * count,
                 estimated_cost_usd=None if estimate.cost_usd is None else float(estimate.cost_usd * count),
-                estimated_duration_seconds=round(estimate.latency_seconds * count / self._concurrency, 1),
+                estimated_duration_seconds=round(estimate.latency_seconds * count / self.concurrency, 1),
                 per_session_input_tokens=estimate.input_tokens,
                 per_session_output_tokens=estimate.output_tokens,
-                method=estimate.method + f"; duration: judge time per session x sessions / {self._concurrency} scorers "
+                method=estimate.method + f"; duration: judge time per session x sessions / {self.concurrency} scorers "
                 "(SCORING_RUN_CONCURRENCY)"
                 + (
                     "; batch mode: the Message Batches API ends a batch within 24 h (most within an hour), "
@@ -405,38 +385,38 @@ class RunService:
     def create(self, request: RunRequest, started_by: str) -> ScoringRun:
         """Store the run and queue its first planning message; the selection happens asynchronously."""
         self._validate(request)
-        queue = self._queue()
+        queue = self.queue()
         run_id = uuid.uuid4()
         name = request.name or f"{request.selection.which.value} run by {started_by}"
-        self._repository.create(
+        self.repository.create(
             run_id,
             name=name,
             mode=request.mode,
             selection=request.selection.model_dump(mode="json", exclude_none=True),
             max_sessions=request.max_sessions,
             max_cost_usd=request.max_cost_usd,
-            criteria_hash=self._config.criteria_hash,
-            criteria_content=self._config.criteria_content,
-            judge_model=self._config.llm_model,
+            criteria_hash=self.config.criteria_hash,
+            criteria_content=self.config.criteria_content,
+            judge_model=self.config.llm_model,
             started_by=started_by,
         )
         try:
             queue.send_planning(RunPlanningJob(run_id=run_id, page=1))
         except QueueUnavailableError as exc:
-            self._repository.fail(run_id, f"could not queue the run's planning: {exc.message}")
+            self.repository.fail(run_id, f"could not queue the run's planning: {exc.message}")
             raise
         logger.info("scoring run created", extra={"run_id": str(run_id), "run_name": name})
         return self.get(run_id)
 
     def get(self, run_id: uuid.UUID) -> ScoringRun:
-        record_scores_cancelled(self._repository.settle(run_id))
-        record = self._repository.get(run_id)
+        record_scores_cancelled(self.repository.settle(run_id))
+        record = self.repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         return self.to_api(record)
 
     def list_runs(self, page: int, page_size: int) -> RunPage:
-        records, total = self._repository.list_page(page, page_size)
+        records, total = self.repository.list_page(page, page_size)
         return RunPage(
             items=[self.to_api(r) for r in records],
             page=page,
@@ -449,7 +429,7 @@ class RunService:
         self, run_id: uuid.UUID, page: int, page_size: int, status: ScoreStatus | None = None
     ) -> RunSessionPage:
         """One page of the run's attempts (by session id) with their scores and bands; ``status`` filters them."""
-        found = self._repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
+        found = self.repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
         if found is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         attempts, total = found
@@ -462,13 +442,13 @@ class RunService:
         )
 
     def cancel(self, run_id: uuid.UUID, cancelled_by: str) -> ScoringRun:
-        record = self._repository.get(run_id)
+        record = self.repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
-        batches = self._repository.run_batches(run_id) if record.mode == "batch" else []
-        cancelled = self._repository.cancel(run_id, f"cancelled by {cancelled_by}")
+        batches = self.repository.run_batches(run_id) if record.mode == "batch" else []
+        cancelled = self.repository.cancel(run_id, f"cancelled by {cancelled_by}")
         if cancelled is None:
-            current = self._repository.get(run_id)
+            current = self.repository.get(run_id)
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
         record_scores_cancelled(cancelled or 0)
@@ -479,11 +459,11 @@ class RunService:
     def _cancel_batches(self, run_id: uuid.UUID, batch_ids: Sequence[str]) -> None:
         """Cancel the run's Message Batches. Best effort: the attempts are cancelled already, so a batch that could
         not be cancelled only costs its results, which the poller ignores."""
-        if not batch_ids or self._batches is None:
+        if not batch_ids or self.batches is None:
             return
         for batch_id in batch_ids:
             try:
-                self._batches().cancel(batch_id)
+                self.batches().cancel(batch_id)
             except ScoringError as exc:
                 logger.warning(
                     "could not cancel a batch of a cancelled run",
@@ -491,13 +471,13 @@ class RunService:
                 )
 
     def settle(self, run_id: uuid.UUID) -> None:
-        record_scores_cancelled(self._repository.settle(run_id))
+        record_scores_cancelled(self.repository.settle(run_id))
 
     def cost_of(self, record: RunRecord) -> float | None:
         """The actual cost of the run's completed attempts; None when a model they used has no price."""
         total = 0.0
         for usage in record.usage:
-            price = self._config.price_of(usage.model or "")
+            price = self.config.price_of(usage.model or "")
             if price is None:
                 return None
             total += price.cost_usd(

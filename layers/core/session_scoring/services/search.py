@@ -4,6 +4,7 @@ the scored sessions (``repositories/search.py`` says why not the configured sour
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.errors import InvalidParametersError
@@ -55,10 +56,10 @@ def _rank(record: SearchHitRecord, needle: str) -> tuple[int, float]:
     return place, -(record.seen_at.timestamp() if record.seen_at else 0.0)
 
 
+@dataclass(eq=False)
 class SearchService:
-    def __init__(self, repository: SearchReads, uploads: UploadTitles) -> None:
-        self._repository = repository
-        self._uploads = uploads
+    repository: SearchReads
+    uploads: UploadTitles
 
     def search(self, text: str, limit: int) -> SessionSearchResult:
         """Up to ``limit`` sessions whose id, agent or alert type contains ``text`` (any case), best match first."""
@@ -67,12 +68,12 @@ class SearchService:
             raise InvalidParametersError(f"q needs at least {MIN_TEXT} characters besides spaces, got {text!r}")
         found: dict[str, SearchHitRecord] = {}
         for record in [
-            *self._repository.uploads_matching(needle, limit),
-            *self._repository.scored_matching(needle, limit),
+            *self.repository.uploads_matching(needle, limit),
+            *self.repository.scored_matching(needle, limit),
         ]:
             found.setdefault(record.session_id, record)  # an upload's own row (with its title) comes first
         ranked = sorted(found.values(), key=lambda r: _rank(r, needle.lower()))[:limit]
-        titles = self._uploads.titles([r.session_id for r in ranked if r.title is None])
+        titles = self.uploads.titles([r.session_id for r in ranked if r.title is None])
         return SessionSearchResult(
             query=needle,
             items=[

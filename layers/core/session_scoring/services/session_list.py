@@ -145,24 +145,17 @@ class SessionListReads(Protocol):
     ) -> list[ScoredSessionRecord]: ...
 
 
+@dataclass(eq=False)
 class SessionListService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: SessionListReads,
-        source: SessionSource,
-        scan_page_size: int = SCAN_PAGE_SIZE,
-        scan_page_limit: int = SCAN_PAGE_LIMIT,
-        titles: SessionTitles | None = None,
-    ) -> None:
-        """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
-        names the uploads of a scored page (their task), which the scores' own facts do not keep."""
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._titles = titles
-        self._scan_page_size = scan_page_size
-        self._scan_page_limit = scan_page_limit
+    """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
+    names the uploads of a scored page (their task), which the scores' own facts do not keep."""
+
+    config: ScoringConfig
+    repository: SessionListReads
+    source: SessionSource
+    scan_page_size: int = SCAN_PAGE_SIZE
+    scan_page_limit: int = SCAN_PAGE_LIMIT
+    titles: SessionTitles | None = None
 
     def list_sessions(self, params: SessionListParams) -> SessionListPage:
         query = self._check(params)
@@ -208,21 +201,21 @@ class SessionListService:
             statuses=params.statuses,
             scored=scored,
             bands=tuple(params.bands),
-            criteria_hash=self._config.criteria_hash if scope is CriteriaScope.CURRENT else None,
+            criteria_hash=self.config.criteria_hash if scope is CriteriaScope.CURRENT else None,
             sort=sort,
             cursor=params.cursor,
         )
 
     def _item(self, summary: SessionSummary, latest: dict[str, LatestScoreRecord]) -> SessionListItem:
         record = latest.get(summary.session_id)
-        score = None if record is None else to_latest_score(record, self._config.criteria_hash)
+        score = None if record is None else to_latest_score(record, self.config.criteria_hash)
         fields = summary.model_dump(exclude={"title"})
         return SessionListItem(**fields, title=summary.title or summary.alert_type, score=score)
 
     def _from_source(self, query: _Query) -> SessionListPage:
-        source_page = self._source.list_sessions(query.page, query.page_size, query.statuses)
+        source_page = self.source.list_sessions(query.page, query.page_size, query.statuses)
         ids = [s.session_id for s in source_page.items]
-        latest = self._repository.latest_attempts(ids, query.criteria_hash)
+        latest = self.repository.latest_attempts(ids, query.criteria_hash)
         return SessionListPage(
             items=[self._item(summary, latest) for summary in source_page.items],
             page=source_page.page,
@@ -237,7 +230,7 @@ class SessionListService:
         facts = record.facts
         # The scores keep no source status. A session is scored only once it reached a scorable, terminal status, so
         # with one scorable status (the default, completed) that is its status; with several, only that it finished.
-        scorable = self._config.session_source.scorable_statuses
+        scorable = self.config.session_source.scorable_statuses
         return SessionListItem(
             session_id=record.session_id,
             status=scorable[0] if len(scorable) == 1 else "finished",
@@ -252,7 +245,7 @@ class SessionListService:
                 status=ScoreStatus.COMPLETED,
                 total_score=record.total_score,
                 criteria_hash=record.criteria_hash,
-                is_current_criteria=record.criteria_hash == self._config.criteria_hash,
+                is_current_criteria=record.criteria_hash == self.config.criteria_hash,
             ),
         )
 
@@ -262,11 +255,11 @@ class SessionListService:
             SessionSort.SCORE_DESC: ScoredOrder.SCORE_DESC,
             SessionSort.SCORE_ASC: ScoredOrder.SCORE_ASC,
         }[query.sort]
-        records = self._repository.scored_page(
+        records = self.repository.scored_page(
             query.criteria_hash, query.bands, order, (query.page - 1) * query.page_size, query.page_size
         )
-        total = self._repository.scored_count(query.criteria_hash, query.bands)
-        titles = self._titles.titles([record.session_id for record in records]) if self._titles else {}
+        total = self.repository.scored_count(query.criteria_hash, query.bands)
+        titles = self.titles.titles([record.session_id for record in records]) if self.titles else {}
         return SessionListPage(
             items=[self._scored_item(record, titles) for record in records],
             page=query.page,
@@ -276,17 +269,17 @@ class SessionListService:
         )
 
     def _unscored(self, query: _Query) -> SessionListPage:
-        resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self._scan_page_size)
+        resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self.scan_page_size)
         found: list[SessionSummary] = []
         skipped: list[SkippedSession] = []
         pages_read = 0
         next_at: _Resume | None = resume
-        while next_at is not None and len(found) < query.page_size and pages_read < self._scan_page_limit:
-            source_page = self._source.list_sessions(next_at.source_page, self._scan_page_size, query.statuses)
+        while next_at is not None and len(found) < query.page_size and pages_read < self.scan_page_limit:
+            source_page = self.source.list_sessions(next_at.source_page, self.scan_page_size, query.statuses)
             pages_read += 1
             skipped += source_page.skipped
             candidates = list(source_page.items)[next_at.offset :]
-            scored = self._repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
+            scored = self.repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
             last_page = next_at.source_page >= source_page.total_pages or not source_page.items
             resume_page = None if last_page else _Resume(next_at.source_page + 1, 0)
             for position, summary in enumerate(candidates, start=next_at.offset):
@@ -299,7 +292,7 @@ class SessionListService:
                         resume_page = _Resume(next_at.source_page, following)
                     break
             next_at = resume_page
-        latest = self._repository.latest_attempts([s.session_id for s in found], query.criteria_hash)
+        latest = self.repository.latest_attempts([s.session_id for s in found], query.criteria_hash)
         return SessionListPage(
             items=[self._item(summary, latest) for summary in found],
             page=1,
@@ -307,10 +300,10 @@ class SessionListService:
             total_items=None,
             total_pages=None,
             skipped=_skipped(skipped),
-            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self._scan_page_size),
+            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self.scan_page_size),
             scan=SessionListScan(
                 source_pages_read=pages_read,
-                source_page_limit=self._scan_page_limit,
+                source_page_limit=self.scan_page_limit,
                 limit_reached=len(found) < query.page_size and next_at is not None,
             ),
         )

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from session_scoring.models.api import SessionDetail
 from session_scoring.models.session import Session
 from session_scoring.sources.base import SessionSource
 
 
+@dataclass(eq=False)
 class SessionViewService:
-    def __init__(self, source: SessionSource) -> None:
-        self._source = source
+    source: SessionSource
 
     def session_detail(self, session_id: str) -> SessionDetail:
         """The normalised session at its source (SessionNotFoundError when unknown)."""
-        return to_session_detail(self._source.get_session(session_id))
+        return to_session_detail(self.source.get_session(session_id))
 
 
 def to_session_detail(session: Session) -> SessionDetail:

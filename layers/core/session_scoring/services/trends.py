@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate
 from typing import Protocol
@@ -157,11 +158,11 @@ class TrendReads(Protocol):
     ) -> list[TrendRow]: ...
 
 
+@dataclass(eq=False)
 class TrendsService:
-    def __init__(self, repository: TrendReads, comparison: ComparisonReads, agreement: AgreementService) -> None:
-        self._repository = repository
-        self._comparison = comparison
-        self._agreement = agreement
+    repository: TrendReads
+    comparison: ComparisonReads
+    agreement: AgreementService
 
     def trends(
         self,
@@ -171,7 +172,7 @@ class TrendsService:
         scored_after: datetime | None = None,
         scored_before: datetime | None = None,
     ) -> TrendsReport:
-        rows = self._repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        rows = self.repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
@@ -202,7 +203,7 @@ class TrendsService:
     def criteria_comparison(self, base: str, candidate: str, with_reference: bool = False) -> CriteriaComparison:
         """The comparison of ``candidate`` with ``base``; ``with_reference``: only the sessions judged against a
         reference root cause under either (and the human agreement of each over such sessions)."""
-        histograms = self._comparison.histograms(base, candidate, MOVERS, with_reference)
+        histograms = self.comparison.histograms(base, candidate, MOVERS, with_reference)
         comparison = compare_histograms(
             base,
             candidate,
@@ -215,9 +216,9 @@ class TrendsService:
     def _with_points(self, comparison: CriteriaComparison, with_reference: bool) -> CriteriaComparison:
         """The comparison with its scatter's points (read apart from the statistics' histograms, so their
         computation can change without the scatter)."""
-        points = self._comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS, with_reference)
+        points = self.comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS, with_reference)
         return comparison.model_copy(update={"points": points, "with_reference": with_reference})
 
     def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
-        report = self._agreement.agreement(criteria_hash, with_reference)
+        report = self.agreement.agreement(criteria_hash, with_reference)
         return HumanAgreement.model_validate(report, from_attributes=True)
