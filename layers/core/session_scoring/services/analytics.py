@@ -7,7 +7,7 @@ Counts are over the latest completed score of each session (see ``repositories.a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal, Protocol
 
@@ -119,14 +119,7 @@ class AnalyticsService:
     def score_distribution(self, criteria_hash: str | None) -> ScoreDistribution:
         counts = {c.band: c for c in self.repository.score_distribution(criteria_hash)}
         bands = [
-            ScoreBand(
-                band=b.band,
-                label=b.label,
-                min_score=b.min_score,
-                max_score=b.max_score,
-                count=counts[b.band].count,
-                session_ids=counts[b.band].session_ids,
-            )
+            ScoreBand(**asdict(b), count=counts[b.band].count, session_ids=counts[b.band].session_ids)
             for b in SCORE_BANDS
         ]
         return ScoreDistribution(criteria_hash=criteria_hash, total=sum(b.count for b in bands), bands=bands)

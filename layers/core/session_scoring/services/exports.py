@@ -176,11 +176,8 @@ class TrainingExportService:
         return TrainingQuery(where, TrainingFormat(output))
 
     def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
-        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines.
-        Who asked for it is logged with the parameters (a job records them on its row).
-
-        Where exports are S3 jobs (an exports bucket is configured) the answer is a 405 naming the POST: behind API
-        Gateway the streamed body would be buffered and cut at 6 MB."""
+        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines;
+        a 405 naming the POST where exports are S3 jobs (API Gateway would cut the stream at 6 MB)."""
         if not self.streaming_allowed:
             raise ExportModeError(
                 "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
@@ -305,10 +302,8 @@ class ExportJobService:
     url_expiry_seconds: int
 
     def request(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> ExportJob:
-        """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue.
-
-        The job is stored before the message is sent, so a request is never lost silently: when the queue refuses
-        it the job is marked failed with the queue's error and the caller gets a 503 to retry."""
+        """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue (a
+        job the queue refuses is marked failed, and the caller gets a 503 to retry)."""
         if self.store is None:
             raise ExportModeError(
                 "export jobs need the stack's exports bucket (SCORING_EXPORTS_BUCKET), which is not set here: "
@@ -354,14 +349,9 @@ class ExportJobService:
         )
 
     def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:
-        """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome.
-
-        Every way it ends is on the job: completed with its counts, or failed with the reason (S3 refused, the
-        source or database failed mid-way, the function's time ran out). A delivery that finds its job already
-        running after an earlier delivery (``receive_count`` > 1) means that delivery died (out of memory, or
-        killed at its timeout): the job is failed saying so. Only a database that cannot be reached to record any
-        of this raises (the message comes back, and after the queue's last delivery waits in its dead-letter queue).
-        """
+        """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome on the job
+        (completed with its counts, or failed with the reason). A job found running on a later delivery
+        (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
         export_id = message.export_id
         record = self.repository.get(export_id)
         if record is None:

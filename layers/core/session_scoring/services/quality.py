@@ -128,10 +128,10 @@ class JudgeQualityService:
             raise InvalidRequestError("the session source lists no scorable session to study")
         return ids
 
-    def _prompt(self, session: Session) -> JudgePrompt | None:
-        return prompt_for_judge(self.config, session, self.input_budget_tokens)
-
-    def _evaluate(self, session: Session, prompt: JudgePrompt | None) -> JudgeVerdict:
+    def _sample(
+        self, session_id: str, study: str, kind: str, session: Session, prompt: JudgePrompt | None
+    ) -> JudgeVerdict:
+        """One verdict of ``prompt`` (with the scorer's retries), stored as a ``kind`` sample of ``study``."""
         judge = self.judge()
 
         def attempt(time_left: float) -> JudgeVerdict:
@@ -143,18 +143,16 @@ class JudgeQualityService:
             )
             return judge.evaluate(request)
 
-        return call_with_retries(
+        verdict = call_with_retries(
             attempt,
             deadline=self.clock() + STUDY_SECONDS_PER_CALL,
             max_retries=self.max_retries,
             base_seconds=self.retry_base_seconds,
             clock=self.clock,
         )
-
-    def _store(self, session_id: str, study: str, kind: str, verdict: JudgeVerdict, prompt: JudgePrompt | None) -> None:
         self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
-        stats = prompt_stats(prompt)
-        self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, stats)
+        self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, prompt_stats(prompt))
+        return verdict
 
     def repeatability(
         self,
@@ -173,11 +171,9 @@ class JudgeQualityService:
             verdicts: list[JudgeVerdict] = []
             try:
                 session = self.source.get_session(session_id)
-                prompt = self._prompt(session)
+                prompt = prompt_for_judge(self.config, session, self.input_budget_tokens)
                 for _ in range(repeats):
-                    verdict = self._evaluate(session, prompt)
-                    self._store(session_id, study, "repeatability", verdict, prompt)
-                    verdicts.append(verdict)
+                    verdicts.append(self._sample(session_id, study, "repeatability", session, prompt))
                     done += 1
                     if progress is not None:
                         progress(done)
@@ -238,9 +234,8 @@ class JudgeQualityService:
                 variant, where = inject(session)
                 scored: list[int] = []
                 for candidate in (session, variant):
-                    prompt = self._prompt(candidate)
-                    verdict = self._evaluate(candidate, prompt)
-                    self._store(session_id, study, "robustness", verdict, prompt)
+                    prompt = prompt_for_judge(self.config, candidate, self.input_budget_tokens)
+                    verdict = self._sample(session_id, study, "robustness", candidate, prompt)
                     scored.append(verdict.output.total_score)
                 results.append(
                     RobustnessSession(

@@ -65,11 +65,8 @@ class AttemptReaper:
     def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
 
-        ``queue_is_new``: the queue was just created (the local stack's in-memory queue after a restart), so no
-        active attempt can have a message: every pending attempt is stranded now, not after the idle limit, and
-        every ``in_progress`` one is requeued too, its lease live or not (a live lease may belong to a scorer that
-        is still working, from another process on the same database: it is never failed here, and its job's claim
-        waits for the lease).
+        ``queue_is_new``: no active attempt can have a message, so every pending attempt is stranded now and every
+        ``in_progress`` one is requeued too (never failed: a live lease may belong to a scorer still working).
         """
         result = ReapResult()
         pending_after = 0 if queue_is_new else self._pending_after

@@ -7,6 +7,7 @@ fails, the attempts reopened for it are failed again with their previous reason.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ HOLD_SECONDS = 300
 """How long redrive keeps the dead letters it read hidden from other readers while it works."""
 
 MAX_MESSAGES = 10_000
+MOVE_TASK_POLL_SECONDS = 2
 
 
 class FailedAttempts(Protocol):
@@ -192,14 +194,8 @@ class DeadLetterService:
             report(RedriveProgress(status.moved, status.to_move or total))
             if status.status != "RUNNING":
                 break
-            self._wait()
+            time.sleep(MOVE_TASK_POLL_SECONDS)
         record_jobs_redriven(result.moved)
         if status.status == "FAILED":
             raise ScoringError(f"the SQS move task failed: {status.failure_reason or 'no reason given'}")
         return result
-
-    @staticmethod
-    def _wait() -> None:
-        import time
-
-        time.sleep(2)

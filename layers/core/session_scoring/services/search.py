@@ -3,13 +3,13 @@ the scored sessions (``repositories/search.py`` says why not the configured sour
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.errors import InvalidParametersError
 from session_scoring.models.api import SessionSearchHit, SessionSearchResult
 from session_scoring.repositories.search import SearchHitRecord
+from session_scoring.services.session_list import SessionTitles
 
 MIN_TEXT = 2
 """Fewer characters would match nearly every session."""
@@ -20,12 +20,6 @@ class SearchReads(Protocol):
 
     def uploads_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
     def scored_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
-
-
-class UploadTitles(Protocol):
-    """The titles of uploaded sessions (implemented by ``repositories.uploads.UploadRepository``)."""
-
-    def titles(self, session_ids: Sequence[str]) -> dict[str, str]: ...
 
 
 def _bare(session_id: str) -> str:
@@ -59,7 +53,7 @@ def _rank(record: SearchHitRecord, needle: str) -> tuple[int, float]:
 @dataclass(eq=False)
 class SearchService:
     repository: SearchReads
-    uploads: UploadTitles
+    uploads: SessionTitles
 
     def search(self, text: str, limit: int) -> SessionSearchResult:
         """Up to ``limit`` sessions whose id, agent or alert type contains ``text`` (any case), best match first."""
