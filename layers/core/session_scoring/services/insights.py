@@ -223,15 +223,6 @@ def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
-    return MissingToolSession(**asdict(record), band=band_for(record.total_score).band)
-
-
-def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
-    """CSV text in chunks: a header, then a row per score, safe to open in a spreadsheet."""
-    return csv_chunks(CSV_COLUMNS, (csv_row(score) for score in scores))
-
-
 class InsightsReads(Protocol):
     """The fleet's and the missing tools' reads (``repositories.insights``)."""
 
@@ -345,7 +336,7 @@ class InsightsService:
             tool_name=tool_name,
             canonical_name=canonical,
             criteria_hash=where.criteria_hash,
-            items=[to_tool_session(r) for r in shown],
+            items=[MissingToolSession(**asdict(r), band=band_for(r.total_score).band) for r in shown],
             next_cursor=encode_position(keyed, key, True, last.scored_at, last.score_id)
             if last is not None and len(records) > limit
             else None,
@@ -373,5 +364,5 @@ class InsightsService:
         records = self.repository.fleet_stream(query.where, query.order, query.limit)
         scores = (to_fleet_score(record, current) for record in records)
         if query.format == FleetFormat.CSV:
-            return StreamedRows("text/csv", "scores.csv", _csv(scores))
+            return StreamedRows("text/csv", "scores.csv", csv_chunks(CSV_COLUMNS, map(csv_row, scores)))
         return StreamedRows("application/x-ndjson", "scores.jsonl", (s.model_dump_json() + "\n" for s in scores))

@@ -211,12 +211,8 @@ class TrendsService:
             self._human_agreement(base, with_reference),
             self._human_agreement(candidate, with_reference),
         )
-        return self._with_points(comparison, with_reference)
-
-    def _with_points(self, comparison: CriteriaComparison, with_reference: bool) -> CriteriaComparison:
-        """The comparison with its scatter's points (read apart from the statistics' histograms, so their
-        computation can change without the scatter)."""
-        points = self.comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS, with_reference)
+        # The scatter's points are read apart from the histograms, so their computation can change without it.
+        points = self.comparison.points(base, candidate, COMPARISON_POINTS, with_reference)
         return comparison.model_copy(update={"points": points, "with_reference": with_reference})
 
     def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
