@@ -92,12 +92,9 @@ def _system_prompt(session: Session) -> str:
 
 
 def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]:
-    """The session as an OpenAI chat fine-tuning conversation and the functions it could call.
-
-    Reasoning and answers become assistant text; text right before a tool call goes into the same assistant message
-    as the call. Every tool call gets an id, a ``tool`` message with its result (or error), and a function entry.
-    A chat stage's user turns (``User: ...``) become user messages.
-    """
+    """The session as an OpenAI chat fine-tuning conversation and the functions it could call: text right before
+    a tool call shares its assistant message, each call gets an id and a ``tool`` message with its result (or error),
+    and a chat stage's user turns (``User: ...``) become user messages."""
     messages = [
         ChatMessage(role="system", content=_system_prompt(session)),
         ChatMessage(role="user", content=json.dumps(session.alert, default=str) if session.alert else "(no alert)"),

@@ -56,12 +56,8 @@ class TrendFacts(Protocol):
 
 @dataclass(eq=False)
 class FactsBackfill:
-    """Fills the facts of attempts that have none (or only a summary's), session by session.
-
-    Idempotent and resumable: the work list is read from the database each time (attempts whose facts are missing or
-    incomplete), each session's attempts are updated in one statement as soon as it is read, and an interrupted
-    backfill starts again where the list now begins.
-    """
+    """Fills the facts of attempts that have none (or only a summary's), session by session: idempotent and
+    resumable, as the work list is read from the database and each session is stored as soon as it is read."""
 
     repository: MissingFacts
     source: SessionSource

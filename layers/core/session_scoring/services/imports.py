@@ -81,12 +81,9 @@ class ImportService:
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
     ) -> ImportedSession:
-        """Parse ``body`` (JSON, or JSON Lines when ``file_name`` ends with .jsonl or the content type is
-        application/x-ndjson or application/jsonl), store it under a new ``upload:<uuid>`` id and describe it. A
-        document holding many trajectories is stored as one session per trajectory, all or none.
-
-        Raises InvalidRequestError naming what is wrong with the upload (the line or field and what was expected).
-        """
+        """Parse ``body`` (JSON, or JSON Lines by its file name or content type), store it under a new
+        ``upload:<uuid>`` id (a document of many trajectories as one session each, all or none) and describe it;
+        an InvalidRequestError names what is wrong with the upload."""
         origin = file_name or DEFAULT_UPLOAD_NAME
         if content_type and any(kind in content_type for kind in ("ndjson", "jsonl")) and not origin.endswith(".jsonl"):
             origin = f"{origin}.jsonl"

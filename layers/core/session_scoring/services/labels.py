@@ -112,10 +112,7 @@ class LabelService:
 
     def labels(self, session_id: str) -> SessionLabels:
         history = [to_session_label(r) for r in self.repository.for_session(session_id)]
-        current: dict[str, SessionLabel] = {}
-        for label in history:
-            if label.labeller not in current or label.revision > current[label.labeller].revision:
-                current[label.labeller] = label
+        current = {label.labeller: label for label in sorted(history, key=lambda label: label.revision)}
         references = [to_session_reference(r) for r in self.repository.reference_history(session_id)]
         reference = references[0] if references and references[0].reference_root_cause is not None else None
         return SessionLabels(

@@ -64,10 +64,7 @@ class AttemptReaper:
 
     def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
-
-        ``queue_is_new``: no active attempt can have a message, so every pending attempt is stranded now and every
-        ``in_progress`` one is requeued too (never failed: a live lease may belong to a scorer still working).
-        """
+        ``queue_is_new``: every pending attempt is stranded now and every ``in_progress`` one is requeued too."""
         result = ReapResult()
         pending_after = 0 if queue_is_new else self._pending_after
         with subsegment("reap") as segment:

@@ -31,11 +31,8 @@ class SchemaService:
     settings: Settings
 
     def upgrade(self) -> SchemaState:
-        """Apply every pending migration. Concurrent callers wait on the advisory lock; the second finds nothing to do.
-
-        Raises DatabaseUnavailableError, naming the cause, when the database cannot be reached or a migration fails
-        (the failed migration's transaction is rolled back).
-        """
+        """Apply every pending migration (concurrent callers wait on the advisory lock); DatabaseUnavailableError,
+        naming the cause, when the database cannot be reached or a migration fails (and is rolled back)."""
         try:
             before = migrate.current_revision(self.engine)
             migrate.upgrade(self.engine, self.settings)

@@ -329,11 +329,9 @@ class Scorer:
     def _score(
         self, job: ScoringJob, claim: ClaimResult, deadline: float
     ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
-        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), what is stored of
-        the request (its prompt's sizes, none for the heuristic judge, and where its reference came from), the whole
-        judging time in ms (every retry and wait included) and the session's available tools (what the missing tools'
-        canonical names are matched against). The reference is the claim's (set through the labels API), else the
-        session's own."""
+        """The verdict (the median of ``scoring.samples``, with their spread), the request's prompt stats, the whole
+        judging time in ms (retries and waits included) and the session's available tools. The reference is the
+        claim's (set through the labels API), else the session's own."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
         reference = resolve_reference(session, claim.reference_root_cause, claim.reference_remediation)

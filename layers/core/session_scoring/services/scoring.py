@@ -167,11 +167,8 @@ class ScoringService:
         return self.config.criteria_hash
 
     def request_score(self, session_id: str, force_rescore: bool, triggered_by: str) -> SessionScore:
-        """Return the latest completed score, or the active attempt, or queue a new attempt.
-
-        The caller answers 200 when the returned attempt is completed, 202 otherwise. There is never more than one
-        active attempt per session, with or without ``force_rescore``.
-        """
+        """Return the latest completed score, or the active attempt, or queue a new attempt (200 for a completed
+        attempt, 202 otherwise); never more than one active attempt per session, even with ``force_rescore``."""
         if not self.config.enabled:
             raise ScoringDisabledError(
                 "scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true to request scores"
