@@ -33,7 +33,6 @@ from session_scoring.models.insights import (
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
-from session_scoring.services.scoring import to_session_facts
 
 JSON_MAX_PAGE = 500
 """Rows per JSON page at most: a page stays far below Lambda's 6 MB response limit (a row is about 1 KB)."""
@@ -165,23 +164,15 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
 
 
 def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> FleetScore:
-    """Explicit mapping from the fleet row to the API model."""
-    return FleetScore(
-        score_id=record.score_id,
-        session_id=record.session_id,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
-        status=record.status,
-        total_score=record.total_score,
-        band=None if record.total_score is None else band_for(record.total_score).band,
-        score_breakdown=record.score_breakdown,
-        requested_at=record.requested_at,
-        scored_at=record.scored_at,
-        judge_provider=record.judge_provider,
-        judge_model=record.judge_model,
-        missing_tools=list(record.missing_tools),
-        session_facts=None if record.facts is None else to_session_facts(record.facts),
-        outcome=None if record.outcome is None else Outcome(record.outcome),
+    """The fleet row as the API model: its fields by name, and what is derived from them."""
+    return FleetScore.model_validate(
+        {
+            **vars(record),
+            "is_current_criteria": record.criteria_hash == current_criteria_hash,
+            "band": None if record.total_score is None else band_for(record.total_score).band,
+            "session_facts": record.facts,
+        },
+        from_attributes=True,
     )
 
 
