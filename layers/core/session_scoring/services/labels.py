@@ -45,13 +45,8 @@ def to_session_label(record: LabelRecord) -> SessionLabel:
 
 
 def to_session_reference(record: ReferenceRecord) -> SessionReference:
-    return SessionReference(
-        session_id=record.session_id,
-        revision=record.revision,
-        reference_root_cause=record.root_cause,
-        reference_remediation=record.remediation,
-        set_by=record.set_by,
-        created_at=record.created_at,
+    return SessionReference.model_validate(
+        {**vars(record), "reference_root_cause": record.root_cause, "reference_remediation": record.remediation}
     )
 
 

@@ -71,13 +71,12 @@ class SearchService:
         return SessionSearchResult(
             query=needle,
             items=[
-                SessionSearchHit(
-                    session_id=r.session_id,
-                    title=r.title or titles.get(r.session_id) or r.alert_type,
-                    alert_type=r.alert_type,
-                    agent=r.agent,
-                    source=r.source,
-                    matched=_matched(r, needle.lower()),
+                SessionSearchHit.model_validate(
+                    {
+                        **vars(r),
+                        "title": r.title or titles.get(r.session_id) or r.alert_type,
+                        "matched": _matched(r, needle.lower()),
+                    }
                 )
                 for r in ranked
             ],

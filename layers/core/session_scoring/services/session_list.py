@@ -122,14 +122,8 @@ def _skipped(skipped: list[SkippedSession]) -> list[SkippedSessionInfo]:
 
 
 def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
-    """Explicit mapping from a session's latest attempt to the list row's ``score``."""
-    return LatestScore(
-        score_id=record.score_id,
-        status=record.status,
-        total_score=record.total_score,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
-    )
+    """A session's latest attempt as the list row's ``score``."""
+    return LatestScore(**vars(record), is_current_criteria=record.criteria_hash == current_criteria_hash)
 
 
 class SessionListReads(Protocol):
