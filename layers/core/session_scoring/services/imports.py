@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.configuration.criteria import TraceImportSection
@@ -73,10 +74,10 @@ class UploadStore(Protocol):
     def add_all(self, uploads: Sequence[NewUpload]) -> None: ...
 
 
+@dataclass(eq=False)
 class ImportService:
-    def __init__(self, uploads: UploadStore, trace_import: TraceImportSection | None = None) -> None:
-        self._uploads = uploads
-        self._submit_tools = (trace_import or TraceImportSection()).submit_tool_names
+    uploads: UploadStore
+    trace_import: TraceImportSection | None = None
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
@@ -94,7 +95,7 @@ class ImportService:
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
         try:
-            document = load_text(text, origin, self._submit_tools)
+            document = load_text(text, origin, (self.trace_import or TraceImportSection()).submit_tool_names)
             parsed = parse_traces(document)
             parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:
@@ -122,7 +123,7 @@ class ImportService:
                 )
             )
             described.append(_facts(stored, original))
-        self._uploads.add_all(uploads)
+        self.uploads.add_all(uploads)
         first, facts = uploads[0], described[0]
         logger.info(
             "session imported",

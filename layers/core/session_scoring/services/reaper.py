@@ -47,34 +47,27 @@ class StrandedAttempts(Protocol):
     def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]: ...
 
 
+@dataclass(eq=False)
 class AttemptReaper:
-    def __init__(
-        self,
-        repository: StrandedAttempts,
-        queue: JobQueue,
-        max_deliveries: int,
-        lease_seconds: int,
-        settle_run: Callable[[uuid.UUID], object] | None = None,
-    ) -> None:
-        self._repository = repository
-        self._queue = queue
-        self._settle_run = settle_run
-        self._max_deliveries = max_deliveries
-        self._pending_after = pending_idle_limit(lease_seconds)
+    repository: StrandedAttempts
+    queue: JobQueue
+    max_deliveries: int
+    lease_seconds: int
+    settle_run: Callable[[uuid.UUID], object] | None = None
 
     def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
         ``queue_is_new``: every pending attempt is stranded now and every ``in_progress`` one is requeued too."""
         result = ReapResult()
-        pending_after = 0 if queue_is_new else self._pending_after
+        pending_after = 0 if queue_is_new else pending_idle_limit(self.lease_seconds)
         with subsegment("reap") as segment:
-            for attempt in self._repository.stranded(pending_after, limit):
-                if attempt.delivery_count >= self._max_deliveries:
+            for attempt in self.repository.stranded(pending_after, limit):
+                if attempt.delivery_count >= self.max_deliveries:
                     self._give_up(attempt, result)
                 else:
                     self._requeue(attempt, result)
             if queue_is_new:
-                for attempt in self._repository.stranded(pending_after, limit, held=True):
+                for attempt in self.repository.stranded(pending_after, limit, held=True):
                     self._requeue(attempt, result)
             segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
         record_reaped(result.requeued, result.failed)
@@ -91,7 +84,7 @@ class AttemptReaper:
             run_id=attempt.run_id,  # so the run settles when this job ends, as for its first message
         )
         try:
-            self._queue.send(job)
+            self.queue.send(job)
         except QueueUnavailableError as exc:
             result.notes.append(f"{attempt.score_id}: not requeued ({exc.message}); the next run tries again")
             return
@@ -101,15 +94,15 @@ class AttemptReaper:
     def _give_up(self, attempt: StrandedAttempt, result: ReapResult) -> None:
         reason = (
             f"stranded: the attempt was {attempt.status.value} with no scorer holding it and no queue message, after "
-            f"{attempt.delivery_count} deliveries (the limit is {self._max_deliveries}); request a new score "
+            f"{attempt.delivery_count} deliveries (the limit is {self.max_deliveries}); request a new score "
             "(POST with force_rescore) to try again"
         )
-        if self._repository.fail(attempt.score_id, None, reason):
+        if self.repository.fail(attempt.score_id, None, reason):
             result.failed += 1
             result.notes.append(f"{attempt.score_id} ({attempt.session_id}): failed, {reason}")
-            if attempt.run_id is not None and self._settle_run is not None:
+            if attempt.run_id is not None and self.settle_run is not None:
                 # No job will end for this attempt, so nothing else would mark its run as finished.
                 try:
-                    self._settle_run(attempt.run_id)
+                    self.settle_run(attempt.run_id)
                 except ScoringError as exc:
                     result.notes.append(f"run {attempt.run_id}: not settled ({exc.message}); reading it settles it")
