@@ -8,6 +8,7 @@ of the job's deliveries; if the copy cannot be sent the original is delayed inst
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
@@ -26,43 +27,38 @@ class ReturnQueue(Protocol):
     def send_later(self, job: ScoringJob, delay_seconds: int) -> None: ...
 
 
+@dataclass(eq=False)
 class JobService:
-    def __init__(
-        self,
-        scorer: Scorer,
-        queue: ReturnQueue | None,
-        settle_run: Callable[[UUID], int] | None = None,
-    ) -> None:
-        self._scorer = scorer
-        self._queue = queue
-        self._settle_run = settle_run
-        """Brings a scoring run's status up to date after one of its jobs (completed when none is active); returns
-        how many attempts it cancelled (those of a cancelled run that came back to pending)."""
+    scorer: Scorer
+    queue: ReturnQueue | None
+    settle_run: Callable[[UUID], int] | None = None
+    """Brings a scoring run's status up to date after one of its jobs (completed when none is active); returns
+    how many attempts it cancelled (those of a cancelled run that came back to pending)."""
 
     def handle(self, job: ScoringJob, receipt_handle: str, receive_count: int, remaining_seconds: float) -> JobOutcome:
-        outcome = self._scorer.process(job, receive_count, remaining_seconds)
+        outcome = self.scorer.process(job, receive_count, remaining_seconds)
         delay = outcome.delay_seconds
-        if not outcome.done and delay and self._queue is not None:
+        if not outcome.done and delay and self.queue is not None:
             if outcome.deferrable and self._send_copy(job, delay):
                 outcome = JobOutcome.ack(f"deferred as a fresh message: {outcome.reason}")
             else:
                 try:
-                    self._queue.delay(receipt_handle, delay)
+                    self.queue.delay(receipt_handle, delay)
                 except Exception as exc:  # noqa: BLE001 - the message still comes back after its normal visibility timeout
                     logger.warning("could not delay the message", extra={"error": str(exc)})
-        if job.run_id is not None and self._settle_run is not None:
+        if job.run_id is not None and self.settle_run is not None:
             try:
-                record_scores_cancelled(self._settle_run(job.run_id))
+                record_scores_cancelled(self.settle_run(job.run_id))
             except ScoringError as exc:  # the next job of the run, or reading the run, settles it
                 logger.warning("could not settle the run", extra={"run_id": str(job.run_id), "error": exc.message})
         return outcome
 
     def _send_copy(self, job: ScoringJob, delay_seconds: int) -> bool:
         """Send the job's deferred copy; False (logged) when the queue did not take it."""
-        assert self._queue is not None
+        assert self.queue is not None
         copy = job.deferred()
         try:
-            self._queue.send_later(copy, delay_seconds)
+            self.queue.send_later(copy, delay_seconds)
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original message: never lose the job
             logger.warning(
                 "could not send the deferred copy; the message is delayed instead and this delivery counts",

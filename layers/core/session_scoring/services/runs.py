@@ -531,26 +531,17 @@ class RunService:
         )
 
 
+@dataclass(eq=False)
 class RunPlanner:
     """Plans a run one page of the session source per planning message (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: RunStore,
-        source: SessionSource,
-        queue: RunQueue,
-        estimator: RunEstimator,
-        runs: RunService,
-        page_size: int,
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._queue = queue
-        self._estimator = estimator
-        self._runs = runs
-        self._page_size = page_size
+    config: ScoringConfig
+    repository: RunStore
+    source: SessionSource
+    queue: RunQueue
+    estimator: RunEstimator
+    runs: RunService
+    page_size: int
 
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
@@ -559,14 +550,14 @@ class RunPlanner:
             return self._plan(job)
         except PermanentError as exc:
             logger.error("run planning failed", extra={"run_id": str(job.run_id), "error": exc.message})
-            self._repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
+            self.repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
             return JobOutcome.ack(exc.message)
         except ScoringError as exc:
             logger.warning("run planning deferred", extra={"run_id": str(job.run_id), "error": exc.message})
             return JobOutcome.retry(f"planning page {job.page} will be retried: {exc.message}", 30)
 
     def _plan(self, job: RunPlanningJob) -> JobOutcome:
-        run = self._repository.get(job.run_id)
+        run = self.repository.get(job.run_id)
         if run is None:
             return JobOutcome.ack("no such run")
         if run.status != RunStatus.PLANNING:
@@ -574,30 +565,30 @@ class RunPlanner:
         if run.next_page > job.page:
             # This page was planned but its successor may not have been sent (killed in between): send it again.
             if run.next_page == job.page + 1:
-                self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
+                self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
             return JobOutcome.ack("page already planned")
         if run.next_page < job.page:
             return JobOutcome.ack("stale planning message")
         selection = RunSelection.model_validate(run.selection)
-        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
-        source_page = self._source.list_sessions(job.page, self._page_size, statuses)
+        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
+        source_page = self.source.list_sessions(job.page, self.page_size, statuses)
         ids = [s.session_id for s in source_page.items]
-        states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
+        states = self.repository.session_states(run.run_id, ids, run.criteria_hash)
         decision = decide_page(
             selection,
             source_page.items,
             states,
-            set(self._config.session_source.scorable_statuses),
-            _referenced(self._repository, selection, ids),
+            set(self.config.session_source.scorable_statuses),
+            _referenced(self.repository, selection, ids),
         )
         # A resumed page: the jobs of its pending attempts may never have been sent.
-        self._send(run, self._repository.pending_attempts(run.run_id, decision.in_run_pending))
+        self._send(run, self.repository.pending_attempts(run.run_id, decision.in_run_pending))
 
         estimate = self._estimate(run, decision.candidates)
         allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
         chosen = decision.candidates[:allowed]
         summaries = {s.session_id: s for s in source_page.items}
-        inserted = self._repository.insert_attempts(
+        inserted = self.repository.insert_attempts(
             run.run_id,
             [(uuid.uuid4(), sid) for sid in chosen],
             run.criteria_hash,
@@ -611,7 +602,7 @@ class RunPlanner:
         skipped["already_active"] += len(inserted.already_active)
         exhausted = job.page >= source_page.total_pages or not source_page.items
         finished = exhausted or stop_reason is not None
-        moved = self._repository.advance(
+        moved = self.repository.advance(
             run.run_id,
             job.page,
             sessions_seen=len(source_page.items),
@@ -624,10 +615,10 @@ class RunPlanner:
             return JobOutcome.ack("the run changed while planning this page")
         record_run_page_planned(len(inserted.created))
         if finished:
-            self._runs.settle(run.run_id)  # a run that selected nothing is completed at once
+            self.runs.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
         else:
-            self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
+            self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
         return JobOutcome.ack(f"planned page {job.page}: {len(inserted.created)} attempt(s) queued")
 
     def _estimate(self, run: RunRecord, candidates: Sequence[str]) -> Estimate | None:
@@ -641,7 +632,7 @@ class RunPlanner:
             )
         if not candidates:
             return None
-        return self._estimator.estimate(candidates, batch=run.mode == "batch")
+        return self.estimator.estimate(candidates, batch=run.mode == "batch")
 
     def _room(self, run: RunRecord, estimate: Estimate | None, wanted: int) -> tuple[int, str | None]:
         """How many of ``wanted`` more attempts the cap and the cost limit allow, and why the selection stops here
@@ -650,7 +641,7 @@ class RunPlanner:
         allowed = min(wanted, room)
         reason = f"max_sessions ({run.max_sessions}) reached" if wanted >= room else None
         if run.max_cost_usd is not None and estimate is not None and estimate.cost_usd:
-            actual = Decimal(str(self._runs.cost_of(run) or 0))
+            actual = Decimal(str(self.runs.cost_of(run) or 0))
             in_flight = estimate.cost_usd * run.active
             affordable = max(0, int((run.max_cost_usd - actual - in_flight) / estimate.cost_usd))
             if affordable < allowed:
@@ -665,7 +656,7 @@ class RunPlanner:
         if run.mode == "batch" or not attempts:
             return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
         now = datetime.now(UTC)
-        self._queue.send_many(
+        self.queue.send_many(
             [
                 ScoringJob(
                     score_id=score_id,
