@@ -183,17 +183,9 @@ class TrendsService:
             # was about a third of the answer's time.
             points=[
                 TrendPoint.model_construct(
-                    bucket_start=r.bucket_start,
-                    group=r.group,
-                    count=r.count,
-                    mean=r.mean,
-                    p10=r.p10,
-                    p50=r.p50,
-                    p90=r.p90,
-                    dimension_means=r.dimension_means,
+                    **vars(r),
                     band_shares={band: r.band_counts[band] / r.count for band in BAND_NAMES},
                     with_reference=sum(r.outcome_counts.values()),
-                    outcome_counts=r.outcome_counts,
                     found_share=_found_share(r.outcome_counts),
                 )
                 for r in rows
