@@ -165,11 +165,9 @@ class AnalyticsService:
         current = self.config.criteria_hash
         usages = [
             CriteriaUsage(
-                criteria_hash=u.criteria_hash,
+                **vars(u),
                 llm_provider=_text(u.criteria_content, "llm_provider"),
                 llm_model=_text(u.criteria_content, "llm_model"),
-                created_at=u.created_at,
-                completed_sessions=u.completed_sessions,
                 is_current=u.criteria_hash == current,
             )
             for u in self.repository.criteria_usage()

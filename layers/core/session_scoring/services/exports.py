@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
 from session_scoring.errors import (
     ExportModeError,
@@ -214,14 +214,7 @@ class TrainingExportService:
             page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
 
     def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
-        base: dict[str, Any] = {
-            "session_id": record.session_id,
-            "score_id": record.score_id,
-            "criteria_hash": record.criteria_hash,
-            "total_score": record.total_score,
-            "score_breakdown": record.score_breakdown or {},
-            "outcome": record.outcome,
-        }
+        base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
         if output == TrainingFormat.NORMALIZED:
             return TrainingExample(**base, session=session)
         messages, tools = to_openai_chat(session)

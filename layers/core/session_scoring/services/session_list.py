@@ -235,10 +235,8 @@ class SessionListService:
             completed_at=None if facts is None else facts.ended_at,
             source=None if facts is None else facts.source,
             score=LatestScore(
-                score_id=record.score_id,
+                **vars(record),
                 status=ScoreStatus.COMPLETED,
-                total_score=record.total_score,
-                criteria_hash=record.criteria_hash,
                 is_current_criteria=record.criteria_hash == self.config.criteria_hash,
             ),
         )
