@@ -1,11 +1,9 @@
 """Session facts: the snapshot of a session each attempt keeps, and the backfill of attempts that have none.
 
 An attempt stores what the session looked like when it was created (agent, alert type, start and end, stages, tool
-calls, source), so the fleet query filters and sorts scores without the session source. The single-score request
-stores every fact from the session's outline (``CompositeSessionSource.outline``: an upload's from its columns, another
-session's from the whole session); a run's planner reads summaries and stores all but the stage and tool-call counts.
-``session-scoring facts backfill`` fills attempts created before the snapshot existed (or completes a planner's) from
-the source, one session at a time.
+calls, source), so the fleet query filters and sorts scores without the session source; a run's planner stores all
+but the stage and tool-call counts (it reads summaries). ``session-scoring facts backfill`` fills the attempts that
+have none, or only a planner's, from the source.
 """
 
 from __future__ import annotations

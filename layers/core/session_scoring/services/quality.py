@@ -1,13 +1,10 @@
 """Judge-quality studies run by an operator: repeatability (K independent verdicts of the same prompt per session)
 and robustness (each session scored as it is and with an instruction injected into a tool result).
 
-The judge is called directly (no queue, no attempt of the session's own), with the scorer's retries on transient
-errors. Every verdict is stored as a *sample* attempt (``sample_kind``): completed at once, so it never holds the
-session's one active attempt, and never the session's score nor counted by analytics. A study's samples share one
-``scored_triggered_by`` (``repeatability:<id>`` / ``robustness:<id>``), which the report names.
-
-Repeats send the very same request (the same rendered prompt, fence marker included), so after the first the
-cacheable prefix is read from the prompt cache; each sample stores its cache-read tokens.
+The judge is called directly, with the scorer's retries. Every verdict is stored as a *sample* attempt
+(``sample_kind``), completed at once: never the session's active attempt or its score, never counted by analytics. A
+study's samples share one ``scored_triggered_by`` (``repeatability:<id>`` / ``robustness:<id>``). Repeats send the
+very same request, so after the first the cacheable prefix is read from the prompt cache.
 """
 
 from __future__ import annotations

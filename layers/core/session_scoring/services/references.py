@@ -1,10 +1,8 @@
-"""Which reference root cause a session is judged against, and where it came from (the scorer's claim returns the
-label reference itself; the batch poller and a run's estimate read it through :class:`ReferenceResolver`).
+"""Which reference root cause a session is judged against, and where it came from.
 
-Precedence: the session's reference set through the labels API (its highest revision; a revision that withdrew it
-lets the document's own apply again), then a field of the imported document (an uploaded session), then the session
-source's own field (a ``session-scoring/v1`` file, for instance). The judge is given the first present; the score
-records where it came from (``reference_source``), or that there was none.
+Precedence: the session's reference set through the labels API (its highest revision; a withdrawal lets the document's
+own apply again), then the imported document's (an upload), then the session source's own field. The score records
+where it came from (``reference_source``), or that there was none (docs/outcome.md).
 """
 
 from __future__ import annotations
