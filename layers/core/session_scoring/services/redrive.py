@@ -53,7 +53,7 @@ class DeadLetter:
     reason: str
 
     @classmethod
-    def describe(cls, message: QueuedMessage, repository: FailedAttempts, current_hash: str) -> DeadLetter:
+    def describe(cls, message: QueuedMessage, repository: FailedAttempts) -> DeadLetter:
         try:
             job = ScoringJob.model_validate_json(message.body)
         except ValidationError as exc:
@@ -111,7 +111,7 @@ class DeadLetterService:
         count = self.queues.approximate_count()
         messages = self._read_all(limit)
         try:
-            letters = [DeadLetter.describe(m, self.repository, self.current_hash) for m in messages]
+            letters = [DeadLetter.describe(m, self.repository) for m in messages]
         finally:
             for message in messages:
                 self.queues.release(message)
@@ -129,7 +129,7 @@ class DeadLetterService:
 
     def _read_letters(self) -> tuple[list[QueuedMessage], list[DeadLetter]]:
         messages = self._read_all(MAX_MESSAGES)
-        return messages, [DeadLetter.describe(m, self.repository, self.current_hash) for m in messages]
+        return messages, [DeadLetter.describe(m, self.repository) for m in messages]
 
     def _reopen(self, letter: DeadLetter, result: RedriveResult) -> bool:
         if letter.score_id is None or letter.attempt_status != ScoreStatus.FAILED:
