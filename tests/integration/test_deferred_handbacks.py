@@ -149,7 +149,7 @@ class SendsRefused:
 def test_when_the_copy_cannot_be_sent_the_original_is_kept_and_delayed(
     claude_stack: Stack, fake_claude: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(claude_stack.container.job_service, "_queue", SendsRefused(claude_stack.container.queue))
+    monkeypatch.setattr(claude_stack.container.job_service, "queue", SendsRefused(claude_stack.container.queue))
     fake_claude.script(rate_limited(40))
     claude_stack.request_score(THOROUGH_ID)
 

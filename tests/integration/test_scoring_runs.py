@@ -290,7 +290,7 @@ class FailingOnce:
 @pytest.fixture
 def failing_runs_queue(run_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     planner = run_stack.container.run_planner
-    monkeypatch.setattr(planner, "_queue", FailingOnce(run_stack.container.runs_queue, fail_at=10))
+    monkeypatch.setattr(planner, "queue", FailingOnce(run_stack.container.runs_queue, fail_at=10))
 
 
 @pytest.mark.usefixtures("failing_runs_queue")

@@ -1,14 +1,9 @@
 """Who the caller is and whether they may: the identity and roles of a request, and the check every API route makes.
 
-The identity comes from the JWT authorizer's claims (``email``, else ``sub``), else, only where configuration says a
-proxy in front sets them (SCORING_TRUST_FORWARDED_USER), from that proxy's ``X-Forwarded-User``/``-Email`` headers.
-The roles come from the values of one claim (SCORING_ROLE_CLAIM) or of the proxy's ``X-Forwarded-Groups``, each value
-mapped to a role (SCORING_ROLE_MAP; without one, the role names grant themselves), plus SCORING_DEFAULT_ROLE. A role
-grants every role before it (``models/access.py``).
-
-Roles are checked only with SCORING_REQUIRE_AUTH (the template sets it whenever a JWT issuer is configured): without
-it nothing is checked and every caller may do everything, which keeps ``make run`` usable without an identity
-provider. Each route's requirement is declared in one table at the edge (``functions/api/route_roles.py``).
+The identity comes from the JWT authorizer's claims (``email``, else ``sub``), else, only where a proxy in front is
+trusted (SCORING_TRUST_FORWARDED_USER), from its ``X-Forwarded-User``/``-Email`` headers; the roles from one claim
+(SCORING_ROLE_CLAIM) or ``X-Forwarded-Groups``, mapped by SCORING_ROLE_MAP, plus SCORING_DEFAULT_ROLE. Roles are
+checked only with SCORING_REQUIRE_AUTH, so ``make run`` works without an identity provider (docs/api.md).
 """
 
 from __future__ import annotations

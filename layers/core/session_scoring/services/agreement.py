@@ -1,13 +1,9 @@
 """Agreement between the judge and humans under one criteria hash.
 
 The sample: every session with a completed real score under the criteria (its latest) and at least one human label
-(each labeller's current revision). A session's human figure is the mean of its labellers' totals (and of the
-dimensions, over the labellers who gave them); its human band is the band of that mean, rounded.
-
-The figures are computed with numpy (and the ``krippendorff`` package), imported when the report is asked for,
-never at the API's cold start. scipy is deliberately not used here: numpy and scipy together add about 215 MB
-unpacked to the API's Lambda layer, which would take it past Lambda's 250 MB limit (docs/judge-quality.md); the
-rank correlations are a few lines of numpy and the tests check them against scipy and against hand-computed values.
+(each labeller's current revision); a session's human figure is the mean of its labellers'. The figures use numpy
+and ``krippendorff``, imported when a report is asked for; not scipy, which would take the API's Lambda layer past
+its size limit (docs/judge-quality.md).
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from session_scoring.models.quality import (
@@ -182,12 +179,12 @@ class LabelledScores(Protocol):
     def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]: ...
 
 
+@dataclass(eq=False)
 class AgreementService:
-    def __init__(self, repository: LabelledScores) -> None:
-        self._repository = repository
+    repository: LabelledScores
 
     def agreement(self, criteria_hash: str, with_reference: bool = False) -> AgreementReport:
         """The report under ``criteria_hash``; ``with_reference``: over the labelled sessions whose latest score was
         judged against a reference root cause only."""
-        report = build_report(criteria_hash, self._repository.labelled_scores(criteria_hash, with_reference))
+        report = build_report(criteria_hash, self.repository.labelled_scores(criteria_hash, with_reference))
         return report.model_copy(update={"with_reference": with_reference}) if with_reference else report

@@ -7,6 +7,7 @@ Counts are over the latest completed score of each session (see ``repositories.a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal, Protocol
 
@@ -109,28 +110,16 @@ def summarise_outcomes(agent: str | None, alert_type: str | None, counts: list[O
     )
 
 
+@dataclass(eq=False)
 class AnalyticsService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: AnalyticsReads,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._clock = clock
+    config: ScoringConfig
+    repository: AnalyticsReads
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     def score_distribution(self, criteria_hash: str | None) -> ScoreDistribution:
-        counts = {c.band: c for c in self._repository.score_distribution(criteria_hash)}
+        counts = {c.band: c for c in self.repository.score_distribution(criteria_hash)}
         bands = [
-            ScoreBand(
-                band=b.band,
-                label=b.label,
-                min_score=b.min_score,
-                max_score=b.max_score,
-                count=counts[b.band].count,
-                session_ids=counts[b.band].session_ids,
-            )
+            ScoreBand(**asdict(b), count=counts[b.band].count, session_ids=counts[b.band].session_ids)
             for b in SCORE_BANDS
         ]
         return ScoreDistribution(criteria_hash=criteria_hash, total=sum(b.count for b in bands), bands=bands)
@@ -145,8 +134,8 @@ class AnalyticsService:
         """The most frequent missing tools (canonical names), each with its spellings, its trend over the last
         ``periods`` buckets (by the UTC day its sessions' latest scores were stored), its agents and how many of
         its sessions had it available."""
-        starts = bucket_starts(self._clock().astimezone(UTC).date(), bucket, periods)
-        tools = self._repository.missing_tools(criteria_hash, limit, since=starts[0], weekly=bucket == "week")
+        starts = bucket_starts(self.clock().astimezone(UTC).date(), bucket, periods)
+        tools = self.repository.missing_tools(criteria_hash, limit, since=starts[0], weekly=bucket == "week")
         step = 7 if bucket == "week" else 1
         midnights = [datetime.combine(start, time(), UTC) for start in starts]
         return MissingToolsReport(
@@ -159,7 +148,7 @@ class AnalyticsService:
     def outcome(self, criteria_hash: str | None) -> OutcomeReport:
         """The outcomes of each session's latest completed score under the criteria, overall and per agent and alert
         type (most sessions with a reference first)."""
-        counts = self._repository.outcome_counts(criteria_hash)
+        counts = self.repository.outcome_counts(criteria_hash)
         groups: dict[tuple[str | None, str | None], list[OutcomeCount]] = {}
         for count in counts:
             groups.setdefault((count.agent, count.alert_type), []).append(count)
@@ -173,17 +162,15 @@ class AnalyticsService:
 
     def criteria_in_use(self) -> list[CriteriaUsage]:
         """Stored criteria definitions, the current one first, each with the sessions it completed."""
-        current = self._config.criteria_hash
+        current = self.config.criteria_hash
         usages = [
             CriteriaUsage(
-                criteria_hash=u.criteria_hash,
+                **vars(u),
                 llm_provider=_text(u.criteria_content, "llm_provider"),
                 llm_model=_text(u.criteria_content, "llm_model"),
-                created_at=u.created_at,
-                completed_sessions=u.completed_sessions,
                 is_current=u.criteria_hash == current,
             )
-            for u in self._repository.criteria_usage()
+            for u in self.repository.criteria_usage()
         ]
         return sorted(usages, key=lambda u: not u.is_current)
 

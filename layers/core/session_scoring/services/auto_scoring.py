@@ -1,16 +1,9 @@
 """Auto-scoring: a schedule that starts a run of the ``unscored`` completed sessions since the last auto run.
 
-Off by default (``auto_scoring.enabled`` in the scoring configuration). Each tick (an EventBridge schedule in AWS,
-a thread in ``make run``) starts at most one run, recorded as started by ``schedule``:
-
-- **due**: no auto run is still planning or running, and the last one was created ``interval_minutes`` ago or more;
-- **window**: sessions started from the watermark to now. The watermark is the last auto run's ``submitted_before``
-  when that run completed its whole selection; when it stopped early (a cap) or did not complete, its own
-  ``submitted_after``, so nothing it left is skipped. The window starts ``OVERLAP`` before the watermark, so a session
-  that was still running at the last tick is read again once it completed (``unscored`` makes the overlap free of
-  duplicates). The first auto run looks back ``FIRST_LOOKBACK``;
-- **caps per UTC day**: the attempts of the day's auto runs count against ``max_sessions_per_day`` and their actual
-  cost against ``max_cost_usd_per_day``; the run gets what is left as ``max_sessions`` and ``max_cost_usd``.
+Off by default (``auto_scoring.enabled``). Each tick starts at most one run, started by ``schedule``, when no auto run
+is active and the last one is ``interval_minutes`` old: over the sessions started from the watermark (``OVERLAP``
+before it, so a session still running at the last tick is read again) to now, within what is left of the day's
+session and cost caps. See docs/runs.md.
 """
 
 from __future__ import annotations
@@ -45,39 +38,32 @@ class RunHistory(Protocol):
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]: ...
 
 
+@dataclass(eq=False)
 class AutoScorer:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        runs: RunService,
-        repository: RunHistory,
-        max_run_sessions: int,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self._config = config
-        self._runs = runs
-        self._repository = repository
-        self._max_run_sessions = max_run_sessions
-        self._clock = clock
+    config: ScoringConfig
+    runs: RunService
+    repository: RunHistory
+    max_run_sessions: int
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     def tick(self) -> AutoScoringOutcome:
         """Start the auto run that is due, if any; the outcome says which or why none."""
-        auto = self._config.auto_scoring
+        auto = self.config.auto_scoring
         if not auto.enabled:
             return AutoScoringOutcome(None, "auto-scoring is disabled (auto_scoring.enabled)")
-        now = self._clock()
-        recent = self._repository.runs_started_by(SCHEDULE, limit=1)
+        now = self.clock()
+        recent = self.repository.runs_started_by(SCHEDULE, limit=1)
         last = recent[0] if recent else None
         if last is not None and last.status in (RunStatus.PLANNING, RunStatus.RUNNING):
             return AutoScoringOutcome(None, f"the last auto run {last.run_id} is still {last.status}")
         if last is not None and now - last.created_at < timedelta(minutes=auto.interval_minutes):
             return AutoScoringOutcome(None, f"not due: the last auto run was created at {last.created_at.isoformat()}")
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        today = self._repository.runs_started_by(SCHEDULE, since=midnight)
+        today = self.repository.runs_started_by(SCHEDULE, since=midnight)
         sessions_left = auto.max_sessions_per_day - sum(r.attempts for r in today)
         if sessions_left <= 0:
             return AutoScoringOutcome(None, f"the day's cap of {auto.max_sessions_per_day} sessions is reached")
-        spent = sum(self._runs.cost_of(r) or 0.0 for r in today)
+        spent = sum(self.runs.cost_of(r) or 0.0 for r in today)
         cost_left = round(auto.max_cost_usd_per_day - spent, 6)
         if cost_left <= 0:
             return AutoScoringOutcome(None, f"the day's cost cap of {auto.max_cost_usd_per_day} USD is reached")
@@ -86,13 +72,13 @@ class AutoScorer:
             selection=RunSelection(
                 which=Which.UNSCORED, statuses=["completed"], submitted_after=since, submitted_before=now
             ),
-            max_sessions=min(sessions_left, self._max_run_sessions),
+            max_sessions=min(sessions_left, self.max_run_sessions),
             # Without a price for the model the cost cap cannot apply (the run would be refused): the session cap does.
-            max_cost_usd=cost_left if self._config.price_of(self._config.llm_model) is not None else None,
+            max_cost_usd=cost_left if self.config.price_of(self.config.llm_model) is not None else None,
             mode=auto.mode,
             name=f"auto-scoring of sessions started {since:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC",
         )
-        run = self._runs.create(request, started_by=SCHEDULE)
+        run = self.runs.create(request, started_by=SCHEDULE)
         logger.info("auto-scoring run started", extra={"run_id": str(run.run_id), "since": since.isoformat()})
         return AutoScoringOutcome(run.run_id, "started")
 

@@ -1,30 +1,10 @@
 """Batch-mode scoring runs: the scheduled poller that submits attempts to Message Batches and collects verdicts.
 
-A batch-mode run is planned like an online one (its attempts are inserted page by page, carrying ``run_id``) but no
-queue job is sent. Each tick of the poller (an EventBridge schedule in AWS, a thread in ``make run``):
-
-1. **collect**: for every batch that still holds waiting attempts, ask its status; for an ended batch, stream its
-   results (``custom_id`` = ``score_id``):
-
-   - *succeeded*: the answer goes through the same validation as an online answer; an invalid one gets its repair
-     turn online (the prompt is rendered again); the verdict is stored by the same ``complete`` as online. An answer
-     still invalid after the repair fails the attempt with the reason;
-   - *errored* with a transient type (overloaded, API, rate-limit, timeout error) or *expired* (the batch's 24 h
-     passed): the attempt goes back into the next batch, until it has been submitted ``max_submissions`` times; then
-     it fails with the reason. Retrying in a batch, not online, keeps the run at the batch price;
-   - *errored* otherwise (the request was invalid): failed with the API's message;
-   - *canceled* (the batch was cancelled outside this service): failed, saying so.
-
-   An attempt of a cancelled run is cancelled already and its late result is ignored.
-2. **submit**: claim the attempts waiting for a batch (``SKIP LOCKED``), render each prompt exactly as the online
-   scorer does (``build_prompt`` with the session's reference + ``ClaudeJudge.request_params``), split them into
-   batches within the API's limits and create them, then record each attempt's batch (and where its reference came
-   from: its answer is validated against it when collected).
-
-Crash safety: a poller killed between creating a batch and recording it leaves its attempts claimed without a batch;
-after ``SUBMIT_LEASE_SECONDS`` they are claimed and submitted again (the lost batch's results are never read: it
-costs that batch, never a duplicate score). Collecting is idempotent: an attempt leaves the batch's waiting set as it
-is completed or failed, so a tick cut short by its time budget resumes where it stopped.
+A batch-mode run is planned like an online one but sends no queue job. Each tick of the poller **collects** the ended
+batches (a verdict is validated and stored as online; a transient error or an expired batch puts the attempt into the
+next batch, up to ``max_submissions``; anything else fails it) and **submits** the attempts waiting for a batch, each
+prompt rendered as the online scorer renders it. A poller killed between creating a batch and recording it leaves its
+claims to lapse (``SUBMIT_LEASE_SECONDS``) and be submitted again; collecting is idempotent. See docs/runs.md.
 """
 
 from __future__ import annotations
@@ -135,43 +115,32 @@ class BatchRuns(Protocol):
     def stuck_planning(self, older_than_seconds: int) -> int: ...
 
 
+@dataclass(eq=False)
 class BatchPoller:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        runs: BatchRuns,
-        scores: VerdictStore,
-        source: SessionSource,
-        batches: Callable[[], Batches],
-        policy: BatchPolicy,
-        clock: Callable[[], float] = time.monotonic,
-        references: ReferenceResolver | None = None,
-        writeback_jobs: JobQueue | None = None,
-    ) -> None:
-        self._config = config
-        self._runs = runs
-        self._scores = scores
-        self._source = source
-        self._batches = batches
-        """Built on first use: a tick with nothing to do builds no Anthropic client."""
-        self._policy = policy
-        self._clock = clock
-        self._references = references
-        """Reads the reference set through the labels API; None: only the session's own reference is used."""
-        self._writeback_jobs = writeback_jobs
-        """The scoring queue, when write-back is on: each verdict stored is written back by the scorer, which takes
-        a job for a completed attempt as its write-back (with the same retries and record as an online score)."""
+    config: ScoringConfig
+    runs: BatchRuns
+    scores: VerdictStore
+    source: SessionSource
+    batches: Callable[[], Batches]
+    """Built on first use: a tick with nothing to do builds no Anthropic client."""
+    policy: BatchPolicy
+    clock: Callable[[], float] = time.monotonic
+    references: ReferenceResolver | None = None
+    """Reads the reference set through the labels API; None: only the session's own reference is used."""
+    writeback_jobs: JobQueue | None = None
+    """The scoring queue, when write-back is on: each verdict stored is written back by the scorer, which takes
+    a job for a completed attempt as its write-back (with the same retries and record as an online score)."""
 
     def poll(self, remaining_seconds: float) -> PollResult:
         """One tick: collect ended batches, submit waiting attempts, settle the runs touched."""
-        deadline = self._clock() + remaining_seconds - TIME_MARGIN_SECONDS
+        deadline = self.clock() + remaining_seconds - TIME_MARGIN_SECONDS
         result = PollResult()
         touched: set[uuid.UUID] = set()
         self._collect(result, touched, deadline)
         self._submit(result, touched, deadline)
         for run_id in touched:
-            self._runs.settle(run_id)
-        result.runs_stuck_planning = self._runs.stuck_planning(self._policy.stuck_planning_seconds)
+            self.runs.settle(run_id)
+        result.runs_stuck_planning = self.runs.stuck_planning(self.policy.stuck_planning_seconds)
         if result.submitted or result.completed or result.failed or result.resubmitted:
             logger.info("batch poller tick", extra=result.counts())
         return result
@@ -179,12 +148,12 @@ class BatchPoller:
     # --- collecting ------------------------------------------------------------------------------------------
 
     def _collect(self, result: PollResult, touched: set[uuid.UUID], deadline: float) -> None:
-        open_batches = self._runs.open_batches()
+        open_batches = self.runs.open_batches()
         if not open_batches:
             return
-        batches = self._batches()
+        batches = self.batches()
         for batch_id in open_batches:
-            if self._clock() >= deadline:
+            if self.clock() >= deadline:
                 result.notes.append("time budget used up: the remaining batches are read at the next tick")
                 return
             try:
@@ -200,7 +169,7 @@ class BatchPoller:
             if not status.ended:
                 result.batches_waiting += 1
                 continue
-            waiting = self._runs.batch_attempts(batch_id)
+            waiting = self.runs.batch_attempts(batch_id)
             try:
                 for line in batches.results(batch_id):
                     attempt = waiting.pop(line.custom_id, None)
@@ -208,7 +177,7 @@ class BatchPoller:
                         continue  # already collected, or its run was cancelled
                     touched.add(attempt.run_id)
                     self._settle_result(batches, attempt, line, result)
-                    if self._clock() >= deadline:
+                    if self.clock() >= deadline:
                         result.notes.append(f"{batch_id}: time budget used up; the rest is collected next tick")
                         return
             except TransientError as exc:
@@ -223,7 +192,7 @@ class BatchPoller:
                 self._fail(attempt, f"the Message Batch {batch_id} ended without a result for this request", result)
 
     def _fail_batch(self, batch_id: str, reason: str, touched: set[uuid.UUID], result: PollResult) -> None:
-        for attempt in self._runs.batch_attempts(batch_id).values():
+        for attempt in self.runs.batch_attempts(batch_id).values():
             touched.add(attempt.run_id)
             self._fail(attempt, reason, result)
 
@@ -233,7 +202,7 @@ class BatchPoller:
                 verdict = batches.verdict(
                     lambda: self._render(attempt.session_id)[0],
                     line,
-                    self._policy.repair_timeout_seconds,
+                    self.policy.repair_timeout_seconds,
                     reference_given=attempt.prompt.reference_source is not None,
                 )
             except JudgeOutputError as exc:
@@ -245,8 +214,8 @@ class BatchPoller:
             except TransientError as exc:
                 self._again(attempt, f"the repair turn of an invalid batch answer failed: {exc.message}", result)
                 return
-            if self._scores.complete(
-                attempt.score_id, attempt.claim_token, self._config.criteria_hash, verdict, attempt.prompt
+            if self.scores.complete(
+                attempt.score_id, attempt.claim_token, self.config.criteria_hash, verdict, attempt.prompt
             ):
                 result.completed += 1
                 self._queue_writeback(attempt, result)
@@ -267,7 +236,7 @@ class BatchPoller:
     def _queue_writeback(self, attempt: BatchAttempt, result: PollResult) -> None:
         """Send the stored verdict's write-back to the scorer. The score stands whatever happens here; a queue that
         refuses the job leaves the attempt without a write-back, said in the log and the tick's notes."""
-        if self._writeback_jobs is None:
+        if self.writeback_jobs is None:
             return
         job = ScoringJob(
             score_id=attempt.score_id,
@@ -276,7 +245,7 @@ class BatchPoller:
             requested_at=datetime.now(UTC),
         )
         try:
-            self._writeback_jobs.send(job)
+            self.writeback_jobs.send(job)
         except QueueUnavailableError as exc:
             logger.warning(
                 "write-back of a batch verdict not queued",
@@ -288,32 +257,30 @@ class BatchPoller:
 
     def _again(self, attempt: BatchAttempt, reason: str, result: PollResult) -> None:
         """A transient failure: into the next batch, unless the attempt was submitted too often already."""
-        if attempt.delivery_count >= self._policy.max_submissions:
+        if attempt.delivery_count >= self.policy.max_submissions:
             self._fail(attempt, f"{reason}; gave up after {attempt.delivery_count} submissions", result)
             return
-        if self._runs.return_to_batch(attempt.score_id, attempt.claim_token, f"{reason}; submitted again"):
+        if self.runs.return_to_batch(attempt.score_id, attempt.claim_token, f"{reason}; submitted again"):
             result.resubmitted += 1
 
     def _fail(self, attempt: BatchAttempt, reason: str, result: PollResult) -> None:
         logger.error("batch attempt failed", extra={"score_id": str(attempt.score_id), "reason": reason})
-        if self._scores.fail(attempt.score_id, attempt.claim_token, reason):
+        if self.scores.fail(attempt.score_id, attempt.claim_token, reason):
             result.failed += 1
 
     def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
         """The session's request, with its reference (resolved now), and the reference."""
-        session = self._source.get_session(session_id)
-        reference = resolve_reference(session) if self._references is None else self._references.for_session(session)
-        prompt = build_prompt(
-            self._config, session, budget_tokens=self._policy.input_budget_tokens, reference=reference
-        )
+        session = self.source.get_session(session_id)
+        reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+        prompt = build_prompt(self.config, session, budget_tokens=self.policy.input_budget_tokens, reference=reference)
         return prompt, reference
 
     # --- submitting ------------------------------------------------------------------------------------------
 
     def _submit(self, result: PollResult, touched: set[uuid.UUID], deadline: float) -> None:
-        left = self._policy.submit_limit
-        while left > 0 and self._clock() < deadline:
-            claimed = self._runs.claim_for_batch(min(left, self._policy.max_requests), SUBMIT_LEASE_SECONDS)
+        left = self.policy.submit_limit
+        while left > 0 and self.clock() < deadline:
+            claimed = self.runs.claim_for_batch(min(left, self.policy.max_requests), SUBMIT_LEASE_SECONDS)
             if not claimed:
                 return
             left -= len(claimed)
@@ -325,11 +292,11 @@ class BatchPoller:
     def _requests(
         self, claimed: list[BatchAttempt], result: PollResult
     ) -> tuple[list[BatchRequest], dict[str, tuple[BatchAttempt, PromptStats]]]:
-        batches = self._batches()
+        batches = self.batches()
         requests: list[BatchRequest] = []
         by_id: dict[str, tuple[BatchAttempt, PromptStats]] = {}
         for attempt in claimed:
-            if attempt.delivery_count > self._policy.max_submissions:
+            if attempt.delivery_count > self.policy.max_submissions:
                 self._fail(attempt, f"submitted {attempt.delivery_count - 1} times without a result", result)
                 continue
             try:
@@ -350,8 +317,8 @@ class BatchPoller:
         self, requests: list[BatchRequest], by_id: dict[str, tuple[BatchAttempt, PromptStats]], result: PollResult
     ) -> bool:
         """Create the batches; False when the API is unavailable (the claims lapse and the next tick retries)."""
-        batches = self._batches()
-        for chunk in chunk_requests(requests, self._policy.max_requests):
+        batches = self.batches()
+        for chunk in chunk_requests(requests, self.policy.max_requests):
             try:
                 batch_id = batches.submit(chunk)
             except PermanentError as exc:
@@ -362,7 +329,7 @@ class BatchPoller:
                 result.notes.append(f"batch not created ({exc.message}); submitted again after the claim lapses")
                 return False
             token = by_id[chunk[0].custom_id][0].claim_token
-            self._runs.mark_submitted(
+            self.runs.mark_submitted(
                 batch_id, token, {by_id[r.custom_id][0].score_id: by_id[r.custom_id][1] for r in chunk}
             )
             result.batches_created += 1

@@ -1,10 +1,8 @@
 """CSV the service writes, safe to open in a spreadsheet: every CSV goes through :func:`csv_chunks`.
 
-A cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is read by Excel, LibreOffice and
-Google Sheets as a formula (``=HYPERLINK(...)`` sends data away, ``+cmd|' /C calc'!A0`` runs a program). Session
-fields such as the agent or alert type come from uploads and sources anyone may write, so such a cell is prefixed
-with ``'``, which makes the spreadsheet show the text as it is (OWASP's CSV injection advice). Numbers, times and
-ids are written as they are; the JSON answers carry every value unchanged.
+A cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is run by spreadsheets as a
+formula, and session fields come from uploads and sources anyone may write: such a cell is prefixed with ``'``
+(OWASP's CSV injection advice). The JSON answers carry every value unchanged.
 """
 
 from __future__ import annotations

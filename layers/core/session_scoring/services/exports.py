@@ -1,18 +1,10 @@
 """Training export: the sessions that scored well, one JSON line each, for fine-tuning an agent.
 
-Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the
-whole investigation: as an OpenAI chat fine-tuning conversation (``openai-chat``: system, the alert as the user
-message, each assistant turn with its ``tool_calls``, a ``tool`` message per result, the final analysis) or as the
-service's normalised session (``normalized``). Sessions are read from the source a page of scores at a time: no
-database transaction is held while the source answers. A session the source no longer has is skipped and logged.
-
-Two ways out, decided by whether the stack's exports bucket is configured (``SCORING_EXPORTS_BUCKET``):
-
-- no bucket (``make run``, the CLI): ``GET /exports/training`` streams the lines as they are made;
-- a bucket (AWS, where a Lambda response is capped at 6 MB): ``POST /exports/training`` stores a queued export job
-  and sends its id to the exports queue; the exporter function (:meth:`ExportJobService.run`) streams the same lines
-  into an S3 multipart upload and marks the job completed with its row and byte counts, or failed with the reason;
-  ``GET /exports/{export_id}`` answers the job with a presigned download URL once it is completed.
+Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the whole
+investigation, as an OpenAI chat fine-tuning conversation (``openai-chat``) or the normalised session
+(``normalized``). Scores are read a page at a time, so no transaction is held while the source answers. Without an
+exports bucket ``GET /exports/training`` streams the lines; with one (AWS, where a Lambda answer is capped at 6 MB)
+``POST /exports/training`` queues a job that the exporter streams into S3 (:meth:`ExportJobService.run`).
 """
 
 from __future__ import annotations
@@ -25,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
 from session_scoring.errors import (
     ExportModeError,
@@ -58,9 +50,6 @@ from session_scoring.models.session import Session, ToolCall
 from session_scoring.observability import record_export_finished
 from session_scoring.services.insights import InsightsService, StreamedRows
 from session_scoring.sources.base import SessionSource
-
-if TYPE_CHECKING:
-    pass
 
 #: Scores read per database round trip; their sessions are then read from the source one by one.
 EXPORT_PAGE = 100
@@ -103,12 +92,9 @@ def _system_prompt(session: Session) -> str:
 
 
 def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]:
-    """The session as an OpenAI chat fine-tuning conversation and the functions it could call.
-
-    Reasoning and answers become assistant text; text right before a tool call goes into the same assistant message
-    as the call. Every tool call gets an id, a ``tool`` message with its result (or error), and a function entry.
-    A chat stage's user turns (``User: ...``) become user messages.
-    """
+    """The session as an OpenAI chat fine-tuning conversation and the functions it could call: text right before
+    a tool call shares its assistant message, each call gets an id and a ``tool`` message with its result (or error),
+    and a chat stage's user turns (``User: ...``) become user messages."""
     messages = [
         ChatMessage(role="system", content=_system_prompt(session)),
         ChatMessage(role="user", content=json.dumps(session.alert, default=str) if session.alert else "(no alert)"),
@@ -169,18 +155,12 @@ class ExportedFleet(Protocol):
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
 
 
+@dataclass(eq=False)
 class TrainingExportService:
-    def __init__(
-        self,
-        insights: InsightsService,
-        repository: ExportedFleet,
-        source: SessionSource,
-        streaming_allowed: bool = True,
-    ) -> None:
-        self._insights = insights
-        self._repository = repository
-        self._source = source
-        self._streaming_allowed = streaming_allowed
+    insights: InsightsService
+    repository: ExportedFleet
+    source: SessionSource
+    streaming_allowed: bool = True
 
     def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingQuery:
         """The export's parameters, or a 400 saying what is wrong."""
@@ -189,16 +169,13 @@ class TrainingExportService:
         formats = tuple(TrainingFormat)
         if output not in formats:
             raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(formats)}")
-        where = FleetFilter(criteria_hash=self._insights.criteria_filter(criteria_hash), min_score=min_score)
+        where = FleetFilter(criteria_hash=self.insights.criteria_filter(criteria_hash), min_score=min_score)
         return TrainingQuery(where, TrainingFormat(output))
 
     def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
-        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines.
-        Who asked for it is logged with the parameters (a job records them on its row).
-
-        Where exports are S3 jobs (an exports bucket is configured) the answer is a 405 naming the POST: behind API
-        Gateway the streamed body would be buffered and cut at 6 MB."""
-        if not self._streaming_allowed:
+        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines;
+        a 405 naming the POST where exports are S3 jobs (API Gateway would cut the stream at 6 MB)."""
+        if not self.streaming_allowed:
             raise ExportModeError(
                 "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
                 "POST /api/v1/scoring/exports/training with the same min_score, criteria_hash and format as JSON, "
@@ -219,33 +196,25 @@ class TrainingExportService:
 
     def count(self, query: TrainingQuery) -> int:
         """How many sessions the export will read (the progress bar's total)."""
-        return self._repository.fleet_count(query.where)
+        return self.repository.fleet_count(query.where)
 
     def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
-        """The selected scores, best first, a keyset page at a time (each page read whole, then released)."""
-        return self._pages(query, self._first_page(query))
+        """The selected scores, best first, a keyset page at a time (each page read whole, then released); the first
+        page is read at once."""
+        return self._pages(query, self._page(query, None))
 
-    def _first_page(self, query: TrainingQuery) -> list[FleetScoreRecord]:
-        return self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True), EXPORT_PAGE)
+    def _page(self, query: TrainingQuery, after: KeysetPosition | None) -> list[FleetScoreRecord]:
+        return self.repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
 
     def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
         while True:
             yield from page
             if len(page) < EXPORT_PAGE:
                 return
-            last = page[-1]
-            after = KeysetPosition(last.total_score, last.score_id)
-            page = self._repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
+            page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
 
     def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
-        base: dict[str, Any] = {
-            "session_id": record.session_id,
-            "score_id": record.score_id,
-            "criteria_hash": record.criteria_hash,
-            "total_score": record.total_score,
-            "score_breakdown": record.score_breakdown or {},
-            "outcome": record.outcome,
-        }
+        base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
         if output == TrainingFormat.NORMALIZED:
             return TrainingExample(**base, session=session)
         messages, tools = to_openai_chat(session)
@@ -264,7 +233,7 @@ class TrainingExportService:
     ) -> Iterator[str]:
         for record in records:
             try:
-                session = self._source.get_session(record.session_id)
+                session = self.source.get_session(record.session_id)
             except SessionNotFoundError:
                 note = f"session {record.session_id}: the source no longer has it; not exported"
                 logger.warning("training export skipped a session", extra={"session_id": record.session_id})
@@ -312,90 +281,69 @@ class ExportJobs(Protocol):
     def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
 
 
+@dataclass(eq=False)
 class ExportJobService:
     """Training exports as jobs: asked for by the API, run by the exporter function, fetched with a presigned URL."""
 
-    def __init__(
-        self,
-        training: TrainingExportService,
-        repository: ExportJobs,
-        store: Callable[[], ExportStore] | None,
-        queue: Callable[[], ExportQueue],
-        url_expiry_seconds: int,
-    ) -> None:
-        self._training = training
-        self._repository = repository
-        self._store = store
-        self._queue = queue
-        self._url_expiry_seconds = url_expiry_seconds
+    training: TrainingExportService
+    repository: ExportJobs
+    store: Callable[[], ExportStore] | None
+    queue: Callable[[], ExportQueue]
+    url_expiry_seconds: int
 
     def request(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> ExportJob:
-        """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue.
-
-        The job is stored before the message is sent, so a request is never lost silently: when the queue refuses
-        it the job is marked failed with the queue's error and the caller gets a 503 to retry."""
-        if self._store is None:
+        """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue (a
+        job the queue refuses is marked failed, and the caller gets a 503 to retry)."""
+        if self.store is None:
             raise ExportModeError(
                 "export jobs need the stack's exports bucket (SCORING_EXPORTS_BUCKET), which is not set here: "
                 "GET /api/v1/scoring/exports/training streams the export instead",
                 allow="GET",
             )
-        query = self._training.check(min_score, criteria_hash, output)
+        query = self.training.check(min_score, criteria_hash, output)
         parameters = TrainingExportParameters(
             min_score=min_score, criteria_hash=query.where.criteria_hash, format=query.format.value
         )
-        record = self._repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
+        record = self.repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
         try:
-            self._queue().send(ExportMessage(export_id=record.export_id))
+            self.queue().send(ExportMessage(export_id=record.export_id))
         except QueueUnavailableError as exc:
-            self._repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
+            self.repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
             raise
         logger.info("export job queued", extra={"export_id": str(record.export_id)})
         return self._view(record)
 
     def get(self, export_id: uuid.UUID) -> ExportJob:
         """``GET /exports/{export_id}``: the job, with a presigned download URL once it is completed."""
-        record = self._repository.get(export_id)
+        record = self.repository.get(export_id)
         if record is None:
             raise ExportNotFoundError(f"no export job {export_id}: start one with POST /exports/training")
         return self._view(record)
 
     def _view(self, record: ExportJobRecord) -> ExportJob:
         url, expires_at = None, None
-        if record.status == ExportStatus.COMPLETED and record.s3_key and self._store is not None:
+        if record.status == ExportStatus.COMPLETED and record.s3_key and self.store is not None:
             filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
-            expires_at = datetime.now(UTC) + timedelta(seconds=self._url_expiry_seconds)
-            url = self._store().download_url(record.s3_key, filename, self._url_expiry_seconds)
-        parameters = record.parameters
-        return ExportJob(
-            export_id=record.export_id,
-            kind=record.kind.value,
-            status=record.status.value,
-            min_score=parameters.min_score,
-            criteria_hash=parameters.criteria_hash,
-            format=parameters.format,
-            rows_written=record.rows_written,
-            bytes_written=record.bytes_written,
-            error=record.error_message,
-            requested_by=record.requested_by,
-            created_at=record.created_at,
-            started_at=record.started_at,
-            finished_at=record.finished_at,
-            download_url=url,
-            expires_at=expires_at,
+            expires_at = datetime.now(UTC) + timedelta(seconds=self.url_expiry_seconds)
+            url = self.store().download_url(record.s3_key, filename, self.url_expiry_seconds)
+        return ExportJob.model_validate(
+            {
+                **dict(record),
+                **dict(record.parameters),
+                "kind": record.kind.value,
+                "status": record.status.value,
+                "error": record.error_message,
+                "download_url": url,
+                "expires_at": expires_at,
+            }
         )
 
     def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:
-        """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome.
-
-        Every way it ends is on the job: completed with its counts, or failed with the reason (S3 refused, the
-        source or database failed mid-way, the function's time ran out). A delivery that finds its job already
-        running after an earlier delivery (``receive_count`` > 1) means that delivery died (out of memory, or
-        killed at its timeout): the job is failed saying so. Only a database that cannot be reached to record any
-        of this raises (the message comes back, and after the queue's last delivery waits in its dead-letter queue).
-        """
+        """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome on the job
+        (completed with its counts, or failed with the reason). A job found running on a later delivery
+        (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
         export_id = message.export_id
-        record = self._repository.get(export_id)
+        record = self.repository.get(export_id)
         if record is None:
             logger.warning("export message names no job; dropped", extra={"export_id": str(export_id)})
             return ExportOutcome(None, "no such export job")
@@ -410,19 +358,19 @@ class ExportJobService:
                 "ask for a smaller export (a higher min_score or one criteria hash)",
             )
             return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
-        claimed = self._repository.claim(export_id)
+        claimed = self.repository.claim(export_id)
         if claimed is None:
             return ExportOutcome(None, "taken by another delivery")
         return self._export(claimed, time.monotonic() + remaining_seconds - TIME_MARGIN_SECONDS)
 
     def _export(self, record: ExportJobRecord, deadline: float) -> ExportOutcome:
-        assert self._store is not None, "the exporter runs only where the exports bucket is configured"
+        assert self.store is not None, "the exporter runs only where the exports bucket is configured"
         parameters = record.parameters
-        query = self._training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
+        query = self.training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
         rows = [0]
 
         def chunks() -> Iterator[bytes]:
-            for line in self._training.lines(query):
+            for line in self.training.lines(query):
                 if time.monotonic() > deadline:
                     raise ExportTimeLimitError(
                         f"the export did not finish within the exporter's time after {rows[0]} sessions; ask for a "
@@ -433,7 +381,7 @@ class ExportJobService:
 
         key = export_key(record.export_id)
         try:
-            size = self._store().upload(key, chunks(), "application/x-ndjson")
+            size = self.store().upload(key, chunks(), "application/x-ndjson")
         except ScoringError as exc:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
@@ -442,12 +390,12 @@ class ExportJobService:
             logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
             return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
-        self._repository.complete(record.export_id, key, rows[0], size)
+        self.repository.complete(record.export_id, key, rows[0], size)
         record_export_finished(completed=True)
         logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
         return ExportOutcome(ExportStatus.COMPLETED, f"{rows[0]} sessions, {size} bytes")
 
     def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
         logger.error("export failed", extra={"export_id": str(export_id), "error": error})
-        self._repository.fail(export_id, error, rows_written)
+        self.repository.fail(export_id, error, rows_written)
         record_export_finished(completed=False)

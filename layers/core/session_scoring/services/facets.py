@@ -4,6 +4,7 @@ what the dashboard offers as a filter is typed."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.models.api import FilterValue, FilterValues
@@ -17,19 +18,20 @@ class FacetReads(Protocol):
     def missing_tool_values(self, criteria_hash: str | None, limit: int) -> list[FacetValue]: ...
 
 
+@dataclass(eq=False)
 class FacetService:
-    def __init__(self, repository: FacetReads, criteria_filter: Callable[[str], str | None]) -> None:
-        """``criteria_filter`` reads ``current``, ``any`` or a hash as the fleet query does (a 400 otherwise)."""
-        self._repository = repository
-        self._criteria_filter = criteria_filter
+    """``criteria_filter`` reads ``current``, ``any`` or a hash as the fleet query does (a 400 otherwise)."""
+
+    repository: FacetReads
+    criteria_filter: Callable[[str], str | None]
 
     def values(self, field: str, criteria_hash: str, limit: int) -> FilterValues:
         """``field`` is ``agent``, ``alert_type`` (session facts) or ``missing_tool`` (the route allows only these)."""
-        criteria = self._criteria_filter(criteria_hash)
+        criteria = self.criteria_filter(criteria_hash)
         if field == "missing_tool":
-            found = self._repository.missing_tool_values(criteria, limit)
+            found = self.repository.missing_tool_values(criteria, limit)
         else:
-            found = self._repository.fact_values(field, criteria, limit)
+            found = self.repository.fact_values(field, criteria, limit)
         return FilterValues(
             field=field,
             criteria_hash=criteria,

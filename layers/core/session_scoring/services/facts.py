@@ -1,11 +1,9 @@
 """Session facts: the snapshot of a session each attempt keeps, and the backfill of attempts that have none.
 
 An attempt stores what the session looked like when it was created (agent, alert type, start and end, stages, tool
-calls, source), so the fleet query filters and sorts scores without the session source. The single-score request
-stores every fact from the session's outline (``CompositeSessionSource.outline``: an upload's from its columns, another
-session's from the whole session); a run's planner reads summaries and stores all but the stage and tool-call counts.
-``session-scoring facts backfill`` fills attempts created before the snapshot existed (or completes a planner's) from
-the source, one session at a time.
+calls, source), so the fleet query filters and sorts scores without the session source; a run's planner stores all
+but the stage and tool-call counts (it reads summaries). ``session-scoring facts backfill`` fills the attempts that
+have none, or only a planner's, from the source.
 """
 
 from __future__ import annotations
@@ -54,22 +52,18 @@ class TrendFacts(Protocol):
     def refresh_facts(self, session_id: str) -> int: ...
 
 
+@dataclass(eq=False)
 class FactsBackfill:
-    """Fills the facts of attempts that have none (or only a summary's), session by session.
+    """Fills the facts of attempts that have none (or only a summary's), session by session: idempotent and
+    resumable, as the work list is read from the database and each session is stored as soon as it is read."""
 
-    Idempotent and resumable: the work list is read from the database each time (attempts whose facts are missing or
-    incomplete), each session's attempts are updated in one statement as soon as it is read, and an interrupted
-    backfill starts again where the list now begins.
-    """
-
-    def __init__(self, repository: MissingFacts, source: SessionSource, trends: TrendFacts) -> None:
-        self._repository = repository
-        self._source = source
-        self._trends = trends
+    repository: MissingFacts
+    source: SessionSource
+    trends: TrendFacts
 
     def pending_sessions(self) -> list[str]:
         """Sessions with at least one attempt still to fill, in a stable order."""
-        return self._repository.sessions_missing_facts()
+        return self.repository.sessions_missing_facts()
 
     def run(self, on_session: Callable[[str | None], None] = lambda _note: None) -> BackfillResult:
         """Fill every pending session; ``on_session`` is told of each one done, with a line when the source no
@@ -79,13 +73,13 @@ class FactsBackfill:
         for session_id in sessions:
             note = None
             try:
-                session = self._source.get_session(session_id)
+                session = self.source.get_session(session_id)
             except SessionNotFoundError:
                 note = f"session {session_id}: the source no longer has it; its attempts keep no facts"
                 result.gone.append(session_id)
             else:
-                result.attempts_filled += self._repository.fill_facts(session_id, facts_of(session))
-                self._trends.refresh_facts(session_id)  # its scores' trend groups follow the filled facts
+                result.attempts_filled += self.repository.fill_facts(session_id, facts_of(session))
+                self.trends.refresh_facts(session_id)  # its scores' trend groups follow the filled facts
             result.sessions += 1
             on_session(note)
         return result

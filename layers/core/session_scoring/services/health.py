@@ -1,15 +1,14 @@
 """Health: is the service able to score right now, and if not, why.
 
-The database is required: without it the check raises :class:`DatabaseUnavailableError` (503). The judge's circuit
-and the queue are reported: an open circuit or an unreachable queue makes the answer ``degraded`` (200) with a
-readable problem, so a monitor can tell "up but not scoring" from "down". The public ``GET /health`` says the status
-alone (:meth:`HealthService.status`); the problems, version, criteria, model, circuit and queue depth are for an
-authenticated caller (:meth:`HealthService.check`, ``GET /api/v1/scoring/health/details``).
+The database is required (:class:`DatabaseUnavailableError`, 503 without it); an open circuit or an unreachable queue
+makes the answer ``degraded``. :meth:`HealthService.status` is the public status alone, :meth:`HealthService.check`
+the details for an authenticated caller.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring import __version__
@@ -27,18 +26,12 @@ class DatabasePing(Protocol):
     def ping(self) -> None: ...
 
 
+@dataclass(eq=False)
 class HealthService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        database: DatabasePing,
-        breaker: Callable[[], JudgeBreaker],
-        queue: Callable[[], QueueDepth],
-    ) -> None:
-        self._config = config
-        self._database = database
-        self._breaker = breaker
-        self._queue = queue
+    config: ScoringConfig
+    database: DatabasePing
+    breaker: Callable[[], JudgeBreaker]
+    queue: Callable[[], QueueDepth]
 
     def status(self) -> HealthStatus:
         """``ok`` or ``degraded``, and nothing else: what anyone may learn."""
@@ -46,16 +39,16 @@ class HealthService:
 
     def check(self) -> Health:
         """The status, the problems behind it, and what is running (version, criteria, judge, circuit, queue)."""
-        self._database.ping()
+        self.database.ping()
         problems: list[str] = []
-        circuit = self._breaker().state()
+        circuit = self.breaker().state()
         if circuit in ("OPEN", "HALF_OPEN"):
             problems.append("the judge's circuit is open after repeated failures: scoring waits until it closes")
         elif circuit == "unknown":
             problems.append("the judge's circuit state cannot be read (DynamoDB): the breaker fails open")
         queued: int | None = None
         try:
-            queued = self._queue().depth()
+            queued = self.queue().depth()
         except (QueueUnavailableError, ConfigurationError) as exc:
             problems.append(f"the scoring queue cannot be reached: {exc.message}")
         return Health(
@@ -64,8 +57,8 @@ class HealthService:
             judge_circuit=circuit,
             queued_jobs=queued,
             version=__version__,
-            scoring_enabled=self._config.enabled,
-            criteria_hash=self._config.criteria_hash,
-            llm_provider=self._config.llm_provider,
-            llm_model=self._config.llm_model,
+            scoring_enabled=self.config.enabled,
+            criteria_hash=self.config.criteria_hash,
+            llm_provider=self.config.llm_provider,
+            llm_model=self.config.llm_model,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.configuration.criteria import TraceImportSection
@@ -73,20 +74,17 @@ class UploadStore(Protocol):
     def add_all(self, uploads: Sequence[NewUpload]) -> None: ...
 
 
+@dataclass(eq=False)
 class ImportService:
-    def __init__(self, uploads: UploadStore, trace_import: TraceImportSection | None = None) -> None:
-        self._uploads = uploads
-        self._submit_tools = (trace_import or TraceImportSection()).submit_tool_names
+    uploads: UploadStore
+    trace_import: TraceImportSection | None = None
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
     ) -> ImportedSession:
-        """Parse ``body`` (JSON, or JSON Lines when ``file_name`` ends with .jsonl or the content type is
-        application/x-ndjson or application/jsonl), store it under a new ``upload:<uuid>`` id and describe it. A
-        document holding many trajectories is stored as one session per trajectory, all or none.
-
-        Raises InvalidRequestError naming what is wrong with the upload (the line or field and what was expected).
-        """
+        """Parse ``body`` (JSON, or JSON Lines by its file name or content type), store it under a new
+        ``upload:<uuid>`` id (a document of many trajectories as one session each, all or none) and describe it;
+        an InvalidRequestError names what is wrong with the upload."""
         origin = file_name or DEFAULT_UPLOAD_NAME
         if content_type and any(kind in content_type for kind in ("ndjson", "jsonl")) and not origin.endswith(".jsonl"):
             origin = f"{origin}.jsonl"
@@ -97,7 +95,7 @@ class ImportService:
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
         try:
-            document = load_text(text, origin, self._submit_tools)
+            document = load_text(text, origin, (self.trace_import or TraceImportSection()).submit_tool_names)
             parsed = parse_traces(document)
             parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:
@@ -125,7 +123,7 @@ class ImportService:
                 )
             )
             described.append(_facts(stored, original))
-        self._uploads.add_all(uploads)
+        self.uploads.add_all(uploads)
         first, facts = uploads[0], described[0]
         logger.info(
             "session imported",

@@ -33,7 +33,6 @@ from session_scoring.models.insights import (
 from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
-from session_scoring.services.scoring import to_session_facts
 
 JSON_MAX_PAGE = 500
 """Rows per JSON page at most: a page stays far below Lambda's 6 MB response limit (a row is about 1 KB)."""
@@ -165,23 +164,15 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
 
 
 def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> FleetScore:
-    """Explicit mapping from the fleet row to the API model."""
-    return FleetScore(
-        score_id=record.score_id,
-        session_id=record.session_id,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
-        status=record.status,
-        total_score=record.total_score,
-        band=None if record.total_score is None else band_for(record.total_score).band,
-        score_breakdown=record.score_breakdown,
-        requested_at=record.requested_at,
-        scored_at=record.scored_at,
-        judge_provider=record.judge_provider,
-        judge_model=record.judge_model,
-        missing_tools=list(record.missing_tools),
-        session_facts=None if record.facts is None else to_session_facts(record.facts),
-        outcome=None if record.outcome is None else Outcome(record.outcome),
+    """The fleet row as the API model: its fields by name, and what is derived from them."""
+    return FleetScore.model_validate(
+        {
+            **vars(record),
+            "is_current_criteria": record.criteria_hash == current_criteria_hash,
+            "band": None if record.total_score is None else band_for(record.total_score).band,
+            "session_facts": record.facts,
+        },
+        from_attributes=True,
     )
 
 
@@ -223,24 +214,6 @@ def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def to_tool_session(record: ToolSessionRecord) -> MissingToolSession:
-    return MissingToolSession(
-        session_id=record.session_id,
-        score_id=record.score_id,
-        total_score=record.total_score,
-        band=band_for(record.total_score).band,
-        scored_at=record.scored_at,
-        tool_name=record.tool_name,
-        rationale=record.rationale,
-        agent=record.agent,
-    )
-
-
-def _csv(scores: Iterator[FleetScore]) -> Iterator[str]:
-    """CSV text in chunks: a header, then a row per score, safe to open in a spreadsheet."""
-    return csv_chunks(CSV_COLUMNS, (csv_row(score) for score in scores))
-
-
 class InsightsReads(Protocol):
     """The fleet's and the missing tools' reads (``repositories.insights``)."""
 
@@ -252,15 +225,15 @@ class InsightsReads(Protocol):
     ) -> tuple[str, list[ToolSessionRecord]]: ...
 
 
+@dataclass(eq=False)
 class InsightsService:
-    def __init__(self, config: ScoringConfig, repository: InsightsReads) -> None:
-        self._config = config
-        self._repository = repository
+    config: ScoringConfig
+    repository: InsightsReads
 
     def criteria_filter(self, value: str) -> str | None:
         """``current`` (the criteria in force), ``any`` (None) or a criteria hash; a 400 for anything else."""
         if value == "current":
-            return self._config.criteria_hash
+            return self.config.criteria_hash
         if value == "any":
             return None
         if not _HASH.match(value):
@@ -347,14 +320,14 @@ class InsightsService:
         keyed = replace(where, missing_tool=tool_name)  # the cursor belongs to this tool too
         key = SortField.SCORED_AT.value
         after = None if cursor is None else decode_cursor(cursor, keyed, key, descending=True)
-        canonical, records = self._repository.tool_sessions(tool_name, where, after, limit + 1)
+        canonical, records = self.repository.tool_sessions(tool_name, where, after, limit + 1)
         shown = records[:limit]
         last = shown[-1] if shown else None
         return MissingToolSessionsPage(
             tool_name=tool_name,
             canonical_name=canonical,
             criteria_hash=where.criteria_hash,
-            items=[to_tool_session(r) for r in shown],
+            items=[MissingToolSession(**asdict(r), band=band_for(r.total_score).band) for r in shown],
             next_cursor=encode_position(keyed, key, True, last.scored_at, last.score_id)
             if last is not None and len(records) > limit
             else None,
@@ -362,8 +335,8 @@ class InsightsService:
 
     def page(self, query: FleetQuery) -> FleetScorePage:
         limit = query.limit or JSON_DEFAULT_PAGE
-        records = self._repository.fleet_page(query.where, query.order, limit + 1)
-        current = self._config.criteria_hash
+        records = self.repository.fleet_page(query.where, query.order, limit + 1)
+        current = self.config.criteria_hash
         shown = records[:limit]
         return FleetScorePage(
             items=[to_fleet_score(r, current) for r in shown],
@@ -372,15 +345,15 @@ class InsightsService:
             sort=query.order.key,
             order="desc" if query.order.descending else "asc",
             limit=limit,
-            total_items=self._repository.fleet_count(query.where) if query.with_total else None,
+            total_items=self.repository.fleet_count(query.where) if query.with_total else None,
         )
 
     def stream(self, query: FleetQuery) -> StreamedRows:
         """Every matching row from the cursor on (up to the limit), read from the database while it is sent. The
         query starts here, so a database that is down is a 503, not a broken stream."""
-        current = self._config.criteria_hash
-        records = self._repository.fleet_stream(query.where, query.order, query.limit)
+        current = self.config.criteria_hash
+        records = self.repository.fleet_stream(query.where, query.order, query.limit)
         scores = (to_fleet_score(record, current) for record in records)
         if query.format == FleetFormat.CSV:
-            return StreamedRows("text/csv", "scores.csv", _csv(scores))
+            return StreamedRows("text/csv", "scores.csv", csv_chunks(CSV_COLUMNS, map(csv_row, scores)))
         return StreamedRows("application/x-ndjson", "scores.jsonl", (s.model_dump_json() + "\n" for s in scores))

@@ -1,16 +1,14 @@
 """The queue side of scoring: run one job and, when it must come back later, delay its next delivery.
 
-A job handed back because the judge was busy (``JobOutcome.deferrable``: a rate limit with retry-after, the circuit
-open) comes back as a fresh copy of its message, sent with ``DelaySeconds`` and one more ``deferrals``, and the
-original is acknowledged: SQS counts receives per message, so the busy judge uses none of the job's
-``maxReceiveCount`` deliveries. The copy carries the same ``score_id``, which the scorer's claim dedupes on, so a
-copy and an original that was not deleted after all score the attempt once. If the copy cannot be sent, the original
-is kept and delayed (``ChangeMessageVisibility``) as for any other hand-back: never acknowledged without a copy.
+A job handed back because the judge was busy (``JobOutcome.deferrable``) comes back as a fresh copy of its message,
+sent with ``DelaySeconds`` and one more ``deferrals``, and the original is acknowledged, so the busy judge uses none
+of the job's deliveries; if the copy cannot be sent the original is delayed instead. See docs/resilience.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
@@ -29,43 +27,38 @@ class ReturnQueue(Protocol):
     def send_later(self, job: ScoringJob, delay_seconds: int) -> None: ...
 
 
+@dataclass(eq=False)
 class JobService:
-    def __init__(
-        self,
-        scorer: Scorer,
-        queue: ReturnQueue | None,
-        settle_run: Callable[[UUID], int] | None = None,
-    ) -> None:
-        self._scorer = scorer
-        self._queue = queue
-        self._settle_run = settle_run
-        """Brings a scoring run's status up to date after one of its jobs (completed when none is active); returns
-        how many attempts it cancelled (those of a cancelled run that came back to pending)."""
+    scorer: Scorer
+    queue: ReturnQueue | None
+    settle_run: Callable[[UUID], int] | None = None
+    """Brings a scoring run's status up to date after one of its jobs (completed when none is active); returns
+    how many attempts it cancelled (those of a cancelled run that came back to pending)."""
 
     def handle(self, job: ScoringJob, receipt_handle: str, receive_count: int, remaining_seconds: float) -> JobOutcome:
-        outcome = self._scorer.process(job, receive_count, remaining_seconds)
+        outcome = self.scorer.process(job, receive_count, remaining_seconds)
         delay = outcome.delay_seconds
-        if not outcome.done and delay and self._queue is not None:
+        if not outcome.done and delay and self.queue is not None:
             if outcome.deferrable and self._send_copy(job, delay):
                 outcome = JobOutcome.ack(f"deferred as a fresh message: {outcome.reason}")
             else:
                 try:
-                    self._queue.delay(receipt_handle, delay)
+                    self.queue.delay(receipt_handle, delay)
                 except Exception as exc:  # noqa: BLE001 - the message still comes back after its normal visibility timeout
                     logger.warning("could not delay the message", extra={"error": str(exc)})
-        if job.run_id is not None and self._settle_run is not None:
+        if job.run_id is not None and self.settle_run is not None:
             try:
-                record_scores_cancelled(self._settle_run(job.run_id))
+                record_scores_cancelled(self.settle_run(job.run_id))
             except ScoringError as exc:  # the next job of the run, or reading the run, settles it
                 logger.warning("could not settle the run", extra={"run_id": str(job.run_id), "error": exc.message})
         return outcome
 
     def _send_copy(self, job: ScoringJob, delay_seconds: int) -> bool:
         """Send the job's deferred copy; False (logged) when the queue did not take it."""
-        assert self._queue is not None
+        assert self.queue is not None
         copy = job.deferred()
         try:
-            self._queue.send_later(copy, delay_seconds)
+            self.queue.send_later(copy, delay_seconds)
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original message: never lose the job
             logger.warning(
                 "could not send the deferred copy; the message is delayed instead and this delivery counts",

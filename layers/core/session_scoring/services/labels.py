@@ -11,6 +11,7 @@ import csv
 import io
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import ValidationError
@@ -40,28 +41,12 @@ MAX_ERRORS_SHOWN = 50
 
 
 def to_session_label(record: LabelRecord) -> SessionLabel:
-    return SessionLabel(
-        label_id=record.label_id,
-        session_id=record.session_id,
-        labeller=record.labeller,
-        revision=record.revision,
-        total_score=record.total_score,
-        score_breakdown=record.score_breakdown,
-        band=record.band,
-        notes=record.notes,
-        source=record.source,
-        created_at=record.created_at,
-    )
+    return SessionLabel.model_validate(record, from_attributes=True)
 
 
 def to_session_reference(record: ReferenceRecord) -> SessionReference:
-    return SessionReference(
-        session_id=record.session_id,
-        revision=record.revision,
-        reference_root_cause=record.root_cause,
-        reference_remediation=record.remediation,
-        set_by=record.set_by,
-        created_at=record.created_at,
+    return SessionReference.model_validate(
+        {**vars(record), "reference_root_cause": record.root_cause, "reference_remediation": record.remediation}
     )
 
 
@@ -85,47 +70,45 @@ class LabelStore(Protocol):
     def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord: ...
 
 
+@dataclass(eq=False)
 class LabelService:
-    def __init__(self, repository: LabelStore, check_known: Callable[[str], None]) -> None:
-        """``check_known`` raises SessionNotFoundError for a session that has no attempt and that no source has
-        (``ScoringService.check_known``, the score request's own check)."""
-        self._repository = repository
-        self._check_known = check_known
+    """``check_known`` raises SessionNotFoundError for a session that has no attempt and that no source has
+    (``ScoringService.check_known``, the score request's own check)."""
+
+    repository: LabelStore
+    check_known: Callable[[str], None]
 
     def put_label(self, session_id: str, labeller: str, request: LabelRequest) -> SessionLabel:
         """Store ``labeller``'s label of the session: their first, or a revision of their earlier one. A session
         that exists nowhere (no attempt, no source has it) is a SessionNotFoundError: nothing is stored."""
-        self._check_known(session_id)
-        record = self._repository.add(NewLabel(session_id, labeller, request, "api"))
+        self.check_known(session_id)
+        record = self.repository.add(NewLabel(session_id, labeller, request, "api"))
         return to_session_label(record)
 
     def put_reference(self, session_id: str, set_by: str, request: ReferenceRequest) -> SessionReference:
         """Store ``request`` as the session's next reference revision, set by ``set_by``; a session that exists
         nowhere is a SessionNotFoundError and nothing is stored."""
-        self._check_known(session_id)
+        self.check_known(session_id)
         root_cause = clean_reference_text(request.reference_root_cause)
         if root_cause is None:  # the request model refuses blank text; kept for callers that bypass it
             raise InvalidRequestError("reference_root_cause is blank; give the root cause, or DELETE the reference")
         remediation = clean_reference_text(request.reference_remediation)
-        record = self._repository.add_reference(session_id, set_by, root_cause, remediation)
+        record = self.repository.add_reference(session_id, set_by, root_cause, remediation)
         return to_session_reference(record)
 
     def withdraw_reference(self, session_id: str, set_by: str) -> SessionLabels:
         """Withdraw the session's reference (a revision without a root cause, kept like every other): later scores
         are judged against the session's own reference, if its document has one, else against none. Nothing is
         stored when the session has no reference set through this API; the labels are answered either way."""
-        history = self._repository.reference_history(session_id)
+        history = self.repository.reference_history(session_id)
         if history and history[0].root_cause is not None:
-            self._repository.add_reference(session_id, set_by, None, None)
+            self.repository.add_reference(session_id, set_by, None, None)
         return self.labels(session_id)
 
     def labels(self, session_id: str) -> SessionLabels:
-        history = [to_session_label(r) for r in self._repository.for_session(session_id)]
-        current: dict[str, SessionLabel] = {}
-        for label in history:
-            if label.labeller not in current or label.revision > current[label.labeller].revision:
-                current[label.labeller] = label
-        references = [to_session_reference(r) for r in self._repository.reference_history(session_id)]
+        history = [to_session_label(r) for r in self.repository.for_session(session_id)]
+        current = {label.labeller: label for label in sorted(history, key=lambda label: label.revision)}
+        references = [to_session_reference(r) for r in self.repository.reference_history(session_id)]
         reference = references[0] if references and references[0].reference_root_cause is not None else None
         return SessionLabels(
             session_id=session_id,
@@ -138,21 +121,13 @@ class LabelService:
     def next_to_label(self, labeller: str, criteria_hash: str, after: str | None = None) -> LabelQueue:
         """The labeller's queue: the next session scored under ``criteria_hash`` they have not labelled, in
         session-id order after ``after`` (a session they skipped, or just labelled), and how many are left."""
-        record = self._repository.next_unlabelled(criteria_hash, labeller, after)
+        record = self.repository.next_unlabelled(criteria_hash, labeller, after)
         queued = record.next
         return LabelQueue(
             labeller=labeller,
             criteria_hash=criteria_hash,
             remaining=record.remaining,
-            next=None
-            if queued is None
-            else LabelQueueSession(
-                session_id=queued.session_id,
-                score_id=queued.score_id,
-                total_score=queued.total_score,
-                band=queued.band,
-                scored_at=queued.scored_at,
-            ),
+            next=None if queued is None else LabelQueueSession.model_validate(queued, from_attributes=True),
         )
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:
@@ -230,7 +205,7 @@ class LabelService:
 
     def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None] | None = None) -> LabelImportResult:
         """Store parsed labels in one transaction; rows of one labeller and session become successive revisions."""
-        imported = self._repository.add_all(labels, progress)
+        imported = self.repository.add_all(labels, progress)
         return LabelImportResult(
             imported=imported,
             sessions=len({label.session_id for label in labels}),

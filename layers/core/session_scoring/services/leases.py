@@ -1,17 +1,9 @@
 """The leases of the claims a scorer process is working on: renewed while it works, given back when it stops.
 
-A claim's lease is short (``SCORING_LEASE_SECONDS``, 60 s by default) so that a scorer that dies (a hard kill, a
-Lambda timeout, a lost host) holds its attempt only that long before the reaper or a redelivery takes it over. A
-live scorer keeps its claims with a heartbeat: one daemon thread per process renews every held lease every third of
-the lease, in one statement conditioned on the claim token. When the statement does not return a token, that claim
-is lost (taken over after its lease expired, or released): its job stores nothing and acknowledges its message.
-
-A renewal that fails (the database down or frozen: every database call has a timeout) is logged and tried again at
-the next beat; the job goes on. If the database stays away past the lease, another scorer may take the attempt over,
-and this one's verdict is then refused by the claim token.
-
-On a clean shutdown (``make run`` stopped with Ctrl-C or SIGTERM) :meth:`LeaseKeeper.release_all` gives every held
-claim back (``pending``, with a note saying why), so the attempt does not wait for its lease.
+A claim's lease is short (``SCORING_LEASE_SECONDS``) so that a dead scorer holds its attempt only that long. A live
+scorer keeps its claims with a heartbeat thread that renews every held lease in one statement conditioned on the claim
+token; a claim the statement does not return is lost, and its job stores nothing. A failed renewal is retried at the
+next beat. On a clean shutdown :meth:`LeaseKeeper.release_all` gives every held claim back. See docs/resilience.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Judge-quality studies run by an operator: repeatability (K independent verdicts of the same prompt per session)
 and robustness (each session scored as it is and with an instruction injected into a tool result).
 
-The judge is called directly (no queue, no attempt of the session's own), with the scorer's retries on transient
-errors. Every verdict is stored as a *sample* attempt (``sample_kind``): completed at once, so it never holds the
-session's one active attempt, and never the session's score nor counted by analytics. A study's samples share one
-``scored_triggered_by`` (``repeatability:<id>`` / ``robustness:<id>``), which the report names.
-
-Repeats send the very same request (the same rendered prompt, fence marker included), so after the first the
-cacheable prefix is read from the prompt cache; each sample stores its cache-read tokens.
+The judge is called directly, with the scorer's retries. Every verdict is stored as a *sample* attempt
+(``sample_kind``), completed at once: never the session's active attempt or its score, never counted by analytics. A
+study's samples share one ``scored_triggered_by`` (``repeatability:<id>`` / ``robustness:<id>``). Repeats send the
+very same request, so after the first the cacheable prefix is read from the prompt cache.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
@@ -102,29 +100,18 @@ class SampleStore(Protocol):
     ) -> uuid.UUID: ...
 
 
+@dataclass(eq=False)
 class JudgeQualityService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: SampleStore,
-        source: SessionSource,
-        judge: Callable[[], Judge],
-        *,
-        timeout_seconds: float,
-        max_retries: int,
-        retry_base_seconds: float,
-        input_budget_tokens: int | None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._judge = judge
-        self._timeout = timeout_seconds
-        self._max_retries = max_retries
-        self._retry_base = retry_base_seconds
-        self._budget = input_budget_tokens
-        self._clock = clock
+    config: ScoringConfig
+    repository: SampleStore
+    source: SessionSource
+    judge: Callable[[], Judge]
+    _: KW_ONLY
+    timeout_seconds: float
+    max_retries: int
+    retry_base_seconds: float
+    input_budget_tokens: int | None
+    clock: Callable[[], float] = time.monotonic
 
     def select_sessions(self, count: int, session_ids: Sequence[str] = ()) -> list[str]:
         """The given sessions, else the source's first ``count`` scorable sessions (its listing order)."""
@@ -132,36 +119,37 @@ class JudgeQualityService:
             return list(session_ids)[:count] if count else list(session_ids)
         if count < 1:
             raise InvalidRequestError("--sessions must be at least 1")
-        page = self._source.list_sessions(1, count, self._config.session_source.scorable_statuses)
+        page = self.source.list_sessions(1, count, self.config.session_source.scorable_statuses)
         ids = [s.session_id for s in page.items][:count]
         if not ids:
             raise InvalidRequestError("the session source lists no scorable session to study")
         return ids
 
-    def _prompt(self, session: Session) -> JudgePrompt | None:
-        return prompt_for_judge(self._config, session, self._budget)
-
-    def _evaluate(self, session: Session, prompt: JudgePrompt | None) -> JudgeVerdict:
-        judge = self._judge()
+    def _sample(
+        self, session_id: str, study: str, kind: str, session: Session, prompt: JudgePrompt | None
+    ) -> JudgeVerdict:
+        """One verdict of ``prompt`` (with the scorer's retries), stored as a ``kind`` sample of ``study``."""
+        judge = self.judge()
 
         def attempt(time_left: float) -> JudgeVerdict:
             request = JudgeRequest(
-                session=session, prompt=prompt, timeout_seconds=min(self._timeout, time_left), budget_seconds=time_left
+                session=session,
+                prompt=prompt,
+                timeout_seconds=min(self.timeout_seconds, time_left),
+                budget_seconds=time_left,
             )
             return judge.evaluate(request)
 
-        return call_with_retries(
+        verdict = call_with_retries(
             attempt,
-            deadline=self._clock() + STUDY_SECONDS_PER_CALL,
-            max_retries=self._max_retries,
-            base_seconds=self._retry_base,
-            clock=self._clock,
+            deadline=self.clock() + STUDY_SECONDS_PER_CALL,
+            max_retries=self.max_retries,
+            base_seconds=self.retry_base_seconds,
+            clock=self.clock,
         )
-
-    def _store(self, session_id: str, study: str, kind: str, verdict: JudgeVerdict, prompt: JudgePrompt | None) -> None:
-        self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)
-        stats = prompt_stats(prompt)
-        self._repository.store_sample(session_id, self._config.criteria_hash, study, kind, verdict, stats)
+        self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
+        self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, prompt_stats(prompt))
+        return verdict
 
     def repeatability(
         self,
@@ -179,12 +167,10 @@ class JudgeQualityService:
         for session_id in session_ids:
             verdicts: list[JudgeVerdict] = []
             try:
-                session = self._source.get_session(session_id)
-                prompt = self._prompt(session)
+                session = self.source.get_session(session_id)
+                prompt = prompt_for_judge(self.config, session, self.input_budget_tokens)
                 for _ in range(repeats):
-                    verdict = self._evaluate(session, prompt)
-                    self._store(session_id, study, "repeatability", verdict, prompt)
-                    verdicts.append(verdict)
+                    verdicts.append(self._sample(session_id, study, "repeatability", session, prompt))
                     done += 1
                     if progress is not None:
                         progress(done)
@@ -195,7 +181,7 @@ class JudgeQualityService:
                 results.append(self._session_spread(session_id, verdicts))
         return RepeatabilityReport(
             study=study,
-            criteria_hash=self._config.criteria_hash,
+            criteria_hash=self.config.criteria_hash,
             repeats=repeats,
             sessions=results,
             total_stdev=_pooled([r.total_stdev for r in results]),
@@ -241,13 +227,12 @@ class JudgeQualityService:
         failures: list[str] = []
         for done, session_id in enumerate(session_ids, start=1):
             try:
-                session = self._source.get_session(session_id)
+                session = self.source.get_session(session_id)
                 variant, where = inject(session)
                 scored: list[int] = []
                 for candidate in (session, variant):
-                    prompt = self._prompt(candidate)
-                    verdict = self._evaluate(candidate, prompt)
-                    self._store(session_id, study, "robustness", verdict, prompt)
+                    prompt = prompt_for_judge(self.config, candidate, self.input_budget_tokens)
+                    verdict = self._sample(session_id, study, "robustness", candidate, prompt)
                     scored.append(verdict.output.total_score)
                 results.append(
                     RobustnessSession(
@@ -266,7 +251,7 @@ class JudgeQualityService:
         shifts = [r.shift for r in results]
         return RobustnessReport(
             study=study,
-            criteria_hash=self._config.criteria_hash,
+            criteria_hash=self.config.criteria_hash,
             injection=INJECTION,
             sessions=results,
             mean_shift=statistics.fmean(shifts) if shifts else None,

@@ -1,26 +1,10 @@
 """The reaper: no attempt stays active forever because its queue message or its scorer is gone.
 
-An attempt is active (``pending`` or ``in_progress``) while a queue message is on its way to a scorer. That message
-can disappear: the scorer's process was killed mid-job and its lease ran out (a live scorer renews its lease; a dead
-one's message stays hidden for the queue's visibility timeout, an hour in AWS), the queue was purged or the local
-stack's in-memory queue died with it, retention passed, or the API crashed between committing the attempt and sending
-its message. Without a message nobody claims the attempt in time, and because a session has at most one active
-attempt, every new request for the session would answer with the stuck one.
-
-``AttemptReaper.reap`` finds such attempts (``ScoreRepository.stranded``) and sends each a fresh job message: the job
-is idempotent by ``score_id`` (a claim is conditional), so a message that was not lost after all costs one
-acknowledged duplicate, never a second score. An attempt that has already been claimed ``max_deliveries`` times is
-failed with its reason instead, as the dead-letter path would have done. It runs every minute in AWS (the reaper
-function), at start-up and every minute in ``make run``, and on demand (``session-scoring reap``). So a scorer that
-dies is replaced within its lease (``SCORING_LEASE_SECONDS``, 60 s) and one reaper period.
-
-After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once: the pending ones, and
-the ``in_progress`` ones whether or not their lease has run out. The claim of a job whose lease is still live backs
-off until the lease ends (the scorer hands its message back until then), then takes the attempt over, so the attempt
-does not wait for the next reaper period either.
-
-Each run is an X-Ray subsegment ``## reap`` and adds ``StrandedAttemptsRequeued`` and ``StrandedAttemptsFailed`` to
-the metrics the reaper function's handler prints.
+``AttemptReaper.reap`` finds attempts nobody works on (``ScoreRepository.stranded``) and sends each a fresh job
+message (the job is idempotent by ``score_id``, so a message that was not lost after all costs one acknowledged
+duplicate); one claimed ``max_deliveries`` times already is failed with its reason, as the dead-letter path would.
+After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once. See
+docs/resilience.md.
 """
 
 from __future__ import annotations
@@ -63,40 +47,27 @@ class StrandedAttempts(Protocol):
     def stranded(self, pending_after_seconds: int, limit: int, *, held: bool = False) -> list[StrandedAttempt]: ...
 
 
+@dataclass(eq=False)
 class AttemptReaper:
-    def __init__(
-        self,
-        repository: StrandedAttempts,
-        queue: JobQueue,
-        max_deliveries: int,
-        lease_seconds: int,
-        settle_run: Callable[[uuid.UUID], object] | None = None,
-    ) -> None:
-        self._repository = repository
-        self._queue = queue
-        self._settle_run = settle_run
-        self._max_deliveries = max_deliveries
-        self._pending_after = pending_idle_limit(lease_seconds)
+    repository: StrandedAttempts
+    queue: JobQueue
+    max_deliveries: int
+    lease_seconds: int
+    settle_run: Callable[[uuid.UUID], object] | None = None
 
     def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
-
-        ``queue_is_new``: the queue was just created (the local stack's in-memory queue after a restart), so no
-        active attempt can have a message: every pending attempt is stranded now, not after the idle limit, and
-        every ``in_progress`` one is requeued too, its lease live or not (a live lease may belong to a scorer that
-        is still working, from another process on the same database: it is never failed here, and its job's claim
-        waits for the lease).
-        """
+        ``queue_is_new``: every pending attempt is stranded now and every ``in_progress`` one is requeued too."""
         result = ReapResult()
-        pending_after = 0 if queue_is_new else self._pending_after
+        pending_after = 0 if queue_is_new else pending_idle_limit(self.lease_seconds)
         with subsegment("reap") as segment:
-            for attempt in self._repository.stranded(pending_after, limit):
-                if attempt.delivery_count >= self._max_deliveries:
+            for attempt in self.repository.stranded(pending_after, limit):
+                if attempt.delivery_count >= self.max_deliveries:
                     self._give_up(attempt, result)
                 else:
                     self._requeue(attempt, result)
             if queue_is_new:
-                for attempt in self._repository.stranded(pending_after, limit, held=True):
+                for attempt in self.repository.stranded(pending_after, limit, held=True):
                     self._requeue(attempt, result)
             segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
         record_reaped(result.requeued, result.failed)
@@ -113,7 +84,7 @@ class AttemptReaper:
             run_id=attempt.run_id,  # so the run settles when this job ends, as for its first message
         )
         try:
-            self._queue.send(job)
+            self.queue.send(job)
         except QueueUnavailableError as exc:
             result.notes.append(f"{attempt.score_id}: not requeued ({exc.message}); the next run tries again")
             return
@@ -123,15 +94,15 @@ class AttemptReaper:
     def _give_up(self, attempt: StrandedAttempt, result: ReapResult) -> None:
         reason = (
             f"stranded: the attempt was {attempt.status.value} with no scorer holding it and no queue message, after "
-            f"{attempt.delivery_count} deliveries (the limit is {self._max_deliveries}); request a new score "
+            f"{attempt.delivery_count} deliveries (the limit is {self.max_deliveries}); request a new score "
             "(POST with force_rescore) to try again"
         )
-        if self._repository.fail(attempt.score_id, None, reason):
+        if self.repository.fail(attempt.score_id, None, reason):
             result.failed += 1
             result.notes.append(f"{attempt.score_id} ({attempt.session_id}): failed, {reason}")
-            if attempt.run_id is not None and self._settle_run is not None:
+            if attempt.run_id is not None and self.settle_run is not None:
                 # No job will end for this attempt, so nothing else would mark its run as finished.
                 try:
-                    self._settle_run(attempt.run_id)
+                    self.settle_run(attempt.run_id)
                 except ScoringError as exc:
                     result.notes.append(f"run {attempt.run_id}: not settled ({exc.message}); reading it settles it")

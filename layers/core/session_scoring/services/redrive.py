@@ -1,21 +1,13 @@
 """Dead letters: what waits in the dead-letter queue, and the redrive that sends it back to be scored.
 
-A job reaches the dead-letter queue after its last allowed receive; the worker marked its attempt ``failed`` with
-the reason first. Redrive must undo both, in an order that never strands an attempt:
-
-1. read every dead letter, holding it hidden, and look up its attempt (session, status, why it failed);
-2. reopen each failed attempt to ``pending`` (``ScoreRepository.reopen_failed``), then move the messages:
-   - with SQS ``StartMessageMoveTask`` (AWS): release the held messages and let SQS move them all;
-   - receive-and-resend where that API is missing (moto): per message, reopen, send the body to the scoring queue,
-     delete the dead letter.
-   If a move fails, the attempts reopened for it are failed again with their previous reason.
-
-The job body carries the producer's ``score_id``, so redriven messages (new message ids) stay idempotent: the
-worker completes a pending attempt once and acknowledges anything already completed.
+Redrive reads every dead letter (held hidden) and its attempt, reopens each failed attempt to ``pending``, then moves
+the messages: with SQS ``StartMessageMoveTask`` where it exists, else by receive-and-resend one by one. If a move
+fails, the attempts reopened for it are failed again with their previous reason. See docs/resilience.md.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +28,7 @@ HOLD_SECONDS = 300
 """How long redrive keeps the dead letters it read hidden from other readers while it works."""
 
 MAX_MESSAGES = 10_000
+MOVE_TASK_POLL_SECONDS = 2
 
 
 class FailedAttempts(Protocol):
@@ -60,7 +53,7 @@ class DeadLetter:
     reason: str
 
     @classmethod
-    def describe(cls, message: QueuedMessage, repository: FailedAttempts, current_hash: str) -> DeadLetter:
+    def describe(cls, message: QueuedMessage, repository: FailedAttempts) -> DeadLetter:
         try:
             job = ScoringJob.model_validate_json(message.body)
         except ValidationError as exc:
@@ -96,17 +89,17 @@ class RedriveResult:
 Progress = Callable[[RedriveProgress], None]
 
 
+@dataclass(eq=False)
 class DeadLetterService:
-    def __init__(self, queues: SqsDeadLetterQueue, repository: FailedAttempts, current_hash: str) -> None:
-        self._queues = queues
-        self._repository = repository
-        self._current_hash = current_hash
+    queues: SqsDeadLetterQueue
+    repository: FailedAttempts
+    current_hash: str
 
     def _read_all(self, limit: int) -> list[QueuedMessage]:
         """Every dead letter (up to ``limit``), each once, held hidden for HOLD_SECONDS."""
         seen: dict[str, QueuedMessage] = {}
         while len(seen) < limit:
-            batch = self._queues.receive(HOLD_SECONDS)
+            batch = self.queues.receive(HOLD_SECONDS)
             fresh = [m for m in batch if m.message_id not in seen]
             if not fresh:
                 break
@@ -115,19 +108,19 @@ class DeadLetterService:
 
     def inspect(self, limit: int = 1000) -> DeadLetterReport:
         """How many jobs wait in the dead-letter queue, which sessions they are for and why they failed."""
-        count = self._queues.approximate_count()
+        count = self.queues.approximate_count()
         messages = self._read_all(limit)
         try:
-            letters = [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+            letters = [DeadLetter.describe(m, self.repository) for m in messages]
         finally:
             for message in messages:
-                self._queues.release(message)
+                self.queues.release(message)
         return DeadLetterReport(count, letters)
 
     def redrive(self, progress: Progress | None = None) -> RedriveResult:
         """Reopen the dead letters' attempts and move the messages back to the scoring queue."""
         report = progress or (lambda _p: None)
-        if self._queues.use_move_task:
+        if self.queues.use_move_task:
             try:
                 return self._redrive_with_move_task(*self._read_letters(), report)
             except MoveTaskUnsupportedError:
@@ -136,7 +129,7 @@ class DeadLetterService:
 
     def _read_letters(self) -> tuple[list[QueuedMessage], list[DeadLetter]]:
         messages = self._read_all(MAX_MESSAGES)
-        return messages, [DeadLetter.describe(m, self._repository, self._current_hash) for m in messages]
+        return messages, [DeadLetter.describe(m, self.repository) for m in messages]
 
     def _reopen(self, letter: DeadLetter, result: RedriveResult) -> bool:
         if letter.score_id is None or letter.attempt_status != ScoreStatus.FAILED:
@@ -147,7 +140,7 @@ class DeadLetterService:
             f"redriven from the dead-letter queue at {datetime.now(UTC).isoformat(timespec='seconds')}; "
             f"previous failure: {letter.reason}"
         )
-        if self._repository.reopen_failed(letter.score_id, note):
+        if self.repository.reopen_failed(letter.score_id, note):
             result.reopened += 1
             return True
         result.skipped.append(
@@ -157,7 +150,7 @@ class DeadLetterService:
 
     def _undo(self, letter: DeadLetter) -> None:
         if letter.score_id is not None:
-            self._repository.fail(letter.score_id, None, letter.reason)
+            self.repository.fail(letter.score_id, None, letter.reason)
 
     def _redrive_by_resending(
         self, messages: list[QueuedMessage], letters: list[DeadLetter], report: Progress
@@ -168,7 +161,7 @@ class DeadLetterService:
         for message, letter in zip(messages, letters, strict=True):
             reopened = self._reopen(letter, result)
             try:
-                self._queues.resend(message)
+                self.queues.resend(message)
             except ScoringError:
                 if reopened:
                     self._undo(letter)
@@ -185,9 +178,9 @@ class DeadLetterService:
         result = RedriveResult(method="StartMessageMoveTask")
         reopened = [letter for letter in letters if self._reopen(letter, result)]
         for message in messages:
-            self._queues.release(message)
+            self.queues.release(message)
         try:
-            handle = self._queues.start_move_task()
+            handle = self.queues.start_move_task()
         except (ScoringError, MoveTaskUnsupportedError):
             for letter in reopened:
                 self._undo(letter)
@@ -196,19 +189,13 @@ class DeadLetterService:
         total = len(messages)
         report(RedriveProgress(0, total))
         while True:
-            status = self._queues.move_task_status(handle)
+            status = self.queues.move_task_status(handle)
             result.moved = status.moved
             report(RedriveProgress(status.moved, status.to_move or total))
             if status.status != "RUNNING":
                 break
-            self._wait()
+            time.sleep(MOVE_TASK_POLL_SECONDS)
         record_jobs_redriven(result.moved)
         if status.status == "FAILED":
             raise ScoringError(f"the SQS move task failed: {status.failure_reason or 'no reason given'}")
         return result
-
-    @staticmethod
-    def _wait() -> None:
-        import time
-
-        time.sleep(2)

@@ -1,14 +1,13 @@
-"""Which reference root cause a session is judged against, and where it came from (the scorer's claim returns the
-label reference itself; the batch poller and a run's estimate read it through :class:`ReferenceResolver`).
+"""Which reference root cause a session is judged against, and where it came from.
 
-Precedence: the session's reference set through the labels API (its highest revision; a revision that withdrew it
-lets the document's own apply again), then a field of the imported document (an uploaded session), then the session
-source's own field (a ``session-scoring/v1`` file, for instance). The judge is given the first present; the score
-records where it came from (``reference_source``), or that there was none.
+Precedence: the session's reference set through the labels API (its highest revision; a withdrawal lets the document's
+own apply again), then the imported document's (an upload), then the session source's own field. The score records
+where it came from (``reference_source``), or that there was none (docs/outcome.md).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.models.quality import ReferenceRecord
@@ -38,14 +37,14 @@ def resolve_reference(
     return Reference(root_cause, clean_reference_text(session.reference_remediation), origin)
 
 
+@dataclass(eq=False)
 class ReferenceResolver:
     """Resolves a session's reference when it is judged (the scorer, the batch poller) or estimated (a run)."""
 
-    def __init__(self, labels: LabelReferences) -> None:
-        self._labels = labels
+    labels: LabelReferences
 
     def for_session(self, session: Session) -> Reference | None:
-        record = self._labels.current_reference(session.session_id)
+        record = self.labels.current_reference(session.session_id)
         if record is None:
             return resolve_reference(session)
         return resolve_reference(session, record.root_cause, record.remediation)

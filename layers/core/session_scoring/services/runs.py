@@ -1,23 +1,10 @@
 """Scoring runs: create (or estimate) a run, plan it page by page, watch it, cancel it.
 
-How a run executes (online mode):
-
-1. ``POST /runs`` stores the run (``planning``) and puts one planning message (page 1) on the *runs queue*; it reads
-   no session, so it answers at once whatever the selection's size.
-2. The scorer function consumes the runs queue too. A planning message plans one page of the session source
-   (:meth:`RunPlanner.plan_page`): it applies the selection, inserts the page's attempts (carrying ``run_id``),
-   sends their jobs to the runs queue, moves the run's cursor past the page and sends the next page's message.
-   A planner killed anywhere in a page redoes that page when its message comes back, without duplicates.
-3. Run jobs are ordinary scoring jobs with the ordinary retries, breaker and dead letters. The runs queue is
-   consumed at a lower concurrency than the scoring queue, so single requests from the dashboard never wait behind
-   a run's jobs.
-4. After each of its jobs, the run is *settled*: with no active attempt left, a ``running`` run is ``completed``.
-
-Limits: ``max_sessions`` (at most ``SCORING_MAX_RUN_SESSIONS``) caps the attempts; ``max_cost_usd`` stops queueing
-once the actual cost of the run's completed attempts plus the estimated cost of its active ones and the next one
-would pass it. The per-session estimate is the rendered prompt size (input tokens) of a sample of the selected
-sessions and the average output tokens of recent scores with the same model (``DEFAULT_OUTPUT_TOKENS`` before
-any), priced with the ``pricing:`` table of the scoring configuration.
+``POST /runs`` stores the run (``planning``) and queues a planning message for page 1, reading no session. Each
+planning message plans one page of the session source (:meth:`RunPlanner.plan_page`): it applies the selection,
+inserts the page's attempts, queues their jobs on the runs queue and the next page's message; a page is redone without
+duplicates when its message comes back. After each of its jobs a run with no active attempt left is completed.
+``max_sessions`` caps the attempts and ``max_cost_usd`` the actual plus estimated cost. See docs/runs.md.
 """
 
 from __future__ import annotations
@@ -26,7 +13,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -79,6 +66,8 @@ DEFAULT_LATENCY_SECONDS = 30.0
 ESTIMATE_SAMPLE = 3
 """Selected sessions rendered to estimate a run's input tokens per session."""
 SAMPLE_IDS = 10
+_ENDED = ("completed", "failed", "cancelled")
+_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 class BatchCanceller(Protocol):
@@ -194,16 +183,7 @@ def _as_float(value: Decimal | None) -> float | None:
 
 def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
     score = attempt.total_score if attempt.status == ScoreStatus.COMPLETED else None
-    return RunSessionScore(
-        score_id=attempt.score_id,
-        session_id=attempt.session_id,
-        status=ScoreStatus(attempt.status),
-        total_score=attempt.total_score,
-        band=None if score is None else band_for(score).band,
-        error_message=attempt.error_message,
-        requested_at=attempt.requested_at,
-        scored_at=attempt.scored_at,
-    )
+    return RunSessionScore(**asdict(attempt), band=None if score is None else band_for(score).band)
 
 
 class RunStore(Protocol):
@@ -259,44 +239,35 @@ class RunStore(Protocol):
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
+@dataclass(eq=False)
 class RunEstimator:
     """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        source: SessionSource,
-        repository: RunStore,
-        budget_tokens: int | None,
-        references: ReferenceResolver | None = None,
-    ) -> None:
-        self._config = config
-        self._source = source
-        self._repository = repository
-        self._budget_tokens = budget_tokens
-        self._references = references
-        """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
-        the scorer's will); None: only the sessions' own references."""
+    config: ScoringConfig
+    source: SessionSource
+    repository: RunStore
+    budget_tokens: int | None
+    references: ReferenceResolver | None = None
+    """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
+    the scorer's will); None: only the sessions' own references."""
 
     def estimate(self, session_ids: Sequence[str], batch: bool = False) -> Estimate:
         sample = list(session_ids[:ESTIMATE_SAMPLE])
         sizes = []
         for session_id in sample:
             try:
-                session = self._source.get_session(session_id)
+                session = self.source.get_session(session_id)
             except PermanentError:
                 continue  # an unreadable session fails its own attempt; the others make the estimate
-            reference = (
-                resolve_reference(session) if self._references is None else self._references.for_session(session)
-            )
-            prompt = build_prompt(self._config, session, budget_tokens=self._budget_tokens, reference=reference)
+            reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+            prompt = build_prompt(self.config, session, budget_tokens=self.budget_tokens, reference=reference)
             sizes.append(prompt.estimated_tokens)
-        model = self._config.llm_model
-        output, latency_ms = self._repository.average_usage(model)
+        model = self.config.llm_model
+        output, latency_ms = self.repository.average_usage(model)
         input_tokens = math.ceil(sum(sizes) / len(sizes)) if sizes else 0
         output_tokens = math.ceil(output) if output is not None else DEFAULT_OUTPUT_TOKENS
         latency = latency_ms / 1000.0 if latency_ms is not None else DEFAULT_LATENCY_SECONDS
-        price = self._config.price_of(model)
+        price = self.config.price_of(model)
         cost = (
             None if price is None else Decimal(str(round(price.cost_usd(input_tokens, output_tokens, batch=batch), 6)))
         )
@@ -315,50 +286,39 @@ class RunEstimator:
         return Estimate(input_tokens, output_tokens, cost, latency, method)
 
 
+@dataclass(eq=False)
 class RunService:
     """The operator's side of runs: create or estimate, read, list, cancel."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: RunStore,
-        source: SessionSource,
-        queue: Callable[[], RunQueue],
-        estimator: RunEstimator,
-        *,
-        max_run_sessions: int,
-        concurrency: int,
-        page_size: int,
-        batches: Callable[[], BatchCanceller] | None = None,
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._queue = queue
-        """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
-        self._estimator = estimator
-        self._max_run_sessions = max_run_sessions
-        self._concurrency = concurrency
-        self._page_size = page_size
-        self._batches = batches
-        """The Message Batches client, built only to cancel a batch-mode run's batches."""
+    config: ScoringConfig
+    repository: RunStore
+    source: SessionSource
+    queue: Callable[[], RunQueue]
+    """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
+    estimator: RunEstimator
+    _: KW_ONLY
+    max_run_sessions: int
+    concurrency: int
+    page_size: int
+    batches: Callable[[], BatchCanceller] | None = None
+    """The Message Batches client, built only to cancel a batch-mode run's batches."""
 
     def _validate(self, request: RunRequest) -> None:
-        if not self._config.enabled:
+        if not self.config.enabled:
             raise ScoringDisabledError("scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true")
-        if request.max_sessions > self._max_run_sessions:
+        if request.max_sessions > self.max_run_sessions:
             raise InvalidRequestError(
-                f"max_sessions {request.max_sessions} is above the limit of {self._max_run_sessions} "
+                f"max_sessions {request.max_sessions} is above the limit of {self.max_run_sessions} "
                 "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
             )
-        if request.mode == "batch" and self._config.llm_provider != "anthropic":
+        if request.mode == "batch" and self.config.llm_provider != "anthropic":
             raise InvalidRequestError(
                 f"mode=batch needs the Anthropic Message Batches API and the judge provider is "
-                f"'{self._config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
+                f"'{self.config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
             )
-        if request.max_cost_usd is not None and self._config.price_of(self._config.llm_model) is None:
+        if request.max_cost_usd is not None and self.config.price_of(self.config.llm_model) is None:
             raise InvalidRequestError(
-                f"max_cost_usd needs a price for the judge model '{self._config.llm_model}': add it to the pricing: "
+                f"max_cost_usd needs a price for the judge model '{self.config.llm_model}': add it to the pricing: "
                 "table of the scoring configuration, or leave max_cost_usd out"
             )
 
@@ -366,8 +326,8 @@ class RunService:
         """What a run would select and cost, reading the source now; nothing is stored or queued."""
         self._validate(request)
         selection = request.selection
-        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
-        scorable = set(self._config.session_source.scorable_statuses)
+        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
+        scorable = set(self.config.session_source.scorable_statuses)
         no_run = uuid.uuid4()  # no attempt carries it: nothing is "already in the run"
         selected: list[str] = []
         skipped: Counter[str] = Counter()
@@ -375,11 +335,11 @@ class RunService:
         page = 1
         stop_reason: str | None = None
         while True:
-            source_page = self._source.list_sessions(page, self._page_size, statuses)
+            source_page = self.source.list_sessions(page, self.page_size, statuses)
             read += len(source_page.items)
             ids = [s.session_id for s in source_page.items]
-            states = self._repository.session_states(no_run, ids, self._config.criteria_hash)
-            referenced = _referenced(self._repository, selection, ids)
+            states = self.repository.session_states(no_run, ids, self.config.criteria_hash)
+            referenced = _referenced(self.repository, selection, ids)
             decision = decide_page(selection, source_page.items, states, scorable, referenced)
             skipped.update(decision.skipped)
             room = request.max_sessions - len(selected)
@@ -390,7 +350,7 @@ class RunService:
             if page >= source_page.total_pages or not source_page.items:
                 break
             page += 1
-        estimate = self._estimator.estimate(selected, batch=request.mode == "batch")
+        estimate = self.estimator.estimate(selected, batch=request.mode == "batch")
         if request.max_cost_usd is not None and estimate.cost_usd and estimate.cost_usd > 0:
             affordable = int(Decimal(str(request.max_cost_usd)) / estimate.cost_usd)
             if affordable < len(selected):
@@ -408,10 +368,10 @@ class RunService:
                 estimated_input_tokens=estimate.input_tokens * count,
                 estimated_output_tokens=estimate.output_tokens * count,
                 estimated_cost_usd=None if estimate.cost_usd is None else float(estimate.cost_usd * count),
-                estimated_duration_seconds=round(estimate.latency_seconds * count / self._concurrency, 1),
+                estimated_duration_seconds=round(estimate.latency_seconds * count / self.concurrency, 1),
                 per_session_input_tokens=estimate.input_tokens,
                 per_session_output_tokens=estimate.output_tokens,
-                method=estimate.method + f"; duration: judge time per session x sessions / {self._concurrency} scorers "
+                method=estimate.method + f"; duration: judge time per session x sessions / {self.concurrency} scorers "
                 "(SCORING_RUN_CONCURRENCY)"
                 + (
                     "; batch mode: the Message Batches API ends a batch within 24 h (most within an hour), "
@@ -425,38 +385,38 @@ class RunService:
     def create(self, request: RunRequest, started_by: str) -> ScoringRun:
         """Store the run and queue its first planning message; the selection happens asynchronously."""
         self._validate(request)
-        queue = self._queue()
+        queue = self.queue()
         run_id = uuid.uuid4()
         name = request.name or f"{request.selection.which.value} run by {started_by}"
-        self._repository.create(
+        self.repository.create(
             run_id,
             name=name,
             mode=request.mode,
             selection=request.selection.model_dump(mode="json", exclude_none=True),
             max_sessions=request.max_sessions,
             max_cost_usd=request.max_cost_usd,
-            criteria_hash=self._config.criteria_hash,
-            criteria_content=self._config.criteria_content,
-            judge_model=self._config.llm_model,
+            criteria_hash=self.config.criteria_hash,
+            criteria_content=self.config.criteria_content,
+            judge_model=self.config.llm_model,
             started_by=started_by,
         )
         try:
             queue.send_planning(RunPlanningJob(run_id=run_id, page=1))
         except QueueUnavailableError as exc:
-            self._repository.fail(run_id, f"could not queue the run's planning: {exc.message}")
+            self.repository.fail(run_id, f"could not queue the run's planning: {exc.message}")
             raise
         logger.info("scoring run created", extra={"run_id": str(run_id), "run_name": name})
         return self.get(run_id)
 
     def get(self, run_id: uuid.UUID) -> ScoringRun:
-        record_scores_cancelled(self._repository.settle(run_id))
-        record = self._repository.get(run_id)
+        record_scores_cancelled(self.repository.settle(run_id))
+        record = self.repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         return self.to_api(record)
 
     def list_runs(self, page: int, page_size: int) -> RunPage:
-        records, total = self._repository.list_page(page, page_size)
+        records, total = self.repository.list_page(page, page_size)
         return RunPage(
             items=[self.to_api(r) for r in records],
             page=page,
@@ -469,7 +429,7 @@ class RunService:
         self, run_id: uuid.UUID, page: int, page_size: int, status: ScoreStatus | None = None
     ) -> RunSessionPage:
         """One page of the run's attempts (by session id) with their scores and bands; ``status`` filters them."""
-        found = self._repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
+        found = self.repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
         if found is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         attempts, total = found
@@ -482,13 +442,13 @@ class RunService:
         )
 
     def cancel(self, run_id: uuid.UUID, cancelled_by: str) -> ScoringRun:
-        record = self._repository.get(run_id)
+        record = self.repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
-        batches = self._repository.run_batches(run_id) if record.mode == "batch" else []
-        cancelled = self._repository.cancel(run_id, f"cancelled by {cancelled_by}")
+        batches = self.repository.run_batches(run_id) if record.mode == "batch" else []
+        cancelled = self.repository.cancel(run_id, f"cancelled by {cancelled_by}")
         if cancelled is None:
-            current = self._repository.get(run_id)
+            current = self.repository.get(run_id)
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
         record_scores_cancelled(cancelled or 0)
@@ -499,11 +459,11 @@ class RunService:
     def _cancel_batches(self, run_id: uuid.UUID, batch_ids: Sequence[str]) -> None:
         """Cancel the run's Message Batches. Best effort: the attempts are cancelled already, so a batch that could
         not be cancelled only costs its results, which the poller ignores."""
-        if not batch_ids or self._batches is None:
+        if not batch_ids or self.batches is None:
             return
         for batch_id in batch_ids:
             try:
-                self._batches().cancel(batch_id)
+                self.batches().cancel(batch_id)
             except ScoringError as exc:
                 logger.warning(
                     "could not cancel a batch of a cancelled run",
@@ -511,13 +471,13 @@ class RunService:
                 )
 
     def settle(self, run_id: uuid.UUID) -> None:
-        record_scores_cancelled(self._repository.settle(run_id))
+        record_scores_cancelled(self.repository.settle(run_id))
 
     def cost_of(self, record: RunRecord) -> float | None:
         """The actual cost of the run's completed attempts; None when a model they used has no price."""
         total = 0.0
         for usage in record.usage:
-            price = self._config.price_of(usage.model or "")
+            price = self.config.price_of(usage.model or "")
             if price is None:
                 return None
             total += price.cost_usd(
@@ -531,7 +491,7 @@ class RunService:
 
     def to_api(self, record: RunRecord) -> ScoringRun:
         counts = record.counts
-        terminal = sum(counts.get(s, 0) for s in ("completed", "failed", "cancelled"))
+        terminal = sum(counts.get(s, 0) for s in _ENDED)
         eta: float | None = None
         if record.status in (RunStatus.PLANNING, RunStatus.RUNNING) and record.started_at and record.now:
             if terminal:
@@ -556,19 +516,12 @@ class RunService:
             finished_at=record.finished_at,
             sessions_read=record.sessions_seen,
             counts=RunCounts(
-                pending=counts.get("pending", 0),
-                in_progress=counts.get("in_progress", 0),
-                completed=counts.get("completed", 0),
-                failed=counts.get("failed", 0),
-                cancelled=counts.get("cancelled", 0),
+                **{status: counts.get(status, 0) for status in ("pending", "in_progress", *_ENDED)},
                 skipped=sum(record.skipped.values()),
                 skipped_by_reason=record.skipped,
             ),
             usage=RunUsage(
-                input_tokens=sum(u.input_tokens for u in record.usage),
-                output_tokens=sum(u.output_tokens for u in record.usage),
-                cache_read_tokens=sum(u.cache_read_tokens for u in record.usage),
-                cache_write_tokens=sum(u.cache_write_tokens for u in record.usage),
+                **{name: sum(getattr(u, name) for u in record.usage) for name in _TOKENS},
                 cost_usd=self.cost_of(record),
             ),
             estimated_cost_per_session_usd=_as_float(record.estimated_cost_per_session_usd),
@@ -578,26 +531,17 @@ class RunService:
         )
 
 
+@dataclass(eq=False)
 class RunPlanner:
     """Plans a run one page of the session source per planning message (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: RunStore,
-        source: SessionSource,
-        queue: RunQueue,
-        estimator: RunEstimator,
-        runs: RunService,
-        page_size: int,
-    ) -> None:
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._queue = queue
-        self._estimator = estimator
-        self._runs = runs
-        self._page_size = page_size
+    config: ScoringConfig
+    repository: RunStore
+    source: SessionSource
+    queue: RunQueue
+    estimator: RunEstimator
+    runs: RunService
+    page_size: int
 
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
@@ -606,14 +550,14 @@ class RunPlanner:
             return self._plan(job)
         except PermanentError as exc:
             logger.error("run planning failed", extra={"run_id": str(job.run_id), "error": exc.message})
-            self._repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
+            self.repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
             return JobOutcome.ack(exc.message)
         except ScoringError as exc:
             logger.warning("run planning deferred", extra={"run_id": str(job.run_id), "error": exc.message})
             return JobOutcome.retry(f"planning page {job.page} will be retried: {exc.message}", 30)
 
     def _plan(self, job: RunPlanningJob) -> JobOutcome:
-        run = self._repository.get(job.run_id)
+        run = self.repository.get(job.run_id)
         if run is None:
             return JobOutcome.ack("no such run")
         if run.status != RunStatus.PLANNING:
@@ -621,30 +565,30 @@ class RunPlanner:
         if run.next_page > job.page:
             # This page was planned but its successor may not have been sent (killed in between): send it again.
             if run.next_page == job.page + 1:
-                self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
+                self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
             return JobOutcome.ack("page already planned")
         if run.next_page < job.page:
             return JobOutcome.ack("stale planning message")
         selection = RunSelection.model_validate(run.selection)
-        statuses = selection.statuses or list(self._config.session_source.scorable_statuses)
-        source_page = self._source.list_sessions(job.page, self._page_size, statuses)
+        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
+        source_page = self.source.list_sessions(job.page, self.page_size, statuses)
         ids = [s.session_id for s in source_page.items]
-        states = self._repository.session_states(run.run_id, ids, run.criteria_hash)
+        states = self.repository.session_states(run.run_id, ids, run.criteria_hash)
         decision = decide_page(
             selection,
             source_page.items,
             states,
-            set(self._config.session_source.scorable_statuses),
-            _referenced(self._repository, selection, ids),
+            set(self.config.session_source.scorable_statuses),
+            _referenced(self.repository, selection, ids),
         )
         # A resumed page: the jobs of its pending attempts may never have been sent.
-        self._send(run, self._repository.pending_attempts(run.run_id, decision.in_run_pending))
+        self._send(run, self.repository.pending_attempts(run.run_id, decision.in_run_pending))
 
         estimate = self._estimate(run, decision.candidates)
         allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
         chosen = decision.candidates[:allowed]
         summaries = {s.session_id: s for s in source_page.items}
-        inserted = self._repository.insert_attempts(
+        inserted = self.repository.insert_attempts(
             run.run_id,
             [(uuid.uuid4(), sid) for sid in chosen],
             run.criteria_hash,
@@ -658,7 +602,7 @@ class RunPlanner:
         skipped["already_active"] += len(inserted.already_active)
         exhausted = job.page >= source_page.total_pages or not source_page.items
         finished = exhausted or stop_reason is not None
-        moved = self._repository.advance(
+        moved = self.repository.advance(
             run.run_id,
             job.page,
             sessions_seen=len(source_page.items),
@@ -671,10 +615,10 @@ class RunPlanner:
             return JobOutcome.ack("the run changed while planning this page")
         record_run_page_planned(len(inserted.created))
         if finished:
-            self._runs.settle(run.run_id)  # a run that selected nothing is completed at once
+            self.runs.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
         else:
-            self._queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
+            self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
         return JobOutcome.ack(f"planned page {job.page}: {len(inserted.created)} attempt(s) queued")
 
     def _estimate(self, run: RunRecord, candidates: Sequence[str]) -> Estimate | None:
@@ -688,7 +632,7 @@ class RunPlanner:
             )
         if not candidates:
             return None
-        return self._estimator.estimate(candidates, batch=run.mode == "batch")
+        return self.estimator.estimate(candidates, batch=run.mode == "batch")
 
     def _room(self, run: RunRecord, estimate: Estimate | None, wanted: int) -> tuple[int, str | None]:
         """How many of ``wanted`` more attempts the cap and the cost limit allow, and why the selection stops here
@@ -697,7 +641,7 @@ class RunPlanner:
         allowed = min(wanted, room)
         reason = f"max_sessions ({run.max_sessions}) reached" if wanted >= room else None
         if run.max_cost_usd is not None and estimate is not None and estimate.cost_usd:
-            actual = Decimal(str(self._runs.cost_of(run) or 0))
+            actual = Decimal(str(self.runs.cost_of(run) or 0))
             in_flight = estimate.cost_usd * run.active
             affordable = max(0, int((run.max_cost_usd - actual - in_flight) / estimate.cost_usd))
             if affordable < allowed:
@@ -712,7 +656,7 @@ class RunPlanner:
         if run.mode == "batch" or not attempts:
             return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
         now = datetime.now(UTC)
-        self._queue.send_many(
+        self.queue.send_many(
             [
                 ScoringJob(
                     score_id=score_id,

@@ -25,21 +25,18 @@ class SchemaState:
         return self.previous_revision != self.revision
 
 
+@dataclass(eq=False)
 class SchemaService:
-    def __init__(self, engine: Engine, settings: Settings) -> None:
-        self._engine = engine
-        self._settings = settings
+    engine: Engine
+    settings: Settings
 
     def upgrade(self) -> SchemaState:
-        """Apply every pending migration. Concurrent callers wait on the advisory lock; the second finds nothing to do.
-
-        Raises DatabaseUnavailableError, naming the cause, when the database cannot be reached or a migration fails
-        (the failed migration's transaction is rolled back).
-        """
+        """Apply every pending migration (concurrent callers wait on the advisory lock); DatabaseUnavailableError,
+        naming the cause, when the database cannot be reached or a migration fails (and is rolled back)."""
         try:
-            before = migrate.current_revision(self._engine)
-            migrate.upgrade(self._engine, self._settings)
-            after = migrate.current_revision(self._engine)
+            before = migrate.current_revision(self.engine)
+            migrate.upgrade(self.engine, self.settings)
+            after = migrate.current_revision(self.engine)
         except SQLAlchemyError as exc:
             raise DatabaseUnavailableError(f"database migration failed: {_describe(exc)}") from exc
         logger.info("database schema is current", extra={"previous_revision": before, "revision": after})

@@ -1,12 +1,8 @@
 """The scoring job: claim the attempt, load the session and its reference root cause, judge it, store the verdict.
 
 The claim's lease is kept renewed while the job works (``services/leases.py``); a job whose claim is lost meanwhile
-stores nothing. ``Scorer.release_claims`` gives the claims in flight back on a clean shutdown.
-
-``Scorer.process`` returns a :class:`JobOutcome` for every job; :func:`outcome_for_error` is the one place
-that decides, for each kind of failure, whether the attempt fails for good (the message is acknowledged) or the
-message comes back later (the attempt returns to pending with a note saying why and when), and whether it comes back
-as a fresh, delayed copy (the judge was busy: the job is not at fault, so no queue receive is used).
+stores nothing. :func:`outcome_for_error` is the one place that decides what each kind of failure does to the attempt
+and its message (docs/resilience.md).
 """
 
 from __future__ import annotations
@@ -108,14 +104,16 @@ MAX_DEFER_SECONDS = 900
 """SQS's longest ``DelaySeconds``: a busy judge asking for a longer wait keeps the counted path."""
 
 
+def _seconds_until(moment: datetime) -> int:
+    return max(1, int((moment - datetime.now(UTC)).total_seconds()) + 1)
+
+
 def _busy_judge_delay(exc: Exception, receive_count: int, deferrals: int) -> int | None:
-    """The hand-back delay when the failure is outside the job, the judge busy: the circuit open (until it lets a
-    probe through) or an answer with ``retry-after`` (a rate limit or overload: the judge's wait or the growing
-    delay, whichever is longer, the delay growing with every hand-back so far, deferrals included, as it grows with
-    the receives on the counted path). None for the job's own failures: a timeout, a dropped connection, a 5xx
-    without ``retry-after``, anything else."""
+    """The hand-back delay when the judge is busy: until the circuit lets a probe through, or the judge's
+    ``retry-after`` or the growing delay (hand-backs so far, deferrals included), whichever is longer. None for the
+    job's own failures (a timeout, a dropped connection, a 5xx without ``retry-after``, anything else)."""
     if isinstance(exc, JudgeUnavailableError):
-        return max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
+        return _seconds_until(exc.retry_at)
     if isinstance(exc, JudgeTransientError) and exc.retry_after_seconds is not None:
         growing = min(backoff_seconds(receive_count + deferrals, 30.0), float(MAX_DEFER_SECONDS))
         return math.ceil(max(growing, exc.retry_after_seconds))
@@ -127,20 +125,13 @@ def outcome_for_error(
 ) -> tuple[str, JobOutcome]:
     """Decide what a failure means: ('fail'|'release', outcome). The single error -> ack/retry mapping.
 
-    The error's category (``errors.py``) decides; only the delay depends on the class:
-
-    - ``PermanentError`` (bad session, bad request, auth, invalid output, prompt too large): fail the attempt, ack
-      the message;
-    - the judge busy (circuit open, or an answer with ``retry-after``), the job deferred fewer than
-      ``policy.max_deferrals`` times (``deferrals``) and the wait at most 900 s: back to pending with a note saying
-      it was deferred and until when; the job service sends a fresh copy of the message with that delay, on any
-      receive, the last included;
-    - circuit open (``JudgeUnavailableError``): back to pending with a note saying when it is retried; the message
-      returns at that time;
-    - ``TransientError``, or any unexpected exception: back to pending with a note; the message returns after a
-      growing delay (or the judge's ``retry-after`` when longer);
-    - on the last allowed receive: fail the attempt with the reason *and* leave the message, so SQS moves it to
-      the dead-letter queue, from where a redrive reopens the attempt.
+    - ``PermanentError``: fail the attempt, ack the message;
+    - the judge busy, deferred fewer than ``policy.max_deferrals`` times and the wait at most 900 s: back to pending,
+      deferred (the job service sends a fresh, delayed copy of the message), on any receive, the last included;
+    - on the last allowed receive: fail the attempt *and* leave the message, so SQS moves it to the dead-letter queue;
+    - circuit open: back to pending; the message returns when the circuit lets a probe through;
+    - ``TransientError`` or anything unexpected: back to pending; the message returns after a growing delay (or the
+      judge's ``retry-after`` when longer).
     """
     reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
     if isinstance(exc, PermanentError):
@@ -157,9 +148,8 @@ def outcome_for_error(
     if receive_count >= policy.max_receive_count:
         return "fail", JobOutcome.retry(f"{reason} (gave up after {receive_count} deliveries; {DEAD_LETTER_NOTE})")
     if isinstance(exc, JudgeUnavailableError):
-        until_open = max(1, int((exc.retry_at - datetime.now(UTC)).total_seconds()) + 1)
         note = f"judge unavailable (circuit open); will be retried at {exc.retry_at.isoformat(timespec='seconds')}"
-        return "release", JobOutcome.retry(note, min(until_open, MAX_RETRY_DELAY_SECONDS))
+        return "release", JobOutcome.retry(note, min(_seconds_until(exc.retry_at), MAX_RETRY_DELAY_SECONDS))
     kind = "transient" if isinstance(exc, TransientError) else "unexpected"
     delay = backoff_seconds(receive_count, 30.0)
     if isinstance(exc, JudgeTransientError) and exc.retry_after_seconds is not None:
@@ -322,9 +312,7 @@ class Scorer:
             return self._writeback.after_completion(job, receive_count)
         if status in (ScoreStatus.COMPLETED, ScoreStatus.FAILED, ScoreStatus.CANCELLED):
             return JobOutcome.ack(f"duplicate delivery of an attempt that is already {status.value}")
-        delay = 30
-        if lease_expires_at is not None:
-            delay = max(1, int((lease_expires_at - datetime.now(UTC)).total_seconds()) + 1)
+        delay = 30 if lease_expires_at is None else _seconds_until(lease_expires_at)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
     def _cost(self, verdict: JudgeVerdict) -> float | None:
@@ -341,11 +329,9 @@ class Scorer:
     def _score(
         self, job: ScoringJob, claim: ClaimResult, deadline: float
     ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
-        """The verdict (with ``scoring.samples`` > 1: the median of that many, and their spread), what is stored of
-        the request (its prompt's sizes, none for the heuristic judge, and where its reference came from), the whole
-        judging time in ms (every retry and wait included) and the session's available tools (what the missing tools'
-        canonical names are matched against). The reference is the claim's (set through the labels API), else the
-        session's own."""
+        """The verdict (the median of ``scoring.samples``, with their spread), the request's prompt stats, the whole
+        judging time in ms (retries and waits included) and the session's available tools. The reference is the
+        claim's (set through the labels API), else the session's own."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
         reference = resolve_reference(session, claim.reference_root_cause, claim.reference_remediation)
@@ -390,11 +376,7 @@ class Scorer:
             if calls > len(verdicts) + 1:
                 record_judge_retries(calls - len(verdicts) - 1)
             raise
-        spread: dict[str, Any] | None = None
-        if len(verdicts) == 1:
-            verdict = verdicts[0]
-        else:
-            verdict, spread = median_verdict(verdicts)
+        verdict, spread = (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts)
         usage = verdict.usage
         judging_ms = int((self._clock() - started) * 1000)
         record_judging(

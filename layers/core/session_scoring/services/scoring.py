@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast, get_args
 
@@ -151,57 +152,49 @@ class ScoreStore(Protocol):
     def list_for_session(self, session_id: str) -> list[ScoreRecord]: ...
 
 
+@dataclass(eq=False)
 class ScoringService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: ScoreStore,
-        source: Callable[[], SessionOutlines],
-        queue: Callable[[], JobQueue],
-    ) -> None:
-        """``source`` is called when a session is first read and ``queue`` when a job is first sent: a process that
-        only reads scores builds neither (nor imports the trace formats)."""
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._queue = queue
+    """``source`` is called when a session is first read and ``queue`` when a job is first sent: a process that
+    only reads scores builds neither (nor imports the trace formats)."""
+
+    config: ScoringConfig
+    repository: ScoreStore
+    source: Callable[[], SessionOutlines]
+    queue: Callable[[], JobQueue]
 
     @property
     def criteria_hash(self) -> str:
-        return self._config.criteria_hash
+        return self.config.criteria_hash
 
     def request_score(self, session_id: str, force_rescore: bool, triggered_by: str) -> SessionScore:
-        """Return the latest completed score, or the active attempt, or queue a new attempt.
-
-        The caller answers 200 when the returned attempt is completed, 202 otherwise. There is never more than one
-        active attempt per session, with or without ``force_rescore``.
-        """
-        if not self._config.enabled:
+        """Return the latest completed score, or the active attempt, or queue a new attempt (200 for a completed
+        attempt, 202 otherwise); never more than one active attempt per session, even with ``force_rescore``."""
+        if not self.config.enabled:
             raise ScoringDisabledError(
                 "scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true to request scores"
             )
-        current = self._config.criteria_hash
+        current = self.config.criteria_hash
         if not force_rescore:
-            existing = self._repository.active_or_latest_completed(session_id)
+            existing = self.repository.active_or_latest_completed(session_id)
             if existing is not None:
                 return to_session_score(existing, current)
         # A forced request reads no attempt first: the insert below finds an active attempt itself (the partial unique
         # index decides) and that attempt is answered instead, so a new attempt costs one statement. Of the session
         # it reads only its outline (status and facts), never an upload's stored document.
-        session = self._source().outline(session_id)
+        session = self.source().outline(session_id)
         self._check_scorable(session)
-        self._repository.ensure_criteria(current, self._config.criteria_content)
+        self.repository.ensure_criteria(current, self.config.criteria_content)
         score_id = uuid.uuid4()
-        new = self._repository.create_attempt(score_id, session_id, current, triggered_by, session.facts)
+        new = self.repository.create_attempt(score_id, session_id, current, triggered_by, session.facts)
         if not new.created:
             return to_session_score(new.attempt, current)
         job = ScoringJob(
             score_id=score_id, session_id=session_id, requested_by=triggered_by, requested_at=datetime.now(UTC)
         )
         try:
-            self._queue().send(job)
+            self.queue().send(job)
         except QueueUnavailableError as exc:
-            self._repository.fail(score_id, None, f"could not queue the scoring job: {exc.message}")
+            self.repository.fail(score_id, None, f"could not queue the scoring job: {exc.message}")
             raise
         logger.info("scoring queued", extra={"score_id": str(score_id), "session_id": session_id})
         record_score_requested()
@@ -211,12 +204,12 @@ class ScoringService:
         """Raise SessionNotFoundError unless the session has an attempt or a source (the configured one, or the
         uploads) has it: what a label needs (a session the source no longer has keeps its scores, and can still
         be labelled)."""
-        if self._repository.latest(session_id) is not None:
+        if self.repository.latest(session_id) is not None:
             return
-        self._source().outline(session_id)
+        self.source().outline(session_id)
 
     def _check_scorable(self, session: SessionOutline) -> None:
-        allowed = set(self._config.session_source.scorable_statuses)
+        allowed = set(self.config.session_source.scorable_statuses)
         try:
             terminal = SessionStatus(session.status).is_terminal
         except ValueError:
@@ -230,17 +223,17 @@ class ScoringService:
 
     def latest_score(self, session_id: str) -> SessionScore:
         """The session's latest attempt (the hot read: one statement, mapped as every other read is)."""
-        record = self._repository.latest(session_id)
+        record = self.repository.latest(session_id)
         if record is None:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return to_session_score(record, self._config.criteria_hash)
+        return to_session_score(record, self.config.criteria_hash)
 
     def last_scored_session(self) -> str | None:
         """The id of the session scored last (None before the first score): the score a client most likely asks
         for next, which a warm-up reads."""
-        return self._repository.last_scored_session()
+        return self.repository.last_scored_session()
 
     def warm_up(self) -> SessionScore | None:
         """Read the latest score of the session scored last (None before the first score), as a GET would: opens
@@ -252,17 +245,17 @@ class ScoringService:
             return None
 
     def score_history(self, session_id: str) -> list[SessionScore]:
-        records = self._repository.list_for_session(session_id)
+        records = self.repository.list_for_session(session_id)
         if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
-        return [to_session_score(record, self._config.criteria_hash) for record in records]
+        return [to_session_score(record, self.config.criteria_hash) for record in records]
 
     def session_scoring(self, session_id: str) -> SessionScoring:
         """Every attempt of the session with the one under the criteria in force picked out (its latest completed,
         as the fleet query and the analytics count it); empty for a session never scored, which is an answer, not
         an error."""
-        records = self._repository.list_for_session(session_id)
-        attempts = [to_session_score(record, self._config.criteria_hash) for record in records]
+        records = self.repository.list_for_session(session_id)
+        attempts = [to_session_score(record, self.config.criteria_hash) for record in records]
         in_force = [a for a in attempts if a.is_current_criteria and a.status == ScoreStatus.COMPLETED]
         current = max(in_force, key=lambda a: (a.scored_at or a.requested_at, str(a.score_id)), default=None)
         return SessionScoring(
@@ -270,12 +263,12 @@ class ScoringService:
         )
 
     def current_criteria(self) -> CriteriaDefinition:
-        self._repository.ensure_criteria(self._config.criteria_hash, self._config.criteria_content)
-        stored = self._repository.get_criteria(self._config.criteria_hash)
+        self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
+        stored = self.repository.get_criteria(self.config.criteria_hash)
         return CriteriaDefinition(
-            criteria_hash=self._config.criteria_hash,
-            llm_provider=self._config.llm_provider,
-            llm_model=self._config.llm_model,
-            criteria_content=self._config.criteria_content,
+            criteria_hash=self.config.criteria_hash,
+            llm_provider=self.config.llm_provider,
+            llm_model=self.config.llm_model,
+            criteria_content=self.config.criteria_content,
             created_at=stored.created_at if stored else None,
         )

@@ -3,12 +3,13 @@ the scored sessions (``repositories/search.py`` says why not the configured sour
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.errors import InvalidParametersError
 from session_scoring.models.api import SessionSearchHit, SessionSearchResult
 from session_scoring.repositories.search import SearchHitRecord
+from session_scoring.services.session_list import SessionTitles
 
 MIN_TEXT = 2
 """Fewer characters would match nearly every session."""
@@ -19,12 +20,6 @@ class SearchReads(Protocol):
 
     def uploads_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
     def scored_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
-
-
-class UploadTitles(Protocol):
-    """The titles of uploaded sessions (implemented by ``repositories.uploads.UploadRepository``)."""
-
-    def titles(self, session_ids: Sequence[str]) -> dict[str, str]: ...
 
 
 def _bare(session_id: str) -> str:
@@ -55,10 +50,10 @@ def _rank(record: SearchHitRecord, needle: str) -> tuple[int, float]:
     return place, -(record.seen_at.timestamp() if record.seen_at else 0.0)
 
 
+@dataclass(eq=False)
 class SearchService:
-    def __init__(self, repository: SearchReads, uploads: UploadTitles) -> None:
-        self._repository = repository
-        self._uploads = uploads
+    repository: SearchReads
+    uploads: SessionTitles
 
     def search(self, text: str, limit: int) -> SessionSearchResult:
         """Up to ``limit`` sessions whose id, agent or alert type contains ``text`` (any case), best match first."""
@@ -67,22 +62,21 @@ class SearchService:
             raise InvalidParametersError(f"q needs at least {MIN_TEXT} characters besides spaces, got {text!r}")
         found: dict[str, SearchHitRecord] = {}
         for record in [
-            *self._repository.uploads_matching(needle, limit),
-            *self._repository.scored_matching(needle, limit),
+            *self.repository.uploads_matching(needle, limit),
+            *self.repository.scored_matching(needle, limit),
         ]:
             found.setdefault(record.session_id, record)  # an upload's own row (with its title) comes first
         ranked = sorted(found.values(), key=lambda r: _rank(r, needle.lower()))[:limit]
-        titles = self._uploads.titles([r.session_id for r in ranked if r.title is None])
+        titles = self.uploads.titles([r.session_id for r in ranked if r.title is None])
         return SessionSearchResult(
             query=needle,
             items=[
-                SessionSearchHit(
-                    session_id=r.session_id,
-                    title=r.title or titles.get(r.session_id) or r.alert_type,
-                    alert_type=r.alert_type,
-                    agent=r.agent,
-                    source=r.source,
-                    matched=_matched(r, needle.lower()),
+                SessionSearchHit.model_validate(
+                    {
+                        **vars(r),
+                        "title": r.title or titles.get(r.session_id) or r.alert_type,
+                        "matched": _matched(r, needle.lower()),
+                    }
                 )
                 for r in ranked
             ],

@@ -1,18 +1,10 @@
 """The sessions list behind ``GET /sessions``: the source's sessions with their latest attempt, or filtered to the
 scored or the unscored ones, by band, under the current criteria or any, sorted by score.
 
-Three ways to answer, chosen by the filters:
-
-- **source** (``scored=any``, ``sort=source``): a page of the source, each session with its latest attempt (one
-  query for the page). Page numbers and totals are the source's.
-- **scored** (``scored=scored``, a ``band``, or ``sort=score_*``): answered from the database alone, never the
-  source: ``latest_scores`` under the current criteria hash (``criteria=current``) or any (``criteria=any``), the
-  row's summary from the session facts stored with the attempt. Page numbers; the total is the band counters' sum.
-  ``sort=source`` there means the newest scores first: the database does not know the source's order.
-- **unscored** (``scored=unscored``): the source's list minus the sessions with a completed score. The source is read
-  ``SCAN_PAGE_SIZE`` sessions at a time, at most ``SCAN_PAGE_LIMIT`` source pages per request, so one request stays
-  bounded however few unscored sessions there are; the page continues with an opaque ``next_cursor`` (the source
-  page and offset to resume at). Page numbers and totals are unknown there (null).
+Three ways to answer, chosen by the filters (docs/sessions.md): **source**, a page of the source with each session's
+latest attempt; **scored**, from the database alone (``latest_scores`` and the facts stored with each attempt);
+**unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time and at most
+``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
 """
 
 from __future__ import annotations
@@ -130,14 +122,8 @@ def _skipped(skipped: list[SkippedSession]) -> list[SkippedSessionInfo]:
 
 
 def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
-    """Explicit mapping from a session's latest attempt to the list row's ``score``."""
-    return LatestScore(
-        score_id=record.score_id,
-        status=record.status,
-        total_score=record.total_score,
-        criteria_hash=record.criteria_hash,
-        is_current_criteria=record.criteria_hash == current_criteria_hash,
-    )
+    """A session's latest attempt as the list row's ``score``."""
+    return LatestScore(**vars(record), is_current_criteria=record.criteria_hash == current_criteria_hash)
 
 
 class SessionListReads(Protocol):
@@ -153,24 +139,17 @@ class SessionListReads(Protocol):
     ) -> list[ScoredSessionRecord]: ...
 
 
+@dataclass(eq=False)
 class SessionListService:
-    def __init__(
-        self,
-        config: ScoringConfig,
-        repository: SessionListReads,
-        source: SessionSource,
-        scan_page_size: int = SCAN_PAGE_SIZE,
-        scan_page_limit: int = SCAN_PAGE_LIMIT,
-        titles: SessionTitles | None = None,
-    ) -> None:
-        """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
-        names the uploads of a scored page (their task), which the scores' own facts do not keep."""
-        self._config = config
-        self._repository = repository
-        self._source = source
-        self._titles = titles
-        self._scan_page_size = scan_page_size
-        self._scan_page_limit = scan_page_limit
+    """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
+    names the uploads of a scored page (their task), which the scores' own facts do not keep."""
+
+    config: ScoringConfig
+    repository: SessionListReads
+    source: SessionSource
+    scan_page_size: int = SCAN_PAGE_SIZE
+    scan_page_limit: int = SCAN_PAGE_LIMIT
+    titles: SessionTitles | None = None
 
     def list_sessions(self, params: SessionListParams) -> SessionListPage:
         query = self._check(params)
@@ -216,21 +195,21 @@ class SessionListService:
             statuses=params.statuses,
             scored=scored,
             bands=tuple(params.bands),
-            criteria_hash=self._config.criteria_hash if scope is CriteriaScope.CURRENT else None,
+            criteria_hash=self.config.criteria_hash if scope is CriteriaScope.CURRENT else None,
             sort=sort,
             cursor=params.cursor,
         )
 
     def _item(self, summary: SessionSummary, latest: dict[str, LatestScoreRecord]) -> SessionListItem:
         record = latest.get(summary.session_id)
-        score = None if record is None else to_latest_score(record, self._config.criteria_hash)
+        score = None if record is None else to_latest_score(record, self.config.criteria_hash)
         fields = summary.model_dump(exclude={"title"})
         return SessionListItem(**fields, title=summary.title or summary.alert_type, score=score)
 
     def _from_source(self, query: _Query) -> SessionListPage:
-        source_page = self._source.list_sessions(query.page, query.page_size, query.statuses)
+        source_page = self.source.list_sessions(query.page, query.page_size, query.statuses)
         ids = [s.session_id for s in source_page.items]
-        latest = self._repository.latest_attempts(ids, query.criteria_hash)
+        latest = self.repository.latest_attempts(ids, query.criteria_hash)
         return SessionListPage(
             items=[self._item(summary, latest) for summary in source_page.items],
             page=source_page.page,
@@ -245,7 +224,7 @@ class SessionListService:
         facts = record.facts
         # The scores keep no source status. A session is scored only once it reached a scorable, terminal status, so
         # with one scorable status (the default, completed) that is its status; with several, only that it finished.
-        scorable = self._config.session_source.scorable_statuses
+        scorable = self.config.session_source.scorable_statuses
         return SessionListItem(
             session_id=record.session_id,
             status=scorable[0] if len(scorable) == 1 else "finished",
@@ -256,11 +235,9 @@ class SessionListService:
             completed_at=None if facts is None else facts.ended_at,
             source=None if facts is None else facts.source,
             score=LatestScore(
-                score_id=record.score_id,
+                **vars(record),
                 status=ScoreStatus.COMPLETED,
-                total_score=record.total_score,
-                criteria_hash=record.criteria_hash,
-                is_current_criteria=record.criteria_hash == self._config.criteria_hash,
+                is_current_criteria=record.criteria_hash == self.config.criteria_hash,
             ),
         )
 
@@ -270,11 +247,11 @@ class SessionListService:
             SessionSort.SCORE_DESC: ScoredOrder.SCORE_DESC,
             SessionSort.SCORE_ASC: ScoredOrder.SCORE_ASC,
         }[query.sort]
-        records = self._repository.scored_page(
+        records = self.repository.scored_page(
             query.criteria_hash, query.bands, order, (query.page - 1) * query.page_size, query.page_size
         )
-        total = self._repository.scored_count(query.criteria_hash, query.bands)
-        titles = self._titles.titles([record.session_id for record in records]) if self._titles else {}
+        total = self.repository.scored_count(query.criteria_hash, query.bands)
+        titles = self.titles.titles([record.session_id for record in records]) if self.titles else {}
         return SessionListPage(
             items=[self._scored_item(record, titles) for record in records],
             page=query.page,
@@ -284,17 +261,17 @@ class SessionListService:
         )
 
     def _unscored(self, query: _Query) -> SessionListPage:
-        resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self._scan_page_size)
+        resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self.scan_page_size)
         found: list[SessionSummary] = []
         skipped: list[SkippedSession] = []
         pages_read = 0
         next_at: _Resume | None = resume
-        while next_at is not None and len(found) < query.page_size and pages_read < self._scan_page_limit:
-            source_page = self._source.list_sessions(next_at.source_page, self._scan_page_size, query.statuses)
+        while next_at is not None and len(found) < query.page_size and pages_read < self.scan_page_limit:
+            source_page = self.source.list_sessions(next_at.source_page, self.scan_page_size, query.statuses)
             pages_read += 1
             skipped += source_page.skipped
             candidates = list(source_page.items)[next_at.offset :]
-            scored = self._repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
+            scored = self.repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
             last_page = next_at.source_page >= source_page.total_pages or not source_page.items
             resume_page = None if last_page else _Resume(next_at.source_page + 1, 0)
             for position, summary in enumerate(candidates, start=next_at.offset):
@@ -307,7 +284,7 @@ class SessionListService:
                         resume_page = _Resume(next_at.source_page, following)
                     break
             next_at = resume_page
-        latest = self._repository.latest_attempts([s.session_id for s in found], query.criteria_hash)
+        latest = self.repository.latest_attempts([s.session_id for s in found], query.criteria_hash)
         return SessionListPage(
             items=[self._item(summary, latest) for summary in found],
             page=1,
@@ -315,10 +292,10 @@ class SessionListService:
             total_items=None,
             total_pages=None,
             skipped=_skipped(skipped),
-            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self._scan_page_size),
+            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self.scan_page_size),
             scan=SessionListScan(
                 source_pages_read=pages_read,
-                source_page_limit=self._scan_page_limit,
+                source_page_limit=self.scan_page_limit,
                 limit_reached=len(found) < query.page_size and next_at is not None,
             ),
         )

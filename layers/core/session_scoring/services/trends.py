@@ -1,14 +1,8 @@
 """Score trends over time, and the comparison of a candidate criteria with a base one before adopting it.
 
-Both read each session's latest completed score under a criteria hash, and both are exact at any scale without
-reading every score: totals are integers 0-100, so a histogram of them gives ``percentile_cont``'s percentiles, the
-means, the band shares, Spearman's rho (average ranks from the marginals) and Kendall's tau-b (concordant and
-discordant pairs from 2-D suffix sums) with the same answers as the statistics over every score. The repository
-returns those histograms (``trend_histograms`` for the trends; for the comparison ``comparison_cells``, kept per pair
-of criteria by the statement that stores a verdict, see ``repositories/comparison.py``).
-
-``tests/support/comparison_oracle.compare`` (every pair loaded, the rank correlations of the agreement service) is the
-oracle the tests check ``compare_histograms`` against.
+Both are exact at any scale without reading every score: totals are integers 0-100, so the histograms the repository
+returns give the same percentiles, means, band shares and rank correlations as statistics over every score
+(docs/insights.md). ``tests/support/comparison_oracle.compare`` is the oracle ``compare_histograms`` is tested against.
 """
 
 from __future__ import annotations
@@ -16,6 +10,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate
 from typing import Protocol
@@ -43,12 +38,8 @@ COMPARISON_POINTS = 2000
 BAND_NAMES = [b.band for b in SCORE_BANDS]
 
 
-#: The band of each total 0-100 (looked up per histogram cell).
-_BANDS_BY_TOTAL = [band_for(t).band for t in range(MIN_SCORE, MAX_SCORE + 1)]
-
-
-def _band_of(total: int) -> str:
-    return _BANDS_BY_TOTAL[total]
+#: The band index of each total 0-100 (looked up per histogram cell).
+_BAND_INDEX_BY_TOTAL = [BAND_NAMES.index(band_for(t).band) for t in range(MIN_SCORE, MAX_SCORE + 1)]
 
 
 def _histogram_summary(histogram: Mapping[int, int]) -> DeltaSummary:
@@ -125,7 +116,7 @@ def compare_histograms(
     matrix = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
     total_deltas: dict[int, int] = {}
     for (before, after), count in histograms.joint.items():
-        matrix[BAND_NAMES.index(_band_of(before))][BAND_NAMES.index(_band_of(after))] += count
+        matrix[_BAND_INDEX_BY_TOTAL[before]][_BAND_INDEX_BY_TOTAL[after]] += count
         total_deltas[after - before] = total_deltas.get(after - before, 0) + count
     rho, tau = _rank_correlations(histograms.joint)
     return CriteriaComparison(
@@ -167,11 +158,11 @@ class TrendReads(Protocol):
     ) -> list[TrendRow]: ...
 
 
+@dataclass(eq=False)
 class TrendsService:
-    def __init__(self, repository: TrendReads, comparison: ComparisonReads, agreement: AgreementService) -> None:
-        self._repository = repository
-        self._comparison = comparison
-        self._agreement = agreement
+    repository: TrendReads
+    comparison: ComparisonReads
+    agreement: AgreementService
 
     def trends(
         self,
@@ -181,7 +172,7 @@ class TrendsService:
         scored_after: datetime | None = None,
         scored_before: datetime | None = None,
     ) -> TrendsReport:
-        rows = self._repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        rows = self.repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
@@ -192,17 +183,9 @@ class TrendsService:
             # was about a third of the answer's time.
             points=[
                 TrendPoint.model_construct(
-                    bucket_start=r.bucket_start,
-                    group=r.group,
-                    count=r.count,
-                    mean=r.mean,
-                    p10=r.p10,
-                    p50=r.p50,
-                    p90=r.p90,
-                    dimension_means=r.dimension_means,
+                    **vars(r),
                     band_shares={band: r.band_counts[band] / r.count for band in BAND_NAMES},
                     with_reference=sum(r.outcome_counts.values()),
-                    outcome_counts=r.outcome_counts,
                     found_share=_found_share(r.outcome_counts),
                 )
                 for r in rows
@@ -212,7 +195,7 @@ class TrendsService:
     def criteria_comparison(self, base: str, candidate: str, with_reference: bool = False) -> CriteriaComparison:
         """The comparison of ``candidate`` with ``base``; ``with_reference``: only the sessions judged against a
         reference root cause under either (and the human agreement of each over such sessions)."""
-        histograms = self._comparison.histograms(base, candidate, MOVERS, with_reference)
+        histograms = self.comparison.histograms(base, candidate, MOVERS, with_reference)
         comparison = compare_histograms(
             base,
             candidate,
@@ -220,21 +203,10 @@ class TrendsService:
             self._human_agreement(base, with_reference),
             self._human_agreement(candidate, with_reference),
         )
-        return self._with_points(comparison, with_reference)
-
-    def _with_points(self, comparison: CriteriaComparison, with_reference: bool) -> CriteriaComparison:
-        """The comparison with its scatter's points (read apart from the statistics' histograms, so their
-        computation can change without the scatter)."""
-        points = self._comparison.points(comparison.base, comparison.candidate, COMPARISON_POINTS, with_reference)
+        # The scatter's points are read apart from the histograms, so their computation can change without it.
+        points = self.comparison.points(base, candidate, COMPARISON_POINTS, with_reference)
         return comparison.model_copy(update={"points": points, "with_reference": with_reference})
 
     def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
-        report = self._agreement.agreement(criteria_hash, with_reference)
-        return HumanAgreement(
-            criteria_hash=criteria_hash,
-            n=report.n,
-            spearman_rho=report.spearman_rho,
-            kendall_tau=report.kendall_tau,
-            mean_absolute_error=report.mean_absolute_error,
-            weighted_kappa=report.weighted_kappa,
-        )
+        report = self.agreement.agreement(criteria_hash, with_reference)
+        return HumanAgreement.model_validate(report, from_attributes=True)

@@ -1,24 +1,17 @@
 """Write a completed score back to the trace it came from, and decide what the job does when that fails.
 
 The scorer calls :meth:`VerdictWriteBack.after_completion` once the verdict is stored, and again when a completed
-attempt's message is delivered again. The score is completed before anything is written and stays completed
-whatever happens here:
-
-- the write-back is taken first (``score_writebacks``, :mod:`repositories.writebacks`): a job delivered again while
-  the write-back is done or under way writes nothing, and the sinks are idempotent per attempt themselves;
-- the store down, timing out or answering 5xx (a transient error): the write-back is ``retrying`` with the reason
-  and the job's message comes back after the queue's ordinary growing delay (``outcome_for_error``); on the last
-  allowed delivery it is ``failed`` and the message acknowledged (the score is fine: nothing goes to the
-  dead-letter queue);
-- the store refusing it (the trace is gone, a 4xx) or a configuration error: ``failed`` at once, with the reason.
-
-The judge's circuit breaker never sees the store: a store that is down delays write-backs, never scoring.
+attempt's message is delivered again; the score stays completed whatever happens here. The write-back is taken first
+(a job delivered again while it is done or under way writes nothing); a transient failure is ``retrying`` and the
+message comes back (``outcome_for_error``), ``failed`` on the last delivery; a refusal or a configuration error is
+``failed`` at once. The judge's circuit breaker never sees the store.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from session_scoring.errors import DatabaseUnavailableError, ScoringError, SessionDataError
@@ -64,65 +57,56 @@ class WriteBackStore(Protocol):
     def written(self, score_id: uuid.UUID, detail: str) -> None: ...
 
 
+@dataclass(eq=False)
 class VerdictWriteBack:
-    def __init__(
-        self,
-        scores: ScoreReads,
-        writebacks: WriteBackStore,
-        sink: Callable[[], VerdictSink],
-        sink_name: str,
-        policy: ScorerPolicy,
-        name: str,
-        stale_seconds: int,
-    ) -> None:
-        self._scores = scores
-        self._writebacks = writebacks
-        self._sink = sink
-        """Built on first use, inside the error handling: a sink that cannot be built (a bad URL, write-back asked
-        of a source that is not a trace store) fails the write-back with the reason, never the score."""
-        self._sink_name = sink_name
-        self._policy = policy
-        self._name = name
-        self._stale_seconds = stale_seconds
+    scores: ScoreReads
+    writebacks: WriteBackStore
+    sink: Callable[[], VerdictSink]
+    """Built on first use, inside the error handling: a sink that cannot be built (a bad URL, write-back asked
+    of a source that is not a trace store) fails the write-back with the reason, never the score."""
+    sink_name: str
+    policy: ScorerPolicy
+    name: str
+    stale_seconds: int
 
     def after_completion(self, job: ScoringJob, receive_count: int) -> JobOutcome:
         """Write the completed attempt back to its trace unless done already; the job's outcome."""
         if job.session_id.startswith(UPLOAD_PREFIX):
             return JobOutcome.ack("completed (an uploaded session: no trace to write back to)")
         try:
-            tries = self._writebacks.take(job.score_id, self._sink_name, self._stale_seconds)
+            tries = self.writebacks.take(job.score_id, self.sink_name, self.stale_seconds)
         except DatabaseUnavailableError as exc:
             return JobOutcome.retry(f"score completed; write-back not started: {exc.message}", 30)
         if tries is None:
             return JobOutcome.ack("completed; its write-back is done or under way")
         try:
-            record = self._scores.get(job.score_id)
+            record = self.scores.get(job.score_id)
             if record is None:
                 raise SessionDataError(f"attempt {job.score_id} no longer exists")
-            detail = self._sink().write(verdict_to_write(record, self._name))
+            detail = self.sink().write(verdict_to_write(record, self.name))
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, exc, receive_count, tries)
         try:
-            self._writebacks.written(job.score_id, detail)
+            self.writebacks.written(job.score_id, detail)
         except DatabaseUnavailableError as exc:
             # Written, not recorded: the next delivery takes the write-back again once this take is stale, and the
             # sink writes nothing twice.
             return JobOutcome.retry(
-                f"score completed and written back; not recorded: {exc.message}", self._stale_seconds + 5
+                f"score completed and written back; not recorded: {exc.message}", self.stale_seconds + 5
             )
         logger.info(
             "score written back",
             extra={
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
-                "sink": self._sink_name,
+                "sink": self.sink_name,
                 "tries": tries,
             },
         )
-        return JobOutcome.ack(f"completed; written back to {self._sink_name}: {detail}")
+        return JobOutcome.ack(f"completed; written back to {self.sink_name}: {detail}")
 
     def _failed(self, job: ScoringJob, exc: Exception, receive_count: int, tries: int) -> JobOutcome:
-        action, outcome = outcome_for_error(exc, receive_count, self._policy)
+        action, outcome = outcome_for_error(exc, receive_count, self.policy)
         reason = exc.message if isinstance(exc, ScoringError) else f"unexpected error: {type(exc).__name__}: {exc}"
         retry = action == "release"
         if action == "fail" and not outcome.done:  # a transient failure on the last allowed delivery
@@ -132,7 +116,7 @@ class VerdictWriteBack:
             extra={
                 "score_id": str(job.score_id),
                 "session_id": job.session_id,
-                "sink": self._sink_name,
+                "sink": self.sink_name,
                 "tries": tries,
                 "retry": retry,
                 "reason": reason,
@@ -141,16 +125,16 @@ class VerdictWriteBack:
         )
         try:
             if retry:
-                self._writebacks.retrying(job.score_id, reason)
+                self.writebacks.retrying(job.score_id, reason)
             else:
-                self._writebacks.failed(job.score_id, reason)
+                self.writebacks.failed(job.score_id, reason)
         except DatabaseUnavailableError as db_exc:
             return JobOutcome.retry(
                 f"score completed; write-back failed ({reason}) and not recorded: {db_exc.message}", 30
             )
         if retry:
             return JobOutcome.retry(
-                f"score completed; write-back to {self._sink_name} will be retried: {outcome.reason}",
+                f"score completed; write-back to {self.sink_name} will be retried: {outcome.reason}",
                 outcome.delay_seconds,
             )
-        return JobOutcome.ack(f"score completed; write-back to {self._sink_name} failed: {reason}")
+        return JobOutcome.ack(f"score completed; write-back to {self.sink_name} failed: {reason}")
