@@ -25,7 +25,7 @@ from pydantic import Field
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel, TarsyListing, validate_document
-from session_scoring.sources.conversation import parse_json_or_text
+from session_scoring.sources.formats.common import json_or_text
 
 API_PREFIX = "/api/v1"
 
@@ -162,7 +162,7 @@ def _alert(alert_data: str | dict[str, Any] | None) -> dict[str, Any]:
         return alert_data
     if not alert_data:
         return {}
-    parsed = parse_json_or_text(alert_data)
+    parsed = json_or_text(alert_data)
     return parsed if isinstance(parsed, dict) else {"alert_data": alert_data}
 
 
@@ -193,14 +193,14 @@ def _steps(events: Sequence[GoTimelineEvent]) -> list[Step]:
 def _tool_call(content: str, metadata: dict[str, Any]) -> ToolCall:
     arguments = metadata.get("arguments")
     if isinstance(arguments, str):
-        parsed = parse_json_or_text(arguments) if arguments.strip() else {}
+        parsed = json_or_text(arguments) if arguments.strip() else {}
         arguments = parsed if isinstance(parsed, dict) else {"input": arguments}
     failed = bool(metadata.get("is_error"))
     return ToolCall(
         name=str(metadata.get("tool_name") or "unknown_tool"),
         server=str(metadata["server_name"]) if metadata.get("server_name") else None,
         arguments=arguments if isinstance(arguments, dict) else {},
-        result=None if failed else parse_json_or_text(content),
+        result=None if failed else json_or_text(content),
         success=not failed,
         error=(content or "the call failed") if failed else None,
     ).with_failure_from_output()

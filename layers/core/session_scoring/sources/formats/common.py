@@ -115,7 +115,8 @@ def parse_arguments(value: Any) -> dict[str, Any]:
     return {"raw": value}
 
 
-def _json_or_text(text: str) -> Any:
+def json_or_text(text: str) -> Any:
+    """Text as JSON when it is a JSON object or array, else the text, stripped."""
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:
@@ -149,11 +150,9 @@ def unwrap_output(value: Any, failed: bool = False) -> ToolOutput:
     ``{"output": ...}`` (Codex, with ``metadata.exit_code``), ``{"result": ...}``, and JSON inside strings."""
     for _ in range(4):
         if isinstance(value, str):
-            decoded = _json_or_text(value)
-            if decoded is value or isinstance(decoded, str):
-                value = decoded
+            value = json_or_text(value)
+            if isinstance(value, str):
                 break
-            value = decoded
             continue
         if isinstance(value, list):
             text = _content_text(value)
