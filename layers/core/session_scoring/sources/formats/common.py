@@ -1,19 +1,10 @@
 """Pieces every trace-format parser shares: the document with its origin, the session envelope, tool-result
-unwrapping, and a step builder that matches results to calls without ever duplicating one.
+unwrapping, and :class:`TraceBuilder`, which matches results to calls without ever duplicating one and finishes a
+conversation the same way for every format (narration before a call as reasoning, failures inferred from outputs,
+durations from line times, the final answer; see ``docs/trace-formats.md``).
 
-A parser maps a foreign trace onto :class:`~session_scoring.models.session.Session`. What it cannot show (images,
-encrypted reasoning, system prompts, spans or lines of other kinds) is counted with :meth:`TraceBuilder.drop`, with
-the reason, and said in one ``message`` step at the end of the stage (so the judge and the reader know the
-transcript is not the whole file) and in the session's ``skipped_content``.
-
-Every format shares how the builder finishes a conversation (:meth:`TraceBuilder.finish`):
-
-- the agent's text written as its own item right before a tool call (narration) is the reasoning that led to it;
-- a call whose output reports a failure in its text (``models.tool_failures``) is marked failed, as inferred;
-- a call's duration is the time between the line that made it and the line that brought its result, when both
-  carry a timestamp;
-- the final answer is the document's own field, else the arguments of a configured submit tool, else the agent's
-  last text after its last tool call, trailing user turns (a simulated user's ``###STOP###``) aside.
+What a parser cannot show is counted with :meth:`TraceBuilder.drop`, with the reason, and said in one ``message``
+step at the end of the stage and in the session's ``skipped_content``.
 """
 
 from __future__ import annotations
@@ -198,6 +189,19 @@ def tool_from_definition(name: str, description: Any = None, server: str | None 
         server=server or parsed_server,
         description=description if isinstance(description, str) and description else None,
     )
+
+
+def tools_of(definitions: Any) -> list[AvailableTool]:
+    """Tool definitions ``[{"name", "description"}]`` (OpenAI's nested under ``function``) as available tools."""
+    functions = (
+        [nested(d, "function") for d in definitions if isinstance(d, dict)] if isinstance(definitions, list) else []
+    )
+    return [tool_from_definition(f["name"], f.get("description")) for f in functions if isinstance(f.get("name"), str)]
+
+
+def messages_of(content: Any) -> Any:
+    """A document's message list: the document itself, or its ``messages``."""
+    return content.get("messages") if isinstance(content, dict) else content
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -426,7 +430,6 @@ def build_session(
     document: TraceDocument,
     builder: TraceBuilder,
     *,
-    stage_name: str = "conversation",
     agent: str | None = None,
     tools: list[AvailableTool] | None = None,
     session_id: str | None = None,
@@ -435,7 +438,6 @@ def build_session(
     final_analysis: str | None = None,
     final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
-    skipped: list[SkippedContent] | None = None,
 ) -> Session:
     """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
     envelope = envelope_of(document)
@@ -456,8 +458,8 @@ def build_session(
         available_tools=tools or [],
         stages=stages
         if stages is not None
-        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=finished.steps)],
+        else [Stage(name="conversation", agent=envelope.agent_type or agent, steps=finished.steps)],
         final_analysis=answer,
         final_answer_source=source,
-        skipped_content=skipped if skipped is not None else builder.skipped(),
+        skipped_content=builder.skipped(),
     )
