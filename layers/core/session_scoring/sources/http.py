@@ -1,21 +1,8 @@
-"""The TARSy HTTP sources, tarsy-bot's History API (``tarsy``) and TARSy Go's API (``tarsy-go``), and all they
-share: one client (the JSON client of :mod:`infrastructure.json_http` configured for TARSy: timeouts, bounded
-retries, one mapping of failures to our errors) and one base (:class:`TarsyHttpSource`: fetching a session's
-documents, paging through the session list). The document shapes and their normalisation are in
-:mod:`sources.tarsy` and :mod:`sources.tarsy_go`, which do no I/O.
-
-- Every request has a connect and a read timeout (``session_source.connect_timeout_seconds`` /
-  ``read_timeout_seconds``).
-- Only connection errors, timeouts and 5xx answers are retried (tenacity, exponential backoff, at most
-  ``session_source.max_retries`` retries); a 4xx is an answer, never retried.
-- 404 -> :class:`SessionNotFoundError`; 401/403, or a redirect (oauth2-proxy's login) -> :class:`ConfigurationError`
-  naming the setting to fix; another 4xx -> :class:`SourceUnavailableError`;
-  unreachable, timed out or 5xx after the retries -> :class:`SourceUnavailableError` with the reason; a body that is
-  not JSON (or empty) -> :class:`SessionDataError`.
-- Session lists are TARSy's own pages (``page``, ``page_size`` capped at 100) with the same ``pagination`` block in
-  both APIs; only the path, the status filter's encoding and the item shape differ.
-- The bearer token comes from ``session_source.token`` (``${SCORING_TARSY_TOKEN}``) or from the Secrets Manager secret
-  ``session_source.token_secret_arn`` (read through Powertools, cached five minutes). It is never logged.
+"""The TARSy HTTP sources, tarsy-bot's History API (``tarsy``) and TARSy Go's API (``tarsy-go``), and what they share:
+one client (:mod:`infrastructure.json_http` configured for TARSy: timeouts, bounded retries, one mapping of failures
+to our errors, the bearer token) and one base (:class:`TarsyHttpSource`: a session's documents, a page of the
+session list in TARSy's own paging). The documents' normalisation is in :mod:`sources.tarsy` and
+:mod:`sources.tarsy_go`, which do no I/O; ``docs/sessions.md`` describes both APIs.
 """
 
 from __future__ import annotations
@@ -28,7 +15,7 @@ from session_scoring.errors import SessionDataError, SessionNotFoundError, Sourc
 from session_scoring.infrastructure.json_http import JsonHttpClient, QueryParams
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import TarsyListing, TarsyPagination, validate_document
-from session_scoring.sources.tarsy import HISTORY_PREFIX, TarsySessionList, from_microseconds, parse_detailed_session
+from session_scoring.sources.tarsy import HISTORY_PREFIX, TarsySessionList, parse_detailed_session
 from session_scoring.sources.tarsy_go import API_PREFIX, GoSessionList, parse_go_session
 
 URL_SETTING = "session_source.base_url (SCORING_TARSY_URL)"
@@ -117,19 +104,9 @@ class TarsySessionSource(TarsyHttpSource):
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         """One page of TARSy's session list (its own paging; ``statuses`` becomes its repeatable status filter)."""
         listing = self._listing(f"{HISTORY_PREFIX}/sessions", TarsySessionList, page, page_size, list(statuses))
-        items = [
-            SessionSummary(
-                session_id=s.session_id,
-                status=s.status,
-                alert_type=s.alert_type,
-                agent_type=s.agent_type,
-                author=s.author,
-                started_at=from_microseconds(s.started_at_us),
-                completed_at=from_microseconds(s.completed_at_us),
-            )
-            for s in listing.sessions
-        ]
-        return self._page(items, listing.pagination, page_size)
+        return self._page(
+            [SessionSummary(**s.summary_fields()) for s in listing.sessions], listing.pagination, page_size
+        )
 
 
 class TarsyGoSessionSource(TarsyHttpSource):
@@ -146,16 +123,6 @@ class TarsyGoSessionSource(TarsyHttpSource):
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         """One page of TARSy's session list (its own paging; ``statuses`` becomes its comma-separated filter)."""
         listing = self._listing(f"{API_PREFIX}/sessions", GoSessionList, page, page_size, ",".join(statuses))
-        items = [
-            SessionSummary(
-                session_id=item.id,
-                status=item.status,
-                alert_type=item.alert_type,
-                agent_type=item.chain_id,
-                author=item.author,
-                started_at=item.started_at or item.created_at,
-                completed_at=item.completed_at,
-            )
-            for item in listing.sessions
-        ]
-        return self._page(items, listing.pagination, page_size)
+        return self._page(
+            [SessionSummary(**s.summary_fields()) for s in listing.sessions], listing.pagination, page_size
+        )

@@ -1,25 +1,17 @@
 """The documents of the tarsy-bot (Python) History API, normalised from its ``DetailedSession`` (no I/O here: the
 HTTP source is :class:`sources.http.TarsySessionSource`; exported files are read by :mod:`sources.documents`).
 
-The whole investigation is read from ``GET /api/v1/history/sessions/{id}``: every stage (parallel agents included),
-its LLM interactions and its MCP communications. ``/final-analysis`` is not used: for a multi-stage chain it holds
-only the last stage's conversation.
-
-Mapping (TARSy -> normalised session):
-- tool calls: each stage's ``tool_call`` MCP communications (tool, server, arguments, result, success, error,
-  duration), placed in the order the conversation shows them;
-- reasoning: the conversation of the stage's last investigation interaction (ReAct ``Thought:``/``Final Answer:``)
-  and each interaction's ``thinking_content`` (native thinking), see :mod:`sources.conversation`;
-- available tools: each stage's ``tool_list`` communications, plus tools named in the chain definition;
-- parallel stages: one normalised stage per child execution, sharing a ``parallel_group``;
-- chat follow-ups (stages with a ``chat_id``): kept only when ``include_chat`` is set.
+The whole investigation is read from ``GET /api/v1/history/sessions/{id}`` (``/final-analysis`` holds only the last
+stage's conversation): each stage's recorded MCP tool calls, placed in the order its conversation shows them, with
+the reasoning around them (:mod:`sources.conversation`); parallel executions as stages of one ``parallel_group``;
+chat follow-ups only with ``include_chat``. The mapping is in ``docs/sessions.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import Field
 
@@ -110,6 +102,18 @@ class TarsySessionOverview(_Boundary):
     started_at_us: int | None = None
     completed_at_us: int | None = None
 
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`SessionSummary` (and of the session)."""
+        return {
+            "session_id": self.session_id,
+            "status": self.status,
+            "alert_type": self.alert_type,
+            "agent_type": self.agent_type,
+            "author": self.author,
+            "started_at": from_microseconds(self.started_at_us),
+            "completed_at": from_microseconds(self.completed_at_us),
+        }
+
 
 class TarsyDetailedSession(TarsySessionOverview):
     error_message: str | None = None
@@ -156,13 +160,7 @@ def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: boo
         else:
             stages.append(_stage(stage, None))
     return Session(
-        session_id=detailed.session_id,
-        status=detailed.status,
-        alert_type=detailed.alert_type,
-        agent_type=detailed.agent_type,
-        author=detailed.author,
-        started_at=from_microseconds(detailed.started_at_us),
-        completed_at=from_microseconds(detailed.completed_at_us),
+        **detailed.summary_fields(),
         alert=detailed.alert_data,
         available_tools=_chain_tools(detailed.chain_definition),
         stages=stages,
@@ -172,8 +170,14 @@ def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: boo
 
 
 def _stage(stage: TarsyStage, group: str | None) -> Stage:
-    calls = [_tool_call(event.details) for event in _in_order(stage.mcp_communications) if _is_call(event)]
-    conversation = [event for event in _in_order(stage.llm_interactions) if _is_conversation(event)]
+    communications = sorted(stage.mcp_communications, key=lambda event: event.timestamp_us)
+    calls = [
+        _tool_call(e.details)
+        for e in communications
+        if e.details.communication_type == "tool_call" and e.details.tool_name
+    ]
+    interactions = sorted(stage.llm_interactions, key=lambda event: event.timestamp_us)
+    conversation = [e for e in interactions if e.details.interaction_type in _CONVERSATION_TYPES]
     steps: list[Step] = []
     if stage.chat_user_message is not None:
         steps.append(Step(kind="message", text=f"User question: {stage.chat_user_message.content}"))
@@ -192,21 +196,6 @@ def _stage(stage: TarsyStage, group: str | None) -> Stage:
         error=error,
         is_chat=stage.chat_id is not None,
     )
-
-
-_Event = TypeVar("_Event", TarsyLLMEvent, TarsyMCPEvent)
-
-
-def _in_order(events: Sequence[_Event]) -> list[_Event]:
-    return sorted(events, key=lambda event: event.timestamp_us)
-
-
-def _is_call(event: TarsyMCPEvent) -> bool:
-    return event.details.communication_type == "tool_call" and bool(event.details.tool_name)
-
-
-def _is_conversation(event: TarsyLLMEvent) -> bool:
-    return event.details.interaction_type in _CONVERSATION_TYPES
 
 
 def _conversation_steps(interactions: list[TarsyLLMEvent]) -> list[Step]:

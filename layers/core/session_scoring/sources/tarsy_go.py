@@ -2,15 +2,9 @@
 ``GET /api/v1/sessions/:id/timeline`` (what each execution did, in sequence). No I/O here: the HTTP source is
 :class:`sources.http.TarsyGoSessionSource`.
 
-Mapping (timeline event -> step of the execution's stage): ``llm_thinking`` -> reasoning, ``llm_response`` ->
-message, ``llm_tool_call`` -> tool call (server, tool, arguments and result from its metadata and content;
-``is_error`` marks a failure), ``mcp_tool_summary`` -> the previous call of that tool is marked as seen summarised
-and the summary is kept, ``final_analysis`` -> the agent's answer, ``user_question`` -> the chat question,
-``google_search_result`` -> a message. Each agent execution becomes a stage; executions of one stage run in
-parallel and share a ``parallel_group``. Chat stages are kept only with ``include_chat``.
-
-The Go API does not expose which tools each agent could call (TARSy builds that list inside its own scorer), so
-sessions from this source have no available tools and the transcript says so.
+Each agent execution becomes a stage (executions of one stage share a ``parallel_group``) and its timeline events
+its steps; chat stages are kept only with ``include_chat``. The Go API does not expose which tools each agent could
+call, so these sessions have no available tools. The mapping is in ``docs/sessions.md``.
 """
 
 from __future__ import annotations
@@ -49,21 +43,6 @@ class GoStage(BoundaryModel):
     executions: list[GoExecution] = Field(default_factory=list)
 
 
-class GoSession(BoundaryModel):
-    id: str
-    status: str
-    alert_data: str | dict[str, Any] | None = None
-    alert_type: str | None = None
-    chain_id: str | None = None
-    author: str | None = None
-    error_message: str | None = None
-    final_analysis: str | None = None
-    created_at: datetime | None = None
-    started_at: datetime | None = None
-    completed_at: datetime | None = None
-    stages: list[GoStage] = Field(default_factory=list)
-
-
 class GoTimelineEvent(BoundaryModel):
     event_type: str
     content: str = ""
@@ -87,6 +66,25 @@ class GoSessionItem(BoundaryModel):
     created_at: datetime | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`SessionSummary` (and of the session)."""
+        return {
+            "session_id": self.id,
+            "status": self.status,
+            "alert_type": self.alert_type,
+            "agent_type": self.chain_id,
+            "author": self.author,
+            "started_at": self.started_at or self.created_at,
+            "completed_at": self.completed_at,
+        }
+
+
+class GoSession(GoSessionItem):
+    alert_data: str | dict[str, Any] | None = None
+    error_message: str | None = None
+    final_analysis: str | None = None
+    stages: list[GoStage] = Field(default_factory=list)
 
 
 class GoSessionList(TarsyListing):
@@ -134,13 +132,7 @@ def parse_go_session(session_document: Any, timeline_document: Any, origin: str,
                 )
             )
     return Session(
-        session_id=session.id,
-        status=session.status,
-        alert_type=session.alert_type,
-        agent_type=session.chain_id,
-        author=session.author,
-        started_at=session.started_at or session.created_at,
-        completed_at=session.completed_at,
+        **session.summary_fields(),
         alert=_alert(session.alert_data),
         stages=stages,
         final_analysis=session.final_analysis,
