@@ -128,6 +128,10 @@ class TarsySessionList(TarsyListing):
     sessions: list[TarsySessionOverview]
 
 
+def conversation_messages(conversation: TarsyConversation | None) -> list[Message]:
+    return [Message(role=m.role, content=m.content or "") for m in (conversation.messages if conversation else [])]
+
+
 def from_microseconds(value: int | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value / 1_000_000, tz=UTC)
 
@@ -206,10 +210,7 @@ def _conversation_steps(interactions: list[TarsyLLMEvent]) -> list[Step]:
         interactions,
         key=lambda e: len(e.details.conversation.messages) if e.details.conversation else 0,
     )
-    messages = [
-        Message(role=m.role, content=m.content or "")
-        for m in (longest.details.conversation.messages if longest.details.conversation else [])
-    ]
+    messages = conversation_messages(longest.details.conversation)
     anchors = [
         ThinkingAnchor(position=_thinking_position(e, len(messages)), text=e.details.thinking_content)
         for e in interactions
