@@ -5,6 +5,7 @@ are read as their roles. The mapping is in ``docs/trace-formats.md``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from session_scoring.models.session import Session
@@ -20,23 +21,9 @@ from session_scoring.sources.formats.common import (
 
 NAME = "openai-chat"
 _CONVERSATION_ROLES = {"user", "assistant"}
-_LANGCHAIN_TYPES = {
-    "human": "user",
-    "ai": "assistant",
-    "system": "system",
-    "tool": "tool",
-    "function": "function",
-    "humanmessage": "user",
-    "humanmessagechunk": "user",
-    "aimessage": "assistant",
-    "aimessagechunk": "assistant",
-    "systemmessage": "system",
-    "systemmessagechunk": "system",
-    "toolmessage": "tool",
-    "toolmessagechunk": "tool",
-    "functionmessage": "function",
-    "functionmessagechunk": "function",
-}
+_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
+"""The role of each LangChain message type: ``ai``, ``AIMessage`` and ``AIMessageChunk`` alike."""
+_MESSAGE_CLASS = re.compile(r"message(chunk)?$")
 
 
 def _flattened(message: Any) -> Any:
@@ -59,7 +46,7 @@ def _role(message: dict[str, Any]) -> str | None:
     if isinstance(role, str):
         return role.lower()
     kind = message.get("type")
-    return _LANGCHAIN_TYPES.get(kind.lower()) if isinstance(kind, str) else None
+    return _LANGCHAIN_ROLES.get(_MESSAGE_CLASS.sub("", kind.lower())) if isinstance(kind, str) else None
 
 
 def detect(content: Any) -> bool:
