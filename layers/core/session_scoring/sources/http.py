@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from session_scoring.errors import SessionDataError, SessionNotFoundError, SourceUnavailableError
 from session_scoring.infrastructure.json_http import JsonHttpClient, QueryParams
 from session_scoring.models.session import Session, SessionPage, SessionSummary
-from session_scoring.sources.boundary import TarsyListing, TarsyPagination, validate_document
+from session_scoring.sources.boundary import validate_document
 from session_scoring.sources.tarsy import HISTORY_PREFIX, TarsySessionList, parse_detailed_session
 from session_scoring.sources.tarsy_go import API_PREFIX, GoSessionList, parse_go_session
 
@@ -50,9 +50,6 @@ class TarsyHttpClient(JsonHttpClient):
         return self.get(path, params, not_found=None if not_found is None else SessionNotFoundError(not_found))
 
 
-_Listing = TypeVar("_Listing", bound=TarsyListing)
-
-
 class TarsyHttpSource:
     """Base of the TARSy HTTP sources: one session's documents by path, and one page of the session list."""
 
@@ -68,26 +65,28 @@ class TarsyHttpSource:
             path, not_found=f"session '{session_id}' was not found in TARSy at {self._client.base_url}"
         )
 
-    def _listing(
-        self, path: str, listing: type[_Listing], page: int, page_size: int, status_filter: str | list[str] | None
-    ) -> _Listing:
-        """One page of a session list, validated as ``listing`` (a 404 here is a wrong base URL, not a session)."""
+    def _list(
+        self,
+        path: str,
+        listing: type[TarsySessionList | GoSessionList],
+        page: int,
+        page_size: int,
+        status: str | list[str],
+    ) -> SessionPage:
+        """One page of a session list in TARSy's own paging (a 404 here is a wrong base URL, not a session); an API
+        that reports no page count gets one from the item count."""
         params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, MAX_PAGE_SIZE)}
-        if status_filter:
-            params["status"] = status_filter
+        if status:
+            params["status"] = status
         document = self._client.get_json(path, params)
-        return validate_document(listing, document, f"TARSy GET {path}: not a valid session list")
-
-    @staticmethod
-    def _page(items: list[SessionSummary], pagination: TarsyPagination, page_size: int) -> SessionPage:
-        """Our page from TARSy's; an API that reports no page count gets one from the item count."""
-        total_pages = pagination.total_pages or math.ceil(pagination.total_items / page_size)
+        found = validate_document(listing, document, f"TARSy GET {path}: not a valid session list")
+        pagination = found.pagination
         return SessionPage(
-            items=items,
+            items=[SessionSummary(**s.summary_fields()) for s in found.sessions],
             page=pagination.page,
             page_size=pagination.page_size,
             total_items=pagination.total_items,
-            total_pages=max(1, total_pages),
+            total_pages=max(1, pagination.total_pages or math.ceil(pagination.total_items / page_size)),
         )
 
 
@@ -103,10 +102,7 @@ class TarsySessionSource(TarsyHttpSource):
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         """One page of TARSy's session list (its own paging; ``statuses`` becomes its repeatable status filter)."""
-        listing = self._listing(f"{HISTORY_PREFIX}/sessions", TarsySessionList, page, page_size, list(statuses))
-        return self._page(
-            [SessionSummary(**s.summary_fields()) for s in listing.sessions], listing.pagination, page_size
-        )
+        return self._list(f"{HISTORY_PREFIX}/sessions", TarsySessionList, page, page_size, list(statuses))
 
 
 class TarsyGoSessionSource(TarsyHttpSource):
@@ -122,7 +118,4 @@ class TarsyGoSessionSource(TarsyHttpSource):
 
     def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
         """One page of TARSy's session list (its own paging; ``statuses`` becomes its comma-separated filter)."""
-        listing = self._listing(f"{API_PREFIX}/sessions", GoSessionList, page, page_size, ",".join(statuses))
-        return self._page(
-            [SessionSummary(**s.summary_fields()) for s in listing.sessions], listing.pagination, page_size
-        )
+        return self._list(f"{API_PREFIX}/sessions", GoSessionList, page, page_size, ",".join(statuses))

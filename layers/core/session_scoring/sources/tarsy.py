@@ -242,15 +242,17 @@ def _tool_call(details: TarsyMCPDetails) -> ToolCall:
     ).with_failure_from_output()
 
 
+def _unique(tools: Iterable[AvailableTool]) -> list[AvailableTool]:
+    """The first tool of each qualified name."""
+    found: dict[str, AvailableTool] = {}
+    for tool in tools:
+        found.setdefault(tool.qualified_name, tool)
+    return list(found.values())
+
+
 def _listed_tools(communications: Iterable[TarsyMCPEvent]) -> list[AvailableTool]:
-    tools: dict[str, AvailableTool] = {}
-    for event in communications:
-        details = event.details
-        if details.communication_type != "tool_list":
-            continue
-        for tool in tools_from_listing(details.available_tools, details.server_name):
-            tools.setdefault(tool.qualified_name, tool)
-    return list(tools.values())
+    listings = [e.details for e in communications if e.details.communication_type == "tool_list"]
+    return _unique(tool for d in listings for tool in tools_from_listing(d.available_tools, d.server_name))
 
 
 def tools_from_listing(listing: Any, server: str | None) -> list[AvailableTool]:
@@ -286,13 +288,9 @@ def _chain_tools(chain: dict[str, Any] | None) -> list[AvailableTool]:
     """Tools the chain definition names (``tools``/``available_tools`` on the chain or its stages)."""
     if not chain:
         return []
-    tools: dict[str, AvailableTool] = {}
     holders = [chain, *(s for s in chain.get("stages") or [] if isinstance(s, dict))]
-    for holder in holders:
-        for key in ("available_tools", "tools"):
-            for tool in tools_from_listing(holder.get(key), None):
-                tools.setdefault(tool.qualified_name, tool)
-    return list(tools.values())
+    keys = ("available_tools", "tools")
+    return _unique(tool for holder in holders for key in keys for tool in tools_from_listing(holder.get(key), None))
 
 
 def _stage_output(output: Any) -> str | None:

@@ -20,6 +20,7 @@ from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session
 from session_scoring.sources.documents import parse_trace
 from session_scoring.sources.formats import TraceDocument
+from session_scoring.sources.formats.common import json_decoded
 
 _AGENT_KINDS = {"AGENT"}
 _LLM_KINDS = {"LLM", "CHAT_MODEL"}
@@ -203,12 +204,7 @@ def otlp_span(raw: Mapping[str, Any]) -> StoreSpan:
 
 def _decoded(value: Any) -> Any:
     """JSON text decoded (MLflow keeps inputs and outputs as JSON strings in older traces); anything else as is."""
-    if isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    return json_decoded(value, ("{", "[", '"'))
 
 
 def _nest(attributes: Mapping[str, Any], prefix: str) -> Any:

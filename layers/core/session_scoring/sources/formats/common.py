@@ -106,15 +106,19 @@ def parse_arguments(value: Any) -> dict[str, Any]:
     return {"raw": value}
 
 
+def json_decoded(value: Any, openers: tuple[str, ...] = ("[", "{")) -> Any:
+    """Text that starts with one of ``openers`` decoded as JSON; anything else, or text that is not JSON, as is."""
+    if isinstance(value, str) and value.strip()[:1] in openers:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def json_or_text(text: str) -> Any:
     """Text as JSON when it is a JSON object or array, else the text, stripped."""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            return json.loads(stripped)
-        except ValueError:
-            return stripped
-    return stripped
+    return json_decoded(text.strip())
 
 
 def _content_text(parts: list[Any]) -> str | None:

@@ -7,7 +7,6 @@ the task and the answer; other spans are dropped and counted. The mapping is in 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
+    json_decoded,
     nested,
     parse_time,
     tool_from_definition,
@@ -53,15 +53,6 @@ def _value(value: Any) -> Any:
     if "kvlistValue" in value:
         return {kv.get("key"): _value(kv.get("value")) for kv in (value["kvlistValue"] or {}).get("values", [])}
     return None
-
-
-def _json_attr(value: Any) -> Any:
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 @dataclass
@@ -131,7 +122,7 @@ def _spans(document: TraceDocument, exports: list[Any]) -> list[_Span]:
 def _parts(messages: Any) -> list[tuple[str, dict[str, Any]]]:
     """(role, part) of semconv messages ``[{"role", "parts": [...]}]``; plain ``content`` becomes a text part."""
     found: list[tuple[str, dict[str, Any]]] = []
-    for message in _json_attr(messages) if isinstance(_json_attr(messages), list) else []:
+    for message in json_decoded(messages) if isinstance(json_decoded(messages), list) else []:
         if not isinstance(message, dict):
             continue
         role = str(message.get("role") or "assistant")
@@ -160,7 +151,7 @@ class _Trace:
         return None
 
     def chat(self, span: _Span, builder: TraceBuilder) -> None:
-        for definition in _json_attr(span.attributes.get("gen_ai.tool.definitions")) or []:
+        for definition in json_decoded(span.attributes.get("gen_ai.tool.definitions")) or []:
             if isinstance(definition, dict):
                 fn = nested(definition, "function")
                 if isinstance(fn.get("name"), str):
@@ -193,7 +184,7 @@ class _Trace:
         if attrs.get("gen_ai.tool.description"):
             self.tools.setdefault(name, tool_from_definition(name, attrs.get("gen_ai.tool.description")))
         call_id = str(attrs.get("gen_ai.tool.call.id") or span.span_id)
-        builder.call(name, _json_attr(attrs.get("gen_ai.tool.call.arguments")), call_id)
+        builder.call(name, json_decoded(attrs.get("gen_ai.tool.call.arguments")), call_id)
         if span.failed:
             error = span.status_message or str(attrs.get("error.type") or "") or "the call failed"
             result = attrs.get("gen_ai.tool.call.result")
