@@ -47,10 +47,7 @@ class TraceDocument:
 
     @property
     def default_id(self) -> str:
-        name = self.origin.rsplit("/", 1)[-1]
-        for suffix in (".jsonl", ".json"):
-            name = name.removesuffix(suffix)
-        return name
+        return self.origin.rsplit("/", 1)[-1].removesuffix(".jsonl").removesuffix(".json")
 
     def where(self, index: int, container: str = "item") -> str:
         """How an error names the ``index``-th item: its line in a JSON Lines file, else its position."""
@@ -95,15 +92,8 @@ def parse_arguments(value: Any) -> dict[str, Any]:
     ``raw`` (never re-parsed into something the agent did not send)."""
     if value is None or value == "":
         return {}
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str):
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            return {"raw": value}
-        return decoded if isinstance(decoded, dict) else {"raw": value}
-    return {"raw": value}
+    decoded = json_decoded(value, ("{",))
+    return decoded if isinstance(decoded, dict) else {"raw": value}
 
 
 def json_decoded(value: Any, openers: tuple[str, ...] = ("[", "{")) -> Any:

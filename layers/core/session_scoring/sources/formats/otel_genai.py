@@ -57,7 +57,6 @@ def _value(value: Any) -> Any:
 
 @dataclass
 class _Span:
-    index: int
     span_id: str
     parent_id: str | None
     trace_id: str
@@ -99,7 +98,6 @@ def _spans(document: TraceDocument, exports: list[Any]) -> list[_Span]:
                     status = raw.get("status") or {}
                     spans.append(
                         _Span(
-                            index=len(spans),
                             span_id=str(raw["spanId"]),
                             parent_id=str(raw["parentSpanId"]) if raw.get("parentSpanId") else None,
                             trace_id=str(raw.get("traceId") or ""),
@@ -115,8 +113,7 @@ def _spans(document: TraceDocument, exports: list[Any]) -> list[_Span]:
                             status_message=status.get("message") if isinstance(status, dict) else None,
                         )
                     )
-    spans.sort(key=lambda s: (s.start, s.index))
-    return spans
+    return sorted(spans, key=lambda s: s.start)  # stable: spans that start together stay in document order
 
 
 def _parts(messages: Any) -> list[tuple[str, dict[str, Any]]]:
