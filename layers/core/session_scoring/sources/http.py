@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from session_scoring.errors import SessionDataError, SessionNotFoundError, SourceUnavailableError
-from session_scoring.infrastructure.json_http import JsonHttpClient, QueryParams
+from session_scoring.infrastructure.json_http import JsonHttpClient
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.boundary import validate_document
 from session_scoring.sources.tarsy import HISTORY_PREFIX, TarsySessionList, parse_detailed_session
@@ -44,11 +44,6 @@ class TarsyHttpClient(JsonHttpClient):
             **options,
         )
 
-    def get_json(self, path: str, params: QueryParams | None = None, *, not_found: str | None = None) -> Any:
-        """GET ``path`` and decode its JSON. ``not_found`` is the message of the 404 error (else a 404 is a
-        misconfigured base URL, reported as unavailable)."""
-        return self.get(path, params, not_found=None if not_found is None else SessionNotFoundError(not_found))
-
 
 class TarsyHttpSource:
     """Base of the TARSy HTTP sources: one session's documents by path, and one page of the session list."""
@@ -61,9 +56,8 @@ class TarsyHttpSource:
 
     def _session_document(self, path: str, session_id: str) -> Any:
         """GET a document of one session; a 404 means TARSy does not know the session."""
-        return self._client.get_json(
-            path, not_found=f"session '{session_id}' was not found in TARSy at {self._client.base_url}"
-        )
+        not_found = SessionNotFoundError(f"session '{session_id}' was not found in TARSy at {self._client.base_url}")
+        return self._client.get(path, not_found=not_found)
 
     def _list(
         self,
@@ -78,7 +72,7 @@ class TarsyHttpSource:
         params: dict[str, str | int | Sequence[str]] = {"page": page, "page_size": min(page_size, MAX_PAGE_SIZE)}
         if status:
             params["status"] = status
-        document = self._client.get_json(path, params)
+        document = self._client.get(path, params)
         found = validate_document(listing, document, f"TARSy GET {path}: not a valid session list")
         pagination = found.pagination
         return SessionPage(

@@ -60,14 +60,8 @@ class StoreSpan:
     @property
     def span_kind(self) -> str | None:
         """OpenInference or MLflow span kind, upper case."""
-        for value in (
-            self.attributes.get("openinference.span.kind"),
-            self.attributes.get("mlflow.spanType"),
-            self.kind,
-        ):
-            if isinstance(value, str) and value and value.upper() != "UNKNOWN":
-                return value.upper()
-        return None
+        kinds = (self.attributes.get("openinference.span.kind"), self.attributes.get("mlflow.spanType"), self.kind)
+        return next((k.upper() for k in kinds if isinstance(k, str) and k and k.upper() != "UNKNOWN"), None)
 
     @property
     def error_message(self) -> str | None:
@@ -358,14 +352,8 @@ def _chat(span: StoreSpan) -> dict[str, Any]:
     if not outputs:
         outputs = _messages_of(attrs.get("mlflow.spanOutputs", _nest(attrs, "output.value")))
     tools = _tool_definitions(_nest(attrs, "llm.tools") or attrs.get("mlflow.chat.tools"))
-    result: dict[str, Any] = {"gen_ai.operation.name": "chat"}
-    if inputs:
-        result["gen_ai.input.messages"] = inputs
-    if outputs:
-        result["gen_ai.output.messages"] = outputs
-    if tools:
-        result["gen_ai.tool.definitions"] = tools
-    return result
+    messages = {"gen_ai.input.messages": inputs, "gen_ai.output.messages": outputs, "gen_ai.tool.definitions": tools}
+    return {"gen_ai.operation.name": "chat", **{key: value for key, value in messages.items() if value}}
 
 
 def _tool(span: StoreSpan) -> dict[str, Any]:
