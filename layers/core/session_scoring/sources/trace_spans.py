@@ -20,7 +20,7 @@ from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session
 from session_scoring.sources.documents import parse_trace
 from session_scoring.sources.formats import TraceDocument
-from session_scoring.sources.formats.common import json_decoded
+from session_scoring.sources.formats.common import json_decoded, parse_time
 
 _AGENT_KINDS = {"AGENT"}
 _LLM_KINDS = {"LLM", "CHAT_MODEL"}
@@ -81,19 +81,12 @@ class StoreSpan:
 
 
 def _nanoseconds(value: Any) -> int:
-    if value is None or value == "":
-        return 0
+    """Nanoseconds as a number or digits, or ISO text (in whole microseconds, as ISO text has them: a float timestamp
+    would round 0.2 s to 199.99... ms); 0 when there is none."""
     if isinstance(value, int | float) or (isinstance(value, str) and value.isdigit()):
         return int(value)
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0
-        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-        # Whole microseconds, as ISO text has them (a float timestamp would round 0.2 s to 199.99... ms).
-        return (moment - _EPOCH) // timedelta(microseconds=1) * 1_000
-    return 0
+    moment = parse_time(value) if isinstance(value, str) else None
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1_000 if moment is not None else 0
 
 
 def _status(code: Any) -> str:
