@@ -77,15 +77,9 @@ def parse_action_input(text: str) -> dict[str, Any]:
 
 def _react_sections(content: str) -> list[tuple[str, str]]:
     """(header, body) pairs of a ReAct message; text before the first header has header ''."""
-    sections: list[tuple[str, str]] = []
-    matches = list(_REACT_HEADER.finditer(content))
-    start_text = content[: matches[0].start()] if matches else content
-    if start_text.strip():
-        sections.append(("", start_text.strip()))
-    for index, match in enumerate(matches):
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(content)
-        sections.append((match.group(1), content[match.end() : end].strip()))
-    return sections
+    before, *rest = _REACT_HEADER.split(content)
+    sections = [(header, body.strip()) for header, body in zip(rest[::2], rest[1::2], strict=True)]
+    return [("", before.strip()), *sections] if before.strip() else sections
 
 
 def is_react_text(content: str) -> bool:
