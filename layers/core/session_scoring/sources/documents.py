@@ -97,10 +97,8 @@ def _parse_as(trace_format: TraceFormat, document: TraceDocument) -> Session:
         ) from exc
 
 
-def _as_trajectory(record: Any, document: TraceDocument, index: int) -> TraceDocument | None:
+def _as_trajectory(record: dict[str, Any], document: TraceDocument, index: int) -> TraceDocument | None:
     """One record of a many-trajectory document as a document of its own; None when it holds no trajectory."""
-    if not isinstance(record, dict):
-        return None
     content: dict[str, Any]
     if detect_format(record) is not None:
         content = dict(record)
