@@ -104,15 +104,9 @@ class TarsySessionOverview(_Boundary):
 
     def summary_fields(self) -> dict[str, Any]:
         """The fields of a :class:`SessionSummary` (and of the session)."""
-        return {
-            "session_id": self.session_id,
-            "status": self.status,
-            "alert_type": self.alert_type,
-            "agent_type": self.agent_type,
-            "author": self.author,
-            "started_at": from_microseconds(self.started_at_us),
-            "completed_at": from_microseconds(self.completed_at_us),
-        }
+        times = {"started_at": self.started_at_us, "completed_at": self.completed_at_us}
+        fields = self.model_dump(include={"session_id", "status", "alert_type", "agent_type", "author"})
+        return fields | {name: from_microseconds(value) for name, value in times.items()}
 
 
 class TarsyDetailedSession(TarsySessionOverview):

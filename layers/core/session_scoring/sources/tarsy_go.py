@@ -69,14 +69,11 @@ class GoSessionItem(BoundaryModel):
 
     def summary_fields(self) -> dict[str, Any]:
         """The fields of a :class:`SessionSummary` (and of the session)."""
-        return {
+        fields = self.model_dump(include={"status", "alert_type", "author", "completed_at"})
+        return fields | {
             "session_id": self.id,
-            "status": self.status,
-            "alert_type": self.alert_type,
             "agent_type": self.chain_id,
-            "author": self.author,
             "started_at": self.started_at or self.created_at,
-            "completed_at": self.completed_at,
         }
 
 
