@@ -13,8 +13,9 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from session_scoring.errors import ConfigurationError, QueueUnavailableError, StorageUnavailableError
+from session_scoring.errors import ConfigurationError, StorageUnavailableError
 from session_scoring.infrastructure.aws import aws_call
+from session_scoring.infrastructure.queue import SqsQueue
 from session_scoring.models.export import ExportMessage
 
 #: The size of each multipart part (S3's minimum is 5 MiB); what the exporter holds in memory at once.
@@ -93,18 +94,10 @@ class S3ExportStore:
         )
 
 
-class SqsExportQueue:
+class SqsExportQueue(SqsQueue):
     """The exports queue: one message per export job; the exporter function consumes it."""
 
-    def __init__(self, client: Any, queue_url: str | None) -> None:
-        if not queue_url:
-            raise ConfigurationError(
-                "SCORING_EXPORTS_QUEUE_URL is not set; export jobs need the stack's exports queue (ExportsQueue)"
-            )
-        self._client = client
-        self._url = queue_url
+    unset = "SCORING_EXPORTS_QUEUE_URL is not set; export jobs need the stack's exports queue (ExportsQueue)"
 
     def send(self, message: ExportMessage) -> None:
-        failure = "the exports queue did not accept the job"
-        body = message.model_dump_json()
-        aws_call(self._client, "send_message", QueueUnavailableError, failure, QueueUrl=self._url, MessageBody=body)
+        self._send("the exports queue did not accept the job", message.model_dump_json())

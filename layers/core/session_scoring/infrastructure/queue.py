@@ -39,12 +39,15 @@ class QueuedMessage:
     receive_count: int
 
 
-class SqsJobQueue:
-    """Sends scoring jobs to SQS. Any failure becomes QueueUnavailableError (the API answers 503)."""
+class SqsQueue:
+    """A queue the service sends to. Any failure becomes QueueUnavailableError (the API answers 503)."""
+
+    unset = "SCORING_QUEUE_URL is not set; the API cannot queue scoring jobs"
+    """The configuration error when the queue's URL is not set."""
 
     def __init__(self, client: Any, queue_url: str | None) -> None:
         if not queue_url:
-            raise ConfigurationError("SCORING_QUEUE_URL is not set; the API cannot queue scoring jobs")
+            raise ConfigurationError(self.unset)
         self._client = client
         self._url = queue_url
 
@@ -58,6 +61,10 @@ class SqsJobQueue:
             MessageBody=body,
             **options,
         )
+
+
+class SqsJobQueue(SqsQueue):
+    """Sends scoring jobs to SQS."""
 
     def send(self, job: ScoringJob) -> None:
         self._send("the scoring queue did not accept the job", job.model_dump_json())
@@ -83,12 +90,7 @@ class SqsJobQueue:
 class SqsRunsQueue(SqsJobQueue):
     """The runs queue: the jobs of scoring runs and their planning messages, apart from single requests."""
 
-    def __init__(self, client: Any, queue_url: str | None) -> None:
-        if not queue_url:
-            raise ConfigurationError(
-                "SCORING_RUNS_QUEUE_URL is not set; scoring runs need their own queue (the RunsQueue of the template)"
-            )
-        super().__init__(client, queue_url)
+    unset = "SCORING_RUNS_QUEUE_URL is not set; scoring runs need their own queue (the RunsQueue of the template)"
 
     def send_many(self, jobs: list[ScoringJob]) -> None:
         """Send jobs ten at a time (``SendMessageBatch``): a planned page of 100 costs 10 calls, not 100. Raises
