@@ -143,10 +143,6 @@ def is_detailed_session(document: dict[str, Any]) -> bool:
 def parse_detailed_session(document: Any, origin: str, include_chat: bool = False) -> Session:
     """Validate a ``DetailedSession`` document and normalise it; errors name the offending field."""
     detailed = validate_document(TarsyDetailedSession, document, f"{origin}: not a valid tarsy-bot DetailedSession")
-    return normalise_detailed_session(detailed, include_chat)
-
-
-def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: bool = False) -> Session:
     stages: list[Stage] = []
     for stage in sorted(detailed.stages, key=lambda s: s.stage_index):
         if stage.chat_id and not include_chat:

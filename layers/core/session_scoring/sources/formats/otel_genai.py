@@ -245,7 +245,6 @@ def parse(document: TraceDocument) -> Session:
         )
         if stage_answer:
             answer, answer_source = stage_answer, stage_source
-    first = spans[0]
     conversation = next(
         (s.attributes.get("gen_ai.conversation.id") for s in spans if s.attributes.get("gen_ai.conversation.id")), None
     )
@@ -258,8 +257,8 @@ def parse(document: TraceDocument) -> Session:
         stages=stages,
         agent=agent_name,
         tools=list(trace.tools.values()),
-        session_id=str(conversation or first.trace_id or "") or None,
-        started_at=parse_time(min(s.start for s in spans if s.start) if any(s.start for s in spans) else None),
+        session_id=str(conversation or spans[0].trace_id or "") or None,
+        started_at=parse_time(min((s.start for s in spans if s.start), default=None)),
         completed_at=parse_time(max(s.end for s in spans) or None),
         final_analysis=answer,
         final_answer_source=answer_source,
