@@ -82,10 +82,6 @@ def _react_sections(content: str) -> list[tuple[str, str]]:
     return [("", before.strip()), *sections] if before.strip() else sections
 
 
-def is_react_text(content: str) -> bool:
-    return any(header in ("Action", "Final Answer", "Thought") for header, _ in _react_sections(content))
-
-
 class _StepBuilder:
     def __init__(self) -> None:
         self.steps: list[Step] = []
@@ -125,9 +121,8 @@ class _StepBuilder:
             if error
             else {"result": unwrap_result(json_or_text(body)), "result_summarized": summarized}
         )
-        if index is not None and self.steps[index].tool_call is not None:
-            current = self.steps[index].tool_call
-            assert current is not None
+        current = self.steps[index].tool_call if index is not None else None
+        if index is not None and current is not None:
             self._pending.pop(current.qualified_name, None)
             self._pending.pop(current.name, None)
             completed = current.model_copy(update=update).with_failure_from_output()
@@ -206,11 +201,12 @@ def _assistant_message(builder: _StepBuilder, message: Message) -> None:
                 str(function.get("name") or "unknown_tool"), arguments, str(raw["id"]) if raw.get("id") else None
             )
         return
-    if not is_react_text(content):
+    sections = _react_sections(content)
+    if not any(header in ("Action", "Final Answer", "Thought") for header, _ in sections):
         builder.text("message", content)
         return
     action: str | None = None
-    for header, body in _react_sections(content):
+    for header, body in sections:
         if header in ("", "Thought"):
             builder.text("reasoning", body)
         elif header == "Action":
