@@ -276,21 +276,9 @@ class TraceBuilder:
         if moment is not None:
             self.times.append(moment)
 
-    def call(
-        self,
-        name: str,
-        arguments: Any = None,
-        call_id: str | None = None,
-        server: str | None = None,
-        duration_ms: int | None = None,
-    ) -> None:
+    def call(self, name: str, arguments: Any = None, call_id: str | None = None, server: str | None = None) -> None:
         parsed_server, parsed_name = split_qualified(name)
-        call = ToolCall(
-            name=parsed_name,
-            server=server or parsed_server,
-            arguments=parse_arguments(arguments),
-            duration_ms=duration_ms,
-        )
+        call = ToolCall(name=parsed_name, server=server or parsed_server, arguments=parse_arguments(arguments))
         self.steps.append(Step(kind="tool_call", tool_call=call))
         self._waiting.append((len(self.steps) - 1, call_id))
         if self._moment is not None:
@@ -318,9 +306,9 @@ class TraceBuilder:
         if index is not None:
             self.complete(index, output, duration_ms)
             return
-        self.call(name or "unknown_tool", call_id=None, duration_ms=duration_ms)
+        self.call(name or "unknown_tool")
         self._waiting.pop()
-        self.complete(len(self.steps) - 1, output)
+        self.complete(len(self.steps) - 1, output, duration_ms)
 
     def _take(self, call_id: str | None, name: str | None) -> int | None:
         position: int | None = None
