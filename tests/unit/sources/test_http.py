@@ -61,7 +61,8 @@ def client(tarsy: PlayedTarsy, **options: Any) -> TarsyHttpClient:
 
 
 def get(tarsy: PlayedTarsy, not_found: str | None = "session 's-1' was not found", **options: Any) -> Any:
-    return client(tarsy, **options).get_json("/api/v1/history/sessions/s-1", not_found=not_found)
+    error = None if not_found is None else SessionNotFoundError(not_found)
+    return client(tarsy, **options).get("/api/v1/history/sessions/s-1", not_found=error)
 
 
 class TestStatusMapping:

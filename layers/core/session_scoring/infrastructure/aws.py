@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from session_scoring.configuration.settings import Settings
+from session_scoring.errors import TransientError
 
 
 def aws_client(service: str, settings: Settings) -> Any:
@@ -18,3 +19,13 @@ def aws_client(service: str, settings: Settings) -> Any:
     )
     factory: Any = boto3.client
     return factory(service, region_name=settings.aws_region, endpoint_url=settings.aws_endpoint_url, config=config)
+
+
+def aws_call(client: Any, operation: str, error: type[TransientError], failure: str, *args: Any, **kwargs: Any) -> Any:
+    """``client.operation(*args, **kwargs)``; a botocore failure becomes ``error`` saying ``failure: <the cause>``."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return getattr(client, operation)(*args, **kwargs)
+    except (BotoCoreError, ClientError) as exc:
+        raise error(f"{failure}: {exc}") from exc

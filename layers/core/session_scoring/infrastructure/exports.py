@@ -13,7 +13,9 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from session_scoring.errors import ConfigurationError, QueueUnavailableError, StorageUnavailableError
+from session_scoring.errors import ConfigurationError, StorageUnavailableError
+from session_scoring.infrastructure.aws import aws_call
+from session_scoring.infrastructure.queue import SqsQueue
 from session_scoring.models.export import ExportMessage
 
 #: The size of each multipart part (S3's minimum is 5 MiB); what the exporter holds in memory at once.
@@ -64,54 +66,38 @@ class S3ExportStore:
         """Stream ``chunks`` to ``key``; the bytes written. An error raised by ``chunks`` (the export itself) comes
         out as it is; an S3 failure becomes StorageUnavailableError."""
         from boto3.s3.transfer import TransferConfig
-        from botocore.exceptions import BotoCoreError, ClientError
 
         reader = StreamReader(chunks)
         config = TransferConfig(
             multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, use_threads=False, max_concurrency=1
         )
-        try:
-            self._client.upload_fileobj(
-                reader, self.bucket, key, ExtraArgs={"ContentType": content_type}, Config=config
-            )
-        except (BotoCoreError, ClientError) as exc:
-            raise StorageUnavailableError(f"the exports bucket '{self.bucket}' did not take the export: {exc}") from exc
+        failure = f"the exports bucket '{self.bucket}' did not take the export"
+        arguments = {"ExtraArgs": {"ContentType": content_type}, "Config": config}
+        aws_call(
+            self._client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments
+        )
         return reader.bytes_read
 
     def download_url(self, key: str, filename: str, expires_seconds: int) -> str:
         """A presigned GET URL of ``key`` (downloaded as ``filename``), valid ``expires_seconds``."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        try:
-            url: str = self._client.generate_presigned_url(
+        disposition = f'attachment; filename="{filename}"'
+        return str(
+            aws_call(
+                self._client,
+                "generate_presigned_url",
+                StorageUnavailableError,
+                "could not make the export's download URL",
                 "get_object",
-                Params={
-                    "Bucket": self.bucket,
-                    "Key": key,
-                    "ResponseContentDisposition": f'attachment; filename="{filename}"',
-                },
+                Params={"Bucket": self.bucket, "Key": key, "ResponseContentDisposition": disposition},
                 ExpiresIn=expires_seconds,
             )
-        except (BotoCoreError, ClientError) as exc:
-            raise StorageUnavailableError(f"could not make the export's download URL: {exc}") from exc
-        return url
+        )
 
 
-class SqsExportQueue:
+class SqsExportQueue(SqsQueue):
     """The exports queue: one message per export job; the exporter function consumes it."""
 
-    def __init__(self, client: Any, queue_url: str | None) -> None:
-        if not queue_url:
-            raise ConfigurationError(
-                "SCORING_EXPORTS_QUEUE_URL is not set; export jobs need the stack's exports queue (ExportsQueue)"
-            )
-        self._client = client
-        self._url = queue_url
+    unset = "SCORING_EXPORTS_QUEUE_URL is not set; export jobs need the stack's exports queue (ExportsQueue)"
 
     def send(self, message: ExportMessage) -> None:
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        try:
-            self._client.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"the exports queue did not accept the job: {exc}") from exc
+        self._send("the exports queue did not accept the job", message.model_dump_json())

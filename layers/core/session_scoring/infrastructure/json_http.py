@@ -1,18 +1,13 @@
-"""One JSON-over-HTTP client for every HTTP service we read or write: TARSy (its sources configure it in
-:mod:`sources.http`) and the trace stores, Arize Phoenix and MLflow (their session sources read through it and their
-write-back sinks write through it). Each user has its own instance: its own timeouts, setting names and error classes.
+"""One JSON-over-HTTP client for every HTTP service we read or write: TARSy (configured in :mod:`sources.http`) and
+the trace stores, Arize Phoenix and MLflow (their sources read through it, their write-back sinks write through it).
+Each user has its own instance: its own timeouts, setting names and error classes.
 
-- Every request has a connect and a read timeout.
-- Connection errors, timeouts and 5xx answers are retried (tenacity, exponential backoff, at most ``max_retries``
-  retries); a 4xx is an answer, never retried. Past the retries the client raises ``unavailable`` (a
-  :class:`TransientError` the caller chooses: the source's or the sink's), naming the service and the reason.
-- 401/403, or a redirect (a login page in front of the service) -> :class:`ConfigurationError` naming
-  ``credential_settings``; 404 -> ``None`` when the caller allows it (``missing_ok``), the caller's ``not_found``
-  error when it gives one, else ``unavailable`` naming the base URL; another 4xx -> ``rejected`` with the service's
-  own message; a body that is not JSON -> ``malformed`` (by default ``unavailable``); an empty body -> ``None``.
-- The bearer token comes from ``token`` or from a Secrets Manager secret read through ``secret_reader`` (cached by
-  it); it is never logged. :func:`source_credentials` gives ``session_source``'s, and :func:`trace_store_client`
-  builds the client of the store the sessions come from.
+Every request has a connect and a read timeout; connection errors, timeouts and 5xx answers are retried (tenacity,
+exponential backoff, at most ``max_retries`` retries), then raise ``unavailable``. A 4xx is an answer, never retried:
+401/403 or a redirect (a login page) is a :class:`ConfigurationError` naming ``credential_settings``; a 404 is
+``None`` (``missing_ok``), the caller's ``not_found`` error, or ``unavailable`` naming the base URL; another 4xx is
+``rejected``. A body that is not JSON is ``malformed``; an empty one is ``None``. The bearer token comes from
+``token`` or from a Secrets Manager secret read through ``secret_reader``; it is never logged.
 """
 
 from __future__ import annotations
@@ -82,8 +77,6 @@ class JsonHttpClient:
         if self._token_secret_arn and secret_reader is None:
             raise ConfigurationError(f"a token secret is set for {service} but no secret reader was given")
         self._secret_reader = secret_reader
-        self._connect = connect_timeout_seconds
-        self._read = read_timeout_seconds
         self._max_retries = max_retries
         self._retry_base = retry_base_seconds
         self._client = httpx.Client(
@@ -93,9 +86,6 @@ class JsonHttpClient:
             follow_redirects=False,
             transport=transport,
         )
-
-    def close(self) -> None:
-        self._client.close()
 
     def _authorization(self) -> dict[str, str]:
         token = self._token
@@ -146,7 +136,8 @@ class JsonHttpClient:
         except httpx.TimeoutException as exc:
             raise self._unavailable(
                 f"{self.service} at {self.base_url} did not answer {method} {path} in time ({type(exc).__name__}; "
-                f"connect timeout {self._connect:g}s, read timeout {self._read:g}s) after {attempts}"
+                f"connect timeout {self._client.timeout.connect:g}s, read timeout {self._client.timeout.read:g}s) "
+                f"after {attempts}"
             ) from exc
         except httpx.TransportError as exc:
             raise self._unavailable(

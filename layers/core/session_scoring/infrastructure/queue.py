@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from session_scoring.errors import ConfigurationError, QueueUnavailableError
+from session_scoring.infrastructure.aws import aws_call
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.runs import RunPlanningJob
 
@@ -19,6 +20,15 @@ MAX_DELAY_SECONDS = 900
 """SQS's longest ``DelaySeconds`` on a sent message."""
 
 
+def _approximate_count(client: Any, queue_url: str, failure: str) -> int:
+    """Messages waiting or in flight, as SQS approximates them."""
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    attributes = aws_call(
+        client, "get_queue_attributes", QueueUnavailableError, failure, QueueUrl=queue_url, AttributeNames=names
+    )["Attributes"]
+    return sum(int(attributes.get(name, 0)) for name in names)
+
+
 @dataclass(frozen=True)
 class QueuedMessage:
     """A message received from a queue, as the redrive tools see it."""
@@ -29,49 +39,46 @@ class QueuedMessage:
     receive_count: int
 
 
-class SqsJobQueue:
-    """Sends scoring jobs to SQS. Any failure becomes QueueUnavailableError (the API answers 503)."""
+class SqsQueue:
+    """A queue the service sends to. Any failure becomes QueueUnavailableError (the API answers 503)."""
+
+    unset = "SCORING_QUEUE_URL is not set; the API cannot queue scoring jobs"
+    """The configuration error when the queue's URL is not set."""
 
     def __init__(self, client: Any, queue_url: str | None) -> None:
         if not queue_url:
-            raise ConfigurationError("SCORING_QUEUE_URL is not set; the API cannot queue scoring jobs")
+            raise ConfigurationError(self.unset)
         self._client = client
         self._url = queue_url
 
-    def send(self, job: ScoringJob) -> None:
-        from botocore.exceptions import BotoCoreError, ClientError
+    def _send(self, failure: str, body: str, **options: Any) -> None:
+        aws_call(
+            self._client,
+            "send_message",
+            QueueUnavailableError,
+            failure,
+            QueueUrl=self._url,
+            MessageBody=body,
+            **options,
+        )
 
-        try:
-            self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json())
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"the scoring queue did not accept the job: {exc}") from exc
+
+class SqsJobQueue(SqsQueue):
+    """Sends scoring jobs to SQS."""
+
+    def send(self, job: ScoringJob) -> None:
+        self._send("the scoring queue did not accept the job", job.model_dump_json())
 
     def send_later(self, job: ScoringJob, delay_seconds: int) -> None:
         """Send ``job`` as a new message delivered after ``delay_seconds`` (SQS ``DelaySeconds``, 0 to 900): a fresh
         message whose receive count starts at zero. QueueUnavailableError when SQS does not accept it."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
         if not 0 <= delay_seconds <= MAX_DELAY_SECONDS:
             raise ValueError(f"delay_seconds must be 0 to {MAX_DELAY_SECONDS} (SQS DelaySeconds), not {delay_seconds}")
-        try:
-            self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json(), DelaySeconds=delay_seconds)
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"the queue did not accept the delayed job: {exc}") from exc
+        self._send("the queue did not accept the delayed job", job.model_dump_json(), DelaySeconds=delay_seconds)
 
     def depth(self) -> int:
         """Jobs waiting or in flight (SQS's approximate counts); QueueUnavailableError when SQS does not answer."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        try:
-            attributes = self._client.get_queue_attributes(
-                QueueUrl=self._url,
-                AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-            )["Attributes"]
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"the scoring queue did not answer: {exc}") from exc
-        return int(attributes.get("ApproximateNumberOfMessages", 0)) + int(
-            attributes.get("ApproximateNumberOfMessagesNotVisible", 0)
-        )
+        return _approximate_count(self._client, self._url, "the scoring queue did not answer")
 
     def delay(self, receipt_handle: str, seconds: int) -> None:
         """Make a received message visible again only after ``seconds`` (capped at SQS's 12 hours)."""
@@ -83,36 +90,25 @@ class SqsJobQueue:
 class SqsRunsQueue(SqsJobQueue):
     """The runs queue: the jobs of scoring runs and their planning messages, apart from single requests."""
 
-    def __init__(self, client: Any, queue_url: str | None) -> None:
-        if not queue_url:
-            raise ConfigurationError(
-                "SCORING_RUNS_QUEUE_URL is not set; scoring runs need their own queue (the RunsQueue of the template)"
-            )
-        super().__init__(client, queue_url)
+    unset = "SCORING_RUNS_QUEUE_URL is not set; scoring runs need their own queue (the RunsQueue of the template)"
 
     def send_many(self, jobs: list[ScoringJob]) -> None:
         """Send jobs ten at a time (``SendMessageBatch``): a planned page of 100 costs 10 calls, not 100. Raises
         QueueUnavailableError when any is refused (a replayed page sends the run's pending attempts again)."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
         for start in range(0, len(jobs), 10):
             entries = [
                 {"Id": str(i), "MessageBody": job.model_dump_json()} for i, job in enumerate(jobs[start : start + 10])
             ]
-            try:
-                failed = self._client.send_message_batch(QueueUrl=self._url, Entries=entries).get("Failed", [])
-            except (BotoCoreError, ClientError) as exc:
-                raise QueueUnavailableError(f"the runs queue did not accept the jobs: {exc}") from exc
+            failure = "the runs queue did not accept the jobs"
+            answer = aws_call(
+                self._client, "send_message_batch", QueueUnavailableError, failure, QueueUrl=self._url, Entries=entries
+            )
+            failed = answer.get("Failed", [])
             if failed:
                 raise QueueUnavailableError(f"the runs queue refused {len(failed)} job(s): {failed[0].get('Message')}")
 
     def send_planning(self, job: RunPlanningJob) -> None:
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        try:
-            self._client.send_message(QueueUrl=self._url, MessageBody=job.model_dump_json())
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"the runs queue did not accept the planning message: {exc}") from exc
+        self._send("the runs queue did not accept the planning message", job.model_dump_json())
 
 
 @dataclass(frozen=True)
@@ -145,23 +141,11 @@ class SqsDeadLetterQueue:
         self.use_move_task = use_move_task
 
     def _call(self, operation: str, **kwargs: Any) -> Any:
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        try:
-            return getattr(self._client, operation)(**kwargs)
-        except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailableError(f"SQS {operation} failed: {exc}") from exc
+        return aws_call(self._client, operation, QueueUnavailableError, f"SQS {operation} failed", **kwargs)
 
     def approximate_count(self) -> int:
         """Messages waiting in the dead-letter queue (visible and in flight), as SQS approximates them."""
-        attributes = self._call(
-            "get_queue_attributes",
-            QueueUrl=self.dead_letter_queue_url,
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        )["Attributes"]
-        return int(attributes.get("ApproximateNumberOfMessages", 0)) + int(
-            attributes.get("ApproximateNumberOfMessagesNotVisible", 0)
-        )
+        return _approximate_count(self._client, self.dead_letter_queue_url, "SQS get_queue_attributes failed")
 
     def receive(self, hold_seconds: int) -> list[QueuedMessage]:
         """Up to 10 dead letters, hidden from other readers for ``hold_seconds``."""

@@ -47,6 +47,14 @@ class VerdictToWrite:
             "written_by": WRITER,
         }
 
+    def values(self) -> list[tuple[str, int, dict[str, str]]]:
+        """(name, score, metadata) of each value written: the total first, then one per dimension."""
+        dimensions = [
+            (f"{self.name}.{dimension}", points, {**self.metadata(), "dimension": dimension})
+            for dimension, points in self.breakdown.items()
+        ]
+        return [(self.name, self.total_score, self.metadata()), *dimensions]
+
 
 class VerdictSink(Protocol):
     """Writes a verdict to a trace store. Raises WriteBackUnavailableError (the store is down or answered 5xx: retry

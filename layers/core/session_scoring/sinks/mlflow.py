@@ -1,12 +1,6 @@
-"""Write-back to MLflow: feedback assessments on the trace, through the tracking server's REST API (the same
-records ``mlflow.log_feedback`` writes, MLflow 3).
-
-- the trace's assessments so far: ``GET /api/3.0/mlflow/traces/{trace_id}``;
-- each missing one: ``POST /api/3.0/mlflow/traces/{trace_id}/assessments``: feedback named ``{name}`` (value = the
-  total, rationale = the judge's reasoning) and one per dimension named ``{name}.{dimension}`` (value = its
-  points), source ``LLM_JUDGE`` with the judge model as its id, and metadata with the attempt's id, the criteria hash
-  and the band. An assessment already there with the same name and attempt id is not written again, so a job
-  delivered again writes nothing twice.
+"""Write-back to MLflow: feedback assessments on the trace (the records ``mlflow.log_feedback`` writes, MLflow 3),
+through the tracking server's REST API. The trace's assessments are read first and only those of the attempt not
+there yet are written, so a job delivered again writes nothing twice (``docs/sessions.md``).
 """
 
 from __future__ import annotations
@@ -19,27 +13,20 @@ from session_scoring.sinks.base import WRITER, VerdictToWrite
 
 
 def mlflow_assessments(verdict: VerdictToWrite) -> list[dict[str, Any]]:
-    """The assessments of one verdict: the total first, then one per dimension."""
+    """The assessments of one verdict: the total (with the judge's reasoning) first, then one per dimension."""
     source = {"source_type": "LLM_JUDGE", "source_id": verdict.judge_model or WRITER}
-    total = {
-        "assessment_name": verdict.name,
-        "trace_id": verdict.trace_id,
-        "source": source,
-        "feedback": {"value": verdict.total_score},
-        "rationale": verdict.reasoning,
-        "metadata": verdict.metadata(),
-    }
-    dimensions = [
+    assessments = [
         {
-            "assessment_name": f"{verdict.name}.{dimension}",
+            "assessment_name": name,
             "trace_id": verdict.trace_id,
             "source": source,
-            "feedback": {"value": points},
-            "metadata": {**verdict.metadata(), "dimension": dimension},
+            "feedback": {"value": score},
+            "metadata": metadata,
         }
-        for dimension, points in verdict.breakdown.items()
+        for name, score, metadata in verdict.values()
     ]
-    return [total, *dimensions]
+    assessments[0]["rationale"] = verdict.reasoning
+    return assessments
 
 
 class MlflowVerdictSink:

@@ -1,11 +1,6 @@
-"""Write-back to Arize Phoenix: span annotations on the trace's root span, through Phoenix's REST API.
-
-- the root span: ``GET /v1/projects/{project}/spans?trace_id=...&parent_id=null``;
-- the annotations: ``POST /v1/span_annotations?sync=true`` with one annotation named ``{name}`` (label = the band,
-  score = the total, explanation = the judge's reasoning) and one per dimension named ``{name}.{dimension}``
-  (score = its points), each with ``annotator_kind`` ``LLM``, the attempt's id, criteria hash, band and judge model
-  as metadata, and the identifier ``session-scoring:{score_id}``. Phoenix upserts on (name, span, identifier), so a
-  job delivered again overwrites its own annotations instead of adding more.
+"""Write-back to Arize Phoenix: span annotations on the trace's root span, through Phoenix's REST API. Phoenix
+upserts on (name, span, identifier) and the identifier is the attempt's, so a job delivered again overwrites its own
+annotations instead of adding more (``docs/sessions.md``).
 """
 
 from __future__ import annotations
@@ -23,24 +18,15 @@ DEFAULT_PROJECT = "default"
 
 
 def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str, Any]]:
-    """The annotations of one verdict on ``span_id``: the total first, then one per dimension."""
+    """The annotations of one verdict on ``span_id``: the total (labelled with the band, explained by the judge's
+    reasoning) first, then one per dimension."""
     common = {"span_id": span_id, "annotator_kind": "LLM", "identifier": verdict.identifier}
-    total = {
-        **common,
-        "name": verdict.name,
-        "result": {"label": verdict.band, "score": verdict.total_score, "explanation": verdict.reasoning},
-        "metadata": verdict.metadata(),
-    }
-    dimensions = [
-        {
-            **common,
-            "name": f"{verdict.name}.{dimension}",
-            "result": {"score": points},
-            "metadata": {**verdict.metadata(), "dimension": dimension},
-        }
-        for dimension, points in verdict.breakdown.items()
+    annotations = [
+        {**common, "name": name, "result": {"score": score}, "metadata": metadata}
+        for name, score, metadata in verdict.values()
     ]
-    return [total, *dimensions]
+    annotations[0]["result"] = {"label": verdict.band, "score": verdict.total_score, "explanation": verdict.reasoning}
+    return annotations
 
 
 class PhoenixVerdictSink:

@@ -15,14 +15,6 @@ class BoundaryModel(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first problem of a validation error, naming the field: ``field 'stages.0.stage_name': Field required``."""
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(document)"
-    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"field '{field}': {first['msg']}{more}"
-
-
 class TarsyPagination(BoundaryModel):
     """The ``pagination`` block of a TARSy session list, the same in tarsy-bot and TARSy Go."""
 
@@ -42,8 +34,12 @@ _Model = TypeVar("_Model", bound=BaseModel)
 
 
 def validate_document(model: type[_Model], document: Any, what: str) -> _Model:
-    """``document`` as ``model``, or SessionDataError saying ``what`` was wrong and naming the first bad field."""
+    """``document`` as ``model``, or SessionDataError saying ``what`` was wrong and naming the first bad field:
+    ``field 'stages.0.stage_name': Field required``."""
     try:
         return model.model_validate(document)
     except ValidationError as exc:
-        raise SessionDataError(f"{what}: {describe_validation_error(exc)}") from exc
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(document)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise SessionDataError(f"{what}: field '{field}': {first['msg']}{more}") from exc

@@ -1,29 +1,21 @@
 """Turn an agent's LLM conversation into ordered steps: reasoning, tool calls with their results, and answers.
 
-Three conversation styles are understood:
-
-- **ReAct text** (tarsy-bot's ``react`` strategies): the assistant writes ``Thought:`` / ``Action: server.tool`` /
-  ``Action Input: ...`` and the result comes back as a user message ``Observation: server.tool: {json}`` or
-  ``Observation: server.tool error: ...``; the last turn starts with ``Final Answer:``. A long result replaced by a
-  summary carries ``[NOTE: The tool output was too long and has been summarized below.]``.
-- **Native function calling** (tarsy-bot's ``native-thinking``): no assistant text and no arguments in the
-  conversation, only user messages ``Tool Result: server.tool:\\n{json}`` or ``Tool Error: server.tool: ...``; the
-  reasoning is in each LLM interaction's ``thinking_content``, passed here as anchors.
-- **OpenAI-style chat** (any agent): assistant messages with ``tool_calls`` and ``tool`` messages holding results.
-
-The parsed tool calls carry what the conversation shows. When a source also has the MCP records (tarsy-bot's
-``mcp_communications``), :func:`merge_tool_calls` replaces them with the recorded calls, which are authoritative.
+Three styles are read (``docs/sessions.md`` gives the details): tarsy-bot's ReAct text (``Thought:`` / ``Action:`` /
+``Action Input:``, results as ``Observation: server.tool: ...``), its native function calling (``Tool Result:`` /
+``Tool Error:`` user messages, reasoning passed as :class:`ThinkingAnchor`), and OpenAI-style chat (``tool_calls``
+and ``tool`` messages). When a source also has the MCP records, :func:`merge_tool_calls` puts them, which are
+authoritative, in place of the calls the conversation shows.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from session_scoring.models.session import Step, ToolCall
+from session_scoring.sources.formats.common import json_or_text, nested
 
 SUMMARY_NOTE = "[NOTE: The tool output was too long and has been summarized below.]"
 
@@ -59,17 +51,6 @@ def split_tool_name(qualified: str) -> tuple[str | None, str]:
     return (server or None, name) if dot else (None, qualified.strip())
 
 
-def parse_json_or_text(text: str) -> Any:
-    """A tool result as JSON when it is JSON, else the text."""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            return json.loads(stripped)
-        except ValueError:
-            return stripped
-    return stripped
-
-
 def unwrap_result(result: Any) -> Any:
     """TARSy wraps a tool's text output as ``{"result": "..."}``; keep the output itself."""
     if isinstance(result, dict) and set(result) == {"result"}:
@@ -82,7 +63,7 @@ def parse_action_input(text: str) -> dict[str, Any]:
     stripped = text.strip()
     if not stripped:
         return {}
-    value = parse_json_or_text(stripped)
+    value = json_or_text(stripped)
     if isinstance(value, dict):
         return value
     pairs: dict[str, Any] = {}
@@ -96,19 +77,9 @@ def parse_action_input(text: str) -> dict[str, Any]:
 
 def _react_sections(content: str) -> list[tuple[str, str]]:
     """(header, body) pairs of a ReAct message; text before the first header has header ''."""
-    sections: list[tuple[str, str]] = []
-    matches = list(_REACT_HEADER.finditer(content))
-    start_text = content[: matches[0].start()] if matches else content
-    if start_text.strip():
-        sections.append(("", start_text.strip()))
-    for index, match in enumerate(matches):
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(content)
-        sections.append((match.group(1), content[match.end() : end].strip()))
-    return sections
-
-
-def is_react_text(content: str) -> bool:
-    return any(header in ("Action", "Final Answer", "Thought") for header, _ in _react_sections(content))
+    before, *rest = _REACT_HEADER.split(content)
+    sections = [(header, body.strip()) for header, body in zip(rest[::2], rest[1::2], strict=True)]
+    return [("", before.strip()), *sections] if before.strip() else sections
 
 
 class _StepBuilder:
@@ -121,7 +92,9 @@ class _StepBuilder:
         if text.strip():
             self.steps.append(Step(kind=kind, text=text.strip()))
 
-    def call(self, call: ToolCall, call_id: str | None = None) -> None:
+    def call(self, qualified: str, arguments: Any = None, call_id: str | None = None) -> None:
+        server, name = split_tool_name(qualified)
+        call = ToolCall(name=name, server=server, arguments=arguments if isinstance(arguments, dict) else {})
         self.steps.append(Step(kind="tool_call", tool_call=call))
         self._pending[call.qualified_name] = len(self.steps) - 1
         self._pending[call.name] = len(self.steps) - 1
@@ -146,11 +119,10 @@ class _StepBuilder:
         update: dict[str, Any] = (
             {"success": False, "error": body.strip() or "the call failed", "result": None}
             if error
-            else {"result": unwrap_result(parse_json_or_text(body)), "result_summarized": summarized}
+            else {"result": unwrap_result(json_or_text(body)), "result_summarized": summarized}
         )
-        if index is not None and self.steps[index].tool_call is not None:
-            current = self.steps[index].tool_call
-            assert current is not None
+        current = self.steps[index].tool_call if index is not None else None
+        if index is not None and current is not None:
             self._pending.pop(current.qualified_name, None)
             self._pending.pop(current.name, None)
             completed = current.model_copy(update=update).with_failure_from_output()
@@ -165,10 +137,9 @@ def parse_conversation(
     thinking: Iterable[ThinkingAnchor] = (),
     *,
     chat: bool = False,
-    keep_task: bool = False,
 ) -> list[Step]:
     """Ordered steps of one agent's conversation. System prompts are left out, and so is the first user message
-    (TARSy's task prompt, which repeats the alert and earlier stages) unless ``keep_task``.
+    (TARSy's task prompt, which repeats the alert and earlier stages).
 
     ``chat``: the first user message is a TARSy chat prompt; only its ``**Question:**`` is kept, as a message step.
     """
@@ -189,8 +160,6 @@ def parse_conversation(
                 if chat:
                     question = _CHAT_QUESTION.search(message.content)
                     builder.text("message", f"User question: {question['question'].strip()}" if question else "")
-                elif keep_task:
-                    builder.text("message", f"User: {message.content}")
                 continue
             _user_message(builder, message.content)
         elif role == "tool":
@@ -224,37 +193,33 @@ def _assistant_message(builder: _StepBuilder, message: Message) -> None:
     if message.tool_calls:
         builder.text("reasoning", content)
         for raw in message.tool_calls:
-            nested = raw.get("function")
-            function: dict[str, Any] = nested if isinstance(nested, dict) else raw
-            server, name = split_tool_name(str(function.get("name") or "unknown_tool"))
+            function = nested(raw, "function")
             arguments = function.get("arguments")
             if isinstance(arguments, str):
                 arguments = parse_action_input(arguments)
             builder.call(
-                ToolCall(name=name, server=server, arguments=arguments if isinstance(arguments, dict) else {}),
-                call_id=str(raw.get("id")) if raw.get("id") else None,
+                str(function.get("name") or "unknown_tool"), arguments, str(raw["id"]) if raw.get("id") else None
             )
         return
-    if not is_react_text(content):
+    sections = _react_sections(content)
+    if not any(header in ("Action", "Final Answer", "Thought") for header, _ in sections):
         builder.text("message", content)
         return
     action: str | None = None
-    for header, body in _react_sections(content):
+    for header, body in sections:
         if header in ("", "Thought"):
             builder.text("reasoning", body)
         elif header == "Action":
             action = body.splitlines()[0].strip() if body else None
         elif header == "Action Input" and action:
-            server, name = split_tool_name(action)
-            builder.call(ToolCall(name=name, server=server, arguments=parse_action_input(body)))
+            builder.call(action, parse_action_input(body))
             action = None
         elif header == "Final Answer":
             builder.text("answer", body)
         elif header == "Observation":
             builder.text("message", f"Observation written by the agent itself: {body}")
     if action:
-        server, name = split_tool_name(action)
-        builder.call(ToolCall(name=name, server=server))
+        builder.call(action)
 
 
 def _mark_final_answer(steps: list[Step]) -> list[Step]:

@@ -1,10 +1,8 @@
 """Numbered pages over a store that pages with cursors (Phoenix, MLflow).
 
-The service asks its sources for page N of a listing (a run plans page by page, each page in its own invocation, so
-nothing can be carried from one page to the next), while the trace stores hand out an opaque cursor with each page
-and tell neither offsets nor totals. Page N is therefore found by walking the store's pages from the start, each
-request asking for as many items as are still needed (up to the store's largest page), and one more: that one says
-whether anything follows, which is all a listing knows of its total.
+The service asks for page N (each page of a run is planned in its own invocation, so no cursor can be carried
+over), while the stores hand out opaque cursors and count nothing. Page N is found by walking the store's pages from
+the start, asking for the items still needed plus one: that one says whether anything follows.
 """
 
 from __future__ import annotations

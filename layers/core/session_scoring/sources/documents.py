@@ -1,21 +1,13 @@
 """Turn a session document (parsed JSON or JSON Lines) into the normalised :class:`Session`, whatever shape it has.
 
-Recognised shapes, tried in this order:
-- ``session-scoring/v1``: the service's own normalised format;
-- tarsy-bot's ``DetailedSession`` (``GET /api/v1/history/sessions/{id}``), see :mod:`sources.tarsy`;
-- tarsy-bot's final-analysis response (``.../final-analysis?include_conversation=true``), see
-  :mod:`sources.tarsy_final_analysis`;
-- other agents' trace formats, chosen by shape from the registry in :mod:`sources.formats` (OpenTelemetry GenAI,
-  Codex and Claude Code session logs, OpenAI Responses items, Anthropic messages, OpenAI chat messages).
+Shapes are tried in this order: ``session-scoring/v1`` (the service's own), tarsy-bot's ``DetailedSession``
+(:mod:`sources.tarsy`) and final-analysis response (:mod:`sources.tarsy_final_analysis`), then other agents' trace
+formats (:mod:`sources.formats`). Any JSON object may carry the session's known root cause at its top level
+(``reference_root_cause``, ``reference_remediation``).
 
-Any document that is a JSON object may carry the session's known root cause at its top level,
-``reference_root_cause`` (and ``reference_remediation``): a benchmark's ground truth or a postmortem's finding, which
-the judge compares the conclusion with. In a many-trajectory document each record carries its own.
-
-A document may also hold many trajectories (a benchmark's results file: a list of records, or JSON Lines of records,
-each with its own message list under ``messages``, ``traj``, ``trajectory``, ``conversation``, ``history`` or
-``chat_history``): :func:`parse_traces` reads each record as its own session; :func:`parse_trace`, which reads one
-session, refuses such a document and says how to import it.
+A document may hold many trajectories (a benchmark's results: records each with its own message list):
+:func:`parse_traces` reads each record as its own session; :func:`parse_trace`, which reads one session, refuses such
+a document and says how to import it.
 """
 
 from __future__ import annotations
@@ -73,13 +65,10 @@ def _with_reference(session: Session, content: Any, origin: str) -> Session:
 
 
 def _single(document: TraceDocument, include_chat: bool) -> tuple[str, Session] | None:
-    """The document read as one session in the first shape that recognises it (with the reference fields of its top
-    level); None when none does."""
+    """The document read as one session in the first shape that recognises it, with the reference fields of its top
+    level; None when none does."""
     found = _recognised(document, include_chat)
-    if found is None:
-        return None
-    name, session = found
-    return name, _with_reference(session, document.content, document.origin)
+    return None if found is None else (found[0], _with_reference(found[1], document.content, document.origin))
 
 
 def _recognised(document: TraceDocument, include_chat: bool) -> tuple[str, Session] | None:
@@ -108,10 +97,8 @@ def _parse_as(trace_format: TraceFormat, document: TraceDocument) -> Session:
         ) from exc
 
 
-def _as_trajectory(record: Any, document: TraceDocument, index: int) -> TraceDocument | None:
+def _as_trajectory(record: dict[str, Any], document: TraceDocument, index: int) -> TraceDocument | None:
     """One record of a many-trajectory document as a document of its own; None when it holds no trajectory."""
-    if not isinstance(record, dict):
-        return None
     content: dict[str, Any]
     if detect_format(record) is not None:
         content = dict(record)

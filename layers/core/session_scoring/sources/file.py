@@ -1,10 +1,7 @@
 """Sessions from a directory of files (one session per ``*.json`` or ``*.jsonl``), for local runs and exported
-sessions.
-
-Each file may be in any shape :func:`sources.documents.parse_trace` recognises: the normalised format, a tarsy-bot
-``DetailedSession`` or final-analysis response, or another agent's trace (``docs/trace-formats.md``). A file that
-cannot be read as a session is listed in the page's ``skipped`` with the reason, and logged; so is a file holding
-many trajectories (a benchmark's results), which the import endpoint reads as one session each.
+sessions, in any shape :func:`sources.documents.parse_trace` recognises. A file that cannot be read as one session
+(a benchmark's many trajectories included, which the import endpoint reads) is listed in the page's ``skipped`` with
+the reason, and logged.
 """
 
 from __future__ import annotations
@@ -53,12 +50,9 @@ class FileSessionSource:
         return session.model_copy(update={"source": self.name})
 
     def _listing(self) -> list[tuple[Path, SessionSummary | SkippedSession]]:
-        """Every session file's summary, or why it cannot be read, in file-name order.
-
-        A file is read only when it is new or changed since this source last listed it (its modification or change
-        time or its size differs; a change of permissions counts, so a file that could not be read is tried again).
-        A run plans page by page and each page lists the whole directory (ordered by start time, which every file
-        has to be read for): without this, a directory of N files would be read N / page-size times over."""
+        """Every session file's summary, or why it cannot be read, in file-name order. A file is read again only when
+        its modification or change time or its size differs (so a file whose permissions were fixed is retried):
+        each page of a run lists the whole directory, which would otherwise read it N / page-size times over."""
         listing: dict[Path, tuple[tuple[int, int, int], SessionSummary | SkippedSession]] = {}
         for path in sorted(p for p in self._directory.iterdir() if p.suffix in SUFFIXES):
             try:

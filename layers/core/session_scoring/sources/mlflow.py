@@ -1,14 +1,7 @@
 """Sessions from MLflow experiments: one trace per session, read through the tracking server's REST API (httpx, no
-MLflow package).
-
-- ``get_session(trace_id)``: ``GET /api/3.0/mlflow/traces/get?trace_id=...`` (the trace's info and its spans as
-  OTLP protobuf JSON), read as a session by :mod:`sources.trace_spans`; a trace of another experiment than the
-  configured ones is not found;
-- ``list_sessions``: ``POST /api/3.0/mlflow/traces/search`` over the configured experiments, newest first
-  (``order_by: timestamp_ms DESC``); the trace's state is its status (``OK`` -> ``completed``, ``ERROR`` ->
-  ``failed``, ``IN_PROGRESS`` -> ``in_progress``) and a status filter becomes ``trace.status IN (...)``. MLflow pages
-  with tokens and does not count, so page N walks the pages before it and the page's total is not exact
-  (:mod:`sources.cursor_pages`).
+MLflow package) and mapped by :mod:`sources.trace_spans`. A trace of another experiment than the configured ones is
+not found. MLflow pages with tokens and does not count, so page N of the list walks the pages before it and its total
+is not exact (:mod:`sources.cursor_pages`). The endpoints are in ``docs/sessions.md``.
 """
 
 from __future__ import annotations

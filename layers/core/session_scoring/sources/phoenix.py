@@ -1,22 +1,14 @@
 """Sessions from an Arize Phoenix project: one trace per session, read through Phoenix's REST API (httpx, no Phoenix
-package).
-
-- ``get_session(trace_id)``: ``GET /v1/projects/{project}/spans?trace_id=...`` (all pages of up to 1,000 spans),
-  read as a session by :mod:`sources.trace_spans`;
-- ``list_sessions``: the project's root spans, newest first (``GET /v1/projects/{project}/spans?parent_id=null&
-  sort=start_time&order=desc``), one per trace; ``completed`` asks for root spans whose status is ``OK`` or
-  ``UNSET``, ``failed`` for ``ERROR``; Phoenix keeps no other status, so a filter of only other statuses lists
-  nothing. Phoenix pages with cursors and does not count, so page N walks the pages before it and the page's total
-  is not exact (:mod:`sources.cursor_pages`).
-
-A trace appears once its root span has been received (an agent exports the root span when it ends).
+package) and mapped by :mod:`sources.trace_spans`; the list is the project's root spans, newest first, so a trace
+appears once its root span has been received. Phoenix keeps only ``OK``/``UNSET``/``ERROR``, so a filter of other
+statuses lists nothing. Phoenix pages with cursors and does not count, so page N walks the pages before it and its
+total is not exact (:mod:`sources.cursor_pages`). The endpoints are in ``docs/sessions.md``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -84,10 +76,7 @@ class PhoenixSessionSource:
         spans: list[StoreSpan] = []
         cursor: str | None = None
         while True:
-            params: dict[str, Any] = {"trace_id": session_id, "limit": MAX_LIMIT}
-            if cursor:
-                params["cursor"] = cursor
-            page = self._page(params)
+            page = self._page({"trace_id": session_id, "limit": MAX_LIMIT, **({"cursor": cursor} if cursor else {})})
             spans += [self._read(raw, origin) for raw in page.data]
             cursor = page.next_cursor
             if not cursor:
@@ -111,9 +100,7 @@ class PhoenixSessionSource:
             params: dict[str, Any] = {"parent_id": "null", "sort": "start_time", "order": "desc", "limit": limit}
             if codes:
                 params["status_code"] = codes
-            if cursor:
-                params["cursor"] = cursor
-            listed = self._page(params)
+            listed = self._page({**params, **({"cursor": cursor} if cursor else {})})
             return [_summary(self._read(raw, origin)) for raw in listed.data], listed.next_cursor
 
         return session_page(fetch, page, page_size, MAX_LIMIT)
@@ -126,10 +113,6 @@ def _summary(root: StoreSpan) -> SessionSummary:
         session_id=root.trace_id,
         status=session_status(root),
         agent_type=str(agent) if agent else None,
-        started_at=_time(root.start_ns),
-        completed_at=_time(root.end_ns),
+        started_at=parse_time(root.start_ns or None),
+        completed_at=parse_time(root.end_ns or None),
     )
-
-
-def _time(nanoseconds: int) -> datetime | None:
-    return parse_time(nanoseconds or None)

@@ -1,25 +1,17 @@
 """The documents of the tarsy-bot (Python) History API, normalised from its ``DetailedSession`` (no I/O here: the
 HTTP source is :class:`sources.http.TarsySessionSource`; exported files are read by :mod:`sources.documents`).
 
-The whole investigation is read from ``GET /api/v1/history/sessions/{id}``: every stage (parallel agents included),
-its LLM interactions and its MCP communications. ``/final-analysis`` is not used: for a multi-stage chain it holds
-only the last stage's conversation.
-
-Mapping (TARSy -> normalised session):
-- tool calls: each stage's ``tool_call`` MCP communications (tool, server, arguments, result, success, error,
-  duration), placed in the order the conversation shows them;
-- reasoning: the conversation of the stage's last investigation interaction (ReAct ``Thought:``/``Final Answer:``)
-  and each interaction's ``thinking_content`` (native thinking), see :mod:`sources.conversation`;
-- available tools: each stage's ``tool_list`` communications, plus tools named in the chain definition;
-- parallel stages: one normalised stage per child execution, sharing a ``parallel_group``;
-- chat follow-ups (stages with a ``chat_id``): kept only when ``include_chat`` is set.
+The whole investigation is read from ``GET /api/v1/history/sessions/{id}`` (``/final-analysis`` holds only the last
+stage's conversation): each stage's recorded MCP tool calls, placed in the order its conversation shows them, with
+the reasoning around them (:mod:`sources.conversation`); parallel executions as stages of one ``parallel_group``;
+chat follow-ups only with ``include_chat``. The mapping is in ``docs/sessions.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import Field
 
@@ -110,6 +102,12 @@ class TarsySessionOverview(_Boundary):
     started_at_us: int | None = None
     completed_at_us: int | None = None
 
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`SessionSummary` (and of the session)."""
+        times = {"started_at": self.started_at_us, "completed_at": self.completed_at_us}
+        fields = self.model_dump(include={"session_id", "status", "alert_type", "agent_type", "author"})
+        return fields | {name: from_microseconds(value) for name, value in times.items()}
+
 
 class TarsyDetailedSession(TarsySessionOverview):
     error_message: str | None = None
@@ -122,6 +120,10 @@ class TarsyDetailedSession(TarsySessionOverview):
 
 class TarsySessionList(TarsyListing):
     sessions: list[TarsySessionOverview]
+
+
+def conversation_messages(conversation: TarsyConversation | None) -> list[Message]:
+    return [Message(role=m.role, content=m.content or "") for m in (conversation.messages if conversation else [])]
 
 
 def from_microseconds(value: int | None) -> datetime | None:
@@ -141,10 +143,6 @@ def is_detailed_session(document: dict[str, Any]) -> bool:
 def parse_detailed_session(document: Any, origin: str, include_chat: bool = False) -> Session:
     """Validate a ``DetailedSession`` document and normalise it; errors name the offending field."""
     detailed = validate_document(TarsyDetailedSession, document, f"{origin}: not a valid tarsy-bot DetailedSession")
-    return normalise_detailed_session(detailed, include_chat)
-
-
-def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: bool = False) -> Session:
     stages: list[Stage] = []
     for stage in sorted(detailed.stages, key=lambda s: s.stage_index):
         if stage.chat_id and not include_chat:
@@ -156,13 +154,7 @@ def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: boo
         else:
             stages.append(_stage(stage, None))
     return Session(
-        session_id=detailed.session_id,
-        status=detailed.status,
-        alert_type=detailed.alert_type,
-        agent_type=detailed.agent_type,
-        author=detailed.author,
-        started_at=from_microseconds(detailed.started_at_us),
-        completed_at=from_microseconds(detailed.completed_at_us),
+        **detailed.summary_fields(),
         alert=detailed.alert_data,
         available_tools=_chain_tools(detailed.chain_definition),
         stages=stages,
@@ -172,8 +164,14 @@ def normalise_detailed_session(detailed: TarsyDetailedSession, include_chat: boo
 
 
 def _stage(stage: TarsyStage, group: str | None) -> Stage:
-    calls = [_tool_call(event.details) for event in _in_order(stage.mcp_communications) if _is_call(event)]
-    conversation = [event for event in _in_order(stage.llm_interactions) if _is_conversation(event)]
+    communications = sorted(stage.mcp_communications, key=lambda event: event.timestamp_us)
+    calls = [
+        _tool_call(e.details)
+        for e in communications
+        if e.details.communication_type == "tool_call" and e.details.tool_name
+    ]
+    interactions = sorted(stage.llm_interactions, key=lambda event: event.timestamp_us)
+    conversation = [e for e in interactions if e.details.interaction_type in _CONVERSATION_TYPES]
     steps: list[Step] = []
     if stage.chat_user_message is not None:
         steps.append(Step(kind="message", text=f"User question: {stage.chat_user_message.content}"))
@@ -194,21 +192,6 @@ def _stage(stage: TarsyStage, group: str | None) -> Stage:
     )
 
 
-_Event = TypeVar("_Event", TarsyLLMEvent, TarsyMCPEvent)
-
-
-def _in_order(events: Sequence[_Event]) -> list[_Event]:
-    return sorted(events, key=lambda event: event.timestamp_us)
-
-
-def _is_call(event: TarsyMCPEvent) -> bool:
-    return event.details.communication_type == "tool_call" and bool(event.details.tool_name)
-
-
-def _is_conversation(event: TarsyLLMEvent) -> bool:
-    return event.details.interaction_type in _CONVERSATION_TYPES
-
-
 def _conversation_steps(interactions: list[TarsyLLMEvent]) -> list[Step]:
     """Steps from the longest (cumulative) conversation, with each interaction's thinking at its position."""
     if not interactions:
@@ -217,10 +200,7 @@ def _conversation_steps(interactions: list[TarsyLLMEvent]) -> list[Step]:
         interactions,
         key=lambda e: len(e.details.conversation.messages) if e.details.conversation else 0,
     )
-    messages = [
-        Message(role=m.role, content=m.content or "")
-        for m in (longest.details.conversation.messages if longest.details.conversation else [])
-    ]
+    messages = conversation_messages(longest.details.conversation)
     anchors = [
         ThinkingAnchor(position=_thinking_position(e, len(messages)), text=e.details.thinking_content)
         for e in interactions
@@ -252,15 +232,17 @@ def _tool_call(details: TarsyMCPDetails) -> ToolCall:
     ).with_failure_from_output()
 
 
+def _unique(tools: Iterable[AvailableTool]) -> list[AvailableTool]:
+    """The first tool of each qualified name."""
+    found: dict[str, AvailableTool] = {}
+    for tool in tools:
+        found.setdefault(tool.qualified_name, tool)
+    return list(found.values())
+
+
 def _listed_tools(communications: Iterable[TarsyMCPEvent]) -> list[AvailableTool]:
-    tools: dict[str, AvailableTool] = {}
-    for event in communications:
-        details = event.details
-        if details.communication_type != "tool_list":
-            continue
-        for tool in tools_from_listing(details.available_tools, details.server_name):
-            tools.setdefault(tool.qualified_name, tool)
-    return list(tools.values())
+    listings = [e.details for e in communications if e.details.communication_type == "tool_list"]
+    return _unique(tool for d in listings for tool in tools_from_listing(d.available_tools, d.server_name))
 
 
 def tools_from_listing(listing: Any, server: str | None) -> list[AvailableTool]:
@@ -296,13 +278,9 @@ def _chain_tools(chain: dict[str, Any] | None) -> list[AvailableTool]:
     """Tools the chain definition names (``tools``/``available_tools`` on the chain or its stages)."""
     if not chain:
         return []
-    tools: dict[str, AvailableTool] = {}
     holders = [chain, *(s for s in chain.get("stages") or [] if isinstance(s, dict))]
-    for holder in holders:
-        for key in ("available_tools", "tools"):
-            for tool in tools_from_listing(holder.get(key), None):
-                tools.setdefault(tool.qualified_name, tool)
-    return list(tools.values())
+    keys = ("available_tools", "tools")
+    return _unique(tool for holder in holders for key in keys for tool in tools_from_listing(holder.get(key), None))
 
 
 def _stage_output(output: Any) -> str | None:

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from session_scoring.models.session import Session, Stage, Step
 from session_scoring.sources.boundary import BoundaryModel, validate_document
-from session_scoring.sources.conversation import Message, parse_conversation
-from session_scoring.sources.tarsy import TarsyMessage
+from session_scoring.sources.conversation import parse_conversation
+from session_scoring.sources.tarsy import TarsyConversation, conversation_messages
 
 _PREVIOUS_STAGE = re.compile(
     r"### Results from '(?P<name>[^']+)' stage:.*?<!-- Analysis Result START -->\s*(?P<result>.*?)\s*"
@@ -27,16 +27,12 @@ _STAGE_NAME = re.compile(r"\*\*Stage:\*\*\s*(?P<name>[^\n(]+)")
 _ONLY_RESULT = "(this export holds only the stage's result; its tool calls and reasoning were not included)"
 
 
-class TarsyConversationHistory(BoundaryModel):
-    messages: list[TarsyMessage] = Field(default_factory=list)
-
-
 class TarsyFinalAnalysisResponse(BoundaryModel):
     session_id: str
     status: str
     final_analysis: str | None = None
-    llm_conversation: TarsyConversationHistory | None = None
-    chat_conversation: TarsyConversationHistory | None = None
+    llm_conversation: TarsyConversation | None = None
+    chat_conversation: TarsyConversation | None = None
     alert_data: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -52,7 +48,7 @@ def parse_final_analysis_response(document: Any, origin: str, include_chat: bool
     response = validate_document(
         TarsyFinalAnalysisResponse, document, f"{origin}: not a valid TARSy final-analysis response"
     )
-    messages = [Message(role=m.role, content=m.content or "") for m in _messages(response.llm_conversation)]
+    messages = conversation_messages(response.llm_conversation)
     prompt = next((m.content for m in messages if m.role == "user"), "")
     stages = [
         Stage(name=match["name"], output=match["result"].strip(), steps=[Step(kind="message", text=_ONLY_RESULT)])
@@ -61,14 +57,11 @@ def parse_final_analysis_response(document: Any, origin: str, include_chat: bool
     if messages:
         name = _STAGE_NAME.search(prompt)
         stages.append(
-            Stage(
-                name=name["name"].strip() if name else "final-analysis",
-                steps=parse_conversation(messages),
-            )
+            Stage(name=name["name"].strip() if name else "final-analysis", steps=parse_conversation(messages))
         )
     if include_chat and response.chat_conversation is not None:
-        chat = [Message(role=m.role, content=m.content or "") for m in _messages(response.chat_conversation)]
-        stages.append(Stage(name="chat", is_chat=True, steps=parse_conversation(chat, chat=True)))
+        chat = parse_conversation(conversation_messages(response.chat_conversation), chat=True)
+        stages.append(Stage(name="chat", is_chat=True, steps=chat))
     return Session(
         session_id=response.session_id,
         status=response.status,
@@ -76,7 +69,3 @@ def parse_final_analysis_response(document: Any, origin: str, include_chat: bool
         stages=stages,
         final_analysis=response.final_analysis,
     )
-
-
-def _messages(history: TarsyConversationHistory | None) -> list[TarsyMessage]:
-    return history.messages if history is not None else []

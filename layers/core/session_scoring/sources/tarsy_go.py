@@ -2,15 +2,9 @@
 ``GET /api/v1/sessions/:id/timeline`` (what each execution did, in sequence). No I/O here: the HTTP source is
 :class:`sources.http.TarsyGoSessionSource`.
 
-Mapping (timeline event -> step of the execution's stage): ``llm_thinking`` -> reasoning, ``llm_response`` ->
-message, ``llm_tool_call`` -> tool call (server, tool, arguments and result from its metadata and content;
-``is_error`` marks a failure), ``mcp_tool_summary`` -> the previous call of that tool is marked as seen summarised
-and the summary is kept, ``final_analysis`` -> the agent's answer, ``user_question`` -> the chat question,
-``google_search_result`` -> a message. Each agent execution becomes a stage; executions of one stage run in
-parallel and share a ``parallel_group``. Chat stages are kept only with ``include_chat``.
-
-The Go API does not expose which tools each agent could call (TARSy builds that list inside its own scorer), so
-sessions from this source have no available tools and the transcript says so.
+Each agent execution becomes a stage (executions of one stage share a ``parallel_group``) and its timeline events
+its steps; chat stages are kept only with ``include_chat``. The Go API does not expose which tools each agent could
+call, so these sessions have no available tools. The mapping is in ``docs/sessions.md``.
 """
 
 from __future__ import annotations
@@ -25,7 +19,7 @@ from pydantic import Field
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel, TarsyListing, validate_document
-from session_scoring.sources.conversation import parse_json_or_text
+from session_scoring.sources.formats.common import json_or_text
 
 API_PREFIX = "/api/v1"
 
@@ -47,21 +41,6 @@ class GoStage(BoundaryModel):
     status: str = "completed"
     parallel_type: str | None = None
     executions: list[GoExecution] = Field(default_factory=list)
-
-
-class GoSession(BoundaryModel):
-    id: str
-    status: str
-    alert_data: str | dict[str, Any] | None = None
-    alert_type: str | None = None
-    chain_id: str | None = None
-    author: str | None = None
-    error_message: str | None = None
-    final_analysis: str | None = None
-    created_at: datetime | None = None
-    started_at: datetime | None = None
-    completed_at: datetime | None = None
-    stages: list[GoStage] = Field(default_factory=list)
 
 
 class GoTimelineEvent(BoundaryModel):
@@ -87,6 +66,22 @@ class GoSessionItem(BoundaryModel):
     created_at: datetime | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`SessionSummary` (and of the session)."""
+        fields = self.model_dump(include={"status", "alert_type", "author", "completed_at"})
+        return fields | {
+            "session_id": self.id,
+            "agent_type": self.chain_id,
+            "started_at": self.started_at or self.created_at,
+        }
+
+
+class GoSession(GoSessionItem):
+    alert_data: str | dict[str, Any] | None = None
+    error_message: str | None = None
+    final_analysis: str | None = None
+    stages: list[GoStage] = Field(default_factory=list)
 
 
 class GoSessionList(TarsyListing):
@@ -134,13 +129,7 @@ def parse_go_session(session_document: Any, timeline_document: Any, origin: str,
                 )
             )
     return Session(
-        session_id=session.id,
-        status=session.status,
-        alert_type=session.alert_type,
-        agent_type=session.chain_id,
-        author=session.author,
-        started_at=session.started_at or session.created_at,
-        completed_at=session.completed_at,
+        **session.summary_fields(),
         alert=_alert(session.alert_data),
         stages=stages,
         final_analysis=session.final_analysis,
@@ -162,7 +151,7 @@ def _alert(alert_data: str | dict[str, Any] | None) -> dict[str, Any]:
         return alert_data
     if not alert_data:
         return {}
-    parsed = parse_json_or_text(alert_data)
+    parsed = json_or_text(alert_data)
     return parsed if isinstance(parsed, dict) else {"alert_data": alert_data}
 
 
@@ -193,14 +182,14 @@ def _steps(events: Sequence[GoTimelineEvent]) -> list[Step]:
 def _tool_call(content: str, metadata: dict[str, Any]) -> ToolCall:
     arguments = metadata.get("arguments")
     if isinstance(arguments, str):
-        parsed = parse_json_or_text(arguments) if arguments.strip() else {}
+        parsed = json_or_text(arguments) if arguments.strip() else {}
         arguments = parsed if isinstance(parsed, dict) else {"input": arguments}
     failed = bool(metadata.get("is_error"))
     return ToolCall(
         name=str(metadata.get("tool_name") or "unknown_tool"),
         server=str(metadata["server_name"]) if metadata.get("server_name") else None,
         arguments=arguments if isinstance(arguments, dict) else {},
-        result=None if failed else parse_json_or_text(content),
+        result=None if failed else json_or_text(content),
         success=not failed,
         error=(content or "the call failed") if failed else None,
     ).with_failure_from_output()

@@ -1,29 +1,9 @@
-"""A trace store's spans as a session, through the trace-format layer (no I/O here: the HTTP sources are
-:mod:`sources.phoenix` and :mod:`sources.mlflow`).
+"""A trace store's spans as a session (no I/O here: the HTTP sources are :mod:`sources.phoenix` and
+:mod:`sources.mlflow`).
 
-The stores hand back spans in their own JSON: Phoenix's REST span (flattened attributes, ISO times, the
-OpenInference span kind beside them) and MLflow's OTLP span (protobuf JSON: base64 ids, ``string_value``/
-``kvlist_value`` attributes, ``STATUS_CODE_*``). Both are read into :class:`StoreSpan`; each span's attributes are
-then put in OpenTelemetry GenAI terms (:func:`genai_attributes`), the spans written as one OTLP JSON trace, and that
-trace parsed by the ``otel-genai`` format (:mod:`sources.formats.otel_genai`), exactly as an uploaded OTLP file is.
-
-Attributes in GenAI terms, by the span's kind (a span that already has ``gen_ai.operation.name`` is kept as it is):
-
-- agent (OpenInference ``AGENT``, MLflow ``AGENT``; or the root span of a trace that has no agent span and is
-  neither an LLM nor a tool call) -> ``invoke_agent``: ``gen_ai.agent.name`` from ``agent.name`` or the span name,
-  its output (``output.value``, ``mlflow.spanOutputs``) as the agent's answer;
-- LLM (OpenInference ``LLM``, MLflow ``LLM``/``CHAT_MODEL``) -> ``chat``: ``llm.input_messages``/
-  ``llm.output_messages`` (OpenInference) or the OpenAI-style ``messages``/``choices`` of ``mlflow.spanInputs``/
-  ``mlflow.spanOutputs`` become ``gen_ai.input.messages``/``gen_ai.output.messages`` (text, ``tool_call`` and
-  ``tool_call_response`` parts); ``llm.tools``/``mlflow.chat.tools`` become ``gen_ai.tool.definitions``;
-- tool (OpenInference ``TOOL``, MLflow ``TOOL``) -> ``execute_tool``: ``gen_ai.tool.name`` from ``tool.name`` or the
-  span name, arguments from ``tool.parameters``/``input.value``/``mlflow.spanInputs``, result from
-  ``output.value``/``mlflow.spanOutputs``; a span with status ERROR is a failed call, its message the status message
-  or the ``exception`` event's ``exception.message``;
-- anything else (chains, retrievers, HTTP calls) is left to the format, which drops and counts it.
-
-The session's id is the store's trace id; its status is ``failed`` when the root span ended with an error (tool
-errors inside do not fail the session), else ``completed`` (``in_progress`` for an MLflow trace still running).
+Phoenix's REST spans and MLflow's OTLP protobuf JSON are read into :class:`StoreSpan`, each span's attributes put in
+OpenTelemetry GenAI terms by its kind (:func:`genai_attributes`), and the spans parsed as one OTLP JSON trace by the
+``otel-genai`` format, exactly as an uploaded file is. The mapping is in ``docs/trace-formats.md``.
 """
 
 from __future__ import annotations
@@ -31,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -40,6 +20,7 @@ from session_scoring.errors import SessionDataError
 from session_scoring.models.session import Session
 from session_scoring.sources.documents import parse_trace
 from session_scoring.sources.formats import TraceDocument
+from session_scoring.sources.formats.common import json_decoded, parse_time
 
 _AGENT_KINDS = {"AGENT"}
 _LLM_KINDS = {"LLM", "CHAT_MODEL"}
@@ -79,14 +60,8 @@ class StoreSpan:
     @property
     def span_kind(self) -> str | None:
         """OpenInference or MLflow span kind, upper case."""
-        for value in (
-            self.attributes.get("openinference.span.kind"),
-            self.attributes.get("mlflow.spanType"),
-            self.kind,
-        ):
-            if isinstance(value, str) and value and value.upper() != "UNKNOWN":
-                return value.upper()
-        return None
+        kinds = (self.attributes.get("openinference.span.kind"), self.attributes.get("mlflow.spanType"), self.kind)
+        return next((k.upper() for k in kinds if isinstance(k, str) and k and k.upper() != "UNKNOWN"), None)
 
     @property
     def error_message(self) -> str | None:
@@ -106,19 +81,12 @@ class StoreSpan:
 
 
 def _nanoseconds(value: Any) -> int:
-    if value is None or value == "":
-        return 0
+    """Nanoseconds as a number or digits, or ISO text (in whole microseconds, as ISO text has them: a float timestamp
+    would round 0.2 s to 199.99... ms); 0 when there is none."""
     if isinstance(value, int | float) or (isinstance(value, str) and value.isdigit()):
         return int(value)
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0
-        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-        # Whole microseconds, as ISO text has them (a float timestamp would round 0.2 s to 199.99... ms).
-        return (moment - _EPOCH) // timedelta(microseconds=1) * 1_000
-    return 0
+    moment = parse_time(value) if isinstance(value, str) else None
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1_000 if moment is not None else 0
 
 
 def _status(code: Any) -> str:
@@ -129,17 +97,20 @@ def _status(code: Any) -> str:
     return "UNSET"
 
 
+def _events(raw: Mapping[str, Any], attributes: Callable[[Any], Mapping[str, Any]]) -> tuple[SpanEvent, ...]:
+    return tuple(
+        SpanEvent(str(e.get("name") or ""), attributes(e.get("attributes")))
+        for e in raw.get("events") or []
+        if isinstance(e, Mapping)
+    )
+
+
 def phoenix_span(raw: Mapping[str, Any]) -> StoreSpan:
     """A span of Phoenix's ``GET /v1/projects/{project}/spans`` (attributes already flattened to dotted keys)."""
     context = raw.get("context") or {}
     attributes = raw.get("attributes") or {}
     if not isinstance(context, Mapping) or not context.get("span_id") or not isinstance(attributes, Mapping):
         raise ValueError("a Phoenix span needs context.span_id and an attributes object")
-    events = tuple(
-        SpanEvent(str(e.get("name") or ""), dict(e.get("attributes") or {}))
-        for e in raw.get("events") or []
-        if isinstance(e, Mapping)
-    )
     return StoreSpan(
         trace_id=str(context.get("trace_id") or ""),
         span_id=str(context["span_id"]),
@@ -151,7 +122,7 @@ def phoenix_span(raw: Mapping[str, Any]) -> StoreSpan:
         status=_status(raw.get("status_code")),
         status_message=str(raw.get("status_message") or "") or None,
         kind=str(raw.get("span_kind") or "") or None,
-        events=events,
+        events=_events(raw, lambda attributes: dict(attributes or {})),
     )
 
 
@@ -172,21 +143,17 @@ def any_value(value: Any) -> Any:
     """An OTLP ``AnyValue`` (protobuf JSON ``string_value`` or OTLP/JSON ``stringValue``) as a plain value."""
     if not isinstance(value, Mapping):
         return value
-    for key in ("string_value", "stringValue", "bool_value", "boolValue", "double_value", "doubleValue"):
-        if key in value:
-            return value[key]
-    for key in ("int_value", "intValue"):
-        if key in value:
+    for kind in ("string", "bool", "double", "int", "array", "kvlist", "bytes"):
+        key = next((k for k in (f"{kind}_value", f"{kind}Value") if k in value), None)
+        if key is None:
+            continue
+        if kind == "int":
             return int(value[key])
-    for key in ("array_value", "arrayValue"):
-        if key in value:
+        if kind == "array":
             return [any_value(v) for v in (value[key] or {}).get("values", [])]
-    for key in ("kvlist_value", "kvlistValue"):
-        if key in value:
+        if kind == "kvlist":
             return {kv.get("key"): any_value(kv.get("value")) for kv in (value[key] or {}).get("values", [])}
-    for key in ("bytes_value", "bytesValue"):
-        if key in value:
-            return value[key]
+        return value[key]
     return None
 
 
@@ -205,11 +172,6 @@ def otlp_span(raw: Mapping[str, Any]) -> StoreSpan:
         raise ValueError("an OTLP span needs a span_id")
     parent = raw.get("parent_span_id") or raw.get("parentSpanId")
     status = raw.get("status") or {}
-    events = tuple(
-        SpanEvent(str(e.get("name") or ""), _key_values(e.get("attributes")))
-        for e in raw.get("events") or []
-        if isinstance(e, Mapping)
-    )
     return StoreSpan(
         trace_id=_otlp_id(raw.get("trace_id") or raw.get("traceId")),
         span_id=_otlp_id(span_id),
@@ -220,7 +182,7 @@ def otlp_span(raw: Mapping[str, Any]) -> StoreSpan:
         attributes=_key_values(raw.get("attributes")),
         status=_status(status.get("code") if isinstance(status, Mapping) else None),
         status_message=(str(status.get("message") or "") or None) if isinstance(status, Mapping) else None,
-        events=events,
+        events=_events(raw, _key_values),
     )
 
 
@@ -229,12 +191,7 @@ def otlp_span(raw: Mapping[str, Any]) -> StoreSpan:
 
 def _decoded(value: Any) -> Any:
     """JSON text decoded (MLflow keeps inputs and outputs as JSON strings in older traces); anything else as is."""
-    if isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    return json_decoded(value, ("{", "[", '"'))
 
 
 def _nest(attributes: Mapping[str, Any], prefix: str) -> Any:
@@ -388,14 +345,8 @@ def _chat(span: StoreSpan) -> dict[str, Any]:
     if not outputs:
         outputs = _messages_of(attrs.get("mlflow.spanOutputs", _nest(attrs, "output.value")))
     tools = _tool_definitions(_nest(attrs, "llm.tools") or attrs.get("mlflow.chat.tools"))
-    result: dict[str, Any] = {"gen_ai.operation.name": "chat"}
-    if inputs:
-        result["gen_ai.input.messages"] = inputs
-    if outputs:
-        result["gen_ai.output.messages"] = outputs
-    if tools:
-        result["gen_ai.tool.definitions"] = tools
-    return result
+    messages = {"gen_ai.input.messages": inputs, "gen_ai.output.messages": outputs, "gen_ai.tool.definitions": tools}
+    return {"gen_ai.operation.name": "chat", **{key: value for key, value in messages.items() if value}}
 
 
 def _tool(span: StoreSpan) -> dict[str, Any]:
@@ -465,8 +416,7 @@ def _otlp_value(value: Any) -> dict[str, Any]:
 def otlp_document(spans: Iterable[StoreSpan]) -> dict[str, Any]:
     """The spans, attributes in GenAI terms, as one OTLP JSON export."""
     listed = list(spans)
-    ids = {s.span_id for s in listed}
-    roots = [s for s in listed if not s.parent_id or s.parent_id not in ids]
+    roots = _roots(listed)
     has_agent = any(
         s.span_kind in _AGENT_KINDS or s.attributes.get("gen_ai.operation.name") == "invoke_agent" for s in listed
     )
@@ -494,11 +444,15 @@ def otlp_document(spans: Iterable[StoreSpan]) -> dict[str, Any]:
     return {"resourceSpans": [{"scopeSpans": [{"spans": exported}]}]}
 
 
+def _roots(spans: list[StoreSpan]) -> list[StoreSpan]:
+    """Spans without a parent in the trace."""
+    ids = {s.span_id for s in spans}
+    return [s for s in spans if not s.parent_id or s.parent_id not in ids]
+
+
 def root_of(spans: Iterable[StoreSpan]) -> StoreSpan | None:
     """The trace's root span: the earliest span without a parent in the trace."""
-    listed = list(spans)
-    ids = {s.span_id for s in listed}
-    roots = sorted((s for s in listed if not s.parent_id or s.parent_id not in ids), key=lambda s: s.start_ns)
+    roots = sorted(_roots(list(spans)), key=lambda s: s.start_ns)
     return next((s for s in roots if not s.parent_id), roots[0] if roots else None)
 
 

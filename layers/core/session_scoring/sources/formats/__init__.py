@@ -144,19 +144,19 @@ def load_text(text: str, origin: str, submit_tools: frozenset[str] = DEFAULT_SUB
     refused before parsing, and a NUL character or a lone surrogate in any string after (naming its line and JSON path).
 
     ``submit_tools``: the tools whose arguments are the agent's final answer (see ``TraceDocument``)."""
-    document = _load(text, origin)
+    document = _load(text, origin, submit_tools)
     _check_storable(document, text)
-    return TraceDocument(document.content, origin, document.line_numbers, submit_tools)
+    return document
 
 
-def _load(text: str, origin: str) -> TraceDocument:
+def _load(text: str, origin: str, submit_tools: frozenset[str]) -> TraceDocument:
     stripped = text.strip()
     if not stripped:
         raise SessionDataError(f"{origin}: the file is empty; expected a JSON document or JSON Lines")
     _check_depth(stripped, origin, lines=origin.endswith(".jsonl"))
     if not origin.endswith(".jsonl"):
         try:
-            return TraceDocument(json.loads(stripped), origin)
+            return TraceDocument(json.loads(stripped), origin, submit_tools=submit_tools)
         except ValueError as exc:
             if "\n" not in stripped:
                 raise SessionDataError(f"{origin}: not valid JSON ({exc})") from exc
@@ -176,4 +176,4 @@ def _load(text: str, origin: str) -> TraceDocument:
                 f"{origin}: line {number}: expected one JSON object per line (JSON Lines), got invalid JSON ({exc})"
             ) from exc
         lines.append(number)
-    return TraceDocument(items, origin, tuple(lines))
+    return TraceDocument(items, origin, tuple(lines), submit_tools)

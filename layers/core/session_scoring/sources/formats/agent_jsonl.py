@@ -1,25 +1,12 @@
-"""Agent CLI session logs in JSON Lines (one event per line), recognised by their event shapes.
+"""Agent CLI session logs in JSON Lines (one event per line), recognised by their event shapes: Codex CLI's
+``{"timestamp", "type", "payload"}`` lines (``response_item`` payloads are Responses items) and Claude Code's
+``{"type": "user"|"assistant", "message"}`` lines (the message is an Anthropic message). The mapping is in
+``docs/trace-formats.md``.
 
-A line of a type the parser does not read is skipped and counted (in the transcript's "not shown" note and the
-session's ``skipped_content``), never a reason to refuse the log: both CLIs add line types from one release to the
-next.
-
-- **Codex CLI** (``~/.codex/sessions/.../rollout-*.jsonl``): ``{"timestamp", "type", "payload"}`` lines.
-  ``session_meta`` gives the session id, start and working directory; ``response_item`` payloads are Responses
-  items (see :mod:`openai_responses`: messages, ``function_call`` with ``function_call_output``, ``reasoning``); the
-  context Codex adds as user messages (``<environment_context>``, ``<user_instructions>``) is skipped. ``event_msg``
-  lines are the terminal UI's copy of the items: ``agent_message``, ``agent_reasoning`` and ``user_message`` events
-  are read as those items when the log has no ``response_item`` of that kind (some versions write the narration
-  and the reasoning summaries only there), and skipped as copies otherwise. ``turn_context`` lines hold
-  settings.
-- **Claude Code** (``~/.claude/projects/<project>/<session>.jsonl``): ``{"type": "user"|"assistant", "message":
-  {...}, "sessionId", "timestamp"}`` lines whose ``message`` is an Anthropic message (see
-  :mod:`anthropic_messages`: text, thinking, ``tool_use``, ``tool_result`` with ``is_error``; each content block of
-  an assistant turn may be a line of its own). ``summary``, ``system``, ``file-history-snapshot``,
-  ``queue-operation``, ``attachment``, ``ai-title``, ``last-prompt`` and any other line type, and ``isMeta``
-  messages, are skipped.
-
-Other JSON Lines files whose lines are OpenAI chat messages or OTLP trace exports are read by those formats.
+A line of a type the parser does not read is skipped and counted, never a reason to refuse the log: both CLIs add
+line types from one release to the next. Codex's ``event_msg`` lines are the terminal UI's copy of the items: read
+only for a kind of item the log holds no ``response_item`` of (some versions write narration and reasoning only
+there).
 """
 
 from __future__ import annotations

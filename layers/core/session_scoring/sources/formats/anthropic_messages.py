@@ -1,15 +1,6 @@
-"""Anthropic Messages API transcripts (also the ``message`` of each Claude Code session-log line).
-
-Accepted: a bare list of ``{"role", "content"}`` messages whose content blocks carry Anthropic types, or
-``{"messages": [...], "tools": [...], "system": ...}`` with optional session fields.
-
-- ``text``: assistant text (reasoning before a tool call, the answer after the last one); user text is a user turn.
-- ``thinking``: reasoning. ``redacted_thinking``: dropped (encrypted), counted in the transcript.
-- ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use``: tool calls; Claude Code's ``mcp__server__tool`` names give
-  the server.
-- ``tool_result`` / ``mcp_tool_result`` / ``*_tool_result``: matched by ``tool_use_id``; ``is_error: true`` marks the
-  call failed; text blocks inside are unwrapped.
-- ``tools``: the tools available. ``system``, images and documents: dropped, counted in the transcript.
+"""Anthropic Messages API transcripts (also the ``message`` of each Claude Code session-log line): a bare list of
+``{"role", "content"}`` messages whose content blocks carry Anthropic types, or ``{"messages": [...], "tools": [...],
+"system": ...}`` with optional session fields. The mapping is in ``docs/trace-formats.md``.
 """
 
 from __future__ import annotations
@@ -21,7 +12,8 @@ from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
-    tool_from_definition,
+    messages_of,
+    tools_of,
     unwrap_output,
 )
 
@@ -30,12 +22,8 @@ _MARKERS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_
 _CALLS = {"tool_use", "server_tool_use", "mcp_tool_use"}
 
 
-def _messages(content: Any) -> Any:
-    return content.get("messages") if isinstance(content, dict) else content
-
-
 def detect(content: Any) -> bool:
-    messages = _messages(content)
+    messages = messages_of(content)
     if not isinstance(messages, list) or not messages:
         return False
     if not all(isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages):
@@ -92,17 +80,8 @@ def fill_message(message: dict[str, Any], builder: TraceBuilder, document: Trace
             builder.drop(f"{kind} block(s)", reason="content blocks other than text, thinking and tools are not shown")
 
 
-def tools_of(definitions: Any) -> list[AvailableTool]:
-    listed = definitions if isinstance(definitions, list) else []
-    return [
-        tool_from_definition(t["name"], t.get("description"))
-        for t in listed
-        if isinstance(t, dict) and isinstance(t.get("name"), str)
-    ]
-
-
 def parse(document: TraceDocument) -> Session:
-    messages = _messages(document.content)
+    messages = messages_of(document.content)
     if not isinstance(messages, list):
         raise document.error("messages", "a list of Anthropic messages")
     builder = TraceBuilder()

@@ -1,19 +1,10 @@
 """Pieces every trace-format parser shares: the document with its origin, the session envelope, tool-result
-unwrapping, and a step builder that matches results to calls without ever duplicating one.
+unwrapping, and :class:`TraceBuilder`, which matches results to calls without ever duplicating one and finishes a
+conversation the same way for every format (narration before a call as reasoning, failures inferred from outputs,
+durations from line times, the final answer; see ``docs/trace-formats.md``).
 
-A parser maps a foreign trace onto :class:`~session_scoring.models.session.Session`. What it cannot show (images,
-encrypted reasoning, system prompts, spans or lines of other kinds) is counted with :meth:`TraceBuilder.drop`, with
-the reason, and said in one ``message`` step at the end of the stage (so the judge and the reader know the
-transcript is not the whole file) and in the session's ``skipped_content``.
-
-Every format shares how the builder finishes a conversation (:meth:`TraceBuilder.finish`):
-
-- the agent's text written as its own item right before a tool call (narration) is the reasoning that led to it;
-- a call whose output reports a failure in its text (``models.tool_failures``) is marked failed, as inferred;
-- a call's duration is the time between the line that made it and the line that brought its result, when both
-  carry a timestamp;
-- the final answer is the document's own field, else the arguments of a configured submit tool, else the agent's
-  last text after its last tool call, trailing user turns (a simulated user's ``###STOP###``) aside.
+What a parser cannot show is counted with :meth:`TraceBuilder.drop`, with the reason, and said in one ``message``
+step at the end of the stage and in the session's ``skipped_content``.
 """
 
 from __future__ import annotations
@@ -56,10 +47,7 @@ class TraceDocument:
 
     @property
     def default_id(self) -> str:
-        name = self.origin.rsplit("/", 1)[-1]
-        for suffix in (".jsonl", ".json"):
-            name = name.removesuffix(suffix)
-        return name
+        return self.origin.rsplit("/", 1)[-1].removesuffix(".jsonl").removesuffix(".json")
 
     def where(self, index: int, container: str = "item") -> str:
         """How an error names the ``index``-th item: its line in a JSON Lines file, else its position."""
@@ -104,25 +92,23 @@ def parse_arguments(value: Any) -> dict[str, Any]:
     ``raw`` (never re-parsed into something the agent did not send)."""
     if value is None or value == "":
         return {}
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str):
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            return {"raw": value}
-        return decoded if isinstance(decoded, dict) else {"raw": value}
-    return {"raw": value}
+    decoded = json_decoded(value, ("{",))
+    return decoded if isinstance(decoded, dict) else {"raw": value}
 
 
-def _json_or_text(text: str) -> Any:
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
+def json_decoded(value: Any, openers: tuple[str, ...] = ("[", "{")) -> Any:
+    """Text that starts with one of ``openers`` decoded as JSON; anything else, or text that is not JSON, as is."""
+    if isinstance(value, str) and value.strip()[:1] in openers:
         try:
-            return json.loads(stripped)
+            return json.loads(value)
         except ValueError:
-            return stripped
-    return stripped
+            return value
+    return value
+
+
+def json_or_text(text: str) -> Any:
+    """Text as JSON when it is a JSON object or array, else the text, stripped."""
+    return json_decoded(text.strip())
 
 
 def _content_text(parts: list[Any]) -> str | None:
@@ -149,11 +135,9 @@ def unwrap_output(value: Any, failed: bool = False) -> ToolOutput:
     ``{"output": ...}`` (Codex, with ``metadata.exit_code``), ``{"result": ...}``, and JSON inside strings."""
     for _ in range(4):
         if isinstance(value, str):
-            decoded = _json_or_text(value)
-            if decoded is value or isinstance(decoded, str):
-                value = decoded
+            value = json_or_text(value)
+            if isinstance(value, str):
                 break
-            value = decoded
             continue
         if isinstance(value, list):
             text = _content_text(value)
@@ -199,6 +183,19 @@ def tool_from_definition(name: str, description: Any = None, server: str | None 
         server=server or parsed_server,
         description=description if isinstance(description, str) and description else None,
     )
+
+
+def tools_of(definitions: Any) -> list[AvailableTool]:
+    """Tool definitions ``[{"name", "description"}]`` (OpenAI's nested under ``function``) as available tools."""
+    functions = (
+        [nested(d, "function") for d in definitions if isinstance(d, dict)] if isinstance(definitions, list) else []
+    )
+    return [tool_from_definition(f["name"], f.get("description")) for f in functions if isinstance(f.get("name"), str)]
+
+
+def messages_of(content: Any) -> Any:
+    """A document's message list: the document itself, or its ``messages``."""
+    return content.get("messages") if isinstance(content, dict) else content
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -279,21 +276,9 @@ class TraceBuilder:
         if moment is not None:
             self.times.append(moment)
 
-    def call(
-        self,
-        name: str,
-        arguments: Any = None,
-        call_id: str | None = None,
-        server: str | None = None,
-        duration_ms: int | None = None,
-    ) -> None:
+    def call(self, name: str, arguments: Any = None, call_id: str | None = None, server: str | None = None) -> None:
         parsed_server, parsed_name = split_qualified(name)
-        call = ToolCall(
-            name=parsed_name,
-            server=server or parsed_server,
-            arguments=parse_arguments(arguments),
-            duration_ms=duration_ms,
-        )
+        call = ToolCall(name=parsed_name, server=server or parsed_server, arguments=parse_arguments(arguments))
         self.steps.append(Step(kind="tool_call", tool_call=call))
         self._waiting.append((len(self.steps) - 1, call_id))
         if self._moment is not None:
@@ -321,9 +306,9 @@ class TraceBuilder:
         if index is not None:
             self.complete(index, output, duration_ms)
             return
-        self.call(name or "unknown_tool", call_id=None, duration_ms=duration_ms)
+        self.call(name or "unknown_tool")
         self._waiting.pop()
-        self.complete(len(self.steps) - 1, output)
+        self.complete(len(self.steps) - 1, output, duration_ms)
 
     def _take(self, call_id: str | None, name: str | None) -> int | None:
         position: int | None = None
@@ -427,7 +412,6 @@ def build_session(
     document: TraceDocument,
     builder: TraceBuilder,
     *,
-    stage_name: str = "conversation",
     agent: str | None = None,
     tools: list[AvailableTool] | None = None,
     session_id: str | None = None,
@@ -436,7 +420,6 @@ def build_session(
     final_analysis: str | None = None,
     final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
-    skipped: list[SkippedContent] | None = None,
 ) -> Session:
     """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
     envelope = envelope_of(document)
@@ -457,8 +440,8 @@ def build_session(
         available_tools=tools or [],
         stages=stages
         if stages is not None
-        else [Stage(name=stage_name, agent=envelope.agent_type or agent, steps=finished.steps)],
+        else [Stage(name="conversation", agent=envelope.agent_type or agent, steps=finished.steps)],
         final_analysis=answer,
         final_answer_source=source,
-        skipped_content=skipped if skipped is not None else builder.skipped(),
+        skipped_content=builder.skipped(),
     )

@@ -1,59 +1,29 @@
-"""OpenAI Chat Completions messages (also what LiteLLM-based agents and LangChain save).
-
-Accepted: a bare list of messages, or ``{"messages": [...], "tools": [...]}`` with optional session fields
-(``session_id``, ``status``, ``alert``, ``alert_type``, ``agent_type``, ``final_analysis``).
-
-- ``assistant``: ``content`` (text or parts), ``reasoning_content`` and ``thinking_blocks`` (reasoning; the same
-  text in both is shown once), ``tool_calls`` (``function.arguments`` that are not valid JSON are kept whole under
-  ``raw``), legacy ``function_call``.
-- LangChain messages: the short types (``{"type": "ai" | "human" | "tool" | "system"}``), the class names
-  (``AIMessage``, ``HumanMessage``, ``ToolMessage``, ``SystemMessage``, their ``*Chunk`` forms, ``ChatMessage`` with
-  its ``role``), ``messages_to_dict``'s ``{"type", "data": {...}}`` and ``dumpd``'s ``{"lc": 1, "id": [...,
-  "AIMessage"], "kwargs": {...}}``; ``tool_calls: [{"name", "args", "id"}]``.
-- ``tool`` / ``function``: the result, matched by ``tool_call_id``, else by ``name``, else in call order;
-  ``status: "error"`` or ``is_error: true`` marks the call failed. MCP content parts and ``{"output": ...}`` are
-  unwrapped.
-- ``system`` / ``developer``: not shown (said so in the transcript); images and audio parts likewise. A message of
-  another role (``ipython``, ``environment``...) is skipped and counted, never a reason to refuse the document.
+"""OpenAI Chat Completions messages (also what LiteLLM-based agents and LangChain save): a bare list of messages, or
+``{"messages": [...], "tools": [...]}`` with optional session fields. LangChain's message types and serialisations
+are read as their roles. The mapping is in ``docs/trace-formats.md``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from session_scoring.models.session import AvailableTool, Session
+from session_scoring.models.session import Session
 from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
+    messages_of,
     nested,
-    tool_from_definition,
+    tools_of,
     unwrap_output,
 )
 
 NAME = "openai-chat"
 _CONVERSATION_ROLES = {"user", "assistant"}
-_LANGCHAIN_TYPES = {
-    "human": "user",
-    "ai": "assistant",
-    "system": "system",
-    "tool": "tool",
-    "function": "function",
-    "humanmessage": "user",
-    "humanmessagechunk": "user",
-    "aimessage": "assistant",
-    "aimessagechunk": "assistant",
-    "systemmessage": "system",
-    "systemmessagechunk": "system",
-    "toolmessage": "tool",
-    "toolmessagechunk": "tool",
-    "functionmessage": "function",
-    "functionmessagechunk": "function",
-}
-
-
-def _messages(content: Any) -> Any:
-    return content.get("messages") if isinstance(content, dict) else content
+_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
+"""The role of each LangChain message type: ``ai``, ``AIMessage`` and ``AIMessageChunk`` alike."""
+_MESSAGE_CLASS = re.compile(r"message(chunk)?$")
 
 
 def _flattened(message: Any) -> Any:
@@ -76,12 +46,12 @@ def _role(message: dict[str, Any]) -> str | None:
     if isinstance(role, str):
         return role.lower()
     kind = message.get("type")
-    return _LANGCHAIN_TYPES.get(kind.lower()) if isinstance(kind, str) else None
+    return _LANGCHAIN_ROLES.get(_MESSAGE_CLASS.sub("", kind.lower())) if isinstance(kind, str) else None
 
 
 def detect(content: Any) -> bool:
     """A list of message objects, at least one a user or assistant turn (by its role or LangChain type)."""
-    messages = _messages(content)
+    messages = messages_of(content)
     if not isinstance(messages, list) or not messages:
         return False
     if isinstance(content, dict) and ("stages" in content or "format" in content):
@@ -111,17 +81,6 @@ def text_of(content: Any, builder: TraceBuilder) -> str:
                 reason="content parts other than text (images, audio, files) are not shown",
             )
     return "\n".join(t for t in texts if t)
-
-
-def _tools(definitions: Any) -> list[AvailableTool]:
-    tools: list[AvailableTool] = []
-    for definition in definitions if isinstance(definitions, list) else []:
-        if not isinstance(definition, dict):
-            continue
-        function = nested(definition, "function")
-        if isinstance(function.get("name"), str):
-            tools.append(tool_from_definition(function["name"], function.get("description")))
-    return tools
 
 
 def _assistant(message: dict[str, Any], builder: TraceBuilder, document: TraceDocument, where: str) -> None:
@@ -182,10 +141,10 @@ def fill(messages: list[dict[str, Any]], builder: TraceBuilder, document: TraceD
 
 
 def parse(document: TraceDocument) -> Session:
-    messages = _messages(document.content)
+    messages = messages_of(document.content)
     if not isinstance(messages, list):
         raise document.error("messages", "a list of chat messages")
     builder = TraceBuilder()
     fill(messages, builder, document)
-    tools = _tools(document.content.get("tools")) if isinstance(document.content, dict) else []
+    tools = tools_of(document.content.get("tools")) if isinstance(document.content, dict) else []
     return build_session(document, builder, tools=tools)

@@ -1,15 +1,6 @@
-"""OpenAI Responses API items (also the ``response_item`` payloads of Codex CLI session logs).
-
-Accepted: a bare list of items, ``{"input": [...], "output": [...]}`` (input first), ``{"items": [...]}``, or a
-response object (``{"object": "response", "output": [...]}``), with optional session fields around them.
-
-- ``message`` items (or ``{"role", "content"}`` without a type): user turns, assistant text.
-- ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` / ``mcp_call``: tool calls (arguments that are not
-  JSON are kept under ``raw``); ``*_output`` items are matched by ``call_id``; Codex's ``{"output", "metadata":
-  {"exit_code"}}`` is unwrapped and a non-zero exit code marks the call failed; ``mcp_call.error`` too.
-- ``reasoning``: its ``summary`` and ``content`` texts; reasoning that is only ``encrypted_content`` is dropped.
-- ``mcp_list_tools``: the tools available. Web/file search and other built-in tool items are calls with their
-  own fields as arguments. Anything else is dropped and counted in the transcript.
+"""OpenAI Responses API items (also the ``response_item`` payloads of Codex CLI session logs): a bare list of items,
+``{"input": [...], "output": [...]}`` (input first), ``{"items": [...]}`` or a response object, with optional session
+fields around them. The mapping is in ``docs/trace-formats.md``.
 """
 
 from __future__ import annotations
@@ -22,6 +13,7 @@ from session_scoring.sources.formats.common import (
     TraceDocument,
     build_session,
     tool_from_definition,
+    tools_of,
     unwrap_output,
 )
 from session_scoring.sources.formats.openai_chat import text_of
@@ -127,12 +119,6 @@ def parse(document: TraceDocument) -> Session:
     if items is None:
         raise document.error("(document)", "a list of Responses items, or an object with 'input'/'output' lists")
     builder = TraceBuilder()
-    tools: list[AvailableTool] = []
-    if isinstance(document.content, dict) and isinstance(document.content.get("tools"), list):
-        tools.extend(
-            tool_from_definition(t["name"], t.get("description"))
-            for t in document.content["tools"]
-            if isinstance(t, dict) and isinstance(t.get("name"), str)
-        )
+    tools = tools_of(document.content.get("tools")) if isinstance(document.content, dict) else []
     fill(items, builder, document, tools)
     return build_session(document, builder, tools=tools)

@@ -1,32 +1,21 @@
-"""OpenTelemetry GenAI semantic conventions: an OTLP JSON trace export.
+"""OpenTelemetry GenAI semantic conventions: an OTLP JSON trace export (``{"resourceSpans": [...]}``, or a list of
+them as the collector's file exporter writes).
 
-Accepted: ``{"resourceSpans": [...]}`` (an OTLP/HTTP JSON body or one trace export), or a list of them (the
-collector's file exporter writes one per line). Spans are read in start-time order:
-
-- ``invoke_agent`` (``gen_ai.operation.name``): one stage per agent span, named by ``gen_ai.agent.name``; spans
-  below it belong to it (spans outside any agent go to a stage named ``trace``).
-- ``execute_tool``: a tool call: ``gen_ai.tool.name``, ``gen_ai.tool.call.arguments``, ``gen_ai.tool.call.result``,
-  duration from the span times; span status ERROR (or ``error.type``) marks it failed with the status message.
-- ``chat`` (and ``text_completion``, ``generate_content``): ``gen_ai.output.messages`` give reasoning (text and
-  ``reasoning`` parts before a tool call) and the answer; the first ``gen_ai.input.messages`` user text is the task.
-  When a trace has no ``execute_tool`` span, the ``tool_call`` parts of outputs are the calls and
-  ``tool_call_response`` parts of later inputs their results.
-- ``gen_ai.tool.definitions``: the tools available. The session id is ``gen_ai.conversation.id`` or the trace id;
-  the span times give the session's start and end.
-- Other spans (HTTP, database, embeddings) are dropped and counted in the transcript.
+One stage per ``invoke_agent`` span, ``execute_tool`` spans as tool calls, ``chat`` spans' messages as reasoning,
+the task and the answer; other spans are dropped and counted. The mapping is in ``docs/trace-formats.md``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from session_scoring.models.session import AvailableTool, Session, SkippedContent, Stage
+from session_scoring.models.session import AvailableTool, Session, Stage
 from session_scoring.sources.formats.common import (
     TraceBuilder,
     TraceDocument,
     build_session,
+    json_decoded,
     nested,
     parse_time,
     tool_from_definition,
@@ -66,18 +55,8 @@ def _value(value: Any) -> Any:
     return None
 
 
-def _json_attr(value: Any) -> Any:
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 @dataclass
 class _Span:
-    index: int
     span_id: str
     parent_id: str | None
     trace_id: str
@@ -119,7 +98,6 @@ def _spans(document: TraceDocument, exports: list[Any]) -> list[_Span]:
                     status = raw.get("status") or {}
                     spans.append(
                         _Span(
-                            index=len(spans),
                             span_id=str(raw["spanId"]),
                             parent_id=str(raw["parentSpanId"]) if raw.get("parentSpanId") else None,
                             trace_id=str(raw.get("traceId") or ""),
@@ -135,14 +113,13 @@ def _spans(document: TraceDocument, exports: list[Any]) -> list[_Span]:
                             status_message=status.get("message") if isinstance(status, dict) else None,
                         )
                     )
-    spans.sort(key=lambda s: (s.start, s.index))
-    return spans
+    return sorted(spans, key=lambda s: s.start)  # stable: spans that start together stay in document order
 
 
 def _parts(messages: Any) -> list[tuple[str, dict[str, Any]]]:
     """(role, part) of semconv messages ``[{"role", "parts": [...]}]``; plain ``content`` becomes a text part."""
     found: list[tuple[str, dict[str, Any]]] = []
-    for message in _json_attr(messages) if isinstance(_json_attr(messages), list) else []:
+    for message in json_decoded(messages) if isinstance(json_decoded(messages), list) else []:
         if not isinstance(message, dict):
             continue
         role = str(message.get("role") or "assistant")
@@ -154,8 +131,7 @@ def _parts(messages: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 class _Trace:
-    def __init__(self, document: TraceDocument, spans: list[_Span]) -> None:
-        self.document = document
+    def __init__(self, spans: list[_Span]) -> None:
         self.spans = spans
         self.by_id = {s.span_id: s for s in spans}
         self.has_tool_spans = any(s.operation == "execute_tool" for s in spans)
@@ -172,7 +148,7 @@ class _Trace:
         return None
 
     def chat(self, span: _Span, builder: TraceBuilder) -> None:
-        for definition in _json_attr(span.attributes.get("gen_ai.tool.definitions")) or []:
+        for definition in json_decoded(span.attributes.get("gen_ai.tool.definitions")) or []:
             if isinstance(definition, dict):
                 fn = nested(definition, "function")
                 if isinstance(fn.get("name"), str):
@@ -205,7 +181,7 @@ class _Trace:
         if attrs.get("gen_ai.tool.description"):
             self.tools.setdefault(name, tool_from_definition(name, attrs.get("gen_ai.tool.description")))
         call_id = str(attrs.get("gen_ai.tool.call.id") or span.span_id)
-        builder.call(name, _json_attr(attrs.get("gen_ai.tool.call.arguments")), call_id)
+        builder.call(name, json_decoded(attrs.get("gen_ai.tool.call.arguments")), call_id)
         if span.failed:
             error = span.status_message or str(attrs.get("error.type") or "") or "the call failed"
             result = attrs.get("gen_ai.tool.call.result")
@@ -222,7 +198,7 @@ def parse(document: TraceDocument) -> Session:
     spans = _spans(document, exports)
     if not spans:
         raise document.error("resourceSpans", "at least one span")
-    trace = _Trace(document, spans)
+    trace = _Trace(spans)
     builders: dict[str, TraceBuilder] = {}
     agents: dict[str, _Span | None] = {}
     for span in spans:
@@ -245,13 +221,12 @@ def parse(document: TraceDocument) -> Session:
     stages: list[Stage] = []
     answer: str | None = None
     answer_source: str | None = None
-    skipped: dict[str, SkippedContent] = {}
+    dropped = TraceBuilder()
     for key, builder in builders.items():
         agent = agents[key]
         finished = builder.finish(submit_tools=document.submit_tools)
-        for item in builder.skipped():
-            known = skipped.get(item.what)
-            skipped[item.what] = item if known is None else known.model_copy(update={"count": known.count + item.count})
+        for what, count in builder.dropped.items():
+            dropped.drop(what, count, builder.reasons[what])
         steps, stage_answer, stage_source = finished.steps, finished.answer, finished.answer_source
         name = str(agent.attributes.get("gen_ai.agent.name") or agent.name) if agent is not None else "trace"
         if agent is not None and agent.attributes.get("gen_ai.output.messages") and stage_answer is None:
@@ -270,7 +245,6 @@ def parse(document: TraceDocument) -> Session:
         )
         if stage_answer:
             answer, answer_source = stage_answer, stage_source
-    first = spans[0]
     conversation = next(
         (s.attributes.get("gen_ai.conversation.id") for s in spans if s.attributes.get("gen_ai.conversation.id")), None
     )
@@ -279,14 +253,13 @@ def parse(document: TraceDocument) -> Session:
     )
     return build_session(
         document,
-        TraceBuilder(),
+        dropped,
         stages=stages,
         agent=agent_name,
         tools=list(trace.tools.values()),
-        session_id=str(conversation or first.trace_id or "") or None,
-        started_at=parse_time(min(s.start for s in spans if s.start) if any(s.start for s in spans) else None),
+        session_id=str(conversation or spans[0].trace_id or "") or None,
+        started_at=parse_time(min((s.start for s in spans if s.start), default=None)),
         completed_at=parse_time(max(s.end for s in spans) or None),
         final_analysis=answer,
         final_answer_source=answer_source,
-        skipped=sorted(skipped.values(), key=lambda item: item.what),
     )
