@@ -57,24 +57,37 @@ class Periodic:
                 print(f"[{self._thread.name}] error: {exc}", flush=True)
 
 
-def _default_judge(settings: Any) -> None:
-    """Claude when an API key is set, else the heuristic judge, unless SCORING_LLM_PROVIDER says (the judge is part
-    of the criteria hash: the stack and its seeding must agree on it)."""
+def _load_settings() -> Any:
+    """The settings the user asked for; None, the error printed, when they are invalid."""
+    from session_scoring.configuration.settings import SettingsError, load_settings
+
+    try:
+        return load_settings()
+    except SettingsError as exc:
+        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+        return None
+
+
+def _container(settings: Any) -> Any:
+    """A new container, its judge by default Claude when an API key is set, else the heuristic judge, unless
+    SCORING_LLM_PROVIDER says (the judge is part of the criteria hash: the stack and its seeding must agree on it)."""
+    from session_scoring.container import get_container, reset_container
+
     if not settings.template_variables.get("SCORING_LLM_PROVIDER"):
         has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
         os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
+    reset_container()
+    return get_container()
 
 
 def seed(argv: list[str]) -> int:
     """`python -m devstack seed`: demo scores in the database `make run` uses (its embedded PostgreSQL, running or
     not, or SCORING_DATABASE_URL); see devstack/seed.py."""
     from devstack import seed as seeding
-    from session_scoring.configuration.settings import SettingsError, load_settings
+    from session_scoring.errors import ScoringError
 
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+    settings = _load_settings()
+    if settings is None:
         return 2
     if settings.database_url is None:
         from devstack.postgres import start_postgres
@@ -82,13 +95,7 @@ def seed(argv: list[str]) -> int:
         # pgserver shares a running server between processes: a running `make run` keeps its database.
         url, _pg = start_postgres(settings.local_data_dir / "postgres")
         os.environ["SCORING_DATABASE_URL"] = url
-    _default_judge(settings)
-
-    from session_scoring.container import get_container, reset_container
-    from session_scoring.errors import ScoringError
-
-    reset_container()
-    container = get_container()
+    container = _container(settings)
     try:
         container.schema_service.upgrade()  # a database the stack never started is migrated first
         return seeding.main(argv, container)
@@ -99,12 +106,10 @@ def seed(argv: list[str]) -> int:
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
-    from session_scoring.configuration.settings import SettingsError, load_settings
+    from session_scoring.errors import ScoringError
 
-    try:
-        settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
-    except SettingsError as exc:
-        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+    settings = _load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    if settings is None:
         return 2
     local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
@@ -141,13 +146,7 @@ def main() -> int:
         flush=True,
     )
 
-    _default_judge(settings)
-
-    from session_scoring.container import get_container, reset_container
-    from session_scoring.errors import ScoringError
-
-    reset_container()
-    container = get_container()
+    container = _container(settings)
     try:
         config = container.config
         container.schema_service.upgrade()  # the migrate function's own call: the same lock, errors and log line

@@ -69,24 +69,22 @@ def render_report(report: DeadLetterReport) -> str:
     return "\n".join(lines)
 
 
+def _draw(stream: TextIO, label: str, done: int, total: int) -> None:
+    """``label`` [#####.....] done/total: redrawn in place on a terminal, a plain line elsewhere."""
+    filled = int(BAR_WIDTH * min(done, max(total, 1)) / max(total, 1))
+    line = f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}"
+    stream.write(("\r" + line + ("\n" if done >= total else "")) if stream.isatty() else line + "\n")
+    stream.flush()
+
+
 class ProgressBar:
-    """A one-line progress display on a terminal (a plain line per update elsewhere)."""
+    """The redrive's progress on one terminal line (a plain line per update elsewhere)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._tty = stream.isatty()
 
     def __call__(self, progress: RedriveProgress) -> None:
-        total = max(progress.total, 1)
-        filled = int(BAR_WIDTH * min(progress.moved, total) / total)
-        line = f"redrive [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.moved}/{progress.total}"
-        if self._tty:
-            self._stream.write("\r" + line)
-            if progress.moved >= progress.total:
-                self._stream.write("\n")
-        else:
-            self._stream.write(line + "\n")
-        self._stream.flush()
+        _draw(self._stream, "redrive", progress.moved, progress.total)
 
 
 def show(service: DeadLetterService, out: TextIO) -> int:
@@ -230,18 +228,13 @@ class CountBar:
 
     def __init__(self, stream: TextIO, label: str, total: int) -> None:
         self._stream = stream
-        self._tty = stream.isatty()
         self._label = label
         self._total = max(total, 1)
         self._step = max(1, self._total // 10)
 
     def __call__(self, done: int) -> None:
-        if not self._tty and done % self._step and done < self._total:
-            return
-        filled = int(BAR_WIDTH * min(done, self._total) / self._total)
-        line = f"{self._label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self._total}"
-        self._stream.write(("\r" + line + ("\n" if done >= self._total else "")) if self._tty else line + "\n")
-        self._stream.flush()
+        if self._stream.isatty() or not done % self._step or done >= self._total:
+            _draw(self._stream, self._label, done, self._total)
 
 
 def labels_command(service: LabelService, args: argparse.Namespace, out: TextIO) -> int:
