@@ -92,9 +92,8 @@ def served_methods(request: Request, exclude: tuple[object, ...] = ()) -> list[s
         for route in request.app.router.routes
         if getattr(route, "endpoint", None) not in exclude and getattr(route, "name", None) != "dashboard-assets"
     ]
-    served = []
-    for method in METHODS:
-        probe = {**request.scope, "method": method}
-        if any(route.matches(probe)[0] == Match.FULL for route in routes):
-            served.append(method)
-    return served
+    return [
+        method
+        for method in METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes)
+    ]
