@@ -96,13 +96,9 @@ def status_and_code(error: ScoringError) -> tuple[int, str]:
 
 
 def error_response(description: str) -> dict[str, Any]:
-    """OpenAPI documentation of one error status in the ``ErrorBody`` shape, by reference to its schema.
-
-    Not ``{"model": ErrorBody}``: for every such entry of every route FastAPI builds a pydantic ``TypeAdapter``
-    (92 of them here, a fifth of the API's cold init, built again for each route on the first request that reaches
-    its router) only to print this same reference. :func:`document_error_body` adds the schema it points to, so the
-    OpenAPI document is unchanged.
-    """
+    """OpenAPI documentation of one error status in the ``ErrorBody`` shape, by reference to its schema (which
+    :func:`document_error_body` adds). Not ``{"model": ErrorBody}``: FastAPI would build a pydantic ``TypeAdapter``
+    for every such entry of every route, a fifth of the API's cold init, only to print this same reference."""
     return {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},

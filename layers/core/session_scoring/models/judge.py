@@ -1,9 +1,8 @@
 """What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
 
 The schema is code, not configuration: it is injected into the prompt at ``{{OUTPUT_SCHEMA}}``, sent as the
-structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria
-(adding ``outcome`` and ``outcome_reason`` did: every criteria hash changed with them). The reference the outcome is
-judged against is not part of the hash.
+structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria. The
+reference the outcome is judged against is not part of the hash.
 """
 
 from __future__ import annotations
