@@ -69,12 +69,16 @@ def render_report(report: DeadLetterReport) -> str:
     return "\n".join(lines)
 
 
-def _draw(stream: TextIO, label: str, done: int, total: int) -> None:
-    """``label`` [#####.....] done/total: redrawn in place on a terminal, a plain line elsewhere."""
-    filled = int(BAR_WIDTH * min(done, max(total, 1)) / max(total, 1))
-    line = f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}"
-    stream.write(("\r" + line + ("\n" if done >= total else "")) if stream.isatty() else line + "\n")
+def _show(stream: TextIO, line: str, last: bool) -> None:
+    """``line`` redrawn in place on a terminal (and ended when ``last``), a plain line elsewhere."""
+    stream.write(("\r" + line + ("\n" if last else "")) if stream.isatty() else line + "\n")
     stream.flush()
+
+
+def _draw(stream: TextIO, label: str, done: int, total: int) -> None:
+    """``label`` [#####.....] done/total."""
+    filled = int(BAR_WIDTH * min(done, max(total, 1)) / max(total, 1))
+    _show(stream, f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}", done >= total)
 
 
 class ProgressBar:
@@ -208,15 +212,10 @@ def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wai
     if args.runs_command == "cancel":
         out.write(run_summary(service.cancel(args.run_id, cancelled_by="cli")) + "\n")
         return 0
-    tty = out.isatty()
     while True:
         run = service.get(args.run_id)
-        line = run_line(run)
-        out.write(("\r" + line) if tty else (line + "\n"))
-        out.flush()
+        _show(out, run_line(run), last=run.status in FINISHED_RUN_STATUSES)
         if run.status in FINISHED_RUN_STATUSES:
-            if tty:
-                out.write("\n")
             if run.stop_reason:
                 out.write(f"stopped selecting: {run.stop_reason}\n")
             return 1 if run.status == RunStatus.FAILED else 0

@@ -415,12 +415,9 @@ class HealthStatus(ResponseModel):
     )
 
 
-class Health(ResponseModel):
+class Health(HealthStatus):
     """``GET /api/v1/scoring/health/details``: the status and why, with what is running."""
 
-    status: Literal["ok", "degraded"] = Field(
-        description="ok, or degraded when the judge's circuit is open or the queue is unreachable"
-    )
     problems: list[str] = Field(default_factory=list, description="What makes the service degraded, readably")
     judge_circuit: str | None = Field(
         default=None, description="CLOSED, OPEN, HALF_OPEN, or unknown; null without a breaker table"

@@ -78,13 +78,6 @@ class DeltaSummary(ResponseModel):
     median_delta: float | None
 
 
-class Mover(ResponseModel):
-    session_id: str
-    base: int
-    candidate: int
-    delta: int
-
-
 class HumanAgreement(ResponseModel):
     """How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
     session scored under it, not only the sessions the comparison shares)."""
@@ -103,6 +96,10 @@ class ComparisonPoint(ResponseModel):
     session_id: str
     base: int
     candidate: int
+
+
+class Mover(ComparisonPoint):
+    delta: int
 
 
 class CriteriaComparison(ResponseModel):
