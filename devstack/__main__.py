@@ -175,21 +175,22 @@ def main() -> int:
     from devstack.queue_poller import QueuePoller
     from functions.scorer.app import handler
 
-    poller = QueuePoller(client("sqs", endpoint), resources.queue_url, handler)
-    poller.start()
-    # Scoring runs have their own queue and poller, so single requests never wait behind a run's jobs.
-    runs_poller = QueuePoller(client("sqs", endpoint), resources.runs_queue_url, handler, batch_size=2)
-    runs_poller.start()
-    reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
-    reaper.start()
-    batch_poller = Periodic(
-        BATCH_POLL_INTERVAL_SECONDS, lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60), "batches"
-    )
-    batch_poller.start()
-    auto_scoring = Periodic(AUTO_SCORING_TICK_SECONDS, container.auto_scorer.tick, "auto-scoring")
+    workers: list[QueuePoller | Periodic] = [
+        QueuePoller(client("sqs", endpoint), resources.queue_url, handler),
+        # Scoring runs have their own queue and poller, so single requests never wait behind a run's jobs.
+        QueuePoller(client("sqs", endpoint), resources.runs_queue_url, handler, batch_size=2),
+        Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, "reaper"),
+        Periodic(
+            BATCH_POLL_INTERVAL_SECONDS,
+            lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60),
+            "batches",
+        ),
+    ]
     if config.auto_scoring.enabled:  # the service decides when a run is due (auto_scoring.interval_minutes)
-        auto_scoring.start()
+        workers.append(Periodic(AUTO_SCORING_TICK_SECONDS, container.auto_scorer.tick, "auto-scoring"))
         print(f"  auto     : a run of unscored sessions every {config.auto_scoring.interval_minutes} min", flush=True)
+    for worker in workers:
+        worker.start()
 
     import uvicorn
 
@@ -206,12 +207,8 @@ def main() -> int:
     except KeyboardInterrupt:
         pass  # the stop that was asked for
     finally:
-        if config.auto_scoring.enabled:
-            auto_scoring.stop()
-        batch_poller.stop()
-        reaper.stop()
-        runs_poller.stop()
-        poller.stop()
+        for worker in reversed(workers):
+            worker.stop()
         # A job still waiting for the judge gives its claim back: the attempt is pending again and the next start
         # requeues it at once, instead of waiting for the lease to run out.
         released = container.scorer.release_claims(SHUTDOWN_NOTE)
