@@ -170,8 +170,8 @@ def dry_run_report(result: DryRunResult) -> str:
 def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wait: Callable[[float], object]) -> int:
     """``runs create|list|watch|cancel``: the run service, called in-process like the other operator commands."""
     if args.runs_command == "create":
-        selection: dict[str, object] = {"which": args.which}
-        optional = {
+        selection = {
+            "which": args.which,
             "score_below": args.score_below,
             "session_ids": args.session_id,
             "statuses": args.status,
@@ -180,11 +180,10 @@ def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wai
             "agent": args.agent,
             "alert_type": args.alert_type,
         }
-        selection.update({k: v for k, v in optional.items() if v is not None})
         try:
             request = RunRequest.model_validate(
                 {
-                    "selection": selection,
+                    "selection": {k: v for k, v in selection.items() if v is not None},
                     "max_sessions": args.max_sessions,
                     "max_cost_usd": args.max_cost_usd,
                     "mode": args.mode,
