@@ -225,6 +225,12 @@ class DimensionError(ResponseModel):
     mean_absolute_error: float | None = None
 
 
+class AgreementPair(ResponseModel):
+    session_id: str
+    human_total: float
+    judge_total: int
+
+
 class AgreementReport(ResponseModel):
     """How the judge agrees with humans under one criteria hash, over sessions with both a completed score and a
     human label. The human figure of a session is the mean of its labellers' current labels."""
@@ -253,15 +259,6 @@ class AgreementReport(ResponseModel):
         default=False,
         description="Restricted to the sessions whose latest score was judged against a reference root cause",
     )
-
-
-class AgreementPair(ResponseModel):
-    session_id: str
-    human_total: float
-    judge_total: int
-
-
-AgreementReport.model_rebuild()
 
 
 class DimensionSpread(ResponseModel):
