@@ -57,24 +57,37 @@ class Periodic:
                 print(f"[{self._thread.name}] error: {exc}", flush=True)
 
 
-def _default_judge(settings: Any) -> None:
-    """Claude when an API key is set, else the heuristic judge, unless SCORING_LLM_PROVIDER says (the judge is part
-    of the criteria hash: the stack and its seeding must agree on it)."""
+def _load_settings() -> Any:
+    """The settings the user asked for; None, the error printed, when they are invalid."""
+    from session_scoring.configuration.settings import SettingsError, load_settings
+
+    try:
+        return load_settings()
+    except SettingsError as exc:
+        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+        return None
+
+
+def _container(settings: Any) -> Any:
+    """A new container, its judge by default Claude when an API key is set, else the heuristic judge, unless
+    SCORING_LLM_PROVIDER says (the judge is part of the criteria hash: the stack and its seeding must agree on it)."""
+    from session_scoring.container import get_container, reset_container
+
     if not settings.template_variables.get("SCORING_LLM_PROVIDER"):
         has_key = settings.anthropic_api_key is not None or settings.anthropic_api_key_secret_arn
         os.environ["SCORING_LLM_PROVIDER"] = "anthropic" if has_key else "heuristic"
+    reset_container()
+    return get_container()
 
 
 def seed(argv: list[str]) -> int:
     """`python -m devstack seed`: demo scores in the database `make run` uses (its embedded PostgreSQL, running or
     not, or SCORING_DATABASE_URL); see devstack/seed.py."""
     from devstack import seed as seeding
-    from session_scoring.configuration.settings import SettingsError, load_settings
+    from session_scoring.errors import ScoringError
 
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+    settings = _load_settings()
+    if settings is None:
         return 2
     if settings.database_url is None:
         from devstack.postgres import start_postgres
@@ -82,13 +95,7 @@ def seed(argv: list[str]) -> int:
         # pgserver shares a running server between processes: a running `make run` keeps its database.
         url, _pg = start_postgres(settings.local_data_dir / "postgres")
         os.environ["SCORING_DATABASE_URL"] = url
-    _default_judge(settings)
-
-    from session_scoring.container import get_container, reset_container
-    from session_scoring.errors import ScoringError
-
-    reset_container()
-    container = get_container()
+    container = _container(settings)
     try:
         container.schema_service.upgrade()  # a database the stack never started is migrated first
         return seeding.main(argv, container)
@@ -99,12 +106,10 @@ def seed(argv: list[str]) -> int:
 
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
-    from session_scoring.configuration.settings import SettingsError, load_settings
+    from session_scoring.errors import ScoringError
 
-    try:
-        settings = load_settings()  # what the user asked for; the stack then sets the rest of the environment
-    except SettingsError as exc:
-        print(f"session-scoring: configuration error: {exc}", file=sys.stderr, flush=True)
+    settings = _load_settings()  # what the user asked for; the stack then sets the rest of the environment
+    if settings is None:
         return 2
     local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
@@ -141,13 +146,7 @@ def main() -> int:
         flush=True,
     )
 
-    _default_judge(settings)
-
-    from session_scoring.container import get_container, reset_container
-    from session_scoring.errors import ScoringError
-
-    reset_container()
-    container = get_container()
+    container = _container(settings)
     try:
         config = container.config
         container.schema_service.upgrade()  # the migrate function's own call: the same lock, errors and log line
@@ -176,21 +175,22 @@ def main() -> int:
     from devstack.queue_poller import QueuePoller
     from functions.scorer.app import handler
 
-    poller = QueuePoller(client("sqs", endpoint), resources.queue_url, handler)
-    poller.start()
-    # Scoring runs have their own queue and poller, so single requests never wait behind a run's jobs.
-    runs_poller = QueuePoller(client("sqs", endpoint), resources.runs_queue_url, handler, batch_size=2)
-    runs_poller.start()
-    reaper = Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, name="reaper")
-    reaper.start()
-    batch_poller = Periodic(
-        BATCH_POLL_INTERVAL_SECONDS, lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60), "batches"
-    )
-    batch_poller.start()
-    auto_scoring = Periodic(AUTO_SCORING_TICK_SECONDS, container.auto_scorer.tick, "auto-scoring")
+    workers: list[QueuePoller | Periodic] = [
+        QueuePoller(client("sqs", endpoint), resources.queue_url, handler),
+        # Scoring runs have their own queue and poller, so single requests never wait behind a run's jobs.
+        QueuePoller(client("sqs", endpoint), resources.runs_queue_url, handler, batch_size=2),
+        Periodic(REAP_INTERVAL_SECONDS, container.reaper.reap, "reaper"),
+        Periodic(
+            BATCH_POLL_INTERVAL_SECONDS,
+            lambda: container.batch_poller.poll(BATCH_POLL_INTERVAL_SECONDS + 60),
+            "batches",
+        ),
+    ]
     if config.auto_scoring.enabled:  # the service decides when a run is due (auto_scoring.interval_minutes)
-        auto_scoring.start()
+        workers.append(Periodic(AUTO_SCORING_TICK_SECONDS, container.auto_scorer.tick, "auto-scoring"))
         print(f"  auto     : a run of unscored sessions every {config.auto_scoring.interval_minutes} min", flush=True)
+    for worker in workers:
+        worker.start()
 
     import uvicorn
 
@@ -207,12 +207,8 @@ def main() -> int:
     except KeyboardInterrupt:
         pass  # the stop that was asked for
     finally:
-        if config.auto_scoring.enabled:
-            auto_scoring.stop()
-        batch_poller.stop()
-        reaper.stop()
-        runs_poller.stop()
-        poller.stop()
+        for worker in reversed(workers):
+            worker.stop()
         # A job still waiting for the judge gives its claim back: the attempt is pending again and the next start
         # requeues it at once, instead of waiting for the lease to run out.
         released = container.scorer.release_claims(SHUTDOWN_NOTE)

@@ -64,22 +64,14 @@ def create_resources(
     sqs = client("sqs", endpoint)
     dlq_url = sqs.create_queue(QueueName=f"{prefix}-dlq", Attributes={"MessageRetentionPeriod": "1209600"})["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    queue_url = sqs.create_queue(
-        QueueName=f"{prefix}-jobs",
-        Attributes={
-            "VisibilityTimeout": str(visibility_timeout),
-            "MessageRetentionPeriod": "345600",
-            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}),
-        },
-    )["QueueUrl"]
-    runs_queue_url = sqs.create_queue(
-        QueueName=f"{prefix}-runs",
-        Attributes={
-            "VisibilityTimeout": str(visibility_timeout),
-            "MessageRetentionPeriod": "345600",
-            "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}),
-        },
-    )["QueueUrl"]
+    attributes = {
+        "VisibilityTimeout": str(visibility_timeout),
+        "MessageRetentionPeriod": "345600",
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}),
+    }
+    queue_url, runs_queue_url = (
+        sqs.create_queue(QueueName=f"{prefix}-{name}", Attributes=attributes)["QueueUrl"] for name in ("jobs", "runs")
+    )
     table = f"{prefix}-breaker"
     dynamodb = client("dynamodb", endpoint)
     if table not in dynamodb.list_tables()["TableNames"]:

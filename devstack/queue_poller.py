@@ -19,6 +19,14 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 
 Handler = Callable[[dict[str, Any], Any], PartialItemFailureResponse]
 
+_ATTRIBUTES = (
+    ("ApproximateReceiveCount", "1"),
+    ("SentTimestamp", "0"),
+    ("SenderId", "local"),
+    ("ApproximateFirstReceiveTimestamp", "0"),
+)
+"""The message attributes an SQS event record carries, with what stands for one SQS did not return."""
+
 
 @dataclass
 class LocalLambdaContext:
@@ -45,14 +53,7 @@ def to_sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, An
                 "messageId": m["MessageId"],
                 "receiptHandle": m["ReceiptHandle"],
                 "body": m["Body"],
-                "attributes": {
-                    "ApproximateReceiveCount": m.get("Attributes", {}).get("ApproximateReceiveCount", "1"),
-                    "SentTimestamp": m.get("Attributes", {}).get("SentTimestamp", "0"),
-                    "SenderId": m.get("Attributes", {}).get("SenderId", "local"),
-                    "ApproximateFirstReceiveTimestamp": m.get("Attributes", {}).get(
-                        "ApproximateFirstReceiveTimestamp", "0"
-                    ),
-                },
+                "attributes": {name: m.get("Attributes", {}).get(name, default) for name, default in _ATTRIBUTES},
                 "messageAttributes": {},
                 "md5OfBody": m.get("MD5OfBody", ""),
                 "eventSource": "aws:sqs",

@@ -59,16 +59,10 @@ def read_rows(text: str) -> tuple[list[Row], list[str]]:
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [name for name in COLUMNS[:2] if name not in header]
     unknown = [name for name in header if name not in COLUMNS]
-    if missing or unknown:
-        problem = "the header " + "; ".join(
-            part
-            for part in (
-                f"lacks {', '.join(missing)}" if missing else "",
-                f"has unknown column(s) {', '.join(unknown)}" if unknown else "",
-            )
-            if part
-        )
-        return [], [f"{problem}; the columns are session_id, root_cause and optionally remediation"]
+    wrong = [f"lacks {', '.join(missing)}"] if missing else []
+    wrong += [f"has unknown column(s) {', '.join(unknown)}"] if unknown else []
+    if wrong:
+        return [], [f"the header {'; '.join(wrong)}; the columns are session_id, root_cause and optionally remediation"]
     rows: list[Row] = []
     problems: list[str] = []
     for line, raw in enumerate(reader, start=2):

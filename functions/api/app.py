@@ -1,13 +1,10 @@
 """The request Lambda: the scoring REST API (FastAPI), served through Mangum behind API Gateway.
 
-This module only assembles the app: one router per resource (``routers/``), the error handlers (``errors.py``, the
-one place that maps errors to HTTP status codes), the middleware, and the dashboard last so it never shadows an
-API route. Every log line of a request carries the API Gateway request id as its correlation id.
-
-Importing this module builds the app and nothing else of the service (a short cold init): Powertools' logger, the
-settings and the container are imported by the first invocation, or before a SnapStart snapshot by the priming hooks
-registered here (``priming.py``). The routers, and with them the API's models, are imported and included when a
-request is first matched against them (``lazy_routers.py``), or by priming.
+This module only assembles the app: one router per resource (``routers/``), the error handlers (``errors.py``), the
+middleware, and the dashboard last so it never shadows an API route. Importing it builds the app and nothing else of
+the service (a short cold init): the logger, settings and container come with the first invocation or the SnapStart
+priming registered here (``priming.py``), the routers when a request is first matched against them
+(``lazy_routers.py``). Every log line of a request carries the API Gateway request id as its correlation id.
 """
 
 from __future__ import annotations

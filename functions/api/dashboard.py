@@ -21,6 +21,7 @@ from starlette.types import Scope
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 RESERVED_PREFIXES = ("api/", "docs", "redoc", "openapi.json", "health")
+"""The API's, the docs' and the health check's paths (and ``api`` itself): never a dashboard page."""
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 """The methods a 405's ``Allow`` header may name."""
 
@@ -46,7 +47,7 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
     async def dashboard(path: str, request: Request) -> Response:
-        if _reserved(path):
+        if path == "api" or path.startswith(RESERVED_PREFIXES):
             return _method_not_served(request, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"
         if not index.is_file():
@@ -61,11 +62,6 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         if path and candidate.is_file() and candidate.is_relative_to(static_dir.resolve()):
             return FileResponse(candidate)
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
-
-
-def _reserved(path: str) -> bool:
-    """The API's, the docs' and the health check's paths: never a dashboard page."""
-    return path == "api" or path.startswith(RESERVED_PREFIXES)
 
 
 def _method_not_served(request: Request, exclude: tuple[object, ...]) -> Response:
@@ -92,9 +88,8 @@ def served_methods(request: Request, exclude: tuple[object, ...] = ()) -> list[s
         for route in request.app.router.routes
         if getattr(route, "endpoint", None) not in exclude and getattr(route, "name", None) != "dashboard-assets"
     ]
-    served = []
-    for method in METHODS:
-        probe = {**request.scope, "method": method}
-        if any(route.matches(probe)[0] == Match.FULL for route in routes):
-            served.append(method)
-    return served
+    return [
+        method
+        for method in METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes)
+    ]

@@ -55,25 +55,21 @@ async def criteria_scope(
 CriteriaScope = Annotated[str | None, Depends(criteria_scope)]
 
 
-def authorizer_claims(request: Request) -> dict[str, object]:
-    """The JWT authorizer's claims API Gateway put on the event (none when the request did not pass an authorizer)."""
-    event = request.scope.get("aws.event") or {}
-    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
-    return claims if isinstance(claims, dict) else {}
-
-
 async def caller(request: Request, scoring: ContainerDep) -> Caller:
     """Who the request comes from and their roles (``services/access.py``): the JWT authorizer's claims, else a
     trusted proxy's ``X-Forwarded-*`` headers (ignored unless SCORING_TRUST_FORWARDED_USER says a proxy sets them)."""
     from session_scoring.services.access import ProxyHeaders
 
+    # The claims API Gateway put on the event (none when the request did not pass an authorizer).
+    event = request.scope.get("aws.event") or {}
+    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
     headers = request.headers
     proxy = ProxyHeaders(
         user=headers.get("x-forwarded-user", ""),
         email=headers.get("x-forwarded-email", ""),
         groups=headers.get("x-forwarded-groups", ""),
     )
-    return scoring.access_policy.caller(authorizer_claims(request), proxy)
+    return scoring.access_policy.caller(claims if isinstance(claims, dict) else {}, proxy)
 
 
 CallerDep = Annotated["Caller", Depends(caller)]

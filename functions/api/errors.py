@@ -1,7 +1,7 @@
 """Errors as HTTP answers: the one place that maps the core's errors to a status code and a stable ``code``.
 
 The mapping follows the error's category (``session_scoring/errors.py``): a ``TransientError`` is 503 (retry
-later), a ``PermanentError`` is 500 unless its class needs its own status in ``STATUS_BY_CLASS`` (the caller's
+later), a ``PermanentError`` is 500, unless its class needs its own status in ``STATUS_BY_CLASS`` (the caller's
 mistakes are 4xx, unparseable source data is 502). The ``code`` is the class name in snake case without ``Error``
 (``QueueUnavailableError`` -> ``queue_unavailable``) unless the table names another. Framework errors (unknown path,
 malformed body, validation) are answered in the same ``{"code", "detail"}`` shape.
@@ -37,8 +37,6 @@ from session_scoring.errors import (
     TransientError,
 )
 
-STATUS_BY_CATEGORY: dict[type[ScoringError], int] = {TransientError: 503, PermanentError: 500}
-
 STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     InvalidRequestError: (400, None),
     InvalidParametersError: (422, "invalid_parameters"),
@@ -52,8 +50,11 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     ExportModeError: (405, None),
     SessionDataError: (502, "session_data_invalid"),
     ConfigurationError: (500, "configuration_error"),
+    TransientError: (503, None),
+    PermanentError: (500, None),
 }
-"""The few classes whose status differs from their category's (or whose code is not derived from their name)."""
+"""The status of each category, and of the few classes whose status differs from their category's (or whose code is
+not derived from their name): an error's most specific class listed here decides."""
 
 UNMAPPED = (500, "internal_error")
 
@@ -91,24 +92,17 @@ def status_and_code(error: ScoringError) -> tuple[int, str]:
         if error_type in STATUS_BY_CLASS:
             status, code = STATUS_BY_CLASS[error_type]
             return status, code or error_code(type(error))
-    for category, status in STATUS_BY_CATEGORY.items():
-        if isinstance(error, category):
-            return status, error_code(type(error))
     return UNMAPPED
 
 
-ERROR_BODY_REF = {"$ref": "#/components/schemas/ErrorBody"}
-
-
 def error_response(description: str) -> dict[str, Any]:
-    """OpenAPI documentation of one error status in the ``ErrorBody`` shape, by reference to its schema.
-
-    Not ``{"model": ErrorBody}``: for every such entry of every route FastAPI builds a pydantic ``TypeAdapter``
-    (92 of them here, a fifth of the API's cold init, built again for each route on the first request that reaches
-    its router) only to print this same reference. :func:`document_error_body` adds the schema it points to, so the
-    OpenAPI document is unchanged.
-    """
-    return {"description": description, "content": {"application/json": {"schema": dict(ERROR_BODY_REF)}}}
+    """OpenAPI documentation of one error status in the ``ErrorBody`` shape, by reference to its schema (which
+    :func:`document_error_body` adds). Not ``{"model": ErrorBody}``: FastAPI would build a pydantic ``TypeAdapter``
+    for every such entry of every route, a fifth of the API's cold init, only to print this same reference."""
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+    }
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

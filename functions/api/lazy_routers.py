@@ -1,17 +1,13 @@
-"""Routers included on first use: the API's cold init builds no route.
+"""Routers included on first use: the API's cold init builds no route (declaring the routes and importing the models
+they answer with is nearly all of it beyond a bare FastAPI app's).
 
-Declaring a route makes FastAPI analyse its handler's signature and build a pydantic ``TypeAdapter`` per parameter,
-body and response model, and importing a router imports the models it answers with: about 150 ms of CPU here for
-the 26 routes and their models, nearly all the API's cold init beyond a bare FastAPI app's. A :class:`LazyRouter`
-holds the place of one router module in the app's route list, in the order the routers are included. The first
-time a request is matched against it (or a URL is built, or the OpenAPI document is asked for), it imports the
-module and includes its ``router`` exactly as ``app.include_router`` does, then puts the route FastAPI appended for it
-in its place: from then on the app's routes are what eager inclusion would have made. That FastAPI appends one route
-per included router is its behaviour, not its documented API: pyproject.toml pins the version that does, and any
-other count is a loud error on first use (``tests/unit/api/test_lazy_routers.py`` compares both ways of including).
-A request is matched against the routers in order, so it loads the routers up to the one that answers it (the scores
-router first: a score request loads that one alone); a path that no router answers (a dashboard page) loads them all,
-as does priming (``app.build_routes``).
+A :class:`LazyRouter` holds the place of one router module in the app's route list. The first time a request is
+matched against it (or a URL is built, or the OpenAPI document is asked for), it includes the module's ``router``
+exactly as ``app.include_router`` does and puts the route FastAPI appended for it in its place. That FastAPI appends
+one route per included router is its behaviour, not its documented API: pyproject.toml pins the version that does,
+and any other count is a loud error on first use (``tests/unit/api/test_lazy_routers.py``). A request loads the
+routers up to the one that answers it; a path that no router answers (a dashboard page) loads them all, as does
+priming.
 """
 
 from __future__ import annotations

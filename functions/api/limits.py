@@ -1,13 +1,10 @@
 """Request-body limits per route (:func:`body_limit`), enforced on the bytes actually received, not only the
 Content-Length header.
 
-A pure ASGI middleware (:class:`BodyLimit`): it reads the body up to the route's limit and replays it to the
-application, or answers 413 naming the limit. A Content-Length that is not a decimal number is a malformed request:
-400 in the API's JSON shape.
-
-A refused body is read to its end (and thrown away, up to :data:`DRAIN_LIMIT_BYTES`) before the 413 is sent: a
-server that answers and closes while the client is still sending resets the connection, and a client that writes
-its whole body before reading (Python's ``urllib``) then sees a connection reset, not the 413.
+:class:`BodyLimit` reads the body up to the route's limit and replays it to the application, or answers 413 naming
+the limit (400 for a Content-Length that is not a decimal number). A refused body is read to its end (up to
+:data:`DRAIN_LIMIT_BYTES`) before the 413 is sent: a client that writes its whole body before reading (Python's
+``urllib``) would otherwise see a connection reset, not the 413.
 """
 
 from __future__ import annotations

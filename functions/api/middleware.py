@@ -211,7 +211,9 @@ class RejectNulCharacters:
 
 def _nul_location(scope: Scope) -> list[str] | None:
     if NUL in scope["path"]:
-        return ["path", *_path_parameter(scope)]
+        # The name of the path parameter that holds it, from the route the path matches (none: no name).
+        routes = getattr(getattr(scope.get("app"), "router", None), "routes", [])
+        return ["path", *(_parameter_in(routes, scope) or [])]
     # Decoded as Starlette decodes it for the routes (percent escapes as UTF-8, ``+`` as a space).
     for name, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
         if NUL in name or NUL in value:
@@ -220,12 +222,6 @@ def _nul_location(scope: Scope) -> list[str] | None:
         if b"\x00" in value:
             return ["header", name.decode("latin-1")]
     return None
-
-
-def _path_parameter(scope: Scope) -> list[str]:
-    """The name of the path parameter that holds the NUL, from the route the path matches (none: no name)."""
-    app: Any = scope.get("app")
-    return _parameter_in(getattr(getattr(app, "router", None), "routes", []), scope) or []
 
 
 def _parameter_in(routes: list[Any], scope: Scope) -> list[str] | None:

@@ -51,13 +51,8 @@ def api_priming(app: FastAPI, adapter: Mangum, build_handler: Hook, routers: tup
 
 
 def build_routes(app: FastAPI) -> None:
-    """Include every router and build its routes as FastAPI builds them for the first request that walks through
-    them.
-
-    The routers are included on first use (``lazy_routers.py``), and FastAPI builds an included router's routes
-    lazily too, each again with the app's dependencies (its parameters' model fields and its handler), when a
-    request's path is first matched against that router: about 40 ms of a first request here. Matching a path that
-    is no API route walks through every router and does both; nothing is called, no I/O."""
+    """Include every router (``lazy_routers.py``) and build its routes, as FastAPI does when a request's path is
+    first matched against them: matching a path that is no API route does both, calling nothing, no I/O."""
     scope = {"type": "http", "method": "GET", "path": f"{API_PREFIX}/-", "root_path": "", "headers": []}
     for route in app.router.routes:
         route.matches(scope)
@@ -66,8 +61,7 @@ def build_routes(app: FastAPI) -> None:
 def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
     """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and the source
     lines of each endpoint in Python's cache (FastAPI locates an endpoint's source on its first call, for its error
-    context: reading the file is about half of that here, the rest is paid by each endpoint's first call; the GET
-    a rehearsal serves has paid it all). No request is served, no I/O but reading our own sources."""
+    context). No request is served, no I/O but reading our own sources."""
     import inspect
     from importlib import import_module
 
@@ -82,10 +76,9 @@ def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
 
 def rehearse_a_read(adapter: Mangum) -> None:
     """Serve one GET of the score of the session scored last (the 404 path before the first score; 401 when
-    authentication is required) through the app, in the main thread (Mangum's event loop), with its ``ApiRequests``
-    line discarded: no client sent it. Powertools' context logging is left out, so the first client request is still
-    the one logged as the cold start. Priming runs it several times: every code path a GET runs (Mangum's cycle, the
-    middleware and metrics, the route's dependencies, the read, the response) has then run in the snapshot."""
+    authentication is required) through Mangum, so every code path of a GET has run in the snapshot. Its
+    ``ApiRequests`` line is discarded (no client sent it) and Powertools' context logging is left out (the first
+    client request is still the one logged as the cold start)."""
     from session_scoring.container import get_container
 
     session_id = get_container().scoring_service.last_scored_session() or NEVER_SCORED

@@ -8,10 +8,8 @@ back later (or whose body is not a job) raises, so Powertools reports it in ``ba
 neighbours are acknowledged; SQS moves it to the dead-letter queue after the allowed number of receives.
 
 Each invocation prints its metrics as one EMF line (with a ``ColdStart`` line on the first) and is traced in X-Ray:
-one ``## job`` subsegment per record, annotated with its ``score_id``, around the service's own subsegments. The
-scheduled functions that share this package (``reap.py``, ``poll_batches.py``, ``auto_score.py``) have a module each,
-with the same three decorators on their handler: Powertools' Lambda-context logging, metrics with the cold start,
-and tracing.
+one ``## job`` subsegment per record, annotated with its ``score_id``. The scheduled functions sharing this package
+(``reap.py``, ``poll_batches.py``, ``auto_score.py``) have a module each, with the same three decorators.
 """
 
 from __future__ import annotations

@@ -69,24 +69,26 @@ def render_report(report: DeadLetterReport) -> str:
     return "\n".join(lines)
 
 
+def _show(stream: TextIO, line: str, last: bool) -> None:
+    """``line`` redrawn in place on a terminal (and ended when ``last``), a plain line elsewhere."""
+    stream.write(("\r" + line + ("\n" if last else "")) if stream.isatty() else line + "\n")
+    stream.flush()
+
+
+def _draw(stream: TextIO, label: str, done: int, total: int) -> None:
+    """``label`` [#####.....] done/total."""
+    filled = int(BAR_WIDTH * min(done, max(total, 1)) / max(total, 1))
+    _show(stream, f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}", done >= total)
+
+
 class ProgressBar:
-    """A one-line progress display on a terminal (a plain line per update elsewhere)."""
+    """The redrive's progress on one terminal line (a plain line per update elsewhere)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._tty = stream.isatty()
 
     def __call__(self, progress: RedriveProgress) -> None:
-        total = max(progress.total, 1)
-        filled = int(BAR_WIDTH * min(progress.moved, total) / total)
-        line = f"redrive [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.moved}/{progress.total}"
-        if self._tty:
-            self._stream.write("\r" + line)
-            if progress.moved >= progress.total:
-                self._stream.write("\n")
-        else:
-            self._stream.write(line + "\n")
-        self._stream.flush()
+        _draw(self._stream, "redrive", progress.moved, progress.total)
 
 
 def show(service: DeadLetterService, out: TextIO) -> int:
@@ -168,8 +170,8 @@ def dry_run_report(result: DryRunResult) -> str:
 def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wait: Callable[[float], object]) -> int:
     """``runs create|list|watch|cancel``: the run service, called in-process like the other operator commands."""
     if args.runs_command == "create":
-        selection: dict[str, object] = {"which": args.which}
-        optional = {
+        selection = {
+            "which": args.which,
             "score_below": args.score_below,
             "session_ids": args.session_id,
             "statuses": args.status,
@@ -178,11 +180,10 @@ def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wai
             "agent": args.agent,
             "alert_type": args.alert_type,
         }
-        selection.update({k: v for k, v in optional.items() if v is not None})
         try:
             request = RunRequest.model_validate(
                 {
-                    "selection": selection,
+                    "selection": {k: v for k, v in selection.items() if v is not None},
                     "max_sessions": args.max_sessions,
                     "max_cost_usd": args.max_cost_usd,
                     "mode": args.mode,
@@ -210,15 +211,10 @@ def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wai
     if args.runs_command == "cancel":
         out.write(run_summary(service.cancel(args.run_id, cancelled_by="cli")) + "\n")
         return 0
-    tty = out.isatty()
     while True:
         run = service.get(args.run_id)
-        line = run_line(run)
-        out.write(("\r" + line) if tty else (line + "\n"))
-        out.flush()
+        _show(out, run_line(run), last=run.status in FINISHED_RUN_STATUSES)
         if run.status in FINISHED_RUN_STATUSES:
-            if tty:
-                out.write("\n")
             if run.stop_reason:
                 out.write(f"stopped selecting: {run.stop_reason}\n")
             return 1 if run.status == RunStatus.FAILED else 0
@@ -230,18 +226,13 @@ class CountBar:
 
     def __init__(self, stream: TextIO, label: str, total: int) -> None:
         self._stream = stream
-        self._tty = stream.isatty()
         self._label = label
         self._total = max(total, 1)
         self._step = max(1, self._total // 10)
 
     def __call__(self, done: int) -> None:
-        if not self._tty and done % self._step and done < self._total:
-            return
-        filled = int(BAR_WIDTH * min(done, self._total) / self._total)
-        line = f"{self._label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self._total}"
-        self._stream.write(("\r" + line + ("\n" if done >= self._total else "")) if self._tty else line + "\n")
-        self._stream.flush()
+        if self._stream.isatty() or not done % self._step or done >= self._total:
+            _draw(self._stream, self._label, done, self._total)
 
 
 def labels_command(service: LabelService, args: argparse.Namespace, out: TextIO) -> int:

@@ -1,22 +1,12 @@
 """Lambda SnapStart hooks: before the snapshot, build everything a request needs and rehearse the handler's hot
 path; after a restore, connect.
 
-A handler module calls :func:`register_priming` at import. Only the Lambda runtime has ``snapshot_restore_py``
-(outside it nothing is registered), and it runs the hooks only when the function version is published with SnapStart
-(the template's ``SnapStart`` parameter, which also sets ``SCORING_SNAPSTART``). With ``SCORING_SNAPSTART`` off
-neither hook does anything, so a snapshot taken anyway holds the imports alone.
-
-Priming (:func:`prime`) builds the services, then runs the handler's rehearsals (its hot request, served in full) a
-few times with a database connection, and closes every connection before the snapshot is taken, as AWS advises: the
-snapshot holds code that has run (the interpreter's specialised bytecode, SQLAlchemy's compiled statements and
-initialised dialect, the route's first-call work), never a socket a restored copy would share. A database that cannot
-be reached when the version is published only makes the priming shallower.
-
-After a restore, :func:`reconnect` opens the pool's connection and runs the handler's hot statement on it, as AWS
-advises for connections (re-establish them in an after-restore hook): the restore, which the invocation that caused it
-waits for anyway, does it instead of the first request, which then runs as a warm one. A database that does not
-answer within :data:`RECONNECT_WAIT_SECONDS` does not hold the restore up (Lambda allows after-restore hooks 10 s):
-the first request connects then, as it would without the hook.
+A handler module calls :func:`register_priming` at import. Only the Lambda runtime has ``snapshot_restore_py``, and it
+runs the hooks only for a version published with SnapStart (the template's ``SnapStart`` parameter, which also sets
+``SCORING_SNAPSTART``); with ``SCORING_SNAPSTART`` off neither hook does anything. As AWS advises, every connection is
+closed before the snapshot (it keeps code that has run, never a socket a restored copy would share) and opened again
+in the after-restore hook, which the invocation that caused the restore waits for anyway: the first request then runs
+as a warm one.
 """
 
 from __future__ import annotations
@@ -26,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 RECONNECT_WAIT_SECONDS = 2.0
-"""How long the after-restore hook waits for its connection before letting the restore finish."""
+"""How long the after-restore hook waits for its connection before letting the restore finish (Lambda allows
+after-restore hooks 10 s; the first request connects if this one could not)."""
 
 
 REHEARSAL_RUNS = 8

@@ -15,8 +15,10 @@ from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import Outcome, ScoreStatus
 
 
-class _Response(BaseModel):
-    # Responses always carry every field, defaulted or not: the schema says so, so generated clients need no `?`.
+class ResponseModel(BaseModel):
+    """The base of every API answer: frozen, and every field, defaulted or not, required in the schema (answers
+    always carry it, so generated clients need no `?`)."""
+
     model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
@@ -29,18 +31,18 @@ class ScoreRequest(RequestBody):
     )
 
 
-class MissingTool(_Response):
+class MissingTool(ResponseModel):
     tool_name: str
     rationale: str
 
 
-class AlternativeApproach(_Response):
+class AlternativeApproach(ResponseModel):
     name: str
     description: str
     steps: list[str]
 
 
-class JudgeInfo(_Response):
+class JudgeInfo(ResponseModel):
     """Who judged and what it cost."""
 
     provider: str | None = None
@@ -63,7 +65,7 @@ class JudgeInfo(_Response):
     )
 
 
-class SessionFactsInfo(_Response):
+class SessionFactsInfo(ResponseModel):
     """The session as it was when the attempt was created (what the fleet query filters and sorts by)."""
 
     agent: str | None = Field(default=None, description="The agent (or chain) that ran the investigation")
@@ -76,7 +78,7 @@ class SessionFactsInfo(_Response):
     captured_at: datetime | None = Field(default=None, description="When this snapshot was taken")
 
 
-class WriteBackInfo(_Response):
+class WriteBackInfo(ResponseModel):
     """The completed score's write-back to the trace it came from (a Phoenix span annotation, an MLflow assessment)."""
 
     sink: str = Field(
@@ -94,7 +96,7 @@ class WriteBackInfo(_Response):
     written_at: datetime | None = None
 
 
-class SessionScore(_Response):
+class SessionScore(ResponseModel):
     """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
 
     score_id: UUID
@@ -144,7 +146,7 @@ class SessionScore(_Response):
     )
 
 
-class SessionScoring(_Response):
+class SessionScoring(ResponseModel):
     """A session's scores as its page shows them: the score under the criteria in force first, every attempt
     after. Answered for a session never scored too (``current`` and ``latest`` null, no attempts), never a 404."""
 
@@ -160,7 +162,7 @@ class SessionScoring(_Response):
     attempts: list[SessionScore] = Field(description="Every attempt, newest first, under every criteria")
 
 
-class LatestScore(_Response):
+class LatestScore(ResponseModel):
     """The latest attempt of a session, as the session list shows it."""
 
     score_id: UUID
@@ -170,7 +172,7 @@ class LatestScore(_Response):
     criteria_hash: str
 
 
-class SessionInfo(_Response):
+class SessionInfo(ResponseModel):
     """What every view shows about a session."""
 
     session_id: str
@@ -190,7 +192,7 @@ class SessionInfo(_Response):
     )
 
 
-class SessionSearchHit(_Response):
+class SessionSearchHit(ResponseModel):
     """A session the search text was found in."""
 
     session_id: str
@@ -201,7 +203,7 @@ class SessionSearchHit(_Response):
     matched: str = Field(description="Where the text was found: id, agent or alert_type")
 
 
-class SessionSearchResult(_Response):
+class SessionSearchResult(ResponseModel):
     """``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
     itself, an id starting with the text, then the rest, newest first)."""
 
@@ -213,14 +215,14 @@ class SessionListItem(SessionInfo):
     score: LatestScore | None = Field(default=None, description="Latest scoring attempt; null when never scored")
 
 
-class SkippedSessionInfo(_Response):
+class SkippedSessionInfo(ResponseModel):
     """A session document the source could not read, and why."""
 
     origin: str = Field(description="The file (or document) that was skipped")
     error: str = Field(description="What was wrong with it and what was expected")
 
 
-class SessionListScan(_Response):
+class SessionListScan(ResponseModel):
     """How much of the source an unscored list read for this page (``scored=unscored`` only)."""
 
     source_pages_read: int = Field(description="Pages of the source read for this answer")
@@ -231,7 +233,7 @@ class SessionListScan(_Response):
     )
 
 
-class SessionListPage(_Response):
+class SessionListPage(ResponseModel):
     """One page of the sessions list. With ``scored=unscored`` the page is cut from the source's list a few source
     pages at a time: continue with ``next_cursor`` (page numbers and totals are then unknown, null)."""
 
@@ -253,7 +255,7 @@ class SessionListPage(_Response):
     )
 
 
-class CriteriaDefinition(_Response):
+class CriteriaDefinition(ResponseModel):
     criteria_hash: str
     llm_provider: str
     llm_model: str
@@ -261,7 +263,7 @@ class CriteriaDefinition(_Response):
     created_at: datetime | None = None
 
 
-class ScoreBand(_Response):
+class ScoreBand(ResponseModel):
     band: str
     label: str
     min_score: int
@@ -272,23 +274,23 @@ class ScoreBand(_Response):
     )
 
 
-class ScoreDistribution(_Response):
+class ScoreDistribution(ResponseModel):
     criteria_hash: str | None
     total: int
     bands: list[ScoreBand]
 
 
-class MissingToolTrendPoint(_Response):
+class MissingToolTrendPoint(ResponseModel):
     bucket_start: datetime = Field(description="Start of the day or week (Monday), UTC")
     count: int = Field(description="Sessions whose latest completed score names the tool, scored in this bucket")
 
 
-class MissingToolAgentCount(_Response):
+class MissingToolAgentCount(ResponseModel):
     agent: str | None = Field(description="The session's agent (session facts); null when the score has none")
     count: int
 
 
-class MissingToolCount(_Response):
+class MissingToolCount(ResponseModel):
     tool_name: str = Field(
         description="The canonical name counted (lower case, MCP server prefix gone, matched to "
         "the session's available tools)"
@@ -309,14 +311,14 @@ class MissingToolCount(_Response):
     )
 
 
-class MissingToolsReport(_Response):
+class MissingToolsReport(ResponseModel):
     criteria_hash: str | None
     bucket: str = Field(default="week", description="The trend's bucket: day or week (weeks start on Monday, UTC)")
     periods: int = Field(default=12, description="Buckets in each trend, ending with the current one")
     items: list[MissingToolCount]
 
 
-class OutcomeSummary(_Response):
+class OutcomeSummary(ResponseModel):
     """How often the latest scores of a group found their reference root cause, and whether the method score
     separates the sessions that found it from those that missed it."""
 
@@ -339,7 +341,7 @@ class OutcomeSummary(_Response):
     )
 
 
-class OutcomeReport(_Response):
+class OutcomeReport(ResponseModel):
     """``GET /analytics/outcome``: the outcomes of each session's latest completed score under the criteria, overall
     and per agent and alert type. Scores made before outcomes were judged are not counted."""
 
@@ -351,7 +353,7 @@ class OutcomeReport(_Response):
     )
 
 
-class CriteriaUsage(_Response):
+class CriteriaUsage(ResponseModel):
     """A stored criteria definition and how many sessions it has scored (the analytics filter offers these)."""
 
     criteria_hash: str
@@ -362,7 +364,7 @@ class CriteriaUsage(_Response):
     is_current: bool
 
 
-class ConversationToolCall(_Response):
+class ConversationToolCall(ResponseModel):
     server: str | None = None
     name: str
     arguments: dict[str, Any]
@@ -372,13 +374,13 @@ class ConversationToolCall(_Response):
     duration_ms: int | None = None
 
 
-class ConversationStep(_Response):
+class ConversationStep(ResponseModel):
     kind: str = Field(description="reasoning, tool_call, answer or message")
     text: str | None = None
     tool_call: ConversationToolCall | None = None
 
 
-class ConversationStage(_Response):
+class ConversationStage(ResponseModel):
     name: str
     agent: str | None = None
     status: str
@@ -389,7 +391,7 @@ class ConversationStage(_Response):
     error: str | None = None
 
 
-class AvailableToolInfo(_Response):
+class AvailableToolInfo(ResponseModel):
     server: str | None = None
     name: str
     description: str | None = None
@@ -405,7 +407,7 @@ class SessionDetail(SessionInfo):
     error: str | None = None
 
 
-class HealthStatus(_Response):
+class HealthStatus(ResponseModel):
     """The public ``GET /health``: the status alone (the details are for authenticated callers)."""
 
     status: Literal["ok", "degraded"] = Field(
@@ -413,12 +415,9 @@ class HealthStatus(_Response):
     )
 
 
-class Health(_Response):
+class Health(HealthStatus):
     """``GET /api/v1/scoring/health/details``: the status and why, with what is running."""
 
-    status: Literal["ok", "degraded"] = Field(
-        description="ok, or degraded when the judge's circuit is open or the queue is unreachable"
-    )
     problems: list[str] = Field(default_factory=list, description="What makes the service degraded, readably")
     judge_circuit: str | None = Field(
         default=None, description="CLOSED, OPEN, HALF_OPEN, or unknown; null without a breaker table"
@@ -431,14 +430,14 @@ class Health(_Response):
     llm_model: str | None = None
 
 
-class ErrorBody(_Response):
+class ErrorBody(ResponseModel):
     """Every error response: what went wrong (``detail``) and a stable ``code``."""
 
     code: str
     detail: str | list[Any]
 
 
-class SkippedContentInfo(_Response):
+class SkippedContentInfo(ResponseModel):
     """Content of an uploaded document the transcript does not show."""
 
     what: str = Field(description="What was skipped, e.g. \"Claude Code 'queue-operation' line(s)\"")
@@ -446,7 +445,7 @@ class SkippedContentInfo(_Response):
     reason: str = Field(description="Why it is not shown")
 
 
-class ImportedTrajectory(_Response):
+class ImportedTrajectory(ResponseModel):
     """One session stored from an upload (a document holding many trajectories stores one per trajectory)."""
 
     session_id: str = Field(description="The new id, 'upload:<uuid>'")
@@ -468,7 +467,7 @@ class ImportedTrajectory(_Response):
     )
 
 
-class ImportedSession(_Response):
+class ImportedSession(ResponseModel):
     """Answer of ``POST .../sessions:import``: the stored session's new id and what was read from the upload.
 
     A document holding many trajectories stores each as its own session: the top-level fields describe the first,
@@ -508,7 +507,7 @@ class ImportedSession(_Response):
     )
 
 
-class FleetScore(_Response):
+class FleetScore(ResponseModel):
     """One attempt in the fleet query: its score, band, judge, missing tools and the session facts it was judged on."""
 
     score_id: UUID
@@ -532,7 +531,7 @@ class FleetScore(_Response):
     )
 
 
-class FleetScorePage(_Response):
+class FleetScorePage(ResponseModel):
     """One page of ``GET /scores``; pass ``next_cursor`` as ``cursor`` (with the same filters and sort) for the next."""
 
     items: list[FleetScore]
@@ -546,12 +545,12 @@ class FleetScorePage(_Response):
     )
 
 
-class FilterValue(_Response):
+class FilterValue(ResponseModel):
     value: str
     sessions: int = Field(description="Sessions whose latest completed score (under the criteria) has this value")
 
 
-class FilterValues(_Response):
+class FilterValues(ResponseModel):
     """``GET /scores/values``: what a text filter of the fleet query can be set to, the most frequent first."""
 
     field: str = Field(description="agent, alert_type or missing_tool")
@@ -559,7 +558,7 @@ class FilterValues(_Response):
     values: list[FilterValue]
 
 
-class MissingToolSession(_Response):
+class MissingToolSession(ResponseModel):
     """A session whose latest completed score names the tool missing, with the judge's words."""
 
     session_id: str
@@ -572,7 +571,7 @@ class MissingToolSession(_Response):
     agent: str | None = Field(default=None, description="The session's agent (from the session facts)")
 
 
-class MissingToolSessionsPage(_Response):
+class MissingToolSessionsPage(ResponseModel):
     tool_name: str = Field(description="The name asked for")
     canonical_name: str = Field(description="What it is matched as: lower case, whitespace and MCP server prefix gone")
     criteria_hash: str | None
@@ -590,7 +589,7 @@ class TrainingExportJobRequest(RequestBody):
     format: str = Field(default="openai-chat", max_length=32, description="openai-chat or normalized")
 
 
-class ExportJob(_Response):
+class ExportJob(ResponseModel):
     """An export job: queued, running, completed (with a presigned download URL) or failed (with why)."""
 
     export_id: UUID

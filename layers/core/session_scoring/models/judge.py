@@ -1,9 +1,8 @@
 """What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
 
 The schema is code, not configuration: it is injected into the prompt at ``{{OUTPUT_SCHEMA}}``, sent as the
-structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria
-(adding ``outcome`` and ``outcome_reason`` did: every criteria hash changed with them). The reference the outcome is
-judged against is not part of the hash.
+structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria. The
+reference the outcome is judged against is not part of the hash.
 """
 
 from __future__ import annotations
@@ -121,12 +120,7 @@ class TokenUsage(BaseModel):
     cache_write_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-        )
+        return TokenUsage(**{name: getattr(self, name) + getattr(other, name) for name in TokenUsage.model_fields})
 
 
 class JudgeVerdict(BaseModel):

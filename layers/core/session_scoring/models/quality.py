@@ -8,18 +8,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from session_scoring.models.api import ResponseModel
 from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
 
 BandName = Literal["failed", "weak", "adequate", "good", "near_perfect"]
 LabelSource = Literal["api", "import"]
-
-
-class _Response(BaseModel):
-    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
 
 
 class LabelBreakdown(RequestBody):
@@ -70,7 +67,7 @@ class LabelRequest(RequestBody):
         return self.band or band_for(self.total_score).band
 
 
-class SessionLabel(_Response):
+class SessionLabel(ResponseModel):
     """One revision of one labeller's label."""
 
     label_id: uuid.UUID
@@ -101,7 +98,7 @@ class ReferenceRequest(RequestBody):
     )
 
 
-class SessionReference(_Response):
+class SessionReference(ResponseModel):
     """One revision of a session's reference; ``reference_root_cause`` null: this revision withdrew it."""
 
     session_id: str
@@ -112,7 +109,7 @@ class SessionReference(_Response):
     created_at: datetime
 
 
-class SessionLabels(_Response):
+class SessionLabels(ResponseModel):
     """Each labeller's current label (their latest revision), and every revision, newest first; the session's reference
     as set through this API (its highest revision; null when none was set or the last revision withdrew it) and every
     revision of it, newest first."""
@@ -124,7 +121,7 @@ class SessionLabels(_Response):
     reference_history: list[SessionReference] = Field(default_factory=list)
 
 
-class LabelImportResult(_Response):
+class LabelImportResult(ResponseModel):
     imported: int
     sessions: int
     labellers: int
@@ -197,7 +194,7 @@ class LabelledScore:
     judge_breakdown: dict[str, int] | None
 
 
-class LabelQueueSession(_Response):
+class LabelQueueSession(ResponseModel):
     """The session to label next, with the judge's score the label will be compared with."""
 
     session_id: str
@@ -207,7 +204,7 @@ class LabelQueueSession(_Response):
     scored_at: datetime
 
 
-class LabelQueue(_Response):
+class LabelQueue(ResponseModel):
     """Answer of ``GET .../labels/next``: the caller's next unlabelled session under the current criteria."""
 
     labeller: str = Field(description="Whose queue this is (the caller)")
@@ -222,13 +219,19 @@ class LabelQueue(_Response):
     )
 
 
-class DimensionError(_Response):
+class DimensionError(ResponseModel):
     dimension: str
     n: int = Field(description="Sessions whose human labels include this dimension")
     mean_absolute_error: float | None = None
 
 
-class AgreementReport(_Response):
+class AgreementPair(ResponseModel):
+    session_id: str
+    human_total: float
+    judge_total: int
+
+
+class AgreementReport(ResponseModel):
     """How the judge agrees with humans under one criteria hash, over sessions with both a completed score and a
     human label. The human figure of a session is the mean of its labellers' current labels."""
 
@@ -258,21 +261,12 @@ class AgreementReport(_Response):
     )
 
 
-class AgreementPair(_Response):
-    session_id: str
-    human_total: float
-    judge_total: int
-
-
-AgreementReport.model_rebuild()
-
-
-class DimensionSpread(_Response):
+class DimensionSpread(ResponseModel):
     dimension: str
     stdev: float
 
 
-class RepeatabilitySession(_Response):
+class RepeatabilitySession(ResponseModel):
     session_id: str
     totals: list[int] = Field(description="The total of each sample, in order")
     total_stdev: float = Field(description="Sample standard deviation of the total")
@@ -285,7 +279,7 @@ class RepeatabilitySession(_Response):
     cache_read_tokens: list[int] = Field(description="Cache-read input tokens of each sample")
 
 
-class RepeatabilityReport(_Response):
+class RepeatabilityReport(ResponseModel):
     """K independent verdicts per session, stored as repeatability samples (never scores)."""
 
     study: str = Field(description="The samples' scored_triggered_by, e.g. repeatability:<id>")
@@ -299,7 +293,7 @@ class RepeatabilityReport(_Response):
     failures: list[str] = Field(default_factory=list, description="Sessions or samples that could not be judged")
 
 
-class RobustnessSession(_Response):
+class RobustnessSession(ResponseModel):
     session_id: str
     injected_into: str = Field(description="Where the instruction was injected (a tool call, or the final analysis)")
     original_total: int
@@ -307,7 +301,7 @@ class RobustnessSession(_Response):
     shift: int = Field(description="injected_total - original_total")
 
 
-class RobustnessReport(_Response):
+class RobustnessReport(ResponseModel):
     """Each session scored as it is and with an instruction injected into its data."""
 
     study: str

@@ -6,9 +6,9 @@ The services map these to the API models explicitly, so the storage shape and th
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session
@@ -50,10 +50,9 @@ WriteBackStatus = Literal["writing", "written", "retrying", "failed"]
 
 def writeback_status(value: str) -> WriteBackStatus:
     """A stored write-back status as its type (the table's check constraint allows only these)."""
-    for status in get_args(WriteBackStatus):
-        if status == value:
-            return status  # type: ignore[no-any-return]
-    raise ValueError(f"unknown write-back status {value!r}")
+    if value not in get_args(WriteBackStatus):
+        raise ValueError(f"unknown write-back status {value!r}")
+    return cast(WriteBackStatus, value)
 
 
 @dataclass(frozen=True)
@@ -209,4 +208,4 @@ class NewAttempt:
     """Outcome of asking for a new attempt: the attempt, and whether this call created it."""
 
     attempt: ScoreRecord
-    created: bool = field(default=True)
+    created: bool = True

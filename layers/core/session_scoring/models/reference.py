@@ -27,7 +27,4 @@ class Reference:
 
 def clean_reference_text(value: str | None) -> str | None:
     """A reference text as stored: surrounding whitespace off, and an empty text is no text."""
-    if value is None:
-        return None
-    stripped = value.strip()
-    return stripped or None
+    return None if value is None else value.strip() or None

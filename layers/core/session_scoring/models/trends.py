@@ -6,12 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class _Response(BaseModel):
-    # Every field is in every answer (see models.api): generated clients need no `?`.
-    model_config = ConfigDict(frozen=True, json_schema_serialization_defaults_required=True)
+from session_scoring.models.api import ResponseModel
 
 
 class TrendBucket(StrEnum):
@@ -46,7 +43,7 @@ class TrendRow:
 PERCENTILES = (0.1, 0.5, 0.9)
 
 
-class TrendPoint(_Response):
+class TrendPoint(ResponseModel):
     bucket_start: datetime = Field(description="Start of the bucket (UTC; weeks start on Monday)")
     group: str | None = Field(description="The agent or alert type (null: not grouped, or the fact is unknown)")
     count: int
@@ -66,7 +63,7 @@ class TrendPoint(_Response):
     )
 
 
-class TrendsReport(_Response):
+class TrendsReport(ResponseModel):
     criteria_hash: str | None
     bucket: TrendBucket
     group_by: TrendGroup
@@ -75,20 +72,13 @@ class TrendsReport(_Response):
     points: list[TrendPoint] = Field(description="By bucket start, then group (unknown group last)")
 
 
-class DeltaSummary(_Response):
+class DeltaSummary(ResponseModel):
     n: int = Field(description="Sessions with both figures")
     mean_delta: float | None = Field(description="Mean of candidate minus base")
     median_delta: float | None
 
 
-class Mover(_Response):
-    session_id: str
-    base: int
-    candidate: int
-    delta: int
-
-
-class HumanAgreement(_Response):
+class HumanAgreement(ResponseModel):
     """How a criteria's scores agree with human labels (the agreement report's headline figures, over every labelled
     session scored under it, not only the sessions the comparison shares)."""
 
@@ -100,7 +90,7 @@ class HumanAgreement(_Response):
     weighted_kappa: float | None
 
 
-class ComparisonPoint(_Response):
+class ComparisonPoint(ResponseModel):
     """One session's latest completed total under the base and the candidate criteria (a scatter point)."""
 
     session_id: str
@@ -108,7 +98,11 @@ class ComparisonPoint(_Response):
     candidate: int
 
 
-class CriteriaComparison(_Response):
+class Mover(ComparisonPoint):
+    delta: int
+
+
+class CriteriaComparison(ResponseModel):
     base: str
     candidate: str
     n: int = Field(description="Sessions with a latest completed score under both criteria")
