@@ -22,6 +22,7 @@ _.requested_by
 _.next_cursor
 _.source_page_limit  # SessionListScan, for the caller
 _.canonical_name
+_.label_id  # labels: copied record to response by field name (from_row, from_attributes)
 
 # Enum members reached by value (FleetFormat(...), TrainingFormat(...)).
 _.JSONL
