@@ -20,9 +20,8 @@ from session_scoring.db import schema
 R = TypeVar("R")
 
 
-class StatementRepository:
-    """A repository whose every operation is one statement on the autocommit engine (atomic on its own). A repository
-    of short transactions reads through ``_one`` and ``_all`` too, and writes in its own ``begin()`` blocks."""
+class Repository:
+    """Holds its engine; ``_one`` and ``_all`` run one statement each on a connection of their own."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -31,13 +30,22 @@ class StatementRepository:
         with self._engine.connect() as conn:
             return conn.execute(statement, params or {}).first()
 
+    def _all(self, statement: Any) -> Sequence[Row[Any]]:
+        with self._engine.connect() as conn:
+            return conn.execute(statement).all()
+
+
+class StatementRepository(Repository):
+    """One statement per operation on the autocommit engine, atomic on its own (``_one`` may write, ``_run`` does)."""
+
     def _run(self, statement: Any) -> None:
         with self._engine.connect() as conn:
             conn.execute(statement)
 
-    def _all(self, statement: Any) -> Sequence[Row[Any]]:
-        with self._engine.connect() as conn:
-            return conn.execute(statement).all()
+
+class TransactionRepository(Repository):
+    """Short transactions on the transactional engine: every write in a ``with self._engine.begin()`` block.
+    ``_one`` and ``_all`` only read here (their connection is rolled back when it returns to the pool)."""
 
 
 def insert_criteria(criteria_hash: str, criteria_content: dict[str, Any]) -> Any:

@@ -27,7 +27,7 @@ from session_scoring.models.quality import (
     ReferenceRecord,
 )
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.repositories.base import StatementRepository, columns_of, from_row
+from session_scoring.repositories.base import StatementRepository, TransactionRepository, columns_of, from_row
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
@@ -93,7 +93,7 @@ class ReferenceReads(StatementRepository):
         return None if row is None else from_row(ReferenceRecord, row)
 
 
-class LabelRepository(StatementRepository):
+class LabelRepository(TransactionRepository):
     """Labels on the transactional engine: an import stores every row in one transaction, or none."""
 
     def _add_revision(self, statement: Callable[[], Any]) -> Row[Any]:

@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.repositories.base import StatementRepository, columns_of, from_row, insert_criteria, seconds
+from session_scoring.repositories.base import TransactionRepository, columns_of, from_row, insert_criteria, seconds
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
@@ -129,7 +129,7 @@ class RunAttempt:
     scored_at: datetime | None
 
 
-class RunRepository(StatementRepository):
+class RunRepository(TransactionRepository):
     """Scoring runs. Every method is one short transaction (on the transactional engine: a run's writes lock its
     row); none holds one across I/O."""
 
