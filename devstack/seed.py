@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
-import json
 import random
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from session_scoring.configuration.criteria import criteria_hash_of
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.records import PromptStats, SessionFacts
@@ -75,13 +74,11 @@ class SeedSummary:
 
 
 def candidate_criteria(current: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A second criteria definition derived from the current one (a stricter judge to compare with), and its hash
-    computed like the configuration's (sha256 of the canonical JSON)."""
+    """A second criteria definition derived from the current one (a stricter judge to compare with), and its hash."""
     content = copy.deepcopy(current)
     content["scoring"] = {**content.get("scoring", {}), "llm_provider": PROVIDER, "llm_model": "stricter-candidate"}
     content["judge_prompt"] = f"{content.get('judge_prompt', '')}\n\n(Seeded candidate: stricter on tool relevance.)"
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest(), content
+    return criteria_hash_of(content), content
 
 
 def _breakdown(total: int, rng: random.Random) -> dict[str, int]:

@@ -478,8 +478,9 @@ def _verdict_statement_cost(
     interleaved, on the loaded database (last: the "before" statements leave those tables behind). Each re-scored
     session has a score under the other criteria: the comparison upkeep moves one pair."""
     from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+    from session_scoring.models.records import PromptStats
     from session_scoring.repositories.read_models import comparison, outcomes, trends
-    from session_scoring.repositories.scores import PromptStats, ScoreRepository
+    from session_scoring.repositories.scores import ScoreRepository
 
     with_upkeep = ScoreRepository(container.query_engine)
     with monkeypatch.context() as patch:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-from session_scoring.repositories.scores import PromptStats
+from session_scoring.models.records import PromptStats
 from tests.conftest import THOROUGH_ID, Stack
 
 ANALYTICS = "/api/v1/scoring/analytics"

@@ -15,9 +15,8 @@ from typing import Any
 from sqlalchemy import text
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-from session_scoring.models.records import SessionFacts
+from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.models.tools import canonical_tool_name
-from session_scoring.repositories.scores import PromptStats
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.fake_claude import reply_verdict, scripted_verdict
 from tests.unit.models.test_tools import SPELLINGS

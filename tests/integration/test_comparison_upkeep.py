@@ -18,10 +18,11 @@ import pytest
 from sqlalchemy import Engine, create_engine, inspect, text
 
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.records import PromptStats
 from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import CriteriaComparison, HumanAgreement
 from session_scoring.repositories.comparison import ComparisonRepository
-from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import ComparedScore, compare, compared_scores

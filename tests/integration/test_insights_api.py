@@ -15,9 +15,8 @@ import pytest
 
 from session_scoring.entrypoints.cli import main as cli
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
-from session_scoring.models.records import SessionFacts
+from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.models.session import Session
-from session_scoring.repositories.scores import PromptStats
 from tests.conftest import FAILING_TOOLS_ID, SAMPLES, SHALLOW_ID, THOROUGH_ID, Stack
 
 SCORES = "/api/v1/scoring/scores"

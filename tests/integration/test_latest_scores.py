@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from session_scoring.models.judge import JudgeVerdict
-from session_scoring.models.records import SessionFacts
+from session_scoring.models.records import PromptStats, SessionFacts
 from session_scoring.models.scores import band_for
 from session_scoring.models.tools import ToolNamer
-from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from session_scoring.repositories.scores import ScoreRepository
 from tests.conftest import Stack
 from tests.support.databases import scratch_database
 from tests.support.verdicts import stored_verdict

@@ -63,9 +63,7 @@ class EmulatedMoveTaskQueue(SqsDeadLetterQueue):
 
 def test_redrive_with_the_move_task_reopens_and_completes(stack: Stack) -> None:
     ids = [_dead_letter(stack, THOROUGH_ID), _dead_letter(stack, SHALLOW_ID)]
-    service = DeadLetterService(
-        EmulatedMoveTaskQueue(stack), stack.container.score_repository, stack.container.config.criteria_hash
-    )
+    service = DeadLetterService(EmulatedMoveTaskQueue(stack), stack.container.score_repository)
     progress: list[RedriveProgress] = []
 
     result = service.redrive(progress.append)
@@ -97,7 +95,6 @@ def test_a_job_dead_lettered_while_the_redrive_runs_is_scored_not_left_failed(st
     service = DeadLetterService(
         LateArrivalMoveTaskQueue(stack, SHALLOW_ID),
         stack.container.score_repository,
-        stack.container.config.criteria_hash,
     )
 
     result = service.redrive()
@@ -111,7 +108,7 @@ def test_a_job_dead_lettered_while_the_redrive_runs_is_scored_not_left_failed(st
 def test_a_failed_move_leaves_the_attempts_failed_with_their_reason(stack: Stack) -> None:
     score_id = _dead_letter(stack, THOROUGH_ID)
     queues = EmulatedMoveTaskQueue(stack, fail_start=True)
-    service = DeadLetterService(queues, stack.container.score_repository, stack.container.config.criteria_hash)
+    service = DeadLetterService(queues, stack.container.score_repository)
 
     with pytest.raises(QueueUnavailableError):
         service.redrive()

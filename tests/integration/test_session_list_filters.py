@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+from session_scoring.models.records import PromptStats
 from session_scoring.models.session_list import SessionListParams
-from session_scoring.repositories.scores import PromptStats, ScoreRepository
+from session_scoring.repositories.scores import ScoreRepository
 from session_scoring.repositories.session_list import SessionListRepository
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.session_list import SessionListService

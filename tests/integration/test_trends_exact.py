@@ -184,8 +184,7 @@ def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, se
 def test_trends_kept_by_verdicts_equal_the_percentile_cont_scan(stack: Stack) -> None:
     """The histograms the verdict statement keeps (re-scores replacing members, facts moving sessions between groups),
     read for every bucket and grouping, with and without bounds, equal the scan of the latest scores."""
-    from session_scoring.models.records import SessionFacts
-    from session_scoring.repositories.scores import PromptStats
+    from session_scoring.models.records import PromptStats, SessionFacts
 
     rng = random.Random(7)
     repo = stack.container.score_repository

@@ -15,7 +15,8 @@ from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_STREAMED_ROWS
 from functions.api.responses import json_response, streamed_response
-from session_scoring.models.api import SESSION_ID_PATTERN, FilterValues, FleetScorePage
+from session_scoring.models.api import FilterValues, FleetScorePage
+from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.request import IsoDateTime
 
 router = APIRouter(prefix=API_PREFIX)

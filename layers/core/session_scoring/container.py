@@ -462,7 +462,7 @@ class Container:
         queues = SqsDeadLetterQueue(
             aws_client("sqs", settings), settings.queue_url, settings.dead_letter_queue_url, use_move_task
         )
-        return DeadLetterService(queues, self.score_repository, self.config.criteria_hash)
+        return DeadLetterService(queues, self.score_repository)
 
     # ---- Scoring runs.
 

@@ -108,7 +108,7 @@ def test_a_worker_killed_after_claiming_is_taken_over_when_its_lease_expires(
         usage=TokenUsage(input_tokens=1, output_tokens=1, cache_read_tokens=0, cache_write_tokens=0),
         latency_ms=1,
     )
-    from session_scoring.repositories.scores import PromptStats
+    from session_scoring.models.records import PromptStats
 
     assert dead_claim.claim_token is not None
     assert not repository.complete(job.score_id, dead_claim.claim_token, "hash", late, PromptStats(False, None, None))

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from session_scoring.errors import JudgeOutputError
-from session_scoring.models.judge import JudgeOutputSchema, checked_outcome, judge_output_schema_text
+from session_scoring.models.judge import JudgeOutputSchema, checked_outcome
 from tests.support.fake_claude import SAMPLE_VERDICT
 
 
@@ -68,19 +67,6 @@ def test_approach_needs_at_least_one_step() -> None:
     approach = {"name": "X", "description": "Y", "steps": []}
     with pytest.raises(ValidationError, match="steps"):
         JudgeOutputSchema.model_validate(verdict(alternative_approaches=[approach]))
-
-
-def test_schema_text_for_the_prompt_is_the_json_schema() -> None:
-    text = judge_output_schema_text()
-    schema = json.loads(text[text.index("{") :])
-    assert set(schema["required"]) == {
-        "total_score",
-        "score_breakdown",
-        "score_reasoning",
-        "outcome",
-        "outcome_reason",
-    }
-    assert "logical_flow" in json.dumps(schema)
 
 
 def test_an_outcome_must_fit_the_request() -> None:

@@ -204,8 +204,13 @@ class ScoringConfig:
 
     @cached_property
     def criteria_hash(self) -> str:
-        canonical = json.dumps(self.criteria_content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return criteria_hash_of(self.criteria_content)
+
+
+def criteria_hash_of(content: Mapping[str, Any]) -> str:
+    """The SHA-256 of a criteria definition's canonical JSON: the tag of every score judged by it."""
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConfig:

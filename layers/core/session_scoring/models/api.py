@@ -10,7 +10,6 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from session_scoring.models.ids import SESSION_ID_PATTERN as SESSION_ID_PATTERN  # re-exported for the core
 from session_scoring.models.request import RequestBody
 from session_scoring.models.scores import Outcome, ScoreStatus
 

@@ -1,13 +1,12 @@
 """What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
 
-The schema is code, not configuration: it is injected into the prompt at ``{{OUTPUT_SCHEMA}}``, sent as the
-structured-output format, and is part of the criteria hash, so changing it marks older scores as older criteria. The
-reference the outcome is judged against is not part of the hash.
+The schema is code, not configuration: it is sent as the structured-output format (the prompt's
+``{{OUTPUT_SCHEMA}}`` points to it) and is part of the criteria hash, so changing it marks older scores as older
+criteria. The reference the outcome is judged against is not part of the hash.
 """
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from typing import Any
 
@@ -81,15 +80,6 @@ class JudgeOutputSchema(_Strict):
 def judge_output_json_schema() -> dict[str, Any]:
     """The JSON schema of :class:`JudgeOutputSchema` (cached; callers must not mutate it)."""
     return JudgeOutputSchema.model_json_schema()
-
-
-def judge_output_schema_text() -> str:
-    """The schema as the prompt shows it at ``{{OUTPUT_SCHEMA}}``."""
-    return (
-        "Respond with a single JSON object that validates against this JSON schema "
-        "(total_score must equal the sum of the four score_breakdown values):\n\n"
-        + json.dumps(judge_output_json_schema(), indent=2, sort_keys=True)
-    )
 
 
 NO_REFERENCE_REASON = "no reference root cause was given for this session"

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, model_validator
 
-from session_scoring.models.api import SESSION_ID_PATTERN
+from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.request import JsonDateTime, RequestBody
 from session_scoring.models.scores import ScoreStatus

@@ -32,14 +32,15 @@ class SessionStatus(StrEnum):
     CANCELLED = "cancelled"
     TIMED_OUT = "timed_out"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self in TERMINAL_STATUSES
-
 
 TERMINAL_STATUSES = frozenset(
     {SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED, SessionStatus.TIMED_OUT}
 )
+
+
+def is_terminal_status(status: str) -> bool:
+    """Whether a source's status (any text, a status we do not know included) is one a session ends in."""
+    return status in TERMINAL_STATUSES
 
 
 class _Model(BaseModel):

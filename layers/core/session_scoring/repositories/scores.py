@@ -78,8 +78,6 @@ from session_scoring.repositories.read_models import (
 )
 from session_scoring.repositories.writebacks import writeback_document, writeback_from
 
-__all__ = ["ClaimResult", "PromptStats", "ScoreRepository", "StoredCriteria", "StrandedAttempt"]
-
 _ACTIVE = tuple(sorted(status.value for status in ACTIVE_STATUSES))
 _ACTIVE_PREDICATE = text("status IN ({})".format(", ".join(f"'{status}'" for status in _ACTIVE)))
 """The predicate of the partial unique index of active attempts, as literal SQL."""

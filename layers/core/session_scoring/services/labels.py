@@ -17,7 +17,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from session_scoring.errors import InvalidRequestError
-from session_scoring.models.api import SESSION_ID_PATTERN
+from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.quality import (
     LabelImportResult,
     LabelQueue,

@@ -18,8 +18,8 @@ from session_scoring.errors import QueueUnavailableError, ScoringError
 from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.models.records import StrandedAttempt
 from session_scoring.observability import record_reaped, subsegment
-from session_scoring.repositories.scores import StrandedAttempt
 from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
 
 IDLE_MARGIN_SECONDS = 120

@@ -93,7 +93,6 @@ Progress = Callable[[RedriveProgress], None]
 class DeadLetterService:
     queues: SqsDeadLetterQueue
     repository: FailedAttempts
-    current_hash: str
 
     def _read_all(self, limit: int) -> list[QueuedMessage]:
         """Every dead letter (up to ``limit``), each once, held hidden for HOLD_SECONDS."""

@@ -47,7 +47,7 @@ from session_scoring.models.runs import (
     Which,
 )
 from session_scoring.models.scores import ScoreStatus, band_for
-from session_scoring.models.session import SessionStatus, SessionSummary
+from session_scoring.models.session import SessionSummary, is_terminal_status
 from session_scoring.observability import (
     record_run_page_planned,
     record_run_planning_message,
@@ -101,11 +101,7 @@ class PageDecision:
 
 
 def _scorable(summary: SessionSummary, allowed: set[str]) -> bool:
-    try:
-        terminal = SessionStatus(summary.status).is_terminal
-    except ValueError:
-        terminal = False
-    return terminal and summary.status in allowed
+    return is_terminal_status(summary.status) and summary.status in allowed
 
 
 def _matches(selection: RunSelection, summary: SessionSummary) -> bool:

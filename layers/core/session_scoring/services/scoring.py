@@ -38,7 +38,7 @@ from session_scoring.models.records import (
 )
 from session_scoring.models.reference import ReferenceSource
 from session_scoring.models.scores import Outcome, ScoreStatus
-from session_scoring.models.session import SessionStatus
+from session_scoring.models.session import is_terminal_status
 from session_scoring.observability import record_score_requested
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
@@ -210,10 +210,7 @@ class ScoringService:
 
     def _check_scorable(self, session: SessionOutline) -> None:
         allowed = set(self.config.session_source.scorable_statuses)
-        try:
-            terminal = SessionStatus(session.status).is_terminal
-        except ValueError:
-            terminal = False
+        terminal = is_terminal_status(session.status)
         if not terminal or session.status not in allowed:
             raise SessionNotScorableError(
                 f"session '{session.session_id}' is {session.status}; only sessions that are "
