@@ -92,6 +92,7 @@ class SessionScoreState:
     latest_current_score: int | None
     in_run: str | None
     """The status of this run's own attempt for the session, when it has one."""
+    in_run_score_id: uuid.UUID | None = None
 
 
 @dataclass(frozen=True)
@@ -134,40 +135,12 @@ class RunRepository(TransactionRepository):
     row); none holds one across I/O."""
 
     @db_call
-    def create(
-        self,
-        run_id: uuid.UUID,
-        *,
-        name: str,
-        mode: str,
-        selection: dict[str, Any],
-        max_sessions: int,
-        max_cost_usd: float | None,
-        criteria_hash: str,
-        criteria_content: dict[str, Any],
-        judge_model: str,
-        started_by: str,
-    ) -> RunRecord:
-        """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
+    def create(self, run_id: uuid.UUID, criteria_content: dict[str, Any], **columns: Any) -> None:
+        """Store a new run (planning) with ``columns`` of its row, and its criteria definition when it is new (its
+        attempts reference it)."""
         with self._engine.begin() as db:
-            db.execute(insert_criteria(criteria_hash, criteria_content))
-            db.execute(
-                insert(_RUNS).values(
-                    run_id=run_id,
-                    name=name,
-                    status="planning",
-                    mode=mode,
-                    selection=selection,
-                    max_sessions=max_sessions,
-                    max_cost_usd=None if max_cost_usd is None else Decimal(str(max_cost_usd)),
-                    criteria_hash=criteria_hash,
-                    judge_model=judge_model,
-                    started_by=started_by,
-                )
-            )
-        record = self.get(run_id)
-        assert record is not None
-        return record
+            db.execute(insert_criteria(columns["criteria_hash"], criteria_content))
+            db.execute(insert(_RUNS).values(run_id=run_id, status="planning", **columns))
 
     def _load(self, db: Connection, rows: Sequence[Any]) -> list[RunRecord]:
         ids = [row.run_id for row in rows]
@@ -270,6 +243,7 @@ class RunRepository(TransactionRepository):
                     func.bool_or(completed_current).label("current_completed"),
                     func.bool_or(s.c.status.in_(_ACTIVE)).label("active"),
                     func.max(case((s.c.run_id == run_id, s.c.status))).label("in_run"),
+                    func.array_agg(s.c.score_id).filter(s.c.run_id == run_id)[1].label("in_run_score_id"),
                     func.array_agg(aggregate_order_by(s.c.status, *newest))[1].label("latest_status"),
                     func.array_agg(aggregate_order_by(s.c.total_score, *newest))
                     .filter(completed_current)[1]
@@ -304,37 +278,31 @@ class RunRepository(TransactionRepository):
 
     @db_call
     def insert_attempts(
-        self,
-        run_id: uuid.UUID,
-        sessions: Sequence[tuple[uuid.UUID, str]],
-        criteria_hash: str,
-        triggered_by: str,
-        facts: Mapping[str, SessionFacts] | None = None,
+        self, run_id: uuid.UUID, criteria_hash: str, triggered_by: str, facts: Mapping[str, SessionFacts]
     ) -> InsertedAttempts:
-        """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning, each
-        with its session's ``facts`` when given, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an
-        active attempt (or already in this run) is reported. The run row is locked so a cancel cannot interleave."""
-        pairs = list(sessions)
+        """Create a pending attempt of the run for each session of ``facts`` (with its facts) while the run is
+        planning, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this
+        run) is reported. The run row is locked so a cancel cannot interleave."""
         with self._engine.begin() as db:
             status = db.scalar(select(_RUNS.c.status).where(_RUNS.c.run_id == run_id).with_for_update())
             if status != "planning":
                 return InsertedAttempts([], [], False)
-            if not pairs:
+            if not facts:
                 return InsertedAttempts([], [], True)
             inserted = db.execute(
                 insert(_SCORES)
                 .values(
                     [
                         {
-                            "score_id": score_id,
+                            "score_id": uuid.uuid4(),
                             "session_id": session_id,
                             "criteria_hash": criteria_hash,
                             "status": "pending",
                             "scored_triggered_by": triggered_by,
                             "run_id": run_id,
-                            **fact_values((facts or {}).get(session_id)),
+                            **fact_values(session_facts),
                         }
-                        for score_id, session_id in pairs
+                        for session_id, session_facts in facts.items()
                     ]
                 )
                 .on_conflict_do_nothing()
@@ -342,7 +310,7 @@ class RunRepository(TransactionRepository):
             ).all()
             created = [(r.score_id, r.session_id) for r in inserted]
             done = {session_id for _, session_id in created}
-            return InsertedAttempts(created, [sid for _, sid in pairs if sid not in done], True)
+            return InsertedAttempts(created, [sid for sid in facts if sid not in done], True)
 
     @db_call
     def advance(
@@ -439,32 +407,19 @@ class RunRepository(TransactionRepository):
             return 0
 
     @db_call
-    def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
-        """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
+    def average_usage(self, model: str) -> tuple[float | None, float | None]:
+        """Average (output tokens, judge latency in ms) of the last 200 completed attempts with ``model``."""
         recent = (
             select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
             .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
             .order_by(_SCORES.c.scored_at.desc())
-            .limit(limit)
+            .limit(200)
             .subquery()
         )
         row = self._one(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms)))
         assert row is not None
         tokens, latency = (None if value is None else float(value) for value in row)
         return tokens, latency
-
-    @db_call
-    def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]:
-        """This run's attempts that are still pending among ``session_ids`` (a resumed page sends their jobs again)."""
-        ids = list(session_ids)
-        if not ids:
-            return []
-        rows = self._all(
-            select(_SCORES.c.score_id, _SCORES.c.session_id).where(
-                _SCORES.c.run_id == run_id, _SCORES.c.status == "pending", _SCORES.c.session_id.in_(ids)
-            )
-        )
-        return [(r.score_id, r.session_id) for r in rows]
 
     # --- batch mode: the batch poller's reads and writes -------------------------------------------------------
 

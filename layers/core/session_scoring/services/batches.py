@@ -25,7 +25,7 @@ from session_scoring.errors import (
     TransientError,
 )
 from session_scoring.judge.base import JudgePrompt, prompt_stats
-from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, BatchStatus, chunk_requests
+from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, chunk_requests
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
@@ -33,7 +33,7 @@ from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
 from session_scoring.models.reference import Reference
 from session_scoring.repositories.runs import BatchAttempt
-from session_scoring.services.references import ReferenceResolver, resolve_reference
+from session_scoring.services.references import ReferenceResolver
 from session_scoring.sources.base import SessionSource
 
 SUBMIT_LEASE_SECONDS = 900
@@ -56,16 +56,12 @@ class Batches(Protocol):
 
     def submit(self, requests: list[BatchRequest]) -> str: ...
 
-    def status(self, batch_id: str) -> BatchStatus: ...
+    def ended(self, batch_id: str) -> bool: ...
 
     def results(self, batch_id: str) -> Iterator[BatchResult]: ...
 
     def verdict(
-        self,
-        prompt: Callable[[], JudgePrompt],
-        result: BatchResult,
-        timeout_seconds: float,
-        reference_given: bool = False,
+        self, prompt: Callable[[], JudgePrompt], result: BatchResult, reference_given: bool
     ) -> JudgeVerdict: ...
 
 
@@ -94,8 +90,6 @@ class BatchPolicy:
     """Attempts submitted per tick at most (``SCORING_BATCH_SUBMIT_LIMIT``)."""
     max_submissions: int
     """Submissions of one attempt before a transient batch failure fails it (``SCORING_MAX_RECEIVE_COUNT``)."""
-    repair_timeout_seconds: float
-    """Bound of the online repair turn (``JUDGE_TIMEOUT_SECONDS``)."""
     input_budget_tokens: int | None
     stuck_planning_seconds: int = 900
     """A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
@@ -124,9 +118,8 @@ class BatchPoller:
     batches: Callable[[], Batches]
     """Built on first use: a tick with nothing to do builds no Anthropic client."""
     policy: BatchPolicy
+    references: ReferenceResolver
     clock: Callable[[], float] = time.monotonic
-    references: ReferenceResolver | None = None
-    """Reads the reference set through the labels API; None: only the session's own reference is used."""
     writeback_jobs: JobQueue | None = None
     """The scoring queue, when write-back is on: each verdict stored is written back by the scorer, which takes
     a job for a completed attempt as its write-back (with the same retries and record as an online score)."""
@@ -157,7 +150,7 @@ class BatchPoller:
                 result.notes.append("time budget used up: the remaining batches are read at the next tick")
                 return
             try:
-                status = batches.status(batch_id)
+                ended = batches.ended(batch_id)
             except TransientError as exc:
                 result.notes.append(f"{batch_id}: status not read ({exc.message}); the next tick tries again")
                 continue
@@ -166,7 +159,7 @@ class BatchPoller:
                     batch_id, f"the Message Batch {batch_id} cannot be read: {exc.message}", touched, result
                 )
                 continue
-            if not status.ended:
+            if not ended:
                 result.batches_waiting += 1
                 continue
             waiting = self.runs.batch_attempts(batch_id)
@@ -202,7 +195,6 @@ class BatchPoller:
                 verdict = batches.verdict(
                     lambda: self._render(attempt.session_id)[0],
                     line,
-                    self.policy.repair_timeout_seconds,
                     reference_given=attempt.prompt.reference_source is not None,
                 )
             except JudgeOutputError as exc:
@@ -271,7 +263,7 @@ class BatchPoller:
     def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
         """The session's request, with its reference (resolved now), and the reference."""
         session = self.source.get_session(session_id)
-        reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+        reference = self.references.for_session(session)
         prompt = build_prompt(self.config, session, budget_tokens=self.policy.input_budget_tokens, reference=reference)
         return prompt, reference
 
