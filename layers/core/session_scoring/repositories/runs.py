@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, Select, and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
@@ -29,6 +29,13 @@ _SCORES = schema.session_scores
 _RUNS = schema.scoring_runs
 _REFERENCES = schema.session_references
 _UPLOADS = schema.uploaded_sessions
+_PROMPT_COLUMNS = {
+    "compacted": "prompt_compacted",
+    "tokens_before": "prompt_tokens_before",
+    "tokens_after": "prompt_tokens_after",
+    "reference_source": "reference_source",
+}
+"""The columns of a score's ``PromptStats``, by field."""
 
 
 @dataclass(frozen=True)
@@ -185,18 +192,17 @@ class RunRepository(TransactionRepository):
             row = db.execute(select(_RUNS).where(_RUNS.c.run_id == run_id)).first()
             return None if row is None else self._load(db, [row])[0]
 
+    def _newest(self, db: Connection, query: Select[Any], limit: int, offset: int | None = None) -> list[RunRecord]:
+        """The runs ``query`` selects, newest first."""
+        newest = query.order_by(_RUNS.c.created_at.desc(), _RUNS.c.run_id.desc()).offset(offset).limit(limit)
+        return self._load(db, db.execute(newest).all())
+
     @db_call
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]:
         """One page of runs, newest first, and the total number of runs."""
         with self._engine.connect() as db:
             total = int(db.scalar(select(func.count()).select_from(_RUNS)) or 0)
-            rows = db.execute(
-                select(_RUNS)
-                .order_by(_RUNS.c.created_at.desc(), _RUNS.c.run_id.desc())
-                .offset((page - 1) * page_size)
-                .limit(page_size)
-            ).all()
-            return self._load(db, rows), total
+            return self._newest(db, select(_RUNS), page_size, (page - 1) * page_size), total
 
     @db_call
     def list_attempts(
@@ -462,11 +468,9 @@ class RunRepository(TransactionRepository):
         return [from_row(BatchAttempt, row, claim_token=token, prompt=PromptStats(False, None, None)) for row in rows]
 
     @db_call
-    def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
-        """Record the batch the claimed attempts went into (with their prompt sizes and reference sources); they wait
-        in it, without a lease, until the poller collects its results."""
-        if not prompts:
-            return 0
+    def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> None:
+        """Record the batch the claimed attempts (at least one) went into, with their prompt stats; they wait in it,
+        without a lease, until the poller collects its results."""
         s = _SCORES
         statement = (
             update(s)
@@ -474,25 +478,14 @@ class RunRepository(TransactionRepository):
             .values(
                 batch_id=batch_id,
                 lease_expires_at=None,
-                prompt_compacted=bindparam("b_compacted"),
-                prompt_tokens_before=bindparam("b_before"),
-                prompt_tokens_after=bindparam("b_after"),
-                reference_source=bindparam("b_reference"),
+                **{column: bindparam(f"b_{name}") for name, column in _PROMPT_COLUMNS.items()},
             )
         )
         rows = [
-            {
-                "b_score_id": score_id,
-                "b_compacted": p.compacted,
-                "b_before": p.tokens_before,
-                "b_after": p.tokens_after,
-                "b_reference": p.reference_source,
-            }
-            for score_id, p in prompts.items()
+            {"b_score_id": score_id, **{f"b_{k}": v for k, v in asdict(p).items()}} for score_id, p in prompts.items()
         ]
         with self._engine.begin() as db:
             db.execute(statement, rows)
-        return len(rows)
 
     @db_call
     def open_batches(self) -> list[str]:
@@ -511,19 +504,13 @@ class RunRepository(TransactionRepository):
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
         s = _SCORES
         rows = self._all(
-            select(
-                *columns_of(BatchAttempt, s),
-                *[s.c[name] for name in ("prompt_compacted", "prompt_tokens_before", "prompt_tokens_after")],
-                s.c.reference_source,
-            ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
+            select(*columns_of(BatchAttempt, s), *[s.c[column] for column in _PROMPT_COLUMNS.values()]).where(
+                s.c.batch_id == batch_id, s.c.status == "in_progress"
+            )
         )
         return {
             str(row.score_id): from_row(
-                BatchAttempt,
-                row,
-                prompt=PromptStats(
-                    bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after, row.reference_source
-                ),
+                BatchAttempt, row, prompt=PromptStats(**{name: getattr(row, c) for name, c in _PROMPT_COLUMNS.items()})
             )
             for row in rows
         }
@@ -563,10 +550,8 @@ class RunRepository(TransactionRepository):
     @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
         """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
-        r = _RUNS
+        query = select(_RUNS).where(_RUNS.c.started_by == started_by)
+        if since is not None:
+            query = query.where(_RUNS.c.created_at >= since)
         with self._engine.connect() as db:
-            query = select(r).where(r.c.started_by == started_by)
-            if since is not None:
-                query = query.where(r.c.created_at >= since)
-            rows = db.execute(query.order_by(r.c.created_at.desc(), r.c.run_id.desc()).limit(limit)).all()
-            return self._load(db, rows)
+            return self._newest(db, query, limit)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -38,6 +38,8 @@ from session_scoring.sources.base import SessionSource
 
 SUBMIT_LEASE_SECONDS = 900
 """How long a claim for submission holds: past it, attempts claimed by a poller that died are submitted again."""
+STUCK_PLANNING_SECONDS = 900
+"""A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
 TIME_MARGIN_SECONDS = 30.0
 """Time kept back from the function's remaining time: a tick stops collecting or submitting before it."""
 
@@ -91,8 +93,6 @@ class BatchPolicy:
     max_submissions: int
     """Submissions of one attempt before a transient batch failure fails it (``SCORING_MAX_RECEIVE_COUNT``)."""
     input_budget_tokens: int | None
-    stuck_planning_seconds: int = 900
-    """A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
 
 
 class BatchRuns(Protocol):
@@ -102,7 +102,7 @@ class BatchRuns(Protocol):
     def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]: ...
     def mark_submitted(
         self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]
-    ) -> int: ...
+    ) -> None: ...
     def open_batches(self) -> list[str]: ...
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool: ...
     def settle(self, run_id: uuid.UUID) -> int: ...
@@ -133,7 +133,7 @@ class BatchPoller:
         self._submit(result, touched, deadline)
         for run_id in touched:
             self.runs.settle(run_id)
-        result.runs_stuck_planning = self.runs.stuck_planning(self.policy.stuck_planning_seconds)
+        result.runs_stuck_planning = self.runs.stuck_planning(STUCK_PLANNING_SECONDS)
         if result.submitted or result.completed or result.failed or result.resubmitted:
             logger.info("batch poller tick", extra=result.counts())
         return result
@@ -155,9 +155,8 @@ class BatchPoller:
                 result.notes.append(f"{batch_id}: status not read ({exc.message}); the next tick tries again")
                 continue
             except PermanentError as exc:  # e.g. the batch is gone: its attempts can never get a result
-                self._fail_batch(
-                    batch_id, f"the Message Batch {batch_id} cannot be read: {exc.message}", touched, result
-                )
+                reason = f"the Message Batch {batch_id} cannot be read: {exc.message}"
+                self._fail_all(self.runs.batch_attempts(batch_id).values(), reason, touched, result)
                 continue
             if not ended:
                 result.batches_waiting += 1
@@ -178,14 +177,14 @@ class BatchPoller:
                 continue
             except PermanentError as exc:
                 reason = f"the results of Message Batch {batch_id} cannot be read: {exc.message}"
-                self._fail_batch(batch_id, reason, touched, result)
-                continue
-            for attempt in waiting.values():  # the batch ended without a line for them
-                touched.add(attempt.run_id)
-                self._fail(attempt, f"the Message Batch {batch_id} ended without a result for this request", result)
+            else:
+                reason = f"the Message Batch {batch_id} ended without a result for this request"
+            self._fail_all(waiting.values(), reason, touched, result)
 
-    def _fail_batch(self, batch_id: str, reason: str, touched: set[uuid.UUID], result: PollResult) -> None:
-        for attempt in self.runs.batch_attempts(batch_id).values():
+    def _fail_all(
+        self, attempts: Iterable[BatchAttempt], reason: str, touched: set[uuid.UUID], result: PollResult
+    ) -> None:
+        for attempt in attempts:
             touched.add(attempt.run_id)
             self._fail(attempt, reason, result)
 
