@@ -289,8 +289,8 @@ class FailingOnce:
 
 @pytest.fixture
 def failing_runs_queue(run_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    planner = run_stack.container.run_planner
-    monkeypatch.setattr(planner, "queue", FailingOnce(run_stack.container.runs_queue, fail_at=10))
+    failing = FailingOnce(run_stack.container.runs_queue, fail_at=10)
+    monkeypatch.setattr(run_stack.container.run_service, "queue", lambda: failing)
 
 
 @pytest.mark.usefixtures("failing_runs_queue")

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.references import ReferenceResolver
-    from session_scoring.services.runs import RunPlanner, RunService
+    from session_scoring.services.runs import RunService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer, ScorerPolicy
     from session_scoring.services.scoring import ScoringService
@@ -482,12 +482,6 @@ class Container:
             references=self.reference_resolver,
             batches=lambda: self.message_batches,
         )
-
-    @cached_property
-    def run_planner(self) -> RunPlanner:
-        from session_scoring.services.runs import RunPlanner
-
-        return RunPlanner(self.run_service, self.runs_queue)
 
     @cached_property
     def auto_scorer(self) -> AutoScorer:

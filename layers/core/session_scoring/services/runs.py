@@ -1,7 +1,7 @@
 """Scoring runs: create (or estimate) a run, plan it page by page, watch it, cancel it.
 
 ``POST /runs`` stores the run (``planning``) and queues a planning message for page 1, reading no session. Each
-planning message plans one page of the session source (:meth:`RunPlanner.plan_page`): it applies the selection,
+planning message plans one page of the session source (:meth:`RunService.plan_page`): it applies the selection,
 inserts the page's attempts, queues their jobs on the runs queue and the next page's message; a page is redone without
 duplicates when its message comes back. After each of its jobs a run with no active attempt left is completed.
 ``max_sessions`` caps the attempts and ``max_cost_usd`` the actual plus estimated cost. See docs/runs.md.
@@ -215,7 +215,8 @@ class RunStore(Protocol):
 
 @dataclass(eq=False)
 class RunService:
-    """The operator's side of runs: create or estimate, read, list, cancel."""
+    """Runs: create or estimate, read, list, cancel, and plan one page of the session source per planning message
+    (see the module docstring)."""
 
     config: ScoringConfig
     repository: RunStore
@@ -467,14 +468,6 @@ class RunService:
             eta_seconds=eta,
         )
 
-
-@dataclass(eq=False)
-class RunPlanner:
-    """Plans a run one page of the session source per planning message (see the module docstring)."""
-
-    runs: RunService
-    queue: RunQueue
-
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
         record_run_planning_message()
@@ -482,14 +475,14 @@ class RunPlanner:
             return self._plan(job)
         except PermanentError as exc:
             logger.error("run planning failed", extra={"run_id": str(job.run_id), "error": exc.message})
-            self.runs.repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
+            self.repository.fail(job.run_id, f"planning page {job.page} failed: {exc.message}")
             return JobOutcome.ack(exc.message)
         except ScoringError as exc:
             logger.warning("run planning deferred", extra={"run_id": str(job.run_id), "error": exc.message})
             return JobOutcome.retry(f"planning page {job.page} will be retried: {exc.message}", 30)
 
     def _plan(self, job: RunPlanningJob) -> JobOutcome:
-        repository = self.runs.repository
+        repository = self.repository
         run = repository.get(job.run_id)
         if run is None:
             return JobOutcome.ack("no such run")
@@ -498,18 +491,18 @@ class RunPlanner:
         if run.next_page > job.page:
             # This page was planned but its successor may not have been sent (killed in between): send it again.
             if run.next_page == job.page + 1:
-                self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
+                self.queue().send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
             return JobOutcome.ack("page already planned")
         if run.next_page < job.page:
             return JobOutcome.ack("stale planning message")
         selection = RunSelection.model_validate(run.selection)
-        source_page, decision = self.runs.decide(run.run_id, selection, job.page, run.criteria_hash)
+        source_page, decision = self.decide(run.run_id, selection, job.page, run.criteria_hash)
         # A resumed page: the jobs of its pending attempts may never have been sent.
         self._send(run, decision.in_run_pending)
 
         estimate = None  # made once, on the first page with candidates, then stored on the run
         if run.estimated_input_tokens is None and decision.candidates:
-            estimate = self.runs.estimate(decision.candidates, batch=run.mode == "batch")
+            estimate = self.estimate(decision.candidates, batch=run.mode == "batch")
         cost = run.estimated_cost_per_session_usd if estimate is None else estimate.cost_usd
         allowed, stop_reason = self._room(run, cost, len(decision.candidates))
         chosen = decision.candidates[:allowed]
@@ -540,10 +533,10 @@ class RunPlanner:
             return JobOutcome.ack("the run changed while planning this page")
         record_run_page_planned(len(inserted.created))
         if finished:
-            self.runs.settle(run.run_id)  # a run that selected nothing is completed at once
+            self.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
         else:
-            self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
+            self.queue().send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
         return JobOutcome.ack(f"planned page {job.page}: {len(inserted.created)} attempt(s) queued")
 
     def _room(self, run: RunRecord, cost: Decimal | None, wanted: int) -> tuple[int, str | None]:
@@ -553,7 +546,7 @@ class RunPlanner:
         allowed = min(wanted, room)
         reason = f"max_sessions ({run.max_sessions}) reached" if wanted >= room else None
         if run.max_cost_usd is not None and cost:
-            actual = Decimal(str(self.runs.cost_of(run) or 0))
+            actual = Decimal(str(self.cost_of(run) or 0))
             in_flight = cost * run.active
             affordable = max(0, int((run.max_cost_usd - actual - in_flight) / cost))
             if affordable < allowed:
@@ -568,7 +561,7 @@ class RunPlanner:
         if run.mode == "batch" or not attempts:
             return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
         now = datetime.now(UTC)
-        self.queue.send_many(
+        self.queue().send_many(
             [
                 ScoringJob(
                     score_id=score_id,
