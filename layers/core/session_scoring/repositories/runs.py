@@ -25,6 +25,8 @@ from session_scoring.repositories.base import TransactionRepository, columns_of,
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The token counts of a run's usage."""
 _SCORES = schema.session_scores
 _RUNS = schema.scoring_runs
 _REFERENCES = schema.session_references
@@ -160,12 +162,11 @@ class RunRepository(TransactionRepository):
                 .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
                 counts[run_id][str(status)] = int(count)
-            tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
             for r in db.execute(
                 select(
                     _SCORES.c.run_id,
                     _SCORES.c.judge_model.label("model"),
-                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in tokens],
+                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in TOKENS],
                 )
                 .where(_SCORES.c.run_id.in_(ids), _SCORES.c.status == "completed")
                 .group_by(_SCORES.c.run_id, _SCORES.c.judge_model)

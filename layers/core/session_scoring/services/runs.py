@@ -53,7 +53,7 @@ from session_scoring.observability import (
     record_run_planning_message,
     record_scores_cancelled,
 )
-from session_scoring.repositories.runs import InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
+from session_scoring.repositories.runs import TOKENS, InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.references import ReferenceResolver
 from session_scoring.services.scorer import JobOutcome
@@ -67,7 +67,6 @@ ESTIMATE_SAMPLE = 3
 """Selected sessions rendered to estimate a run's input tokens per session."""
 SAMPLE_IDS = 10
 _ENDED = ("completed", "failed", "cancelled")
-_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 _RECORD_FIELDS = ScoringRun.model_fields.keys() & {f.name for f in fields(RunRecord)} - {"selection", "counts", "usage"}
 """The API's fields a run record holds under the same name (the run's status and amounts converted on validation)."""
 
@@ -462,7 +461,7 @@ class RunService:
                 skipped_by_reason=record.skipped,
             ),
             usage=RunUsage(
-                **{name: sum(getattr(u, name) for u in record.usage) for name in _TOKENS},
+                **{name: sum(getattr(u, name) for u in record.usage) for name in TOKENS},
                 cost_usd=self.cost_of(record),
             ),
             eta_seconds=eta,
