@@ -61,6 +61,7 @@ _.is_cold_start
 _.per_session_input_tokens
 _.per_session_output_tokens
 _.sessions_skipped
+_.planned_at  # copied from the run record by field name
 
 # Trends and criteria comparison (models/trends.py): response fields read by API clients; WEEK reached by value.
 _.WEEK

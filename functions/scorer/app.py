@@ -75,7 +75,7 @@ def plan_run(message: RunPlanningJob) -> str:
     """A planning message of a scoring run (runs queue): plan one page of its selection."""
     logger.append_keys(run_id=str(message.run_id))
     try:
-        outcome = get_container().run_planner.plan_page(message)
+        outcome = get_container().run_service.plan_page(message)
     finally:
         logger.remove_keys(["run_id"])
     if not outcome.done:

@@ -10,7 +10,7 @@ holds about one page of jobs at a time. (Planning every page first and then scor
 1,000-deep queue, and moto's SQS spends time in proportion to a queue's depth on every call, real SQS does not:
 sending ten messages took 22 ms into an empty queue and 300 ms into one 900 deep here, so the figures were moto's.)
 
-- **planning**: ``POST /runs`` and every planning message of the run (``RunPlanner.plan_page``: read one page of
+- **planning**: ``POST /runs`` and every planning message of the run (``RunService.plan_page``: read one page of
   the session source, insert its attempts, send their jobs), for ``BENCH_RUN_SESSIONS`` sessions (1,000);
 - **scoring**: the rest of the drain, until the run is completed, as sessions per second;
 - **per session**: (planning + scoring) / sessions, beside the floor of a single ``POST .../score`` and its job through
@@ -103,7 +103,7 @@ def test_a_thousand_session_run(make_stack: Any, bench_sessions: Path, bench_tab
     post_seconds = time.perf_counter() - started
 
     # The run as the scorer function runs it: its planning messages and its jobs from the one runs queue.
-    planner = stack.container.run_planner
+    planner = stack.container.run_service
     plan_page, planned = planner.plan_page, []
 
     def timed_plan_page(job: RunPlanningJob) -> JobOutcome:

@@ -289,8 +289,8 @@ class FailingOnce:
 
 @pytest.fixture
 def failing_runs_queue(run_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    planner = run_stack.container.run_planner
-    monkeypatch.setattr(planner, "queue", FailingOnce(run_stack.container.runs_queue, fail_at=10))
+    failing = FailingOnce(run_stack.container.runs_queue, fail_at=10)
+    monkeypatch.setattr(run_stack.container.run_service, "queue", lambda: failing)
 
 
 @pytest.mark.usefixtures("failing_runs_queue")
@@ -336,10 +336,10 @@ def test_cli_creates_watches_and_lists_a_run(run_stack: Stack) -> None:
     base = {
         "which": "unscored",
         "score_below": None,
-        "session_id": None,
-        "status": None,
-        "after": None,
-        "before": None,
+        "session_ids": None,
+        "statuses": None,
+        "submitted_after": None,
+        "submitted_before": None,
         "agent": None,
         "alert_type": None,
         "max_sessions": 40,

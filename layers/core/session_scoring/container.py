@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from session_scoring.services.reaper import AttemptReaper
     from session_scoring.services.redrive import DeadLetterService
     from session_scoring.services.references import ReferenceResolver
-    from session_scoring.services.runs import RunEstimator, RunPlanner, RunService
+    from session_scoring.services.runs import RunService
     from session_scoring.services.schema import SchemaService
     from session_scoring.services.scorer import Scorer, ScorerPolicy
     from session_scoring.services.scoring import ScoringService
@@ -435,7 +435,6 @@ class Container:
             max_requests=settings.batch_max_requests,
             submit_limit=settings.batch_submit_limit,
             max_submissions=settings.max_receive_count,
-            repair_timeout_seconds=settings.judge_timeout_seconds,
             input_budget_tokens=settings.judge_input_budget,
         )
         return BatchPoller(
@@ -445,7 +444,7 @@ class Container:
             self.source,
             lambda: self.message_batches,
             policy,
-            references=self.reference_resolver,
+            self.reference_resolver,
             writeback_jobs=self.queue if self.settings.writeback_enabled else None,
         )
 
@@ -467,14 +466,6 @@ class Container:
     # ---- Scoring runs.
 
     @cached_property
-    def run_estimator(self) -> RunEstimator:
-        from session_scoring.services.runs import RunEstimator
-
-        return RunEstimator(
-            self.config, self.source, self.run_repository, self.judge_input_budget, self.reference_resolver
-        )
-
-    @cached_property
     def run_service(self) -> RunService:
         from session_scoring.services.runs import RunService
 
@@ -484,25 +475,12 @@ class Container:
             self.run_repository,
             self.source,
             lambda: self.runs_queue,
-            self.run_estimator,
             max_run_sessions=settings.max_run_sessions,
             concurrency=settings.run_concurrency,
             page_size=settings.run_page_size,
+            budget_tokens=self.judge_input_budget,
+            references=self.reference_resolver,
             batches=lambda: self.message_batches,
-        )
-
-    @cached_property
-    def run_planner(self) -> RunPlanner:
-        from session_scoring.services.runs import RunPlanner
-
-        return RunPlanner(
-            self.config,
-            self.run_repository,
-            self.source,
-            self.runs_queue,
-            self.run_estimator,
-            self.run_service,
-            self.settings.run_page_size,
         )
 
     @cached_property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 
 import pytest
@@ -83,12 +84,16 @@ def test_filters_by_ids_agent_alert_type_and_start_time() -> None:
 
 def test_a_resumed_page_does_not_select_the_runs_own_sessions_again() -> None:
     page = [summary("queued"), summary("done"), summary("fresh")]
-    states = {"queued": state(active=True, in_run="pending"), "done": state(any_completed=True, in_run="completed")}
+    queued = uuid.uuid4()
+    states = {
+        "queued": state(active=True, in_run="pending", in_run_score_id=queued),
+        "done": state(any_completed=True, in_run="completed"),
+    }
 
     decision = decide_page(RunSelection(which="all"), page, states, SCORABLE)
 
     assert decision.candidates == ["fresh"]
-    assert decision.in_run_pending == ["queued"]
+    assert decision.in_run_pending == [(queued, "queued")]
     assert not decision.skipped
 
 

@@ -33,6 +33,7 @@ from session_scoring.models.runs import (
     FINISHED_RUN_STATUSES,
     DryRunResult,
     RunRequest,
+    RunSelection,
     RunStatus,
     ScoringRun,
     Which,
@@ -170,27 +171,11 @@ def dry_run_report(result: DryRunResult) -> str:
 def runs_command(service: RunService, args: argparse.Namespace, out: TextIO, wait: Callable[[float], object]) -> int:
     """``runs create|list|watch|cancel``: the run service, called in-process like the other operator commands."""
     if args.runs_command == "create":
-        selection = {
-            "which": args.which,
-            "score_below": args.score_below,
-            "session_ids": args.session_id,
-            "statuses": args.status,
-            "submitted_after": args.after,
-            "submitted_before": args.before,
-            "agent": args.agent,
-            "alert_type": args.alert_type,
-        }
+        # The options' destinations are the request's field names.
+        selection = {name: value for name in RunSelection.model_fields if (value := getattr(args, name)) is not None}
+        body = {name: getattr(args, name) for name in RunRequest.model_fields if name != "selection"}
         try:
-            request = RunRequest.model_validate(
-                {
-                    "selection": {k: v for k, v in selection.items() if v is not None},
-                    "max_sessions": args.max_sessions,
-                    "max_cost_usd": args.max_cost_usd,
-                    "mode": args.mode,
-                    "dry_run": args.dry_run,
-                    "name": args.name,
-                }
-            )
+            request = RunRequest.model_validate({"selection": selection, **body})
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise InvalidRequestError(f"invalid run: {problems}") from None
@@ -313,10 +298,18 @@ def _add_runs_parser(commands: Any) -> None:
     create = sub.add_parser("create", help="start a scoring run (or estimate it with --dry-run)")
     create.add_argument("--which", default="unscored", choices=[w.value for w in Which])
     create.add_argument("--score-below", type=int, help="with --which score_below")
-    create.add_argument("--session-id", action="append", help="only this session (repeatable)")
-    create.add_argument("--status", action="append", help="session status to read (repeatable)")
-    create.add_argument("--after", help="sessions started at or after this ISO time")
-    create.add_argument("--before", help="sessions started before this ISO time")
+    create.add_argument(
+        "--session-id", dest="session_ids", metavar="SESSION_ID", action="append", help="only this session (repeatable)"
+    )
+    create.add_argument(
+        "--status", dest="statuses", metavar="STATUS", action="append", help="session status to read (repeatable)"
+    )
+    create.add_argument(
+        "--after", dest="submitted_after", metavar="AFTER", help="sessions started at or after this ISO time"
+    )
+    create.add_argument(
+        "--before", dest="submitted_before", metavar="BEFORE", help="sessions started before this ISO time"
+    )
     create.add_argument("--agent")
     create.add_argument("--alert-type")
     create.add_argument("--max-sessions", type=int, required=True)

@@ -2,7 +2,7 @@
 
 Each request is built by :meth:`ClaudeJudge.request_params`, the same rendered prompt and output schema an online
 call sends; its ``custom_id`` is the attempt's ``score_id``. SDK objects stay here: callers get
-:class:`BatchStatus` and :class:`BatchResult`. SDK errors are mapped onto our hierarchy like the online judge's.
+:class:`BatchResult`. SDK errors are mapped onto our hierarchy like the online judge's.
 """
 
 from __future__ import annotations
@@ -41,13 +41,6 @@ class BatchRequest:
 
 
 @dataclass(frozen=True)
-class BatchStatus:
-    batch_id: str
-    ended: bool
-    processing_status: str
-
-
-@dataclass(frozen=True)
 class BatchResult:
     """One line of a batch's results, mapped from the SDK's."""
 
@@ -58,13 +51,6 @@ class BatchResult:
     truncated: bool = False
     error_type: str | None = None
     error_message: str | None = None
-
-    @property
-    def score_id(self) -> uuid.UUID | None:
-        try:
-            return uuid.UUID(self.custom_id)
-        except ValueError:
-            return None
 
 
 def chunk_requests(
@@ -93,11 +79,8 @@ class MessageBatches:
     def __init__(self, client: anthropic.Anthropic, judge: ClaudeJudge, timeout_seconds: float) -> None:
         self._client = client
         self._judge = judge
+        self._timeout_seconds = timeout_seconds
         self._timeout = httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds))
-
-    @property
-    def model(self) -> str:
-        return self._judge.model
 
     def request(self, score_id: uuid.UUID, prompt: JudgePrompt) -> BatchRequest:
         params = self._judge.request_params(prompt)
@@ -112,10 +95,10 @@ class MessageBatches:
             )
         return batch.id
 
-    def status(self, batch_id: str) -> BatchStatus:
+    def ended(self, batch_id: str) -> bool:
         with sdk_errors():
             batch = self._client.messages.batches.retrieve(batch_id, timeout=self._timeout)
-        return BatchStatus(batch.id, batch.processing_status == "ended", batch.processing_status)
+        return batch.processing_status == "ended"
 
     def results(self, batch_id: str) -> Iterator[BatchResult]:
         """The results of an ended batch, streamed line by line."""
@@ -127,17 +110,11 @@ class MessageBatches:
         with sdk_errors(), suppress(anthropic.NotFoundError):  # already gone: nothing left to cancel
             self._client.messages.batches.cancel(batch_id, timeout=self._timeout)
 
-    def verdict(
-        self,
-        prompt: Callable[[], JudgePrompt],
-        result: BatchResult,
-        timeout_seconds: float,
-        reference_given: bool = False,
-    ) -> JudgeVerdict:
+    def verdict(self, prompt: Callable[[], JudgePrompt], result: BatchResult, reference_given: bool) -> JudgeVerdict:
         """The verdict of a succeeded result: validated like an online answer (``reference_given``: the submitted
-        request carried a reference), an invalid one repaired online."""
+        request carried a reference), an invalid one repaired online within the judge's timeout."""
         return self._judge.batch_verdict(
-            prompt, result.text, result.usage, result.truncated, timeout_seconds, reference_given
+            prompt, result.text, result.usage, result.truncated, self._timeout_seconds, reference_given
         )
 
 

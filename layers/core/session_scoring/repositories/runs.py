@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, Select, and_, bindparam, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
@@ -25,10 +25,19 @@ from session_scoring.repositories.base import TransactionRepository, columns_of,
 from session_scoring.repositories.facts import fact_values
 
 _ACTIVE = ("pending", "in_progress")
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The token counts of a run's usage."""
 _SCORES = schema.session_scores
 _RUNS = schema.scoring_runs
 _REFERENCES = schema.session_references
 _UPLOADS = schema.uploaded_sessions
+_PROMPT_COLUMNS = {
+    "compacted": "prompt_compacted",
+    "tokens_before": "prompt_tokens_before",
+    "tokens_after": "prompt_tokens_after",
+    "reference_source": "reference_source",
+}
+"""The columns of a score's ``PromptStats``, by field."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,7 @@ class SessionScoreState:
     latest_current_score: int | None
     in_run: str | None
     """The status of this run's own attempt for the session, when it has one."""
+    in_run_score_id: uuid.UUID | None = None
 
 
 @dataclass(frozen=True)
@@ -134,40 +144,12 @@ class RunRepository(TransactionRepository):
     row); none holds one across I/O."""
 
     @db_call
-    def create(
-        self,
-        run_id: uuid.UUID,
-        *,
-        name: str,
-        mode: str,
-        selection: dict[str, Any],
-        max_sessions: int,
-        max_cost_usd: float | None,
-        criteria_hash: str,
-        criteria_content: dict[str, Any],
-        judge_model: str,
-        started_by: str,
-    ) -> RunRecord:
-        """Store a new run (planning), and its criteria definition when it is new (its attempts reference it)."""
+    def create(self, run_id: uuid.UUID, criteria_content: dict[str, Any], **columns: Any) -> None:
+        """Store a new run (planning) with ``columns`` of its row, and its criteria definition when it is new (its
+        attempts reference it)."""
         with self._engine.begin() as db:
-            db.execute(insert_criteria(criteria_hash, criteria_content))
-            db.execute(
-                insert(_RUNS).values(
-                    run_id=run_id,
-                    name=name,
-                    status="planning",
-                    mode=mode,
-                    selection=selection,
-                    max_sessions=max_sessions,
-                    max_cost_usd=None if max_cost_usd is None else Decimal(str(max_cost_usd)),
-                    criteria_hash=criteria_hash,
-                    judge_model=judge_model,
-                    started_by=started_by,
-                )
-            )
-        record = self.get(run_id)
-        assert record is not None
-        return record
+            db.execute(insert_criteria(columns["criteria_hash"], criteria_content))
+            db.execute(insert(_RUNS).values(run_id=run_id, status="planning", **columns))
 
     def _load(self, db: Connection, rows: Sequence[Any]) -> list[RunRecord]:
         ids = [row.run_id for row in rows]
@@ -180,12 +162,11 @@ class RunRepository(TransactionRepository):
                 .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
                 counts[run_id][str(status)] = int(count)
-            tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
             for r in db.execute(
                 select(
                     _SCORES.c.run_id,
                     _SCORES.c.judge_model.label("model"),
-                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in tokens],
+                    *[func.coalesce(func.sum(_SCORES.c[name]), 0).label(name) for name in TOKENS],
                 )
                 .where(_SCORES.c.run_id.in_(ids), _SCORES.c.status == "completed")
                 .group_by(_SCORES.c.run_id, _SCORES.c.judge_model)
@@ -212,18 +193,17 @@ class RunRepository(TransactionRepository):
             row = db.execute(select(_RUNS).where(_RUNS.c.run_id == run_id)).first()
             return None if row is None else self._load(db, [row])[0]
 
+    def _newest(self, db: Connection, query: Select[Any], limit: int, offset: int | None = None) -> list[RunRecord]:
+        """The runs ``query`` selects, newest first."""
+        newest = query.order_by(_RUNS.c.created_at.desc(), _RUNS.c.run_id.desc()).offset(offset).limit(limit)
+        return self._load(db, db.execute(newest).all())
+
     @db_call
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]:
         """One page of runs, newest first, and the total number of runs."""
         with self._engine.connect() as db:
             total = int(db.scalar(select(func.count()).select_from(_RUNS)) or 0)
-            rows = db.execute(
-                select(_RUNS)
-                .order_by(_RUNS.c.created_at.desc(), _RUNS.c.run_id.desc())
-                .offset((page - 1) * page_size)
-                .limit(page_size)
-            ).all()
-            return self._load(db, rows), total
+            return self._newest(db, select(_RUNS), page_size, (page - 1) * page_size), total
 
     @db_call
     def list_attempts(
@@ -270,6 +250,7 @@ class RunRepository(TransactionRepository):
                     func.bool_or(completed_current).label("current_completed"),
                     func.bool_or(s.c.status.in_(_ACTIVE)).label("active"),
                     func.max(case((s.c.run_id == run_id, s.c.status))).label("in_run"),
+                    func.array_agg(s.c.score_id).filter(s.c.run_id == run_id)[1].label("in_run_score_id"),
                     func.array_agg(aggregate_order_by(s.c.status, *newest))[1].label("latest_status"),
                     func.array_agg(aggregate_order_by(s.c.total_score, *newest))
                     .filter(completed_current)[1]
@@ -304,37 +285,31 @@ class RunRepository(TransactionRepository):
 
     @db_call
     def insert_attempts(
-        self,
-        run_id: uuid.UUID,
-        sessions: Sequence[tuple[uuid.UUID, str]],
-        criteria_hash: str,
-        triggered_by: str,
-        facts: Mapping[str, SessionFacts] | None = None,
+        self, run_id: uuid.UUID, criteria_hash: str, triggered_by: str, facts: Mapping[str, SessionFacts]
     ) -> InsertedAttempts:
-        """Create pending attempts of the run for ``(score_id, session_id)`` pairs while the run is planning, each
-        with its session's ``facts`` when given, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an
-        active attempt (or already in this run) is reported. The run row is locked so a cancel cannot interleave."""
-        pairs = list(sessions)
+        """Create a pending attempt of the run for each session of ``facts`` (with its facts) while the run is
+        planning, in one ``INSERT ... ON CONFLICT DO NOTHING``: a session with an active attempt (or already in this
+        run) is reported. The run row is locked so a cancel cannot interleave."""
         with self._engine.begin() as db:
             status = db.scalar(select(_RUNS.c.status).where(_RUNS.c.run_id == run_id).with_for_update())
             if status != "planning":
                 return InsertedAttempts([], [], False)
-            if not pairs:
+            if not facts:
                 return InsertedAttempts([], [], True)
             inserted = db.execute(
                 insert(_SCORES)
                 .values(
                     [
                         {
-                            "score_id": score_id,
+                            "score_id": uuid.uuid4(),
                             "session_id": session_id,
                             "criteria_hash": criteria_hash,
                             "status": "pending",
                             "scored_triggered_by": triggered_by,
                             "run_id": run_id,
-                            **fact_values((facts or {}).get(session_id)),
+                            **fact_values(session_facts),
                         }
-                        for score_id, session_id in pairs
+                        for session_id, session_facts in facts.items()
                     ]
                 )
                 .on_conflict_do_nothing()
@@ -342,7 +317,7 @@ class RunRepository(TransactionRepository):
             ).all()
             created = [(r.score_id, r.session_id) for r in inserted]
             done = {session_id for _, session_id in created}
-            return InsertedAttempts(created, [sid for _, sid in pairs if sid not in done], True)
+            return InsertedAttempts(created, [sid for sid in facts if sid not in done], True)
 
     @db_call
     def advance(
@@ -439,32 +414,19 @@ class RunRepository(TransactionRepository):
             return 0
 
     @db_call
-    def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]:
-        """Average (output tokens, judge latency in ms) of the last ``limit`` completed attempts with ``model``."""
+    def average_usage(self, model: str) -> tuple[float | None, float | None]:
+        """Average (output tokens, judge latency in ms) of the last 200 completed attempts with ``model``."""
         recent = (
             select(_SCORES.c.output_tokens, _SCORES.c.judge_latency_ms)
             .where(_SCORES.c.status == "completed", _SCORES.c.judge_model == model)
             .order_by(_SCORES.c.scored_at.desc())
-            .limit(limit)
+            .limit(200)
             .subquery()
         )
         row = self._one(select(func.avg(recent.c.output_tokens), func.avg(recent.c.judge_latency_ms)))
         assert row is not None
         tokens, latency = (None if value is None else float(value) for value in row)
         return tokens, latency
-
-    @db_call
-    def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]:
-        """This run's attempts that are still pending among ``session_ids`` (a resumed page sends their jobs again)."""
-        ids = list(session_ids)
-        if not ids:
-            return []
-        rows = self._all(
-            select(_SCORES.c.score_id, _SCORES.c.session_id).where(
-                _SCORES.c.run_id == run_id, _SCORES.c.status == "pending", _SCORES.c.session_id.in_(ids)
-            )
-        )
-        return [(r.score_id, r.session_id) for r in rows]
 
     # --- batch mode: the batch poller's reads and writes -------------------------------------------------------
 
@@ -507,11 +469,9 @@ class RunRepository(TransactionRepository):
         return [from_row(BatchAttempt, row, claim_token=token, prompt=PromptStats(False, None, None)) for row in rows]
 
     @db_call
-    def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> int:
-        """Record the batch the claimed attempts went into (with their prompt sizes and reference sources); they wait
-        in it, without a lease, until the poller collects its results."""
-        if not prompts:
-            return 0
+    def mark_submitted(self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]) -> None:
+        """Record the batch the claimed attempts (at least one) went into, with their prompt stats; they wait in it,
+        without a lease, until the poller collects its results."""
         s = _SCORES
         statement = (
             update(s)
@@ -519,25 +479,14 @@ class RunRepository(TransactionRepository):
             .values(
                 batch_id=batch_id,
                 lease_expires_at=None,
-                prompt_compacted=bindparam("b_compacted"),
-                prompt_tokens_before=bindparam("b_before"),
-                prompt_tokens_after=bindparam("b_after"),
-                reference_source=bindparam("b_reference"),
+                **{column: bindparam(f"b_{name}") for name, column in _PROMPT_COLUMNS.items()},
             )
         )
         rows = [
-            {
-                "b_score_id": score_id,
-                "b_compacted": p.compacted,
-                "b_before": p.tokens_before,
-                "b_after": p.tokens_after,
-                "b_reference": p.reference_source,
-            }
-            for score_id, p in prompts.items()
+            {"b_score_id": score_id, **{f"b_{k}": v for k, v in asdict(p).items()}} for score_id, p in prompts.items()
         ]
         with self._engine.begin() as db:
             db.execute(statement, rows)
-        return len(rows)
 
     @db_call
     def open_batches(self) -> list[str]:
@@ -556,19 +505,13 @@ class RunRepository(TransactionRepository):
         """The attempts still waiting in ``batch_id``, by score id (the batch requests' ``custom_id``)."""
         s = _SCORES
         rows = self._all(
-            select(
-                *columns_of(BatchAttempt, s),
-                *[s.c[name] for name in ("prompt_compacted", "prompt_tokens_before", "prompt_tokens_after")],
-                s.c.reference_source,
-            ).where(s.c.batch_id == batch_id, s.c.status == "in_progress")
+            select(*columns_of(BatchAttempt, s), *[s.c[column] for column in _PROMPT_COLUMNS.values()]).where(
+                s.c.batch_id == batch_id, s.c.status == "in_progress"
+            )
         )
         return {
             str(row.score_id): from_row(
-                BatchAttempt,
-                row,
-                prompt=PromptStats(
-                    bool(row.prompt_compacted), row.prompt_tokens_before, row.prompt_tokens_after, row.reference_source
-                ),
+                BatchAttempt, row, prompt=PromptStats(**{name: getattr(row, c) for name, c in _PROMPT_COLUMNS.items()})
             )
             for row in rows
         }
@@ -608,10 +551,8 @@ class RunRepository(TransactionRepository):
     @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
         """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
-        r = _RUNS
+        query = select(_RUNS).where(_RUNS.c.started_by == started_by)
+        if since is not None:
+            query = query.where(_RUNS.c.created_at >= since)
         with self._engine.connect() as db:
-            query = select(r).where(r.c.started_by == started_by)
-            if since is not None:
-                query = query.where(r.c.created_at >= since)
-            rows = db.execute(query.order_by(r.c.created_at.desc(), r.c.run_id.desc()).limit(limit)).all()
-            return self._load(db, rows)
+            return self._newest(db, query, limit)

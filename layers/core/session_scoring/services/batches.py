@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -25,7 +25,7 @@ from session_scoring.errors import (
     TransientError,
 )
 from session_scoring.judge.base import JudgePrompt, prompt_stats
-from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, BatchStatus, chunk_requests
+from session_scoring.judge.batches import TRANSIENT_ERROR_TYPES, BatchRequest, BatchResult, chunk_requests
 from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
@@ -33,11 +33,13 @@ from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
 from session_scoring.models.reference import Reference
 from session_scoring.repositories.runs import BatchAttempt
-from session_scoring.services.references import ReferenceResolver, resolve_reference
+from session_scoring.services.references import ReferenceResolver
 from session_scoring.sources.base import SessionSource
 
 SUBMIT_LEASE_SECONDS = 900
 """How long a claim for submission holds: past it, attempts claimed by a poller that died are submitted again."""
+STUCK_PLANNING_SECONDS = 900
+"""A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
 TIME_MARGIN_SECONDS = 30.0
 """Time kept back from the function's remaining time: a tick stops collecting or submitting before it."""
 
@@ -56,16 +58,12 @@ class Batches(Protocol):
 
     def submit(self, requests: list[BatchRequest]) -> str: ...
 
-    def status(self, batch_id: str) -> BatchStatus: ...
+    def ended(self, batch_id: str) -> bool: ...
 
     def results(self, batch_id: str) -> Iterator[BatchResult]: ...
 
     def verdict(
-        self,
-        prompt: Callable[[], JudgePrompt],
-        result: BatchResult,
-        timeout_seconds: float,
-        reference_given: bool = False,
+        self, prompt: Callable[[], JudgePrompt], result: BatchResult, reference_given: bool
     ) -> JudgeVerdict: ...
 
 
@@ -94,11 +92,7 @@ class BatchPolicy:
     """Attempts submitted per tick at most (``SCORING_BATCH_SUBMIT_LIMIT``)."""
     max_submissions: int
     """Submissions of one attempt before a transient batch failure fails it (``SCORING_MAX_RECEIVE_COUNT``)."""
-    repair_timeout_seconds: float
-    """Bound of the online repair turn (``JUDGE_TIMEOUT_SECONDS``)."""
     input_budget_tokens: int | None
-    stuck_planning_seconds: int = 900
-    """A run still planning this long after it was created counts in ``runs_stuck_planning`` (the alarm's metric)."""
 
 
 class BatchRuns(Protocol):
@@ -108,7 +102,7 @@ class BatchRuns(Protocol):
     def claim_for_batch(self, limit: int, lease_seconds: int) -> list[BatchAttempt]: ...
     def mark_submitted(
         self, batch_id: str, claim_token: uuid.UUID, prompts: Mapping[uuid.UUID, PromptStats]
-    ) -> int: ...
+    ) -> None: ...
     def open_batches(self) -> list[str]: ...
     def return_to_batch(self, score_id: uuid.UUID, claim_token: uuid.UUID, note: str) -> bool: ...
     def settle(self, run_id: uuid.UUID) -> int: ...
@@ -124,9 +118,8 @@ class BatchPoller:
     batches: Callable[[], Batches]
     """Built on first use: a tick with nothing to do builds no Anthropic client."""
     policy: BatchPolicy
+    references: ReferenceResolver
     clock: Callable[[], float] = time.monotonic
-    references: ReferenceResolver | None = None
-    """Reads the reference set through the labels API; None: only the session's own reference is used."""
     writeback_jobs: JobQueue | None = None
     """The scoring queue, when write-back is on: each verdict stored is written back by the scorer, which takes
     a job for a completed attempt as its write-back (with the same retries and record as an online score)."""
@@ -140,7 +133,7 @@ class BatchPoller:
         self._submit(result, touched, deadline)
         for run_id in touched:
             self.runs.settle(run_id)
-        result.runs_stuck_planning = self.runs.stuck_planning(self.policy.stuck_planning_seconds)
+        result.runs_stuck_planning = self.runs.stuck_planning(STUCK_PLANNING_SECONDS)
         if result.submitted or result.completed or result.failed or result.resubmitted:
             logger.info("batch poller tick", extra=result.counts())
         return result
@@ -157,16 +150,15 @@ class BatchPoller:
                 result.notes.append("time budget used up: the remaining batches are read at the next tick")
                 return
             try:
-                status = batches.status(batch_id)
+                ended = batches.ended(batch_id)
             except TransientError as exc:
                 result.notes.append(f"{batch_id}: status not read ({exc.message}); the next tick tries again")
                 continue
             except PermanentError as exc:  # e.g. the batch is gone: its attempts can never get a result
-                self._fail_batch(
-                    batch_id, f"the Message Batch {batch_id} cannot be read: {exc.message}", touched, result
-                )
+                reason = f"the Message Batch {batch_id} cannot be read: {exc.message}"
+                self._fail_all(self.runs.batch_attempts(batch_id).values(), reason, touched, result)
                 continue
-            if not status.ended:
+            if not ended:
                 result.batches_waiting += 1
                 continue
             waiting = self.runs.batch_attempts(batch_id)
@@ -185,14 +177,14 @@ class BatchPoller:
                 continue
             except PermanentError as exc:
                 reason = f"the results of Message Batch {batch_id} cannot be read: {exc.message}"
-                self._fail_batch(batch_id, reason, touched, result)
-                continue
-            for attempt in waiting.values():  # the batch ended without a line for them
-                touched.add(attempt.run_id)
-                self._fail(attempt, f"the Message Batch {batch_id} ended without a result for this request", result)
+            else:
+                reason = f"the Message Batch {batch_id} ended without a result for this request"
+            self._fail_all(waiting.values(), reason, touched, result)
 
-    def _fail_batch(self, batch_id: str, reason: str, touched: set[uuid.UUID], result: PollResult) -> None:
-        for attempt in self.runs.batch_attempts(batch_id).values():
+    def _fail_all(
+        self, attempts: Iterable[BatchAttempt], reason: str, touched: set[uuid.UUID], result: PollResult
+    ) -> None:
+        for attempt in attempts:
             touched.add(attempt.run_id)
             self._fail(attempt, reason, result)
 
@@ -202,7 +194,6 @@ class BatchPoller:
                 verdict = batches.verdict(
                     lambda: self._render(attempt.session_id)[0],
                     line,
-                    self.policy.repair_timeout_seconds,
                     reference_given=attempt.prompt.reference_source is not None,
                 )
             except JudgeOutputError as exc:
@@ -271,7 +262,7 @@ class BatchPoller:
     def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
         """The session's request, with its reference (resolved now), and the reference."""
         session = self.source.get_session(session_id)
-        reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+        reference = self.references.for_session(session)
         prompt = build_prompt(self.config, session, budget_tokens=self.policy.input_budget_tokens, reference=reference)
         return prompt, reference
 

@@ -1,7 +1,7 @@
 """Scoring runs: create (or estimate) a run, plan it page by page, watch it, cancel it.
 
 ``POST /runs`` stores the run (``planning``) and queues a planning message for page 1, reading no session. Each
-planning message plans one page of the session source (:meth:`RunPlanner.plan_page`): it applies the selection,
+planning message plans one page of the session source (:meth:`RunService.plan_page`): it applies the selection,
 inserts the page's attempts, queues their jobs on the runs queue and the next page's message; a page is redone without
 duplicates when its message comes back. After each of its jobs a run with no active attempt left is completed.
 ``max_sessions`` caps the attempts and ``max_cost_usd`` the actual plus estimated cost. See docs/runs.md.
@@ -13,7 +13,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import KW_ONLY, asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass, fields
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
@@ -47,15 +47,15 @@ from session_scoring.models.runs import (
     Which,
 )
 from session_scoring.models.scores import ScoreStatus, band_for
-from session_scoring.models.session import SessionSummary, is_terminal_status
+from session_scoring.models.session import SessionPage, SessionSummary, is_terminal_status
 from session_scoring.observability import (
     record_run_page_planned,
     record_run_planning_message,
     record_scores_cancelled,
 )
-from session_scoring.repositories.runs import InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
+from session_scoring.repositories.runs import TOKENS, InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
-from session_scoring.services.references import ReferenceResolver, resolve_reference
+from session_scoring.services.references import ReferenceResolver
 from session_scoring.services.scorer import JobOutcome
 from session_scoring.sources.base import SessionSource
 
@@ -67,7 +67,8 @@ ESTIMATE_SAMPLE = 3
 """Selected sessions rendered to estimate a run's input tokens per session."""
 SAMPLE_IDS = 10
 _ENDED = ("completed", "failed", "cancelled")
-_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+_RECORD_FIELDS = ScoringRun.model_fields.keys() & {f.name for f in fields(RunRecord)} - {"selection", "counts", "usage"}
+"""The API's fields a run record holds under the same name (the run's status and amounts converted on validation)."""
 
 
 class BatchCanceller(Protocol):
@@ -97,11 +98,8 @@ class PageDecision:
 
     candidates: list[str]
     skipped: Counter[str]
-    in_run_pending: list[str]
-
-
-def _scorable(summary: SessionSummary, allowed: set[str]) -> bool:
-    return is_terminal_status(summary.status) and summary.status in allowed
+    in_run_pending: list[tuple[uuid.UUID, str]]
+    """(score_id, session_id) of this run's pending attempts on the page (a resumed page sends their jobs again)."""
 
 
 def _matches(selection: RunSelection, summary: SessionSummary) -> bool:
@@ -151,13 +149,13 @@ def decide_page(
     for summary in summaries:
         state = states.get(summary.session_id)
         if state is not None and state.in_run is not None:
-            if state.in_run == "pending":
-                decision.in_run_pending.append(summary.session_id)
+            if state.in_run == "pending" and state.in_run_score_id is not None:
+                decision.in_run_pending.append((state.in_run_score_id, summary.session_id))
             continue
         wanted = _wanted(selection, state, summary.session_id in referenced)
         if not _matches(selection, summary) or not wanted:
             continue
-        if not _scorable(summary, scorable_statuses):
+        if not (is_terminal_status(summary.status) and summary.status in scorable_statuses):
             decision.skipped["not_completed"] += 1
         elif state is not None and state.active:
             decision.skipped["already_active"] += 1
@@ -166,15 +164,13 @@ def decide_page(
     return decision
 
 
-def _referenced(repository: RunStore, selection: RunSelection, session_ids: Sequence[str]) -> set[str]:
-    """The sessions with a reference, read only when the selection asks for them."""
-    if selection.which != Which.WITH_REFERENCE:
-        return set()
-    return repository.sessions_with_reference(session_ids)
-
-
-def _as_float(value: Decimal | None) -> float | None:
-    return None if value is None else float(value)
+def _paging(page: int, page_size: int, total: int) -> dict[str, int]:
+    return {
+        "page": page,
+        "page_size": page_size,
+        "total_items": total,
+        "total_pages": max(1, math.ceil(total / page_size)),
+    }
 
 
 def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
@@ -196,37 +192,18 @@ class RunStore(Protocol):
         stop_reason: str | None = None,
         estimate: tuple[int, int, Decimal | None] | None = None,
     ) -> bool: ...
-    def average_usage(self, model: str, limit: int = 200) -> tuple[float | None, float | None]: ...
+    def average_usage(self, model: str) -> tuple[float | None, float | None]: ...
     def cancel(self, run_id: uuid.UUID, note: str) -> int | None: ...
-    def create(
-        self,
-        run_id: uuid.UUID,
-        *,
-        name: str,
-        mode: str,
-        selection: dict[str, Any],
-        max_sessions: int,
-        max_cost_usd: float | None,
-        criteria_hash: str,
-        criteria_content: dict[str, Any],
-        judge_model: str,
-        started_by: str,
-    ) -> RunRecord: ...
+    def create(self, run_id: uuid.UUID, criteria_content: dict[str, Any], **columns: Any) -> None: ...
     def fail(self, run_id: uuid.UUID, message: str) -> None: ...
     def get(self, run_id: uuid.UUID) -> RunRecord | None: ...
     def insert_attempts(
-        self,
-        run_id: uuid.UUID,
-        sessions: Sequence[tuple[uuid.UUID, str]],
-        criteria_hash: str,
-        triggered_by: str,
-        facts: Mapping[str, SessionFacts] | None = None,
+        self, run_id: uuid.UUID, criteria_hash: str, triggered_by: str, facts: Mapping[str, SessionFacts]
     ) -> InsertedAttempts: ...
     def list_attempts(
         self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
     ) -> tuple[list[RunAttempt], int] | None: ...
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]: ...
-    def pending_attempts(self, run_id: uuid.UUID, session_ids: Sequence[str]) -> list[tuple[uuid.UUID, str]]: ...
     def run_batches(self, run_id: uuid.UUID) -> list[str]: ...
     def session_states(
         self, run_id: uuid.UUID, session_ids: Sequence[str], current_hash: str
@@ -236,18 +213,27 @@ class RunStore(Protocol):
 
 
 @dataclass(eq=False)
-class RunEstimator:
-    """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
+class RunService:
+    """Runs: create or estimate, read, list, cancel, and plan one page of the session source per planning message
+    (see the module docstring)."""
 
     config: ScoringConfig
-    source: SessionSource
     repository: RunStore
+    source: SessionSource
+    queue: Callable[[], RunQueue]
+    """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
+    _: KW_ONLY
+    max_run_sessions: int
+    concurrency: int
+    page_size: int
     budget_tokens: int | None
-    references: ReferenceResolver | None = None
-    """Reads the references set through the labels API (each sampled prompt carries its session's reference, as
-    the scorer's will); None: only the sessions' own references."""
+    references: ReferenceResolver
+    """Each sampled prompt carries its session's reference, as the scorer's will."""
+    batches: Callable[[], BatchCanceller]
+    """The Message Batches client, built only to cancel a batch-mode run's batches."""
 
     def estimate(self, session_ids: Sequence[str], batch: bool = False) -> Estimate:
+        """Per-session tokens, cost and judge time of a run, from a sample of its sessions and recent scores."""
         sample = list(session_ids[:ESTIMATE_SAMPLE])
         sizes = []
         for session_id in sample:
@@ -255,7 +241,7 @@ class RunEstimator:
                 session = self.source.get_session(session_id)
             except PermanentError:
                 continue  # an unreadable session fails its own attempt; the others make the estimate
-            reference = resolve_reference(session) if self.references is None else self.references.for_session(session)
+            reference = self.references.for_session(session)
             prompt = build_prompt(self.config, session, budget_tokens=self.budget_tokens, reference=reference)
             sizes.append(prompt.estimated_tokens)
         model = self.config.llm_model
@@ -281,24 +267,6 @@ class RunEstimator:
         )
         return Estimate(input_tokens, output_tokens, cost, latency, method)
 
-
-@dataclass(eq=False)
-class RunService:
-    """The operator's side of runs: create or estimate, read, list, cancel."""
-
-    config: ScoringConfig
-    repository: RunStore
-    source: SessionSource
-    queue: Callable[[], RunQueue]
-    """Built on first use: a missing SCORING_RUNS_QUEUE_URL fails a run request, not a dry run."""
-    estimator: RunEstimator
-    _: KW_ONLY
-    max_run_sessions: int
-    concurrency: int
-    page_size: int
-    batches: Callable[[], BatchCanceller] | None = None
-    """The Message Batches client, built only to cancel a batch-mode run's batches."""
-
     def _validate(self, request: RunRequest) -> None:
         if not self.config.enabled:
             raise ScoringDisabledError("scoring is disabled (scoring.enabled is false); set SCORING_ENABLED=true")
@@ -318,12 +286,21 @@ class RunService:
                 "table of the scoring configuration, or leave max_cost_usd out"
             )
 
+    def decide(
+        self, run_id: uuid.UUID, selection: RunSelection, page: int, criteria_hash: str
+    ) -> tuple[SessionPage, PageDecision]:
+        """Read one page of the source and apply the selection to it (the references read only when it asks)."""
+        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
+        source_page = self.source.list_sessions(page, self.page_size, statuses)
+        ids = [s.session_id for s in source_page.items]
+        states = self.repository.session_states(run_id, ids, criteria_hash)
+        referenced = self.repository.sessions_with_reference(ids) if selection.which == Which.WITH_REFERENCE else set()
+        scorable = set(self.config.session_source.scorable_statuses)
+        return source_page, decide_page(selection, source_page.items, states, scorable, referenced)
+
     def dry_run(self, request: RunRequest) -> DryRunResult:
         """What a run would select and cost, reading the source now; nothing is stored or queued."""
         self._validate(request)
-        selection = request.selection
-        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
-        scorable = set(self.config.session_source.scorable_statuses)
         no_run = uuid.uuid4()  # no attempt carries it: nothing is "already in the run"
         selected: list[str] = []
         skipped: Counter[str] = Counter()
@@ -331,12 +308,8 @@ class RunService:
         page = 1
         stop_reason: str | None = None
         while True:
-            source_page = self.source.list_sessions(page, self.page_size, statuses)
+            source_page, decision = self.decide(no_run, request.selection, page, self.config.criteria_hash)
             read += len(source_page.items)
-            ids = [s.session_id for s in source_page.items]
-            states = self.repository.session_states(no_run, ids, self.config.criteria_hash)
-            referenced = _referenced(self.repository, selection, ids)
-            decision = decide_page(selection, source_page.items, states, scorable, referenced)
             skipped.update(decision.skipped)
             room = request.max_sessions - len(selected)
             selected.extend(decision.candidates[:room])
@@ -346,7 +319,7 @@ class RunService:
             if page >= source_page.total_pages or not source_page.items:
                 break
             page += 1
-        estimate = self.estimator.estimate(selected, batch=request.mode == "batch")
+        estimate = self.estimate(selected, batch=request.mode == "batch")
         if request.max_cost_usd is not None and estimate.cost_usd and estimate.cost_usd > 0:
             affordable = int(Decimal(str(request.max_cost_usd)) / estimate.cost_usd)
             if affordable < len(selected):
@@ -386,13 +359,13 @@ class RunService:
         name = request.name or f"{request.selection.which.value} run by {started_by}"
         self.repository.create(
             run_id,
+            self.config.criteria_content,
             name=name,
             mode=request.mode,
             selection=request.selection.model_dump(mode="json", exclude_none=True),
             max_sessions=request.max_sessions,
-            max_cost_usd=request.max_cost_usd,
+            max_cost_usd=None if request.max_cost_usd is None else Decimal(str(request.max_cost_usd)),
             criteria_hash=self.config.criteria_hash,
-            criteria_content=self.config.criteria_content,
             judge_model=self.config.llm_model,
             started_by=started_by,
         )
@@ -405,7 +378,7 @@ class RunService:
         return self.get(run_id)
 
     def get(self, run_id: uuid.UUID) -> ScoringRun:
-        record_scores_cancelled(self.repository.settle(run_id))
+        self.settle(run_id)
         record = self.repository.get(run_id)
         if record is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
@@ -413,13 +386,7 @@ class RunService:
 
     def list_runs(self, page: int, page_size: int) -> RunPage:
         records, total = self.repository.list_page(page, page_size)
-        return RunPage(
-            items=[self.to_api(r) for r in records],
-            page=page,
-            page_size=page_size,
-            total_items=total,
-            total_pages=max(1, math.ceil(total / page_size)),
-        )
+        return RunPage(items=[self.to_api(r) for r in records], **_paging(page, page_size, total))
 
     def list_sessions(
         self, run_id: uuid.UUID, page: int, page_size: int, status: ScoreStatus | None = None
@@ -429,13 +396,7 @@ class RunService:
         if found is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         attempts, total = found
-        return RunSessionPage(
-            items=[_attempt_to_api(a) for a in attempts],
-            page=page,
-            page_size=page_size,
-            total_items=total,
-            total_pages=max(1, math.ceil(total / page_size)),
-        )
+        return RunSessionPage(items=[_attempt_to_api(a) for a in attempts], **_paging(page, page_size, total))
 
     def cancel(self, run_id: uuid.UUID, cancelled_by: str) -> ScoringRun:
         record = self.repository.get(run_id)
@@ -448,16 +409,9 @@ class RunService:
             if current is not None and current.status != RunStatus.CANCELLED:
                 raise InvalidRequestError(f"run '{run_id}' has already ended ({current.status}); nothing to cancel")
         record_scores_cancelled(cancelled or 0)
-        self._cancel_batches(run_id, batches)
-        logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
-        return self.get(run_id)
-
-    def _cancel_batches(self, run_id: uuid.UUID, batch_ids: Sequence[str]) -> None:
-        """Cancel the run's Message Batches. Best effort: the attempts are cancelled already, so a batch that could
-        not be cancelled only costs its results, which the poller ignores."""
-        if not batch_ids or self.batches is None:
-            return
-        for batch_id in batch_ids:
+        # Best effort: the attempts are cancelled already, so a batch left running only costs its results, which the
+        # poller ignores.
+        for batch_id in batches:
             try:
                 self.batches().cancel(batch_id)
             except ScoringError as exc:
@@ -465,6 +419,8 @@ class RunService:
                     "could not cancel a batch of a cancelled run",
                     extra={"run_id": str(run_id), "batch_id": batch_id, "error": exc.message},
                 )
+        logger.info("scoring run cancelled", extra={"run_id": str(run_id), "by": cancelled_by})
+        return self.get(run_id)
 
     def settle(self, run_id: uuid.UUID) -> None:
         record_scores_cancelled(self.repository.settle(run_id))
@@ -496,20 +452,8 @@ class RunService:
         elif record.finished_at is not None:
             eta = 0.0
         return ScoringRun(
-            run_id=record.run_id,
-            name=record.name,
-            status=RunStatus(record.status),
-            mode=record.mode,
+            **{name: getattr(record, name) for name in _RECORD_FIELDS},
             selection=RunSelection.model_validate(record.selection),
-            max_sessions=record.max_sessions,
-            max_cost_usd=_as_float(record.max_cost_usd),
-            criteria_hash=record.criteria_hash,
-            judge_model=record.judge_model,
-            started_by=record.started_by,
-            created_at=record.created_at,
-            started_at=record.started_at,
-            planned_at=record.planned_at,
-            finished_at=record.finished_at,
             sessions_read=record.sessions_seen,
             counts=RunCounts(
                 **{status: counts.get(status, 0) for status in ("pending", "in_progress", *_ENDED)},
@@ -517,27 +461,11 @@ class RunService:
                 skipped_by_reason=record.skipped,
             ),
             usage=RunUsage(
-                **{name: sum(getattr(u, name) for u in record.usage) for name in _TOKENS},
+                **{name: sum(getattr(u, name) for u in record.usage) for name in TOKENS},
                 cost_usd=self.cost_of(record),
             ),
-            estimated_cost_per_session_usd=_as_float(record.estimated_cost_per_session_usd),
             eta_seconds=eta,
-            stop_reason=record.stop_reason,
-            error_message=record.error_message,
         )
-
-
-@dataclass(eq=False)
-class RunPlanner:
-    """Plans a run one page of the session source per planning message (see the module docstring)."""
-
-    config: ScoringConfig
-    repository: RunStore
-    source: SessionSource
-    queue: RunQueue
-    estimator: RunEstimator
-    runs: RunService
-    page_size: int
 
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
@@ -553,7 +481,8 @@ class RunPlanner:
             return JobOutcome.retry(f"planning page {job.page} will be retried: {exc.message}", 30)
 
     def _plan(self, job: RunPlanningJob) -> JobOutcome:
-        run = self.repository.get(job.run_id)
+        repository = self.repository
+        run = repository.get(job.run_id)
         if run is None:
             return JobOutcome.ack("no such run")
         if run.status != RunStatus.PLANNING:
@@ -561,32 +490,24 @@ class RunPlanner:
         if run.next_page > job.page:
             # This page was planned but its successor may not have been sent (killed in between): send it again.
             if run.next_page == job.page + 1:
-                self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
+                self.queue().send_planning(RunPlanningJob(run_id=run.run_id, page=run.next_page))
             return JobOutcome.ack("page already planned")
         if run.next_page < job.page:
             return JobOutcome.ack("stale planning message")
         selection = RunSelection.model_validate(run.selection)
-        statuses = selection.statuses or list(self.config.session_source.scorable_statuses)
-        source_page = self.source.list_sessions(job.page, self.page_size, statuses)
-        ids = [s.session_id for s in source_page.items]
-        states = self.repository.session_states(run.run_id, ids, run.criteria_hash)
-        decision = decide_page(
-            selection,
-            source_page.items,
-            states,
-            set(self.config.session_source.scorable_statuses),
-            _referenced(self.repository, selection, ids),
-        )
+        source_page, decision = self.decide(run.run_id, selection, job.page, run.criteria_hash)
         # A resumed page: the jobs of its pending attempts may never have been sent.
-        self._send(run, self.repository.pending_attempts(run.run_id, decision.in_run_pending))
+        self._send(run, decision.in_run_pending)
 
-        estimate = self._estimate(run, decision.candidates)
-        allowed, stop_reason = self._room(run, estimate, len(decision.candidates))
+        estimate = None  # made once, on the first page with candidates, then stored on the run
+        if run.estimated_input_tokens is None and decision.candidates:
+            estimate = self.estimate(decision.candidates, batch=run.mode == "batch")
+        cost = run.estimated_cost_per_session_usd if estimate is None else estimate.cost_usd
+        allowed, stop_reason = self._room(run, cost, len(decision.candidates))
         chosen = decision.candidates[:allowed]
         summaries = {s.session_id: s for s in source_page.items}
-        inserted = self.repository.insert_attempts(
+        inserted = repository.insert_attempts(
             run.run_id,
-            [(uuid.uuid4(), sid) for sid in chosen],
             run.criteria_hash,
             f"run:{run.run_id}",
             {sid: facts_of_summary(summaries[sid]) for sid in chosen},
@@ -598,7 +519,7 @@ class RunPlanner:
         skipped["already_active"] += len(inserted.already_active)
         exhausted = job.page >= source_page.total_pages or not source_page.items
         finished = exhausted or stop_reason is not None
-        moved = self.repository.advance(
+        moved = repository.advance(
             run.run_id,
             job.page,
             sessions_seen=len(source_page.items),
@@ -611,40 +532,27 @@ class RunPlanner:
             return JobOutcome.ack("the run changed while planning this page")
         record_run_page_planned(len(inserted.created))
         if finished:
-            self.runs.settle(run.run_id)  # a run that selected nothing is completed at once
+            self.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})
         else:
-            self.queue.send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
+            self.queue().send_planning(RunPlanningJob(run_id=run.run_id, page=job.page + 1))
         return JobOutcome.ack(f"planned page {job.page}: {len(inserted.created)} attempt(s) queued")
 
-    def _estimate(self, run: RunRecord, candidates: Sequence[str]) -> Estimate | None:
-        if run.estimated_input_tokens is not None:
-            return Estimate(
-                run.estimated_input_tokens,
-                run.estimated_output_tokens or 0,
-                run.estimated_cost_per_session_usd,
-                0.0,
-                "stored",
-            )
-        if not candidates:
-            return None
-        return self.estimator.estimate(candidates, batch=run.mode == "batch")
-
-    def _room(self, run: RunRecord, estimate: Estimate | None, wanted: int) -> tuple[int, str | None]:
-        """How many of ``wanted`` more attempts the cap and the cost limit allow, and why the selection stops here
-        (None: it goes on to the next page)."""
+    def _room(self, run: RunRecord, cost: Decimal | None, wanted: int) -> tuple[int, str | None]:
+        """How many of ``wanted`` more attempts the cap and the cost limit (at ``cost`` per session) allow, and why
+        the selection stops here (None: it goes on to the next page)."""
         room = max(0, run.max_sessions - run.attempts)
         allowed = min(wanted, room)
         reason = f"max_sessions ({run.max_sessions}) reached" if wanted >= room else None
-        if run.max_cost_usd is not None and estimate is not None and estimate.cost_usd:
-            actual = Decimal(str(self.runs.cost_of(run) or 0))
-            in_flight = estimate.cost_usd * run.active
-            affordable = max(0, int((run.max_cost_usd - actual - in_flight) / estimate.cost_usd))
+        if run.max_cost_usd is not None and cost:
+            actual = Decimal(str(self.cost_of(run) or 0))
+            in_flight = cost * run.active
+            affordable = max(0, int((run.max_cost_usd - actual - in_flight) / cost))
             if affordable < allowed:
                 allowed = affordable
                 reason = (
                     f"max_cost_usd ({run.max_cost_usd}) reached: actual {actual:.4f} + in flight {in_flight:.4f} "
-                    f"USD, estimated {estimate.cost_usd} per session"
+                    f"USD, estimated {cost} per session"
                 )
         return allowed, reason
 
@@ -652,7 +560,7 @@ class RunPlanner:
         if run.mode == "batch" or not attempts:
             return  # batch mode: no queue job, the batch poller submits the run's pending attempts in Message Batches
         now = datetime.now(UTC)
-        self.queue.send_many(
+        self.queue().send_many(
             [
                 ScoringJob(
                     score_id=score_id,
