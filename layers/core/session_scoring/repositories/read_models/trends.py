@@ -260,16 +260,11 @@ def rebuild() -> list[Any]:
         insert(_MEMBERS)
         .from_select(
             ["criteria_hash", "session_id", *_MEMBER_VALUES],
+            # The facts from the attempt, the rest from its latest_scores row.
             select(
                 latest.criteria_hash,
                 latest.session_id,
-                latest.score_id,
-                latest.scored_at,
-                attempt.session_agent,
-                attempt.session_alert_type,
-                latest.total_score,
-                *[latest[d] for d in DIMENSIONS],
-                latest.outcome,
+                *[(attempt if name.startswith("session_") else latest)[name] for name in _MEMBER_VALUES],
             ).join_from(schema.latest_scores, _SCORES, attempt.score_id == latest.score_id),
         )
         .returning(*[_MEMBERS.c[name] for name in ("criteria_hash", *_MEMBER_VALUES, "previous")])
