@@ -35,11 +35,8 @@ _STREAMED = {
     summary="The fleet query: scores filtered, sorted and paged (JSON), or streamed as CSV or JSON Lines",
 )
 async def fleet_scores(scoring: ContainerDep, params: Annotated[FleetParams, Query()]) -> Response:
-    # Imported here, not with the router: the service module imports the repositories and SQLAlchemy.
-    from session_scoring.services.insights import StreamedRows
-
     answer = await run_blocking(scoring.insights_service.fleet, params)
-    return streamed_response(answer) if isinstance(answer, StreamedRows) else json_response(answer)
+    return json_response(answer) if isinstance(answer, FleetScorePage) else streamed_response(answer)
 
 
 @router.get(

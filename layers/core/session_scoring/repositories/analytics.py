@@ -83,11 +83,6 @@ def _newest_session_ids(table: Table, *conditions: Any) -> Any:
     return func.array(newest, type_=ARRAY(String)).label("session_ids")
 
 
-def _day(day: date | None) -> str:
-    """A day as ``latest_tool_counts`` keys it ('YYYY-MM-DD'); no day: after every day (no days read)."""
-    return "~" if day is None else day.isoformat()
-
-
 def _tool_counters(scope: str, tool_name: Any, *conditions: Any) -> list[Any]:
     """The conditions of a tool's ``latest_tool_counts`` rows that count a session (and match ``conditions``)."""
     t = _TOOL_COUNTS.c
@@ -161,9 +156,7 @@ class AnalyticsRepository(StatementRepository):
         return [BandCount(b.band, *found.get(b.band, (0, []))) for b in SCORE_BANDS]
 
     @db_call
-    def missing_tools(
-        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
-    ) -> list[ToolCount]:
+    def missing_tools(self, criteria_hash: str | None, limit: int, since: date, weekly: bool) -> list[ToolCount]:
         """The tools named missing most often, most frequent first (ties by name), each with its newest sessions and
         its ``latest_tool_counts`` (the days from ``since`` on, or the weeks when ``weekly``)."""
         scope = criteria_scope(criteria_hash)
@@ -185,7 +178,7 @@ class AnalyticsRepository(StatementRepository):
                     ).element
                 ).label("session_ids"),
                 _tool_facets(scope, top.c.name).label("facets"),
-                _tool_days(scope, top.c.name, _day(since), weekly).label("days"),
+                _tool_days(scope, top.c.name, since.isoformat(), weekly).label("days"),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
         return [_tool_count(row) for row in rows]

@@ -67,9 +67,8 @@ def upkeep(done: Any) -> tuple[Any, Any]:
 
     ``done`` returns the completed attempt's score id, session id, total and scored_at (its dimensions, outcome and
     criteria hash are the statement's parameters). The attempt becomes the session's member under its criteria hash
-    and under ``ANY_CRITERIA`` when it is newer than the member it replaces, as in ``latest_scores``, whose ``DO
-    UPDATE`` reads the row's current version under its lock: the replaced member it stores in ``previous`` is exact
-    even when completes race. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
+    and under ``ANY_CRITERIA`` when newer than the member it replaces (stored in ``previous``, exact under the row's
+    lock as in ``latest_scores``). Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
     scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
