@@ -1,9 +1,6 @@
 """The fleet query behind ``GET /scores``: parameters checked into a filter and an order, keyset pages as JSON, or
-every matching row streamed as CSV or JSON Lines.
-
-A cursor is opaque to the caller: the sort, the last row's sort value and score id, and a fingerprint of the
-filters, base64url-encoded. A cursor used with other filters or another sort is refused (400), so a page can
-never silently continue a different query.
+every matching row streamed as CSV or JSON Lines. A cursor is opaque: the last row's sort value and score id and a
+fingerprint of the filters and sort, so that one used with another query is refused (400).
 """
 
 from __future__ import annotations

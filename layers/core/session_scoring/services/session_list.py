@@ -1,10 +1,7 @@
-"""The sessions list behind ``GET /sessions``: the source's sessions with their latest attempt, or filtered to the
-scored or the unscored ones, by band, under the current criteria or any, sorted by score.
-
-Three ways to answer, chosen by the filters (docs/sessions.md): **source**, a page of the source with each session's
-latest attempt; **scored**, from the database alone (``latest_scores`` and the facts stored with each attempt);
-**unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time and at most
-``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
+"""The sessions list behind ``GET /sessions``, answered one of three ways chosen by the filters (docs/sessions.md):
+**source**, a page of the source with each session's latest attempt; **scored**, from the database alone, by band and
+sorted by score; **unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time
+and at most ``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
 """
 
 from __future__ import annotations
