@@ -35,9 +35,6 @@ MAX_PAGE = 100_000
 
 MAX_PAGE_SIZE = 100
 
-MAX_STREAMED_ROWS = 10_000_000
-"""The largest ``limit`` of a streamed answer (CSV, JSON Lines); leave ``limit`` out for every row."""
-
 Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description=f"Page number, from 1 (at most {MAX_PAGE:,})")]
 
 PageSize = Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description=f"Items per page (at most {MAX_PAGE_SIZE})")]

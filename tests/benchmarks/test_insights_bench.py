@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from session_scoring.models.api import FleetScorePage
+from session_scoring.models.insights import FleetParams
 from session_scoring.models.tools import canonical_tool_name
 from session_scoring.services.analytics import bucket_starts
-from session_scoring.services.insights import FleetParams, StreamedRows
+from session_scoring.services.insights import StreamedRows
 from tests.benchmarks.conftest import BenchTable, report
 from tests.benchmarks.test_paths_bench import (
     SCALE,

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import bindparam, column, select, table, text
 
+from session_scoring.models.insights import FleetParams
 from session_scoring.models.quality import LabelRequest, NewLabel
-from session_scoring.services.insights import FleetParams
 from tests.conftest import FAILING_TOOLS_ID, IN_PROGRESS_ID, SHALLOW_ID, THOROUGH_ID, Stack
 
 SCORED = (FAILING_TOOLS_ID, SHALLOW_ID, THOROUGH_ID)

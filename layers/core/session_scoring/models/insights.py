@@ -10,7 +10,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.records import SessionFacts
+from session_scoring.models.request import IsoDateTime
 from session_scoring.models.scores import DIMENSIONS, ScoreStatus
 
 
@@ -93,3 +97,56 @@ class FleetScoreRecord:
         if key in (SortField.TOTAL_SCORE, SortField.SCORED_AT):
             return getattr(self, key)
         return (self.score_breakdown or {}).get(key)
+
+
+MAX_STREAMED_ROWS = 10_000_000
+"""The largest ``limit`` of a streamed answer (CSV, JSON Lines); leave ``limit`` out for every row."""
+
+
+class FleetParams(BaseModel):
+    """The query parameters of ``GET /scores`` (types checked, meaning not yet: ``InsightsService.check``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    criteria_hash: str = Field("current", description="'current' (default), 'any', or a criteria hash")
+    min_score: int | None = Field(None, ge=0, le=100)
+    max_score: int | None = Field(None, ge=0, le=100)
+    band: str | None = Field(None, description="failed, weak, adequate, good or near_perfect")
+    status: str = Field(
+        ScoreStatus.COMPLETED.value, description="Attempt status; other than completed needs latest_only=false"
+    )
+    agent: str | None = None
+    alert_type: str | None = None
+    provider: str | None = Field(None, description="The judge's provider (e.g. anthropic, heuristic)")
+    scored_after: IsoDateTime | None = None
+    scored_before: IsoDateTime | None = None
+    session_started_after: IsoDateTime | None = None
+    session_started_before: IsoDateTime | None = None
+    latest_only: bool = Field(True, description="Only each session's latest completed attempt under the criteria")
+    missing_tool: str | None = Field(None, description="Attempts that name this tool missing")
+    outcome: str | None = Field(
+        None, description="Attempts with this outcome: found, partly_found, missed or no_reference"
+    )
+    sort: str = Field(
+        SortField.SCORED_AT.value, description="total_score, a dimension, scored_at or session_started_at"
+    )
+    order: str = Field("desc", description="asc or desc")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
+    limit: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_STREAMED_ROWS,
+        description="Rows (json: 50 by default, at most 500; csv/jsonl: all by default, at most "
+        f"{MAX_STREAMED_ROWS:,})",
+    )
+    format: str = Field("json", description="json, csv or jsonl")
+    session_id: str | None = Field(
+        None, max_length=128, pattern=SESSION_ID_PATTERN, description="Only this session's attempts"
+    )
+    compared_to: str | None = Field(
+        None,
+        description="With compared_band: only sessions whose latest completed score under this criteria "
+        "('current' or a hash) is in compared_band (a cell of the criteria comparison)",
+    )
+    compared_band: str | None = Field(None, description="The band under compared_to")
+    with_total: bool = Field(False, description="Also count the rows matching the filters (format json)")

@@ -1,9 +1,6 @@
-"""Score analytics computed in PostgreSQL: the distribution over the score bands, the most frequent missing tools and
-the outcomes, over the **latest completed attempt of each session** (within the criteria hash, when one is given):
-re-scoring keeps every attempt, and the latest verdict is what an operator sees for the session.
-
-They read ``latest_scores`` and the counters the statement storing a verdict keeps (``read_models/``): a few counter
-rows and a short index scan per bar, whatever the number of scores.
+"""Score analytics in PostgreSQL over the latest completed attempt of each session (within the criteria hash, when
+one is given): the score bands, the most frequent missing tools and the outcomes. They read ``latest_scores`` and the
+counters the verdict's statement keeps (``read_models/``): a few rows per bar, whatever the number of scores.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import SCORE_BANDS
-from session_scoring.repositories.base import StatementRepository, as_json_list
+from session_scoring.repositories.base import StatementRepository, as_json_list, from_row
 
 _LATEST = schema.latest_scores
 _COUNTS = schema.latest_score_counts
@@ -75,7 +72,7 @@ class OutcomeCount:
 
 def _newest_session_ids(table: Table, *conditions: Any) -> Any:
     """Up to MAX_SESSION_IDS session ids of the rows of ``table`` matching ``conditions``, newest first, as one
-    array: an index-only scan in ``scored_at`` order that stops at the limit."""
+    array (an index-only scan that stops at the limit)."""
     newest = (
         select(table.c.session_id)
         .where(*conditions)
@@ -84,11 +81,6 @@ def _newest_session_ids(table: Table, *conditions: Any) -> Any:
         .scalar_subquery()
     )
     return func.array(newest, type_=ARRAY(String)).label("session_ids")
-
-
-def _day(day: date | None) -> str:
-    """A day as ``latest_tool_counts`` keys it ('YYYY-MM-DD'); no day: after every day (no days read)."""
-    return "~" if day is None else day.isoformat()
 
 
 def _tool_counters(scope: str, tool_name: Any, *conditions: Any) -> list[Any]:
@@ -149,8 +141,8 @@ class AnalyticsRepository(StatementRepository):
 
     @db_call
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]:
-        """Sessions per score band, every band present (zero when empty), in band order: the band counters of the
-        criteria hash, each with its newest sessions (an index scan of ``(criteria_hash, band, scored_at DESC)``)."""
+        """Sessions per score band from the band counters, every band present (zero when empty), in band order, each
+        with its newest sessions."""
         scope = criteria_scope(criteria_hash)
         counts = _COUNTS.alias("counts")
         rows = self._all(
@@ -164,12 +156,9 @@ class AnalyticsRepository(StatementRepository):
         return [BandCount(b.band, *found.get(b.band, (0, []))) for b in SCORE_BANDS]
 
     @db_call
-    def missing_tools(
-        self, criteria_hash: str | None, limit: int, since: date | None = None, weekly: bool = False
-    ) -> list[ToolCount]:
+    def missing_tools(self, criteria_hash: str | None, limit: int, since: date, weekly: bool) -> list[ToolCount]:
         """The tools named missing most often, most frequent first (ties by name), each with its newest sessions and
-        its ``latest_tool_counts`` (the days from ``since`` on, or the weeks when ``weekly``; none without ``since``),
-        in one statement: three index-only range scans per tool."""
+        its ``latest_tool_counts`` (the days from ``since`` on, or the weeks when ``weekly``)."""
         scope = criteria_scope(criteria_hash)
         top = (
             select(_COUNTS.c.name, _COUNTS.c.sessions)
@@ -189,15 +178,14 @@ class AnalyticsRepository(StatementRepository):
                     ).element
                 ).label("session_ids"),
                 _tool_facets(scope, top.c.name).label("facets"),
-                _tool_days(scope, top.c.name, _day(since), weekly).label("days"),
+                _tool_days(scope, top.c.name, since.isoformat(), weekly).label("days"),
             ).order_by(top.c.sessions.desc(), top.c.name)
         )
         return [_tool_count(row) for row in rows]
 
     @db_call
     def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]:
-        """Every ``outcome_counts`` row of the criteria (``ANY_CRITERIA`` for None) that counts a session: one range
-        of the primary key, a row per agent, alert type and outcome, whatever the number of scores."""
+        """Every ``outcome_counts`` row of the criteria (``ANY_CRITERIA`` for None) that counts a session."""
         o = _OUTCOMES.c
         rows = self._all(
             select(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome, o.sessions, o.total_sum)
@@ -205,20 +193,19 @@ class AnalyticsRepository(StatementRepository):
             .order_by(o.agent_unknown, o.agent, o.alert_type_unknown, o.alert_type, o.outcome)
         )
         return [
-            OutcomeCount(
+            from_row(
+                OutcomeCount,
+                row,
                 agent=None if row.agent_unknown else row.agent,
                 alert_type=None if row.alert_type_unknown else row.alert_type,
-                outcome=row.outcome,
-                sessions=int(row.sessions),
-                total_sum=int(row.total_sum),
             )
             for row in rows
         ]
 
     @db_call
     def criteria_usage(self) -> list[CriteriaUsage]:
-        """Every stored criteria definition with the number of sessions it completed, newest definition first (the
-        sum of its band counters: each session with a completed score under it is in exactly one band)."""
+        """Every stored criteria definition with the number of sessions it completed (the sum of its band counters),
+        newest definition first."""
         completed = (
             select(_COUNTS.c.criteria_hash, func.sum(_COUNTS.c.sessions).label("sessions"))
             .where(_COUNTS.c.kind == "band")
@@ -235,7 +222,4 @@ class AnalyticsRepository(StatementRepository):
             .outerjoin(completed, completed.c.criteria_hash == _CRITERIA.c.criteria_hash)
             .order_by(_CRITERIA.c.created_at.desc())
         )
-        return [
-            CriteriaUsage(row.criteria_hash, row.criteria_content, row.created_at, int(row.completed_sessions))
-            for row in rows
-        ]
+        return [from_row(CriteriaUsage, row, completed_sessions=int(row.completed_sessions)) for row in rows]

@@ -1,7 +1,6 @@
-"""The criteria comparison's reads, from the read model ``read_models/comparison.py`` keeps, at any scale: its pair's
-cells (at most 101 x 101 + 4 x 51 rows), its movers and its scatter's sample (index scans that stop after a few
-rows), flipped when the base is the higher hash. Restricted to the sessions judged against a reference
-(``with_reference``), it reads the ``ref_`` cells and the pair rows' partial indexes the same way.
+"""The criteria comparison's reads from the read model ``read_models/comparison.py`` keeps: a pair's cells (at most
+101 x 101 + 4 x 51 rows), its movers and its scatter's sample, flipped when the base is the higher hash; with
+``with_reference``, the ``ref_`` cells and the pair rows' partial indexes.
 """
 
 from __future__ import annotations
@@ -32,9 +31,12 @@ def _points() -> TypeAdapter[list[ComparisonPoint]]:
     return TypeAdapter(list[ComparisonPoint])
 
 
-def _check(base: str, candidate: str) -> None:
+def _pair(base: str, candidate: str) -> tuple[str, str, bool]:
+    """The pair's low and high hash (as its rows key it) and whether the base is the high one."""
     if ANY_CRITERIA in (base, candidate):
         raise ValueError(f"the comparison is between two criteria hashes, not {ANY_CRITERIA!r}")
+    low, high = sorted((base, candidate))
+    return low, high, base != low
 
 
 class ComparisonRepository(StatementRepository):
@@ -45,11 +47,9 @@ class ComparisonRepository(StatementRepository):
         """For the sessions scored under both criteria (``with_reference``: and judged against a reference under
         either): the joint histogram of (base total, candidate total), each dimension's histogram of deltas
         (candidate minus base), and the ``movers`` biggest rises and falls (ties by session id), in one statement."""
-        _check(base, candidate)
+        low, high, flipped = _pair(base, candidate)
         if base == candidate:
             return self._self_histograms(base, with_reference)
-        low, high = sorted((base, candidate))
-        flipped = base != low
         prefix = comparison.REFERENCE_PREFIX if with_reference else ""
         c, p = _CELLS.c, _PAIRS.c
         cells = select(func.json_agg(func.json_build_array(c.kind, c.a, c.b, c.sessions))).where(
@@ -112,8 +112,7 @@ class ComparisonRepository(StatementRepository):
         return [latest.criteria_hash == criteria_hash, *referenced]
 
     def _self_histograms(self, criteria_hash: str, with_reference: bool) -> ComparisonHistograms:
-        """A criteria compared with itself: every session it scored, each unchanged (no pair rows: read from
-        ``latest_scores``, a scan of the criteria's rows)."""
+        """A criteria compared with itself: every session it scored, each unchanged (read from ``latest_scores``)."""
         latest = _LATEST.c
         rows = self._all(
             select(
@@ -135,9 +134,8 @@ class ComparisonRepository(StatementRepository):
     @db_call
     def points(self, base: str, candidate: str, limit: int, with_reference: bool = False) -> list[ComparisonPoint]:
         """Up to ``limit`` sessions scored under both criteria (``with_reference``: and judged against a reference
-        under either) with their two totals: the first by session id (code point order), the same sample on every
-        call, read from the pair's primary key (or partial index) up to ``limit``."""
-        _check(base, candidate)
+        under either) with their two totals: the first by session id (code point order), the same sample each call."""
+        low, high, flipped = _pair(base, candidate)
         if base == candidate:
             latest = _LATEST.c
             same = self._all(
@@ -147,8 +145,6 @@ class ComparisonRepository(StatementRepository):
                 .limit(limit)
             )
             return [ComparisonPoint(session_id=r.session_id, base=r.total_score, candidate=r.total_score) for r in same]
-        low, high = sorted((base, candidate))
-        flipped = base != low
         p = _PAIRS.c
         first = (
             select(p.session_id, p.low_total, p.high_total)
@@ -157,8 +153,7 @@ class ComparisonRepository(StatementRepository):
             .limit(limit)
             .subquery("first")
         )
-        # One JSON value, not ``limit`` rows, validated as one list: decoding rows and building models one by one
-        # would cost more than the index scan.
+        # One JSON value validated as one list: faster than decoding rows and building models one by one.
         base_total, candidate_total = (
             (first.c.high_total, first.c.low_total) if flipped else (first.c.low_total, first.c.high_total)
         )
@@ -170,6 +165,6 @@ class ComparisonRepository(StatementRepository):
 
     @db_call
     def rebuild(self) -> None:
-        """Rebuild ``comparison_pairs`` and ``comparison_cells`` from ``latest_scores`` (after its rows were written
-        by other means than the verdict statement, e.g. loaded by hand)."""
+        """Rebuild ``comparison_pairs`` and ``comparison_cells`` from ``latest_scores`` (written by other means than the
+        verdict's statement)."""
         rebuild_tables(self._engine, comparison.TABLES, comparison.rebuild())

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.db.schema import ANY_CRITERIA
+from session_scoring.db.schema import criteria_scope
 from session_scoring.repositories.base import StatementRepository
 
 _LATEST = schema.latest_scores
@@ -38,7 +38,7 @@ class FacetRepository(StatementRepository):
         statement = (
             select(column.label("value"), sessions)
             .select_from(_LATEST.join(_SCORES, _SCORES.c.score_id == _LATEST.c.score_id))
-            .where(_LATEST.c.criteria_hash == (criteria_hash or ANY_CRITERIA), column.is_not(None))
+            .where(_LATEST.c.criteria_hash == criteria_scope(criteria_hash), column.is_not(None))
             .group_by(column)
             .order_by(sessions.desc(), column)
             .limit(limit)
@@ -52,7 +52,7 @@ class FacetRepository(StatementRepository):
         c = _COUNTS.c
         statement = (
             select(c.name, c.sessions)
-            .where(c.criteria_hash == (criteria_hash or ANY_CRITERIA), c.kind == "tool", c.sessions > 0)
+            .where(c.criteria_hash == criteria_scope(criteria_hash), c.kind == "tool", c.sessions > 0)
             .order_by(c.sessions.desc(), c.name)
             .limit(limit)
         )

@@ -1,9 +1,7 @@
-"""Insights over many scores in PostgreSQL: the fleet query (filters, sorts, keyset pages, streamed) and the session
-facts backfill's reads and writes.
-
-The fleet query is one statement. ``latest_only`` keeps an attempt when no newer completed attempt of its session
-exists: a probe of ``ix_session_scores_latest_completed[_by_criteria]`` per row, so an ordered scan of a fleet index
-can stop at the page's end. Pages are keyset pages: ``(sort value, score_id)`` strictly after the previous page's.
+"""Insights over many scores in PostgreSQL: the fleet query (one statement: filters, sorts, keyset pages on
+``(sort value, score_id)``, streamed) and the session facts backfill's reads and writes. ``latest_only`` probes
+``ix_session_scores_latest_completed[_by_criteria]`` per row, so an ordered scan of a fleet index stops at the page's
+end.
 """
 
 from __future__ import annotations
@@ -64,9 +62,8 @@ def _sort_expression(key: str) -> ColumnElement[Any]:
 
 
 def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[bool]:
-    """Rows strictly after the keyset position in ``ORDER BY expression, score_id``, both in the same direction,
-    nulls as PostgreSQL orders them (last ascending, first descending): a forward or backward scan of one ascending
-    index, started at the position by a row comparison."""
+    """Rows strictly after the keyset position in ``ORDER BY expression, score_id`` (both in the same direction),
+    nulls as PostgreSQL orders them: last ascending, first descending."""
     assert order.after is not None
     value, score_id = order.after.value, order.after.score_id
     position = tuple_(expression, _SCORES.c.score_id)
@@ -80,8 +77,8 @@ def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[b
 
 
 def _any_case(column: str, value: str) -> ColumnElement[bool]:
-    """The column equal to ``value`` in any case: the spellings stored of it are looked up first (an index-only scan of
-    the column's fleet index, migration 0007), then matched exactly, so the fleet index still serves the match."""
+    """The column equal to ``value`` in any case: its stored spellings looked up first, then matched exactly, so the
+    column's fleet index still serves the match."""
     stored = _SCORES.alias(f"{column}_spellings")
     spellings = (
         select(stored.c[column])
@@ -198,9 +195,9 @@ class InsightsRepository(StatementRepository):
 
     @db_call
     def fleet_stream(self, where: FleetFilter, order: FleetOrder, limit: int | None) -> Iterator[FleetScoreRecord]:
-        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor, in one read-only
+        """Every matching row, in order, fetched ``STREAM_BATCH`` at a time from a server-side cursor in one read-only
         snapshot. The statement runs here (a database that is down fails before anything is sent); the iterator holds
-        the connection until it is exhausted or closed, and a failure mid-stream is not retried."""
+        the connection until it is exhausted or closed."""
         conn = self._engine.connect()
         try:
             snapshot = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)

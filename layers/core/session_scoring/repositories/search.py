@@ -38,36 +38,22 @@ class SearchHitRecord:
     """When it was uploaded, or scored last: the newer first among equally good matches."""
 
 
-def _containing(text: str, *columns: Any) -> ColumnElement[bool]:
-    return or_(*(column.icontains(text, autoescape=True) for column in columns))
-
-
 class SearchRepository(StatementRepository):
     @db_call
-    def uploads_matching(self, text: str, limit: int) -> list[SearchHitRecord]:
-        """Uploads whose id, agent or alert type contains ``text``, newest first, each with its title."""
-        u = _UPLOADS.c
-        statement = (
-            select(
-                u.session_id,
-                title_expression().label("title"),
-                u.alert_type,
-                u.agent_type.label("agent"),
-                literal(UPLOAD_SOURCE).label("source"),
-                u.uploaded_at.label("seen_at"),
-            )
-            .where(_containing(text, u.session_id, u.agent_type, u.alert_type))
-            .order_by(u.uploaded_at.desc(), u.session_id)
-            .limit(limit)
-        )
-        return [SearchHitRecord(**row._mapping) for row in self._all(statement)]
-
-    @db_call
-    def scored_matching(self, text: str, limit: int) -> list[SearchHitRecord]:
-        """Scored sessions whose id, or agent or alert type (as their latest completed attempt recorded them),
-        contains ``text``, the most recently scored first."""
-        latest, s = _LATEST.c, _SCORES.c
-        statement = (
+    def matching(self, text: str, limit: int) -> list[SearchHitRecord]:
+        """Up to ``limit`` uploads (newest first, each with its title), then up to ``limit`` scored sessions (the most
+        recently scored first, with the agent and alert type their latest completed attempt recorded), whose id, agent
+        or alert type contains ``text``."""
+        u, latest, s = _UPLOADS.c, _LATEST.c, _SCORES.c
+        uploads = select(
+            u.session_id,
+            title_expression().label("title"),
+            u.alert_type,
+            u.agent_type.label("agent"),
+            literal(UPLOAD_SOURCE).label("source"),
+            u.uploaded_at.label("seen_at"),
+        ).where(_containing(text, u.session_id, u.agent_type, u.alert_type))
+        scored = (
             select(
                 latest.session_id,
                 null().label("title"),
@@ -81,7 +67,13 @@ class SearchRepository(StatementRepository):
                 latest.criteria_hash == ANY_CRITERIA,
                 _containing(text, latest.session_id, s.session_agent, s.session_alert_type),
             )
-            .order_by(latest.scored_at.desc(), latest.session_id)
-            .limit(limit)
         )
-        return [SearchHitRecord(**row._mapping) for row in self._all(statement)]
+        return [
+            SearchHitRecord(**row._mapping)
+            for statement, newest in ((uploads, u.uploaded_at), (scored, latest.scored_at))
+            for row in self._all(statement.order_by(newest.desc(), statement.selected_columns.session_id).limit(limit))
+        ]
+
+
+def _containing(text: str, *columns: Any) -> ColumnElement[bool]:
+    return or_(*(column.icontains(text, autoescape=True) for column in columns))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import func, select
@@ -19,20 +18,13 @@ from session_scoring.db.calls import db_call
 from session_scoring.db.schema import criteria_scope
 from session_scoring.models.records import LatestScoreRecord, SessionFacts
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
+from session_scoring.models.session_list import SessionSort
 from session_scoring.repositories.base import StatementRepository, from_row
 from session_scoring.repositories.facts import FACT_COLUMNS, facts_from
 
 _SCORES = schema.session_scores
 _LATEST = schema.latest_scores
 _COUNTS = schema.latest_score_counts
-
-
-class ScoredOrder(StrEnum):
-    """The order of a scored page: newest score first, or by total (ties by session id, in the same direction)."""
-
-    NEWEST = "newest"
-    SCORE_DESC = "score_desc"
-    SCORE_ASC = "score_asc"
 
 
 @dataclass(frozen=True)
@@ -46,15 +38,16 @@ class ScoredSessionRecord:
     facts: SessionFacts | None
 
 
-_ORDERS: dict[ScoredOrder, tuple[tuple[str, str], bool]] = {
-    ScoredOrder.NEWEST: (("scored_at", "session_id"), True),
-    ScoredOrder.SCORE_DESC: (("total_score", "session_id"), True),
-    ScoredOrder.SCORE_ASC: (("total_score", "session_id"), False),
+_ORDERS: dict[SessionSort, tuple[tuple[str, str], bool]] = {
+    SessionSort.SOURCE: (("scored_at", "session_id"), True),
+    SessionSort.SCORE_DESC: (("total_score", "session_id"), True),
+    SessionSort.SCORE_ASC: (("total_score", "session_id"), False),
 }
-"""Each order's columns and direction: the keys of ``ix_latest_scores_newest`` and ``ix_latest_scores_by_total``."""
+"""Each sort's columns and direction (``source``: the newest score first): the keys of ``ix_latest_scores_newest`` and
+``ix_latest_scores_by_total``."""
 
 
-def _ordered(columns: Any, order: ScoredOrder) -> list[Any]:
+def _ordered(columns: Any, order: SessionSort) -> list[Any]:
     names, descending = _ORDERS[order]
     return [columns[name].desc() if descending else columns[name].asc() for name in names]
 
@@ -97,7 +90,7 @@ class SessionListRepository(StatementRepository):
         self,
         criteria_hash: str | None,
         bands: Sequence[str],
-        order: ScoredOrder,
+        order: SessionSort,
         offset: int,
         limit: int,
     ) -> list[ScoredSessionRecord]:

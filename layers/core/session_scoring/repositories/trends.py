@@ -1,7 +1,6 @@
-"""Trends over each session's latest completed score per criteria hash, at any scale, from the read model
-``read_models/trends.py`` keeps: one ``trend_histograms`` row per bucket and group. A bound that is not a UTC midnight
-cuts a day: that day's members (``trend_members``) within the bound are read instead of its row, each as a histogram
-of one session, so every trend is computed from histograms, exactly. A naive bound is taken as UTC.
+"""Trends over each session's latest completed score per criteria hash, from the read model ``read_models/trends.py``
+keeps: one ``trend_histograms`` row per bucket and group. A day a bound cuts (not a UTC midnight) is read as its
+members (``trend_members``) within the bound, each a histogram of one session. A naive bound is taken as UTC.
 """
 
 from __future__ import annotations

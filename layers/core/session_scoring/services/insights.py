@@ -1,9 +1,6 @@
 """The fleet query behind ``GET /scores``: parameters checked into a filter and an order, keyset pages as JSON, or
-every matching row streamed as CSV or JSON Lines.
-
-A cursor is opaque to the caller: the sort, the last row's sort value and score id, and a fingerprint of the
-filters, base64url-encoded. A cursor used with other filters or another sort is refused (400), so a page can
-never silently continue a different query.
+every matching row streamed as CSV or JSON Lines. A cursor is opaque: the last row's sort value and score id and a
+fingerprint of the filters and sort, so that one used with another query is refused (400).
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
@@ -26,6 +23,7 @@ from session_scoring.models.insights import (
     SORT_KEYS,
     FleetFilter,
     FleetOrder,
+    FleetParams,
     FleetScoreRecord,
     KeysetPosition,
     SortField,
@@ -70,36 +68,6 @@ class FleetFormat(StrEnum):
 
 
 @dataclass(frozen=True)
-class FleetParams:
-    """The query parameters of ``GET /scores`` as the route received them (types checked, meaning not yet)."""
-
-    criteria_hash: str = "current"
-    min_score: int | None = None
-    max_score: int | None = None
-    band: str | None = None
-    status: str = ScoreStatus.COMPLETED.value
-    agent: str | None = None
-    alert_type: str | None = None
-    provider: str | None = None
-    scored_after: datetime | None = None
-    scored_before: datetime | None = None
-    session_started_after: datetime | None = None
-    session_started_before: datetime | None = None
-    latest_only: bool = True
-    missing_tool: str | None = None
-    outcome: str | None = None
-    sort: str = SortField.SCORED_AT.value
-    order: str = "desc"
-    cursor: str | None = None
-    limit: int | None = None
-    format: str = FleetFormat.JSON.value
-    session_id: str | None = None
-    compared_to: str | None = None
-    compared_band: str | None = None
-    with_total: bool = False
-
-
-@dataclass(frozen=True)
 class FleetQuery:
     """A checked fleet query, ready for the repository."""
 
@@ -119,18 +87,28 @@ class StreamedRows:
     chunks: Iterator[str]
 
 
-def _fingerprint(where: FleetFilter, key: str, descending: bool) -> str:
-    payload = json.dumps([asdict(where), key, descending], default=str, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+def fingerprint(*parts: Any) -> str:
+    """A short digest of the query a cursor belongs to, so that a cursor used with another query is refused."""
+    return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pack_cursor(body: dict[str, Any]) -> str:
+    """An opaque cursor: ``body`` as compact JSON, base64url-encoded without padding."""
+    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def unpack_cursor(cursor: str, bad: Exception, *keys: str) -> list[Any]:
+    """The values of ``keys`` in a cursor ``pack_cursor`` made, or ``bad`` raised for anything else."""
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return [body[key] for key in keys]
+    except (ValueError, KeyError, TypeError):
+        raise bad from None
 
 
 def encode_position(where: FleetFilter, key: str, descending: bool, value: Any, score_id: uuid.UUID) -> str:
-    body = {
-        "v": value.isoformat() if isinstance(value, datetime) else value,
-        "id": str(score_id),
-        "f": _fingerprint(where, key, descending),
-    }
-    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+    value = value.isoformat() if isinstance(value, datetime) else value
+    return pack_cursor({"v": value, "id": str(score_id), "f": fingerprint(asdict(where), key, descending)})
 
 
 def encode_cursor(where: FleetFilter, order: FleetOrder, last: FleetScoreRecord) -> str:
@@ -141,14 +119,12 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
     bad = InvalidRequestError(
         "invalid cursor: pass the next_cursor of a previous page unchanged, with the same filters and sort"
     )
+    value, score_id, digest = unpack_cursor(cursor, bad, "v", "id", "f")
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        score_id = uuid.UUID(str(body["id"]))
-        value = body["v"]
-        fingerprint = body["f"]
-    except (ValueError, KeyError, TypeError):
+        score_id = uuid.UUID(str(score_id))
+    except ValueError:
         raise bad from None
-    if fingerprint != _fingerprint(where, key, descending):
+    if digest != fingerprint(asdict(where), key, descending):
         raise InvalidRequestError(
             "the cursor belongs to a query with other filters or another sort: repeat the filters and sort of the "
             "page it came from, or drop the cursor to start again"
@@ -276,23 +252,15 @@ class InsightsService:
         key = _one_of("sort", params.sort, SORT_KEYS)
         descending = _one_of("order", params.order, ("asc", "desc")) == "desc"
         where = FleetFilter(
-            criteria_hash=self.criteria_filter(params.criteria_hash),
-            status=status,
-            latest_only=params.latest_only,
-            min_score=low,
-            max_score=high,
-            agent=params.agent,
-            alert_type=params.alert_type,
-            provider=params.provider,
-            scored_after=params.scored_after,
-            scored_before=params.scored_before,
-            session_started_after=params.session_started_after,
-            session_started_before=params.session_started_before,
-            missing_tool=params.missing_tool,
-            session_id=params.session_id,
-            compared_to=compared_to,
-            compared_band=params.compared_band if compared_to is not None else None,
-            outcome=None if params.outcome is None else _one_of("outcome", params.outcome, tuple(Outcome)),
+            **{f.name: getattr(params, f.name) for f in fields(FleetFilter)}
+            | {
+                "criteria_hash": self.criteria_filter(params.criteria_hash),
+                "status": status,
+                "min_score": low,
+                "max_score": high,
+                "compared_to": compared_to,
+                "outcome": None if params.outcome is None else _one_of("outcome", params.outcome, tuple(Outcome)),
+            }
         )
         position = None if params.cursor is None else decode_cursor(params.cursor, where, key, descending)
         limit = params.limit

@@ -18,8 +18,7 @@ MIN_TEXT = 2
 class SearchReads(Protocol):
     """Sessions whose id, agent or alert type contains a text (``repositories.search``)."""
 
-    def uploads_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
-    def scored_matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
+    def matching(self, text: str, limit: int) -> list[SearchHitRecord]: ...
 
 
 def _bare(session_id: str) -> str:
@@ -61,10 +60,7 @@ class SearchService:
         if len(needle) < MIN_TEXT:
             raise InvalidParametersError(f"q needs at least {MIN_TEXT} characters besides spaces, got {text!r}")
         found: dict[str, SearchHitRecord] = {}
-        for record in [
-            *self.repository.uploads_matching(needle, limit),
-            *self.repository.scored_matching(needle, limit),
-        ]:
+        for record in self.repository.matching(needle, limit):
             found.setdefault(record.session_id, record)  # an upload's own row (with its title) comes first
         ranked = sorted(found.values(), key=lambda r: _rank(r, needle.lower()))[:limit]
         titles = self.uploads.titles([r.session_id for r in ranked if r.title is None])

@@ -1,17 +1,11 @@
-"""The sessions list behind ``GET /sessions``: the source's sessions with their latest attempt, or filtered to the
-scored or the unscored ones, by band, under the current criteria or any, sorted by score.
-
-Three ways to answer, chosen by the filters (docs/sessions.md): **source**, a page of the source with each session's
-latest attempt; **scored**, from the database alone (``latest_scores`` and the facts stored with each attempt);
-**unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time and at most
-``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
+"""The sessions list behind ``GET /sessions``, answered one of three ways chosen by the filters (docs/sessions.md):
+**source**, a page of the source with each session's latest attempt; **scored**, from the database alone, by band and
+sorted by score; **unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time
+and at most ``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -30,7 +24,8 @@ from session_scoring.models.records import LatestScoreRecord
 from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
 from session_scoring.models.session import SessionSummary, SkippedSession
 from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
-from session_scoring.repositories.session_list import ScoredOrder, ScoredSessionRecord
+from session_scoring.repositories.session_list import ScoredSessionRecord
+from session_scoring.services.insights import fingerprint, pack_cursor, unpack_cursor
 from session_scoring.sources.base import SessionSource
 
 SCAN_PAGE_SIZE = 100
@@ -83,24 +78,14 @@ def _choice(enum: type[_E], name: str, value: str) -> _E:
 
 
 def _fingerprint(query: _Query, scan_page_size: int) -> str:
-    payload = json.dumps([query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash])
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-
-def _encode_cursor(query: _Query, resume: _Resume, scan_page_size: int) -> str:
-    body = {"p": resume.source_page, "o": resume.offset, "f": _fingerprint(query, scan_page_size)}
-    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+    return fingerprint(query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash)
 
 
 def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
     bad = InvalidParametersError(
         "invalid cursor: pass the next_cursor of the previous page unchanged, with the same filters"
     )
-    try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        page, offset, fingerprint = body["p"], body["o"], body["f"]
-    except (ValueError, KeyError, TypeError):
-        raise bad from None
+    page, offset, digest = unpack_cursor(cursor, bad, "p", "o", "f")
     if not (
         isinstance(page, int)
         and isinstance(offset, int)
@@ -108,7 +93,7 @@ def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
         and 0 <= offset < scan_page_size
     ):
         raise bad
-    if fingerprint != _fingerprint(query, scan_page_size):
+    if digest != _fingerprint(query, scan_page_size):
         raise InvalidParametersError(
             "the cursor belongs to a list with other filters or another page_size: repeat the filters of the page "
             "it came from, or drop the cursor to start again"
@@ -135,7 +120,7 @@ class SessionListReads(Protocol):
     def scored_among(self, session_ids: Sequence[str], criteria_hash: str | None) -> set[str]: ...
     def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int: ...
     def scored_page(
-        self, criteria_hash: str | None, bands: Sequence[str], order: ScoredOrder, offset: int, limit: int
+        self, criteria_hash: str | None, bands: Sequence[str], order: SessionSort, offset: int, limit: int
     ) -> list[ScoredSessionRecord]: ...
 
 
@@ -242,13 +227,8 @@ class SessionListService:
         )
 
     def _scored(self, query: _Query) -> SessionListPage:
-        order = {
-            SessionSort.SOURCE: ScoredOrder.NEWEST,
-            SessionSort.SCORE_DESC: ScoredOrder.SCORE_DESC,
-            SessionSort.SCORE_ASC: ScoredOrder.SCORE_ASC,
-        }[query.sort]
         records = self.repository.scored_page(
-            query.criteria_hash, query.bands, order, (query.page - 1) * query.page_size, query.page_size
+            query.criteria_hash, query.bands, query.sort, (query.page - 1) * query.page_size, query.page_size
         )
         total = self.repository.scored_count(query.criteria_hash, query.bands)
         titles = self.titles.titles([record.session_id for record in records]) if self.titles else {}
@@ -292,7 +272,11 @@ class SessionListService:
             total_items=None,
             total_pages=None,
             skipped=_skipped(skipped),
-            next_cursor=None if next_at is None else _encode_cursor(query, next_at, self.scan_page_size),
+            next_cursor=None
+            if next_at is None
+            else pack_cursor(
+                {"p": next_at.source_page, "o": next_at.offset, "f": _fingerprint(query, self.scan_page_size)}
+            ),
             scan=SessionListScan(
                 source_pages_read=pages_read,
                 source_page_limit=self.scan_page_limit,

@@ -1,8 +1,6 @@
-"""Score trends over time, and the comparison of a candidate criteria with a base one before adopting it.
-
-Both are exact at any scale without reading every score: totals are integers 0-100, so the histograms the repository
-returns give the same percentiles, means, band shares and rank correlations as statistics over every score
-(docs/insights.md). ``tests/support/comparison_oracle.compare`` is the oracle ``compare_histograms`` is tested against.
+"""Score trends over time, and the comparison of a candidate criteria with a base one before adopting it: exact at
+any scale from the repository's histograms of the integer totals 0-100 (docs/insights.md;
+``tests/support/comparison_oracle.compare`` is the oracle ``compare_histograms`` is tested against).
 """
 
 from __future__ import annotations
@@ -179,8 +177,7 @@ class TrendsService:
             group_by=group_by,
             scored_after=scored_after,
             scored_before=scored_before,
-            # The rows' fields are typed and computed here (a day trend has about 900 points): validating them again
-            # was about a third of the answer's time.
+            # The rows' fields are typed and computed here: validating them again was a third of the answer's time.
             points=[
                 TrendPoint.model_construct(
                     **vars(r),
@@ -203,7 +200,6 @@ class TrendsService:
             self._human_agreement(base, with_reference),
             self._human_agreement(candidate, with_reference),
         )
-        # The scatter's points are read apart from the histograms, so their computation can change without it.
         points = self.comparison.points(base, candidate, COMPARISON_POINTS, with_reference)
         return comparison.model_copy(update={"points": points, "with_reference": with_reference})
 

@@ -1,9 +1,7 @@
-"""The read models: tables derived from the score attempts, each kept in step by the statement that stores a
-verdict (``ScoreRepository.complete``), so that analytics, trends and the criteria comparison read a few rows
-whatever the number of scores. One module per model: its ``upkeep`` (the data-modifying CTEs that move it by one
-verdict) and, for a model derived from another, its ``rebuild`` (run by :func:`rebuild_tables`). Each counter takes
-the replaced row out and the new one in, as atomic increments in key order, so concurrent verdicts never lose a count
-nor deadlock. No migration imports a module: a revision keeps its own SQL, frozen.
+"""The read models: tables derived from the score attempts, kept in step by the verdict's statement
+(``ScoreRepository.complete``), so that analytics, trends and the criteria comparison read a few rows whatever the
+number of scores. One module per model: its ``upkeep`` (the data-modifying CTEs moving it by one verdict) and, for a
+model derived from another, its ``rebuild`` (run by :func:`rebuild_tables`). No migration imports a module.
 """
 
 from __future__ import annotations

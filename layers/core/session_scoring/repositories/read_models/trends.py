@@ -67,9 +67,8 @@ def upkeep(done: Any) -> tuple[Any, Any]:
 
     ``done`` returns the completed attempt's score id, session id, total and scored_at (its dimensions, outcome and
     criteria hash are the statement's parameters). The attempt becomes the session's member under its criteria hash
-    and under ``ANY_CRITERIA`` when it is newer than the member it replaces, as in ``latest_scores``, whose ``DO
-    UPDATE`` reads the row's current version under its lock: the replaced member it stores in ``previous`` is exact
-    even when completes race. Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
+    and under ``ANY_CRITERIA`` when newer than the member it replaces (stored in ``previous``, exact under the row's
+    lock as in ``latest_scores``). Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
     """
     scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
@@ -260,16 +259,11 @@ def rebuild() -> list[Any]:
         insert(_MEMBERS)
         .from_select(
             ["criteria_hash", "session_id", *_MEMBER_VALUES],
+            # The facts from the attempt, the rest from its latest_scores row.
             select(
                 latest.criteria_hash,
                 latest.session_id,
-                latest.score_id,
-                latest.scored_at,
-                attempt.session_agent,
-                attempt.session_alert_type,
-                latest.total_score,
-                *[latest[d] for d in DIMENSIONS],
-                latest.outcome,
+                *[(attempt if name.startswith("session_") else latest)[name] for name in _MEMBER_VALUES],
             ).join_from(schema.latest_scores, _SCORES, attempt.score_id == latest.score_id),
         )
         .returning(*[_MEMBERS.c[name] for name in ("criteria_hash", *_MEMBER_VALUES, "previous")])
