@@ -20,14 +20,14 @@ from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.quality import (
     LabelledScore,
-    LabelQueueRecord,
-    LabelRecord,
+    LabelQueue,
+    LabelQueueSession,
     NewLabel,
-    QueuedSession,
-    ReferenceRecord,
+    SessionLabel,
+    SessionReference,
 )
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.repositories.base import StatementRepository, TransactionRepository, columns_of, from_row
+from session_scoring.repositories.base import StatementRepository, TransactionRepository, from_row
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
@@ -86,11 +86,11 @@ class ReferenceReads(StatementRepository):
     no transactional one."""
 
     @db_call
-    def current_reference(self, session_id: str) -> ReferenceRecord | None:
+    def current_reference(self, session_id: str) -> SessionReference | None:
         """The session's highest reference revision (a withdrawal included), None when none was ever set: one index
         probe of the unique (session, revision)."""
         row = self._one(_CURRENT_REFERENCE, {"p_session_id": session_id})
-        return None if row is None else from_row(ReferenceRecord, row)
+        return None if row is None else SessionReference.model_validate(row, from_attributes=True)
 
 
 class LabelRepository(TransactionRepository):
@@ -108,9 +108,9 @@ class LabelRepository(TransactionRepository):
         raise AssertionError("unreachable")
 
     @db_call
-    def add(self, label: NewLabel) -> LabelRecord:
+    def add(self, label: NewLabel) -> SessionLabel:
         """Store one label as the labeller's next revision."""
-        return from_row(LabelRecord, self._add_revision(lambda: _insert(label)))
+        return SessionLabel.model_validate(self._add_revision(lambda: _insert(label)), from_attributes=True)
 
     @db_call
     def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int:
@@ -123,31 +123,31 @@ class LabelRepository(TransactionRepository):
         return len(labels)
 
     @db_call
-    def for_session(self, session_id: str) -> list[LabelRecord]:
+    def for_session(self, session_id: str) -> list[SessionLabel]:
         """Every revision of every labeller of the session, newest first."""
         rows = self._all(
             select(_LABELS)
             .where(_LABELS.c.session_id == session_id)
             .order_by(_LABELS.c.created_at.desc(), _LABELS.c.revision.desc(), _LABELS.c.labeller)
         )
-        return [from_row(LabelRecord, row) for row in rows]
+        return [SessionLabel.model_validate(row, from_attributes=True) for row in rows]
 
     @db_call
     def add_reference(
         self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
-    ) -> ReferenceRecord:
+    ) -> SessionReference:
         """Store the session's next reference revision (``root_cause`` None: a withdrawal)."""
         values = {"reference_id": uuid.uuid4(), "root_cause": root_cause, "remediation": remediation, "set_by": set_by}
         row = self._add_revision(lambda: _next_revision(_REFERENCES, {"session_id": session_id}, values))
-        return from_row(ReferenceRecord, row)
+        return SessionReference.model_validate(row, from_attributes=True)
 
     @db_call
-    def reference_history(self, session_id: str) -> list[ReferenceRecord]:
+    def reference_history(self, session_id: str) -> list[SessionReference]:
         """Every revision of the session's reference, newest first."""
         rows = self._all(
             select(_REFERENCES).where(_REFERENCES.c.session_id == session_id).order_by(_REFERENCES.c.revision.desc())
         )
-        return [from_row(ReferenceRecord, row) for row in rows]
+        return [SessionReference.model_validate(row, from_attributes=True) for row in rows]
 
     @db_call
     def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]:
@@ -188,17 +188,22 @@ class LabelRepository(TransactionRepository):
         return [from_row(LabelledScore, r) for r in rows]
 
     @db_call
-    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord:
-        """The first session, in session-id order after ``after``, whose latest completed real score is under
-        ``criteria_hash`` and that ``labeller`` never labelled, and how many such sessions there are: session-id order
-        is stable while someone labels, and unrelated to the score (a labeller's sample is not biased)."""
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueue:
+        """``labeller``'s queue: the first session, in session-id order after ``after``, whose latest completed real
+        score is under ``criteria_hash`` and that they never labelled, and how many such sessions there are:
+        session-id order is stable while someone labels, and unrelated to the score (a sample is not biased)."""
         unlabelled = and_(
             _LATEST.c.criteria_hash == criteria_hash,
             ~exists().where(_LABELS.c.session_id == _LATEST.c.session_id, _LABELS.c.labeller == labeller),
         )
         following = unlabelled if after is None else and_(unlabelled, _LATEST.c.session_id > after)
+        queued = select(*[_LATEST.c[name] for name in LabelQueueSession.model_fields])
         with self._engine.connect() as conn:
-            queued = select(*columns_of(QueuedSession, _LATEST))
             row = conn.execute(queued.where(following).order_by(_LATEST.c.session_id).limit(1)).first()
             remaining = conn.execute(select(func.count()).select_from(_LATEST).where(unlabelled)).scalar_one()
-        return LabelQueueRecord(next=None if row is None else from_row(QueuedSession, row), remaining=int(remaining))
+        return LabelQueue(
+            labeller=labeller,
+            criteria_hash=criteria_hash,
+            remaining=remaining,
+            next=None if row is None else LabelQueueSession.model_validate(row, from_attributes=True),
+        )
