@@ -59,8 +59,8 @@ def read_rows(text: str) -> tuple[list[Row], list[str]]:
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [name for name in COLUMNS[:2] if name not in header]
     unknown = [name for name in header if name not in COLUMNS]
-    wrong = [f"lacks {', '.join(missing)}"] if missing else []
-    wrong += [f"has unknown column(s) {', '.join(unknown)}"] if unknown else []
+    checks = (("lacks", missing), ("has unknown column(s)", unknown))
+    wrong = [f"{what} {', '.join(names)}" for what, names in checks if names]
     if wrong:
         return [], [f"the header {'; '.join(wrong)}; the columns are session_id, root_cause and optionally remediation"]
     rows: list[Row] = []

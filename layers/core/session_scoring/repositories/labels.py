@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Row, Table, and_, bindparam, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import IntegrityError
+from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
@@ -96,16 +97,11 @@ class ReferenceReads(StatementRepository):
 class LabelRepository(TransactionRepository):
     """Labels on the transactional engine: an import stores every row in one transaction, or none."""
 
+    @retry(retry=retry_if_exception_type(IntegrityError), stop=stop_after_attempt(REVISION_RETRIES), reraise=True)
     def _add_revision(self, statement: Callable[[], Any]) -> Row[Any]:
         """Run ``statement()``, a next revision's insert, again when a racing revision took its number."""
-        for attempt in range(REVISION_RETRIES):
-            try:
-                with self._engine.begin() as conn:
-                    return conn.execute(statement()).one()
-            except IntegrityError:
-                if attempt == REVISION_RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+        with self._engine.begin() as conn:
+            return conn.execute(statement()).one()
 
     @db_call
     def add(self, label: NewLabel) -> SessionLabel:
@@ -113,13 +109,12 @@ class LabelRepository(TransactionRepository):
         return SessionLabel.model_validate(self._add_revision(lambda: _insert(label)), from_attributes=True)
 
     @db_call
-    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int:
+    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None]) -> int:
         """Store every label in one transaction (all or none); ``progress`` gets the count stored so far."""
         with self._engine.begin() as conn:
             for done, label in enumerate(labels, start=1):
                 conn.execute(_insert(label))
-                if progress is not None:
-                    progress(done)
+                progress(done)
         return len(labels)
 
     @db_call
@@ -150,7 +145,7 @@ class LabelRepository(TransactionRepository):
         return [SessionReference.model_validate(row, from_attributes=True) for row in rows]
 
     @db_call
-    def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]:
+    def labelled_scores(self, criteria_hash: str, with_reference: bool) -> list[LabelledScore]:
         """Each labeller's current label beside the session's latest completed real score under ``criteria_hash``
         (sessions without both are left out); ``with_reference``: only the sessions whose latest score was judged
         against a reference."""

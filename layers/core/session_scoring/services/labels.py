@@ -47,7 +47,7 @@ class LabelStore(Protocol):
     """Human labels (``repositories.labels``)."""
 
     def add(self, label: NewLabel) -> SessionLabel: ...
-    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int: ...
+    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None]) -> int: ...
     def for_session(self, session_id: str) -> list[SessionLabel]: ...
     def add_reference(
         self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
@@ -74,9 +74,7 @@ class LabelService:
         """Store ``request`` as the session's next reference revision, set by ``set_by``; a session that exists
         nowhere is a SessionNotFoundError and nothing is stored."""
         self.check_known(session_id)
-        root_cause = clean_reference_text(request.reference_root_cause)
-        if root_cause is None:  # the request model refuses blank text; kept for callers that bypass it
-            raise InvalidRequestError("reference_root_cause is blank; give the root cause, or DELETE the reference")
+        root_cause = request.reference_root_cause.strip()  # never blank: the request model refuses it
         remediation = clean_reference_text(request.reference_remediation)
         return self.repository.add_reference(session_id, set_by, root_cause, remediation)
 
@@ -113,13 +111,12 @@ class LabelService:
         header = [name.strip() for name in reader.fieldnames or []]
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
         unknown = [c for c in header if c not in CSV_COLUMNS]
-        if missing or unknown:
+        checks = (("lacks", missing), ("has unknown column(s)", unknown))
+        wrong = [f"{what} {', '.join(names)}" for what, names in checks if names]
+        if wrong:
             raise InvalidRequestError(
-                "the CSV header "
-                + (f"lacks {', '.join(missing)}" if missing else "")
-                + ("; " if missing and unknown else "")
-                + (f"has unknown column(s) {', '.join(unknown)}" if unknown else "")
-                + f"; the columns are {', '.join(CSV_COLUMNS)} (session_id and total_score required)"
+                f"the CSV header {'; '.join(wrong)}; the columns are {', '.join(CSV_COLUMNS)} "
+                "(session_id and total_score required)"
             )
         labels: list[NewLabel] = []
         errors: list[str] = []
@@ -180,7 +177,7 @@ class LabelService:
         )
         return NewLabel(session_id, labeller, request, "import")
 
-    def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None] | None = None) -> LabelImportResult:
+    def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None]) -> LabelImportResult:
         """Store parsed labels in one transaction; rows of one labeller and session become successive revisions."""
         imported = self.repository.add_all(labels, progress)
         return LabelImportResult(

@@ -68,8 +68,7 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
     shortening of a long result), else appended to the final analysis; and where it went."""
     for s_index, stage in enumerate(session.stages):
         for t_index, step in enumerate(stage.steps):
-            call = step.tool_call
-            if call is None:
+            if (call := step.tool_call) is None:
                 continue
             result = (
                 f"{text}\n\n{call.result}" if isinstance(call.result, str) else {"note": text, "output": call.result}
@@ -78,9 +77,8 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
             steps[t_index] = step.model_copy(update={"tool_call": call.model_copy(update={"result": result})})
             stages = list(session.stages)
             stages[s_index] = stage.model_copy(update={"steps": steps})
-            return session.model_copy(
-                update={"stages": stages}
-            ), f"tool call {call.qualified_name} (stage {stage.name})"
+            where = f"tool call {call.qualified_name} (stage {stage.name})"
+            return session.model_copy(update={"stages": stages}), where
     final = f"{session.final_analysis or ''}\n\n{text}".strip()
     return session.model_copy(update={"final_analysis": final}), "final analysis (the session has no tool calls)"
 
@@ -125,6 +123,9 @@ class JudgeQualityService:
             raise InvalidRequestError("the session source lists no scorable session to study")
         return ids
 
+    def _prompt(self, session: Session) -> JudgePrompt | None:
+        return prompt_for_judge(self.config, session, self.input_budget_tokens)
+
     def _sample(
         self, session_id: str, study: str, kind: str, session: Session, prompt: JudgePrompt | None
     ) -> JudgeVerdict:
@@ -168,7 +169,7 @@ class JudgeQualityService:
             verdicts: list[JudgeVerdict] = []
             try:
                 session = self.source.get_session(session_id)
-                prompt = prompt_for_judge(self.config, session, self.input_budget_tokens)
+                prompt = self._prompt(session)
                 for _ in range(repeats):
                     verdicts.append(self._sample(session_id, study, "repeatability", session, prompt))
                     done += 1
@@ -229,18 +230,17 @@ class JudgeQualityService:
             try:
                 session = self.source.get_session(session_id)
                 variant, where = inject(session)
-                scored: list[int] = []
-                for candidate in (session, variant):
-                    prompt = prompt_for_judge(self.config, candidate, self.input_budget_tokens)
-                    verdict = self._sample(session_id, study, "robustness", candidate, prompt)
-                    scored.append(verdict.output.total_score)
+                original, injected = (
+                    self._sample(session_id, study, "robustness", candidate, self._prompt(candidate)).output.total_score
+                    for candidate in (session, variant)
+                )
                 results.append(
                     RobustnessSession(
                         session_id=session_id,
                         injected_into=where,
-                        original_total=scored[0],
-                        injected_total=scored[1],
-                        shift=scored[1] - scored[0],
+                        original_total=original,
+                        injected_total=injected,
+                        shift=injected - original,
                     )
                 )
             except ScoringError as exc:
