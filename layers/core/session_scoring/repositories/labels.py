@@ -59,16 +59,13 @@ def _next_revision(table: Table, scope: dict[str, Any], values: dict[str, Any]) 
 
 def _insert(label: NewLabel) -> Any:
     """Insert ``label`` as the labeller's next revision of the session."""
-    request = label.request
     return _next_revision(
         _LABELS,
         {"session_id": label.session_id, "labeller": label.labeller},
         {
             "label_id": uuid.uuid4(),
-            "total_score": request.total_score,
-            "score_breakdown": None if request.score_breakdown is None else request.score_breakdown.model_dump(),
-            "band": request.effective_band,
-            "notes": request.notes,
+            **label.request.model_dump(include={"total_score", "score_breakdown", "notes"}),
+            "band": label.request.effective_band,
             "source": label.source,
         },
     )

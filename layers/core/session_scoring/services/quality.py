@@ -109,7 +109,6 @@ class JudgeQualityService:
     max_retries: int
     retry_base_seconds: float
     input_budget_tokens: int | None
-    clock: Callable[[], float] = time.monotonic
 
     def select_sessions(self, count: int, session_ids: Sequence[str] = ()) -> list[str]:
         """The given sessions, else the source's first ``count`` scorable sessions (its listing order)."""
@@ -143,10 +142,9 @@ class JudgeQualityService:
 
         verdict = call_with_retries(
             attempt,
-            deadline=self.clock() + STUDY_SECONDS_PER_CALL,
+            deadline=time.monotonic() + STUDY_SECONDS_PER_CALL,
             max_retries=self.max_retries,
             base_seconds=self.retry_base_seconds,
-            clock=self.clock,
         )
         self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
         self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, prompt_stats(prompt))
