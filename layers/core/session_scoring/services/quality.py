@@ -154,7 +154,7 @@ class JudgeQualityService:
         self,
         session_ids: Sequence[str],
         repeats: int,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int], None] = lambda done: None,
     ) -> RepeatabilityReport:
         """``repeats`` verdicts of each session's one prompt, stored as samples, and how much they vary."""
         if repeats < 2:
@@ -162,7 +162,7 @@ class JudgeQualityService:
         study = f"repeatability:{uuid.uuid4().hex[:12]}"
         results: list[RepeatabilitySession] = []
         failures: list[str] = []
-        done = 0
+        calls = itertools.count(1)
         for session_id in session_ids:
             verdicts: list[JudgeVerdict] = []
             try:
@@ -170,9 +170,7 @@ class JudgeQualityService:
                 prompt = self._prompt(session)
                 for _ in range(repeats):
                     verdicts.append(self._sample(session_id, study, "repeatability", session, prompt))
-                    done += 1
-                    if progress is not None:
-                        progress(done)
+                    progress(next(calls))
             except ScoringError as exc:
                 logger.warning("repeatability sample failed", extra={"session_id": session_id, "error": exc.message})
                 failures.append(f"{session_id}: {exc.message}")
@@ -219,7 +217,9 @@ class JudgeQualityService:
             cache_read_tokens=[v.usage.cache_read_tokens for v in verdicts],
         )
 
-    def robustness(self, session_ids: Sequence[str], progress: Callable[[int], None] | None = None) -> RobustnessReport:
+    def robustness(
+        self, session_ids: Sequence[str], progress: Callable[[int], None] = lambda done: None
+    ) -> RobustnessReport:
         """Each session judged as it is and with :data:`INJECTION` in its first tool result; the shift between."""
         study = f"robustness:{uuid.uuid4().hex[:12]}"
         results: list[RobustnessSession] = []
@@ -244,8 +244,7 @@ class JudgeQualityService:
             except ScoringError as exc:
                 logger.warning("robustness sample failed", extra={"session_id": session_id, "error": exc.message})
                 failures.append(f"{session_id}: {exc.message}")
-            if progress is not None:
-                progress(done)
+            progress(done)
         shifts = [r.shift for r in results]
         return RobustnessReport(
             study=study,
