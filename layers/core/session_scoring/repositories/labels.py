@@ -173,7 +173,7 @@ class LabelRepository(TransactionRepository):
                 latest.c.total_score.label("judge_total"),
                 latest.c.score_breakdown.label("judge_breakdown"),
             )
-            .join(latest, and_(latest.c.session_id == current.c.session_id))
+            .join(latest, latest.c.session_id == current.c.session_id)
             .where(*([latest.c.outcome.in_([o.value for o in REFERENCED_OUTCOMES])] if with_reference else []))
             .order_by(current.c.session_id, current.c.labeller)
         )
