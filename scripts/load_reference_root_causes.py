@@ -49,9 +49,6 @@ class Row:
     root_cause: str
     remediation: str | None
 
-    def body(self) -> dict[str, str | None]:
-        return {"reference_root_cause": self.root_cause, "reference_remediation": self.remediation}
-
 
 def read_rows(text: str) -> tuple[list[Row], list[str]]:
     """The CSV's rows and every problem found (a bad header, or each bad row with its line)."""
@@ -59,8 +56,8 @@ def read_rows(text: str) -> tuple[list[Row], list[str]]:
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [name for name in COLUMNS[:2] if name not in header]
     unknown = [name for name in header if name not in COLUMNS]
-    wrong = [f"lacks {', '.join(missing)}"] if missing else []
-    wrong += [f"has unknown column(s) {', '.join(unknown)}"] if unknown else []
+    checks = (("lacks", missing), ("has unknown column(s)", unknown))
+    wrong = [f"{what} {', '.join(names)}" for what, names in checks if names]
     if wrong:
         return [], [f"the header {'; '.join(wrong)}; the columns are session_id, root_cause and optionally remediation"]
     rows: list[Row] = []
@@ -125,7 +122,8 @@ def load(rows: Sequence[Row], send: Send, out: Callable[[str], None] = print) ->
     refused = 0
     for row in rows:
         try:
-            status, text = send(row.session_id, row.body())
+            body = {"reference_root_cause": row.root_cause, "reference_remediation": row.remediation}
+            status, text = send(row.session_id, body)
         except OSError as exc:  # the API cannot be reached: the rows after this one would fail the same way
             out(f"line {row.line}: {row.session_id}: the API did not answer ({exc}); stopped, nothing more sent")
             return refused + len(rows) - rows.index(row)

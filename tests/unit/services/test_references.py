@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from session_scoring.models.quality import ReferenceRecord
+from session_scoring.models.quality import SessionReference
 from session_scoring.models.reference import Reference
 from session_scoring.models.session import Session
 from session_scoring.services.references import ReferenceResolver, resolve_reference
@@ -22,8 +22,17 @@ def session(source: str, root_cause: str | None = None, remediation: str | None 
     )
 
 
-def label(root_cause: str | None, remediation: str | None = None) -> ReferenceRecord:
-    return ReferenceRecord("s-1", 2, root_cause, remediation, "alice", AT)
+def label(root_cause: str | None, remediation: str | None = None) -> SessionReference:
+    return SessionReference.model_validate(
+        {
+            "session_id": "s-1",
+            "revision": 2,
+            "root_cause": root_cause,
+            "remediation": remediation,
+            "set_by": "alice",
+            "created_at": AT,
+        }
+    )
 
 
 def test_the_label_wins_then_the_imported_document_then_the_source() -> None:
@@ -50,11 +59,11 @@ def test_a_withdrawn_label_lets_the_documents_own_reference_apply_again() -> Non
 class _Labels:
     """The labels port (``services.references.LabelReferences``); mypy checks it."""
 
-    def __init__(self, record: ReferenceRecord | None) -> None:
+    def __init__(self, record: SessionReference | None) -> None:
         self.record = record
         self.asked: list[str] = []
 
-    def current_reference(self, session_id: str) -> ReferenceRecord | None:
+    def current_reference(self, session_id: str) -> SessionReference | None:
         self.asked.append(session_id)
         return self.record
 

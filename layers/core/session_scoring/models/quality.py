@@ -1,5 +1,5 @@
 """Judge quality: human labels (request and response bodies), the agreement report, and the repeatability and
-robustness reports. The API and the CLI use these; the repositories return the records below, never rows."""
+robustness reports."""
 
 from __future__ import annotations
 
@@ -103,8 +103,8 @@ class SessionReference(ResponseModel):
 
     session_id: str
     revision: int
-    reference_root_cause: str | None
-    reference_remediation: str | None = None
+    reference_root_cause: str | None = Field(validation_alias="root_cause")
+    reference_remediation: str | None = Field(default=None, validation_alias="remediation")
     set_by: str
     created_at: datetime
 
@@ -135,51 +135,6 @@ class NewLabel:
     labeller: str
     request: LabelRequest
     source: LabelSource
-
-
-@dataclass(frozen=True)
-class LabelRecord:
-    label_id: uuid.UUID
-    session_id: str
-    labeller: str
-    revision: int
-    total_score: int
-    score_breakdown: dict[str, int] | None
-    band: str
-    notes: str | None
-    source: LabelSource
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class ReferenceRecord:
-    """One revision of a session's reference as stored; ``root_cause`` None: a withdrawal."""
-
-    session_id: str
-    revision: int
-    root_cause: str | None
-    remediation: str | None
-    set_by: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class QueuedSession:
-    """A session waiting for a labeller: its latest completed score under the criteria the queue follows."""
-
-    session_id: str
-    score_id: uuid.UUID
-    total_score: int
-    band: str
-    scored_at: datetime
-
-
-@dataclass(frozen=True)
-class LabelQueueRecord:
-    """The next session of a labeller's queue (None when none is left after the cursor) and how many are left."""
-
-    next: QueuedSession | None
-    remaining: int
 
 
 @dataclass(frozen=True)

@@ -15,19 +15,20 @@ from typing import Any
 from sqlalchemy import Row, Table, and_, bindparam, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.exc import IntegrityError
+from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.quality import (
     LabelledScore,
-    LabelQueueRecord,
-    LabelRecord,
+    LabelQueue,
+    LabelQueueSession,
     NewLabel,
-    QueuedSession,
-    ReferenceRecord,
+    SessionLabel,
+    SessionReference,
 )
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.repositories.base import StatementRepository, TransactionRepository, columns_of, from_row
+from session_scoring.repositories.base import StatementRepository, TransactionRepository, from_row
 
 _LABELS = schema.judge_labels
 _SCORES = schema.session_scores
@@ -58,16 +59,13 @@ def _next_revision(table: Table, scope: dict[str, Any], values: dict[str, Any]) 
 
 def _insert(label: NewLabel) -> Any:
     """Insert ``label`` as the labeller's next revision of the session."""
-    request = label.request
     return _next_revision(
         _LABELS,
         {"session_id": label.session_id, "labeller": label.labeller},
         {
             "label_id": uuid.uuid4(),
-            "total_score": request.total_score,
-            "score_breakdown": None if request.score_breakdown is None else request.score_breakdown.model_dump(),
-            "band": request.effective_band,
-            "notes": request.notes,
+            **label.request.model_dump(include={"total_score", "score_breakdown", "notes"}),
+            "band": label.request.effective_band,
             "source": label.source,
         },
     )
@@ -86,71 +84,65 @@ class ReferenceReads(StatementRepository):
     no transactional one."""
 
     @db_call
-    def current_reference(self, session_id: str) -> ReferenceRecord | None:
+    def current_reference(self, session_id: str) -> SessionReference | None:
         """The session's highest reference revision (a withdrawal included), None when none was ever set: one index
         probe of the unique (session, revision)."""
         row = self._one(_CURRENT_REFERENCE, {"p_session_id": session_id})
-        return None if row is None else from_row(ReferenceRecord, row)
+        return None if row is None else SessionReference.model_validate(row, from_attributes=True)
 
 
 class LabelRepository(TransactionRepository):
     """Labels on the transactional engine: an import stores every row in one transaction, or none."""
 
+    @retry(retry=retry_if_exception_type(IntegrityError), stop=stop_after_attempt(REVISION_RETRIES), reraise=True)
     def _add_revision(self, statement: Callable[[], Any]) -> Row[Any]:
         """Run ``statement()``, a next revision's insert, again when a racing revision took its number."""
-        for attempt in range(REVISION_RETRIES):
-            try:
-                with self._engine.begin() as conn:
-                    return conn.execute(statement()).one()
-            except IntegrityError:
-                if attempt == REVISION_RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+        with self._engine.begin() as conn:
+            return conn.execute(statement()).one()
 
     @db_call
-    def add(self, label: NewLabel) -> LabelRecord:
+    def add(self, label: NewLabel) -> SessionLabel:
         """Store one label as the labeller's next revision."""
-        return from_row(LabelRecord, self._add_revision(lambda: _insert(label)))
+        return SessionLabel.model_validate(self._add_revision(lambda: _insert(label)), from_attributes=True)
 
     @db_call
-    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int:
+    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None]) -> int:
         """Store every label in one transaction (all or none); ``progress`` gets the count stored so far."""
         with self._engine.begin() as conn:
             for done, label in enumerate(labels, start=1):
                 conn.execute(_insert(label))
-                if progress is not None:
-                    progress(done)
+                progress(done)
         return len(labels)
 
     @db_call
-    def for_session(self, session_id: str) -> list[LabelRecord]:
+    def for_session(self, session_id: str) -> list[SessionLabel]:
         """Every revision of every labeller of the session, newest first."""
         rows = self._all(
             select(_LABELS)
             .where(_LABELS.c.session_id == session_id)
             .order_by(_LABELS.c.created_at.desc(), _LABELS.c.revision.desc(), _LABELS.c.labeller)
         )
-        return [from_row(LabelRecord, row) for row in rows]
+        return [SessionLabel.model_validate(row, from_attributes=True) for row in rows]
 
     @db_call
     def add_reference(
         self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
-    ) -> ReferenceRecord:
+    ) -> SessionReference:
         """Store the session's next reference revision (``root_cause`` None: a withdrawal)."""
         values = {"reference_id": uuid.uuid4(), "root_cause": root_cause, "remediation": remediation, "set_by": set_by}
         row = self._add_revision(lambda: _next_revision(_REFERENCES, {"session_id": session_id}, values))
-        return from_row(ReferenceRecord, row)
+        return SessionReference.model_validate(row, from_attributes=True)
 
     @db_call
-    def reference_history(self, session_id: str) -> list[ReferenceRecord]:
+    def reference_history(self, session_id: str) -> list[SessionReference]:
         """Every revision of the session's reference, newest first."""
         rows = self._all(
             select(_REFERENCES).where(_REFERENCES.c.session_id == session_id).order_by(_REFERENCES.c.revision.desc())
         )
-        return [from_row(ReferenceRecord, row) for row in rows]
+        return [SessionReference.model_validate(row, from_attributes=True) for row in rows]
 
     @db_call
-    def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]:
+    def labelled_scores(self, criteria_hash: str, with_reference: bool) -> list[LabelledScore]:
         """Each labeller's current label beside the session's latest completed real score under ``criteria_hash``
         (sessions without both are left out); ``with_reference``: only the sessions whose latest score was judged
         against a reference."""
@@ -181,24 +173,29 @@ class LabelRepository(TransactionRepository):
                 latest.c.total_score.label("judge_total"),
                 latest.c.score_breakdown.label("judge_breakdown"),
             )
-            .join(latest, and_(latest.c.session_id == current.c.session_id))
+            .join(latest, latest.c.session_id == current.c.session_id)
             .where(*([latest.c.outcome.in_([o.value for o in REFERENCED_OUTCOMES])] if with_reference else []))
             .order_by(current.c.session_id, current.c.labeller)
         )
         return [from_row(LabelledScore, r) for r in rows]
 
     @db_call
-    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord:
-        """The first session, in session-id order after ``after``, whose latest completed real score is under
-        ``criteria_hash`` and that ``labeller`` never labelled, and how many such sessions there are: session-id order
-        is stable while someone labels, and unrelated to the score (a labeller's sample is not biased)."""
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueue:
+        """``labeller``'s queue: the first session, in session-id order after ``after``, whose latest completed real
+        score is under ``criteria_hash`` and that they never labelled, and how many such sessions there are:
+        session-id order is stable while someone labels, and unrelated to the score (a sample is not biased)."""
         unlabelled = and_(
             _LATEST.c.criteria_hash == criteria_hash,
             ~exists().where(_LABELS.c.session_id == _LATEST.c.session_id, _LABELS.c.labeller == labeller),
         )
         following = unlabelled if after is None else and_(unlabelled, _LATEST.c.session_id > after)
+        queued = select(*[_LATEST.c[name] for name in LabelQueueSession.model_fields])
         with self._engine.connect() as conn:
-            queued = select(*columns_of(QueuedSession, _LATEST))
             row = conn.execute(queued.where(following).order_by(_LATEST.c.session_id).limit(1)).first()
             remaining = conn.execute(select(func.count()).select_from(_LATEST).where(unlabelled)).scalar_one()
-        return LabelQueueRecord(next=None if row is None else from_row(QueuedSession, row), remaining=int(remaining))
+        return LabelQueue(
+            labeller=labeller,
+            criteria_hash=criteria_hash,
+            remaining=remaining,
+            next=None if row is None else LabelQueueSession.model_validate(row, from_attributes=True),
+        )

@@ -30,7 +30,7 @@ BAND_NAMES = [b.band for b in SCORE_BANDS]
 
 
 def _finite(value: float) -> float | None:
-    return None if math.isnan(value) or math.isinf(value) else float(value)
+    return float(value) if math.isfinite(value) else None
 
 
 def average_ranks(values: Sequence[float]) -> NDArray[np.float64]:
@@ -115,32 +115,27 @@ def krippendorff_interval_alpha(ratings: dict[str, dict[str, float]]) -> float |
     return _finite(float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")))
 
 
-def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> AgreementReport:
+def build_report(criteria_hash: str, rows: Sequence[LabelledScore], with_reference: bool) -> AgreementReport:
     """The agreement figures of ``rows`` (one per session and labeller)."""
     by_session: dict[str, list[LabelledScore]] = defaultdict(list)
     for row in rows:
         by_session[row.session_id].append(row)
     sessions = sorted(by_session)
-    human: list[float] = []
-    judge: list[int] = []
+    human = [sum(r.human_total for r in by_session[s]) / len(by_session[s]) for s in sessions]
+    judge = [by_session[s][0].judge_total for s in sessions]
     confusion = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
+    for mean_total, judge_total in zip(human, judge, strict=True):
+        confusion[BAND_NAMES.index(band_for(round(mean_total)).band)][BAND_NAMES.index(band_for(judge_total).band)] += 1
     dimension_errors: dict[str, list[float]] = {d: [] for d in DIMENSIONS}
     for session in sessions:
         labels = by_session[session]
-        mean_total = sum(r.human_total for r in labels) / len(labels)
-        judge_total = labels[0].judge_total
-        human.append(mean_total)
-        judge.append(judge_total)
-        h_band = BAND_NAMES.index(band_for(round(mean_total)).band)
-        j_band = BAND_NAMES.index(band_for(judge_total).band)
-        confusion[h_band][j_band] += 1
         judged = labels[0].judge_breakdown or {}
-        for dimension in DIMENSIONS:
+        for dimension, gaps in dimension_errors.items():
             given = [
                 r.human_breakdown[dimension] for r in labels if r.human_breakdown and dimension in r.human_breakdown
             ]
             if given and dimension in judged:
-                dimension_errors[dimension].append(abs(judged[dimension] - sum(given) / len(given)))
+                gaps.append(abs(judged[dimension] - sum(given) / len(given)))
     errors = [abs(j - h) for j, h in zip(judge, human, strict=True)]
     n = len(sessions)
     ratings = {s: {r.labeller: float(r.human_total) for r in by_session[s]} for s in sessions}
@@ -153,14 +148,8 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> Agreement
         within_5=sum(e <= 5 for e in errors) / n if n else None,
         within_10=sum(e <= 10 for e in errors) / n if n else None,
         dimensions=[
-            DimensionError(
-                dimension=d,
-                n=len(dimension_errors[d]),
-                mean_absolute_error=sum(dimension_errors[d]) / len(dimension_errors[d])
-                if dimension_errors[d]
-                else None,
-            )
-            for d in DIMENSIONS
+            DimensionError(dimension=d, n=len(e), mean_absolute_error=sum(e) / len(e) if e else None)
+            for d, e in dimension_errors.items()
         ],
         weighted_kappa=quadratic_weighted_kappa(confusion),
         confusion=confusion,
@@ -170,21 +159,23 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore]) -> Agreement
             AgreementPair(session_id=s, human_total=h, judge_total=j)
             for s, h, j in zip(sessions, human, judge, strict=True)
         ],
+        with_reference=with_reference,
     )
 
 
 class LabelledScores(Protocol):
     """What the agreement report reads: each labelled session's score (``repositories.labels``)."""
 
-    def labelled_scores(self, criteria_hash: str, with_reference: bool = False) -> list[LabelledScore]: ...
+    def labelled_scores(self, criteria_hash: str, with_reference: bool) -> list[LabelledScore]: ...
 
 
 @dataclass(eq=False)
 class AgreementService:
     repository: LabelledScores
 
-    def agreement(self, criteria_hash: str, with_reference: bool = False) -> AgreementReport:
+    def agreement(self, criteria_hash: str, with_reference: bool) -> AgreementReport:
         """The report under ``criteria_hash``; ``with_reference``: over the labelled sessions whose latest score was
         judged against a reference root cause only."""
-        report = build_report(criteria_hash, self.repository.labelled_scores(criteria_hash, with_reference))
-        return report.model_copy(update={"with_reference": with_reference}) if with_reference else report
+        return build_report(
+            criteria_hash, self.repository.labelled_scores(criteria_hash, with_reference), with_reference
+        )

@@ -21,12 +21,8 @@ from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.quality import (
     LabelImportResult,
     LabelQueue,
-    LabelQueueRecord,
-    LabelQueueSession,
-    LabelRecord,
     LabelRequest,
     NewLabel,
-    ReferenceRecord,
     ReferenceRequest,
     SessionLabel,
     SessionLabels,
@@ -40,16 +36,6 @@ REQUIRED_COLUMNS = ("session_id", "total_score")
 MAX_ERRORS_SHOWN = 50
 
 
-def to_session_label(record: LabelRecord) -> SessionLabel:
-    return SessionLabel.model_validate(record, from_attributes=True)
-
-
-def to_session_reference(record: ReferenceRecord) -> SessionReference:
-    return SessionReference.model_validate(
-        {**vars(record), "reference_root_cause": record.root_cause, "reference_remediation": record.remediation}
-    )
-
-
 def _problems(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg'].removeprefix('Value error, ')}"
@@ -60,14 +46,14 @@ def _problems(exc: ValidationError) -> str:
 class LabelStore(Protocol):
     """Human labels (``repositories.labels``)."""
 
-    def add(self, label: NewLabel) -> LabelRecord: ...
-    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None] | None = None) -> int: ...
-    def for_session(self, session_id: str) -> list[LabelRecord]: ...
+    def add(self, label: NewLabel) -> SessionLabel: ...
+    def add_all(self, labels: Sequence[NewLabel], progress: Callable[[int], None]) -> int: ...
+    def for_session(self, session_id: str) -> list[SessionLabel]: ...
     def add_reference(
         self, session_id: str, set_by: str, root_cause: str | None, remediation: str | None
-    ) -> ReferenceRecord: ...
-    def reference_history(self, session_id: str) -> list[ReferenceRecord]: ...
-    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueueRecord: ...
+    ) -> SessionReference: ...
+    def reference_history(self, session_id: str) -> list[SessionReference]: ...
+    def next_unlabelled(self, criteria_hash: str, labeller: str, after: str | None) -> LabelQueue: ...
 
 
 @dataclass(eq=False)
@@ -82,33 +68,29 @@ class LabelService:
         """Store ``labeller``'s label of the session: their first, or a revision of their earlier one. A session
         that exists nowhere (no attempt, no source has it) is a SessionNotFoundError: nothing is stored."""
         self.check_known(session_id)
-        record = self.repository.add(NewLabel(session_id, labeller, request, "api"))
-        return to_session_label(record)
+        return self.repository.add(NewLabel(session_id, labeller, request, "api"))
 
     def put_reference(self, session_id: str, set_by: str, request: ReferenceRequest) -> SessionReference:
         """Store ``request`` as the session's next reference revision, set by ``set_by``; a session that exists
         nowhere is a SessionNotFoundError and nothing is stored."""
         self.check_known(session_id)
-        root_cause = clean_reference_text(request.reference_root_cause)
-        if root_cause is None:  # the request model refuses blank text; kept for callers that bypass it
-            raise InvalidRequestError("reference_root_cause is blank; give the root cause, or DELETE the reference")
+        root_cause = request.reference_root_cause.strip()  # never blank: the request model refuses it
         remediation = clean_reference_text(request.reference_remediation)
-        record = self.repository.add_reference(session_id, set_by, root_cause, remediation)
-        return to_session_reference(record)
+        return self.repository.add_reference(session_id, set_by, root_cause, remediation)
 
     def withdraw_reference(self, session_id: str, set_by: str) -> SessionLabels:
         """Withdraw the session's reference (a revision without a root cause, kept like every other): later scores
         are judged against the session's own reference, if its document has one, else against none. Nothing is
         stored when the session has no reference set through this API; the labels are answered either way."""
         history = self.repository.reference_history(session_id)
-        if history and history[0].root_cause is not None:
+        if history and history[0].reference_root_cause is not None:
             self.repository.add_reference(session_id, set_by, None, None)
         return self.labels(session_id)
 
     def labels(self, session_id: str) -> SessionLabels:
-        history = [to_session_label(r) for r in self.repository.for_session(session_id)]
+        history = self.repository.for_session(session_id)
         current = {label.labeller: label for label in sorted(history, key=lambda label: label.revision)}
-        references = [to_session_reference(r) for r in self.repository.reference_history(session_id)]
+        references = self.repository.reference_history(session_id)
         reference = references[0] if references and references[0].reference_root_cause is not None else None
         return SessionLabels(
             session_id=session_id,
@@ -121,14 +103,7 @@ class LabelService:
     def next_to_label(self, labeller: str, criteria_hash: str, after: str | None = None) -> LabelQueue:
         """The labeller's queue: the next session scored under ``criteria_hash`` they have not labelled, in
         session-id order after ``after`` (a session they skipped, or just labelled), and how many are left."""
-        record = self.repository.next_unlabelled(criteria_hash, labeller, after)
-        queued = record.next
-        return LabelQueue(
-            labeller=labeller,
-            criteria_hash=criteria_hash,
-            remaining=record.remaining,
-            next=None if queued is None else LabelQueueSession.model_validate(queued, from_attributes=True),
-        )
+        return self.repository.next_unlabelled(criteria_hash, labeller, after)
 
     def parse_csv(self, text: str, default_labeller: str | None = None) -> list[NewLabel]:
         """Every row of the CSV as a label, or an InvalidRequestError listing every bad row."""
@@ -136,13 +111,12 @@ class LabelService:
         header = [name.strip() for name in reader.fieldnames or []]
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
         unknown = [c for c in header if c not in CSV_COLUMNS]
-        if missing or unknown:
+        checks = (("lacks", missing), ("has unknown column(s)", unknown))
+        wrong = [f"{what} {', '.join(names)}" for what, names in checks if names]
+        if wrong:
             raise InvalidRequestError(
-                "the CSV header "
-                + (f"lacks {', '.join(missing)}" if missing else "")
-                + ("; " if missing and unknown else "")
-                + (f"has unknown column(s) {', '.join(unknown)}" if unknown else "")
-                + f"; the columns are {', '.join(CSV_COLUMNS)} (session_id and total_score required)"
+                f"the CSV header {'; '.join(wrong)}; the columns are {', '.join(CSV_COLUMNS)} "
+                "(session_id and total_score required)"
             )
         labels: list[NewLabel] = []
         errors: list[str] = []
@@ -203,7 +177,7 @@ class LabelService:
         )
         return NewLabel(session_id, labeller, request, "import")
 
-    def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None] | None = None) -> LabelImportResult:
+    def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None]) -> LabelImportResult:
         """Store parsed labels in one transaction; rows of one labeller and session become successive revisions."""
         imported = self.repository.add_all(labels, progress)
         return LabelImportResult(

@@ -68,8 +68,7 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
     shortening of a long result), else appended to the final analysis; and where it went."""
     for s_index, stage in enumerate(session.stages):
         for t_index, step in enumerate(stage.steps):
-            call = step.tool_call
-            if call is None:
+            if (call := step.tool_call) is None:
                 continue
             result = (
                 f"{text}\n\n{call.result}" if isinstance(call.result, str) else {"note": text, "output": call.result}
@@ -78,9 +77,8 @@ def inject(session: Session, text: str = INJECTION) -> tuple[Session, str]:
             steps[t_index] = step.model_copy(update={"tool_call": call.model_copy(update={"result": result})})
             stages = list(session.stages)
             stages[s_index] = stage.model_copy(update={"steps": steps})
-            return session.model_copy(
-                update={"stages": stages}
-            ), f"tool call {call.qualified_name} (stage {stage.name})"
+            where = f"tool call {call.qualified_name} (stage {stage.name})"
+            return session.model_copy(update={"stages": stages}), where
     final = f"{session.final_analysis or ''}\n\n{text}".strip()
     return session.model_copy(update={"final_analysis": final}), "final analysis (the session has no tool calls)"
 
@@ -111,7 +109,6 @@ class JudgeQualityService:
     max_retries: int
     retry_base_seconds: float
     input_budget_tokens: int | None
-    clock: Callable[[], float] = time.monotonic
 
     def select_sessions(self, count: int, session_ids: Sequence[str] = ()) -> list[str]:
         """The given sessions, else the source's first ``count`` scorable sessions (its listing order)."""
@@ -124,6 +121,9 @@ class JudgeQualityService:
         if not ids:
             raise InvalidRequestError("the session source lists no scorable session to study")
         return ids
+
+    def _prompt(self, session: Session) -> JudgePrompt | None:
+        return prompt_for_judge(self.config, session, self.input_budget_tokens)
 
     def _sample(
         self, session_id: str, study: str, kind: str, session: Session, prompt: JudgePrompt | None
@@ -142,10 +142,9 @@ class JudgeQualityService:
 
         verdict = call_with_retries(
             attempt,
-            deadline=self.clock() + STUDY_SECONDS_PER_CALL,
+            deadline=time.monotonic() + STUDY_SECONDS_PER_CALL,
             max_retries=self.max_retries,
             base_seconds=self.retry_base_seconds,
-            clock=self.clock,
         )
         self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
         self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, prompt_stats(prompt))
@@ -155,7 +154,7 @@ class JudgeQualityService:
         self,
         session_ids: Sequence[str],
         repeats: int,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int], None] = lambda done: None,
     ) -> RepeatabilityReport:
         """``repeats`` verdicts of each session's one prompt, stored as samples, and how much they vary."""
         if repeats < 2:
@@ -163,17 +162,15 @@ class JudgeQualityService:
         study = f"repeatability:{uuid.uuid4().hex[:12]}"
         results: list[RepeatabilitySession] = []
         failures: list[str] = []
-        done = 0
+        calls = itertools.count(1)
         for session_id in session_ids:
             verdicts: list[JudgeVerdict] = []
             try:
                 session = self.source.get_session(session_id)
-                prompt = prompt_for_judge(self.config, session, self.input_budget_tokens)
+                prompt = self._prompt(session)
                 for _ in range(repeats):
                     verdicts.append(self._sample(session_id, study, "repeatability", session, prompt))
-                    done += 1
-                    if progress is not None:
-                        progress(done)
+                    progress(next(calls))
             except ScoringError as exc:
                 logger.warning("repeatability sample failed", extra={"session_id": session_id, "error": exc.message})
                 failures.append(f"{session_id}: {exc.message}")
@@ -220,7 +217,9 @@ class JudgeQualityService:
             cache_read_tokens=[v.usage.cache_read_tokens for v in verdicts],
         )
 
-    def robustness(self, session_ids: Sequence[str], progress: Callable[[int], None] | None = None) -> RobustnessReport:
+    def robustness(
+        self, session_ids: Sequence[str], progress: Callable[[int], None] = lambda done: None
+    ) -> RobustnessReport:
         """Each session judged as it is and with :data:`INJECTION` in its first tool result; the shift between."""
         study = f"robustness:{uuid.uuid4().hex[:12]}"
         results: list[RobustnessSession] = []
@@ -229,25 +228,23 @@ class JudgeQualityService:
             try:
                 session = self.source.get_session(session_id)
                 variant, where = inject(session)
-                scored: list[int] = []
-                for candidate in (session, variant):
-                    prompt = prompt_for_judge(self.config, candidate, self.input_budget_tokens)
-                    verdict = self._sample(session_id, study, "robustness", candidate, prompt)
-                    scored.append(verdict.output.total_score)
+                original, injected = (
+                    self._sample(session_id, study, "robustness", candidate, self._prompt(candidate)).output.total_score
+                    for candidate in (session, variant)
+                )
                 results.append(
                     RobustnessSession(
                         session_id=session_id,
                         injected_into=where,
-                        original_total=scored[0],
-                        injected_total=scored[1],
-                        shift=scored[1] - scored[0],
+                        original_total=original,
+                        injected_total=injected,
+                        shift=injected - original,
                     )
                 )
             except ScoringError as exc:
                 logger.warning("robustness sample failed", extra={"session_id": session_id, "error": exc.message})
                 failures.append(f"{session_id}: {exc.message}")
-            if progress is not None:
-                progress(done)
+            progress(done)
         shifts = [r.shift for r in results]
         return RobustnessReport(
             study=study,

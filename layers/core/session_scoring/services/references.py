@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from session_scoring.models.quality import ReferenceRecord
+from session_scoring.models.quality import SessionReference
 from session_scoring.models.reference import Reference, ReferenceSource, clean_reference_text
 from session_scoring.models.session import Session
 from session_scoring.repositories.uploads import UPLOAD_SOURCE
@@ -19,7 +19,7 @@ from session_scoring.repositories.uploads import UPLOAD_SOURCE
 class LabelReferences(Protocol):
     """The references set through the labels API (``repositories.labels``)."""
 
-    def current_reference(self, session_id: str) -> ReferenceRecord | None: ...
+    def current_reference(self, session_id: str) -> SessionReference | None: ...
 
 
 def resolve_reference(
@@ -47,4 +47,4 @@ class ReferenceResolver:
         record = self.labels.current_reference(session.session_id)
         if record is None:
             return resolve_reference(session)
-        return resolve_reference(session, record.root_cause, record.remediation)
+        return resolve_reference(session, record.reference_root_cause, record.reference_remediation)
