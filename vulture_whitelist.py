@@ -23,6 +23,8 @@ _.next_cursor
 _.source_page_limit  # SessionListScan, for the caller
 _.canonical_name
 _.label_id  # labels: copied record to response by field name (from_row, from_attributes)
+_.failed_tool_calls  # imports: an uploaded session's facts copied to its answer by field name
+_.inferred_failures
 
 # Enum members reached by value (FleetFormat(...), TrainingFormat(...)).
 _.JSONL

@@ -141,7 +141,9 @@ def test_a_redelivered_running_job_is_failed_as_interrupted_and_a_finished_one_i
     failed = export_stack.client.get(f"/api/v1/scoring/exports/{export_id}").json()
     assert failed["status"] == "failed"
     assert "stopped during an earlier attempt" in failed["error"]
-    assert not repository.complete(export_id, "exports/late.jsonl", 1, 1)  # a finished job is never rewritten
+    finished = repository.get(export_id)
+    repository.complete(export_id, "exports/late.jsonl", 1, 1)
+    assert repository.get(export_id) == finished  # a finished job is never rewritten
 
 
 def test_where_exports_are_jobs_the_streaming_get_is_405_naming_the_post(export_stack: Stack) -> None:

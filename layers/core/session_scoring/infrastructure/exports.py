@@ -1,10 +1,6 @@
-"""Where export jobs go in AWS: the exports queue (SQS) that starts the exporter, and the exports bucket (S3) it
-streams each export into.
-
-The upload is boto3's managed transfer over a file-like that produces the export while S3 reads it: a multipart
-upload in parts of ``PART_BYTES``, one part in memory at a time (no threads), so an export of any size needs the
-same memory. A failed upload is aborted by the transfer manager (and the bucket's lifecycle rule removes any part a
-crashed function left behind).
+"""The exports queue (SQS) that starts the exporter, and the exports bucket (S3) it streams each export into: a
+multipart upload read from a file-like that makes the export as S3 reads it, one part in memory at a time, so any
+size needs the same memory. A failed upload is aborted (the bucket's lifecycle rule removes what a crash left).
 """
 
 from __future__ import annotations
@@ -28,7 +24,7 @@ class StreamReader(io.RawIOBase):
     def __init__(self, chunks: Iterator[bytes]) -> None:
         super().__init__()
         self._chunks = chunks
-        self._pending = b""
+        self._pending = bytearray()
         self.bytes_read = 0
 
     def readable(self) -> bool:
@@ -38,19 +34,13 @@ class StreamReader(io.RawIOBase):
         """Fill ``buffer`` whole unless the export ends first: the transfer manager makes each read one part, and S3
         refuses parts under 5 MiB (but the last)."""
         view = memoryview(buffer).cast("B")
-        filled = 0
-        while filled < len(view):
-            if not self._pending:
-                chunk = next(self._chunks, None)
-                if chunk is None:
-                    break
-                self._pending = chunk
-            size = min(len(view) - filled, len(self._pending))
-            view[filled : filled + size] = self._pending[:size]
-            self._pending = self._pending[size:]
-            filled += size
-        self.bytes_read += filled
-        return filled
+        while len(self._pending) < len(view) and (chunk := next(self._chunks, None)) is not None:
+            self._pending += chunk
+        size = min(len(view), len(self._pending))
+        view[:size] = self._pending[:size]
+        del self._pending[:size]
+        self.bytes_read += size
+        return size
 
 
 class S3ExportStore:

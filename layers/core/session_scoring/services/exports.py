@@ -1,10 +1,7 @@
-"""Training export: the sessions that scored well, one JSON line each, for fine-tuning an agent.
-
-Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the whole
-investigation, as an OpenAI chat fine-tuning conversation (``openai-chat``) or the normalised session
-(``normalized``). Scores are read a page at a time, so no transaction is held while the source answers. Without an
-exports bucket ``GET /exports/training`` streams the lines; with one (AWS, where a Lambda answer is capped at 6 MB)
-``POST /exports/training`` queues a job that the exporter streams into S3 (:meth:`ExportJobService.run`).
+"""Training export: each session's latest completed score under the chosen criteria (``min_score`` and above) with
+the whole investigation, one JSON line each, as an OpenAI chat conversation (``openai-chat``) or the normalised session
+(``normalized``). Streamed by ``GET /exports/training`` without an exports bucket; with one (a Lambda answer is capped
+at 6 MB) ``POST /exports/training`` queues a job the exporter writes to S3 (:meth:`ExportJobService.run`).
 """
 
 from __future__ import annotations
@@ -119,17 +116,10 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
                 call, call_id = step.tool_call, f"call_{counter}"
                 name = function_name(call)
                 tools.setdefault(name, ChatTool(function=ChatFunction(name=name)))
+                arguments = ChatFunctionCall(name=name, arguments=json.dumps(call.arguments, default=str))
+                tool_calls = [ChatToolCall(id=call_id, function=arguments)]
                 messages.append(
-                    ChatMessage(
-                        role="assistant",
-                        content="\n\n".join(pending) or None,
-                        tool_calls=[
-                            ChatToolCall(
-                                id=call_id,
-                                function=ChatFunctionCall(name=name, arguments=json.dumps(call.arguments, default=str)),
-                            )
-                        ],
-                    )
+                    ChatMessage(role="assistant", content="\n\n".join(pending) or None, tool_calls=tool_calls)
                 )
                 pending.clear()
                 messages.append(ChatMessage(role="tool", tool_call_id=call_id, content=_result_text(call)))
@@ -198,27 +188,9 @@ class TrainingExportService:
         """How many sessions the export will read (the progress bar's total)."""
         return self.repository.fleet_count(query.where)
 
-    def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
-        """The selected scores, best first, a keyset page at a time (each page read whole, then released); the first
-        page is read at once."""
-        return self._pages(query, self._page(query, None))
-
     def _page(self, query: TrainingQuery, after: KeysetPosition | None) -> list[FleetScoreRecord]:
+        """The selected scores, best first, a keyset page after ``after`` (read whole, then released)."""
         return self.repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
-
-    def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
-        while True:
-            yield from page
-            if len(page) < EXPORT_PAGE:
-                return
-            page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
-
-    def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
-        base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
-        if output == TrainingFormat.NORMALIZED:
-            return TrainingExample(**base, session=session)
-        messages, tools = to_openai_chat(session)
-        return TrainingExample(**base, messages=messages, tools=tools)
 
     def lines(
         self, query: TrainingQuery, on_session: Callable[[str | None], None] = lambda _note: None
@@ -226,21 +198,30 @@ class TrainingExportService:
         """One JSON line per exported session. ``on_session`` is told of each session read (with a note when it
         was skipped). The first page of scores is read here, before any line is sent (a database that is down is a
         503, not a broken stream)."""
-        return self._lines(query, self.records(query), on_session)
+        return self._lines(query, self._page(query, None), on_session)
 
     def _lines(
-        self, query: TrainingQuery, records: Iterator[FleetScoreRecord], on_session: Callable[[str | None], None]
+        self, query: TrainingQuery, page: list[FleetScoreRecord], on_session: Callable[[str | None], None]
     ) -> Iterator[str]:
-        for record in records:
-            try:
-                session = self.source.get_session(record.session_id)
-            except SessionNotFoundError:
-                note = f"session {record.session_id}: the source no longer has it; not exported"
-                logger.warning("training export skipped a session", extra={"session_id": record.session_id})
-                on_session(note)
-                continue
-            on_session(None)
-            yield self.example(record, session, query.format).model_dump_json(exclude_none=True) + "\n"
+        while True:
+            for record in page:
+                try:
+                    session = self.source.get_session(record.session_id)
+                except SessionNotFoundError:
+                    logger.warning("training export skipped a session", extra={"session_id": record.session_id})
+                    on_session(f"session {record.session_id}: the source no longer has it; not exported")
+                    continue
+                on_session(None)
+                base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
+                if query.format == TrainingFormat.NORMALIZED:
+                    example = TrainingExample(**base, session=session)
+                else:
+                    messages, tools = to_openai_chat(session)
+                    example = TrainingExample(**base, messages=messages, tools=tools)
+                yield example.model_dump_json(exclude_none=True) + "\n"
+            if len(page) < EXPORT_PAGE:
+                return
+            page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
 
 
 class ExportStore(Protocol):
@@ -257,14 +238,6 @@ class ExportQueue(Protocol):
 TIME_MARGIN_SECONDS = 30.0
 
 
-@dataclass(frozen=True)
-class ExportOutcome:
-    """What one delivery of an export job did (the handler answers it; every outcome acknowledges the message)."""
-
-    status: ExportStatus | None
-    reason: str
-
-
 def export_key(export_id: uuid.UUID) -> str:
     return f"exports/training/{export_id}.jsonl"
 
@@ -273,11 +246,11 @@ class ExportJobs(Protocol):
     """Export jobs' rows (``repositories.exports``)."""
 
     def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
-    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool: ...
+    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> None: ...
     def create(
         self, export_id: uuid.UUID, kind: ExportKind, parameters: TrainingExportParameters, requested_by: str
     ) -> ExportJobRecord: ...
-    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool: ...
+    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None: ...
     def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
 
 
@@ -326,44 +299,35 @@ class ExportJobService:
             filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
             expires_at = datetime.now(UTC) + timedelta(seconds=self.url_expiry_seconds)
             url = self.store().download_url(record.s3_key, filename, self.url_expiry_seconds)
-        return ExportJob.model_validate(
-            {
-                **dict(record),
-                **dict(record.parameters),
-                "kind": record.kind.value,
-                "status": record.status.value,
-                "error": record.error_message,
-                "download_url": url,
-                "expires_at": expires_at,
-            }
-        )
+        extra = {"error": record.error_message, "download_url": url, "expires_at": expires_at}
+        return ExportJob.model_validate({**dict(record), **dict(record.parameters), **extra})
 
-    def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:
+    def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> str:
         """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome on the job
-        (completed with its counts, or failed with the reason). A job found running on a later delivery
-        (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
+        (completed with its counts, or failed with the reason); what the delivery did. A job found running on a later
+        delivery (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
         export_id = message.export_id
         record = self.repository.get(export_id)
         if record is None:
             logger.warning("export message names no job; dropped", extra={"export_id": str(export_id)})
-            return ExportOutcome(None, "no such export job")
+            return "no such export job"
         if record.status in (ExportStatus.COMPLETED, ExportStatus.FAILED):
-            return ExportOutcome(record.status, f"already {record.status.value}")
+            return f"already {record.status.value}"
         if record.status == ExportStatus.RUNNING:
             if receive_count <= 1:
-                return ExportOutcome(record.status, "a duplicate delivery: another exporter runs it")
+                return "a duplicate delivery: another exporter runs it"
             self._fail(
                 export_id,
                 "the exporter stopped during an earlier attempt (out of memory or its timeout); "
                 "ask for a smaller export (a higher min_score or one criteria hash)",
             )
-            return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
+            return "interrupted earlier"
         claimed = self.repository.claim(export_id)
         if claimed is None:
-            return ExportOutcome(None, "taken by another delivery")
+            return "taken by another delivery"
         return self._export(claimed, time.monotonic() + remaining_seconds - TIME_MARGIN_SECONDS)
 
-    def _export(self, record: ExportJobRecord, deadline: float) -> ExportOutcome:
+    def _export(self, record: ExportJobRecord, deadline: float) -> str:
         assert self.store is not None, "the exporter runs only where the exports bucket is configured"
         parameters = record.parameters
         query = self.training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
@@ -385,15 +349,15 @@ class ExportJobService:
         except ScoringError as exc:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
-            return ExportOutcome(ExportStatus.FAILED, exc.message)
+            return exc.message
         except Exception as exc:  # noqa: BLE001 - a bug: still recorded on the job, the traceback in the log
             logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
-            return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
+            return type(exc).__name__
         self.repository.complete(record.export_id, key, rows[0], size)
         record_export_finished(completed=True)
         logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
-        return ExportOutcome(ExportStatus.COMPLETED, f"{rows[0]} sessions, {size} bytes")
+        return f"{rows[0]} sessions, {size} bytes"
 
     def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
         logger.error("export failed", extra={"export_id": str(export_id), "error": error})

@@ -124,7 +124,7 @@ class ImportService:
             )
             described.append(_facts(stored, original))
         self.uploads.add_all(uploads)
-        first, facts = uploads[0], described[0]
+        first = uploads[0]
         logger.info(
             "session imported",
             extra={
@@ -141,21 +141,11 @@ class ImportService:
             if step.kind == "message" and step.text and step.text.startswith(DROPPED_PREFIX)
         ]
         return ImportedSession(
-            session_id=facts.session_id,
+            **dict(described[0]),
             source=UPLOAD_SOURCE,
             trace_format=first.trace_format,
-            original_session_id=facts.original_session_id,
-            status=facts.status,
-            stages=facts.stages,
-            tool_calls=facts.tool_calls,
             size_bytes=len(body),
             dropped="; ".join(dropped) or None,
-            failed_tool_calls=facts.failed_tool_calls,
-            inferred_failures=facts.inferred_failures,
-            reasoning_steps=facts.reasoning_steps,
-            final_answer_source=facts.final_answer_source,
-            duration_ms=facts.duration_ms,
             skipped=_skipped([upload.session for upload in uploads]),
-            has_reference=facts.has_reference,
             sessions=described,
         )

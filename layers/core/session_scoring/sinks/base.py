@@ -1,9 +1,5 @@
-"""What a write-back sink writes and the interface every sink implements.
-
-A sink writes one completed score onto the trace the session came from, in the store's own terms (a Phoenix span
-annotation, an MLflow assessment). Writing is idempotent per attempt: every value written carries the attempt's id,
-so a job delivered again writes nothing twice (Phoenix upserts on the identifier; for MLflow the sink reads the
-trace's assessments first).
+"""What a write-back sink writes onto the trace the session came from (a Phoenix span annotation, an MLflow
+assessment). Every value carries the attempt's id, so a job delivered again writes nothing twice.
 """
 
 from __future__ import annotations
@@ -59,8 +55,6 @@ class VerdictToWrite:
 class VerdictSink(Protocol):
     """Writes a verdict to a trace store. Raises WriteBackUnavailableError (the store is down or answered 5xx: retry
     later), WriteBackRejectedError (the trace is gone, or the store refused the request) or ConfigurationError."""
-
-    name: str
 
     def write(self, verdict: VerdictToWrite) -> str:
         """Write the verdict; returns what was written, for the attempt's record (e.g. the span and how many)."""

@@ -1,6 +1,5 @@
-"""Write-back to MLflow: feedback assessments on the trace (the records ``mlflow.log_feedback`` writes, MLflow 3),
-through the tracking server's REST API. The trace's assessments are read first and only those of the attempt not
-there yet are written, so a job delivered again writes nothing twice (``docs/sessions.md``).
+"""Write-back to MLflow: feedback assessments on the trace (as ``mlflow.log_feedback`` writes them, MLflow 3) through
+the REST API; only the attempt's assessments not on the trace yet are written (``docs/sessions.md``).
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ def mlflow_assessments(verdict: VerdictToWrite) -> list[dict[str, Any]]:
 
 
 class MlflowVerdictSink:
-    name = "mlflow"
-
     def __init__(self, client: JsonHttpClient) -> None:
         self._client = client
 

@@ -1,6 +1,5 @@
-"""Write-back to Arize Phoenix: span annotations on the trace's root span, through Phoenix's REST API. Phoenix
-upserts on (name, span, identifier) and the identifier is the attempt's, so a job delivered again overwrites its own
-annotations instead of adding more (``docs/sessions.md``).
+"""Write-back to Arize Phoenix: span annotations on the trace's root span through the REST API; Phoenix upserts on
+the attempt's identifier, so a job delivered again overwrites its own annotations (``docs/sessions.md``).
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str,
 
 
 class PhoenixVerdictSink:
-    name = "phoenix"
-
     def __init__(self, client: JsonHttpClient, project: str) -> None:
         self._client = client
         self._project = project
