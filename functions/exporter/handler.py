@@ -31,7 +31,7 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     receive_count = int(record.attributes.approximate_receive_count or 1)
     logger.append_keys(export_id=str(message.export_id))
     try:
-        return get_container().export_jobs.run(message, receive_count, remaining)
+        return get_container().training_export.run(message, receive_count, remaining)
     finally:
         logger.remove_keys(["export_id"])
 

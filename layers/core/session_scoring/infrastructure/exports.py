@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from session_scoring.errors import ConfigurationError, StorageUnavailableError
+from session_scoring.errors import StorageUnavailableError
 from session_scoring.infrastructure.aws import aws_call
 from session_scoring.infrastructure.queue import SqsQueue
 from session_scoring.models.export import ExportMessage
@@ -43,14 +44,12 @@ class StreamReader(io.RawIOBase):
         return size
 
 
+@dataclass(frozen=True)
 class S3ExportStore:
     """The exports bucket: streams an export in and makes presigned download URLs."""
 
-    def __init__(self, client: Any, bucket: str | None) -> None:
-        if not bucket:
-            raise ConfigurationError("SCORING_EXPORTS_BUCKET is not set; export jobs need the stack's exports bucket")
-        self._client = client
-        self.bucket = bucket
+    client: Any
+    bucket: str
 
     def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int:
         """Stream ``chunks`` to ``key``; the bytes written. An error raised by ``chunks`` (the export itself) comes
@@ -63,9 +62,7 @@ class S3ExportStore:
         )
         failure = f"the exports bucket '{self.bucket}' did not take the export"
         arguments = {"ExtraArgs": {"ContentType": content_type}, "Config": config}
-        aws_call(
-            self._client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments
-        )
+        aws_call(self.client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments)
         return reader.bytes_read
 
     def download_url(self, key: str, filename: str, expires_seconds: int) -> str:
@@ -73,7 +70,7 @@ class S3ExportStore:
         disposition = f'attachment; filename="{filename}"'
         return str(
             aws_call(
-                self._client,
+                self.client,
                 "generate_presigned_url",
                 StorageUnavailableError,
                 "could not make the export's download URL",

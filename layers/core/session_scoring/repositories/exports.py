@@ -28,15 +28,13 @@ MAX_ERROR_CHARS = 4000
 
 class ExportJobRepository(StatementRepository):
     @db_call
-    def create(
-        self, export_id: uuid.UUID, kind: ExportKind, parameters: TrainingExportParameters, requested_by: str
-    ) -> ExportJobRecord:
-        """Store a queued job."""
+    def create(self, parameters: TrainingExportParameters, requested_by: str) -> ExportJobRecord:
+        """Store a queued training export job under a new id."""
         row = self._one(
             insert(_JOBS)
             .values(
-                export_id=export_id,
-                kind=kind.value,
+                export_id=uuid.uuid4(),
+                kind=ExportKind.TRAINING.value,
                 parameters=parameters.model_dump(mode="json"),
                 status=ExportStatus.QUEUED.value,
                 requested_by=requested_by[:255],
