@@ -68,10 +68,6 @@ class TrainingExample(_Line):
     session: Session | None = None
 
 
-class ExportKind(StrEnum):
-    TRAINING = "training"
-
-
 class ExportStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
@@ -96,7 +92,7 @@ class ExportJobRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     export_id: uuid.UUID
-    kind: ExportKind
+    kind: Literal["training"]
     parameters: TrainingExportParameters
     status: ExportStatus
     rows_written: int | None = None

@@ -12,12 +12,7 @@ from sqlalchemy import func, insert, select, update
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.models.export import (
-    ExportJobRecord,
-    ExportKind,
-    ExportStatus,
-    TrainingExportParameters,
-)
+from session_scoring.models.export import ExportJobRecord, ExportStatus, TrainingExportParameters
 from session_scoring.repositories.base import StatementRepository
 
 _JOBS = schema.export_jobs
@@ -34,7 +29,7 @@ class ExportJobRepository(StatementRepository):
             insert(_JOBS)
             .values(
                 export_id=uuid.uuid4(),
-                kind=ExportKind.TRAINING.value,
+                kind="training",
                 parameters=parameters.model_dump(mode="json"),
                 status=ExportStatus.QUEUED.value,
                 requested_by=requested_by[:255],

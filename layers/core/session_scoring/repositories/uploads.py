@@ -63,7 +63,8 @@ NAME_COLUMNS = {
 
 @dataclass(frozen=True)
 class NewUpload:
-    """What the import service stores: the normalised session (its id already ``upload:...``) and the document."""
+    """What the import service stores: the normalised session (its id already ``upload:...``) and the document; the
+    other fields are columns of the same names."""
 
     session: Session
     trace_format: str
@@ -93,15 +94,10 @@ class UploadRepository(StatementRepository):
         trajectories is never stored in part)."""
         rows = [
             {
+                **vars(upload),
                 **upload.session.model_dump(include=set(_SESSION_COLUMNS)),
-                "trace_format": upload.trace_format,
-                "file_name": upload.file_name,
-                "original_session_id": upload.original_session_id,
                 "tool_calls": len(upload.session.tool_calls),
-                "size_bytes": upload.size_bytes,
-                "uploaded_by": upload.uploaded_by,
                 "session": upload.session.model_dump(mode="json"),
-                "document": upload.document,
             }
             for upload in uploads
         ]

@@ -19,8 +19,6 @@ from session_scoring.sources.documents import parse_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 
-DEFAULT_UPLOAD_NAME = "upload"
-
 
 def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
     calls = stored.tool_calls
@@ -77,7 +75,7 @@ class UploadStore(Protocol):
 @dataclass(eq=False)
 class ImportService:
     uploads: UploadStore
-    trace_import: TraceImportSection | None = None
+    trace_import: TraceImportSection
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
@@ -85,7 +83,7 @@ class ImportService:
         """Parse ``body`` (JSON, or JSON Lines by its file name or content type), store it under a new
         ``upload:<uuid>`` id (a document of many trajectories as one session each, all or none) and describe it;
         an InvalidRequestError names what is wrong with the upload."""
-        origin = file_name or DEFAULT_UPLOAD_NAME
+        origin = file_name or "upload"
         if content_type and any(kind in content_type for kind in ("ndjson", "jsonl")) and not origin.endswith(".jsonl"):
             origin = f"{origin}.jsonl"
         try:
@@ -95,7 +93,7 @@ class ImportService:
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
         try:
-            document = load_text(text, origin, (self.trace_import or TraceImportSection()).submit_tool_names)
+            document = load_text(text, origin, self.trace_import.submit_tool_names)
             parsed = parse_traces(document)
             parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:

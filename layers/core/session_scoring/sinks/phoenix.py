@@ -4,6 +4,7 @@ the attempt's identifier, so a job delivered again overwrites its own annotation
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -28,20 +29,18 @@ def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str,
     return annotations
 
 
+@dataclass(frozen=True)
 class PhoenixVerdictSink:
-    def __init__(self, client: JsonHttpClient, project: str) -> None:
-        self._client = client
-        self._project = project
-        self._spans_path = f"/v1/projects/{quote(project, safe='')}/spans"
+    client: JsonHttpClient
+    project: str
 
     def _root_span(self, trace_id: str) -> str:
-        page = self._client.get(
-            self._spans_path, {"trace_id": trace_id, "parent_id": "null", "limit": 1}, missing_ok=True
-        )
+        path = f"/v1/projects/{quote(self.project, safe='')}/spans"
+        page = self.client.get(path, {"trace_id": trace_id, "parent_id": "null", "limit": 1}, missing_ok=True)
         spans = page.get("data") if isinstance(page, dict) else None
         if not spans or not isinstance(spans[0], dict) or not (spans[0].get("context") or {}).get("span_id"):
             raise WriteBackRejectedError(
-                f"Phoenix project '{self._project}' at {self._client.base_url} has no root span of trace {trace_id} "
+                f"Phoenix project '{self.project}' at {self.client.base_url} has no root span of trace {trace_id} "
                 "(the trace was deleted, or the project changed since it was scored); nothing to annotate"
             )
         return str(spans[0]["context"]["span_id"])
@@ -49,7 +48,7 @@ class PhoenixVerdictSink:
     def write(self, verdict: VerdictToWrite) -> str:
         span_id = self._root_span(verdict.trace_id)
         annotations = phoenix_annotations(verdict, span_id)
-        answer = self._client.post(ANNOTATIONS_PATH, {"data": annotations}, {"sync": "true"})
+        answer = self.client.post(ANNOTATIONS_PATH, {"data": annotations}, {"sync": "true"})
         written = answer.get("data") if isinstance(answer, dict) else None
         if not isinstance(written, list) or len(written) != len(annotations):
             raise WriteBackRejectedError(
