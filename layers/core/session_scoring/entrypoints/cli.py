@@ -366,21 +366,19 @@ def facts_backfill(service: FactsBackfill, out: TextIO) -> int:
 def export_training(service: TrainingExportService, args: argparse.Namespace, out: TextIO) -> int:
     """``export training``: the training export written to ``--out``, with a progress bar over the sessions."""
     parameters = service.check(args.min_score, args.criteria_hash, args.format)
-    skipped = 0
     written = 0
     with open(args.out, "w", encoding="utf-8") as target, _progress(service.count(parameters), "session", out) as bar:
 
         def step(note: str | None) -> None:
-            nonlocal skipped
             if note:
-                skipped += 1
                 bar.write(note, file=out)
             bar.update(1)
 
         for line in service.lines(parameters, step):
             target.write(line)
             written += 1
-    out.write(f"wrote {written} session(s) to {args.out}; {skipped} skipped (no longer at the source)\n")
+    # Every session read moved the bar; those not written were skipped.
+    out.write(f"wrote {written} session(s) to {args.out}; {bar.n - written} skipped (no longer at the source)\n")
     return 0
 
 

@@ -76,11 +76,7 @@ class WriteBackRepository(StatementRepository):
         self._finish(score_id, {"status": "written", "detail": detail, "error_message": None, "written_at": func.now()})
 
     @db_call
-    def retrying(self, score_id: uuid.UUID, error: str) -> None:
-        """The try failed and the job comes back to try again."""
-        self._finish(score_id, {"status": "retrying", "error_message": error})
-
-    @db_call
-    def failed(self, score_id: uuid.UUID, error: str) -> None:
-        """The write-back failed for good (the store refused it, or every delivery was used)."""
-        self._finish(score_id, {"status": "failed", "error_message": error})
+    def failed(self, score_id: uuid.UUID, error: str, retry: bool) -> None:
+        """The try failed: the job comes back to try again (``retry``), or the write-back failed for good (the store
+        refused it, or every delivery was used)."""
+        self._finish(score_id, {"status": "retrying" if retry else "failed", "error_message": error})

@@ -49,8 +49,7 @@ class ScoreReads(Protocol):
 class WriteBackStore(Protocol):
     """The write-backs' rows (``repositories.writebacks``)."""
 
-    def failed(self, score_id: uuid.UUID, error: str) -> None: ...
-    def retrying(self, score_id: uuid.UUID, error: str) -> None: ...
+    def failed(self, score_id: uuid.UUID, error: str, retry: bool) -> None: ...
     def take(self, score_id: uuid.UUID, sink: str, stale_seconds: int) -> int | None: ...
     def written(self, score_id: uuid.UUID, detail: str) -> None: ...
 
@@ -104,7 +103,7 @@ class VerdictWriteBack:
         extra = {**self._log_keys(job, tries), "retry": retry, "reason": reason}
         logger.warning("write-back failed", extra=extra, exc_info=not isinstance(exc, ScoringError))
         try:
-            (self.writebacks.retrying if retry else self.writebacks.failed)(job.score_id, reason)
+            self.writebacks.failed(job.score_id, reason, retry)
         except DatabaseUnavailableError as db_exc:
             return JobOutcome.retry(
                 f"score completed; write-back failed ({reason}) and not recorded: {db_exc.message}", 30

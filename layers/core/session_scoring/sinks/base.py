@@ -28,28 +28,21 @@ class VerdictToWrite:
     criteria_hash: str
     judge_model: str | None
 
-    @property
-    def identifier(self) -> str:
-        """The attempt's mark on every value written, the idempotency key."""
-        return f"{WRITER}:{self.score_id}"
-
-    def metadata(self) -> dict[str, str]:
-        """What every value carries beside its score (strings: MLflow's metadata is a map of strings)."""
-        return {
+    def values(self) -> list[tuple[str, int, dict[str, str]]]:
+        """(name, score, metadata) of each value written: the total first, then one per dimension. The metadata are
+        strings (MLflow's is a map of strings)."""
+        metadata = {
             "score_id": str(self.score_id),
             "criteria_hash": self.criteria_hash,
             "band": self.band,
             "judge_model": self.judge_model or "",
             "written_by": WRITER,
         }
-
-    def values(self) -> list[tuple[str, int, dict[str, str]]]:
-        """(name, score, metadata) of each value written: the total first, then one per dimension."""
         dimensions = [
-            (f"{self.name}.{dimension}", points, {**self.metadata(), "dimension": dimension})
+            (f"{self.name}.{dimension}", points, {**metadata, "dimension": dimension})
             for dimension, points in self.breakdown.items()
         ]
-        return [(self.name, self.total_score, self.metadata()), *dimensions]
+        return [(self.name, self.total_score, metadata), *dimensions]
 
 
 class VerdictSink(Protocol):

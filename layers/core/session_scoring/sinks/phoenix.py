@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from session_scoring.errors import WriteBackRejectedError
 from session_scoring.infrastructure.json_http import JsonHttpClient
-from session_scoring.sinks.base import VerdictToWrite
+from session_scoring.sinks.base import WRITER, VerdictToWrite
 
 ANNOTATIONS_PATH = "/v1/span_annotations"
 DEFAULT_PROJECT = "default"
@@ -20,7 +20,7 @@ DEFAULT_PROJECT = "default"
 def phoenix_annotations(verdict: VerdictToWrite, span_id: str) -> list[dict[str, Any]]:
     """The annotations of one verdict on ``span_id``: the total (labelled with the band, explained by the judge's
     reasoning) first, then one per dimension."""
-    common = {"span_id": span_id, "annotator_kind": "LLM", "identifier": verdict.identifier}
+    common = {"span_id": span_id, "annotator_kind": "LLM", "identifier": f"{WRITER}:{verdict.score_id}"}
     annotations = [
         {**common, "name": name, "result": {"score": score}, "metadata": metadata}
         for name, score, metadata in verdict.values()
