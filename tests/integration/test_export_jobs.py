@@ -208,7 +208,7 @@ def test_a_large_export_goes_up_in_parts_and_a_failed_one_leaves_no_upload_behin
     line = b'{"session_id": "s", "messages": "' + b"m" * 1000 + b'"}\n'
     count = 2 * PART_BYTES // len(line) + 10  # three parts: two full, one short
 
-    written = store.upload("exports/large.jsonl", (line for _ in range(count)), "application/x-ndjson")
+    written = store.upload("exports/large.jsonl", (line for _ in range(count)))
 
     client = s3(moto_endpoint)
     head = client.head_object(Bucket=bucket, Key="exports/large.jsonl", PartNumber=1)
@@ -222,6 +222,6 @@ def test_a_large_export_goes_up_in_parts_and_a_failed_one_leaves_no_upload_behin
         raise RuntimeError("the database went away")
 
     with pytest.raises(RuntimeError, match="went away"):
-        store.upload("exports/broken.jsonl", broken(), "application/x-ndjson")
+        store.upload("exports/broken.jsonl", broken())
     assert client.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
     assert "Contents" not in client.list_objects_v2(Bucket=bucket, Prefix="exports/broken")

@@ -51,9 +51,9 @@ class S3ExportStore:
     client: Any
     bucket: str
 
-    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int:
-        """Stream ``chunks`` to ``key``; the bytes written. An error raised by ``chunks`` (the export itself) comes
-        out as it is; an S3 failure becomes StorageUnavailableError."""
+    def upload(self, key: str, chunks: Iterator[bytes]) -> int:
+        """Stream ``chunks`` (JSON Lines) to ``key``; the bytes written. An error raised by ``chunks`` (the export
+        itself) comes out as it is; an S3 failure becomes StorageUnavailableError."""
         from boto3.s3.transfer import TransferConfig
 
         reader = StreamReader(chunks)
@@ -61,7 +61,7 @@ class S3ExportStore:
             multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, use_threads=False, max_concurrency=1
         )
         failure = f"the exports bucket '{self.bucket}' did not take the export"
-        arguments = {"ExtraArgs": {"ContentType": content_type}, "Config": config}
+        arguments = {"ExtraArgs": {"ContentType": "application/x-ndjson"}, "Config": config}
         aws_call(self.client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments)
         return reader.bytes_read
 

@@ -6,6 +6,7 @@ at 6 MB) ``POST /exports/training`` queues a job the exporter writes to S3 (:met
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -51,7 +52,7 @@ from session_scoring.sources.base import SessionSource
 EXPORT_PAGE = 100
 
 _FUNCTION_NAME = re.compile(r"[^A-Za-z0-9_-]")
-_USER_PREFIXES = ("User question:", "User:")
+_USER_TURN = re.compile(r"User question:|User:")
 
 
 class TrainingFormat(StrEnum):
@@ -94,7 +95,7 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
         name = function_name(ToolCall(name=tool.name, server=tool.server))
         tools[name] = ChatTool(function=ChatFunction(name=name, description=tool.description))
     pending: list[str] = []
-    counter = 0
+    call_ids = (f"call_{number}" for number in itertools.count(1))
 
     def flush() -> None:
         if pending:
@@ -105,8 +106,7 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
         answered = False
         for step in stage.steps:
             if step.tool_call is not None:
-                counter += 1
-                call, call_id = step.tool_call, f"call_{counter}"
+                call, call_id = step.tool_call, next(call_ids)
                 name = function_name(call)
                 tools.setdefault(name, ChatTool(function=ChatFunction(name=name)))
                 arguments = ChatFunctionCall(name=name, arguments=json.dumps(call.arguments, default=str))
@@ -116,10 +116,9 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
                 )
                 pending.clear()
                 messages.append(ChatMessage(role="tool", tool_call_id=call_id, content=_result_text(call)))
-            elif step.text and step.kind == "message" and step.text.startswith(_USER_PREFIXES):
+            elif step.text and step.kind == "message" and (user := _USER_TURN.match(step.text)):
                 flush()
-                prefix = next(p for p in _USER_PREFIXES if step.text.startswith(p))
-                messages.append(ChatMessage(role="user", content=step.text.removeprefix(prefix).strip()))
+                messages.append(ChatMessage(role="user", content=step.text[user.end() :].strip()))
             elif step.text:
                 pending.append(step.text)
                 answered = answered or step.kind == "answer"
@@ -149,7 +148,7 @@ class ExportJobs(Protocol):
 
 
 class ExportStore(Protocol):
-    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int: ...
+    def upload(self, key: str, chunks: Iterator[bytes]) -> int: ...
 
     def download_url(self, key: str, filename: str, expires_seconds: int) -> str: ...
 
@@ -333,7 +332,7 @@ class TrainingExportService:
 
         key = export_key(record.export_id)
         try:
-            size = self.store().upload(key, chunks(), "application/x-ndjson")
+            size = self.store().upload(key, chunks())
         except ScoringError as exc:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
