@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import Protocol
 
 from session_scoring.errors import (
@@ -55,9 +54,7 @@ _FUNCTION_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _USER_TURN = re.compile(r"User question:|User:")
 
 
-class TrainingFormat(StrEnum):
-    OPENAI_CHAT = "openai-chat"
-    NORMALIZED = "normalized"
+TRAINING_FORMATS = ("openai-chat", "normalized")
 
 
 def function_name(call: ToolCall) -> str:
@@ -186,9 +183,8 @@ class TrainingExportService:
         """The export's parameters with the criteria resolved, or a 400 saying what is wrong."""
         if not MIN_SCORE <= min_score <= MAX_SCORE:
             raise InvalidRequestError(f"min_score {min_score} is outside {MIN_SCORE}-{MAX_SCORE}")
-        formats = tuple(TrainingFormat)
-        if output not in formats:
-            raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(formats)}")
+        if output not in TRAINING_FORMATS:
+            raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(TRAINING_FORMATS)}")
         criteria = self.insights.criteria_filter(criteria_hash)
         return TrainingExportParameters(min_score=min_score, criteria_hash=criteria, format=output)
 
@@ -247,7 +243,7 @@ class TrainingExportService:
                     continue
                 on_session(None)
                 base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
-                if parameters.format == TrainingFormat.NORMALIZED:
+                if parameters.format == "normalized":
                     example = TrainingExample(**base, session=session)
                 else:
                     messages, tools = to_openai_chat(session)

@@ -99,7 +99,6 @@ class ImportService:
         except SessionDataError as exc:
             raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
         uploads: list[NewUpload] = []
-        described: list[ImportedTrajectory] = []
         for index, (trace_format, session) in enumerate(parsed):
             part = parts[index] if parts is not None else document
             # A document without an id of its own was named after the file: that is not an id worth reporting.
@@ -120,8 +119,8 @@ class ImportService:
                     uploaded_by=uploaded_by,
                 )
             )
-            described.append(_facts(stored, original))
         self.uploads.add_all(uploads)
+        described = [_facts(upload.session, upload.original_session_id) for upload in uploads]
         first = uploads[0]
         logger.info(
             "session imported",
