@@ -37,7 +37,7 @@ from session_scoring.models.runs import (
     ScoringRun,
     Which,
 )
-from session_scoring.services.exports import TrainingExportService
+from session_scoring.services.exports import TRAINING_FORMATS, TrainingExportService
 from session_scoring.services.facts import FactsBackfill
 from session_scoring.services.labels import CSV_COLUMNS, LabelService
 from session_scoring.services.quality import JudgeQualityService
@@ -391,7 +391,7 @@ def _add_insights_parsers(commands: Any) -> None:
     training = export_sub.add_parser("training", help="write the training export (one JSON line per session)")
     training.add_argument("--min-score", type=int, default=85, help="lowest total score exported (default 85)")
     training.add_argument("--criteria-hash", default="current", help="'current' (default), 'any' or a criteria hash")
-    training.add_argument("--format", default="openai-chat", choices=["openai-chat", "normalized"])
+    training.add_argument("--format", default="openai-chat", choices=TRAINING_FORMATS)
     training.add_argument("--out", required=True, help="the file to write (JSON Lines)")
 
 
