@@ -1,8 +1,5 @@
-"""Write-backs of completed scores to their trace stores (``score_writebacks``), one row per attempt.
-
-A write-back is *taken* by one statement before the store is called: a new row, a ``retrying`` one, or a ``writing``
-one whose writer went quiet for longer than ``stale_seconds`` becomes ``writing`` with one more try. A ``written`` or
-``failed`` row, or one ``writing`` under a live writer, is not taken: a job delivered twice writes once.
+"""Write-backs of completed scores to their trace stores (``score_writebacks``), one row per attempt, each *taken*
+by one statement before the store is called (see ``take``), so a job delivered twice writes once.
 """
 
 from __future__ import annotations
@@ -44,8 +41,9 @@ def writeback_from(value: Any) -> WriteBackRecord | None:
 class WriteBackRepository(StatementRepository):
     @db_call
     def take(self, score_id: uuid.UUID, sink: str, stale_seconds: int) -> int | None:
-        """Take the attempt's write-back for this writer: the try number, or None when it is done or another writer
-        holds it."""
+        """Take the attempt's write-back for this writer: a new row, a ``retrying`` one or a ``writing`` one whose
+        writer went quiet for ``stale_seconds`` becomes ``writing`` with one more try (the try number); None when it is
+        done or another writer holds it."""
         statement = insert(_WRITEBACKS).values(
             score_id=score_id, sink=sink, status="writing", tries=1, updated_at=func.now()
         )

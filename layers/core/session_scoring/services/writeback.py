@@ -1,8 +1,6 @@
-"""Write a completed score back to the trace it came from (the score stays completed whatever happens here).
-
-The write-back is taken first, so a job delivered again while it is done or under way writes nothing; a transient
-failure is ``retrying`` and the message comes back (``failed`` on the last delivery); a refusal or a configuration
-error is ``failed`` at once. The judge's circuit breaker never sees the store.
+"""Write a completed score back to the trace it came from; the score stays completed whatever happens here. A
+transient failure is ``retrying`` (``failed`` on the last delivery), a refusal or a configuration error ``failed`` at
+once; the judge's circuit breaker never sees the store.
 """
 
 from __future__ import annotations
