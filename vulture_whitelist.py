@@ -23,10 +23,11 @@ _.next_cursor
 _.source_page_limit  # SessionListScan, for the caller
 _.canonical_name
 _.label_id  # labels: copied record to response by field name (from_row, from_attributes)
+_.failed_tool_calls  # imports: an uploaded session's facts copied to its answer by field name
+_.inferred_failures
 
-# Enum members reached by value (FleetFormat(...), TrainingFormat(...)).
+# Enum members reached by value (FleetFormat(...)).
 _.JSONL
-_.OPENAI_CHAT
 # The agreement report's figures (models/quality.py), read by the dashboard and tests through the JSON.
 _.kendall_tau
 _.mean_absolute_error

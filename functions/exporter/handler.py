@@ -1,10 +1,6 @@
-"""The exporter Lambda: consumes the exports queue, one export job per record (batch size 1).
-
-Each record's body names an export job (``ExportMessage``); the export service streams the job's lines into the
-exports bucket and records the outcome on the job (completed with its counts, or failed with the reason), so the
-record is acknowledged whatever the export's fate. Only a database that cannot record the outcome raises: the record
-is reported in ``batchItemFailures``, comes back after the queue's visibility timeout, and after the queue's last
-delivery waits in the exports dead-letter queue (an alarm watches it).
+"""The exporter Lambda: runs the export job each exports-queue record names (batch size 1). The outcome is recorded on
+the job, so the record is acknowledged whatever the export's fate; only a database that cannot record it raises (the
+record comes back, and after the last delivery waits in the exports dead-letter queue, which an alarm watches).
 """
 
 from __future__ import annotations
@@ -31,10 +27,9 @@ def record_handler(record: SQSRecord, lambda_context: LambdaContext | None = Non
     receive_count = int(record.attributes.approximate_receive_count or 1)
     logger.append_keys(export_id=str(message.export_id))
     try:
-        outcome = get_container().export_jobs.run(message, receive_count, remaining)
+        return get_container().training_export.run(message, receive_count, remaining)
     finally:
         logger.remove_keys(["export_id"])
-    return outcome.reason
 
 
 @logger.inject_lambda_context(clear_state=True)

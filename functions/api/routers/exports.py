@@ -57,7 +57,7 @@ async def request_training_export(
 ) -> Response:
     request = body or TrainingExportJobRequest()
     job = await run_blocking(
-        scoring.export_jobs.request, request.min_score, request.criteria_hash, request.format, requested_by
+        scoring.training_export.request, request.min_score, request.criteria_hash, request.format, requested_by
     )
     return json_response(job, status_code=202, headers={"Location": f"{API_PREFIX}/exports/{job.export_id}"})
 
@@ -69,4 +69,4 @@ async def request_training_export(
     summary="An export job; once completed, a presigned download URL and when it expires",
 )
 async def export_job(scoring: ContainerDep, export_id: UUID) -> Response:
-    return json_response(await run_blocking(scoring.export_jobs.get, export_id))
+    return json_response(await run_blocking(scoring.training_export.get, export_id))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from session_scoring.services.analytics import AnalyticsService
     from session_scoring.services.auto_scoring import AutoScorer
     from session_scoring.services.batches import BatchPoller
-    from session_scoring.services.exports import ExportJobService, TrainingExportService
+    from session_scoring.services.exports import TrainingExportService
     from session_scoring.services.facets import FacetService
     from session_scoring.services.facts import FactsBackfill
     from session_scoring.services.health import HealthService
@@ -323,28 +323,22 @@ class Container:
 
     @cached_property
     def training_export(self) -> TrainingExportService:
-        from session_scoring.services.exports import TrainingExportService
-
-        # Where exports are S3 jobs (a bucket configured), GET /exports/training answers 405 naming the POST.
-        streaming = self.settings.exports_bucket is None
-        return TrainingExportService(self.insights_service, self.insights_repository, self.source, streaming)
-
-    @cached_property
-    def export_jobs(self) -> ExportJobService:
-        """Export jobs (POST /exports/training, GET /exports/{id}, the exporter function); the S3 and SQS clients
-        are built on first use."""
+        """The training export: streamed, or S3 jobs where an exports bucket is set (the S3 and SQS clients are built
+        on first use)."""
         from session_scoring.infrastructure.aws import aws_client
         from session_scoring.infrastructure.exports import S3ExportStore, SqsExportQueue
         from session_scoring.repositories.exports import ExportJobRepository
-        from session_scoring.services.exports import ExportJobService, ExportStore
+        from session_scoring.services.exports import ExportStore, TrainingExportService
 
         settings = self.settings
         store: Callable[[], ExportStore] | None = None
         if settings.exports_bucket:
             bucket = settings.exports_bucket
             store = cache(lambda: S3ExportStore(aws_client("s3", settings), bucket))
-        return ExportJobService(
-            self.training_export,
+        return TrainingExportService(
+            self.insights_service,
+            self.insights_repository,
+            self.source,
             ExportJobRepository(self.query_engine),
             store,
             cache(lambda: SqsExportQueue(aws_client("sqs", settings), settings.exports_queue_url)),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from session_scoring.errors import ConfigurationError
-from session_scoring.infrastructure.exports import S3ExportStore, SqsExportQueue, StreamReader
+from session_scoring.infrastructure.exports import SqsExportQueue, StreamReader
 
 
 def test_the_reader_hands_out_every_byte_in_order_across_chunk_boundaries_and_counts_them() -> None:
@@ -49,8 +49,6 @@ def test_an_error_made_by_the_export_comes_out_of_the_read() -> None:
         reader.read(6)
 
 
-def test_jobs_without_their_bucket_or_queue_name_the_setting() -> None:
-    with pytest.raises(ConfigurationError, match="SCORING_EXPORTS_BUCKET"):
-        S3ExportStore(object(), None)
+def test_jobs_without_their_queue_name_the_setting() -> None:
     with pytest.raises(ConfigurationError, match="SCORING_EXPORTS_QUEUE_URL"):
         SqsExportQueue(object(), "")

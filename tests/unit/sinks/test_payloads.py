@@ -15,7 +15,7 @@ from session_scoring.models.records import ScoreRecord
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.services.writeback import verdict_to_write
 from session_scoring.sinks.factory import build_sink
-from session_scoring.sinks.mlflow import mlflow_assessments
+from session_scoring.sinks.mlflow import MlflowVerdictSink, mlflow_assessments
 from session_scoring.sinks.phoenix import phoenix_annotations
 
 SCORE_ID = uuid.UUID("7d6c1f5e-2b7a-4c0e-9a51-3f2e1d0c9b8a")
@@ -93,4 +93,4 @@ def test_write_back_needs_sessions_from_a_trace_store() -> None:
     with pytest.raises(ConfigurationError, match="SCORING_WRITEBACK"):
         build_sink(SessionSourceSection(type="tarsy", base_url="http://127.0.0.1:9"), Settings())
     section = SessionSourceSection(type="mlflow", base_url="http://127.0.0.1:9")
-    assert build_sink(section, Settings()).name == "mlflow"
+    assert isinstance(build_sink(section, Settings()), MlflowVerdictSink)

@@ -38,7 +38,7 @@ from session_scoring.models.runs import (
     ScoringRun,
     Which,
 )
-from session_scoring.services.exports import TrainingExportService
+from session_scoring.services.exports import TRAINING_FORMATS, TrainingExportService
 from session_scoring.services.facts import FactsBackfill
 from session_scoring.services.labels import CSV_COLUMNS, LabelService
 from session_scoring.services.quality import JudgeQualityService
@@ -358,22 +358,20 @@ def facts_backfill(service: FactsBackfill, out: TextIO) -> int:
 
 def export_training(service: TrainingExportService, args: argparse.Namespace, out: TextIO) -> int:
     """``export training``: the training export written to ``--out``, with a progress bar over the sessions."""
-    query = service.check(args.min_score, args.criteria_hash, args.format)
-    skipped = 0
+    parameters = service.check(args.min_score, args.criteria_hash, args.format)
     written = 0
-    with open(args.out, "w", encoding="utf-8") as target, _progress(service.count(query), "session", out) as bar:
+    with open(args.out, "w", encoding="utf-8") as target, _progress(service.count(parameters), "session", out) as bar:
 
         def step(note: str | None) -> None:
-            nonlocal skipped
             if note:
-                skipped += 1
                 bar.write(note, file=out)
             bar.update(1)
 
-        for line in service.lines(query, step):
+        for line in service.lines(parameters, step):
             target.write(line)
             written += 1
-    out.write(f"wrote {written} session(s) to {args.out}; {skipped} skipped (no longer at the source)\n")
+    # Every session read moved the bar; those not written were skipped.
+    out.write(f"wrote {written} session(s) to {args.out}; {bar.n - written} skipped (no longer at the source)\n")
     return 0
 
 
@@ -386,7 +384,7 @@ def _add_insights_parsers(commands: Any) -> None:
     training = export_sub.add_parser("training", help="write the training export (one JSON line per session)")
     training.add_argument("--min-score", type=int, default=85, help="lowest total score exported (default 85)")
     training.add_argument("--criteria-hash", default="current", help="'current' (default), 'any' or a criteria hash")
-    training.add_argument("--format", default="openai-chat", choices=["openai-chat", "normalized"])
+    training.add_argument("--format", default="openai-chat", choices=TRAINING_FORMATS)
     training.add_argument("--out", required=True, help="the file to write (JSON Lines)")
 
 

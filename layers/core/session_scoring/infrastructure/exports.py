@@ -1,19 +1,16 @@
-"""Where export jobs go in AWS: the exports queue (SQS) that starts the exporter, and the exports bucket (S3) it
-streams each export into.
-
-The upload is boto3's managed transfer over a file-like that produces the export while S3 reads it: a multipart
-upload in parts of ``PART_BYTES``, one part in memory at a time (no threads), so an export of any size needs the
-same memory. A failed upload is aborted by the transfer manager (and the bucket's lifecycle rule removes any part a
-crashed function left behind).
+"""The exports queue (SQS) that starts the exporter, and the exports bucket (S3) it streams each export into: a
+multipart upload read from a file-like that makes the export as S3 reads it, one part in memory at a time, so any
+size needs the same memory. A failed upload is aborted (the bucket's lifecycle rule removes what a crash left).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from session_scoring.errors import ConfigurationError, StorageUnavailableError
+from session_scoring.errors import StorageUnavailableError
 from session_scoring.infrastructure.aws import aws_call
 from session_scoring.infrastructure.queue import SqsQueue
 from session_scoring.models.export import ExportMessage
@@ -28,7 +25,7 @@ class StreamReader(io.RawIOBase):
     def __init__(self, chunks: Iterator[bytes]) -> None:
         super().__init__()
         self._chunks = chunks
-        self._pending = b""
+        self._pending = bytearray()
         self.bytes_read = 0
 
     def readable(self) -> bool:
@@ -38,33 +35,25 @@ class StreamReader(io.RawIOBase):
         """Fill ``buffer`` whole unless the export ends first: the transfer manager makes each read one part, and S3
         refuses parts under 5 MiB (but the last)."""
         view = memoryview(buffer).cast("B")
-        filled = 0
-        while filled < len(view):
-            if not self._pending:
-                chunk = next(self._chunks, None)
-                if chunk is None:
-                    break
-                self._pending = chunk
-            size = min(len(view) - filled, len(self._pending))
-            view[filled : filled + size] = self._pending[:size]
-            self._pending = self._pending[size:]
-            filled += size
-        self.bytes_read += filled
-        return filled
+        while len(self._pending) < len(view) and (chunk := next(self._chunks, None)) is not None:
+            self._pending += chunk
+        size = min(len(view), len(self._pending))
+        view[:size] = self._pending[:size]
+        del self._pending[:size]
+        self.bytes_read += size
+        return size
 
 
+@dataclass(frozen=True)
 class S3ExportStore:
     """The exports bucket: streams an export in and makes presigned download URLs."""
 
-    def __init__(self, client: Any, bucket: str | None) -> None:
-        if not bucket:
-            raise ConfigurationError("SCORING_EXPORTS_BUCKET is not set; export jobs need the stack's exports bucket")
-        self._client = client
-        self.bucket = bucket
+    client: Any
+    bucket: str
 
-    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int:
-        """Stream ``chunks`` to ``key``; the bytes written. An error raised by ``chunks`` (the export itself) comes
-        out as it is; an S3 failure becomes StorageUnavailableError."""
+    def upload(self, key: str, chunks: Iterator[bytes]) -> int:
+        """Stream ``chunks`` (JSON Lines) to ``key``; the bytes written. An error raised by ``chunks`` (the export
+        itself) comes out as it is; an S3 failure becomes StorageUnavailableError."""
         from boto3.s3.transfer import TransferConfig
 
         reader = StreamReader(chunks)
@@ -72,10 +61,8 @@ class S3ExportStore:
             multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, use_threads=False, max_concurrency=1
         )
         failure = f"the exports bucket '{self.bucket}' did not take the export"
-        arguments = {"ExtraArgs": {"ContentType": content_type}, "Config": config}
-        aws_call(
-            self._client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments
-        )
+        arguments = {"ExtraArgs": {"ContentType": "application/x-ndjson"}, "Config": config}
+        aws_call(self.client, "upload_fileobj", StorageUnavailableError, failure, reader, self.bucket, key, **arguments)
         return reader.bytes_read
 
     def download_url(self, key: str, filename: str, expires_seconds: int) -> str:
@@ -83,7 +70,7 @@ class S3ExportStore:
         disposition = f'attachment; filename="{filename}"'
         return str(
             aws_call(
-                self._client,
+                self.client,
                 "generate_presigned_url",
                 StorageUnavailableError,
                 "could not make the export's download URL",

@@ -1,8 +1,5 @@
-"""The training export's line shapes: one session per line, as an OpenAI chat fine-tuning conversation or as the
-service's normalised session, with the score it earned; and the export job (in AWS an export is written to S3 by a job).
-
-The chat shape follows OpenAI's chat fine-tuning format: ``messages`` (system, user, assistant with ``tool_calls``,
-``tool`` results, the final assistant analysis) and ``tools`` (the functions the agent could call).
+"""The training export's lines (a session with its score, as an OpenAI chat fine-tuning conversation, ``messages``
+and ``tools``, or as the normalised session) and the export job (in AWS an export is written to S3 by a job).
 """
 
 from __future__ import annotations
@@ -68,10 +65,6 @@ class TrainingExample(_Line):
     session: Session | None = None
 
 
-class ExportKind(StrEnum):
-    TRAINING = "training"
-
-
 class ExportStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
@@ -96,7 +89,7 @@ class ExportJobRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     export_id: uuid.UUID
-    kind: ExportKind
+    kind: Literal["training"]
     parameters: TrainingExportParameters
     status: ExportStatus
     rows_written: int | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal
 
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.models.session import Session
@@ -46,13 +46,6 @@ class SessionFacts:
 
 
 WriteBackStatus = Literal["writing", "written", "retrying", "failed"]
-
-
-def writeback_status(value: str) -> WriteBackStatus:
-    """A stored write-back status as its type (the table's check constraint allows only these)."""
-    if value not in get_args(WriteBackStatus):
-        raise ValueError(f"unknown write-back status {value!r}")
-    return cast(WriteBackStatus, value)
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,7 @@ from sqlalchemy import func, insert, select, update
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
-from session_scoring.models.export import (
-    ExportJobRecord,
-    ExportKind,
-    ExportStatus,
-    TrainingExportParameters,
-)
+from session_scoring.models.export import ExportJobRecord, ExportStatus, TrainingExportParameters
 from session_scoring.repositories.base import StatementRepository
 
 _JOBS = schema.export_jobs
@@ -26,21 +21,15 @@ _JOBS = schema.export_jobs
 MAX_ERROR_CHARS = 4000
 
 
-def _record(row: Any) -> ExportJobRecord:
-    return ExportJobRecord.model_validate(dict(row._mapping))
-
-
 class ExportJobRepository(StatementRepository):
     @db_call
-    def create(
-        self, export_id: uuid.UUID, kind: ExportKind, parameters: TrainingExportParameters, requested_by: str
-    ) -> ExportJobRecord:
-        """Store a queued job."""
+    def create(self, parameters: TrainingExportParameters, requested_by: str) -> ExportJobRecord:
+        """Store a queued training export job under a new id."""
         row = self._one(
             insert(_JOBS)
             .values(
-                export_id=export_id,
-                kind=kind.value,
+                export_id=uuid.uuid4(),
+                kind="training",
                 parameters=parameters.model_dump(mode="json"),
                 status=ExportStatus.QUEUED.value,
                 requested_by=requested_by[:255],
@@ -48,12 +37,12 @@ class ExportJobRepository(StatementRepository):
             .returning(*_JOBS.c)
         )
         assert row is not None
-        return _record(row)
+        return ExportJobRecord.model_validate(row._mapping)
 
     @db_call
     def get(self, export_id: uuid.UUID) -> ExportJobRecord | None:
         row = self._one(select(_JOBS).where(_JOBS.c.export_id == export_id))
-        return _record(row) if row is not None else None
+        return None if row is None else ExportJobRecord.model_validate(row._mapping)
 
     def _move(self, export_id: uuid.UUID, leaving: list[ExportStatus], **values: Any) -> ExportJobRecord | None:
         """Set ``values`` on the job if its status is one of ``leaving``: the job as it became, or None."""
@@ -63,7 +52,7 @@ class ExportJobRepository(StatementRepository):
             .values(**values)
             .returning(*_JOBS.c)
         )
-        return _record(row) if row is not None else None
+        return None if row is None else ExportJobRecord.model_validate(row._mapping)
 
     @db_call
     def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None:
@@ -71,9 +60,9 @@ class ExportJobRepository(StatementRepository):
         return self._move(export_id, [ExportStatus.QUEUED], status=ExportStatus.RUNNING.value, started_at=func.now())
 
     @db_call
-    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool:
-        """Running -> completed with where the file is and its size; False when the job was not running."""
-        done = self._move(
+    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> None:
+        """Running -> completed with where the file is and its size (nothing when the job was not running)."""
+        self._move(
             export_id,
             [ExportStatus.RUNNING],
             status=ExportStatus.COMPLETED.value,
@@ -82,12 +71,11 @@ class ExportJobRepository(StatementRepository):
             bytes_written=bytes_written,
             finished_at=func.now(),
         )
-        return done is not None
 
     @db_call
-    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool:
-        """Queued or running -> failed with the reason (and how far it got); False when it had already finished."""
-        failed = self._move(
+    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
+        """Queued or running -> failed with the reason and how far it got (nothing when it had already finished)."""
+        self._move(
             export_id,
             [ExportStatus.QUEUED, ExportStatus.RUNNING],
             status=ExportStatus.FAILED.value,
@@ -95,4 +83,3 @@ class ExportJobRepository(StatementRepository):
             rows_written=rows_written,
             finished_at=func.now(),
         )
-        return failed is not None

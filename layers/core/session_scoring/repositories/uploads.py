@@ -1,12 +1,9 @@
-"""Uploaded sessions in PostgreSQL (table ``uploaded_sessions``): the only SQL of the import feature.
-
-The repository also reads as a session source (``name``, ``get_session``, ``list_sessions``), so the composite
-source can list and score uploads beside the configured source. Their ids always start with ``upload:``.
+"""Uploaded sessions in PostgreSQL (table ``uploaded_sessions``), ids ``upload:...``: the composite source lists and
+reads them beside the configured source.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,18 +16,15 @@ from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.records import SessionFacts, SessionOutline
-from session_scoring.models.session import Session, SessionPage, SessionSummary
+from session_scoring.models.session import Session, SessionSummary
 from session_scoring.repositories.base import StatementRepository, from_row
 
 _UPLOADS = schema.uploaded_sessions
-_SUMMARY_COLUMNS = [
-    *[_UPLOADS.c[name] for name in ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at")],
-    _UPLOADS.c.uploaded_by.label("author"),
-]
-"""What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
-
-_SESSION_COLUMNS = {"session_id", "status", "alert_type", "agent_type", "started_at", "completed_at"}
+_SESSION_COLUMNS = ("session_id", "status", "alert_type", "agent_type", "started_at", "completed_at")
 """The columns an upload stores as its normalised session has them."""
+
+_SUMMARY_COLUMNS = [*[_UPLOADS.c[name] for name in _SESSION_COLUMNS], _UPLOADS.c.uploaded_by.label("author")]
+"""What a listing reads of an upload: never the stored session or the document (each up to megabytes)."""
 
 _FIRST_STAGE_AGENT = '$.stages[*] ? (@.agent != null && @.agent != "").agent'
 """The agent of the first stage that names one (a session's agent when its own ``agent_type`` is empty)."""
@@ -69,7 +63,8 @@ NAME_COLUMNS = {
 
 @dataclass(frozen=True)
 class NewUpload:
-    """What the import service stores: the normalised session (its id already ``upload:...``) and the document."""
+    """What the import service stores: the normalised session (its id already ``upload:...``) and the document; the
+    other fields are columns of the same names."""
 
     session: Session
     trace_format: str
@@ -99,15 +94,10 @@ class UploadRepository(StatementRepository):
         trajectories is never stored in part)."""
         rows = [
             {
-                **upload.session.model_dump(include=_SESSION_COLUMNS),
-                "trace_format": upload.trace_format,
-                "file_name": upload.file_name,
-                "original_session_id": upload.original_session_id,
+                **vars(upload),
+                **upload.session.model_dump(include=set(_SESSION_COLUMNS)),
                 "tool_calls": len(upload.session.tool_calls),
-                "size_bytes": upload.size_bytes,
-                "uploaded_by": upload.uploaded_by,
                 "session": upload.session.model_dump(mode="json"),
-                "document": upload.document,
             }
             for upload in uploads
         ]
@@ -181,13 +171,3 @@ class UploadRepository(StatementRepository):
             return {}
         query = select(_UPLOADS.c.session_id, title_expression().label("title")).where(_UPLOADS.c.session_id.in_(ids))
         return {row.session_id: row.title for row in self._all(query) if row.title}
-
-    def list_sessions(self, page: int, page_size: int, statuses: Sequence[str] = ()) -> SessionPage:
-        total = self.count(statuses)
-        return SessionPage(
-            items=self.summaries((page - 1) * page_size, page_size, statuses),
-            page=page,
-            page_size=page_size,
-            total_items=total,
-            total_pages=max(1, math.ceil(total / page_size)),
-        )

@@ -1,14 +1,12 @@
-"""Training export: the sessions that scored well, one JSON line each, for fine-tuning an agent.
-
-Each line is the session's latest completed score under the chosen criteria (``min_score`` and above) with the whole
-investigation, as an OpenAI chat fine-tuning conversation (``openai-chat``) or the normalised session
-(``normalized``). Scores are read a page at a time, so no transaction is held while the source answers. Without an
-exports bucket ``GET /exports/training`` streams the lines; with one (AWS, where a Lambda answer is capped at 6 MB)
-``POST /exports/training`` queues a job that the exporter streams into S3 (:meth:`ExportJobService.run`).
+"""Training export: each session's latest completed score under the chosen criteria (``min_score`` and above) with
+the whole investigation, one JSON line each, as an OpenAI chat conversation (``openai-chat``) or the normalised session
+(``normalized``). Streamed by ``GET /exports/training`` without an exports bucket; with one (a Lambda answer is capped
+at 6 MB) ``POST /exports/training`` queues a job the exporter writes to S3 (:meth:`TrainingExportService.run`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -16,7 +14,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import Protocol
 
 from session_scoring.errors import (
@@ -38,7 +35,6 @@ from session_scoring.models.export import (
     ChatTool,
     ChatToolCall,
     ExportJobRecord,
-    ExportKind,
     ExportMessage,
     ExportStatus,
     TrainingExample,
@@ -55,18 +51,10 @@ from session_scoring.sources.base import SessionSource
 EXPORT_PAGE = 100
 
 _FUNCTION_NAME = re.compile(r"[^A-Za-z0-9_-]")
-_USER_PREFIXES = ("User question:", "User:")
+_USER_TURN = re.compile(r"User question:|User:")
 
 
-class TrainingFormat(StrEnum):
-    OPENAI_CHAT = "openai-chat"
-    NORMALIZED = "normalized"
-
-
-@dataclass(frozen=True)
-class TrainingQuery:
-    where: FleetFilter
-    format: TrainingFormat
+TRAINING_FORMATS = ("openai-chat", "normalized")
 
 
 def function_name(call: ToolCall) -> str:
@@ -104,7 +92,7 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
         name = function_name(ToolCall(name=tool.name, server=tool.server))
         tools[name] = ChatTool(function=ChatFunction(name=name, description=tool.description))
     pending: list[str] = []
-    counter = 0
+    call_ids = (f"call_{number}" for number in itertools.count(1))
 
     def flush() -> None:
         if pending:
@@ -115,28 +103,19 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
         answered = False
         for step in stage.steps:
             if step.tool_call is not None:
-                counter += 1
-                call, call_id = step.tool_call, f"call_{counter}"
+                call, call_id = step.tool_call, next(call_ids)
                 name = function_name(call)
                 tools.setdefault(name, ChatTool(function=ChatFunction(name=name)))
+                arguments = ChatFunctionCall(name=name, arguments=json.dumps(call.arguments, default=str))
+                tool_calls = [ChatToolCall(id=call_id, function=arguments)]
                 messages.append(
-                    ChatMessage(
-                        role="assistant",
-                        content="\n\n".join(pending) or None,
-                        tool_calls=[
-                            ChatToolCall(
-                                id=call_id,
-                                function=ChatFunctionCall(name=name, arguments=json.dumps(call.arguments, default=str)),
-                            )
-                        ],
-                    )
+                    ChatMessage(role="assistant", content="\n\n".join(pending) or None, tool_calls=tool_calls)
                 )
                 pending.clear()
                 messages.append(ChatMessage(role="tool", tool_call_id=call_id, content=_result_text(call)))
-            elif step.text and step.kind == "message" and step.text.startswith(_USER_PREFIXES):
+            elif step.text and step.kind == "message" and (user := _USER_TURN.match(step.text)):
                 flush()
-                prefix = next(p for p in _USER_PREFIXES if step.text.startswith(p))
-                messages.append(ChatMessage(role="user", content=step.text.removeprefix(prefix).strip()))
+                messages.append(ChatMessage(role="user", content=step.text[user.end() :].strip()))
             elif step.text:
                 pending.append(step.text)
                 answered = answered or step.kind == "answer"
@@ -155,96 +134,18 @@ class ExportedFleet(Protocol):
     def fleet_page(self, where: FleetFilter, order: FleetOrder, limit: int) -> list[FleetScoreRecord]: ...
 
 
-@dataclass(eq=False)
-class TrainingExportService:
-    insights: InsightsService
-    repository: ExportedFleet
-    source: SessionSource
-    streaming_allowed: bool = True
+class ExportJobs(Protocol):
+    """Export jobs' rows (``repositories.exports``)."""
 
-    def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingQuery:
-        """The export's parameters, or a 400 saying what is wrong."""
-        if not MIN_SCORE <= min_score <= MAX_SCORE:
-            raise InvalidRequestError(f"min_score {min_score} is outside {MIN_SCORE}-{MAX_SCORE}")
-        formats = tuple(TrainingFormat)
-        if output not in formats:
-            raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(formats)}")
-        where = FleetFilter(criteria_hash=self.insights.criteria_filter(criteria_hash), min_score=min_score)
-        return TrainingQuery(where, TrainingFormat(output))
-
-    def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
-        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines;
-        a 405 naming the POST where exports are S3 jobs (API Gateway would cut the stream at 6 MB)."""
-        if not self.streaming_allowed:
-            raise ExportModeError(
-                "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
-                "POST /api/v1/scoring/exports/training with the same min_score, criteria_hash and format as JSON, "
-                "then GET /api/v1/scoring/exports/{export_id} until it is completed and fetch its download_url",
-                allow="POST",
-            )
-        query = self.check(min_score, criteria_hash, output)
-        logger.info(
-            "training export streamed",
-            extra={
-                "requested_by": requested_by,
-                "min_score": min_score,
-                "criteria_hash": criteria_hash,
-                "format": query.format.value,
-            },
-        )
-        return StreamedRows("application/x-ndjson", f"training-{query.format.value}.jsonl", self.lines(query))
-
-    def count(self, query: TrainingQuery) -> int:
-        """How many sessions the export will read (the progress bar's total)."""
-        return self.repository.fleet_count(query.where)
-
-    def records(self, query: TrainingQuery) -> Iterator[FleetScoreRecord]:
-        """The selected scores, best first, a keyset page at a time (each page read whole, then released); the first
-        page is read at once."""
-        return self._pages(query, self._page(query, None))
-
-    def _page(self, query: TrainingQuery, after: KeysetPosition | None) -> list[FleetScoreRecord]:
-        return self.repository.fleet_page(query.where, FleetOrder(SortField.TOTAL_SCORE, True, after), EXPORT_PAGE)
-
-    def _pages(self, query: TrainingQuery, page: list[FleetScoreRecord]) -> Iterator[FleetScoreRecord]:
-        while True:
-            yield from page
-            if len(page) < EXPORT_PAGE:
-                return
-            page = self._page(query, KeysetPosition(page[-1].total_score, page[-1].score_id))
-
-    def example(self, record: FleetScoreRecord, session: Session, output: TrainingFormat) -> TrainingExample:
-        base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
-        if output == TrainingFormat.NORMALIZED:
-            return TrainingExample(**base, session=session)
-        messages, tools = to_openai_chat(session)
-        return TrainingExample(**base, messages=messages, tools=tools)
-
-    def lines(
-        self, query: TrainingQuery, on_session: Callable[[str | None], None] = lambda _note: None
-    ) -> Iterator[str]:
-        """One JSON line per exported session. ``on_session`` is told of each session read (with a note when it
-        was skipped). The first page of scores is read here, before any line is sent (a database that is down is a
-        503, not a broken stream)."""
-        return self._lines(query, self.records(query), on_session)
-
-    def _lines(
-        self, query: TrainingQuery, records: Iterator[FleetScoreRecord], on_session: Callable[[str | None], None]
-    ) -> Iterator[str]:
-        for record in records:
-            try:
-                session = self.source.get_session(record.session_id)
-            except SessionNotFoundError:
-                note = f"session {record.session_id}: the source no longer has it; not exported"
-                logger.warning("training export skipped a session", extra={"session_id": record.session_id})
-                on_session(note)
-                continue
-            on_session(None)
-            yield self.example(record, session, query.format).model_dump_json(exclude_none=True) + "\n"
+    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
+    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> None: ...
+    def create(self, parameters: TrainingExportParameters, requested_by: str) -> ExportJobRecord: ...
+    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None: ...
+    def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
 
 
 class ExportStore(Protocol):
-    def upload(self, key: str, chunks: Iterator[bytes], content_type: str) -> int: ...
+    def upload(self, key: str, chunks: Iterator[bytes]) -> int: ...
 
     def download_url(self, key: str, filename: str, expires_seconds: int) -> str: ...
 
@@ -257,39 +158,100 @@ class ExportQueue(Protocol):
 TIME_MARGIN_SECONDS = 30.0
 
 
-@dataclass(frozen=True)
-class ExportOutcome:
-    """What one delivery of an export job did (the handler answers it; every outcome acknowledges the message)."""
-
-    status: ExportStatus | None
-    reason: str
-
-
 def export_key(export_id: uuid.UUID) -> str:
     return f"exports/training/{export_id}.jsonl"
 
 
-class ExportJobs(Protocol):
-    """Export jobs' rows (``repositories.exports``)."""
-
-    def claim(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
-    def complete(self, export_id: uuid.UUID, s3_key: str, rows_written: int, bytes_written: int) -> bool: ...
-    def create(
-        self, export_id: uuid.UUID, kind: ExportKind, parameters: TrainingExportParameters, requested_by: str
-    ) -> ExportJobRecord: ...
-    def fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> bool: ...
-    def get(self, export_id: uuid.UUID) -> ExportJobRecord | None: ...
+def _where(parameters: TrainingExportParameters) -> FleetFilter:
+    return FleetFilter(criteria_hash=parameters.criteria_hash, min_score=parameters.min_score)
 
 
 @dataclass(eq=False)
-class ExportJobService:
-    """Training exports as jobs: asked for by the API, run by the exporter function, fetched with a presigned URL."""
+class TrainingExportService:
+    """The training export: streamed where no exports bucket is configured (``store`` None), else a job asked for by
+    the API, run by the exporter function and fetched with a presigned URL."""
 
-    training: TrainingExportService
-    repository: ExportJobs
+    insights: InsightsService
+    fleet: ExportedFleet
+    source: SessionSource
+    jobs: ExportJobs
     store: Callable[[], ExportStore] | None
     queue: Callable[[], ExportQueue]
     url_expiry_seconds: int
+
+    def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingExportParameters:
+        """The export's parameters with the criteria resolved, or a 400 saying what is wrong."""
+        if not MIN_SCORE <= min_score <= MAX_SCORE:
+            raise InvalidRequestError(f"min_score {min_score} is outside {MIN_SCORE}-{MAX_SCORE}")
+        if output not in TRAINING_FORMATS:
+            raise InvalidRequestError(f"format '{output}' is not one of: {', '.join(TRAINING_FORMATS)}")
+        criteria = self.insights.criteria_filter(criteria_hash)
+        return TrainingExportParameters(min_score=min_score, criteria_hash=criteria, format=output)
+
+    def stream(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> StreamedRows:
+        """``GET /exports/training``: the parameters checked first (a 400 before anything is sent), then the lines;
+        a 405 naming the POST where exports are S3 jobs (API Gateway would cut the stream at 6 MB)."""
+        if self.store is not None:
+            raise ExportModeError(
+                "in this deployment a training export is a job written to S3 (a Lambda answer is capped at 6 MB): "
+                "POST /api/v1/scoring/exports/training with the same min_score, criteria_hash and format as JSON, "
+                "then GET /api/v1/scoring/exports/{export_id} until it is completed and fetch its download_url",
+                allow="POST",
+            )
+        parameters = self.check(min_score, criteria_hash, output)
+        logger.info(
+            "training export streamed",
+            extra={
+                "requested_by": requested_by,
+                "min_score": min_score,
+                "criteria_hash": criteria_hash,
+                "format": output,
+            },
+        )
+        return StreamedRows("application/x-ndjson", f"training-{output}.jsonl", self.lines(parameters))
+
+    def count(self, parameters: TrainingExportParameters) -> int:
+        """How many sessions the export will read (the progress bar's total)."""
+        return self.fleet.fleet_count(_where(parameters))
+
+    def _page(self, parameters: TrainingExportParameters, after: KeysetPosition | None) -> list[FleetScoreRecord]:
+        """The selected scores, best first, a keyset page after ``after`` (read whole, then released)."""
+        order = FleetOrder(SortField.TOTAL_SCORE, True, after)
+        return self.fleet.fleet_page(_where(parameters), order, EXPORT_PAGE)
+
+    def lines(
+        self, parameters: TrainingExportParameters, on_session: Callable[[str | None], None] = lambda _note: None
+    ) -> Iterator[str]:
+        """One JSON line per exported session. ``on_session`` is told of each session read (with a note when it
+        was skipped). The first page of scores is read here, before any line is sent (a database that is down is a
+        503, not a broken stream)."""
+        return self._lines(parameters, self._page(parameters, None), on_session)
+
+    def _lines(
+        self,
+        parameters: TrainingExportParameters,
+        page: list[FleetScoreRecord],
+        on_session: Callable[[str | None], None],
+    ) -> Iterator[str]:
+        while True:
+            for record in page:
+                try:
+                    session = self.source.get_session(record.session_id)
+                except SessionNotFoundError:
+                    logger.warning("training export skipped a session", extra={"session_id": record.session_id})
+                    on_session(f"session {record.session_id}: the source no longer has it; not exported")
+                    continue
+                on_session(None)
+                base = {**vars(record), "score_breakdown": record.score_breakdown or {}}
+                if parameters.format == "normalized":
+                    example = TrainingExample(**base, session=session)
+                else:
+                    messages, tools = to_openai_chat(session)
+                    example = TrainingExample(**base, messages=messages, tools=tools)
+                yield example.model_dump_json(exclude_none=True) + "\n"
+            if len(page) < EXPORT_PAGE:
+                return
+            page = self._page(parameters, KeysetPosition(page[-1].total_score, page[-1].score_id))
 
     def request(self, min_score: int, criteria_hash: str, output: str, requested_by: str) -> ExportJob:
         """``POST /exports/training``: check the parameters, store a queued job, send it to the exports queue (a
@@ -300,22 +262,18 @@ class ExportJobService:
                 "GET /api/v1/scoring/exports/training streams the export instead",
                 allow="GET",
             )
-        query = self.training.check(min_score, criteria_hash, output)
-        parameters = TrainingExportParameters(
-            min_score=min_score, criteria_hash=query.where.criteria_hash, format=query.format.value
-        )
-        record = self.repository.create(uuid.uuid4(), ExportKind.TRAINING, parameters, requested_by)
+        record = self.jobs.create(self.check(min_score, criteria_hash, output), requested_by)
         try:
             self.queue().send(ExportMessage(export_id=record.export_id))
         except QueueUnavailableError as exc:
-            self.repository.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
+            self.jobs.fail(record.export_id, f"{exc.message}; nothing was exported: ask again")
             raise
         logger.info("export job queued", extra={"export_id": str(record.export_id)})
         return self._view(record)
 
     def get(self, export_id: uuid.UUID) -> ExportJob:
         """``GET /exports/{export_id}``: the job, with a presigned download URL once it is completed."""
-        record = self.repository.get(export_id)
+        record = self.jobs.get(export_id)
         if record is None:
             raise ExportNotFoundError(f"no export job {export_id}: start one with POST /exports/training")
         return self._view(record)
@@ -326,51 +284,40 @@ class ExportJobService:
             filename = f"training-{record.parameters.format}-{record.export_id}.jsonl"
             expires_at = datetime.now(UTC) + timedelta(seconds=self.url_expiry_seconds)
             url = self.store().download_url(record.s3_key, filename, self.url_expiry_seconds)
-        return ExportJob.model_validate(
-            {
-                **dict(record),
-                **dict(record.parameters),
-                "kind": record.kind.value,
-                "status": record.status.value,
-                "error": record.error_message,
-                "download_url": url,
-                "expires_at": expires_at,
-            }
-        )
+        extra = {"error": record.error_message, "download_url": url, "expires_at": expires_at}
+        return ExportJob.model_validate({**dict(record), **dict(record.parameters), **extra})
 
-    def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> ExportOutcome:
+    def run(self, message: ExportMessage, receive_count: int, remaining_seconds: float) -> str:
         """Run one delivery of an export job: claim it, stream its lines into S3, record the outcome on the job
-        (completed with its counts, or failed with the reason). A job found running on a later delivery
-        (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
+        (completed with its counts, or failed with the reason); what the delivery did. A job found running on a later
+        delivery (``receive_count`` > 1) is failed: the earlier delivery died. Only an unreachable database raises."""
         export_id = message.export_id
-        record = self.repository.get(export_id)
+        record = self.jobs.get(export_id)
         if record is None:
             logger.warning("export message names no job; dropped", extra={"export_id": str(export_id)})
-            return ExportOutcome(None, "no such export job")
+            return "no such export job"
         if record.status in (ExportStatus.COMPLETED, ExportStatus.FAILED):
-            return ExportOutcome(record.status, f"already {record.status.value}")
+            return f"already {record.status.value}"
         if record.status == ExportStatus.RUNNING:
             if receive_count <= 1:
-                return ExportOutcome(record.status, "a duplicate delivery: another exporter runs it")
+                return "a duplicate delivery: another exporter runs it"
             self._fail(
                 export_id,
                 "the exporter stopped during an earlier attempt (out of memory or its timeout); "
                 "ask for a smaller export (a higher min_score or one criteria hash)",
             )
-            return ExportOutcome(ExportStatus.FAILED, "interrupted earlier")
-        claimed = self.repository.claim(export_id)
+            return "interrupted earlier"
+        claimed = self.jobs.claim(export_id)
         if claimed is None:
-            return ExportOutcome(None, "taken by another delivery")
+            return "taken by another delivery"
         return self._export(claimed, time.monotonic() + remaining_seconds - TIME_MARGIN_SECONDS)
 
-    def _export(self, record: ExportJobRecord, deadline: float) -> ExportOutcome:
+    def _export(self, record: ExportJobRecord, deadline: float) -> str:
         assert self.store is not None, "the exporter runs only where the exports bucket is configured"
-        parameters = record.parameters
-        query = self.training.check(parameters.min_score, parameters.criteria_hash or "any", parameters.format)
         rows = [0]
 
         def chunks() -> Iterator[bytes]:
-            for line in self.training.lines(query):
+            for line in self.lines(record.parameters):
                 if time.monotonic() > deadline:
                     raise ExportTimeLimitError(
                         f"the export did not finish within the exporter's time after {rows[0]} sessions; ask for a "
@@ -381,21 +328,21 @@ class ExportJobService:
 
         key = export_key(record.export_id)
         try:
-            size = self.store().upload(key, chunks(), "application/x-ndjson")
+            size = self.store().upload(key, chunks())
         except ScoringError as exc:
             hint = " (it may work later: ask again)" if isinstance(exc, TransientError) else ""
             self._fail(record.export_id, f"{exc.message}{hint}", rows[0])
-            return ExportOutcome(ExportStatus.FAILED, exc.message)
+            return exc.message
         except Exception as exc:  # noqa: BLE001 - a bug: still recorded on the job, the traceback in the log
             logger.exception("export failed unexpectedly", extra={"export_id": str(record.export_id)})
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
-            return ExportOutcome(ExportStatus.FAILED, type(exc).__name__)
-        self.repository.complete(record.export_id, key, rows[0], size)
+            return type(exc).__name__
+        self.jobs.complete(record.export_id, key, rows[0], size)
         record_export_finished(completed=True)
         logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
-        return ExportOutcome(ExportStatus.COMPLETED, f"{rows[0]} sessions, {size} bytes")
+        return f"{rows[0]} sessions, {size} bytes"
 
     def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
         logger.error("export failed", extra={"export_id": str(export_id), "error": error})
-        self.repository.fail(export_id, error, rows_written)
+        self.jobs.fail(export_id, error, rows_written)
         record_export_finished(completed=False)

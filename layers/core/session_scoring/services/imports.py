@@ -19,8 +19,6 @@ from session_scoring.sources.documents import parse_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 
-DEFAULT_UPLOAD_NAME = "upload"
-
 
 def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
     calls = stored.tool_calls
@@ -77,7 +75,7 @@ class UploadStore(Protocol):
 @dataclass(eq=False)
 class ImportService:
     uploads: UploadStore
-    trace_import: TraceImportSection | None = None
+    trace_import: TraceImportSection
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
@@ -85,7 +83,7 @@ class ImportService:
         """Parse ``body`` (JSON, or JSON Lines by its file name or content type), store it under a new
         ``upload:<uuid>`` id (a document of many trajectories as one session each, all or none) and describe it;
         an InvalidRequestError names what is wrong with the upload."""
-        origin = file_name or DEFAULT_UPLOAD_NAME
+        origin = file_name or "upload"
         if content_type and any(kind in content_type for kind in ("ndjson", "jsonl")) and not origin.endswith(".jsonl"):
             origin = f"{origin}.jsonl"
         try:
@@ -95,13 +93,12 @@ class ImportService:
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
         try:
-            document = load_text(text, origin, (self.trace_import or TraceImportSection()).submit_tool_names)
+            document = load_text(text, origin, self.trace_import.submit_tool_names)
             parsed = parse_traces(document)
             parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:
             raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
         uploads: list[NewUpload] = []
-        described: list[ImportedTrajectory] = []
         for index, (trace_format, session) in enumerate(parsed):
             part = parts[index] if parts is not None else document
             # A document without an id of its own was named after the file: that is not an id worth reporting.
@@ -122,9 +119,9 @@ class ImportService:
                     uploaded_by=uploaded_by,
                 )
             )
-            described.append(_facts(stored, original))
         self.uploads.add_all(uploads)
-        first, facts = uploads[0], described[0]
+        described = [_facts(upload.session, upload.original_session_id) for upload in uploads]
+        first = uploads[0]
         logger.info(
             "session imported",
             extra={
@@ -141,21 +138,11 @@ class ImportService:
             if step.kind == "message" and step.text and step.text.startswith(DROPPED_PREFIX)
         ]
         return ImportedSession(
-            session_id=facts.session_id,
+            **dict(described[0]),
             source=UPLOAD_SOURCE,
             trace_format=first.trace_format,
-            original_session_id=facts.original_session_id,
-            status=facts.status,
-            stages=facts.stages,
-            tool_calls=facts.tool_calls,
             size_bytes=len(body),
             dropped="; ".join(dropped) or None,
-            failed_tool_calls=facts.failed_tool_calls,
-            inferred_failures=facts.inferred_failures,
-            reasoning_steps=facts.reasoning_steps,
-            final_answer_source=facts.final_answer_source,
-            duration_ms=facts.duration_ms,
             skipped=_skipped([upload.session for upload in uploads]),
-            has_reference=facts.has_reference,
             sessions=described,
         )

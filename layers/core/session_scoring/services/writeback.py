@@ -1,10 +1,6 @@
-"""Write a completed score back to the trace it came from, and decide what the job does when that fails.
-
-The scorer calls :meth:`VerdictWriteBack.after_completion` once the verdict is stored, and again when a completed
-attempt's message is delivered again; the score stays completed whatever happens here. The write-back is taken first
-(a job delivered again while it is done or under way writes nothing); a transient failure is ``retrying`` and the
-message comes back (``outcome_for_error``), ``failed`` on the last delivery; a refusal or a configuration error is
-``failed`` at once. The judge's circuit breaker never sees the store.
+"""Write a completed score back to the trace it came from; the score stays completed whatever happens here. A
+transient failure is ``retrying`` (``failed`` on the last delivery), a refusal or a configuration error ``failed`` at
+once; the judge's circuit breaker never sees the store.
 """
 
 from __future__ import annotations
@@ -51,8 +47,7 @@ class ScoreReads(Protocol):
 class WriteBackStore(Protocol):
     """The write-backs' rows (``repositories.writebacks``)."""
 
-    def failed(self, score_id: uuid.UUID, error: str) -> None: ...
-    def retrying(self, score_id: uuid.UUID, error: str) -> None: ...
+    def failed(self, score_id: uuid.UUID, error: str, retry: bool) -> None: ...
     def take(self, score_id: uuid.UUID, sink: str, stale_seconds: int) -> int | None: ...
     def written(self, score_id: uuid.UUID, detail: str) -> None: ...
 
@@ -94,15 +89,7 @@ class VerdictWriteBack:
             return JobOutcome.retry(
                 f"score completed and written back; not recorded: {exc.message}", self.stale_seconds + 5
             )
-        logger.info(
-            "score written back",
-            extra={
-                "score_id": str(job.score_id),
-                "session_id": job.session_id,
-                "sink": self.sink_name,
-                "tries": tries,
-            },
-        )
+        logger.info("score written back", extra=self._log_keys(job, tries))
         return JobOutcome.ack(f"completed; written back to {self.sink_name}: {detail}")
 
     def _failed(self, job: ScoringJob, exc: Exception, receive_count: int, tries: int) -> JobOutcome:
@@ -111,23 +98,10 @@ class VerdictWriteBack:
         retry = action == "release"
         if action == "fail" and not outcome.done:  # a transient failure on the last allowed delivery
             reason = f"{reason} (gave up after {receive_count} deliveries)"
-        logger.warning(
-            "write-back failed",
-            extra={
-                "score_id": str(job.score_id),
-                "session_id": job.session_id,
-                "sink": self.sink_name,
-                "tries": tries,
-                "retry": retry,
-                "reason": reason,
-            },
-            exc_info=not isinstance(exc, ScoringError),
-        )
+        extra = {**self._log_keys(job, tries), "retry": retry, "reason": reason}
+        logger.warning("write-back failed", extra=extra, exc_info=not isinstance(exc, ScoringError))
         try:
-            if retry:
-                self.writebacks.retrying(job.score_id, reason)
-            else:
-                self.writebacks.failed(job.score_id, reason)
+            self.writebacks.failed(job.score_id, reason, retry)
         except DatabaseUnavailableError as db_exc:
             return JobOutcome.retry(
                 f"score completed; write-back failed ({reason}) and not recorded: {db_exc.message}", 30
@@ -138,3 +112,6 @@ class VerdictWriteBack:
                 outcome.delay_seconds,
             )
         return JobOutcome.ack(f"score completed; write-back to {self.sink_name} failed: {reason}")
+
+    def _log_keys(self, job: ScoringJob, tries: int) -> dict[str, object]:
+        return {"score_id": str(job.score_id), "session_id": job.session_id, "sink": self.sink_name, "tries": tries}

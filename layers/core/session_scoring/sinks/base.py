@@ -1,9 +1,5 @@
-"""What a write-back sink writes and the interface every sink implements.
-
-A sink writes one completed score onto the trace the session came from, in the store's own terms (a Phoenix span
-annotation, an MLflow assessment). Writing is idempotent per attempt: every value written carries the attempt's id,
-so a job delivered again writes nothing twice (Phoenix upserts on the identifier; for MLflow the sink reads the
-trace's assessments first).
+"""What a write-back sink writes onto the trace the session came from (a Phoenix span annotation, an MLflow
+assessment). Every value carries the attempt's id, so a job delivered again writes nothing twice.
 """
 
 from __future__ import annotations
@@ -32,35 +28,26 @@ class VerdictToWrite:
     criteria_hash: str
     judge_model: str | None
 
-    @property
-    def identifier(self) -> str:
-        """The attempt's mark on every value written, the idempotency key."""
-        return f"{WRITER}:{self.score_id}"
-
-    def metadata(self) -> dict[str, str]:
-        """What every value carries beside its score (strings: MLflow's metadata is a map of strings)."""
-        return {
+    def values(self) -> list[tuple[str, int, dict[str, str]]]:
+        """(name, score, metadata) of each value written: the total first, then one per dimension. The metadata are
+        strings (MLflow's is a map of strings)."""
+        metadata = {
             "score_id": str(self.score_id),
             "criteria_hash": self.criteria_hash,
             "band": self.band,
             "judge_model": self.judge_model or "",
             "written_by": WRITER,
         }
-
-    def values(self) -> list[tuple[str, int, dict[str, str]]]:
-        """(name, score, metadata) of each value written: the total first, then one per dimension."""
         dimensions = [
-            (f"{self.name}.{dimension}", points, {**self.metadata(), "dimension": dimension})
+            (f"{self.name}.{dimension}", points, {**metadata, "dimension": dimension})
             for dimension, points in self.breakdown.items()
         ]
-        return [(self.name, self.total_score, self.metadata()), *dimensions]
+        return [(self.name, self.total_score, metadata), *dimensions]
 
 
 class VerdictSink(Protocol):
     """Writes a verdict to a trace store. Raises WriteBackUnavailableError (the store is down or answered 5xx: retry
     later), WriteBackRejectedError (the trace is gone, or the store refused the request) or ConfigurationError."""
-
-    name: str
 
     def write(self, verdict: VerdictToWrite) -> str:
         """Write the verdict; returns what was written, for the attempt's record (e.g. the span and how many)."""

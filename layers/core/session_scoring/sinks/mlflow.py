@@ -1,10 +1,10 @@
-"""Write-back to MLflow: feedback assessments on the trace (the records ``mlflow.log_feedback`` writes, MLflow 3),
-through the tracking server's REST API. The trace's assessments are read first and only those of the attempt not
-there yet are written, so a job delivered again writes nothing twice (``docs/sessions.md``).
+"""Write-back to MLflow: feedback assessments on the trace (as ``mlflow.log_feedback`` writes them, MLflow 3) through
+the REST API; only the attempt's assessments not on the trace yet are written (``docs/sessions.md``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from session_scoring.errors import WriteBackRejectedError
@@ -29,20 +29,18 @@ def mlflow_assessments(verdict: VerdictToWrite) -> list[dict[str, Any]]:
     return assessments
 
 
+@dataclass(frozen=True)
 class MlflowVerdictSink:
-    name = "mlflow"
-
-    def __init__(self, client: JsonHttpClient) -> None:
-        self._client = client
+    client: JsonHttpClient
 
     def _written(self, verdict: VerdictToWrite) -> set[str]:
         """Names of the assessments this attempt already wrote on the trace."""
         path = f"/api/3.0/mlflow/traces/{verdict.trace_id}"
-        answer = self._client.get(path, missing_ok=True)
+        answer = self.client.get(path, missing_ok=True)
         info = (answer.get("trace") or {}).get("trace_info") if isinstance(answer, dict) else None
         if not isinstance(info, dict):
             raise WriteBackRejectedError(
-                f"MLflow at {self._client.base_url} has no trace {verdict.trace_id} (deleted since it was scored?); "
+                f"MLflow at {self.client.base_url} has no trace {verdict.trace_id} (deleted since it was scored?); "
                 "nothing to assess"
             )
         return {
@@ -57,5 +55,5 @@ class MlflowVerdictSink:
         new = [a for a in assessments if a["assessment_name"] not in written]
         for assessment in new:
             path = f"/api/3.0/mlflow/traces/{verdict.trace_id}/assessments"
-            self._client.post(path, {"assessment": assessment})
+            self.client.post(path, {"assessment": assessment})
         return f"{len(assessments)} assessments on trace {verdict.trace_id} ({len(new)} new)"
