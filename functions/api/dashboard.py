@@ -1,11 +1,8 @@
 """Serves the built dashboard (``functions/api/static``, written by ``vite build``) at ``/``, same origin as the API.
 
 Hashed assets come from ``/assets``; any other GET that is not the API, the docs or the health check gets
-``index.html`` so the dashboard's client-side routes (``/sessions/<id>``, ``/analytics``) survive a reload.
-
-The dashboard's catch-all routes are matched last, so a request whose method no other route serves at its path
-lands here: it is answered 405 with the ``Allow`` header naming the methods the API, the docs or the health check
-serve there (as Starlette answers a method mismatch), or 404 when none serves the path (a dashboard page included).
+``index.html`` so client-side routes survive a reload. Matched last, the catch-all routes also answer a method no
+other route serves at a path: 405 naming the methods served there, or 404 when none is.
 """
 
 from __future__ import annotations
@@ -41,8 +38,7 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
     @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"], include_in_schema=False)
     async def not_a_page(path: str, request: Request) -> Response:
-        """Only GET serves pages; another method is a 405 where another route (the API, the docs, the health check)
-        serves the path, else simply not found (a page is not a resource another method acts on)."""
+        """Only GET serves pages; another method is a 405 where another route serves the path, else a 404."""
         return _method_not_served(request, exclude=(not_a_page, dashboard))
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
@@ -65,8 +61,7 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
 
 def _method_not_served(request: Request, exclude: tuple[object, ...]) -> Response:
-    """405 naming the methods served at the path, else 404. Neither repeats the path: an answer that echoes what
-    anyone sends, before any authentication, is a reflection to abuse."""
+    """405 naming the methods served at the path, else 404; neither echoes the path (a reflection to abuse)."""
     allowed = served_methods(request, exclude)
     if not allowed:
         return JSONResponse(status_code=404, content={"code": "not_found", "detail": "no such route"})

@@ -1,7 +1,5 @@
 """SnapStart priming of the API function: the hooks ``entrypoints/snapstart.py`` runs before the snapshot (build what
-a first request would, without I/O; then rehearse a GET with a database connection, closed before the snapshot) and
-after a restore (connect). ``app.py`` registers them at import: a no-op outside the Lambda runtime, and the hooks do
-nothing unless SCORING_SNAPSTART is on.
+a first request would, then rehearse a GET) and after a restore (connect); ``app.py`` registers them at import.
 """
 
 from __future__ import annotations
@@ -59,9 +57,8 @@ def build_routes(app: FastAPI) -> None:
 
 
 def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
-    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and the source
-    lines of each endpoint in Python's cache (FastAPI locates an endpoint's source on its first call, for its error
-    context). No request is served, no I/O but reading our own sources."""
+    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and each
+    endpoint's source lines in Python's cache (FastAPI reads them on its first call, for its error context)."""
     import inspect
     from importlib import import_module
 
@@ -75,10 +72,8 @@ def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
 
 
 def rehearse_a_read(adapter: Mangum) -> None:
-    """Serve one GET of the score of the session scored last (the 404 path before the first score; 401 when
-    authentication is required) through Mangum, so every code path of a GET has run in the snapshot. Its
-    ``ApiRequests`` line is discarded (no client sent it) and Powertools' context logging is left out (the first
-    client request is still the one logged as the cold start)."""
+    """Serve one GET of the score of the session scored last (the 404 path before the first score) through Mangum,
+    so a GET's code has run in the snapshot; its ``ApiRequests`` line is discarded (no client sent it)."""
     from session_scoring.container import get_container
 
     session_id = get_container().scoring_service.last_scored_session() or NEVER_SCORED
