@@ -33,12 +33,6 @@ def body_limit(path: str) -> int:
     return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 
-def describe_bytes(limit: int) -> str:
-    if limit >= 1024 * 1024 and limit % (1024 * 1024) == 0:
-        return f"{limit} bytes ({limit // (1024 * 1024)} MiB)"
-    return f"{limit} bytes"
-
-
 async def send_json(
     send: Send, status: int, content: Mapping[str, Any], headers: Mapping[str, str] | None = None
 ) -> None:
@@ -114,21 +108,15 @@ async def _drain(receive: Receive, received: int) -> None:
 
 
 def _replay(first: Message, receive: Receive) -> Receive:
-    sent = False
+    pending = [first]
 
     async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return first
-        return await receive()
+        return pending.pop() if pending else await receive()
 
     return replay
 
 
 async def _too_large(send: Send, path: str, limit: int) -> None:
-    await send_json(
-        send,
-        413,
-        {"code": "body_too_large", "detail": f"request body exceeds the limit of {describe_bytes(limit)} for {path}"},
-    )
+    mib = f" ({limit // 2**20} MiB)" if limit >= 2**20 and limit % 2**20 == 0 else ""
+    detail = f"request body exceeds the limit of {limit} bytes{mib} for {path}"
+    await send_json(send, 413, {"code": "body_too_large", "detail": detail})

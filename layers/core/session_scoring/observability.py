@@ -104,13 +104,9 @@ def record_api_request(route: str, method: str, status_code: int) -> None:
 # ---------------------------------------------------------------- the scorer side (flushed by the handler)
 
 
-def record_job_received() -> None:
-    """A scorer took a job delivery (every delivery, duplicates and redeliveries included)."""
-    metrics.add_metric(name=Metric.JOBS_RECEIVED.value, unit=MetricUnit.Count, value=1)
-
-
-def record_score_completed() -> None:
-    metrics.add_metric(name=Metric.SCORES_COMPLETED.value, unit=MetricUnit.Count, value=1)
+def count(metric: Metric, value: float = 1) -> None:
+    """Add ``value`` to the count ``metric`` in the shared set (docs/operations-monitoring.md says what each counts)."""
+    metrics.add_metric(name=metric.value, unit=MetricUnit.Count, value=value)
 
 
 def record_score_failed(category: FailureCategory) -> None:
@@ -127,22 +123,6 @@ def record_scores_cancelled(count: int) -> None:
 def record_estimated_cost(cost_usd: float) -> None:
     """A completed score's tokens priced with the configuration's ``pricing:`` table, in USD (the name says so)."""
     metrics.add_metric(name=Metric.JUDGE_ESTIMATED_COST.value, unit=MetricUnit.NoUnit, value=cost_usd)
-
-
-def record_reaped(requeued: int, failed: int) -> None:
-    """A reaper run: stranded attempts requeued, and those failed past the delivery limit."""
-    metrics.add_metric(name=Metric.ATTEMPTS_REQUEUED.value, unit=MetricUnit.Count, value=requeued)
-    metrics.add_metric(name=Metric.ATTEMPTS_REAPED_FAILED.value, unit=MetricUnit.Count, value=failed)
-
-
-def record_job_deferred() -> None:
-    """A transient failure returned the attempt to pending; its message comes back later."""
-    metrics.add_metric(name=Metric.JOBS_DEFERRED.value, unit=MetricUnit.Count, value=1)
-
-
-def record_job_dead_lettered() -> None:
-    """The last allowed delivery failed: SQS moves the message to the dead-letter queue."""
-    metrics.add_metric(name=Metric.JOBS_DEAD_LETTERED.value, unit=MetricUnit.Count, value=1)
 
 
 def record_judging(
@@ -169,42 +149,19 @@ def record_judging(
         metrics.add_metric(name=name.value, unit=unit, value=value)
 
 
-def record_judge_retries(retries: int) -> None:
-    """Retries of a judging that did not end in a verdict (a verdict reports them with :func:`record_judging`)."""
-    metrics.add_metric(name=Metric.JUDGE_RETRIES.value, unit=MetricUnit.Count, value=retries)
-
-
-def record_jobs_redriven(count: int) -> None:
-    """Dead letters moved back to the scoring queue by a redrive (the CLI prints its own summary)."""
-    metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
-
-
 def record_run_planning_message() -> None:
     """A scorer took a scoring run's planning message (every delivery, like ``JobsReceived``)."""
-    metrics.add_metric(name=Metric.RUN_PLANNING_MESSAGES.value, unit=MetricUnit.Count, value=1)
+    count(Metric.RUN_PLANNING_MESSAGES)
 
 
 def record_run_page_planned(queued: int) -> None:
     """A page of a scoring run's selection was planned: the new attempts it queued (0 included)."""
-    metrics.add_metric(name=Metric.RUN_ATTEMPTS_QUEUED.value, unit=MetricUnit.Count, value=queued)
-
-
-def record_batch_poll(submitted: int, runs_stuck_planning: int) -> None:
-    """One tick of the batch poller: requests submitted, and the runs stuck in ``planning`` (a gauge for its alarm,
-    zero included)."""
-    metrics.add_metric(name=Metric.BATCH_REQUESTS_SUBMITTED.value, unit=MetricUnit.Count, value=submitted)
-    metrics.add_metric(name=Metric.RUNS_STUCK_PLANNING.value, unit=MetricUnit.Count, value=runs_stuck_planning)
+    count(Metric.RUN_ATTEMPTS_QUEUED, queued)
 
 
 def record_export_finished(completed: bool) -> None:
     """An export job ended: completed, or failed (the exports alarm counts these)."""
-    name = Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED
-    metrics.add_metric(name=name.value, unit=MetricUnit.Count, value=1)
-
-
-def record_prompt_compaction() -> None:
-    """A session was too large for the input budget and its prompt was compacted."""
-    metrics.add_metric(name=Metric.PROMPT_COMPACTIONS.value, unit=MetricUnit.Count, value=1)
+    count(Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED)
 
 
 def record_breaker_transition(to_state: str) -> None:
