@@ -108,4 +108,3 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 
 PRIMING = api_priming(app, _mangum, logged_handler, (*ROUTERS, *PUBLIC_ROUTERS))
 """SnapStart's hooks for this app (``priming.py``), registered at import."""
-PRIMING.register()

@@ -33,19 +33,17 @@ class ApiPriming(NamedTuple):
     connect_ups: tuple[Hook, ...]
     """Run after a restore, before the first request (``entrypoints/snapstart.reconnect``)."""
 
-    def register(self) -> bool:
-        """Register the hooks with the Lambda runtime; False outside it."""
-        return register_priming(*self.warm_ups, rehearsals=self.rehearsals, connect_ups=self.connect_ups)
-
 
 def api_priming(app: FastAPI, adapter: Mangum, build_handler: Hook, routers: tuple[str, ...]) -> ApiPriming:
-    """The hooks of ``app``, served through ``adapter`` by the handler ``build_handler`` builds (a warm-up too);
-    ``routers`` are the modules of its routers."""
-    return ApiPriming(
+    """The hooks of ``app``, served through ``adapter`` by the handler ``build_handler`` builds (a warm-up too),
+    registered with the Lambda runtime (nothing outside it); ``routers`` are the modules of its routers."""
+    priming = ApiPriming(
         warm_ups=(build_handler, partial(build_routes, app), partial(build_request_path, app, routers)),
         rehearsals=(partial(rehearse_a_read, adapter),),
         connect_ups=(connect_for_reads,),
     )
+    register_priming(*priming.warm_ups, rehearsals=priming.rehearsals, connect_ups=priming.connect_ups)
+    return priming
 
 
 def build_routes(app: FastAPI) -> None:

@@ -8,9 +8,9 @@ from session_scoring.observability import (
     FailureCategory,
     Metric,
     count,
+    emit_now,
     metrics,
     record_api_request,
-    record_breaker_state_unavailable,
     record_breaker_transition,
     record_score_failed,
 )
@@ -66,6 +66,6 @@ def test_a_failure_is_printed_at_once_with_its_category_apart_from_the_flushed_s
 
 
 def test_a_breaker_failing_open_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
-    record_breaker_state_unavailable()
+    emit_now(Metric.BREAKER_STATE_UNAVAILABLE)
 
     assert named(emf(capsys.readouterr().out), "BreakerStateUnavailable") == [1]

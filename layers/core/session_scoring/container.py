@@ -189,7 +189,7 @@ class Container:
         if not settings.breaker_table_name:
             return NoBreaker()
         from session_scoring.infrastructure.aws import aws_client
-        from session_scoring.observability import record_breaker_state_unavailable, record_breaker_transition
+        from session_scoring.observability import Metric, emit_now, record_breaker_transition
 
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
@@ -199,7 +199,7 @@ class Container:
             recovery_seconds=settings.breaker_recovery_seconds,
             cache_seconds=settings.breaker_cache_seconds,
             on_transition=lambda _from_state, to_state: record_breaker_transition(to_state),
-            on_state_unavailable=record_breaker_state_unavailable,
+            on_state_unavailable=lambda: emit_now(Metric.BREAKER_STATE_UNAVAILABLE),
         )
 
     @cached_property

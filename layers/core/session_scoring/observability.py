@@ -1,10 +1,11 @@
 """Metrics (CloudWatch embedded metric format) and traces (X-Ray) through Powertools, in one place.
 
-Services call the ``record_*`` functions, never naming metrics themselves: the names are those ``template.yaml``'s
-alarms and dashboard read (docs/operations-monitoring.md). Most go into the shared :data:`metrics` set, which the
-handler's ``@metrics.log_metrics`` flushes; one with a dimension of its own, or recorded where no handler flushes (the
-API), is printed at once with ``single_metric``. The X-Ray tracer is built on first use (:func:`get_tracer`): its SDK's
-import costs the API's cold start half a second. Like logging, this module imports nothing else of ours.
+Services name a metric by its :class:`Metric` (the names ``template.yaml``'s alarms and dashboard read,
+docs/operations-monitoring.md) through :func:`count`, into the shared :data:`metrics` set the handler's
+``@metrics.log_metrics`` flushes, or :func:`emit_now`, printed at once (a dimension of its own, or no handler to
+flush), or through a ``record_*`` function where the figures need shaping. The X-Ray tracer is built on first use
+(:func:`get_tracer`): its SDK's import costs the API's cold start half a second. Like logging, this module imports
+nothing else of ours.
 """
 
 from __future__ import annotations
@@ -79,10 +80,14 @@ class Metric(StrEnum):
     EXPORTS_FAILED = "ExportsFailed"
 
 
-def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
-    """One EMF line right away, with the service dimension of the shared set plus ``dimensions``."""
+def emit_now(name: Metric, value: float = 1, **dimensions: str) -> None:
+    """One EMF line of the count ``name`` right away, with the service dimension plus ``dimensions``."""
     with single_metric(
-        name=name.value, unit=unit, value=value, namespace=NAMESPACE, default_dimensions={"service": SERVICE}
+        name=name.value,
+        unit=MetricUnit.Count,
+        value=value,
+        namespace=NAMESPACE,
+        default_dimensions={"service": SERVICE},
     ) as metric:
         for key, dimension in dimensions.items():
             metric.add_dimension(name=key, value=dimension)
@@ -91,14 +96,9 @@ def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, *
 # ---------------------------------------------------------------- the API side (printed at once)
 
 
-def record_score_requested() -> None:
-    """A new attempt was queued (not counted: answers with an existing or active attempt)."""
-    _emit_now(Metric.SCORES_REQUESTED, 1)
-
-
 def record_api_request(route: str, method: str, status_code: int) -> None:
     """One API request by route template (never the raw path: a dimension per session), method and status class."""
-    _emit_now(Metric.API_REQUESTS, 1, Route=route, Method=method.upper(), StatusClass=f"{status_code // 100}xx")
+    emit_now(Metric.API_REQUESTS, Route=route, Method=method.upper(), StatusClass=f"{status_code // 100}xx")
 
 
 # ---------------------------------------------------------------- the scorer side (flushed by the handler)
@@ -111,13 +111,13 @@ def count(metric: Metric, value: float = 1) -> None:
 
 def record_score_failed(category: FailureCategory) -> None:
     """An attempt failed for good (stored as ``failed`` with its reason)."""
-    _emit_now(Metric.SCORES_FAILED, 1, ReasonCategory=category.value)
+    emit_now(Metric.SCORES_FAILED, ReasonCategory=category.value)
 
 
 def record_scores_cancelled(count: int) -> None:
     """Unclaimed attempts of a cancelled run were cancelled (printed at once: the API cancels them too)."""
     if count > 0:
-        _emit_now(Metric.SCORES_CANCELLED, count)
+        emit_now(Metric.SCORES_CANCELLED, count)
 
 
 def record_estimated_cost(cost_usd: float) -> None:
@@ -168,14 +168,9 @@ def record_breaker_transition(to_state: str) -> None:
     """The judge's circuit changed state (``open``, ``half_open``, ``closed``); ``JudgeBreakerOpen`` is a gauge: 1
     when it opens, 0 when it closes."""
     state = to_state.lower().removeprefix("circuitstate.")
-    _emit_now(Metric.BREAKER_TRANSITIONS, 1, ToState=state)
+    emit_now(Metric.BREAKER_TRANSITIONS, ToState=state)
     if state in ("open", "closed"):
-        _emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
-
-
-def record_breaker_state_unavailable() -> None:
-    """The breaker could not read or write its DynamoDB state and let the judge call through unprotected."""
-    _emit_now(Metric.BREAKER_STATE_UNAVAILABLE, 1)
+        emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
 
 
 # ---------------------------------------------------------------- traces
