@@ -10,11 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import Scope
+
+from functions.api.errors import error_answer
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 RESERVED_PREFIXES = ("api/", "docs", "redoc", "openapi.json", "health")
@@ -47,13 +49,8 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
             return _method_not_served(request, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"
         if not index.is_file():
-            return JSONResponse(
-                status_code=404,
-                content={
-                    "code": "dashboard_not_built",
-                    "detail": "the dashboard is not built; run `make dashboard` (or `make run`, which builds it)",
-                },
-            )
+            detail = "the dashboard is not built; run `make dashboard` (or `make run`, which builds it)"
+            return error_answer(404, "dashboard_not_built", detail)
         candidate = (static_dir / path).resolve()
         if path and candidate.is_file() and candidate.is_relative_to(static_dir.resolve()):
             return FileResponse(candidate)
@@ -64,15 +61,9 @@ def _method_not_served(request: Request, exclude: tuple[object, ...]) -> Respons
     """405 naming the methods served at the path, else 404; neither echoes the path (a reflection to abuse)."""
     allowed = served_methods(request, exclude)
     if not allowed:
-        return JSONResponse(status_code=404, content={"code": "not_found", "detail": "no such route"})
-    return JSONResponse(
-        status_code=405,
-        content={
-            "code": "method_not_allowed",
-            "detail": f"{request.method} is not served at this path; use {' or '.join(allowed)}",
-        },
-        headers={"Allow": ", ".join(allowed)},
-    )
+        return error_answer(404, "not_found", "no such route")
+    detail = f"{request.method} is not served at this path; use {' or '.join(allowed)}"
+    return error_answer(405, "method_not_allowed", detail, {"Allow": ", ".join(allowed)})
 
 
 def served_methods(request: Request, exclude: tuple[object, ...] = ()) -> list[str]:

@@ -10,6 +10,7 @@ malformed body, validation) are answered in the same ``{"code", "detail"}`` shap
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -78,6 +79,11 @@ ERROR_DESCRIPTIONS = {
 _FRAMEWORK_CODES = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
 
 
+def error_answer(status: int, code: str, detail: object, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """An answer in the API's error shape, ``{"code", "detail"}``."""
+    return JSONResponse(status_code=status, content={"code": code, "detail": detail}, headers=headers)
+
+
 def error_code(error_type: type[ScoringError]) -> str:
     """``QueueUnavailableError`` -> ``queue_unavailable``."""
     name = error_type.__name__.removesuffix("Error")
@@ -132,7 +138,7 @@ async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
     headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else {}
     if status == 503 and not isinstance(exc, ScoringDisabledError):
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return JSONResponse(status_code=status, content={"code": code, "detail": exc.message}, headers=headers)
+    return error_answer(status, code, exc.message, headers)
 
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -141,11 +147,8 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     detail = str(exc.detail)
     if exc.status_code == 400:
         detail = f'{detail}: send JSON such as {{"force_rescore": true}}, or no body'
-    return JSONResponse(
-        status_code=exc.status_code,
-        content={"code": _FRAMEWORK_CODES.get(exc.status_code, "http_error"), "detail": detail},
-        headers=getattr(exc, "headers", None),
-    )
+    code = _FRAMEWORK_CODES.get(exc.status_code, "http_error")
+    return error_answer(exc.status_code, code, detail, getattr(exc, "headers", None))
 
 
 async def validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -154,7 +157,7 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         {"loc": list(err.get("loc", ())), "msg": err.get("msg", ""), "type": err.get("type", "")}
         for err in exc.errors()
     ]
-    return JSONResponse(status_code=422, content={"code": "validation_error", "detail": problems})
+    return error_answer(422, "validation_error", problems)
 
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -163,12 +166,9 @@ async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     from session_scoring.log import logger
 
     logger.exception("unexpected error", extra={"path": request.url.path})
-    status, code = UNMAPPED
     # Answered by Starlette's outermost middleware, outside ours.
     headers = {name.decode(): value.decode() for name, value in security_headers(request.url.scheme)}
-    return JSONResponse(
-        status_code=status, content={"code": code, "detail": "internal error; see the service log"}, headers=headers
-    )
+    return error_answer(*UNMAPPED, "internal error; see the service log", headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

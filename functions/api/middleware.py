@@ -13,7 +13,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from functions.api.limits import send_json
+from functions.api.limits import send_error
 from session_scoring.container import get_container
 from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
 
@@ -191,7 +191,7 @@ class RejectNulCharacters:
         if scope["type"] == "http":
             loc = _nul_location(scope)
             if loc is not None:
-                await send_json(send, 422, _nul_problem(loc))
+                await send_error(send, 422, "validation_error", _nul_problem(loc))
                 return
         await self._app(scope, receive, send)
 
@@ -232,9 +232,6 @@ def _parameter_in(routes: list[Any], scope: Scope) -> list[str] | None:
 _PLACES = {"path": "path parameter", "query": "query parameter", "header": "header"}
 
 
-def _nul_problem(loc: list[str]) -> dict[str, Any]:
+def _nul_problem(loc: list[str]) -> list[dict[str, Any]]:
     where = f"the {_PLACES[loc[0]]} {loc[1]!r}" if len(loc) > 1 else "the path"
-    return {
-        "code": "validation_error",
-        "detail": [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}],
-    }
+    return [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}]
