@@ -52,12 +52,10 @@ ROUTERS = tuple(
         "exports",
         "labels",
         "me",
+        "health",
     )
 )
 """The API's routers in the order a request is matched against them."""
-
-PUBLIC_ROUTERS = ("functions.api.routers.health",)
-"""The router of the public health check (and its authenticated details), matched after ``ROUTERS``."""
 
 
 def create_app() -> FastAPI:
@@ -75,7 +73,7 @@ def create_app() -> FastAPI:
     app.add_middleware(SecurityHeaders)  # outermost: every answer, the other middleware's refusals included
     install_error_handlers(app)
     # Every route is authorized by the one dependency, from the role route_roles.py declares for it.
-    include_lazily(app, (*ROUTERS, *PUBLIC_ROUTERS), dependencies=[Depends(authorized)])
+    include_lazily(app, ROUTERS, dependencies=[Depends(authorized)])
     mount_dashboard(app)
     return app
 
@@ -106,5 +104,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return logged_handler()(event, context)
 
 
-PRIMING = api_priming(app, _mangum, logged_handler, (*ROUTERS, *PUBLIC_ROUTERS))
+PRIMING = api_priming(app, _mangum, logged_handler, ROUTERS)
 """SnapStart's hooks for this app (``priming.py``), registered at import."""
