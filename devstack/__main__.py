@@ -68,6 +68,17 @@ def _load_settings() -> Any:
         return None
 
 
+def _embedded_database(settings: Any) -> str | None:
+    """Start (or share) the embedded PostgreSQL unless SCORING_DATABASE_URL is set, and set it; None if external."""
+    if settings.database_url is not None:
+        return None
+    from devstack.postgres import start_postgres
+
+    url, _pg = start_postgres(settings.local_data_dir / "postgres")
+    os.environ["SCORING_DATABASE_URL"] = url
+    return url
+
+
 def _container(settings: Any) -> Any:
     """A new container, its judge by default Claude when an API key is set, else the heuristic judge, unless
     SCORING_LLM_PROVIDER says (the judge is part of the criteria hash: the stack and its seeding must agree on it)."""
@@ -89,12 +100,7 @@ def seed(argv: list[str]) -> int:
     settings = _load_settings()
     if settings is None:
         return 2
-    if settings.database_url is None:
-        from devstack.postgres import start_postgres
-
-        # pgserver shares a running server between processes: a running `make run` keeps its database.
-        url, _pg = start_postgres(settings.local_data_dir / "postgres")
-        os.environ["SCORING_DATABASE_URL"] = url
+    _embedded_database(settings)
     container = _container(settings)
     try:
         container.schema_service.upgrade()  # a database the stack never started is migrated first
@@ -111,18 +117,14 @@ def main() -> int:
     settings = _load_settings()  # what the user asked for; the stack then sets the rest of the environment
     if settings is None:
         return 2
-    local_dir = settings.local_data_dir
     print("session-scoring: starting the local stack", flush=True)
-    if settings.database_url is not None:
+    url = _embedded_database(settings)
+    if url is None:
         database_hint = '"$SCORING_DATABASE_URL"'  # an external URL may hold a password: never print it
         print("  postgres : external (SCORING_DATABASE_URL)", flush=True)
     else:
-        from devstack.postgres import start_postgres
-
-        url, _pg = start_postgres(local_dir / "postgres")
-        os.environ["SCORING_DATABASE_URL"] = url
         database_hint = f"'{url}'"
-        print(f"  postgres : embedded, data in {local_dir / 'postgres'}", flush=True)
+        print(f"  postgres : embedded, data in {settings.local_data_dir / 'postgres'}", flush=True)
 
     endpoint, moto = start_moto()
     for key, value in LOCAL_CREDENTIALS.items():
@@ -157,13 +159,10 @@ def main() -> int:
         print(f"error: {exc.message}", file=sys.stderr, flush=True)
         moto.stop()
         return 2
-    judge_note = (
-        "Claude via the Anthropic API (ANTHROPIC_API_KEY is set)"
-        if config.llm_provider == "anthropic"
-        else "the offline heuristic judge (no LLM; set ANTHROPIC_API_KEY to use Claude)"
-        if config.llm_provider == "heuristic"
-        else f"{config.llm_provider}"
-    )
+    judge_note = {
+        "anthropic": "Claude via the Anthropic API (ANTHROPIC_API_KEY is set)",
+        "heuristic": "the offline heuristic judge (no LLM; set ANTHROPIC_API_KEY to use Claude)",
+    }.get(config.llm_provider, config.llm_provider)
     print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
     print(f"  criteria : {config.criteria_hash}", flush=True)
     if reaped.requeued or reaped.failed:

@@ -65,36 +65,30 @@ def to_sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, An
     }
 
 
+@dataclass(eq=False)
 class QueuePoller:
-    def __init__(
-        self,
-        sqs: Any,
-        queue_url: str,
-        handler: Handler,
-        batch_size: int = 5,
-        wait_seconds: int = 2,
-        budget_seconds: float = 900.0,
-    ) -> None:
-        self._sqs = sqs
-        self._queue_url = queue_url
-        self._handler = handler
-        self._batch_size = batch_size
-        self._wait_seconds = wait_seconds
-        self._budget_seconds = budget_seconds
-        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
-            "QueueArn"
-        ]
-        self._deferred: dict[str, str] = {}
-        self._deferred_lock = threading.Lock()  # make_deferred_visible may run on another thread than the loop
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+    sqs: Any
+    queue_url: str
+    handler: Handler
+    batch_size: int = 5
+    wait_seconds: int = 2
+    budget_seconds: float = 900.0
+    _deferred: dict[str, str] = field(default_factory=dict, init=False)
+    # Deferrals are made visible again from another thread than the loop (make_deferred_visible).
+    _deferred_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        arn = self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["QueueArn"])
+        self._queue_arn = arn["Attributes"]["QueueArn"]
 
     def poll_once(self, wait_seconds: int | None = None) -> int:
         """Receive one batch and run it through the handler; returns how many messages were received."""
-        response = self._sqs.receive_message(
-            QueueUrl=self._queue_url,
-            MaxNumberOfMessages=self._batch_size,
-            WaitTimeSeconds=self._wait_seconds if wait_seconds is None else wait_seconds,
+        response = self.sqs.receive_message(
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=self.wait_seconds if wait_seconds is None else wait_seconds,
             AttributeNames=["All"],
         )
         messages = response.get("Messages", [])
@@ -102,8 +96,8 @@ class QueuePoller:
             return 0
         failed: set[str]
         try:
-            result = self._handler(
-                to_sqs_event(messages, self._queue_arn), LocalLambdaContext(budget_seconds=self._budget_seconds)
+            result = self.handler(
+                to_sqs_event(messages, self._queue_arn), LocalLambdaContext(budget_seconds=self.budget_seconds)
             )
             failed = {str(item["itemIdentifier"]) for item in result.get("batchItemFailures", [])}  # SQS: message ids
         except BatchProcessingError:
@@ -116,8 +110,8 @@ class QueuePoller:
                 else:
                     self._deferred.pop(m["MessageId"], None)
         if done:
-            self._sqs.delete_message_batch(
-                QueueUrl=self._queue_url,
+            self.sqs.delete_message_batch(
+                QueueUrl=self.queue_url,
                 Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
             )
         return len(messages)
@@ -145,7 +139,7 @@ class QueuePoller:
         count = 0
         for handle in handles:
             try:
-                self._sqs.change_message_visibility(QueueUrl=self._queue_url, ReceiptHandle=handle, VisibilityTimeout=0)
+                self.sqs.change_message_visibility(QueueUrl=self.queue_url, ReceiptHandle=handle, VisibilityTimeout=0)
                 count += 1
             except ClientError:
                 continue
@@ -158,7 +152,7 @@ class QueuePoller:
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=self._wait_seconds + 5)
+            self._thread.join(timeout=self.wait_seconds + 5)
 
     def _loop(self) -> None:
         while not self._stop.is_set():

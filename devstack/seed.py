@@ -1,14 +1,10 @@
 """`python -m devstack seed --scores 300`: demo scores in the local stack's database, so the dashboard's analytics
 (trends, the criteria comparison, missing tools) have something to show.
 
-The scores are written the way the scorer writes them (``ScoreRepository``: an attempt with its session facts, a
-claim, a completed verdict with its missing tools), only backdated: their ``scored_at`` spreads over the last weeks.
-Two criteria take part: the current one (about two thirds of the scores) and a seeded stricter "candidate" that
-re-scores half of those sessions, as a scoring run would before a criteria change is adopted. Each seeded session
-is stored as an upload too (a short made-up transcript: the alert as the task, a reasoning step, the answer), so the
-session source lists it: the sessions list's counts add up (all = scored + unscored), and a seeded session's page
-opens with its title and conversation. The numbers come from a fixed random seed: the same command writes the same
-data; sessions already stored by an earlier seeding are kept as they are.
+The scores are written as the scorer writes them (``ScoreRepository``), backdated over the last weeks: two thirds
+under the current criteria, the rest re-scores under a stricter "candidate". Each seeded session is stored as an
+upload too (a short made-up transcript), so the session source lists it. A fixed random seed makes the same command
+write the same data; sessions stored by an earlier seeding are kept.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """How the local stack serves the API: uvicorn on 127.0.0.1, answering a request it cannot parse as JSON.
 
-uvicorn answers a request that is not valid HTTP/1.1 itself, before the application sees it (a ``Content-Length``
-that is not a number, a malformed request line or header), with a ``text/plain`` 400. It has no setting for that
-answer; its documented ``http`` setting takes the protocol implementation, as a name or a class. The local stack
-passes :class:`JsonErrorsH11Protocol`: uvicorn's h11 implementation, whose 400 is in the API's error shape
-(``{"code", "detail"}``) like every other answer. Behind API Gateway (AWS) the gateway answers malformed requests.
+uvicorn answers a request that is not valid HTTP/1.1 itself, with a ``text/plain`` 400; its documented ``http``
+setting takes the protocol implementation, so the local stack passes :class:`JsonErrorsH11Protocol`, whose 400 is in
+the API's error shape. Behind API Gateway the gateway answers malformed requests.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The request Lambda: the scoring REST API (FastAPI), served through Mangum behind API Gateway.
 
-This module only assembles the app: one router per resource (``routers/``), the error handlers (``errors.py``), the
-middleware, and the dashboard last so it never shadows an API route. Importing it builds the app and nothing else of
-the service (a short cold init): the logger, settings and container come with the first invocation or the SnapStart
-priming registered here (``priming.py``), the routers when a request is first matched against them
-(``lazy_routers.py``). Every log line of a request carries the API Gateway request id as its correlation id.
+This module only assembles the app (routers, error handlers, middleware, the dashboard last). Importing it builds
+nothing else (a short cold init): the logger, settings and container come with the first invocation or the SnapStart
+priming (``priming.py``), the routers when a request is first matched against them (``lazy_routers.py``).
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ LambdaHandler = Callable[[dict[str, Any], "LambdaContext"], dict[str, Any]]
 
 
 class ScoringAPI(LazilyRoutedAPI):
-    """FastAPI whose OpenAPI document, built when first asked for, carries ``ErrorBody``'s schema (the routes refer
-    to it without making FastAPI build a model field per error status: ``errors.error_response``) and each route's
+    """FastAPI whose OpenAPI document carries ``ErrorBody``'s schema (``errors.error_response``) and each route's
     required role (``route_roles.py``)."""
 
     def openapi(self) -> dict[str, Any]:
@@ -55,12 +52,10 @@ ROUTERS = tuple(
         "exports",
         "labels",
         "me",
+        "health",
     )
 )
 """The API's routers in the order a request is matched against them."""
-
-PUBLIC_ROUTERS = ("functions.api.routers.health",)
-"""The router of the public health check (and its authenticated details), matched after ``ROUTERS``."""
 
 
 def create_app() -> FastAPI:
@@ -77,9 +72,8 @@ def create_app() -> FastAPI:
     app.add_middleware(RequestMetrics)
     app.add_middleware(SecurityHeaders)  # outermost: every answer, the other middleware's refusals included
     install_error_handlers(app)
-    # Included on first use (lazy_routers.py): building the routes is most of the app's cold init. Every route of
-    # every router is authorized by the one dependency, from the role route_roles.py declares for it.
-    include_lazily(app, (*ROUTERS, *PUBLIC_ROUTERS), dependencies=[Depends(authorized)])
+    # Every route is authorized by the one dependency, from the role route_roles.py declares for it.
+    include_lazily(app, ROUTERS, dependencies=[Depends(authorized)])
     mount_dashboard(app)
     return app
 
@@ -91,7 +85,7 @@ _mangum = Mangum(app, lifespan="off")
 @cache
 def logged_handler() -> LambdaHandler:
     """The Mangum adapter inside Powertools' Lambda-context logging (the request id as correlation id), built on
-    the first invocation or by priming: importing Powertools' logger is not needed to build the app."""
+    the first invocation or by priming."""
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities import jmespath_utils
 
@@ -110,6 +104,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return logged_handler()(event, context)
 
 
-PRIMING = api_priming(app, _mangum, logged_handler, (*ROUTERS, *PUBLIC_ROUTERS))
+PRIMING = api_priming(app, _mangum, logged_handler, ROUTERS)
 """SnapStart's hooks for this app (``priming.py``), registered at import."""
-PRIMING.register()

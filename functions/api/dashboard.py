@@ -1,11 +1,8 @@
 """Serves the built dashboard (``functions/api/static``, written by ``vite build``) at ``/``, same origin as the API.
 
 Hashed assets come from ``/assets``; any other GET that is not the API, the docs or the health check gets
-``index.html`` so the dashboard's client-side routes (``/sessions/<id>``, ``/analytics``) survive a reload.
-
-The dashboard's catch-all routes are matched last, so a request whose method no other route serves at its path
-lands here: it is answered 405 with the ``Allow`` header naming the methods the API, the docs or the health check
-serve there (as Starlette answers a method mismatch), or 404 when none serves the path (a dashboard page included).
+``index.html`` so client-side routes survive a reload. Matched last, the catch-all routes also answer a method no
+other route serves at a path: 405 naming the methods served there, or 404 when none is.
 """
 
 from __future__ import annotations
@@ -13,11 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import Scope
+
+from functions.api.errors import error_answer
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 RESERVED_PREFIXES = ("api/", "docs", "redoc", "openapi.json", "health")
@@ -41,8 +40,7 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
     @app.api_route("/{path:path}", methods=["POST", "PUT", "PATCH", "DELETE", "OPTIONS"], include_in_schema=False)
     async def not_a_page(path: str, request: Request) -> Response:
-        """Only GET serves pages; another method is a 405 where another route (the API, the docs, the health check)
-        serves the path, else simply not found (a page is not a resource another method acts on)."""
+        """Only GET serves pages; another method is a 405 where another route serves the path, else a 404."""
         return _method_not_served(request, exclude=(not_a_page, dashboard))
 
     @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
@@ -51,13 +49,8 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
             return _method_not_served(request, exclude=(not_a_page, dashboard))
         index = static_dir / "index.html"
         if not index.is_file():
-            return JSONResponse(
-                status_code=404,
-                content={
-                    "code": "dashboard_not_built",
-                    "detail": "the dashboard is not built; run `make dashboard` (or `make run`, which builds it)",
-                },
-            )
+            detail = "the dashboard is not built; run `make dashboard` (or `make run`, which builds it)"
+            return error_answer(404, "dashboard_not_built", detail)
         candidate = (static_dir / path).resolve()
         if path and candidate.is_file() and candidate.is_relative_to(static_dir.resolve()):
             return FileResponse(candidate)
@@ -65,19 +58,12 @@ def mount_dashboard(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
 
 
 def _method_not_served(request: Request, exclude: tuple[object, ...]) -> Response:
-    """405 naming the methods served at the path, else 404. Neither repeats the path: an answer that echoes what
-    anyone sends, before any authentication, is a reflection to abuse."""
+    """405 naming the methods served at the path, else 404; neither echoes the path (a reflection to abuse)."""
     allowed = served_methods(request, exclude)
     if not allowed:
-        return JSONResponse(status_code=404, content={"code": "not_found", "detail": "no such route"})
-    return JSONResponse(
-        status_code=405,
-        content={
-            "code": "method_not_allowed",
-            "detail": f"{request.method} is not served at this path; use {' or '.join(allowed)}",
-        },
-        headers={"Allow": ", ".join(allowed)},
-    )
+        return error_answer(404, "not_found", "no such route")
+    detail = f"{request.method} is not served at this path; use {' or '.join(allowed)}"
+    return error_answer(405, "method_not_allowed", detail, {"Allow": ", ".join(allowed)})
 
 
 def served_methods(request: Request, exclude: tuple[object, ...] = ()) -> list[str]:

@@ -17,18 +17,15 @@ from session_scoring.container import Container, get_container
 from session_scoring.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    # Not imported at run time: the service imports pydantic models, which the first request imports anyway.
-    # FastAPI never validates a dependency's own type, so the forward reference below is never resolved.
+    # FastAPI never validates a dependency's own type: the forward reference below is never resolved.
     from session_scoring.services.access import Caller
 
 DEFAULT_REQUESTER = "api-client"
 
 
 async def container() -> Container:
-    """The process's container, built on the first request (never at import).
-
-    The dependencies here are ``async def`` because they do no I/O: a ``def`` dependency would run in a worker
-    thread, which behind Mangum means a new thread per request (see ``blocking.py``)."""
+    """The process's container, built on the first request. The dependencies here are ``async def`` (no I/O): a
+    ``def`` one would run in a worker thread, behind Mangum a new thread per request (``blocking.py``)."""
     return get_container()
 
 
@@ -76,13 +73,9 @@ CallerDep = Annotated["Caller", Depends(caller)]
 
 
 async def authorized(request: Request, scoring: ContainerDep, who: CallerDep) -> None:
-    """The one check of every API route (every router is included with it): the caller has the role the route
-    needs, as ``route_roles.ROUTE_ROLES`` declares it; 401 without an identity, 403 without the role, when
-    SCORING_REQUIRE_AUTH is set (the template sets it whenever a JWT issuer is configured).
-
-    The identity is checked whatever API Gateway route delivered the request: the public ``$default`` route (the
-    dashboard) has no authorizer, and a percent-encoded path (``/%61pi/...``) must not reach the API through it.
-    A route missing from the table is refused, never served to anyone."""
+    """The one check of every API route: the caller has the role ``route_roles.ROUTE_ROLES`` declares for it (401
+    without an identity, 403 without the role, when SCORING_REQUIRE_AUTH is set); a route missing from the table is
+    refused. Checked here whatever API Gateway route delivered the request (``$default`` has no authorizer)."""
     template = getattr(request.scope.get("route"), "path", None)
     access = required_access(request.method, template) if isinstance(template, str) else None
     if access is None:

@@ -10,6 +10,7 @@ malformed body, validation) are answered in the same ``{"code", "detail"}`` shap
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -59,9 +60,7 @@ not derived from their name): an error's most specific class listed here decides
 UNMAPPED = (500, "internal_error")
 
 RETRY_AFTER_SECONDS = 5
-"""The ``Retry-After`` of a 503 for something unavailable right now (the database or its exhausted connection pool,
-the queue, the session source): a client waits this long before trying again. Not sent while scoring is switched
-off, which no wait changes."""
+"""The ``Retry-After`` of a 503 for something unavailable right now (not sent while scoring is switched off)."""
 
 ERROR_DESCRIPTIONS = {
     400: "Session not completed, or an invalid request",
@@ -80,6 +79,11 @@ ERROR_DESCRIPTIONS = {
 _FRAMEWORK_CODES = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
 
 
+def error_answer(status: int, code: str, detail: object, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """An answer in the API's error shape, ``{"code", "detail"}``."""
+    return JSONResponse(status_code=status, content={"code": code, "detail": detail}, headers=headers)
+
+
 def error_code(error_type: type[ScoringError]) -> str:
     """``QueueUnavailableError`` -> ``queue_unavailable``."""
     name = error_type.__name__.removesuffix("Error")
@@ -96,9 +100,8 @@ def status_and_code(error: ScoringError) -> tuple[int, str]:
 
 
 def error_response(description: str) -> dict[str, Any]:
-    """OpenAPI documentation of one error status in the ``ErrorBody`` shape, by reference to its schema (which
-    :func:`document_error_body` adds). Not ``{"model": ErrorBody}``: FastAPI would build a pydantic ``TypeAdapter``
-    for every such entry of every route, a fifth of the API's cold init, only to print this same reference."""
+    """OpenAPI documentation of one error status, by reference to ``ErrorBody``'s schema (:func:`document_error_body`
+    adds it): ``{"model": ErrorBody}`` would make FastAPI build a ``TypeAdapter`` per route, slowing the cold init."""
     return {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
@@ -111,14 +114,12 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 def document_error_body(document: dict[str, Any]) -> dict[str, Any]:
-    """Add ``ErrorBody``'s schema to an OpenAPI document whose error responses refer to it (:func:`error_response`),
-    where and as FastAPI puts the schema of a response model (components sorted by name)."""
+    """Add ``ErrorBody``'s schema to an OpenAPI document, where and as FastAPI puts a response model's schema."""
     from session_scoring.models.api import ErrorBody  # the API's models are not needed to build the app
 
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     if "ErrorBody" not in schemas:
-        # Passed through FastAPI's OpenAPI ``Schema`` model as FastAPI passes its whole document: that decides the
-        # order of the keys, and the committed document (tests/unit/test_api_types_drift.py) is compared as text.
+        # Through FastAPI's ``Schema`` model, as FastAPI passes its document: the committed document's key order.
         schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
         schemas["ErrorBody"] = Schema.model_validate(schema).model_dump(by_alias=True, exclude_none=True)
         document["components"]["schemas"] = {name: schemas[name] for name in sorted(schemas)}
@@ -134,11 +135,10 @@ async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unmapped scoring error")
     elif status >= 500:
         logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
-    # An error that names the method served instead (ExportModeError) answers with it, as a 405 must.
     headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else {}
     if status == 503 and not isinstance(exc, ScoringDisabledError):
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return JSONResponse(status_code=status, content={"code": code, "detail": exc.message}, headers=headers)
+    return error_answer(status, code, exc.message, headers)
 
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -147,11 +147,8 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     detail = str(exc.detail)
     if exc.status_code == 400:
         detail = f'{detail}: send JSON such as {{"force_rescore": true}}, or no body'
-    return JSONResponse(
-        status_code=exc.status_code,
-        content={"code": _FRAMEWORK_CODES.get(exc.status_code, "http_error"), "detail": detail},
-        headers=getattr(exc, "headers", None),
-    )
+    code = _FRAMEWORK_CODES.get(exc.status_code, "http_error")
+    return error_answer(exc.status_code, code, detail, getattr(exc, "headers", None))
 
 
 async def validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -160,7 +157,7 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         {"loc": list(err.get("loc", ())), "msg": err.get("msg", ""), "type": err.get("type", "")}
         for err in exc.errors()
     ]
-    return JSONResponse(status_code=422, content={"code": "validation_error", "detail": problems})
+    return error_answer(422, "validation_error", problems)
 
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -169,12 +166,9 @@ async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     from session_scoring.log import logger
 
     logger.exception("unexpected error", extra={"path": request.url.path})
-    status, code = UNMAPPED
-    # Answered by Starlette's outermost middleware, outside ours: the security headers are added here.
+    # Answered by Starlette's outermost middleware, outside ours.
     headers = {name.decode(): value.decode() for name, value in security_headers(request.url.scheme)}
-    return JSONResponse(
-        status_code=status, content={"code": code, "detail": "internal error; see the service log"}, headers=headers
-    )
+    return error_answer(*UNMAPPED, "internal error; see the service log", headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -10,8 +10,7 @@ the limit (400 for a Content-Length that is not a decimal number). A refused bod
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -33,20 +32,11 @@ def body_limit(path: str) -> int:
     return get_container().settings.import_max_bytes if path == IMPORT_PATH else MAX_BODY_BYTES
 
 
-def describe_bytes(limit: int) -> str:
-    if limit >= 1024 * 1024 and limit % (1024 * 1024) == 0:
-        return f"{limit} bytes ({limit // (1024 * 1024)} MiB)"
-    return f"{limit} bytes"
-
-
-async def send_json(
-    send: Send, status: int, content: Mapping[str, Any], headers: Mapping[str, str] | None = None
-) -> None:
-    """An answer in the API's JSON error shape, sent by a middleware before (or instead of) the application."""
-    body = json.dumps(content).encode()
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    raw += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
+async def send_error(send: Send, status: int, code: str, detail: object) -> None:
+    """An answer in the API's error shape, ``{"code", "detail"}``, sent by a middleware instead of the application."""
+    body = json.dumps({"code": code, "detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -61,15 +51,11 @@ class BodyLimit:
             return
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and not length.isdigit():
-            await send_json(
-                send,
-                400,
-                {
-                    "code": "invalid_content_length",
-                    "detail": f"the Content-Length header {length.decode('latin-1')!r} is not a number of bytes; "
-                    "send the body's length in bytes (or no Content-Length, with a chunked body)",
-                },
+            detail = (
+                f"the Content-Length header {length.decode('latin-1')!r} is not a number of bytes; "
+                "send the body's length in bytes (or no Content-Length, with a chunked body)"
             )
+            await send_error(send, 400, "invalid_content_length", detail)
             return
         if scope["method"] in _BODYLESS:
             await self._app(scope, receive, send)
@@ -114,21 +100,15 @@ async def _drain(receive: Receive, received: int) -> None:
 
 
 def _replay(first: Message, receive: Receive) -> Receive:
-    sent = False
+    pending = [first]
 
     async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return first
-        return await receive()
+        return pending.pop() if pending else await receive()
 
     return replay
 
 
 async def _too_large(send: Send, path: str, limit: int) -> None:
-    await send_json(
-        send,
-        413,
-        {"code": "body_too_large", "detail": f"request body exceeds the limit of {describe_bytes(limit)} for {path}"},
-    )
+    mib = f" ({limit // 2**20} MiB)" if limit >= 2**20 and limit % 2**20 == 0 else ""
+    detail = f"request body exceeds the limit of {limit} bytes{mib} for {path}"
+    await send_error(send, 413, "body_too_large", detail)

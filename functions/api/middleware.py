@@ -1,6 +1,5 @@
-"""ASGI middleware of the API: security headers on every answer, CORS from the settings, the refusal of NUL
-characters in a request's path, query and headers, and the request metric (the request body limit per route is
-``limits.py``)."""
+"""ASGI middleware of the API: security headers, CORS from the settings, the refusal of NUL characters, the request
+metric (the body limit is ``limits.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from functions.api.limits import send_json
+from functions.api.limits import send_error
 from session_scoring.container import get_container
 from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
 
@@ -64,15 +63,13 @@ HSTS = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
 
 
 def security_headers(scheme: str) -> list[tuple[bytes, bytes]]:
-    """The headers every answer carries, with the default policy (an answer built outside the middleware, the 500
-    of an unexpected error, adds them itself)."""
+    """The headers every answer carries, with the default policy (the 500 of an unexpected error adds them itself)."""
     headers = [*SECURITY_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
     return [*headers, HSTS] if scheme == "https" else headers
 
 
 def docs_policy(html: bytes) -> str:
-    """The policy of a documentation page: its CDN, and its inline scripts by their SHA-256 (never 'unsafe-inline'
-    for scripts)."""
+    """The policy of a documentation page: its CDN, and its inline scripts by their SHA-256."""
     hashes = "".join(
         f" 'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode()}'"
         for script in _INLINE_SCRIPT.findall(html)
@@ -81,10 +78,8 @@ def docs_policy(html: bytes) -> str:
 
 
 class SecurityHeaders:
-    """Adds ``X-Content-Type-Options``, ``Referrer-Policy``, ``X-Frame-Options``, a ``Content-Security-Policy`` and,
-    over HTTPS, ``Strict-Transport-Security`` to every answer that does not set them itself: the API's, the
-    dashboard's and the refusals of the other middleware. The documentation pages get a policy of their own, which
-    allows their CDN and their inline scripts by hash (their body, a few hundred bytes, is read to hash them)."""
+    """Adds :func:`security_headers` to every answer that does not set them itself, the other middleware's refusals
+    included. A documentation page gets :func:`docs_policy` instead (its body is read to hash its scripts)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
@@ -125,12 +120,9 @@ CORS_METHODS = ("GET", "POST", "PUT", "DELETE", "OPTIONS")
 
 
 class ConfiguredCORS:
-    """CORS for the origins in SCORING_CORS_ORIGINS (comma-separated; none: no CORS headers at all).
-
-    Settings are read on the first request, never at import; the middleware is rebuilt only if they change. Behind
-    API Gateway the HTTP API's own CORS configuration answers browsers first (template.yaml sets both from the same
-    parameter), so this matters for the local run and any deployment without API Gateway.
-    """
+    """CORS for the origins in SCORING_CORS_ORIGINS (comma-separated; none: no CORS headers at all), read on each
+    request (never at import), the middleware rebuilt when they change. Behind API Gateway its own CORS answers
+    first (template.yaml sets both from one parameter)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
@@ -158,9 +150,8 @@ class ConfiguredCORS:
 
 
 class RequestMetrics:
-    """Counts every API request by route template, method and status class (the ``ApiRequests`` metric). Paths that
-    are not API routes (the dashboard, its assets) are counted under ``other``: a raw path per dimension would make
-    one metric per session."""
+    """Counts every API request by route template, method and status class (``ApiRequests``); other paths (the
+    dashboard, its assets) count as ``other``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
@@ -180,7 +171,6 @@ class RequestMetrics:
         try:
             await self._app(scope, receive, capture)
         finally:
-            # Imported on the first request, not with the app: Powertools' metrics are not needed to build it.
             from session_scoring.observability import record_api_request
 
             route = scope.get("route")
@@ -191,11 +181,8 @@ class RequestMetrics:
 
 
 class RejectNulCharacters:
-    """Answers 422 naming the parameter when the decoded path, a query parameter (name or value) or a header holds
-    a NUL character (U+0000), whatever the route: PostgreSQL cannot store or compare one, so it must never reach a
-    statement. The answer has the shape of FastAPI's validation errors (``loc`` ``["query", "agent"]``,
-    ``["path", "tool_name"]``, ``["header", "x-forwarded-user"]``). JSON bodies are checked by their models
-    (``models/request.py``)."""
+    """Answers 422 in the shape of FastAPI's validation errors (``loc`` ``["query", "agent"]``) when the decoded path,
+    a query parameter or a header holds a NUL character, which PostgreSQL cannot store (bodies: their models)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
@@ -204,7 +191,7 @@ class RejectNulCharacters:
         if scope["type"] == "http":
             loc = _nul_location(scope)
             if loc is not None:
-                await send_json(send, 422, _nul_problem(loc))
+                await send_error(send, 422, "validation_error", _nul_problem(loc))
                 return
         await self._app(scope, receive, send)
 
@@ -245,9 +232,6 @@ def _parameter_in(routes: list[Any], scope: Scope) -> list[str] | None:
 _PLACES = {"path": "path parameter", "query": "query parameter", "header": "header"}
 
 
-def _nul_problem(loc: list[str]) -> dict[str, Any]:
+def _nul_problem(loc: list[str]) -> list[dict[str, Any]]:
     where = f"the {_PLACES[loc[0]]} {loc[1]!r}" if len(loc) > 1 else "the path"
-    return {
-        "code": "validation_error",
-        "detail": [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}],
-    }
+    return [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}]

@@ -1,7 +1,5 @@
 """SnapStart priming of the API function: the hooks ``entrypoints/snapstart.py`` runs before the snapshot (build what
-a first request would, without I/O; then rehearse a GET with a database connection, closed before the snapshot) and
-after a restore (connect). ``app.py`` registers them at import: a no-op outside the Lambda runtime, and the hooks do
-nothing unless SCORING_SNAPSTART is on.
+a first request would, then rehearse a GET) and after a restore (connect); ``app.py`` registers them at import.
 """
 
 from __future__ import annotations
@@ -35,19 +33,17 @@ class ApiPriming(NamedTuple):
     connect_ups: tuple[Hook, ...]
     """Run after a restore, before the first request (``entrypoints/snapstart.reconnect``)."""
 
-    def register(self) -> bool:
-        """Register the hooks with the Lambda runtime; False outside it."""
-        return register_priming(*self.warm_ups, rehearsals=self.rehearsals, connect_ups=self.connect_ups)
-
 
 def api_priming(app: FastAPI, adapter: Mangum, build_handler: Hook, routers: tuple[str, ...]) -> ApiPriming:
-    """The hooks of ``app``, served through ``adapter`` by the handler ``build_handler`` builds (a warm-up too);
-    ``routers`` are the modules of its routers."""
-    return ApiPriming(
+    """The hooks of ``app``, served through ``adapter`` by the handler ``build_handler`` builds (a warm-up too),
+    registered with the Lambda runtime (nothing outside it); ``routers`` are the modules of its routers."""
+    priming = ApiPriming(
         warm_ups=(build_handler, partial(build_routes, app), partial(build_request_path, app, routers)),
         rehearsals=(partial(rehearse_a_read, adapter),),
         connect_ups=(connect_for_reads,),
     )
+    register_priming(*priming.warm_ups, rehearsals=priming.rehearsals, connect_ups=priming.connect_ups)
+    return priming
 
 
 def build_routes(app: FastAPI) -> None:
@@ -59,9 +55,8 @@ def build_routes(app: FastAPI) -> None:
 
 
 def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
-    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and the source
-    lines of each endpoint in Python's cache (FastAPI locates an endpoint's source on its first call, for its error
-    context). No request is served, no I/O but reading our own sources."""
+    """Build what Starlette and FastAPI otherwise build on the first request: the middleware stack, and each
+    endpoint's source lines in Python's cache (FastAPI reads them on its first call, for its error context)."""
     import inspect
     from importlib import import_module
 
@@ -75,10 +70,8 @@ def build_request_path(app: FastAPI, routers: tuple[str, ...]) -> None:
 
 
 def rehearse_a_read(adapter: Mangum) -> None:
-    """Serve one GET of the score of the session scored last (the 404 path before the first score; 401 when
-    authentication is required) through Mangum, so every code path of a GET has run in the snapshot. Its
-    ``ApiRequests`` line is discarded (no client sent it) and Powertools' context logging is left out (the first
-    client request is still the one logged as the cold start)."""
+    """Serve one GET of the score of the session scored last (the 404 path before the first score) through Mangum,
+    so a GET's code has run in the snapshot; its ``ApiRequests`` line is discarded (no client sent it)."""
     from session_scoring.container import get_container
 
     session_id = get_container().scoring_service.last_scored_session() or NEVER_SCORED

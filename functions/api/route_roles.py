@@ -1,11 +1,8 @@
-"""The role each API route needs: one table, read by the one dependency every router is included with
-(``deps.authorized``).
+"""The role each API route needs, keyed by method and path template: one table, read by ``deps.authorized``.
 
-A route is keyed by its method and path template, exactly as the router declares it. A route missing here is refused
-(500, naming this table) rather than served to anyone, and ``tests/unit/api/test_route_roles.py`` fails for it, so a
-new route cannot ship without a decision. ``public``: anyone, identity or not; ``authenticated``: any identified
-caller, whatever their roles; a role: that role or a higher one (viewer < labeller < operator < admin,
-``session_scoring/models/access.py``). The OpenAPI document states each route's requirement (:func:`document_roles`).
+A route missing here is refused (500, naming this table) and fails ``tests/unit/api/test_route_roles.py``.
+``public``: anyone; ``authenticated``: any identified caller; a role: that role or a higher one (viewer < labeller <
+operator < admin). The OpenAPI document states each route's requirement (:func:`document_roles`).
 """
 
 from __future__ import annotations
@@ -81,8 +78,7 @@ def required_access(method: str, path: str) -> RouteAccess | None:
 
 def document_roles(document: dict[str, Any]) -> dict[str, Any]:
     """Each operation of an OpenAPI document with its requirement: ``x-required-role``, a sentence at the end of its
-    description, and the 401 and 403 answers where they can happen. Idempotent: FastAPI keeps the document it built
-    and :meth:`ScoringAPI.openapi` passes it here on every call."""
+    description, and the 401 and 403 answers where they can happen. Idempotent (called on every ``openapi()``)."""
     from functions.api.errors import error_responses
 
     for path, item in document.get("paths", {}).items():

@@ -34,10 +34,4 @@ def upgrade_schema() -> tuple[str, dict[str, str]]:
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return answer_custom_resource(
-        event,
-        context.get_remaining_time_in_millis() / 1000.0,
-        upgrade_schema,
-        delete_reason="delete leaves the database schema and its data in place",
-        timeout_reason="database migration did not finish before the migration function's timeout",
-    )
+    return answer_custom_resource(event, context.get_remaining_time_in_millis() / 1000.0, upgrade_schema)

@@ -1,15 +1,8 @@
-"""The scoring Lambda: consumes the scoring queue and the runs queue, one job per record, with partial batch failures.
+"""The scoring Lambda: consumes the scoring queue and the runs queue, one record at a time, with partial batch failures.
 
-A runs-queue record is either a run's scoring job (handled like any job) or a planning message, which plans one
-page of a scoring run's selection.
-
-Each record's body is parsed into a ``ScoringJob`` and handed to the job service. A record whose job must come
-back later (or whose body is not a job) raises, so Powertools reports it in ``batchItemFailures`` while its
-neighbours are acknowledged; SQS moves it to the dead-letter queue after the allowed number of receives.
-
-Each invocation prints its metrics as one EMF line (with a ``ColdStart`` line on the first) and is traced in X-Ray:
-one ``## job`` subsegment per record, annotated with its ``score_id``. The scheduled functions sharing this package
-(``reap.py``, ``poll_batches.py``, ``auto_score.py``) have a module each, with the same three decorators.
+A record is a scoring job (handed to the job service) or, on the runs queue, a planning message (one page of a run's
+selection is planned). A record that must come back later (or is no job) raises, so Powertools reports it in
+``batchItemFailures``; SQS dead-letters it after the allowed receives. Each record is a ``## job`` X-Ray subsegment.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from session_scoring.container import get_container
 from session_scoring.log import logger
-from session_scoring.observability import metrics, record_batch_poll, traced_handler
+from session_scoring.observability import Metric, count, metrics, traced_handler
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -15,5 +15,6 @@ from session_scoring.observability import metrics, record_batch_poll, traced_han
 @traced_handler
 def handler(event: dict[str, object], context: LambdaContext) -> dict[str, object]:
     result = get_container().batch_poller.poll(context.get_remaining_time_in_millis() / 1000.0)
-    record_batch_poll(result.submitted, result.runs_stuck_planning)
+    count(Metric.BATCH_REQUESTS_SUBMITTED, result.submitted)
+    count(Metric.RUNS_STUCK_PLANNING, result.runs_stuck_planning)  # every tick, zero included: its alarm's gauge
     return {**result.counts(), "notes": result.notes[:50]}

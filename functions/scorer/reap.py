@@ -1,5 +1,5 @@
 """The reaper function (an EventBridge schedule, every minute): requeue or fail the attempts whose queue message or
-scorer is gone. What it requeued and failed is published as metrics (``record_reaped``)."""
+scorer is gone (the reaper publishes its metrics)."""
 
 from __future__ import annotations
 

@@ -6,11 +6,12 @@ import pytest
 
 from session_scoring.observability import (
     FailureCategory,
+    Metric,
+    count,
+    emit_now,
     metrics,
     record_api_request,
-    record_breaker_state_unavailable,
     record_breaker_transition,
-    record_score_completed,
     record_score_failed,
 )
 from tests.support.emf import emf, named
@@ -52,7 +53,7 @@ def test_api_requests_are_counted_by_route_template_method_and_status_class(
 def test_a_failure_is_printed_at_once_with_its_category_apart_from_the_flushed_set(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    record_score_completed()
+    count(Metric.SCORES_COMPLETED)
     record_score_failed(FailureCategory.TRANSIENT)
     before_flush = emf(capsys.readouterr().out)
     metrics.flush_metrics()
@@ -65,6 +66,6 @@ def test_a_failure_is_printed_at_once_with_its_category_apart_from_the_flushed_s
 
 
 def test_a_breaker_failing_open_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
-    record_breaker_state_unavailable()
+    emit_now(Metric.BREAKER_STATE_UNAVAILABLE)
 
     assert named(emf(capsys.readouterr().out), "BreakerStateUnavailable") == [1]

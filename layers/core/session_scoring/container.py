@@ -1,9 +1,7 @@
 """Composition root: builds the service objects from settings, lazily, once per process.
 
-Handlers call :func:`get_container` on first request (never at import). Nothing here is imported by the services:
-dependencies point from the edges inwards. The judge (and with it the Anthropic SDK) is built only by the scorer.
-Grouped by section: engines, repositories (each on the engine its kind needs), sources/queues/judge, then the
-services of the API, the scorer function, scoring runs and operations.
+Handlers call :func:`get_container` on first request (never at import); each property imports what it builds when
+first used, so a handler's cold init pays only for what it uses. The services never import this module.
 """
 
 from __future__ import annotations
@@ -48,26 +46,21 @@ if TYPE_CHECKING:
     from session_scoring.services.references import ReferenceResolver
     from session_scoring.services.runs import RunService
     from session_scoring.services.schema import SchemaService
-    from session_scoring.services.scorer import Scorer, ScorerPolicy
+    from session_scoring.services.scorer import Scorer
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.search import SearchService
     from session_scoring.services.session_list import SessionListService
     from session_scoring.services.sessions import SessionViewService
     from session_scoring.services.trends import TrendsService
-    from session_scoring.services.writeback import VerdictWriteBack
     from session_scoring.sources.composite import CompositeSessionSource
 
 
 class Container:
-    # ---- Configuration and engines: every property builds on first use, importing what it needs then.
-
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
     @cached_property
     def config(self) -> ScoringConfig:
-        # Imported here, like everything the container builds: importing a handler module costs nothing more than
-        # the handler's own framework (cold init); the first request pays for what it uses.
         from session_scoring.configuration.criteria import load_scoring_config
 
         return load_scoring_config(self.settings.config_path, self.settings.template_variables)
@@ -102,9 +95,6 @@ class Container:
         from session_scoring.db.engine import create_db_engine
 
         return create_db_engine(self.settings, autocommit=True)
-
-    # ---- Repositories (the only SQL). Most run one statement per operation on the autocommit engine; runs and labels
-    # run short transactions on the transactional one (repositories/base.py says which kind to use when).
 
     @cached_property
     def score_repository(self) -> ScoreRepository:
@@ -160,8 +150,6 @@ class Container:
 
         return ReferenceResolver(ReferenceReads(self.query_engine))
 
-    # ---- Where sessions come from, the queues and the judge.
-
     @cached_property
     def source(self) -> CompositeSessionSource:
         """The configured source, with uploaded sessions (ids ``upload:...``) beside it."""
@@ -201,7 +189,7 @@ class Container:
         if not settings.breaker_table_name:
             return NoBreaker()
         from session_scoring.infrastructure.aws import aws_client
-        from session_scoring.observability import record_breaker_state_unavailable, record_breaker_transition
+        from session_scoring.observability import Metric, emit_now, record_breaker_transition
 
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
@@ -211,13 +199,12 @@ class Container:
             recovery_seconds=settings.breaker_recovery_seconds,
             cache_seconds=settings.breaker_cache_seconds,
             on_transition=lambda _from_state, to_state: record_breaker_transition(to_state),
-            on_state_unavailable=record_breaker_state_unavailable,
+            on_state_unavailable=lambda: emit_now(Metric.BREAKER_STATE_UNAVAILABLE),
         )
 
     @cached_property
     def judge_input_budget(self) -> int | None:
-        """The judge's input budget in estimated tokens; None for the heuristic judge, which reads the session, not a
-        prompt, so has no model limit to respect."""
+        """The judge's input budget in estimated tokens; None for the heuristic judge (it sends no prompt)."""
         return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
 
     @cached_property
@@ -225,8 +212,6 @@ class Container:
         from session_scoring.judge.factory import build_batches
 
         return build_batches(self.config, self.settings)
-
-    # ---- The API's services.
 
     @cached_property
     def scoring_service(self) -> ScoringService:
@@ -345,8 +330,6 @@ class Container:
             settings.export_url_expiry_seconds,
         )
 
-    # ---- The scorer function: jobs, their verdicts' write-back, and the scheduled reaper and batch poller.
-
     @cached_property
     def scorer(self) -> Scorer:
         from session_scoring.services.scorer import Scorer, ScorerPolicy
@@ -362,35 +345,24 @@ class Container:
             input_budget_tokens=self.judge_input_budget,
             max_deferrals=settings.max_deferrals,
         )
+        writeback = None
+        if settings.writeback_enabled:  # the sink is built on first use: a misconfiguration fails write-backs only
+            from session_scoring.repositories.writebacks import WriteBackRepository
+            from session_scoring.services.writeback import VerdictWriteBack
+            from session_scoring.sinks.factory import build_sink
+
+            section = self.config.session_source
+            writeback = VerdictWriteBack(
+                self.score_repository,
+                WriteBackRepository(self.query_engine),
+                cache(lambda: build_sink(section, settings)),
+                section.type,
+                policy,
+                settings.writeback_name,
+                stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
+            )
         return Scorer(
-            self.config,
-            self.score_repository,
-            self.source,
-            lambda: self.judge,
-            policy,
-            self.breaker,
-            self.writeback(policy),
-        )
-
-    def writeback(self, policy: ScorerPolicy) -> VerdictWriteBack | None:
-        """The write-back of completed scores to their trace store, when ``SCORING_WRITEBACK`` is on; the sink is
-        built on first use (a misconfiguration fails write-backs with the reason, never scores)."""
-        if not self.settings.writeback_enabled:
-            return None
-        from session_scoring.repositories.writebacks import WriteBackRepository
-        from session_scoring.services.writeback import VerdictWriteBack
-        from session_scoring.sinks.factory import build_sink
-
-        settings = self.settings
-        section = self.config.session_source
-        return VerdictWriteBack(
-            self.score_repository,
-            WriteBackRepository(self.query_engine),
-            cache(lambda: build_sink(section, settings)),
-            section.type,
-            policy,
-            settings.writeback_name,
-            stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
+            self.config, self.score_repository, self.source, lambda: self.judge, policy, self.breaker, writeback
         )
 
     @cached_property
@@ -482,8 +454,6 @@ class Container:
         from session_scoring.services.auto_scoring import AutoScorer
 
         return AutoScorer(self.config, self.run_service, self.run_repository, self.settings.max_run_sessions)
-
-    # ---- Operations (CLI, migrations): the schema, the facts backfill, the judge-quality studies.
 
     @cached_property
     def schema_service(self) -> SchemaService:

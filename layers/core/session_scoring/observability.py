@@ -1,14 +1,11 @@
 """Metrics (CloudWatch embedded metric format) and traces (X-Ray) through Powertools, in one place.
 
-Services call the small ``record_*`` functions below, never building metric names or dimensions themselves: the names
-here are the ones the alarms and the dashboard in ``template.yaml`` read (docs/operations-monitoring.md). The scorer's
-job figures go into the shared :data:`metrics` set, which the handler's ``@metrics.log_metrics`` flushes once per
-invocation; a metric with a dimension of its own, or recorded where no handler flushes the set (the API), is printed
-at once with ``single_metric`` (Powertools applies a set's dimensions to every metric in it).
-
-The X-Ray tracer is built on first use (:func:`get_tracer`): importing ``aws_xray_sdk`` costs about half a second the
-API's cold start does not need. With tracing disabled (outside Lambda, ``POWERTOOLS_TRACE_DISABLED``) the subsegments
-are skipped. Like logging, this module imports nothing else of ours.
+Services name a metric by its :class:`Metric` (the names ``template.yaml``'s alarms and dashboard read,
+docs/operations-monitoring.md) through :func:`count`, into the shared :data:`metrics` set the handler's
+``@metrics.log_metrics`` flushes, or :func:`emit_now`, printed at once (a dimension of its own, or no handler to
+flush), or through a ``record_*`` function where the figures need shaping. The X-Ray tracer is built on first use
+(:func:`get_tracer`): its SDK's import costs the API's cold start half a second. Like logging, this module imports
+nothing else of ours.
 """
 
 from __future__ import annotations
@@ -30,11 +27,10 @@ NAMESPACE = "SessionScoring"
 """CloudWatch namespace of every metric (the template's alarms and dashboard read it)."""
 
 TRACED_MODULES = ("botocore", "httpx")
-"""Libraries whose calls become X-Ray subsegments: AWS SDK calls and the TARSy HTTP sources. The judge's own SDK
-(httpx2) is not patchable; its call is the explicit ``judge`` subsegment."""
+"""Libraries whose calls become X-Ray subsegments (the judge's call is the explicit ``judge`` subsegment)."""
 
 SERVICE = "session-scoring"
-"""The ``service`` dimension of every metric (the logger's service name; fixed, so alarms can name it)."""
+"""The ``service`` dimension of every metric (the logger's service name)."""
 
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
@@ -84,10 +80,14 @@ class Metric(StrEnum):
     EXPORTS_FAILED = "ExportsFailed"
 
 
-def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, **dimensions: str) -> None:
-    """One EMF line right away, with the service dimension of the shared set plus ``dimensions``."""
+def emit_now(name: Metric, value: float = 1, **dimensions: str) -> None:
+    """One EMF line of the count ``name`` right away, with the service dimension plus ``dimensions``."""
     with single_metric(
-        name=name.value, unit=unit, value=value, namespace=NAMESPACE, default_dimensions={"service": SERVICE}
+        name=name.value,
+        unit=MetricUnit.Count,
+        value=value,
+        namespace=NAMESPACE,
+        default_dimensions={"service": SERVICE},
     ) as metric:
         for key, dimension in dimensions.items():
             metric.add_dimension(name=key, value=dimension)
@@ -96,62 +96,33 @@ def _emit_now(name: Metric, value: float, unit: MetricUnit = MetricUnit.Count, *
 # ---------------------------------------------------------------- the API side (printed at once)
 
 
-def record_score_requested() -> None:
-    """A new attempt was queued (not counted: answers with an existing or active attempt)."""
-    _emit_now(Metric.SCORES_REQUESTED, 1)
-
-
 def record_api_request(route: str, method: str, status_code: int) -> None:
-    """One API request by route template (``/api/v1/scoring/sessions/{session_id}/score``, never the raw path,
-    which would make a dimension per session), method and status class (``2xx``...``5xx``)."""
-    _emit_now(Metric.API_REQUESTS, 1, Route=route, Method=method.upper(), StatusClass=f"{status_code // 100}xx")
+    """One API request by route template (never the raw path: a dimension per session), method and status class."""
+    emit_now(Metric.API_REQUESTS, Route=route, Method=method.upper(), StatusClass=f"{status_code // 100}xx")
 
 
 # ---------------------------------------------------------------- the scorer side (flushed by the handler)
 
 
-def record_job_received() -> None:
-    """A scorer took a job delivery (every delivery, duplicates and redeliveries included)."""
-    metrics.add_metric(name=Metric.JOBS_RECEIVED.value, unit=MetricUnit.Count, value=1)
-
-
-def record_score_completed() -> None:
-    metrics.add_metric(name=Metric.SCORES_COMPLETED.value, unit=MetricUnit.Count, value=1)
+def count(metric: Metric, value: float = 1) -> None:
+    """Add ``value`` to the count ``metric`` in the shared set (docs/operations-monitoring.md says what each counts)."""
+    metrics.add_metric(name=metric.value, unit=MetricUnit.Count, value=value)
 
 
 def record_score_failed(category: FailureCategory) -> None:
     """An attempt failed for good (stored as ``failed`` with its reason)."""
-    _emit_now(Metric.SCORES_FAILED, 1, ReasonCategory=category.value)
+    emit_now(Metric.SCORES_FAILED, ReasonCategory=category.value)
 
 
 def record_scores_cancelled(count: int) -> None:
-    """Attempts of a cancelled scoring run that no scorer had claimed were cancelled (printed at once: the API
-    cancels them, and so does a scorer settling the run after a job)."""
+    """Unclaimed attempts of a cancelled run were cancelled (printed at once: the API cancels them too)."""
     if count > 0:
-        _emit_now(Metric.SCORES_CANCELLED, count)
+        emit_now(Metric.SCORES_CANCELLED, count)
 
 
 def record_estimated_cost(cost_usd: float) -> None:
-    """A completed score's tokens priced with the configuration's ``pricing:`` table (not recorded when the
-    judge model has no price). CloudWatch has no currency unit: the value is in USD, the name says so."""
+    """A completed score's tokens priced with the configuration's ``pricing:`` table, in USD (the name says so)."""
     metrics.add_metric(name=Metric.JUDGE_ESTIMATED_COST.value, unit=MetricUnit.NoUnit, value=cost_usd)
-
-
-def record_reaped(requeued: int, failed: int) -> None:
-    """A reaper run: stranded attempts sent a fresh job message, and those failed past the delivery limit (flushed
-    by the reaper function's handler; the ``session-scoring reap`` CLI prints its own summary instead)."""
-    metrics.add_metric(name=Metric.ATTEMPTS_REQUEUED.value, unit=MetricUnit.Count, value=requeued)
-    metrics.add_metric(name=Metric.ATTEMPTS_REAPED_FAILED.value, unit=MetricUnit.Count, value=failed)
-
-
-def record_job_deferred() -> None:
-    """A transient failure returned the attempt to pending; its message comes back later."""
-    metrics.add_metric(name=Metric.JOBS_DEFERRED.value, unit=MetricUnit.Count, value=1)
-
-
-def record_job_dead_lettered() -> None:
-    """The last allowed delivery failed: SQS moves the message to the dead-letter queue."""
-    metrics.add_metric(name=Metric.JOBS_DEAD_LETTERED.value, unit=MetricUnit.Count, value=1)
 
 
 def record_judging(
@@ -165,7 +136,7 @@ def record_judging(
     cache_write_tokens: int,
 ) -> None:
     """A verdict: the successful call's latency, the whole judging time (retries and waits included), the retries
-    it took and the tokens it consumed (all zero for the heuristic judge, which sends no prompt)."""
+    and the tokens (all zero for the heuristic judge)."""
     for name, value, unit in (
         (Metric.JUDGE_LATENCY, latency_ms, MetricUnit.Milliseconds),
         (Metric.JUDGE_ATTEMPT_TIME, attempt_ms, MetricUnit.Milliseconds),
@@ -178,61 +149,28 @@ def record_judging(
         metrics.add_metric(name=name.value, unit=unit, value=value)
 
 
-def record_judge_retries(retries: int) -> None:
-    """Retries of a judging that did not end in a verdict (a verdict reports them with :func:`record_judging`)."""
-    metrics.add_metric(name=Metric.JUDGE_RETRIES.value, unit=MetricUnit.Count, value=retries)
-
-
-def record_jobs_redriven(count: int) -> None:
-    """Dead letters moved back to the scoring queue by a redrive, added to the shared set a Lambda handler flushes
-    (the ``session-scoring redrive`` CLI, whose EMF line would reach no log group, prints its own summary)."""
-    metrics.add_metric(name=Metric.JOBS_REDRIVEN.value, unit=MetricUnit.Count, value=count)
-
-
 def record_run_planning_message() -> None:
-    """A scorer took a scoring run's planning message (every delivery, like ``JobsReceived`` for jobs): the
-    invocation that plans a page publishes a metric even when the page queues nothing."""
-    metrics.add_metric(name=Metric.RUN_PLANNING_MESSAGES.value, unit=MetricUnit.Count, value=1)
+    """A scorer took a scoring run's planning message (every delivery, like ``JobsReceived``)."""
+    count(Metric.RUN_PLANNING_MESSAGES)
 
 
 def record_run_page_planned(queued: int) -> None:
     """A page of a scoring run's selection was planned: the new attempts it queued (0 included)."""
-    metrics.add_metric(name=Metric.RUN_ATTEMPTS_QUEUED.value, unit=MetricUnit.Count, value=queued)
-
-
-def record_batch_poll(submitted: int, runs_stuck_planning: int) -> None:
-    """One tick of the batch poller: requests it submitted, and the runs stuck in ``planning`` (the gauge the
-    "run stuck in planning" alarm reads; published on every tick, zero included, so the alarm sees data)."""
-    metrics.add_metric(name=Metric.BATCH_REQUESTS_SUBMITTED.value, unit=MetricUnit.Count, value=submitted)
-    metrics.add_metric(name=Metric.RUNS_STUCK_PLANNING.value, unit=MetricUnit.Count, value=runs_stuck_planning)
+    count(Metric.RUN_ATTEMPTS_QUEUED, queued)
 
 
 def record_export_finished(completed: bool) -> None:
     """An export job ended: completed, or failed (the exports alarm counts these)."""
-    name = Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED
-    metrics.add_metric(name=name.value, unit=MetricUnit.Count, value=1)
-
-
-def record_prompt_compaction() -> None:
-    """A session was too large for the input budget and its prompt was compacted."""
-    metrics.add_metric(name=Metric.PROMPT_COMPACTIONS.value, unit=MetricUnit.Count, value=1)
+    count(Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED)
 
 
 def record_breaker_transition(to_state: str) -> None:
-    """The judge's circuit changed state (``open``, ``half_open``, ``closed``).
-
-    Besides the count by state, ``JudgeBreakerOpen`` is a gauge: 1 when the circuit opens (or reopens after a failed
-    probe), 0 when it closes. The "open too long" alarm repeats its last value across minutes without transitions.
-    """
+    """The judge's circuit changed state (``open``, ``half_open``, ``closed``); ``JudgeBreakerOpen`` is a gauge: 1
+    when it opens, 0 when it closes."""
     state = to_state.lower().removeprefix("circuitstate.")
-    _emit_now(Metric.BREAKER_TRANSITIONS, 1, ToState=state)
+    emit_now(Metric.BREAKER_TRANSITIONS, ToState=state)
     if state in ("open", "closed"):
-        _emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
-
-
-def record_breaker_state_unavailable() -> None:
-    """The breaker could not read or write its DynamoDB state and let the judge call through unprotected."""
-    _emit_now(Metric.BREAKER_STATE_UNAVAILABLE, 1)
+        emit_now(Metric.BREAKER_OPEN, 1 if state == "open" else 0)
 
 
 # ---------------------------------------------------------------- traces
@@ -240,16 +178,15 @@ def record_breaker_state_unavailable() -> None:
 
 @cache
 def get_tracer() -> Tracer:
-    """The X-Ray tracer, built once on first use (see the module docstring for why not at import)."""
+    """The X-Ray tracer, built once on first use."""
     from aws_lambda_powertools import Tracer
 
     return Tracer(patch_modules=TRACED_MODULES)
 
 
 def traced_handler(handler: H) -> H:
-    """Powertools' ``capture_lambda_handler`` around a Lambda handler when tracing is on (the handler's segment,
-    its cold start and service annotations, its response or error as metadata); the handler as it is when tracing
-    is off, where that segment would be a placeholder nothing reads."""
+    """Powertools' ``capture_lambda_handler`` around a Lambda handler when tracing is on; the handler as it is when
+    off."""
     tracer = get_tracer()
     return handler if tracer.disabled else cast(H, tracer.capture_lambda_handler(handler))
 
@@ -260,10 +197,8 @@ _UNTRACED = SimpleNamespace(put_annotation=lambda key, value: None, put_metadata
 
 @contextmanager
 def subsegment(name: str, **annotations: str) -> Iterator[Any]:
-    """An X-Ray subsegment ``## name`` around a block (source fetch, judge call, database transaction).
-
-    With tracing off (outside Lambda, or ``POWERTOOLS_TRACE_DISABLED``) the block runs as it is: the X-Ray SDK would
-    only build placeholder segments for it (three objects and their random ids per block), which nothing reads."""
+    """An X-Ray subsegment ``## name`` around a block; with tracing off (outside Lambda, or
+    ``POWERTOOLS_TRACE_DISABLED``) the block runs as it is, without the SDK's placeholder segments."""
     tracer = get_tracer()
     if tracer.disabled:
         yield _UNTRACED

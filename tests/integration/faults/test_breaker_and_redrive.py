@@ -123,7 +123,7 @@ def test_permanent_errors_do_not_open_the_breaker(fault_stack: Stack, fake_claud
 def _burst(make_stack: Any, fake_claude: Any, many_sessions: Any) -> tuple[Stack, list[str]]:
     directory, session_ids = many_sessions(BURST)
     stack: Stack = make_stack(**FAULT_ENV, ANTHROPIC_BASE_URL=fake_claude.base_url, SCORING_SESSIONS_DIR=str(directory))
-    stack.poller._batch_size = 10
+    stack.poller.batch_size = 10
     fake_claude.default = JUDGE_DOWN
     for session_id in session_ids:
         assert stack.request_score(session_id).status_code == 202

@@ -14,7 +14,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from functions.api import deps
-from functions.api.app import PUBLIC_ROUTERS, ROUTERS, create_app
+from functions.api.app import ROUTERS, create_app
 from functions.api.errors import install_error_handlers
 from functions.api.lazy_routers import LazyRouter
 from functions.api.route_roles import ROUTE_ROLES, RouteAccess
@@ -53,7 +53,7 @@ def test_every_router_is_included_with_the_authorization_dependency() -> None:
     app = create_app()
     routers = [route for route in app.router.routes if isinstance(route, LazyRouter)]
 
-    assert [router.module for router in routers] == [*ROUTERS, *PUBLIC_ROUTERS]
+    assert [router.module for router in routers] == list(ROUTERS)
     for router in routers:
         assert [depends.dependency for depends in router.dependencies] == [deps.authorized], router.module
 

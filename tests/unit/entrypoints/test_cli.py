@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from session_scoring.entrypoints.cli import ProgressBar, render_report
+from session_scoring.entrypoints.cli import redrive, render_report
 from session_scoring.models.scores import ScoreStatus
-from session_scoring.services.redrive import DeadLetter, DeadLetterReport, RedriveProgress
+from session_scoring.services.redrive import DeadLetter, DeadLetterReport, RedriveProgress, RedriveResult
 
 
 def test_report_lists_sessions_and_why_they_failed() -> None:
@@ -38,15 +39,20 @@ def test_empty_report_is_one_line() -> None:
     assert render_report(DeadLetterReport(0, [])) == "dead-letter queue: 0 message(s) waiting (SQS's approximate count)"
 
 
-def test_progress_bar_writes_a_line_per_update_off_a_terminal() -> None:
+def test_redrive_progress_writes_a_line_per_update_off_a_terminal() -> None:
+    class Letters:
+        def inspect(self) -> DeadLetterReport:
+            return DeadLetterReport(4, [])
+
+        def redrive(self, progress: Callable[[RedriveProgress], None]) -> RedriveResult:
+            for moved in (0, 2, 4):
+                progress(RedriveProgress(moved, 4))
+            return RedriveResult(moved=4, reopened=0, method="test")
+
     out = io.StringIO()
-    bar = ProgressBar(out)
+    assert redrive(Letters(), out) == 0  # type: ignore[arg-type]
 
-    bar(RedriveProgress(0, 4))
-    bar(RedriveProgress(2, 4))
-    bar(RedriveProgress(4, 4))
-
-    assert out.getvalue().splitlines() == [
+    assert out.getvalue().splitlines()[1:4] == [
         f"redrive [{'.' * 30}] 0/4",
         f"redrive [{'#' * 15}{'.' * 15}] 2/4",
         f"redrive [{'#' * 30}] 4/4",

@@ -43,7 +43,7 @@ from session_scoring.services.facts import FactsBackfill
 from session_scoring.services.labels import CSV_COLUMNS, LabelService
 from session_scoring.services.quality import JudgeQualityService
 from session_scoring.services.reaper import AttemptReaper
-from session_scoring.services.redrive import DeadLetterReport, DeadLetterService, RedriveProgress
+from session_scoring.services.redrive import DeadLetterReport, DeadLetterService
 from session_scoring.services.runs import RunService
 
 BAR_WIDTH = 30
@@ -82,16 +82,6 @@ def _draw(stream: TextIO, label: str, done: int, total: int) -> None:
     _show(stream, f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}", done >= total)
 
 
-class ProgressBar:
-    """The redrive's progress on one terminal line (a plain line per update elsewhere)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def __call__(self, progress: RedriveProgress) -> None:
-        _draw(self._stream, "redrive", progress.moved, progress.total)
-
-
 def show(service: DeadLetterService, out: TextIO) -> int:
     out.write(render_report(service.inspect()) + "\n")
     return 0
@@ -103,7 +93,7 @@ def redrive(service: DeadLetterService, out: TextIO) -> int:
     if report.approximate_count == 0 and not report.letters:
         out.write("nothing to redrive\n")
         return 0
-    result = service.redrive(ProgressBar(out))
+    result = service.redrive(lambda progress: _draw(out, "redrive", progress.moved, progress.total))
     out.write(
         f"moved {result.moved} message(s) back to the scoring queue ({result.method}); "
         f"{result.reopened} failed attempt(s) reopened to pending\n"

@@ -1,4 +1,4 @@
-"""Answering CloudFormation custom resource requests: exactly once, and before the function times out.
+"""Answering the migration custom resource's requests: exactly once, and before the function times out.
 
 CloudFormation waits (up to an hour) for an answer PUT to the request's pre-signed ``ResponseURL``; a function that
 dies without answering leaves the stack hanging. :func:`answer_custom_resource` runs the action for Create and
@@ -21,6 +21,8 @@ PHYSICAL_RESOURCE_ID = "session-scoring-database-schema"
 RESPONSE_TIMEOUT_SECONDS = 15.0
 TIMEOUT_MARGIN_SECONDS = 20.0
 REASON_LIMIT = 1500  # CloudFormation caps the whole response at 4 KB
+DELETE_REASON = "delete leaves the database schema and its data in place"
+TIMEOUT_REASON = "database migration did not finish before the migration function's timeout"
 
 
 class CloudFormationResponse:
@@ -70,23 +72,20 @@ def failure_reason(exc: Exception) -> str:
     return f"database migration failed: {type(exc).__name__}: {exc}"
 
 
-Action = Callable[[], tuple[str, dict[str, str]]]
-
-
 def answer_custom_resource(
-    event: dict[str, Any], seconds_left: float, action: Action, *, delete_reason: str, timeout_reason: str
+    event: dict[str, Any], seconds_left: float, action: Callable[[], tuple[str, dict[str, str]]]
 ) -> dict[str, Any]:
     """Run ``action`` (which returns a reason and data) for Create/Update and answer CloudFormation once."""
     response = CloudFormationResponse(event)
     request_type = event.get("RequestType")
     guard = threading.Timer(
-        max(1.0, seconds_left - TIMEOUT_MARGIN_SECONDS), response.send, args=("FAILED", timeout_reason)
+        max(1.0, seconds_left - TIMEOUT_MARGIN_SECONDS), response.send, args=("FAILED", TIMEOUT_REASON)
     )
     guard.daemon = True
     guard.start()
     try:
         if request_type == "Delete":
-            response.send("SUCCESS", delete_reason)
+            response.send("SUCCESS", DELETE_REASON)
         elif request_type in ("Create", "Update"):
             reason, data = action()
             response.send("SUCCESS", reason, data)

@@ -1,12 +1,8 @@
 """Lambda SnapStart hooks: before the snapshot, build everything a request needs and rehearse the handler's hot
-path; after a restore, connect.
+path, then close every connection (a restored copy must not share a socket); after a restore, connect again.
 
-A handler module calls :func:`register_priming` at import. Only the Lambda runtime has ``snapshot_restore_py``, and it
-runs the hooks only for a version published with SnapStart (the template's ``SnapStart`` parameter, which also sets
-``SCORING_SNAPSTART``); with ``SCORING_SNAPSTART`` off neither hook does anything. As AWS advises, every connection is
-closed before the snapshot (it keeps code that has run, never a socket a restored copy would share) and opened again
-in the after-restore hook, which the invocation that caused the restore waits for anyway: the first request then runs
-as a warm one.
+A handler module calls :func:`register_priming` at import; only the Lambda runtime has ``snapshot_restore_py``, and
+with ``SCORING_SNAPSTART`` off (the template's ``SnapStart`` parameter sets it) neither hook does anything.
 """
 
 from __future__ import annotations
@@ -16,23 +12,17 @@ from collections.abc import Callable
 from typing import Any
 
 RECONNECT_WAIT_SECONDS = 2.0
-"""How long the after-restore hook waits for its connection before letting the restore finish (Lambda allows
-after-restore hooks 10 s; the first request connects if this one could not)."""
-
+"""How long the after-restore hook waits for its connection (Lambda allows it 10 s; else the first request connects)."""
 
 REHEARSAL_RUNS = 8
-"""How many times priming runs each rehearsal: CPython (3.11+) specialises code once it has run a few times, and the
-specialised code, like every cache the runs fill, is what the snapshot keeps."""
+"""How many times priming runs each rehearsal: CPython specialises code that has run a few times, and the snapshot
+keeps it."""
 
 
 def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...] = ()) -> bool:
-    """With ``SCORING_SNAPSTART`` on: import and build the container's services, engine and queue client, run the
-    handler's own ``warm_ups`` (what its first request would import or build, no I/O), then each of ``rehearsals``
-    :data:`REHEARSAL_RUNS` times (its hot request, which reads the database), and close every connection.
-
-    A rehearsal that fails (the database unreachable while the version is published) is logged and ends the
-    rehearsing; priming still succeeds. Returns whether it primed.
-    """
+    """With ``SCORING_SNAPSTART`` on: build the container's services, run the handler's ``warm_ups`` (no I/O), then
+    each of ``rehearsals`` :data:`REHEARSAL_RUNS` times (a failure is logged and ends the rehearsing), and close every
+    connection. Returns whether it primed."""
     from session_scoring.container import get_container
 
     container = get_container()
@@ -55,12 +45,8 @@ def prime(*warm_ups: Callable[[], Any], rehearsals: tuple[Callable[[], Any], ...
 
 
 def reconnect(*connect_ups: Callable[[], Any]) -> bool:
-    """With ``SCORING_SNAPSTART`` on: run the handler's ``connect_ups`` (each opens what a first request would open
-    and runs its statement) in a thread, waiting at most :data:`RECONNECT_WAIT_SECONDS`; a failure is logged, never
-    raised (the first request then connects itself).
-
-    Returns whether they finished in time without an error.
-    """
+    """With ``SCORING_SNAPSTART`` on: run the handler's ``connect_ups`` in a thread, waiting at most
+    :data:`RECONNECT_WAIT_SECONDS`; a failure is logged, never raised. Returns whether they ended in time, unfailed."""
     from session_scoring.container import get_container
     from session_scoring.log import logger
 

@@ -19,7 +19,7 @@ from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import StrandedAttempt
-from session_scoring.observability import record_reaped, subsegment
+from session_scoring.observability import Metric, count, subsegment
 from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
 
 IDLE_MARGIN_SECONDS = 120
@@ -70,7 +70,8 @@ class AttemptReaper:
                 for attempt in self.repository.stranded(pending_after, limit, held=True):
                     self._requeue(attempt, result)
             segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
-        record_reaped(result.requeued, result.failed)
+        count(Metric.ATTEMPTS_REQUEUED, result.requeued)
+        count(Metric.ATTEMPTS_REAPED_FAILED, result.failed)
         if result.requeued or result.failed:
             logger.warning("stranded attempts reaped", extra={"requeued": result.requeued, "failed": result.failed})
         return result

@@ -22,7 +22,7 @@ from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord
 from session_scoring.models.scores import ScoreStatus
-from session_scoring.observability import record_jobs_redriven
+from session_scoring.observability import Metric, count
 
 HOLD_SECONDS = 300
 """How long redrive keeps the dead letters it read hidden from other readers while it works."""
@@ -168,7 +168,7 @@ class DeadLetterService:
             result.moved += 1
             report(RedriveProgress(result.moved, total))
         logger.info("dead letters redriven", extra={"moved": result.moved, "reopened": result.reopened})
-        record_jobs_redriven(result.moved)
+        count(Metric.JOBS_REDRIVEN, result.moved)
         return result
 
     def _redrive_with_move_task(
@@ -194,7 +194,7 @@ class DeadLetterService:
             if status.status != "RUNNING":
                 break
             time.sleep(MOVE_TASK_POLL_SECONDS)
-        record_jobs_redriven(result.moved)
+        count(Metric.JOBS_REDRIVEN, result.moved)
         if status.status == "FAILED":
             raise ScoringError(f"the SQS move task failed: {status.failure_reason or 'no reason given'}")
         return result

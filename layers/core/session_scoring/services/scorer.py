@@ -34,14 +34,10 @@ from session_scoring.models.records import ClaimResult, PromptStats
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
     FailureCategory,
+    Metric,
+    count,
     record_estimated_cost,
-    record_job_dead_lettered,
-    record_job_deferred,
-    record_job_received,
-    record_judge_retries,
     record_judging,
-    record_prompt_compaction,
-    record_score_completed,
     record_score_failed,
     subsegment,
 )
@@ -227,7 +223,7 @@ class Scorer:
     def process(self, job: ScoringJob, receive_count: int, remaining_seconds: float) -> JobOutcome:
         """Score one job within ``remaining_seconds`` (the Lambda's remaining time)."""
         deadline = self._clock() + remaining_seconds - STORE_MARGIN_SECONDS
-        record_job_received()
+        count(Metric.JOBS_RECEIVED)
         try:
             with subsegment("claim attempt"):
                 claim = self._repository.claim(job.score_id, self._policy.lease_seconds)
@@ -267,7 +263,7 @@ class Scorer:
                 self._breaker.settle()
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
-        record_score_completed()
+        count(Metric.SCORES_COMPLETED)
         if cost is not None:
             record_estimated_cost(cost)
         logger.info(
@@ -339,7 +335,7 @@ class Scorer:
             self._config, session, self._policy.input_budget_tokens, reference
         )
         if prompt is not None and prompt.compacted:
-            record_prompt_compaction()
+            count(Metric.PROMPT_COMPACTIONS)
         calls = 0
 
         def attempt(time_left: float) -> JudgeVerdict:
@@ -374,7 +370,7 @@ class Scorer:
                     )
         except Exception:
             if calls > len(verdicts) + 1:
-                record_judge_retries(calls - len(verdicts) - 1)
+                count(Metric.JUDGE_RETRIES, calls - len(verdicts) - 1)
             raise
         verdict, spread = (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts)
         usage = verdict.usage
@@ -414,10 +410,10 @@ class Scorer:
         except DatabaseUnavailableError as db_exc:
             return JobOutcome.retry(f"{outcome.reason}; and the attempt could not be updated: {db_exc.message}", 30)
         if action == "release":
-            record_job_deferred()
+            count(Metric.JOBS_DEFERRED)
         elif outcome.done:
             record_score_failed(FailureCategory.PERMANENT)
         else:  # failed on its last delivery: the message goes to the dead-letter queue
             record_score_failed(FailureCategory.TRANSIENT)
-            record_job_dead_lettered()
+            count(Metric.JOBS_DEAD_LETTERED)
         return outcome

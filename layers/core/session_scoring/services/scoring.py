@@ -39,7 +39,7 @@ from session_scoring.models.records import (
 from session_scoring.models.reference import ReferenceSource
 from session_scoring.models.scores import Outcome, ScoreStatus
 from session_scoring.models.session import is_terminal_status
-from session_scoring.observability import record_score_requested
+from session_scoring.observability import Metric, emit_now
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
     from session_scoring.infrastructure.queue import JobQueue
@@ -197,7 +197,7 @@ class ScoringService:
             self.repository.fail(score_id, None, f"could not queue the scoring job: {exc.message}")
             raise
         logger.info("scoring queued", extra={"score_id": str(score_id), "session_id": session_id})
-        record_score_requested()
+        emit_now(Metric.SCORES_REQUESTED)
         return to_session_score(new.attempt, current)
 
     def check_known(self, session_id: str) -> None:
