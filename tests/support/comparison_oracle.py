@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, or_, select
 
 from session_scoring.db import schema
-from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, REFERENCED_OUTCOMES
 from session_scoring.models.trends import CriteriaComparison, DeltaSummary, HumanAgreement, Mover
 from session_scoring.services.agreement import kendall_tau_b, spearman_rho
-from session_scoring.services.trends import BAND_NAMES, MOVERS
+from session_scoring.services.trends import MOVERS
 
 _LATEST = schema.latest_scores
 

@@ -149,21 +149,6 @@ def record_judging(
         metrics.add_metric(name=name.value, unit=unit, value=value)
 
 
-def record_run_planning_message() -> None:
-    """A scorer took a scoring run's planning message (every delivery, like ``JobsReceived``)."""
-    count(Metric.RUN_PLANNING_MESSAGES)
-
-
-def record_run_page_planned(queued: int) -> None:
-    """A page of a scoring run's selection was planned: the new attempts it queued (0 included)."""
-    count(Metric.RUN_ATTEMPTS_QUEUED, queued)
-
-
-def record_export_finished(completed: bool) -> None:
-    """An export job ended: completed, or failed (the exports alarm counts these)."""
-    count(Metric.EXPORTS_COMPLETED if completed else Metric.EXPORTS_FAILED)
-
-
 def record_breaker_transition(to_state: str) -> None:
     """The judge's circuit changed state (``open``, ``half_open``, ``closed``); ``JudgeBreakerOpen`` is a gauge: 1
     when it opens, 0 when it closes."""

@@ -6,13 +6,26 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 from functions.api.blocking import iterate_blocking, one_request_per_loop, run_blocking
 
+T = TypeVar("T")
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on a loop of its own, never the thread's: asyncio.run would leave the main thread without one, which
+    Mangum (tests that invoke the Lambda handler later in the run) asks for."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
+
 
 def _thread_of_call() -> int:
-    return asyncio.run(run_blocking(threading.get_ident))
+    return _run(run_blocking(threading.get_ident))
 
 
 def test_a_lambda_invocation_runs_the_call_on_its_own_thread() -> None:
@@ -35,7 +48,7 @@ def _threads_of_streamed_items() -> set[int]:
     async def read() -> list[int]:
         return [item async for item in iterate_blocking(items())]
 
-    return set(asyncio.run(read()))
+    return set(_run(read()))
 
 
 def test_a_streamed_answer_is_read_as_the_call_is() -> None:

@@ -13,7 +13,14 @@ from pydantic import Field, model_validator
 from session_scoring.models.api import ResponseModel
 from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.request import RequestBody
-from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, band_for
+from session_scoring.models.scores import (
+    BAND_NAMES,
+    DIMENSION_MAX,
+    DIMENSIONS,
+    MAX_SCORE,
+    MIN_SCORE,
+    band_for,
+)
 
 BandName = Literal["failed", "weak", "adequate", "good", "near_perfect"]
 LabelSource = Literal["api", "import"]
@@ -201,7 +208,7 @@ class AgreementReport(ResponseModel):
     weighted_kappa: float | None = Field(
         default=None, description="Cohen's kappa on the five bands, quadratic weights (null when undefined)"
     )
-    bands: list[str] = Field(default_factory=lambda: [b.band for b in SCORE_BANDS])
+    bands: list[str] = Field(default_factory=lambda: list(BAND_NAMES))
     confusion: list[list[int]] = Field(
         description="confusion[i][j]: sessions humans put in bands[i], judge in bands[j]"
     )

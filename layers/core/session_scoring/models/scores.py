@@ -43,6 +43,7 @@ SCORE_BANDS: tuple[Band, ...] = (
     Band("good", "Good", 75, 89),
     Band("near_perfect", "Near-perfect", 90, 100),
 )
+BAND_NAMES = tuple(band.band for band in SCORE_BANDS)
 
 MIN_SCORE = 0
 MAX_SCORE = 100

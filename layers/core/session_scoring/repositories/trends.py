@@ -15,7 +15,7 @@ from sqlalchemy.dialects.postgresql import array
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import criteria_scope
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
+from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
@@ -74,7 +74,7 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
     dimension_means = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0).tolist()
     has = (counts > 0).tolist()
     starts_at = {day: _MIDNIGHT_1970 + timedelta(days=day) for day in {day for day, _ in keys}}
-    names = [band.band for band in SCORE_BANDS]
+    names = list(BAND_NAMES)
     p10, p50, p90 = percentiles
     outcome_names = [outcome.value for outcome in REFERENCED_OUTCOMES]
     return [

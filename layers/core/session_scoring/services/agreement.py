@@ -20,13 +20,11 @@ from session_scoring.models.quality import (
     DimensionError,
     LabelledScore,
 )
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS, band_for
+from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, band_for
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
-
-BAND_NAMES = [b.band for b in SCORE_BANDS]
 
 
 def _finite(value: float) -> float | None:

@@ -43,7 +43,7 @@ from session_scoring.models.export import (
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.scores import MAX_SCORE, MIN_SCORE
 from session_scoring.models.session import Session, ToolCall
-from session_scoring.observability import record_export_finished
+from session_scoring.observability import Metric, count
 from session_scoring.services.insights import InsightsService, StreamedRows
 from session_scoring.sources.base import SessionSource
 
@@ -338,11 +338,11 @@ class TrainingExportService:
             self._fail(record.export_id, f"internal error ({type(exc).__name__}: {exc}); see the exporter log", rows[0])
             return type(exc).__name__
         self.jobs.complete(record.export_id, key, rows[0], size)
-        record_export_finished(completed=True)
+        count(Metric.EXPORTS_COMPLETED)
         logger.info("export completed", extra={"export_id": str(record.export_id), "rows": rows[0], "bytes": size})
         return f"{rows[0]} sessions, {size} bytes"
 
     def _fail(self, export_id: uuid.UUID, error: str, rows_written: int | None = None) -> None:
         logger.error("export failed", extra={"export_id": str(export_id), "error": error})
         self.jobs.fail(export_id, error, rows_written)
-        record_export_finished(completed=False)
+        count(Metric.EXPORTS_FAILED)

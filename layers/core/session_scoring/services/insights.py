@@ -28,7 +28,7 @@ from session_scoring.models.insights import (
     KeysetPosition,
     SortField,
 )
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
+from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
 
@@ -248,7 +248,7 @@ class InsightsService:
             compared_to = self.criteria_filter(params.compared_to)
             if compared_to is None:
                 raise InvalidRequestError("compared_to names one criteria: 'current' or a criteria hash, not 'any'")
-            _one_of("compared_band", params.compared_band, tuple(b.band for b in SCORE_BANDS))
+            _one_of("compared_band", params.compared_band, BAND_NAMES)
         key = _one_of("sort", params.sort, SORT_KEYS)
         descending = _one_of("order", params.order, ("asc", "desc")) == "desc"
         where = FleetFilter(

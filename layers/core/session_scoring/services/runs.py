@@ -48,11 +48,7 @@ from session_scoring.models.runs import (
 )
 from session_scoring.models.scores import ScoreStatus, band_for
 from session_scoring.models.session import SessionPage, SessionSummary, is_terminal_status
-from session_scoring.observability import (
-    record_run_page_planned,
-    record_run_planning_message,
-    record_scores_cancelled,
-)
+from session_scoring.observability import Metric, count, record_scores_cancelled
 from session_scoring.repositories.runs import TOKENS, InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.references import ReferenceResolver
@@ -469,7 +465,7 @@ class RunService:
 
     def plan_page(self, job: RunPlanningJob) -> JobOutcome:
         """Plan ``job.page``; a transient failure leaves the message for a later delivery (the page is redone)."""
-        record_run_planning_message()
+        count(Metric.RUN_PLANNING_MESSAGES)
         try:
             return self._plan(job)
         except PermanentError as exc:
@@ -530,7 +526,7 @@ class RunService:
         )
         if not moved:
             return JobOutcome.ack("the run changed while planning this page")
-        record_run_page_planned(len(inserted.created))
+        count(Metric.RUN_ATTEMPTS_QUEUED, len(inserted.created))
         if finished:
             self.settle(run.run_id)  # a run that selected nothing is completed at once
             logger.info("scoring run planned", extra={"run_id": str(run.run_id), "stop_reason": stop_reason})

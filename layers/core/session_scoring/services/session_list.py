@@ -21,7 +21,7 @@ from session_scoring.models.api import (
     SkippedSessionInfo,
 )
 from session_scoring.models.records import LatestScoreRecord
-from session_scoring.models.scores import SCORE_BANDS, ScoreStatus
+from session_scoring.models.scores import BAND_NAMES, ScoreStatus
 from session_scoring.models.session import SessionSummary, SkippedSession
 from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
 from session_scoring.repositories.session_list import ScoredSessionRecord
@@ -36,8 +36,6 @@ SCAN_PAGE_LIMIT = 5
 MAX_SOURCE_PAGE = 1_000_000
 """The highest source page an unscored list's cursor may name (a forged cursor's page must not become a database
 offset beyond ``bigint``)."""
-
-BAND_NAMES = tuple(band.band for band in SCORE_BANDS)
 
 
 class SessionTitles(Protocol):

@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Protocol
 
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, SCORE_BANDS, Outcome, band_for
+from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, MIN_SCORE, Outcome, band_for
 from session_scoring.models.trends import (
     ComparisonHistograms,
     ComparisonPoint,
@@ -32,8 +32,6 @@ from session_scoring.services.agreement import AgreementService
 MOVERS = 10
 #: Sessions of a comparison's scatter at most (a fixed sample: see ComparisonRepository.points).
 COMPARISON_POINTS = 2000
-
-BAND_NAMES = [b.band for b in SCORE_BANDS]
 
 
 #: The band index of each total 0-100 (looked up per histogram cell).
