@@ -20,7 +20,7 @@ from functions.api.deps import authorized
 from functions.api.errors import document_error_body, install_error_handlers
 from functions.api.lazy_routers import LazilyRoutedAPI, include_lazily
 from functions.api.limits import BodyLimit
-from functions.api.middleware import ConfiguredCORS, RejectNulCharacters, RequestMetrics, SecurityHeaders
+from functions.api.middleware import ConfiguredCORS, HeadAsGet, RejectNulCharacters, RequestMetrics, SecurityHeaders
 from functions.api.priming import api_priming
 from functions.api.route_roles import document_roles
 from session_scoring import __version__
@@ -66,6 +66,7 @@ def create_app() -> FastAPI:
         "an attempt (202) and GET polls it until it is completed or failed.",
     )
     # The first added runs last: NUL characters are looked for once the body limit has read (or refused) the body.
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RejectNulCharacters)
     app.add_middleware(BodyLimit)
     app.add_middleware(ConfiguredCORS)

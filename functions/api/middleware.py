@@ -180,6 +180,27 @@ class RequestMetrics:
             record_api_request(template, str(scope.get("method", "GET")), status)
 
 
+class HeadAsGet:
+    """Answers HEAD as the GET of the same path without its body (RFC 9110, 9.3.2): the API's routes declare GET
+    only, and a monitor's or a proxy's HEAD would otherwise get a 405."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self._app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] != "http.response.body":
+                await send(message)
+            elif not message.get("more_body", False):
+                await send({"type": "http.response.body", "body": b""})
+
+        await self._app({**scope, "method": "GET"}, receive, headers_only)
+
+
 class RejectNulCharacters:
     """Answers 422 in the shape of FastAPI's validation errors (``loc`` ``["query", "agent"]``) when the decoded path,
     a query parameter or a header holds a NUL character, which PostgreSQL cannot store (bodies: their models)."""

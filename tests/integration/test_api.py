@@ -165,3 +165,16 @@ def test_an_unknown_session_is_404_without_naming_where_sessions_live(stack: Sta
     assert "no-such-session" in detail
     assert stack.env["SCORING_SESSIONS_DIR"] not in detail
     assert "/" not in detail.replace("no-such-session", "")
+
+
+def test_head_answers_as_get_without_a_body(stack: Stack) -> None:
+    stack.request_score(THOROUGH_ID)
+    stack.poller.drain()
+    score_url = f"/api/v1/scoring/sessions/{THOROUGH_ID}/score"
+
+    for url, status in ((score_url, 200), (f"/api/v1/scoring/sessions/{SHALLOW_ID}/score", 404), ("/health", 200)):
+        got, head = stack.client.get(url), stack.client.head(url)
+        assert (head.status_code, head.content) == (status, b""), url
+        assert got.status_code == status and got.content
+        assert head.headers["content-type"] == got.headers["content-type"]
+        assert head.headers["content-length"] == got.headers["content-length"]
