@@ -175,6 +175,7 @@ def test_head_answers_as_get_without_a_body(stack: Stack) -> None:
     for url, status in ((score_url, 200), (f"/api/v1/scoring/sessions/{SHALLOW_ID}/score", 404), ("/health", 200)):
         got, head = stack.client.get(url), stack.client.head(url)
         assert (head.status_code, head.content) == (status, b""), url
-        assert got.status_code == status and got.content
+        assert got.status_code == status
+        assert got.content
         assert head.headers["content-type"] == got.headers["content-type"]
         assert head.headers["content-length"] == got.headers["content-length"]
