@@ -111,3 +111,9 @@ _.mean_score_missed
 _.mean_score_no_reference
 _.score_gap
 _.overall
+
+# LabelBreakdown's fields (models/quality.py): read through getattr by its total(); the labels API still takes the
+# default rubric's dimensions (issue 37: labels following any rubric is not done yet).
+_.logical_flow
+_.tool_relevance
+_.synthesis_quality

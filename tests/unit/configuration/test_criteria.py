@@ -130,8 +130,8 @@ scoring:   {llm_model: "${SCORING_LLM_MODEL:-}", llm_provider: anthropic,    ena
 
     def test_output_schema_change_gives_a_new_hash(self, monkeypatch: pytest.MonkeyPatch) -> None:
         before = parse(MINIMAL).criteria_hash
-        schema: dict[str, Any] = {**criteria.judge_output_json_schema(), "title": "JudgeOutputSchemaV2"}
-        monkeypatch.setattr(criteria, "judge_output_json_schema", lambda: schema)
+        schema: dict[str, Any] = {**criteria.default_rubric().output_json_schema(), "title": "JudgeOutputSchemaV2"}
+        monkeypatch.setattr(criteria.Rubric, "output_json_schema", lambda self: schema)
         assert parse(MINIMAL).criteria_hash != before
 
     def test_session_source_settings_are_not_criteria(self) -> None:

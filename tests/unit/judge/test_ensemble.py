@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.judge.ensemble import median_verdict
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage
 from tests.support.fake_claude import scripted_verdict
@@ -27,9 +28,9 @@ def test_median_of_each_dimension_and_the_closest_samples_findings() -> None:
         verdict((20, 10, 15, 5), ("b",)),
         verdict((15, 15, 10, 20), ("c",)),  # exactly the medians: its findings are kept
     ]
-    result, spread = median_verdict(samples)
+    result, spread = median_verdict(samples, default_rubric())
 
-    assert result.output.score_breakdown.model_dump() == {
+    assert result.output.score_breakdown == {
         "logical_flow": 15,
         "consistency": 15,
         "tool_relevance": 10,
@@ -45,9 +46,9 @@ def test_median_of_each_dimension_and_the_closest_samples_findings() -> None:
 
 
 def test_even_sample_count_rounds_each_median_and_the_total_is_their_sum() -> None:
-    result, _ = median_verdict([verdict((10, 11, 0, 25)), verdict((13, 12, 1, 25))])
+    result, _ = median_verdict([verdict((10, 11, 0, 25)), verdict((13, 12, 1, 25))], default_rubric())
     # medians 11.5, 11.5, 0.5, 25 round half to even: 12, 12, 0, 25
-    assert result.output.score_breakdown.model_dump() == {
+    assert result.output.score_breakdown == {
         "logical_flow": 12,
         "consistency": 12,
         "tool_relevance": 0,
@@ -63,7 +64,7 @@ def test_the_outcome_is_the_most_common_with_the_reason_of_its_closest_sample() 
         verdict((11, 11, 11, 11), outcome="found"),
     ]
 
-    result, _ = median_verdict(samples)
+    result, _ = median_verdict(samples, default_rubric())
 
     assert result.output.outcome == "found"
     assert result.output.outcome_reason == "found at (11, 11, 11, 11)"  # the closest sample that found it
@@ -76,6 +77,6 @@ def test_a_tied_outcome_is_the_closest_samples() -> None:
         verdict((12, 12, 12, 12), outcome="missed"),
     ]
 
-    result, _ = median_verdict(samples)
+    result, _ = median_verdict(samples, default_rubric())
 
     assert (result.output.outcome, result.output.outcome_reason) == ("missed", "missed at (12, 12, 12, 12)")

@@ -96,7 +96,7 @@ def test_thorough_investigation_outscores_shallow_and_failing_ones() -> None:
 
 def test_every_field_is_filled_and_says_it_is_not_an_llm() -> None:
     verdict = assess(sample(SHALLOW_ID))
-    assert verdict.total_score == verdict.score_breakdown.total()
+    assert verdict.total_score == sum(verdict.score_breakdown.values())
     assert "no LLM" in verdict.score_reasoning
     assert HEURISTIC_MODEL == "heuristic-rules-v3"
     assert verdict.missing_tools
@@ -124,7 +124,7 @@ def test_a_stated_hypothesis_followed_by_a_call_scores_logical_flow_and_is_named
     reasoned = assess(
         session_with([thought("Hypothesis: the pod hits its memory limit."), *steps], "OOMKilled at 08:57")
     )
-    assert reasoned.score_breakdown.logical_flow > plain.score_breakdown.logical_flow
+    assert reasoned.score_breakdown["logical_flow"] > plain.score_breakdown["logical_flow"]
     assert "'Hypothesis: the pod hits its memory limit.' -> k8s.pods_log" in reasoned.score_reasoning
 
 
@@ -147,7 +147,7 @@ def test_only_wasteful_repeats_are_penalised_not_polling_or_retries() -> None:
     retry = assess(session_with([call("a", {"x": 1}, error="timeout"), call("a", {"x": 1}, "alpha-1")], "alpha-1"))
     across_stages = assess(session_with([call("a", {"x": 1}, "alpha-1")], "alpha-1", stages=3))
     assert "identical calls repeated an earlier success" in wasteful.score_reasoning
-    assert wasteful.score_breakdown.logical_flow < once.score_breakdown.logical_flow + 4
+    assert wasteful.score_breakdown["logical_flow"] < once.score_breakdown["logical_flow"] + 4
     for verdict in (polling, retry, across_stages):
         assert "identical calls repeated" not in verdict.score_reasoning
 
@@ -158,14 +158,14 @@ def test_covering_the_resources_the_alert_names_scores_tool_relevance() -> None:
         session_with([call("pods_get", {"namespace": "shop", "pod": "web-1", "node": "node-7"})], "x", alert=alert)
     )
     partial = assess(session_with([call("pods_get", {"namespace": "shop"})], "x", alert=alert))
-    assert covered.score_breakdown.tool_relevance > partial.score_breakdown.tool_relevance
+    assert covered.score_breakdown["tool_relevance"] > partial.score_breakdown["tool_relevance"]
     assert "never queried: web-1, node-7" in partial.score_reasoning
 
 
 def test_high_confidence_on_little_evidence_costs_consistency() -> None:
     modest = assess(session_with([call("a", result="pod-x42")], "Likely pod-x42, medium confidence."))
     certain = assess(session_with([call("a", result="pod-x42")], "pod-x42 is DEFINITELY malicious, high confidence."))
-    assert certain.score_breakdown.consistency < modest.score_breakdown.consistency
+    assert certain.score_breakdown["consistency"] < modest.score_breakdown["consistency"]
     assert "claims high confidence on 1 successful call(s)" in certain.score_reasoning
 
 
@@ -174,8 +174,8 @@ def test_values_cited_from_results_raise_synthesis_and_invented_ones_lower_consi
     cited = assess(session_with(steps, "Root cause on worker-17 after 412 restarts."))
     uncited = assess(session_with(steps, "Something went wrong somewhere."))
     invented = assess(session_with(steps, "Root cause on worker-99 after 9000 restarts."))
-    assert cited.score_breakdown.synthesis_quality > uncited.score_breakdown.synthesis_quality
-    assert invented.score_breakdown.consistency < cited.score_breakdown.consistency
+    assert cited.score_breakdown["synthesis_quality"] > uncited.score_breakdown["synthesis_quality"]
+    assert invented.score_breakdown["consistency"] < cited.score_breakdown["consistency"]
     assert "9000, worker-99" in invented.score_reasoning
 
 
@@ -218,8 +218,8 @@ def test_a_conclusion_naming_nothing_the_evidence_holds_is_capped_whatever_its_l
     wrong = assess(session_with(steps, elsewhere, alert={"pod": "web-1"}))
 
     assert len(elsewhere) > 2 * len(grounded)
-    assert wrong.score_breakdown.consistency <= 8
-    assert wrong.score_breakdown.synthesis_quality <= 8
+    assert wrong.score_breakdown["consistency"] <= 8
+    assert wrong.score_breakdown["synthesis_quality"] <= 8
     assert right.total_score > wrong.total_score
     assert "of its claims are grounded" in wrong.score_reasoning
     assert "it says what to do, but about a cause the evidence does not show" in wrong.score_reasoning

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from anthropic import transform_schema
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.judge.claude import _inlined, sent_output_schema
 from session_scoring.judge.rendering import estimate_tokens
-from session_scoring.models.judge import JudgeOutputSchema
+
+RUBRIC = default_rubric()
 
 
 def _resolved(node: Any, definitions: dict[str, Any]) -> Any:
@@ -55,9 +57,9 @@ def _descriptions(node: Any, out: list[str]) -> list[str]:
 
 
 def test_the_sent_schema_enforces_exactly_what_the_models_schema_does() -> None:
-    full = transform_schema(JudgeOutputSchema)
+    full = transform_schema(RUBRIC.output_json_schema())
 
-    sent = sent_output_schema()
+    sent = sent_output_schema(RUBRIC)
 
     assert _constraints(sent) == _constraints(_resolved(full, full["$defs"]))
     assert "$ref" not in json.dumps(sent)
@@ -69,9 +71,9 @@ def test_the_sent_schema_enforces_exactly_what_the_models_schema_does() -> None:
 
 
 def test_the_sent_schema_says_each_thing_once_and_costs_fewer_tokens() -> None:
-    full = transform_schema(JudgeOutputSchema)
+    full = transform_schema(RUBRIC.output_json_schema())
 
-    sent = sent_output_schema()
+    sent = sent_output_schema(RUBRIC)
 
     descriptions = _descriptions(sent, [])
     assert len(descriptions) == len(set(descriptions))

@@ -155,7 +155,7 @@ def test_a_2mb_session_is_compacted_to_the_budget_keeping_every_call_error_and_t
     assert prompt.tokens_before_compaction is not None
     assert prompt.tokens_before_compaction > 500_000
     assert (
-        estimate_tokens(prompt.system) + estimate_tokens(prompt.user) + output_schema_tokens()
+        estimate_tokens(prompt.system) + estimate_tokens(prompt.user) + output_schema_tokens(config.rubric)
         == prompt.estimated_tokens
     )
     for call in session.tool_calls:

@@ -1,4 +1,4 @@
-"""JudgeOutputSchema: what a valid verdict is, and what the judge is told."""
+"""A verdict under the default rubric: what a valid one is, and what the judge is told."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import copy
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.errors import JudgeOutputError
-from session_scoring.models.judge import JudgeOutputSchema, checked_outcome
+from session_scoring.models.judge import checked_outcome
 from tests.support.fake_claude import SAMPLE_VERDICT
+
+RUBRIC = default_rubric()
 
 
 def verdict(**changes: Any) -> dict[str, Any]:
@@ -20,9 +22,9 @@ def verdict(**changes: Any) -> dict[str, Any]:
 
 
 def test_valid_verdict_parses_with_nested_models() -> None:
-    parsed = JudgeOutputSchema.model_validate(verdict())
+    parsed = RUBRIC.parse_verdict(verdict())
     assert parsed.total_score == 67
-    assert parsed.score_breakdown.tool_relevance == 14
+    assert parsed.score_breakdown["tool_relevance"] == 14
     assert parsed.missing_tools[0].tool_name == "list-processes-in-pod"
     assert parsed.alternative_approaches[0].steps[2].startswith("Correlate")
 
@@ -30,48 +32,48 @@ def test_valid_verdict_parses_with_nested_models() -> None:
 def test_missing_tools_and_approaches_default_to_empty() -> None:
     data = verdict()
     del data["missing_tools"], data["alternative_approaches"]
-    parsed = JudgeOutputSchema.model_validate(data)
+    parsed = RUBRIC.parse_verdict(data)
     assert parsed.missing_tools == []
     assert parsed.alternative_approaches == []
 
 
 def test_total_must_equal_the_sum_of_dimensions() -> None:
-    with pytest.raises(ValidationError, match="add up to 67"):
-        JudgeOutputSchema.model_validate(verdict(total_score=70))
+    with pytest.raises(JudgeOutputError, match="add up to 67"):
+        RUBRIC.parse_verdict(verdict(total_score=70))
 
 
 @pytest.mark.parametrize("value", [-1, 26])
 def test_each_dimension_is_within_0_and_25(value: int) -> None:
     breakdown = {**SAMPLE_VERDICT["score_breakdown"], "consistency": value}
-    with pytest.raises(ValidationError, match="consistency"):
-        JudgeOutputSchema.model_validate(verdict(score_breakdown=breakdown))
+    with pytest.raises(JudgeOutputError, match="consistency"):
+        RUBRIC.parse_verdict(verdict(score_breakdown=breakdown))
 
 
 @pytest.mark.parametrize("missing", ["total_score", "score_breakdown", "score_reasoning"])
 def test_required_fields(missing: str) -> None:
     data = verdict()
     del data[missing]
-    with pytest.raises(ValidationError, match=missing):
-        JudgeOutputSchema.model_validate(data)
+    with pytest.raises(JudgeOutputError, match=missing):
+        RUBRIC.parse_verdict(data)
 
 
 def test_unknown_dimension_and_fields_are_rejected() -> None:
     breakdown = {**SAMPLE_VERDICT["score_breakdown"], "creativity": 3}
-    with pytest.raises(ValidationError, match="creativity"):
-        JudgeOutputSchema.model_validate(verdict(score_breakdown=breakdown))
-    with pytest.raises(ValidationError, match="confidence"):
-        JudgeOutputSchema.model_validate(verdict(confidence="high"))
+    with pytest.raises(JudgeOutputError, match="creativity"):
+        RUBRIC.parse_verdict(verdict(score_breakdown=breakdown))
+    with pytest.raises(JudgeOutputError, match="confidence"):
+        RUBRIC.parse_verdict(verdict(confidence="high"))
 
 
 def test_approach_needs_at_least_one_step() -> None:
     approach = {"name": "X", "description": "Y", "steps": []}
-    with pytest.raises(ValidationError, match="steps"):
-        JudgeOutputSchema.model_validate(verdict(alternative_approaches=[approach]))
+    with pytest.raises(JudgeOutputError, match="steps"):
+        RUBRIC.parse_verdict(verdict(alternative_approaches=[approach]))
 
 
 def test_an_outcome_must_fit_the_request() -> None:
-    found = JudgeOutputSchema.model_validate(verdict(outcome="found", outcome_reason="it names the cause"))
-    unjudged = JudgeOutputSchema.model_validate(verdict())
+    found = RUBRIC.parse_verdict(verdict(outcome="found", outcome_reason="it names the cause"))
+    unjudged = RUBRIC.parse_verdict(verdict())
 
     assert checked_outcome(found, reference_given=True) == found
     corrected = checked_outcome(found, reference_given=False)
@@ -86,5 +88,5 @@ def test_an_outcome_must_fit_the_request() -> None:
 
 @pytest.mark.parametrize("changes", [{"outcome": "right"}, {"outcome_reason": ""}, {"outcome": None}])
 def test_an_outcome_outside_its_values_is_refused(changes: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError, match="outcome"):
-        JudgeOutputSchema.model_validate(verdict(**changes))
+    with pytest.raises(JudgeOutputError, match="outcome"):
+        RUBRIC.parse_verdict(verdict(**changes))

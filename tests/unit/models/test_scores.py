@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.db.schema import session_scores
-from session_scoring.models.judge import ScoreBreakdown
 from session_scoring.models.scores import (
     ACTIVE_STATUSES,
     DIMENSION_MAX,
@@ -53,10 +53,13 @@ def test_band_for_a_score_outside_the_range_says_so(score: int) -> None:
         band_for(score)
 
 
-def test_dimensions_are_the_breakdown_fields_and_add_up_to_the_maximum_score() -> None:
-    assert tuple(ScoreBreakdown.model_fields) == DIMENSIONS
+def test_the_read_models_dimensions_are_the_default_rubrics_and_add_up_to_the_maximum_score() -> None:
+    rubric = default_rubric()
+    assert rubric.keys == DIMENSIONS
+    assert set(rubric.maxima.values()) == {DIMENSION_MAX}
     assert DIMENSION_MAX * len(DIMENSIONS) == MAX_SCORE
-    assert ScoreBreakdown(logical_flow=25, consistency=20, tool_relevance=10, synthesis_quality=5).total() == 60
+    breakdown = {"logical_flow": 25, "consistency": 20, "tool_relevance": 10, "synthesis_quality": 5}
+    assert rubric.scaled_total(breakdown) == 60
 
 
 def test_the_database_accepts_exactly_the_statuses_and_one_active_attempt_among_the_active_ones() -> None:

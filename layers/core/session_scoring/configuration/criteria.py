@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from session_scoring.configuration.variables import substitute
 from session_scoring.errors import ConfigurationError
-from session_scoring.models.judge import judge_output_json_schema
+from session_scoring.models.rubric import Rubric
 
 Provider = Literal["anthropic", "bedrock", "heuristic"]
 
@@ -142,11 +142,29 @@ class AutoScoringSection(BaseModel):
     max_cost_usd_per_day: float = Field(default=25.0, gt=0, description="Actual cost all auto runs of a day may reach")
 
 
+DEFAULT_RUBRIC = "methodology"
+"""The rubric of a criteria file that names none: the design's methodology rubric (``config/rubrics/``)."""
+
+DEFAULT_RUBRIC_SHA256 = "83a6ffd14eb5329de2c3a035b9d168ee147fab076522a183f9ebbb43b05be1ec"
+"""The SHA-256 of the default rubric's canonical content (:meth:`Rubric.content`). A rubric with exactly this content
+is left out of the criteria hash, so every score judged before rubrics were configurable keeps its hash; any other
+rubric is hashed with the criteria (``tests/unit/configuration/test_rubric.py`` holds the default to main's hash)."""
+
+_SHIPPED_RUBRICS = tuple(Path(__file__).resolve().parents[n] / "config" / "rubrics" for n in (2, 3))
+"""Where the shipped rubrics are: the checkout's ``config/rubrics`` (through ``layers/core/config``), or the core
+layer's ``/opt/config/rubrics`` in Lambda; a criteria file's own ``rubrics/`` folder is looked in first."""
+
+
 class ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     scoring: ScoringSection
     session_source: SessionSourceSection = Field(default_factory=SessionSourceSection)
+    rubric: str | dict[str, Any] = Field(
+        default=DEFAULT_RUBRIC,
+        description="The rubric: a shipped rubric's name (config/rubrics/NAME.yaml), a path to a rubric file, or the "
+        "rubric itself as a mapping",
+    )
     judge_prompt: str = Field(min_length=1)
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     auto_scoring: AutoScoringSection = Field(default_factory=AutoScoringSection)
@@ -161,6 +179,8 @@ class ScoringConfig:
     scoring: ScoringSection
     session_source: SessionSourceSection
     judge_prompt: str
+    rubric: Rubric
+    """The rubric the judge scores by (``rubric:``); its ``judge_prompt``, when it has one, is ``judge_prompt``."""
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
     """Prices per model (``pricing:``), for run estimates and cost limits; operational, left out of the hash."""
     auto_scoring: AutoScoringSection = field(default_factory=AutoScoringSection)
@@ -200,7 +220,15 @@ class ScoringConfig:
         if self.scoring.samples != 1:
             # Only when set: one sample (the default) keeps every existing criteria hash unchanged.
             scoring["samples"] = self.scoring.samples
-        return {"scoring": scoring, "judge_prompt": self.judge_prompt, "output_schema": judge_output_json_schema()}
+        content: dict[str, Any] = {
+            "scoring": scoring,
+            "judge_prompt": self.judge_prompt,
+            "output_schema": self.rubric.output_json_schema(),
+        }
+        if not is_default_rubric(self.rubric):
+            # Only when it is not the default: the default rubric keeps every existing criteria hash unchanged.
+            content["rubric"] = self.rubric.content()
+        return content
 
     @cached_property
     def criteria_hash(self) -> str:
@@ -211,6 +239,80 @@ def criteria_hash_of(content: Mapping[str, Any]) -> str:
     """The SHA-256 of a criteria definition's canonical JSON: the tag of every score judged by it."""
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def is_default_rubric(rubric: Rubric) -> bool:
+    """Whether ``rubric`` is the default rubric, exactly (its content's SHA-256 is :data:`DEFAULT_RUBRIC_SHA256`)."""
+    return criteria_hash_of(rubric.content()) == DEFAULT_RUBRIC_SHA256
+
+
+def rubric_of(content: Mapping[str, Any]) -> Rubric:
+    """The rubric stored criteria were judged by: their ``rubric`` entry, or the default rubric for criteria that
+    carry none (every criteria stored before rubrics, and those of the default rubric)."""
+    stored = content.get("rubric")
+    if stored is None:
+        return default_rubric()
+    return Rubric.model_validate(stored)
+
+
+@cache
+def default_rubric() -> Rubric:
+    """The default rubric, read from the shipped rubrics (and checked to be the default, exactly)."""
+    rubric, _ = _load_rubric_file(_shipped_rubric_path(DEFAULT_RUBRIC), {})
+    if not is_default_rubric(rubric):
+        raise ConfigurationError(
+            f"the shipped default rubric ({_shipped_rubric_path(DEFAULT_RUBRIC)}) was changed: its content no longer "
+            "matches DEFAULT_RUBRIC_SHA256; write a new rubric file instead of editing the default"
+        )
+    return rubric
+
+
+def _shipped_rubric_path(name: str) -> Path:
+    for folder in _SHIPPED_RUBRICS:
+        if (folder / f"{name}.yaml").is_file():
+            return folder / f"{name}.yaml"
+    return _SHIPPED_RUBRICS[0] / f"{name}.yaml"
+
+
+def _rubric_path(reference: str, config_path: Path) -> Path:
+    """The file a ``rubric:`` string names: a path (relative to the criteria file) or a shipped rubric's name."""
+    if "/" in reference or reference.endswith((".yaml", ".yml")):
+        candidate = Path(reference)
+        return candidate if candidate.is_absolute() else config_path.parent / candidate
+    own = config_path.parent / "rubrics" / f"{reference}.yaml"
+    return own if own.is_file() else _shipped_rubric_path(reference)
+
+
+def _load_rubric_file(path: Path, variables: Mapping[str, str]) -> tuple[Rubric, _Resolver]:
+    """The rubric file at ``path`` validated, and its resolver (which knows the line of every key)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        shipped = sorted({p.stem for folder in _SHIPPED_RUBRICS if folder.is_dir() for p in folder.glob("*.yaml")})
+        raise ConfigurationError(
+            f"{path}: cannot read the rubric ({exc.strerror or exc}); set rubric (SCORING_RUBRIC) to a shipped "
+            f"rubric ({', '.join(shipped)}) or a rubric file's path"
+        ) from exc
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ConfigurationError(f"{path}: {_describe_yaml_error(exc)}; fix the YAML syntax") from exc
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigurationError(f"{path}: expected a rubric mapping with 'name' and 'dimensions'")
+    resolver = _Resolver(path, variables)
+    return _validated_rubric(resolver.build(root), resolver, path, ()), resolver
+
+
+def _validated_rubric(data: Any, resolver: _Resolver, path: Path, prefix: tuple[str | int, ...]) -> Rubric:
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in (*prefix, *err['loc']))} "
+            f"(line {resolver.line_of((*prefix, *err['loc']))}): {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"{path}: invalid rubric: {problems}") from exc
 
 
 def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConfig:
@@ -242,8 +344,30 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
             for err in exc.errors()
         )
         raise ConfigurationError(f"{path}: invalid scoring configuration: {problems}") from exc
-    _check_placeholders(parsed.judge_prompt, path, resolver.first_content_line(("judge_prompt",)))
-    return ScoringConfig(path=path, **dict(parsed))
+    if isinstance(parsed.rubric, dict):
+        rubric_path, rubric_resolver = path, resolver
+        rubric = _validated_rubric(parsed.rubric, resolver, path, ("rubric",))
+        rubric_prefix: tuple[str | int, ...] = ("rubric",)
+    else:
+        rubric_path = _rubric_path(parsed.rubric, path)
+        rubric, rubric_resolver = _load_rubric_file(rubric_path, variables)
+        rubric_prefix = ()
+    if rubric.judge_prompt is not None:
+        prompt = rubric.judge_prompt
+        prompt_line = rubric_resolver.first_content_line((*rubric_prefix, "judge_prompt"))
+        _check_placeholders(prompt, rubric_path, prompt_line)
+    else:
+        prompt = parsed.judge_prompt
+        _check_placeholders(prompt, path, resolver.first_content_line(("judge_prompt",)))
+    if parsed.scoring.llm_provider == "heuristic":
+        for loc, problem in rubric.offline_problems():
+            line = rubric_resolver.line_of((*rubric_prefix, *loc))
+            raise ConfigurationError(
+                f"{rubric_path}:{line}: llm_provider is heuristic but {problem}, or choose another provider"
+            )
+    fields = dict(parsed)
+    fields.update(rubric=rubric, judge_prompt=prompt)
+    return ScoringConfig(path=path, **fields)
 
 
 def _check_placeholders(prompt: str, path: Path, first_line: int) -> None:
@@ -300,6 +424,8 @@ class _Resolver:
                 result[key] = self.build(value_node, (*loc, key))
             return result
         if isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._lines.setdefault((*loc, index), (item.start_mark.line + 1, self._content_line(item)))
             return [self.build(item, (*loc, index)) for index, item in enumerate(node.value)]
         assert isinstance(node, yaml.ScalarNode)
         raw = str(node.value)

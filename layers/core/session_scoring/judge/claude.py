@@ -1,14 +1,16 @@
 """The Claude judge through the official ``anthropic`` SDK (Anthropic API or Amazon Bedrock).
 
-Output is schema-constrained (``output_config``) and validated again here against ``JudgeOutputSchema`` and the
-request's reference (:func:`checked_outcome`); invalid output gets one repair turn with the validation errors, then
-fails the attempt with the reason (never a score of 0). The SDK's own retries are off: ours are bounded by the
+Output is schema-constrained (``output_config``, the schema generated from the rubric) and validated again here
+against every rule of the rubric (:meth:`Rubric.parse_verdict`) and the request's reference (:func:`checked_outcome`);
+invalid output gets one repair turn with the broken rule named, then fails the attempt with the reason (never a score
+of 0). The SDK's own retries are off: ours are bounded by the
 Lambda's remaining time. The system text is marked ``cache_control`` so every score after the first reads the rubric
 from the prompt cache (docs/judge-input.md).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import time
@@ -20,7 +22,6 @@ import anthropic
 import httpx2
 from anthropic import transform_schema
 from anthropic.types import MessageParam, OutputConfigParam, TextBlockParam
-from pydantic import ValidationError
 
 from session_scoring.errors import (
     JudgeOutputError,
@@ -31,6 +32,7 @@ from session_scoring.errors import (
 from session_scoring.judge.base import JudgePrompt, JudgeRequest
 from session_scoring.log import logger, truncate
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage, checked_outcome
+from session_scoring.models.rubric import Rubric
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 
@@ -167,22 +169,29 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     return inlined
 
 
-def sent_output_schema() -> dict[str, Any]:
-    """The JSON schema sent as ``output_config``: ``JudgeOutputSchema`` as the API accepts it, lean and inlined."""
-    return _inlined(_lean_schema(transform_schema(JudgeOutputSchema)))
+def sent_output_schema(rubric: Rubric) -> dict[str, Any]:
+    """The JSON schema sent as ``output_config``: the rubric's output schema as the API accepts it, lean and
+    inlined."""
+    return _inlined(_lean_schema(transform_schema(copy.deepcopy(rubric.output_json_schema()))))
 
 
 class ClaudeJudge:
     """A judge backed by a Claude model."""
 
     def __init__(
-        self, client: anthropic.Anthropic | anthropic.AnthropicBedrock, provider: str, model: str, max_tokens: int
+        self,
+        client: anthropic.Anthropic | anthropic.AnthropicBedrock,
+        provider: str,
+        model: str,
+        max_tokens: int,
+        rubric: Rubric,
     ) -> None:
         self._client = client
         self.provider = provider
         self.model = model
         self._max_tokens = max_tokens
-        schema = sent_output_schema()
+        self._rubric = rubric
+        schema = sent_output_schema(rubric)
         self._output_config = cast(OutputConfigParam, {"format": {"type": "json_schema", "schema": schema}})
 
     def request_params(self, prompt: JudgePrompt) -> dict[str, Any]:
@@ -308,8 +317,7 @@ class ClaudeJudge:
             )
         return read_message(response)
 
-    @staticmethod
-    def _parse(text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
+    def _parse(self, text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
         if truncated:
             raise JudgeOutputError("the response was cut off at max_tokens (the JSON is incomplete)")
         if not text.strip():
@@ -320,11 +328,4 @@ class ClaudeJudge:
             raise JudgeOutputError(
                 f"the response is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             ) from exc
-        try:
-            output = JudgeOutputSchema.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'response'}: {err['msg']}" for err in exc.errors()[:10]
-            )
-            raise JudgeOutputError(f"the JSON does not match the schema: {problems}") from exc
-        return checked_outcome(output, reference_given)
+        return checked_outcome(self._rubric.parse_verdict(data), reference_given)

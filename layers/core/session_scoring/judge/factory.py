@@ -18,7 +18,7 @@ def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
     if provider == "heuristic":
         from session_scoring.judge.heuristic import HeuristicJudge
 
-        return HeuristicJudge(config.llm_model)
+        return HeuristicJudge(config.llm_model, config.rubric)
     import anthropic
     import httpx2
 
@@ -27,7 +27,7 @@ def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
     timeout = httpx2.Timeout(settings.judge_timeout_seconds, connect=5.0)
     if provider == "bedrock":
         bedrock = anthropic.AnthropicBedrock(aws_region=settings.aws_region, timeout=timeout, max_retries=0)
-        return ClaudeJudge(bedrock, "bedrock", config.llm_model, settings.judge_max_tokens)
+        return ClaudeJudge(bedrock, "bedrock", config.llm_model, settings.judge_max_tokens, config.rubric)
     if provider == "anthropic":
         client = anthropic.Anthropic(
             api_key=_anthropic_api_key(settings),
@@ -35,7 +35,7 @@ def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
             timeout=timeout,
             max_retries=0,
         )
-        return ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
+        return ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens, config.rubric)
     raise ConfigurationError(f"unknown llm_provider '{provider}'")
 
 
@@ -55,7 +55,7 @@ def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches:
     client = anthropic.Anthropic(
         api_key=_anthropic_api_key(settings), base_url=settings.anthropic_base_url, timeout=timeout, max_retries=0
     )
-    judge = ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
+    judge = ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens, config.rubric)
     return MessageBatches(client, judge, settings.judge_timeout_seconds)
 
 

@@ -22,6 +22,13 @@ What it measures (``docs/trace-formats.md`` lists the points of each rule):
 - **A usable answer**: the final analysis names the alert's resources and, once grounded, says what to do.
 
 The **outcome** against a reference root cause (:func:`outcome_of`) is not a rule of the method and changes no point.
+
+The rules measure four **signals**, each on 0-25 (``models.rubric.OFFLINE_SIGNALS``: flow, consistency, tool_use,
+synthesis). A rubric maps them onto its dimensions (each dimension's ``offline_signals``: its points are their mean
+share of its maximum); a rubric without a mapping for a dimension is refused at start-up, never scored as zero. A
+holistic total is the points' share of 100, within the range of the ceiling value the outcome gives (each value's
+``offline_outcome``; without a reference, the value whose range holds that share); failure tags come from the
+findings the rubric names (``offline_finding``).
 """
 
 from __future__ import annotations
@@ -32,21 +39,25 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.judge.base import JudgeRequest
 from session_scoring.models.judge import (
     NO_REFERENCE_REASON,
     JudgeAlternativeApproach,
+    JudgeClaim,
     JudgeMissingTool,
     JudgeOutputSchema,
     JudgeVerdict,
-    ScoreBreakdown,
 )
 from session_scoring.models.reference import Reference
-from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, Outcome
+from session_scoring.models.rubric import OFFLINE_FINDINGS, OFFLINE_SIGNALS, Rubric
+from session_scoring.models.scores import Outcome
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 from session_scoring.models.tool_failures import failure_in_output
 
 HEURISTIC_MODEL = "heuristic-rules-v3"
+SIGNAL_MAX = 25
+"""Each signal's maximum: the rules' points are written for 0-25."""
 
 _FORENSIC = re.compile(r"log|file|process|event|describe|read|grep|history|exec|top|network|journal", re.IGNORECASE)
 _CONFIDENT = re.compile(
@@ -200,7 +211,7 @@ class _Dimension:
 
     @property
     def value(self) -> int:
-        return max(0, min(DIMENSION_MAX, self.points))
+        return max(0, min(SIGNAL_MAX, self.points))
 
 
 def _task_text(session: Session) -> str:
@@ -347,12 +358,17 @@ class HeuristicJudge:
 
     provider = "heuristic"
 
-    def __init__(self, model: str = HEURISTIC_MODEL) -> None:
+    def __init__(self, model: str = HEURISTIC_MODEL, rubric: Rubric | None = None) -> None:
+        rubric = rubric or default_rubric()
+        problems = rubric.offline_problems()
+        if problems:
+            raise ValueError(f"the offline judge cannot judge rubric '{rubric.name}': {problems[0][1]}")
         self.model = model
+        self.rubric = rubric
 
     def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
         started = time.monotonic()
-        output = assess(request.session, request.reference)
+        output = assess(request.session, request.reference, self.rubric)
         return JudgeVerdict(
             output=output, provider=self.provider, model=self.model, latency_ms=int((time.monotonic() - started) * 1000)
         )
@@ -406,21 +422,122 @@ def outcome_of(session: Session, reference: Reference | None) -> tuple[Outcome, 
     return outcome, reason
 
 
-def assess(session: Session, reference: Reference | None = None) -> JudgeOutputSchema:
+def assess(session: Session, reference: Reference | None = None, rubric: Rubric | None = None) -> JudgeOutputSchema:
+    """The offline verdict of ``session`` under ``rubric`` (which maps the measured signals onto its dimensions; the
+    default rubric when none is given)."""
+    rubric = rubric or default_rubric()
     facts = _Facts(session)
     unused = _unused_tools(session, facts.calls)
-    dimensions = [_logical_flow(facts), _consistency(facts), _tool_relevance(facts, unused), _synthesis(facts)]
-    breakdown = ScoreBreakdown(**{name: d.value for name, d in zip(DIMENSIONS, dimensions, strict=True)})
+    signals = {
+        "flow": _logical_flow(facts),
+        "consistency": _consistency(facts),
+        "tool_use": _tool_relevance(facts, unused),
+        "synthesis": _synthesis(facts),
+    }
+    assert set(signals) == set(OFFLINE_SIGNALS)
+    breakdown = {
+        d.key: round(
+            sum(signals[name].value for name in d.offline_signals)
+            * d.max_points
+            / (SIGNAL_MAX * len(d.offline_signals))
+        )
+        for d in rubric.dimensions
+    }
     outcome, outcome_reason = outcome_of(session, reference)
+    ceiling: str | None = None
+    if rubric.total == "sum":
+        total = rubric.scaled_total(breakdown)
+    else:
+        share = (200 * sum(breakdown.values()) + rubric.max_sum) // (2 * rubric.max_sum)
+        ceiling = _ceiling_value(rubric, outcome, share)
+        total = rubric.capped(share, ceiling)
+    findings = _findings(facts, unused, outcome)
+    reasoning = _reasoning(facts, list(signals.values()))
+    signals_themselves = all(d.max_points == SIGNAL_MAX for d in rubric.dimensions) and tuple(
+        d.offline_signals for d in rubric.dimensions
+    ) == tuple((name,) for name in OFFLINE_SIGNALS)
+    if not signals_themselves:  # a rubric that is the four signals, in order, needs no mapping line
+        reasoning += "\n\n" + _mapping_text(rubric, breakdown, ceiling)
     return JudgeOutputSchema(
-        total_score=breakdown.total(),
+        total_score=total,
         score_breakdown=breakdown,
-        score_reasoning=_reasoning(facts, dimensions),
+        score_reasoning=reasoning,
         missing_tools=_missing_tools(facts, unused)[:5],
         alternative_approaches=_alternatives(facts, unused),
         outcome=outcome,
         outcome_reason=outcome_reason,
+        ceiling=ceiling,
+        failure_tags=[t.tag for t in rubric.failure_tags if t.offline_finding in findings],
+        claims=_claims(session, facts) if rubric.claims_cite_events else [],
     )
+
+
+def _ceiling_value(rubric: Rubric, outcome: Outcome, share: int) -> str | None:
+    """The ceiling answer: the value the outcome against a reference gives, else the value whose range holds the
+    points' share."""
+    if rubric.ceilings is None:
+        return None
+    values = rubric.ceilings.values
+    if outcome is not Outcome.NO_REFERENCE:
+        for value, allowed in values.items():
+            if allowed.offline_outcome is outcome:
+                return value
+    for value, allowed in values.items():
+        if allowed.min <= share <= allowed.max:
+            return value
+    return next(iter(values))
+
+
+def _findings(f: _Facts, unused: list[AvailableTool], outcome: Outcome) -> set[str]:
+    """Which of :data:`OFFLINE_FINDINGS` the rules found in the session."""
+    shallow_evidence = len(f.succeeded) < f.expected_depth
+    found = {
+        "premature": bool(f.analysis) and shallow_evidence,
+        "unused_tools": bool(unused),
+        "overconfident": bool(_CONFIDENT.search(f.analysis)) and shallow_evidence,
+        "shallow": shallow_evidence or bool(f.unrecovered),
+        "ungrounded": bool(f.analysis) and not _grounded(f),
+        "missed_reference": outcome is Outcome.MISSED,
+    }
+    assert set(found) == set(OFFLINE_FINDINGS)
+    return {name for name, present in found.items() if present}
+
+
+def _claims(session: Session, f: _Facts) -> list[JudgeClaim]:
+    """The conclusion's grounded values, each citing the first successful call (stage.step) that returned it; the
+    first successful call when none is grounded, the final stage when no call succeeded."""
+    cited = [*f.cited, *f.grounded_terms]
+    claims: list[JudgeClaim] = []
+    first_success: str | None = None
+    for stage_index, stage in enumerate(session.stages):
+        for step_index, step in enumerate(stage.steps):
+            call = step.tool_call
+            if call is None or _failed(call):
+                continue
+            event = f"{stage_index + 1}.{step_index + 1}"
+            first_success = first_success or event
+            result = _text(call.result).lower()
+            for value in [v for v in cited if v.lower() in result]:
+                claims.append(
+                    JudgeClaim(
+                        claim=f"the conclusion's '{value}' is in what {call.qualified_name} returned", event=event
+                    )
+                )
+                cited.remove(value)
+    if not claims:
+        event = first_success or str(max(1, len(session.stages)))
+        claims.append(JudgeClaim(claim="the conclusion rests on no value a tool returned", event=event))
+    return claims[:10]
+
+
+def _mapping_text(rubric: Rubric, breakdown: dict[str, int], ceiling: str | None) -> str:
+    parts = [
+        f"{d.label}: {breakdown[d.key]}/{d.max_points} from {', '.join(d.offline_signals)}" for d in rubric.dimensions
+    ]
+    text = f"Under rubric '{rubric.name}' the signals map onto its dimensions: " + "; ".join(parts) + "."
+    if rubric.ceilings is not None and ceiling is not None:
+        text += f" {rubric.ceilings.label}: {ceiling}."
+    return text
 
 
 def _unused_tools(session: Session, calls: list[ToolCall]) -> list[AvailableTool]:

@@ -21,14 +21,14 @@ import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any, Literal, cast
 
 from session_scoring.configuration.criteria import PLACEHOLDER_RE, ScoringConfig
 from session_scoring.errors import PromptTooLargeError
 from session_scoring.judge.base import JudgePrompt
-from session_scoring.models.judge import judge_output_json_schema
 from session_scoring.models.reference import Reference
+from session_scoring.models.rubric import Rubric
 from session_scoring.models.session import Session, Stage, ToolCall
 
 CHARS_PER_TOKEN = 3.5
@@ -49,11 +49,10 @@ def estimate_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
 
-@cache
-def output_schema_tokens() -> int:
-    """Estimated tokens of the output schema sent as ``output_config``: the model's full JSON schema, an upper bound
+def output_schema_tokens(rubric: Rubric) -> int:
+    """Estimated tokens of the output schema sent as ``output_config``: the rubric's full JSON schema, an upper bound
     of the leaner one the Claude judge sends, whose ``anthropic`` package the API (which renders estimates) lacks."""
-    return estimate_tokens(json.dumps(judge_output_json_schema(), separators=(",", ":")))
+    return estimate_tokens(json.dumps(rubric.output_json_schema(), separators=(",", ":")))
 
 
 def new_nonce() -> str:
@@ -86,15 +85,25 @@ SYSTEM_INSTRUCTIONS = (
 POINTERS: Mapping[str, str] = {
     "SESSION_CONVERSATION": "(see SESSION_CONVERSATION in the user message)",
     "ALERT_DATA": "(see ALERT_DATA in the user message)",
-    "OUTPUT_SCHEMA": "Respond with one JSON object matching the output schema enforced on this response; "
-    "total_score must equal the sum of the four score_breakdown values.",
 }
-"""What each placeholder renders as in the cacheable system text."""
+"""What the session placeholders render as in the cacheable system text."""
+
+
+def output_schema_text(rubric: Rubric) -> str:
+    """What ``{{OUTPUT_SCHEMA}}`` renders as: the pointer to the enforced schema and the rules generated from the
+    rubric (its dimensions with their maxima and descriptions, the total rule, the ceiling, the failure tags)."""
+    return (
+        "Respond with one JSON object matching the output schema enforced on this response, generated from the "
+        "rubric:\n" + rubric.rules_text()
+    )
 
 
 def system_text(config: ScoringConfig) -> str:
     """The stable, cacheable part of every request under ``config``: instructions and the rubric with pointers."""
-    return SYSTEM_INSTRUCTIONS + PLACEHOLDER_RE.sub(lambda match: POINTERS[match.group(1)], config.judge_prompt)
+    schema = output_schema_text(config.rubric)
+    return SYSTEM_INSTRUCTIONS + PLACEHOLDER_RE.sub(
+        lambda match: schema if match.group(1) == "OUTPUT_SCHEMA" else POINTERS[match.group(1)], config.judge_prompt
+    )
 
 
 def _json(value: Any) -> str:
@@ -526,6 +535,7 @@ class _PromptBuilder:
     def __init__(self, config: ScoringConfig, session: Session, nonce: str, reference: Reference | None) -> None:
         self.session = session
         self.system = system_text(config)
+        self._schema_tokens = output_schema_tokens(config.rubric)
         self._nonce = nonce
         used = {match.group(1) for match in PLACEHOLDER_RE.finditer(config.judge_prompt)}
         self._alert = "\n\n" + fence("ALERT_DATA", _json(session.alert), nonce) if "ALERT_DATA" in used else ""
@@ -538,7 +548,7 @@ class _PromptBuilder:
         return head + "\n" + fence("SESSION_CONVERSATION", transcript, self._nonce) + self._alert + self._reference
 
     def tokens(self, user: str) -> int:
-        return estimate_tokens(self.system) + estimate_tokens(user) + output_schema_tokens()
+        return estimate_tokens(self.system) + estimate_tokens(user) + self._schema_tokens
 
 
 _NOTE_RESERVE_CHARS = 700 + len(TERSE_LEGEND)
@@ -573,7 +583,7 @@ def build_prompt(
         return JudgePrompt(system=builder.system, user=user, estimated_tokens=before)
     sizer = _Sizer(session)
     overhead_chars = len(user) - len(transcript) + _NOTE_RESERVE_CHARS
-    room_tokens = budget_tokens - estimate_tokens(builder.system) - output_schema_tokens() - 1
+    room_tokens = budget_tokens - estimate_tokens(builder.system) - output_schema_tokens(config.rubric) - 1
     target = int(room_tokens * CHARS_PER_TOKEN) - overhead_chars
     after = before
     for _ in range(3):  # the estimate is exact but for fence-like text broken up: re-aim if that pushed it over

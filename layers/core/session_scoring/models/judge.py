@@ -1,19 +1,17 @@
 """What the judge must return (``JudgeOutputSchema``) and what a judge call produces (``JudgeVerdict``).
 
-The schema is code, not configuration: it is sent as the structured-output format (the prompt's
-``{{OUTPUT_SCHEMA}}`` points to it) and is part of the criteria hash, so changing it marks older scores as older
-criteria. The reference the outcome is judged against is not part of the hash.
+The schema is code, not configuration: each rubric (``models.rubric``) generates it from these models and its
+dimensions; it is sent as the structured-output format (the prompt's ``{{OUTPUT_SCHEMA}}`` renders its rules) and is
+part of the criteria hash, so changing it marks older scores as older criteria. The reference the outcome is judged
+against is not part of the hash.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from session_scoring.errors import JudgeOutputError
-from session_scoring.models.scores import DIMENSION_MAX, DIMENSIONS, Outcome
+from session_scoring.models.scores import Outcome
 
 
 class _Strict(BaseModel):
@@ -35,29 +33,22 @@ class JudgeAlternativeApproach(_Strict):
     steps: list[str] = Field(..., min_length=1, description="Ordered list of specific actions")
 
 
-class ScoreBreakdown(_Strict):
-    """Points per dimension, each 0-25."""
+class JudgeClaim(_Strict):
+    """One claim of the verdict and the timeline event it rests on (rubrics with ``claims_cite_events``)."""
 
-    logical_flow: int = Field(..., ge=0, le=DIMENSION_MAX, description="Logical flow, 0-25 points")
-    consistency: int = Field(..., ge=0, le=DIMENSION_MAX, description="Consistency, 0-25 points")
-    tool_relevance: int = Field(..., ge=0, le=DIMENSION_MAX, description="Tool relevance, 0-25 points")
-    synthesis_quality: int = Field(..., ge=0, le=DIMENSION_MAX, description="Synthesis quality, 0-25 points")
-
-    def total(self) -> int:
-        return sum(int(getattr(self, dimension)) for dimension in DIMENSIONS)
+    claim: str = Field(..., min_length=1, description="The claim, one sentence")
+    event: str = Field(..., min_length=1, max_length=20, description="The stage or step number it rests on, e.g. 2.3")
 
 
-class JudgeOutputSchema(_Strict):
-    """Output schema for the judge LLM. ``total_score`` must equal the sum of the four dimensions."""
+class VerdictEnvelope(_Strict):
+    """The fields of every verdict whatever the rubric (their schema is part of each rubric's output schema)."""
 
-    total_score: int = Field(..., ge=0, le=100, description="Overall score 0-100: the sum of score_breakdown")
-    score_breakdown: ScoreBreakdown = Field(..., description="Points per dimension, each 0-25")
     score_reasoning: str = Field(..., min_length=1, description="Detailed explanation (200+ words recommended)")
     missing_tools: list[JudgeMissingTool] = Field(default_factory=list, description="Tools that should have been used")
     alternative_approaches: list[JudgeAlternativeApproach] = Field(
         default_factory=list, description="Alternative investigation approaches (0-3)"
     )
-    # Last, after the method is judged: the outcome never changes the four dimensions.
+    # Last, after the method is judged: the outcome never changes the dimensions.
     outcome: Outcome = Field(
         ...,
         description="The final conclusion against the reference root cause (REFERENCE_ROOT_CAUSE in the user "
@@ -65,21 +56,17 @@ class JudgeOutputSchema(_Strict):
     )
     outcome_reason: str = Field(..., min_length=1, description="One sentence: why this outcome")
 
-    @model_validator(mode="after")
-    def _total_matches_breakdown(self) -> JudgeOutputSchema:
-        expected = self.score_breakdown.total()
-        if self.total_score != expected:
-            raise ValueError(
-                f"total_score is {self.total_score} but the score_breakdown dimensions add up to {expected}; "
-                "total_score must equal their sum"
-            )
-        return self
 
+class JudgeOutputSchema(VerdictEnvelope):
+    """A verdict under any rubric: points per dimension key, the total, and the rubric's ceiling answer, failure tags
+    and claims. Its shape is checked here; the rubric's rules (exact keys, maxima, the total rule, the ceiling, the
+    vocabulary) by :meth:`session_scoring.models.rubric.Rubric.check`, which generates the schema the judge gets."""
 
-@cache
-def judge_output_json_schema() -> dict[str, Any]:
-    """The JSON schema of :class:`JudgeOutputSchema` (cached; callers must not mutate it)."""
-    return JudgeOutputSchema.model_json_schema()
+    total_score: int = Field(..., ge=0, le=100)
+    score_breakdown: dict[str, int]
+    ceiling: str | None = Field(default=None, description="The answer of the rubric's ceiling field, if it has one")
+    failure_tags: list[str] = Field(default_factory=list)
+    claims: list[JudgeClaim] = Field(default_factory=list)
 
 
 NO_REFERENCE_REASON = "no reference root cause was given for this session"

@@ -425,7 +425,7 @@ def _verdict_params(
     params: dict[str, Any] = {
         "p_criteria_hash": criteria_hash,
         "p_total_score": output.total_score,
-        "p_score_breakdown": output.score_breakdown.model_dump(),
+        "p_score_breakdown": dict(output.score_breakdown),
         "p_score_reasoning": output.score_reasoning,
         "p_judge_provider": verdict.provider,
         "p_judge_model": verdict.model,
@@ -608,7 +608,7 @@ class ScoreRepository(StatementRepository):
             p_judging_ms=judging_ms,
             p_estimated_cost_usd=estimated_cost_usd,
             p_scored_at=scored_at,
-            **{f"p_{name}": getattr(output.score_breakdown, name) for name in DIMENSIONS},
+            **{f"p_{name}": output.score_breakdown.get(name) for name in DIMENSIONS},
         )
         return self._one(self._store_verdict, params) is not None
 

@@ -33,7 +33,7 @@ from session_scoring.models.quality import (
     RobustnessSession,
 )
 from session_scoring.models.records import PromptStats
-from session_scoring.models.scores import DIMENSIONS, band_for
+from session_scoring.models.scores import band_for
 from session_scoring.models.session import Session
 from session_scoring.resilience.retry import call_with_retries
 from session_scoring.sources.base import SessionSource
@@ -187,7 +187,7 @@ class JudgeQualityService:
                     dimension=d,
                     stdev=_pooled([next(x.stdev for x in r.dimensions if x.dimension == d) for r in results]) or 0.0,
                 )
-                for d in DIMENSIONS
+                for d in dict.fromkeys(x.dimension for r in results for x in r.dimensions)
             ],
             band_flip_rate=sum(len(set(r.bands)) > 1 for r in results) / len(results) if results else None,
             missing_tools_jaccard=statistics.fmean(r.missing_tools_jaccard for r in results) if results else None,
@@ -206,10 +206,8 @@ class JudgeQualityService:
             totals=totals,
             total_stdev=_stdev(totals),
             dimensions=[
-                DimensionSpread(
-                    dimension=d, stdev=_stdev([int(getattr(v.output.score_breakdown, d)) for v in verdicts])
-                )
-                for d in DIMENSIONS
+                DimensionSpread(dimension=d, stdev=_stdev([v.output.score_breakdown[d] for v in verdicts]))
+                for d in verdicts[0].output.score_breakdown
             ],
             bands=bands,
             band_flip_share=(len(bands) - modal) / len(bands),

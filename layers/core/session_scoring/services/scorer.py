@@ -372,7 +372,7 @@ class Scorer:
             if calls > len(verdicts) + 1:
                 count(Metric.JUDGE_RETRIES, calls - len(verdicts) - 1)
             raise
-        verdict, spread = (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts)
+        verdict, spread = (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts, self._config.rubric)
         usage = verdict.usage
         judging_ms = int((self._clock() - started) * 1000)
         record_judging(
