@@ -202,7 +202,7 @@ def main() -> int:
     # would end the process on the spot; made to end like Ctrl-C, it runs the clean-up below (claims released).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        uvicorn.run(APP, log_level="info", **server_options(port))
+        uvicorn.run(APP, log_level="info", factory=True, **server_options(port))
     except KeyboardInterrupt:
         pass  # the stop that was asked for
     finally:
