@@ -165,9 +165,10 @@ def main() -> int:
     }.get(config.llm_provider, config.llm_provider)
     print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
     print(f"  criteria : {config.criteria_hash}", flush=True)
-    if reaped.requeued or reaped.failed:
+    if reaped.requeued or reaped.failed or reaped.planning_resent:
         print(
-            f"  reaper   : {reaped.requeued} attempt(s) left active by a previous run requeued, {reaped.failed} failed",
+            f"  reaper   : {reaped.requeued} attempt(s) left active by a previous run requeued, "
+            f"{reaped.failed} failed, {reaped.planning_resent} run(s) still planning resumed",
             flush=True,
         )
 
