@@ -165,9 +165,10 @@ def main() -> int:
     }.get(config.llm_provider, config.llm_provider)
     print(f"  judge    : {judge_note}, model {config.llm_model}", flush=True)
     print(f"  criteria : {config.criteria_hash}", flush=True)
-    if reaped.requeued or reaped.failed:
+    if reaped.requeued or reaped.failed or reaped.planning_resent:
         print(
-            f"  reaper   : {reaped.requeued} attempt(s) left active by a previous run requeued, {reaped.failed} failed",
+            f"  reaper   : {reaped.requeued} attempt(s) left active by a previous run requeued, "
+            f"{reaped.failed} failed, {reaped.planning_resent} run(s) still planning resumed",
             flush=True,
         )
 
@@ -202,7 +203,7 @@ def main() -> int:
     # would end the process on the spot; made to end like Ctrl-C, it runs the clean-up below (claims released).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        uvicorn.run(APP, log_level="info", **server_options(port))
+        uvicorn.run(APP, log_level="info", factory=True, **server_options(port))
     except KeyboardInterrupt:
         pass  # the stop that was asked for
     finally:

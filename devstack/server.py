@@ -16,7 +16,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 if TYPE_CHECKING:
     from session_scoring.configuration.settings import Settings
 
-APP = "functions.api.app:app"
+APP = "devstack.server:local_api"
+"""The app factory uvicorn serves (``factory=True``)."""
 HOST = "127.0.0.1"
 """Only this machine reaches the API: with SCORING_TRUST_FORWARDED_USER, the proxy in front must be the only way in."""
 
@@ -41,6 +42,15 @@ class JsonErrorsH11Protocol(H11Protocol):
             self.transport.write(self.conn.send(event))
         self.transport.write(self.conn.send(h11.EndOfMessage()))
         self.transport.close()
+
+
+def local_api() -> Any:
+    """The API as the local server serves it: behind ``LocalServerGuard`` (the Host allow-list, the refusal of
+    cross-origin writes and of bodies that are not JSON), which API Gateway and its authorizer stand for in AWS."""
+    from functions.api.app import app
+    from functions.api.middleware import LocalServerGuard
+
+    return LocalServerGuard(app)
 
 
 def server_options(port: int) -> dict[str, Any]:

@@ -61,10 +61,12 @@ async def caller(request: Request, scoring: ContainerDep) -> Caller:
     event = request.scope.get("aws.event") or {}
     claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
     headers = request.headers
+    names = ("X-Forwarded-User", "X-Forwarded-Email", "X-Forwarded-Groups")
     proxy = ProxyHeaders(
         user=headers.get("x-forwarded-user", ""),
         email=headers.get("x-forwarded-email", ""),
         groups=headers.get("x-forwarded-groups", ""),
+        repeated=tuple(name for name in names if len(headers.getlist(name)) > 1),
     )
     return scoring.access_policy.caller(claims if isinstance(claims, dict) else {}, proxy)
 

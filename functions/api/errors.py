@@ -78,6 +78,22 @@ ERROR_DESCRIPTIONS = {
 
 _FRAMEWORK_CODES = {400: "malformed_body", 404: "not_found", 405: "method_not_allowed"}
 
+_INTERNAL_ADDRESS = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+"  # a URL (TARSy's, a trace store's, the database's)
+    r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"  # an IPv4 address, with its port
+    r"|\[[0-9a-fA-F:]*:[0-9a-fA-F:]*\](?::\d+)?"  # a bracketed IPv6 address
+    r"|\blocalhost(?::\d+)?\b",
+    re.IGNORECASE,
+)
+WITHHELD = "[internal address withheld; see the service log]"
+
+
+def public_detail(message: str) -> str:
+    """``message`` as a caller may read it: internal addresses (URLs, IP addresses, ``localhost``) replaced. The
+    errors name no exception class or host of their own (``db/calls.py``, ``infrastructure/json_http.py`` log them);
+    this is the one guard of every answer against a message that still would."""
+    return _INTERNAL_ADDRESS.sub(WITHHELD, message)
+
 
 def error_answer(status: int, code: str, detail: object, headers: Mapping[str, str] | None = None) -> JSONResponse:
     """An answer in the API's error shape, ``{"code", "detail"}``."""
@@ -131,14 +147,17 @@ async def scoring_error(request: Request, exc: Exception) -> JSONResponse:
 
     assert isinstance(exc, ScoringError)
     status, code = status_and_code(exc)
+    detail = public_detail(exc.message)
     if (status, code) == UNMAPPED:
         logger.exception("unmapped scoring error")
     elif status >= 500:
         logger.error("request failed", extra={"code": code, "error": exc.message, "path": request.url.path})
+    elif detail != exc.message:
+        logger.info("an internal address was withheld from the answer", extra={"code": code, "error": exc.message})
     headers = {"Allow": exc.allow} if isinstance(exc, ExportModeError) else {}
     if status == 503 and not isinstance(exc, ScoringDisabledError):
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return error_answer(status, code, exc.message, headers)
+    return error_answer(status, code, detail, headers)
 
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:

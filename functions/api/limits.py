@@ -64,7 +64,7 @@ class BodyLimit:
         limit = self._limit_for(path)
         if length is not None and int(length) > limit:
             if int(length) <= DRAIN_LIMIT_BYTES:
-                await _drain(receive, 0)
+                await drain(receive, 0)
             await _too_large(send, path, limit)
             return
         chunks: list[bytes] = []
@@ -80,7 +80,7 @@ class BodyLimit:
             more = bool(message.get("more_body", False))
             if received > limit:
                 if more:
-                    await _drain(receive, received)
+                    await drain(receive, received)
                 await _too_large(send, path, limit)
                 return
             chunks.append(chunk)
@@ -88,7 +88,7 @@ class BodyLimit:
         await self._app(scope, _replay({"type": "http.request", "body": body, "more_body": False}, receive), send)
 
 
-async def _drain(receive: Receive, received: int) -> None:
+async def drain(receive: Receive, received: int) -> None:
     """Read the rest of a refused body, discarding it, until its end, a disconnect or :data:`DRAIN_LIMIT_BYTES`."""
     while received <= DRAIN_LIMIT_BYTES:
         message = await receive()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from typing import Any
 from urllib.parse import parse_qsl
@@ -13,7 +14,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from functions.api.limits import send_error
+from functions.api.limits import DRAIN_LIMIT_BYTES, drain, send_error
+from functions.api.params import IMPORT_PATH
 from session_scoring.container import get_container
 from session_scoring.models.text import NUL, NUL_ERROR_TYPE, NUL_MESSAGE
 
@@ -256,3 +258,98 @@ _PLACES = {"path": "path parameter", "query": "query parameter", "header": "head
 def _nul_problem(loc: list[str]) -> list[dict[str, Any]]:
     where = f"the {_PLACES[loc[0]]} {loc[1]!r}" if len(loc) > 1 else "the path"
     return [{"loc": loc, "msg": f"{NUL_MESSAGE} from {where}", "type": NUL_ERROR_TYPE}]
+
+
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+JSON_TYPES = frozenset({"application/json"})
+UPLOAD_TYPES = frozenset(
+    {"application/json", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}
+)
+"""What an upload may be sent as (or without a Content-Type: the file name decides); JSON routes take JSON only."""
+
+
+def _host_name(host: str) -> str:
+    """``127.0.0.1:8000`` -> ``127.0.0.1``, ``[::1]:8000`` -> ``[::1]``, lower-cased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class LocalServerGuard:
+    """What the local server (``make run``) checks before the API sees a request, as API Gateway's own domain and
+    the JWT authorizer do in AWS: the Host is one of SCORING_LOCAL_ALLOWED_HOSTS (else 421: a page whose DNS name was
+    rebound to 127.0.0.1 cannot read the API); a state-changing request from a browser on another origin (its
+    ``Origin`` neither the server's own nor one of SCORING_CORS_ORIGINS, or ``Sec-Fetch-Site: cross-site``) is refused
+    (403); a body sent to a JSON route is JSON, an upload JSON or JSON Lines (else 415: a cross-site form or a
+    ``text/plain`` fetch cannot reach a route). Refusals never echo what was sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is None:
+            await self._app(scope, receive, send)
+            return
+        status, code, detail = refusal
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if scope["method"] in STATE_CHANGING and (not length.isdigit() or int(length) <= DRAIN_LIMIT_BYTES):
+            await drain(receive, 0)  # read before answering: a client writing its whole body first reads the refusal
+        body = json.dumps({"code": code, "detail": detail}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *security_headers(scope.get("scheme", "http")),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    def _refusal(scope: Scope) -> tuple[int, str, str] | None:
+        settings = get_container().settings
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        allowed = {name.strip().lower() for name in settings.local_allowed_hosts.split(",") if name.strip()}
+        host = headers.get("host", "")
+        if _host_name(host) not in allowed:
+            return (
+                421,
+                "host_not_allowed",
+                "this server answers only the host names in SCORING_LOCAL_ALLOWED_HOSTS "
+                f"({', '.join(sorted(allowed))}); call it by one of them, or add the name a proxy in front forwards",
+            )
+        if scope["method"] not in STATE_CHANGING:
+            return None
+        origin = headers.get("origin")
+        own = f"{scope.get('scheme', 'http')}://{host.lower()}"
+        trusted = {item.strip().rstrip("/") for item in settings.cors_origins.split(",") if item.strip()}
+        foreign = origin is not None and origin.rstrip("/").lower() != own and origin.rstrip("/") not in trusted
+        if foreign or (origin is None and headers.get("sec-fetch-site") == "cross-site"):
+            return (
+                403,
+                "cross_origin_refused",
+                f"{scope['method']} from a page on another origin is refused: call the API from the dashboard it "
+                "serves, from a client that sends no Origin, or from an origin listed in SCORING_CORS_ORIGINS",
+            )
+        has_body = headers.get("content-length", "0") not in ("", "0") or "transfer-encoding" in headers
+        media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if not has_body:
+            return None
+        if scope["path"] == IMPORT_PATH:
+            if media_type and media_type not in UPLOAD_TYPES:
+                return (
+                    415,
+                    "unsupported_media_type",
+                    "an upload is sent as application/json or application/x-ndjson (JSON Lines), or without a "
+                    "Content-Type; nothing was stored",
+                )
+        elif media_type not in JSON_TYPES and not re.fullmatch(r"application/[\w.+-]+\+json", media_type):
+            return (
+                415,
+                "unsupported_media_type",
+                "this route takes a JSON body: send it with Content-Type: application/json; nothing was done",
+            )
+        return None

@@ -15,4 +15,9 @@ from session_scoring.observability import metrics, traced_handler
 @traced_handler
 def handler(event: dict[str, object], context: LambdaContext) -> dict[str, object]:
     result = get_container().reaper.reap()
-    return {"requeued": result.requeued, "failed": result.failed, "notes": result.notes[:50]}
+    return {
+        "requeued": result.requeued,
+        "failed": result.failed,
+        "planning_resent": result.planning_resent,
+        "notes": result.notes[:50],
+    }

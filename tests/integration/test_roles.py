@@ -25,7 +25,7 @@ import pytest
 import uvicorn
 
 from devstack.queue_poller import LocalLambdaContext
-from devstack.server import HOST, server_options
+from devstack.server import HOST, local_api, server_options
 from functions.api.route_roles import ROUTE_ROLES, RouteAccess
 from session_scoring.models.access import ROLE_ORDER, Role
 from tests.conftest import SAMPLES, SHALLOW_ID, THOROUGH_ID, Stack
@@ -173,10 +173,8 @@ def _free_port() -> int:
 def served(make_stack: Any) -> Iterator[httpx.Client]:
     """The app behind uvicorn as `make run` serves it, with roles enforced and a trusted proxy; a client of it."""
     make_stack(**ENFORCED)
-    from functions.api.app import app
-
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", **server_options(port)))
+    server = uvicorn.Server(uvicorn.Config(local_api(), log_level="warning", lifespan="off", **server_options(port)))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -303,3 +301,46 @@ def test_every_action_records_who_did_it(served: httpx.Client, json_logs: io.Str
     assert exported.status_code == 200
     lines = [json.loads(line) for line in json_logs.getvalue().splitlines() if "training export streamed" in line]
     assert [(line["requested_by"], line["min_score"]) for line in lines] == [("ada", 0)]
+
+
+@pytest.mark.parametrize("hidden", [b"\xa0", b"\x85", b"\xe3\x80\x80", b"\x1f"])
+def test_a_group_or_name_with_hidden_whitespace_is_a_401_never_another_name(
+    served: httpx.Client, hidden: bytes
+) -> None:
+    me = f"{API}/me"
+    admin = served.get(me, headers=[(b"X-Forwarded-User", b"mallory"), (b"X-Forwarded-Groups", b"admin" + hidden)])
+    alice = served.put(
+        f"{API}/sessions/{THOROUGH_ID}/labels",
+        headers=[(b"X-Forwarded-User", b"alice" + hidden), (b"X-Forwarded-Groups", b"labeller")],
+        json={"total_score": 1},
+    )
+
+    assert (admin.status_code, admin.json()["code"]) == (401, "authentication_required")
+    assert "X-Forwarded-Groups header holds U+" in admin.json()["detail"]
+    assert (alice.status_code, alice.json()["code"]) == (401, "authentication_required")
+    assert "X-Forwarded-User header holds U+" in alice.json()["detail"]
+
+
+def test_two_identity_headers_are_refused_not_first_wins(served: httpx.Client) -> None:
+    twice = served.get(
+        f"{API}/me",
+        headers=[(b"X-Forwarded-User", b"alice"), (b"X-Forwarded-User", b"mallory"), (b"X-Forwarded-Groups", b"admin")],
+    )
+
+    assert twice.status_code == 401
+    assert "X-Forwarded-User more than once" in twice.json()["detail"]
+
+
+def test_submitted_by_is_the_uploader_whatever_the_document_says(served: httpx.Client) -> None:
+    document = json.loads((SAMPLES / f"{SHALLOW_ID}.json").read_text())
+    document["author"] = "ceo@example.com"
+    ops = _as("olga", "operator")
+
+    imported = served.post(f"{API}/sessions:import?file_name=s.json", headers=ops, content=json.dumps(document))
+    session_id = imported.json()["session_id"]
+    shown = served.get(f"{API}/sessions/{session_id}", headers=ops).json()
+    listed = served.get(f"{API}/sessions", headers=ops, params={"page_size": 100}).json()["items"]
+
+    assert imported.status_code == 201, imported.text
+    assert (shown["author"], shown["recording_author"]) == ("olga", "ceo@example.com")
+    assert [s["author"] for s in listed if s["session_id"] == session_id] == ["olga"]

@@ -468,3 +468,29 @@ def test_a_run_job_the_reaper_gives_up_on_finishes_its_run(run_stack: Stack) -> 
 
     assert [a["status"] for a in attempts(run_stack)] == ["failed"]
     assert run_status_as_stored(run_stack, run["run_id"]) == "completed"
+
+
+def test_a_run_whose_planning_stopped_in_a_restart_resumes_and_queues_no_session_twice(run_stack: Stack) -> None:
+    run = start_run(run_stack, selection={"which": "unscored"})
+    runs_poller(run_stack).drain(max_batches=1)  # page 1 planned: its jobs and page 2's planning message sent ...
+    run_stack.sqs.purge_queue(QueueUrl=run_stack.env["SCORING_RUNS_QUEUE_URL"])  # ... and lost with the local stack
+    stalled = get_run(run_stack, run["run_id"])
+
+    first = run_stack.container.reaper.reap(queue_is_new=True)  # the next start
+    second = run_stack.container.reaper.reap(queue_is_new=True)  # and another, before anything ran: harmless
+    runs_poller(run_stack).drain()
+    run_stack.poller.drain()
+
+    assert (stalled["status"], stalled["planned_at"]) == ("planning", None)
+    assert (first.planning_resent, second.planning_resent) == (1, 1)
+    sessions = [a["session_id"] for a in attempts(run_stack)]
+    assert sorted(sessions) == sorted(COMPLETED_IDS)  # every completed session once, none twice
+    assert {a["status"] for a in attempts(run_stack)} == {"completed"}
+    assert run_status_as_stored(run_stack, run["run_id"]) == "completed"
+    assert run_stack.container.reaper.reap(queue_is_new=True).planning_resent == 0  # nothing left planning
+
+
+def test_a_run_planning_for_a_moment_is_left_alone_by_the_periodic_reaper(run_stack: Stack) -> None:
+    start_run(run_stack, selection={"which": "unscored"})
+
+    assert run_stack.container.reaper.reap().planning_resent == 0

@@ -113,3 +113,22 @@ def test_the_scorer_fails_permanent_errors_and_releases_transient_ones(name: str
 def test_an_error_outside_both_categories_is_a_logged_500() -> None:
     assert status_and_code(ScoringError("no category")) == (500, "internal_error")
     assert status_and_code(JudgeError("no category")) == (500, "internal_error")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "session 'x' was not found in TARSy at http://127.0.0.1:8798",
+        "cannot reach MLflow at https://mlflow.internal.example:5000/api (ConnectError)",
+        "connection to server at 10.0.3.7:5432 failed",
+        "at [fd00::1]:5432 and localhost:8000",
+    ],
+)
+def test_an_answer_never_carries_an_internal_address(message: str) -> None:
+    from functions.api.errors import WITHHELD, public_detail
+
+    shown = public_detail(message)
+
+    assert WITHHELD in shown
+    for internal in ("127.0.0.1", "mlflow.internal", "10.0.3.7", "fd00", "localhost"):
+        assert internal not in shown

@@ -390,6 +390,8 @@ class Container:
             settings.max_receive_count,
             settings.lease_seconds,
             settle_run=lambda run_id: self.run_repository.settle(run_id),
+            runs=self.run_repository,
+            planning_queue=lambda: self.runs_queue,
         )
 
     @cached_property

@@ -58,6 +58,9 @@ def _assert_all_unavailable(stack: Stack) -> None:
         body: dict[str, Any] = response.json()
         assert body["code"] == "database_unavailable", f"{method} {path}: {body}"
         assert "database" in body["detail"]
+        assert int(response.headers["retry-after"]) > 0
+        for internal in ("127.0.0.1", "pg8000", "InterfaceError", "OperationalError", "TimeoutError"):
+            assert internal not in response.text, f"{method} {path} names {internal}: {body}"
 
 
 def test_database_down_is_503_on_every_route(make_stack: Any) -> None:

@@ -81,3 +81,28 @@ def test_an_exhausted_connection_pool_is_unavailable_at_once_without_a_retry() -
     with pytest.raises(DatabaseUnavailableError, match="every connection of this process's pool stayed in use"):
         read()
     assert len(calls) == 1
+
+
+def test_a_statement_timeout_is_unavailable_at_once_naming_no_internals() -> None:
+    calls: list[int] = []
+
+    @db_call
+    def read() -> None:
+        calls.append(1)
+        raise ProgrammingError("select", {}, _server_error("57014", "canceling statement due to statement timeout"))
+
+    with pytest.raises(DatabaseUnavailableError, match="ran past its timeout") as raised:
+        read()
+    assert len(calls) == 1
+    assert "ProgrammingError" not in raised.value.message
+
+
+def test_an_unavailable_database_is_reported_without_the_drivers_class_or_address() -> None:
+    @db_call
+    def read() -> None:
+        raise InterfaceError("connect", {}, pg8000.exceptions.InterfaceError("Can't create a connection to 10.0.0.5"))
+
+    with pytest.raises(DatabaseUnavailableError) as raised:
+        read()
+    assert "InterfaceError" not in raised.value.message
+    assert "10.0.0.5" not in raised.value.message

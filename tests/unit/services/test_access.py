@@ -213,3 +213,48 @@ def test_me_describes_an_enforced_callers_roles() -> None:
         "detail": "lab has the labeller role. Roles come from the X-Forwarded-Groups header (labeller), whose values "
         "viewer, labeller, operator and admin grant those roles (no SCORING_ROLE_MAP).",
     }
+
+
+@pytest.mark.parametrize("hidden", ["\u00a0", "\u0085", "\u3000", "\x1f", "\u200b", "\u2028", "\t\u00a0"])
+def test_a_role_with_non_ascii_whitespace_or_a_control_character_is_refused_not_trimmed(hidden: str) -> None:
+    policy = _policy(trust_proxy=True)
+
+    for claims, proxy in (
+        ({}, ProxyHeaders(user="mallory", groups=f"viewer, admin{hidden}")),
+        ({"sub": "mallory", "cognito:groups": f"[viewer admin{hidden}]"}, NO_PROXY),
+        ({"sub": "mallory", "cognito:groups": ["viewer", f"admin{hidden}"]}, NO_PROXY),
+    ):
+        with pytest.raises(AuthenticationRequiredError, match=r"U\+[0-9A-F]{4}.*control characters or whitespace"):
+            policy.caller(claims, proxy)
+
+
+@pytest.mark.parametrize("hidden", ["\u00a0", "\u0085", "\u3000", "\x1f", "\ufeff"])
+def test_an_identity_with_non_ascii_whitespace_or_a_control_character_is_refused_not_trimmed(hidden: str) -> None:
+    policy = _policy(trust_proxy=True)
+
+    for claims, proxy, where in (
+        ({}, ProxyHeaders(user=f"alice{hidden}", groups="labeller"), "X-Forwarded-User"),
+        ({}, ProxyHeaders(email=f"{hidden}alice@example.com"), "X-Forwarded-Email"),
+        ({"email": f"alice@example.com{hidden}"}, NO_PROXY, "email claim"),
+        ({"sub": f"al{hidden}ice"}, NO_PROXY, "sub claim"),
+    ):
+        with pytest.raises(AuthenticationRequiredError, match=where):
+            policy.caller(claims, proxy)
+
+
+def test_ascii_spaces_around_a_name_are_http_whitespace_and_trimmed() -> None:
+    policy = _policy(trust_proxy=True)
+
+    caller = policy.caller({}, ProxyHeaders(user=" alice\t", groups=" labeller ,\tviewer"))
+
+    assert (caller.identity, caller.values) == ("alice", ("labeller", "viewer"))
+
+
+def test_an_identity_header_given_twice_is_refused_not_first_wins() -> None:
+    policy = _policy(trust_proxy=True)
+
+    with pytest.raises(AuthenticationRequiredError, match="X-Forwarded-User more than once"):
+        policy.caller({}, ProxyHeaders(user="alice", repeated=("X-Forwarded-User",)))
+    with pytest.raises(AuthenticationRequiredError, match="more than one caller"):
+        policy.caller({}, ProxyHeaders(user="alice,mallory"))  # two headers as API Gateway joins them
+    assert policy.caller({}, ProxyHeaders(user="alice", email="alice@example.com")).identity == "alice"

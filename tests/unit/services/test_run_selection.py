@@ -104,6 +104,8 @@ def test_a_resumed_page_does_not_select_the_runs_own_sessions_again() -> None:
         ({"which": "all", "score_below": 50}, "only used with which=score_below"),
         ({"submitted_after": "2026-11-02T00:00:00Z", "submitted_before": "2026-11-01T00:00:00Z"}, "earlier"),
         ({"session_ids": ["../etc/passwd"]}, "not a valid session id"),
+        ({"session_ids": ["abc\n"]}, "not a valid session id"),  # ``$`` alone matched before a final newline
+        ({"session_ids": ["abc\r"]}, "not a valid session id"),
     ],
 )
 def test_bad_selections_say_what_is_wrong(fields: dict[str, object], problem: str) -> None:

@@ -104,11 +104,11 @@ class TestStatusMapping:
             get(tarsy)
         assert len(tarsy.requests) == 3
 
-    def test_a_refused_connection_is_unavailable_with_the_reason(self) -> None:
-        with pytest.raises(
-            SourceUnavailableError, match=r"cannot reach TARSy at https://tarsy.example.com \(ConnectError"
-        ):
+    def test_a_refused_connection_is_unavailable_without_the_address_or_the_error_class(self) -> None:
+        with pytest.raises(SourceUnavailableError, match=r"cannot reach TARSy after 1 attempt; the service log") as got:
             get(PlayedTarsy(fail(httpx.ConnectError)), max_retries=0)
+        assert "tarsy.example.com" not in got.value.message
+        assert "ConnectError" not in got.value.message
 
     def test_a_timeout_then_an_answer_succeeds(self) -> None:
         assert get(PlayedTarsy(fail(httpx.ReadTimeout), answer(200, [1]))) == [1]
@@ -202,7 +202,7 @@ class TestPaging:
 
     def test_an_unknown_session_is_not_found_in_either_api(self) -> None:
         for source in (TarsySessionSource, TarsyGoSessionSource):
-            with pytest.raises(SessionNotFoundError, match=f"session 'nope' was not found in TARSy at {BASE_URL}"):
+            with pytest.raises(SessionNotFoundError, match=r"session 'nope' was not found in TARSy$"):
                 source(client(PlayedTarsy(answer(404)))).get_session("nope")
 
     def test_go_reads_the_session_then_its_timeline(self) -> None:

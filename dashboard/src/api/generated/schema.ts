@@ -2156,6 +2156,11 @@ export interface components {
             final_analysis: string | null;
             /** Error */
             error: string | null;
+            /**
+             * Recording Author
+             * @description An upload's author as its document names it (unverified, the document's own claim); `author` is always who uploaded it. Null for other sources and documents that name none.
+             */
+            recording_author: string | null;
         };
         /**
          * SessionFactsInfo

@@ -143,6 +143,7 @@ export function SessionDetailPage() {
           <Typography variant="body2" color="text.secondary">
             {session.alert_type && session.alert_type !== title ? `${session.alert_type} · ` : ''}
             {session.agent_type ?? 'unknown agent'} · submitted by {session.author ?? 'unknown'} ·{' '}
+            {session.recording_author ? `recorded by ${session.recording_author} · ` : ''}
             {session.started_at ? when(session.started_at) : 'no start time'}
           </Typography>
         )}

@@ -390,6 +390,13 @@ class Settings(BaseSettings):
         "CORS configuration answers first).",
     )
     port: int = _from_env("PORT", 8000, "Port of the local API.", ge=1, le=65535)
+    local_allowed_hosts: str = _from_env(
+        "SCORING_LOCAL_ALLOWED_HOSTS",
+        "127.0.0.1,localhost,[::1]",
+        "Comma-separated host names the local server (`make run`) answers, port aside: a request naming any other "
+        "Host is refused (421), so a page that rebinds its own DNS name to 127.0.0.1 cannot read the API. Add the "
+        "name a proxy in front forwards. Not used behind API Gateway.",
+    )
     local_data_dir: Path = _from_env(
         "SCORING_LOCAL_DATA_DIR",
         _REPO_ROOT / ".local",

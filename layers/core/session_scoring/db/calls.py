@@ -30,6 +30,10 @@ SERVER_ERROR_PAUSE_SECONDS = 0.5
 """Pause before the retry when the server itself failed (a restart); a dead pooled connection retries at once."""
 
 
+STATEMENT_TIMEOUT_SQLSTATE = "57014"
+"""``query_canceled``: a statement ran past SCORING_DATABASE_STATEMENT_TIMEOUT_MS. The database is too busy for it
+now; raised as unavailability (503 with Retry-After) at once, without a retry that would only wait as long again."""
+
 UNAVAILABLE_SQLSTATE_PREFIXES = ("08", "57P", "53300")
 """Connection exceptions, the server shutting down or starting (57P01-57P03), too many connections: the server cannot
 serve us now, whatever we asked."""
@@ -37,6 +41,8 @@ serve us now, whatever we asked."""
 
 def is_connection_failure(exc: BaseException) -> bool:
     """True for failures to reach or keep the database, false for errors in what was asked of it."""
+    if isinstance(exc, DBAPIError) and server_sqlstate(exc.orig) == STATEMENT_TIMEOUT_SQLSTATE:
+        return False  # the server answered: it is busy, not unreachable (no retry)
     if isinstance(exc, OperationalError | InterfaceError):
         return True
     if isinstance(exc, DBAPIError):
@@ -70,12 +76,22 @@ def db_call(func: Callable[P, T]) -> Callable[P, T]:
                 "(SCORING_DATABASE_TIMEOUT_SECONDS); try again shortly"
             ) from exc
         except Exception as exc:
+            if isinstance(exc, DBAPIError) and server_sqlstate(exc.orig) == STATEMENT_TIMEOUT_SQLSTATE:
+                logger.warning("database statement timed out", extra={"operation": func.__name__})
+                raise DatabaseUnavailableError(
+                    "the database is busy: the statement ran past its timeout (SCORING_DATABASE_STATEMENT_TIMEOUT_MS); "
+                    "try again shortly"
+                ) from exc
             if not is_connection_failure(exc):
                 raise
             cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-            logger.warning("database unavailable", extra={"operation": func.__name__, "error": str(cause)})
+            logger.warning(
+                "database unavailable",
+                extra={"operation": func.__name__, "error": f"{type(cause).__name__}: {cause}"},
+            )
+            # The driver's class and message (a host, a port) go to the log above, never to the caller.
             raise DatabaseUnavailableError(
-                f"the database is unavailable ({type(cause).__name__}); the operation was retried once"
+                "the database is unavailable; the operation was retried once; try again shortly"
             ) from exc
 
     return wrapper

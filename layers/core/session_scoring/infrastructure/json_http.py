@@ -134,15 +134,15 @@ class JsonHttpClient:
                 f"{_body_hint(exc.response)}"
             ) from exc
         except httpx.TimeoutException as exc:
+            self._log_failure(method, path, exc)
             raise self._unavailable(
-                f"{self.service} at {self.base_url} did not answer {method} {path} in time ({type(exc).__name__}; "
-                f"connect timeout {self._client.timeout.connect:g}s, read timeout {self._client.timeout.read:g}s) "
-                f"after {attempts}"
+                f"{self.service} did not answer {method} {path} in time (connect timeout "
+                f"{self._client.timeout.connect:g}s, read timeout {self._client.timeout.read:g}s) after {attempts}"
             ) from exc
         except httpx.TransportError as exc:
+            self._log_failure(method, path, exc)
             raise self._unavailable(
-                f"cannot reach {self.service} at {self.base_url} ({type(exc).__name__}: {exc or 'connection failed'}) "
-                f"after {attempts}"
+                f"cannot reach {self.service} after {attempts}; the service log names the address and the error"
             ) from exc
         return self._decode(response, method, path, missing_ok, not_found)
 
@@ -153,6 +153,14 @@ class JsonHttpClient:
         if response.status_code >= 500:
             raise _RetryableStatus(response)
         return response
+
+    def _log_failure(self, method: str, path: str, exc: Exception) -> None:
+        """Where and how a request failed, for the log only: the address and the error are internals, never put in
+        an error a caller reads."""
+        logger.warning(
+            f"{self.service} request failed",
+            extra={"url": f"{self.base_url}{path}", "method": method, "reason": f"{type(exc).__name__}: {exc}"},
+        )
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -181,9 +189,9 @@ class JsonHttpClient:
                 return None
             if not_found is not None:
                 raise not_found
+            logger.warning(f"{self.service} has no such path", extra={"url": f"{self.base_url}{path}"})
             raise self._unavailable(
-                f"{self.service} at {self.base_url} has no {path} (404){_body_hint(response)}; "
-                f"check {self._url_setting}"
+                f"{self.service} has no {path} (404){_body_hint(response)}; check {self._url_setting}"
             )
         if status >= 400:
             raise self._rejected(f"{self.service} answered {status} to {method} {path}{_body_hint(response)}")

@@ -404,6 +404,11 @@ class SessionDetail(SessionInfo):
     stages: list[ConversationStage]
     final_analysis: str | None = None
     error: str | None = None
+    recording_author: str | None = Field(
+        default=None,
+        description="An upload's author as its document names it (unverified, the document's own claim); `author` is "
+        "always who uploaded it. Null for other sources and documents that name none.",
+    )
 
 
 class HealthStatus(ResponseModel):

@@ -7,7 +7,6 @@ configuration (pricing) are checked by the run service, which says what to chang
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -15,12 +14,10 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, model_validator
 
-from session_scoring.models.ids import SESSION_ID_PATTERN
+from session_scoring.models.ids import is_session_id
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.request import JsonDateTime, RequestBody
 from session_scoring.models.scores import ScoreStatus
-
-_SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 
 class RunStatus(StrEnum):
@@ -86,7 +83,7 @@ class RunSelection(RequestBody):
         if self.submitted_after and self.submitted_before and self.submitted_after >= self.submitted_before:
             raise ValueError("submitted_after must be earlier than submitted_before")
         for session_id in self.session_ids or []:
-            if not _SESSION_ID.match(session_id):
+            if not is_session_id(session_id):
                 raise ValueError(f"session_ids: {session_id!r} is not a valid session id")
         return self
 

@@ -164,6 +164,11 @@ class Session(SessionSummary):
         "None for sources that give the final analysis as such (TARSy, session-scoring/v1).",
     )
     error: str | None = None
+    recording_author: str | None = Field(
+        default=None,
+        description="An upload's author as its document names it (the document's own claim, never checked); the "
+        "upload's ``author`` is who uploaded it. None for other sources.",
+    )
     skipped_content: list[SkippedContent] = Field(
         default_factory=list, description="What an imported document held that the transcript does not show, and why."
     )

@@ -549,6 +549,16 @@ class RunRepository(TransactionRepository):
         return int(row[0]) if row is not None else 0
 
     @db_call
+    def stalled_planning(self, older_than_seconds: int, limit: int) -> list[tuple[uuid.UUID, int]]:
+        """Runs still planning ``older_than_seconds`` after they were created (0: every planning run), oldest first,
+        each with the page its planning stands at: what the reaper re-sends a planning message for."""
+        r = _RUNS
+        query = select(r.c.run_id, r.c.next_page).where(r.c.status == "planning")
+        if older_than_seconds > 0:
+            query = query.where(r.c.created_at < func.now() - seconds(older_than_seconds))
+        return [(row.run_id, int(row.next_page)) for row in self._all(query.order_by(r.c.created_at).limit(limit))]
+
+    @db_call
     def runs_started_by(self, started_by: str, since: datetime | None = None, limit: int = 1000) -> list[RunRecord]:
         """Runs started by ``started_by`` (created at or after ``since``), newest first, with their counts."""
         query = select(_RUNS).where(_RUNS.c.started_by == started_by)

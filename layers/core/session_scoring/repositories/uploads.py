@@ -108,12 +108,13 @@ class UploadRepository(StatementRepository):
 
     @db_call
     def get_session(self, session_id: str) -> Session:
-        row = self._one(
-            select(_UPLOADS.c.session, title_expression().label("title")).where(_UPLOADS.c.session_id == session_id)
-        )
+        query = select(_UPLOADS.c.session, _UPLOADS.c.uploaded_by, title_expression().label("title"))
+        row = self._one(query.where(_UPLOADS.c.session_id == session_id))
         if row is None:
             raise _not_found(session_id)
-        return Session.model_validate({**row.session, "source": UPLOAD_SOURCE, "title": row.title})
+        # Who submitted it is who uploaded it: the document's own "author" is its claim, kept as the recording's.
+        attribution = {"author": row.uploaded_by, "recording_author": row.session.get("author")}
+        return Session.model_validate({**row.session, **attribution, "source": UPLOAD_SOURCE, "title": row.title})
 
     @db_call
     def outline(self, session_id: str) -> SessionOutline:

@@ -9,6 +9,7 @@ checked only with SCORING_REQUIRE_AUTH, so ``make run`` works without an identit
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,11 @@ MAX_IDENTITY = 255
 """The width of the columns that record who did something."""
 MAX_VALUES_SHOWN = 10
 
+SEPARATORS = " \t"
+"""The only characters trimmed from an identity or a role value, or splitting a list of them: ASCII space and tab
+(HTTP's own whitespace). Any other whitespace or control character is refused, never trimmed: ``admin`` followed by
+U+00A0 is not ``admin``."""
+
 
 @dataclass(frozen=True)
 class ProxyHeaders:
@@ -43,6 +49,8 @@ class ProxyHeaders:
     user: str = ""
     email: str = ""
     groups: str = ""
+    repeated: tuple[str, ...] = ()
+    """The names of the identity headers the request carried more than once (a proxy sets each once)."""
 
 
 @dataclass(frozen=True)
@@ -59,26 +67,52 @@ class Caller:
 ANONYMOUS = Caller(None, "none")
 
 
-def claim_values(value: object) -> list[str]:
+def identity_problem(text: str) -> str | None:
+    """Why ``text`` (an identity, or one role value) cannot name anyone, or None: it holds a control or format
+    character, or whitespace other than the ASCII space (U+00A0, U+0085, U+3000, ...). Such a value is refused,
+    never trimmed into another name."""
+    for character in text:
+        if character == " ":
+            continue
+        category = unicodedata.category(character)
+        if category in ("Cc", "Cf", "Zl", "Zp", "Zs") or character.isspace():
+            name = unicodedata.name(character, "a control character")
+            return f"U+{ord(character):04X} ({name})"
+    return None
+
+
+def _exact(text: str, where: str) -> str:
+    """``text`` without ASCII spaces and tabs around it, or a 401 naming ``where`` and the character refused."""
+    problem = identity_problem(text.strip(SEPARATORS))
+    if problem is not None:
+        raise AuthenticationRequiredError(
+            f"{where} holds {problem}: identities and roles must not contain control characters or whitespace other "
+            "than the ASCII space; send the name exactly, without such characters"
+        )
+    return text.strip(SEPARATORS)
+
+
+def claim_values(value: object, where: str = "the role claim") -> list[str]:
     """The values of a list claim however it arrived: a list (a token read directly), API Gateway's rendering of a
     list claim in the event (``"[a b c]"``: its JWT authorizer passes every claim as a string), a JSON array in a
     string, comma-separated, or space-separated (OAuth's ``scope``). A value holding a space or a comma cannot be
-    told apart in those renderings: map values without them."""
+    told apart in those renderings: map values without them. Only ASCII spaces and tabs separate or are trimmed; a
+    value with any other whitespace or a control character is refused (401)."""
     if value is None:
         return []
     if isinstance(value, list | tuple):
-        return [text for item in value if (text := str(item).strip())]
-    text = str(value).strip()
+        return [text for item in value if (text := _exact(str(item), where))]
+    text = _exact(str(value), where)
     if text.startswith("[") and text.endswith("]"):
         try:
             parsed = json.loads(text)
         except ValueError:
             parsed = None
         if isinstance(parsed, list):
-            return claim_values(parsed)
+            return claim_values(parsed, where)
         text = text[1:-1]
-    separator = "," if "," in text else None
-    return [part.strip() for part in text.split(separator) if part.strip()]
+    parts = text.split(",") if "," in text else text.replace("\t", " ").split(" ")
+    return [part for raw in parts if (part := _exact(raw, where))]
 
 
 class AccessPolicy:
@@ -106,15 +140,30 @@ class AccessPolicy:
 
     def caller(self, claims: Mapping[str, object], proxy: ProxyHeaders) -> Caller:
         """The caller of a request: the token's claims win over any header; the proxy's headers count only when a
-        proxy is trusted to set them."""
+        proxy is trusted to set them. An identity or role holding a control character or whitespace other than the
+        ASCII space, or an identity header given twice, is refused (401 with the reason), never read as another
+        name."""
         for claim in IDENTITY_CLAIMS:
-            name = str(claims.get(claim) or "").strip()
+            name = _exact(str(claims.get(claim) or ""), f"the token's {claim} claim")
             if name:
-                return self._with_roles(name[:MAX_IDENTITY], "token", claim_values(claims.get(self._claim)))
+                values = claim_values(claims.get(self._claim), f"the token's {self._claim} claim")
+                return self._with_roles(name[:MAX_IDENTITY], "token", values)
         if self._trust_proxy:
-            name = proxy.user.strip() or proxy.email.strip()
+            if proxy.repeated:
+                raise AuthenticationRequiredError(
+                    f"the request carries {', '.join(proxy.repeated)} more than once: one identity per request, "
+                    "each header once (as the proxy in front sets it)"
+                )
+            user = _exact(proxy.user, "the X-Forwarded-User header")
+            email = _exact(proxy.email, "the X-Forwarded-Email header")
+            name = user or email
+            if "," in name:
+                raise AuthenticationRequiredError(
+                    "the identity header names more than one caller (a comma: repeated headers joined); send one"
+                )
             if name:
-                groups = [group.strip() for group in proxy.groups.split(",") if group.strip()]
+                where = "the X-Forwarded-Groups header"
+                groups = [group for raw in proxy.groups.split(",") if (group := _exact(raw, where))]
                 return self._with_roles(name[:MAX_IDENTITY], "proxy", groups)
         return ANONYMOUS
 

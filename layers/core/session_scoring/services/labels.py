@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -17,7 +16,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from session_scoring.errors import InvalidRequestError
-from session_scoring.models.ids import SESSION_ID_PATTERN
+from session_scoring.models.ids import is_session_id
 from session_scoring.models.quality import (
     LabelImportResult,
     LabelQueue,
@@ -142,7 +141,7 @@ class LabelService:
     @staticmethod
     def _row(row: dict[str, str], default_labeller: str | None) -> NewLabel:
         session_id = row.get("session_id", "")
-        if not re.match(SESSION_ID_PATTERN, session_id):
+        if not is_session_id(session_id):
             raise ValueError(f"session_id {session_id!r} is not a session id (letters, digits, '.', '_', ':', '-')")
         labeller = row.get("labeller") or default_labeller
         if not labeller:

@@ -3,8 +3,12 @@
 ``AttemptReaper.reap`` finds attempts nobody works on (``ScoreRepository.stranded``) and sends each a fresh job
 message (the job is idempotent by ``score_id``, so a message that was not lost after all costs one acknowledged
 duplicate); one claimed ``max_deliveries`` times already is failed with its reason, as the dead-letter path would.
-After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once. See
-docs/resilience.md.
+After a restart of the local stack (``queue_is_new``) every active attempt is requeued at once.
+
+Runs too: a run whose planning stopped (its planning message lost with the local stack's in-memory queue, or never
+sent) is sent a planning message for the page it stands at. Planning a page is idempotent (the run's cursor and the
+one-active-attempt index decide: a page planned twice queues no session twice), so a message that was not lost after
+all costs one acknowledged duplicate. See docs/resilience.md.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from session_scoring.infrastructure.queue import JobQueue
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import StrandedAttempt
+from session_scoring.models.runs import RunPlanningJob
 from session_scoring.observability import Metric, count, subsegment
 from session_scoring.services.scorer import MAX_RETRY_DELAY_SECONDS
 
@@ -35,7 +40,21 @@ def pending_idle_limit(lease_seconds: int) -> int:
 class ReapResult:
     requeued: int = 0
     failed: int = 0
+    planning_resent: int = 0
+    """Runs whose planning was sent again (stopped: a lost planning message)."""
     notes: list[str] = field(default_factory=list)
+
+
+class StalledRuns(Protocol):
+    """Runs whose planning stopped (``repositories.runs``)."""
+
+    def stalled_planning(self, older_than_seconds: int, limit: int) -> list[tuple[uuid.UUID, int]]: ...
+
+
+class PlanningQueue(Protocol):
+    """Where planning messages go (the runs queue)."""
+
+    def send_planning(self, job: RunPlanningJob) -> None: ...
 
 
 class StrandedAttempts(Protocol):
@@ -54,6 +73,8 @@ class AttemptReaper:
     max_deliveries: int
     lease_seconds: int
     settle_run: Callable[[uuid.UUID], object] | None = None
+    runs: StalledRuns | None = None
+    planning_queue: Callable[[], PlanningQueue] | None = None
 
     def reap(self, *, queue_is_new: bool = False, limit: int = 500) -> ReapResult:
         """Re-enqueue (or, past the delivery limit, fail) every stranded attempt, up to ``limit`` per run.
@@ -69,12 +90,30 @@ class AttemptReaper:
             if queue_is_new:
                 for attempt in self.repository.stranded(pending_after, limit, held=True):
                     self._requeue(attempt, result)
-            segment.put_metadata(key="reaped", value={"requeued": result.requeued, "failed": result.failed})
+            self._resume_planning(0 if queue_is_new else pending_after, limit, result)
+            reaped = {"requeued": result.requeued, "failed": result.failed, "planning_resent": result.planning_resent}
+            segment.put_metadata(key="reaped", value=reaped)
         count(Metric.ATTEMPTS_REQUEUED, result.requeued)
         count(Metric.ATTEMPTS_REAPED_FAILED, result.failed)
         if result.requeued or result.failed:
             logger.warning("stranded attempts reaped", extra={"requeued": result.requeued, "failed": result.failed})
+        if result.planning_resent:
+            logger.warning("stalled run planning resumed", extra={"runs": result.planning_resent})
         return result
+
+    def _resume_planning(self, older_than_seconds: int, limit: int, result: ReapResult) -> None:
+        """Send a planning message for the page each stalled run stands at (``older_than_seconds`` 0: every run
+        still planning, as after a restart of the local stack, whose queues are new)."""
+        if self.runs is None or self.planning_queue is None:
+            return
+        for run_id, page in self.runs.stalled_planning(older_than_seconds, limit):
+            try:
+                self.planning_queue().send_planning(RunPlanningJob(run_id=run_id, page=page))
+            except QueueUnavailableError as exc:
+                result.notes.append(f"run {run_id}: planning not resent ({exc.message}); the next run tries again")
+                continue
+            result.planning_resent += 1
+            result.notes.append(f"run {run_id}: planning resent from page {page}")
 
     def _requeue(self, attempt: StrandedAttempt, result: ReapResult) -> None:
         job = ScoringJob(

@@ -56,7 +56,7 @@ class TarsyHttpSource:
 
     def _session_document(self, path: str, session_id: str) -> Any:
         """GET a document of one session; a 404 means TARSy does not know the session."""
-        not_found = SessionNotFoundError(f"session '{session_id}' was not found in TARSy at {self._client.base_url}")
+        not_found = SessionNotFoundError(f"session '{session_id}' was not found in TARSy")
         return self._client.get(path, not_found=not_found)
 
     def _list(

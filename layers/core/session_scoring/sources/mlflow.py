@@ -101,7 +101,7 @@ class MlflowSessionSource:
         origin = f"MLflow trace {session_id}"
         document = self._client.get(GET_PATH, {"trace_id": session_id}, missing_ok=True)
         not_found = SessionNotFoundError(
-            f"session '{session_id}' was not found: MLflow at {self._client.base_url} has no trace with that id in "
+            f"session '{session_id}' was not found: MLflow has no trace with that id in "
             f"experiment(s) {', '.join(self.experiments)}"
         )
         if document is None:

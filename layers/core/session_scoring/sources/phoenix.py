@@ -70,7 +70,7 @@ class PhoenixSessionSource:
         if not TRACE_ID.match(session_id):
             raise SessionNotFoundError(
                 f"session '{session_id}' is not a Phoenix trace id (32 lower-case hex digits), so project "
-                f"'{self.project}' at {self._client.base_url} has no such trace"
+                f"'{self.project}' has no such trace"
             )
         origin = f"Phoenix trace {session_id} (project {self.project})"
         spans: list[StoreSpan] = []
@@ -85,8 +85,7 @@ class PhoenixSessionSource:
                 raise SessionDataError(f"{origin}: the trace has more than {MAX_SPANS} spans, too many to judge")
         if not spans:
             raise SessionNotFoundError(
-                f"session '{session_id}' was not found: Phoenix project '{self.project}' at "
-                f"{self._client.base_url} has no trace with that id"
+                f"session '{session_id}' was not found: Phoenix project '{self.project}' has no trace with that id"
             )
         return session_from_spans(spans, session_id, origin)
 

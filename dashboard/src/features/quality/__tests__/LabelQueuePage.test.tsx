@@ -34,6 +34,7 @@ const session = (id: string): SessionDetail => ({
   stages: [],
   final_analysis: `Final analysis of ${id}`,
   error: null,
+  recording_author: null,
 });
 
 /** A queue of IDS that the labeller has not labelled yet (`labelled`), answered as the API does. */

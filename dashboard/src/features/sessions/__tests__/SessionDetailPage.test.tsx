@@ -47,6 +47,7 @@ const session: SessionDetail = {
   stages: [],
   final_analysis: null,
   error: null,
+  recording_author: null,
 };
 
 const scoring = (attempts: SessionScore[], current: SessionScore | null = null): SessionScoring => ({
@@ -134,6 +135,15 @@ describe('SessionDetailPage', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Score Session' }));
 
     expect(await screen.findByText('scoring is disabled (SCORING_ENABLED=false)')).toBeInTheDocument();
+  });
+
+  it('says who uploaded a session, and apart from it the author its document names', async () => {
+    mocked.getSession.mockResolvedValue({ ...session, source: 'upload', author: 'olga', recording_author: 'ceo@example.com' });
+    renderPage();
+
+    expect(await screen.findByText(/submitted by olga/)).toBeInTheDocument();
+    expect(screen.getByText(/recorded by ceo@example\.com/)).toBeInTheDocument();
+    expect(screen.queryByText(/submitted by ceo/)).toBeNull();
   });
 
   it('says an unknown id is not found and offers only what can work', async () => {
