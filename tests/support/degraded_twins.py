@@ -17,11 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from session_scoring.models.session import Session, Step
+from session_scoring.sources.documents import read_traces
+from session_scoring.sources.formats import load_text
 from tests.support.labelled_traces import TRACES, loaded_traces, truncated, with_steps
 
 CORPUS = TRACES / "corpus"
+FAMILIES = TRACES / "families"
+"""Investigations in the shapes of the second sample's families (SWE-agent, mini-swe-agent, OpenHands V0 and V1,
+Inspect AI, LiteLLM, AIOpsLab, a Stratus-like LangGraph log): ``tuned`` may inform the offline judge's rules,
+``held_out`` (a third of them) never does; it only measures them."""
+SPLITS = ("tuned", "held_out")
 
 ERRORS_AS_TEXT = (
     "Error: context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
@@ -60,6 +68,15 @@ def corpus() -> list[Investigation]:
     return [Investigation(path.stem, trace_format, session) for path, trace_format, session in loaded_traces(CORPUS)]
 
 
+def family_investigations(split: str, directory: Path = FAMILIES) -> list[Investigation]:
+    """Every session of the ``split``'s fixtures, read as an upload is (one per Inspect sample)."""
+    found: list[Investigation] = []
+    for path in sorted(p for p in (directory / split).iterdir() if p.suffix in (".json", ".jsonl", ".traj")):
+        for read in read_traces(load_text(path.read_text(encoding="utf-8"), path.name)):
+            found.append(Investigation(path.name.split(".")[0], read.trace_format, read.session))
+    return found
+
+
 def wrong_conclusion(investigations: list[Investigation], index: int) -> Session:
     """The ``index``-th investigation with the conclusion of one half the corpus away (another incident)."""
     other = investigations[(index + len(investigations) // 2) % len(investigations)]
@@ -82,8 +99,9 @@ class TwinPair:
     degraded: Session
 
 
-def twin_pairs() -> list[TwinPair]:
-    investigations = corpus()
+def twin_pairs(investigations: list[Investigation] | None = None) -> list[TwinPair]:
+    """Each investigation (the corpus unless given) against each of its three twins."""
+    investigations = corpus() if investigations is None else investigations
     return [
         TwinPair(item.name, item.trace_format, twin, item.session, make(investigations, index))
         for twin, make in TWINS.items()

@@ -54,3 +54,48 @@ def test_a_failure_reported_at_the_start_of_the_output_is_found_and_quoted(outpu
 )
 def test_output_that_merely_contains_errors_is_evidence_not_a_failure(output: Any) -> None:
     assert failure_in_output(output) is None
+
+
+@pytest.mark.parametrize(
+    ("output", "evidence"),
+    [
+        ("<returncode>1</returncode>\n<output>\ngrep: x: No such file\n</output>", "<returncode>1</returncode>"),
+        (
+            "Chunk ID: 3f2a\nWall time: 0.0 seconds\nProcess exited with code 1\nOriginal token count: 9\n"
+            "Output:\nboom",
+            "Process exited with code 1",
+        ),
+        ("cat: /x: No such file\n[The command completed with exit code 1.]\n[Current working directory: /w]", "code 1"),
+        ("some output\n[Command finished with exit code 2]", "exit code 2"),
+        ("Command `kubectl get pods -n x` executed with exit code 1.", "executed with exit code 1"),
+        ("Ran into [Errno 2] No such file or directory: '/w/hello.py'", "Ran into [Errno 2]"),
+        ("Invalid `path` parameter: hello.py. The path should be an absolute path", "Invalid `path` parameter"),
+        ("Your proposed edit has introduced new syntax error(s). Please read", "introduced new syntax error"),
+        (
+            'X=1\nTraceback (most recent call last):\n  File "<string>", line 1\n'
+            "json.decoder.JSONDecodeError: Expecting",
+            "JSONDecodeError",
+        ),
+    ],
+)
+def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_failures(
+    output: str, evidence: str
+) -> None:
+    found = failure_in_output(output)
+
+    assert found is not None
+    assert evidence in found
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "<returncode>0</returncode>\n<output>\nok\n</output>",
+        "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nok",
+        "Hello\n[The command completed with exit code 0.]",
+        "Output:\nProcess exited with code 1 is what the log says\nmore",
+        "line\nTraceback (most recent call last): in handler\nnext log line",
+    ],
+)
+def test_exit_code_zero_and_a_traceback_inside_a_log_are_evidence(output: str) -> None:
+    assert failure_in_output(output) is None

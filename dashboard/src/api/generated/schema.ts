@@ -1303,6 +1303,23 @@ export interface components {
              */
             inferred_failures: number;
             /**
+             * Recorded Failures
+             * @description Of those, the calls the agent's framework itself recorded as failed
+             * @default 0
+             */
+            recorded_failures: number;
+            /**
+             * Read Generically
+             * @description No reader claimed the document: the generic fallback found the conversation (where: conversation_at) and read it with the common rules
+             * @default false
+             */
+            read_generically: boolean;
+            /**
+             * Conversation At
+             * @description Where the generic fallback found the conversation (a JSON path); null otherwise
+             */
+            conversation_at: string | null;
+            /**
              * Reasoning Steps
              * @description Reasoning steps of the (first) session
              * @default 0
@@ -1310,7 +1327,7 @@ export interface components {
             reasoning_steps: number;
             /**
              * Final Answer Source
-             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, agent_output; null when none was found
+             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, submit_command, agent_output, or the field beside the conversation a reader took it from (info.submission, exit_message, finish action, output.choices, response.choices); null when none was found
              */
             final_answer_source: string | null;
             /**
@@ -1367,13 +1384,35 @@ export interface components {
              */
             inferred_failures: number;
             /**
+             * Recorded Failures
+             * @description Of those, the calls the agent's framework itself recorded as failed
+             * @default 0
+             */
+            recorded_failures: number;
+            /**
+             * Trace Format
+             * @description The reader that read this trajectory
+             */
+            trace_format: string | null;
+            /**
+             * Read Generically
+             * @description No reader claimed the document: the generic fallback found the conversation and read it
+             * @default false
+             */
+            read_generically: boolean;
+            /**
+             * Conversation At
+             * @description Where the generic fallback found the conversation (a JSON path); null otherwise
+             */
+            conversation_at: string | null;
+            /**
              * Reasoning Steps
              * @description Reasoning steps (thinking, reasoning items, narration before a call)
              */
             reasoning_steps: number;
             /**
              * Final Answer Source
-             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, agent_output; null when none was found
+             * @description Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, submit_command, agent_output, or the field beside the conversation a reader took it from (info.submission, exit_message, finish action, output.choices, response.choices); null when none was found
              */
             final_answer_source: string | null;
             /**

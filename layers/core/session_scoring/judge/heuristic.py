@@ -290,12 +290,18 @@ def _failures(calls: list[ToolCall]) -> tuple[list[str], list[ToolCall]]:
     return recovered, unrecovered
 
 
-def _severity(session: Session, task: str) -> tuple[str | None, int]:
-    raw = session.alert.get("severity") or session.alert.get("priority")
-    candidates = [str(raw).lower()] if raw else re.findall(r"\b(critical|warning|info|page)\b", task.lower())
-    for candidate in candidates:
-        if candidate in _SEVERITY_DEPTH:
-            return candidate, _SEVERITY_DEPTH[candidate]
+def _severity(session: Session) -> tuple[str | None, int]:
+    """The alert's severity from its own fields (``severity``, ``priority``, or its labels'), never from words of the
+    task's text: prompt boilerplate ("**CRITICAL REQUIREMENTS:**") names no alert's severity."""
+    labels = session.alert.get("labels")
+    raw = (
+        session.alert.get("severity")
+        or session.alert.get("priority")
+        or (labels.get("severity") if isinstance(labels, dict) else None)
+    )
+    candidate = str(raw).strip().lower() if raw else ""
+    if candidate in _SEVERITY_DEPTH:
+        return candidate, _SEVERITY_DEPTH[candidate]
     return None, 4
 
 
@@ -321,31 +327,47 @@ class _Facts:
             t for t in final_tokens if t not in result_tokens and t not in task_tokens and t not in argument_tokens
         ]
         evidence_terms = _terms(evidence)
-        known_terms = _terms(task + " " + _text(session.alert) + " " + arguments)
+        given_terms = _terms(task + " " + _text(session.alert))
+        known_terms = {**given_terms, **_terms(arguments)}
+        # What the agent itself did: the arguments of its successful calls (a file it wrote, a patch it applied),
+        # beyond what the task gave it. A conclusion describing that work is grounded in it; a conclusion of
+        # another investigation names none of it.
+        acted = _terms(" ".join(_text(c.arguments) for c in self.succeeded if c.arguments))
         final_terms = _terms(session.final_analysis or "")
         self.grounded_terms = [w for t, w in final_terms.items() if t in evidence_terms and t not in known_terms]
+        self.acted_terms = [
+            w for t, w in final_terms.items() if t in acted and t not in evidence_terms and t not in given_terms
+        ]
         self.ungrounded_terms = [w for t, w in final_terms.items() if t not in evidence_terms and t not in known_terms]
         self.hypotheses, self.reasoned_calls = _hypotheses(session.stages)
         self.wasteful = _wasteful_repeats(session.stages)
         self.recovered, self.unrecovered = _failures(calls)
-        self.severity, self.expected_depth = _severity(session, task)
+        self.severity, self.expected_depth = _severity(session)
         self.distinct_tools = sorted({c.qualified_name for c in calls})
         self.distinct_targets = len(argument_tokens)
 
     @property
     def claims(self) -> int:
         """The final analysis's claims, a specific value counting twice a distinctive word."""
-        return 2 * (len(self.cited) + len(self.unsupported)) + len(self.grounded_terms) + len(self.ungrounded_terms)
+        return (
+            2 * (len(self.cited) + len(self.unsupported))
+            + len(self.grounded_terms)
+            + len(self.acted_terms)
+            + len(self.ungrounded_terms)
+        )
 
     @property
     def grounded_claims(self) -> int:
-        """The final analysis's claims found in what the successful tools returned (values and words)."""
-        return len(self.cited) + len(self.grounded_terms)
+        """The final analysis's claims found in what the successful tools returned or what the agent's successful
+        calls did (values and words)."""
+        return len(self.cited) + len(self.grounded_terms) + len(self.acted_terms)
 
     @property
     def grounding(self) -> float:
-        """The share of the final analysis's claims found in what the successful tools returned (0 without claims)."""
-        return (2 * len(self.cited) + len(self.grounded_terms)) / self.claims if self.claims else 0.0
+        """The share of the final analysis's claims found in what the successful tools returned or did (0 without
+        claims)."""
+        grounded = 2 * len(self.cited) + len(self.grounded_terms) + len(self.acted_terms)
+        return grounded / self.claims if self.claims else 0.0
 
 
 def _listed(items: list[str], limit: int = 5) -> str:

@@ -459,11 +459,23 @@ class ImportedTrajectory(ResponseModel):
     tool_calls: int
     failed_tool_calls: int = Field(description="Calls that failed, recorded by the agent's framework or inferred")
     inferred_failures: int = Field(description="Of those, the calls whose output reports the failure in its text")
+    recorded_failures: int = Field(
+        default=0, description="Of those, the calls the agent's framework itself recorded as failed"
+    )
+    trace_format: str | None = Field(default=None, description="The reader that read this trajectory")
+    read_generically: bool = Field(
+        default=False,
+        description="No reader claimed the document: the generic fallback found the conversation and read it",
+    )
+    conversation_at: str | None = Field(
+        default=None, description="Where the generic fallback found the conversation (a JSON path); null otherwise"
+    )
     reasoning_steps: int = Field(description="Reasoning steps (thinking, reasoning items, narration before a call)")
     final_answer_source: str | None = Field(
         default=None,
         description="Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, "
-        "agent_output; null when none was found",
+        "submit_command, agent_output, or the field beside the conversation a reader took it from (info.submission, "
+        "exit_message, finish action, output.choices, response.choices); null when none was found",
     )
     duration_ms: int | None = Field(default=None, description="From the first to the last timestamp, when it has them")
     has_reference: bool = Field(
@@ -490,11 +502,23 @@ class ImportedSession(ResponseModel):
         default=0, description="Calls that failed, recorded by the agent's framework or inferred from their output"
     )
     inferred_failures: int = Field(default=0, description="Of those, the calls whose output reports the failure")
+    recorded_failures: int = Field(
+        default=0, description="Of those, the calls the agent's framework itself recorded as failed"
+    )
+    read_generically: bool = Field(
+        default=False,
+        description="No reader claimed the document: the generic fallback found the conversation (where: "
+        "conversation_at) and read it with the common rules",
+    )
+    conversation_at: str | None = Field(
+        default=None, description="Where the generic fallback found the conversation (a JSON path); null otherwise"
+    )
     reasoning_steps: int = Field(default=0, description="Reasoning steps of the (first) session")
     final_answer_source: str | None = Field(
         default=None,
         description="Where the final analysis was taken from: document, last_assistant_text, submit_tool:<name>, "
-        "agent_output; null when none was found",
+        "submit_command, agent_output, or the field beside the conversation a reader took it from (info.submission, "
+        "exit_message, finish action, output.choices, response.choices); null when none was found",
     )
     duration_ms: int | None = Field(default=None, description="From the first to the last timestamp, when it has them")
     skipped: list[SkippedContentInfo] = Field(

@@ -23,7 +23,25 @@ _FIRST_LINE_PATTERNS = (
     re.compile(r"^(?:request |operation |the )?(?:timed out|timeout)\b", re.IGNORECASE),
     re.compile(r"^(?:context )?deadline exceeded\b", re.IGNORECASE),
     re.compile(r"^curl: \(\d+\)"),
+    re.compile(r"^<returncode>\s*(?P<code>-?\d+)\s*</returncode>"),
+    # Editors of coding agents (OpenHands, SWE-agent) answer a failed edit or read in their text.
+    re.compile(r"^Ran into \[Errno \d+\]"),
+    re.compile(r"^Invalid `\w+` parameter"),
+    re.compile(r"^Your proposed edit has introduced new syntax error"),
+    re.compile(r"^No replacement was performed\b"),
+    re.compile(r"^Cannot execute multiple commands at once\b"),
 )
+_HEADER_EXIT = re.compile(r"^(?:Process exited with code|Exit code:?)\s*(?P<code>-?\d+)", re.IGNORECASE)
+"""An exit code in the header lines a shell tool writes before the output (Codex's ``exec_command``: ``Chunk ID``,
+``Wall time``, then ``Process exited with code 1``, then ``Output:``)."""
+_HEADER_LINES = 6
+_TRAILER_EXIT = re.compile(
+    r"^\[?(?:The command completed|Command finished|Command `.*` executed)\s+with exit code\s+(?P<code>-?\d+)\b"
+)
+"""An exit code a shell tool writes after the output (OpenHands: ``[The command completed with exit code 2.]``)."""
+_TRAILER_LINES = 3
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
+_TRACEBACK_START_LINES = 3
 _TRACEBACK = "Traceback (most recent call last):"
 _ERROR_KEYS = {"error", "message", "code", "status", "status_code", "details", "type"}
 _EVIDENCE_CHARS = 200
@@ -34,7 +52,10 @@ def failure_in_output(result: Any) -> str | None:
 
     Text: its first non-empty line is an exit code other than 0 (``Process exited with code 1``, ``Exit code: 2``), an
     error line (``error:``, ``Error:``, ``Error from server``, ``Error executing tool``), a traceback, ``command not
-    found``, an HTTP 4xx/5xx status line, a timeout, or a curl error. A JSON object: it is an error envelope (only
+    found``, an HTTP 4xx/5xx status line, a timeout, a curl error, ``<returncode>N</returncode>`` with N other than 0,
+    or a coding agent's editor error (``Ran into [Errno 2]``, ``Invalid `path` parameter``); or a non-zero exit code in
+    the header lines before ``Output:`` or in the last lines (``[The command completed with exit code 2.]``); or a
+    traceback that starts in the first lines and ends the output. A JSON object: it is an error envelope (only
     keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty ``error``)."""
     if isinstance(result, dict):
         error = result.get("error")
@@ -55,6 +76,30 @@ def failure_in_output(result: Any) -> str | None:
         if code is not None and int(code) == 0:
             return None
         return _clip(first)
+    return _exit_code_around(lines) or _traceback_ending(lines)
+
+
+def _exit_code_around(lines: list[str]) -> str | None:
+    """A non-zero exit code in the header lines before ``Output:`` or in the last lines (see the patterns)."""
+    for line in lines[:_HEADER_LINES]:
+        if line.startswith("Output:"):
+            break
+        match = _HEADER_EXIT.match(line)
+        if match is not None:
+            return None if int(match["code"]) == 0 else _clip(line)
+    for line in lines[-_TRAILER_LINES:]:
+        match = _TRAILER_EXIT.match(line)
+        if match is not None:
+            return None if int(match["code"]) == 0 else _clip(line)
+    return None
+
+
+def _traceback_ending(lines: list[str]) -> str | None:
+    """A Python traceback that starts in the first lines and ends the output with its exception: the command died
+    (a traceback inside a log, followed by more log lines, is evidence)."""
+    starts = any(line.startswith(_TRACEBACK) for line in lines[1:_TRACEBACK_START_LINES])
+    if starts and len(lines) > 2 and _EXCEPTION_LINE.match(lines[-1]):
+        return _clip(f"{lines[-1]} (a Python traceback)")
     return None
 
 

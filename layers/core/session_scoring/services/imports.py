@@ -15,12 +15,12 @@ from session_scoring.models.api import ImportedSession, ImportedTrajectory, Skip
 from session_scoring.models.reference import clean_reference_text
 from session_scoring.models.session import Session, SkippedContent
 from session_scoring.repositories.uploads import NAME_COLUMNS, UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
-from session_scoring.sources.documents import parse_traces, trajectories_of
+from session_scoring.sources.documents import Read, read_traces, trajectories_of
 from session_scoring.sources.formats import load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 
 
-def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
+def _facts(stored: Session, original: str | None, read: Read) -> ImportedTrajectory:
     calls = stored.tool_calls
     span = (
         round((stored.completed_at - stored.started_at).total_seconds() * 1000)
@@ -35,6 +35,10 @@ def _facts(stored: Session, original: str | None) -> ImportedTrajectory:
         tool_calls=len(calls),
         failed_tool_calls=sum(1 for call in calls if not call.success or call.error),
         inferred_failures=sum(1 for call in calls if call.failure_inferred),
+        recorded_failures=sum(1 for call in calls if (not call.success or call.error) and not call.failure_inferred),
+        trace_format=read.trace_format,
+        read_generically=read.location is not None,
+        conversation_at=read.location,
         reasoning_steps=sum(1 for stage in stored.stages for step in stage.steps if step.kind == "reasoning"),
         final_answer_source=stored.final_answer_source if stored.final_analysis else None,
         duration_ms=span if span is not None and span >= 0 else None,
@@ -94,12 +98,13 @@ class ImportService:
             ) from exc
         try:
             document = load_text(text, origin, self.trace_import.submit_tool_names)
-            parsed = parse_traces(document)
+            parsed = read_traces(document)
             parts = trajectories_of(document) if len(parsed) > 1 else None
         except SessionDataError as exc:
             raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
         uploads: list[NewUpload] = []
-        for index, (trace_format, session) in enumerate(parsed):
+        for index, read in enumerate(parsed):
+            trace_format, session = read.trace_format, read.session
             part = parts[index] if parts is not None else document
             # A document without an id of its own was named after the file: that is not an id worth reporting.
             original = session.session_id if session.session_id != part.default_id else None
@@ -120,7 +125,10 @@ class ImportService:
                 )
             )
         self.uploads.add_all(uploads)
-        described = [_facts(upload.session, upload.original_session_id) for upload in uploads]
+        described = [
+            _facts(upload.session, upload.original_session_id, read)
+            for upload, read in zip(uploads, parsed, strict=True)
+        ]
         first = uploads[0]
         logger.info(
             "session imported",
@@ -138,7 +146,7 @@ class ImportService:
             if step.kind == "message" and step.text and step.text.startswith(DROPPED_PREFIX)
         ]
         return ImportedSession(
-            **dict(described[0]),
+            **dict(described[0].model_dump(exclude={"trace_format"})),
             source=UPLOAD_SOURCE,
             trace_format=first.trace_format,
             size_bytes=len(body),

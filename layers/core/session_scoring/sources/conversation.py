@@ -1,10 +1,10 @@
 """Turn an agent's LLM conversation into ordered steps: reasoning, tool calls with their results, and answers.
 
 Three styles are read (``docs/sessions.md`` gives the details): tarsy-bot's ReAct text (``Thought:`` / ``Action:`` /
-``Action Input:``, results as ``Observation: server.tool: ...``), its native function calling (``Tool Result:`` /
-``Tool Error:`` user messages, reasoning passed as :class:`ThinkingAnchor`), and OpenAI-style chat (``tool_calls``
-and ``tool`` messages). When a source also has the MCP records, :func:`merge_tool_calls` puts them, which are
-authoritative, in place of the calls the conversation shows.
+``Action Input:``, parsed by the shared :mod:`sources.formats.text_protocol`; results as ``Observation: server.tool:
+...``), its native function calling (``Tool Result:`` / ``Tool Error:`` user messages, reasoning passed as
+:class:`ThinkingAnchor`), and OpenAI-style chat (``tool_calls`` and ``tool`` messages). When a source also has the MCP
+records, :func:`merge_tool_calls` puts them, which are authoritative, in place of the calls the conversation shows.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from session_scoring.models.session import Step, ToolCall
 from session_scoring.sources.formats.common import json_or_text, nested
+from session_scoring.sources.formats.text_protocol import parse_action_input, react_sections
 
 SUMMARY_NOTE = "[NOTE: The tool output was too long and has been summarized below.]"
 
-_REACT_HEADER = re.compile(r"^(Thought|Action Input|Action|Final Answer|Observation)\s*:\s?", re.MULTILINE)
 _OBSERVATION = re.compile(r"^Observation:\s*(?P<tool>[\w.\-/]+?)(?P<error>\s+error)?:\s?(?P<body>.*)\Z", re.DOTALL)
 _TOOL_RESULT = re.compile(
     r"^Tool (?P<kind>Result|Error):\s*(?P<tool>[\w.\-/]+?):\s?(?P<body>.*)\Z", re.DOTALL | re.IGNORECASE
@@ -56,30 +56,6 @@ def unwrap_result(result: Any) -> Any:
     if isinstance(result, dict) and set(result) == {"result"}:
         return result["result"]
     return result
-
-
-def parse_action_input(text: str) -> dict[str, Any]:
-    """ReAct ``Action Input``: a JSON object, ``key: value`` lines, or free text kept under ``input``."""
-    stripped = text.strip()
-    if not stripped:
-        return {}
-    value = json_or_text(stripped)
-    if isinstance(value, dict):
-        return value
-    pairs: dict[str, Any] = {}
-    for line in stripped.splitlines():
-        key, colon, rest = line.partition(":")
-        if not colon or not key.strip() or " " in key.strip():
-            return {"input": stripped}
-        pairs[key.strip()] = rest.strip()
-    return pairs
-
-
-def _react_sections(content: str) -> list[tuple[str, str]]:
-    """(header, body) pairs of a ReAct message; text before the first header has header ''."""
-    before, *rest = _REACT_HEADER.split(content)
-    sections = [(header, body.strip()) for header, body in zip(rest[::2], rest[1::2], strict=True)]
-    return [("", before.strip()), *sections] if before.strip() else sections
 
 
 class _StepBuilder:
@@ -201,7 +177,7 @@ def _assistant_message(builder: _StepBuilder, message: Message) -> None:
                 str(function.get("name") or "unknown_tool"), arguments, str(raw["id"]) if raw.get("id") else None
             )
         return
-    sections = _react_sections(content)
+    sections = react_sections(content)
     if not any(header in ("Action", "Final Answer", "Thought") for header, _ in sections):
         builder.text("message", content)
         return

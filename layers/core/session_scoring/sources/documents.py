@@ -12,6 +12,7 @@ a document and says how to import it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -20,11 +21,26 @@ from session_scoring.errors import SessionDataError
 from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.session import SESSION_FORMAT, Session
 from session_scoring.sources.boundary import BoundaryModel, validate_document
-from session_scoring.sources.formats import TraceDocument, TraceFormat, detect_format, expected_formats
+from session_scoring.sources.formats import (
+    MAX_DEPTH,
+    TraceDocument,
+    TraceFormat,
+    detect_format,
+    expected_formats,
+    generic,
+)
 from session_scoring.sources.tarsy import is_detailed_session, parse_detailed_session
 from session_scoring.sources.tarsy_final_analysis import is_final_analysis_response, parse_final_analysis_response
 
-__all__ = ["MAX_TRAJECTORIES", "parse_session_document", "parse_trace", "parse_traces", "trajectories_of"]
+__all__ = [
+    "MAX_TRAJECTORIES",
+    "Read",
+    "parse_session_document",
+    "parse_trace",
+    "parse_traces",
+    "read_traces",
+    "trajectories_of",
+]
 
 TARSY_DETAILED = "tarsy-detailed-session"
 TARSY_FINAL_ANALYSIS = "tarsy-final-analysis"
@@ -32,8 +48,19 @@ TARSY_FINAL_ANALYSIS = "tarsy-final-analysis"
 MAX_TRAJECTORIES = 500
 """The most trajectories one document may hold (each becomes a session)."""
 _TRAJECTORY_KEYS = ("messages", "traj", "trajectory", "conversation", "history", "chat_history")
-_RECORD_LISTS = ("results", "trajectories", "records", "sessions")
+_RECORD_LISTS = ("results", "trajectories", "records", "sessions", "samples")
+"""Keys of a document's list of trajectories (an Inspect AI eval log's ``samples``: one session per sample)."""
 _RECORD_IDS = ("session_id", "id", "task_id", "instance_id", "trajectory_id", "run_id")
+
+
+@dataclass(frozen=True)
+class Read:
+    """One session read from a document: the reader (format) that read it and, when the generic fallback found
+    the conversation, where it was (a JSON path); ``location`` is None when a reader claimed the document."""
+
+    trace_format: str
+    session: Session
+    location: str | None = None
 
 
 class _ReferenceFields(BoundaryModel):
@@ -119,6 +146,15 @@ def _as_trajectory(record: dict[str, Any], document: TraceDocument, index: int) 
     return TraceDocument(content, origin, submit_tools=document.submit_tools)
 
 
+def _one_stream(records: list[dict[str, Any]]) -> bool:
+    """Lines of one conversation, each carrying the message or two it added (a LangGraph agent's JSON Lines log),
+    not records of many trajectories: no line names a task, and none holds more than two messages."""
+    if any(isinstance(record.get(key), (str, int)) for record in records for key in _RECORD_IDS):
+        return False
+    lists = [value for record in records for key in _TRAJECTORY_KEYS if isinstance(value := record.get(key), list)]
+    return len(records) > 1 and bool(lists) and max(len(value) for value in lists) <= 2
+
+
 def trajectories_of(document: TraceDocument) -> list[TraceDocument] | None:
     """The trajectories of a document holding many (each record with its own message list), or None when it is not
     such a document. A record holding no trajectory is refused, naming it."""
@@ -127,6 +163,8 @@ def trajectories_of(document: TraceDocument) -> list[TraceDocument] | None:
     if isinstance(content, dict):
         records = next((content[k] for k in _RECORD_LISTS if isinstance(content.get(k), list)), None)
     if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
+        return None
+    if _one_stream(records):
         return None
     found = [_as_trajectory(record, document, index) for index, record in enumerate(records)]
     if not any(found):
@@ -145,8 +183,24 @@ def trajectories_of(document: TraceDocument) -> list[TraceDocument] | None:
     return [item for item in found if item is not None]
 
 
+def _generic(document: TraceDocument) -> Read | None:
+    """The document read by the generic fallback, when it holds a conversation anywhere."""
+    found, _ = generic.find_conversation(document.content, MAX_DEPTH)
+    if found is None:
+        return None
+    try:
+        session = generic.parse(document, found)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise SessionDataError(
+            f"{document.origin}: no reader claims the document; the conversation found at {found.location} could "
+            f"not be read ({type(exc).__name__}: {str(exc)[:200]}); see docs/trace-formats.md"
+        ) from exc
+    return Read(generic.NAME, _with_reference(session, document.content, document.origin), found.location)
+
+
 def _unrecognised(document: TraceDocument) -> SessionDataError:
     content = document.content
+    _, nearest = generic.find_conversation(content, MAX_DEPTH)
     got = (
         f"a JSON {type(content).__name__}"
         if not isinstance(content, dict)
@@ -154,7 +208,9 @@ def _unrecognised(document: TraceDocument) -> SessionDataError:
     )
     return SessionDataError(
         f'{document.origin}: unrecognised session document ({got}); expected \'"format": "{SESSION_FORMAT}"\', a TARSy '
-        f"DetailedSession or final-analysis response, or one of: {expected_formats()} (see docs/trace-formats.md)"
+        f"DetailedSession or final-analysis response, or one of: {expected_formats()}; nor does it hold a "
+        f"conversation anywhere: looked for {generic.LOOKED_FOR} within {MAX_DEPTH} levels, the nearest thing found "
+        f"was {nearest or 'no array of objects at all'} (see docs/trace-formats.md)"
     )
 
 
@@ -171,23 +227,40 @@ def parse_trace(document: TraceDocument, include_chat: bool = False) -> tuple[st
             "one session; upload it with POST /api/v1/scoring/sessions:import, which stores each trajectory as its "
             "own session, or split it into one file per trajectory"
         )
+    read = _generic(document)
+    if read is not None:
+        return read.trace_format, read.session
     raise _unrecognised(document)
 
 
 def parse_traces(document: TraceDocument, include_chat: bool = False) -> list[tuple[str, Session]]:
     """Every session the document holds: the one session, or each trajectory of a many-trajectory document."""
+    return [(read.trace_format, read.session) for read in read_traces(document, include_chat)]
+
+
+def read_traces(document: TraceDocument, include_chat: bool = False) -> list[Read]:
+    """Every session the document holds, with the reader that read it: the one session, each trajectory of a
+    many-trajectory document, or the conversation the generic fallback found; SessionDataError saying what was
+    looked for and the nearest thing found when there is none."""
     single = _single(document, include_chat)
     if single is not None:
-        return [single]
+        return [Read(*single)]
     trajectories = trajectories_of(document)
     if trajectories is None:
-        raise _unrecognised(document)
-    sessions: list[tuple[str, Session]] = []
+        read = _generic(document)
+        if read is None:
+            raise _unrecognised(document)
+        return [read]
+    sessions: list[Read] = []
     for trajectory in trajectories:
         single = _single(trajectory, include_chat)
-        if single is None:
+        if single is not None:
+            sessions.append(Read(*single))
+            continue
+        read = _generic(trajectory)
+        if read is None:
             raise _unrecognised(trajectory)
-        sessions.append(single)
+        sessions.append(read)
     return sessions
 
 

@@ -19,10 +19,15 @@ from session_scoring.models.session import Session
 from session_scoring.models.text import NUL, json_path, unstorable_locations
 from session_scoring.sources.formats import (
     agent_jsonl,
+    aiopslab,
     anthropic_messages,
+    inspect_ai,
+    litellm_log,
     openai_chat,
     openai_responses,
+    openhands,
     otel_genai,
+    swe_agent,
 )
 from session_scoring.sources.formats.common import DEFAULT_SUBMIT_TOOLS, TraceDocument
 
@@ -53,6 +58,27 @@ FORMATS: tuple[TraceFormat, ...] = (
         agent_jsonl.detect_claude_code,
         agent_jsonl.parse_claude_code,
     ),
+    TraceFormat(
+        swe_agent.SWE_AGENT,
+        "a SWE-agent trajectory (trajectory, history, info)",
+        swe_agent.detect_swe_agent,
+        swe_agent.parse_swe_agent,
+    ),
+    TraceFormat(
+        swe_agent.MINI_SWE_AGENT,
+        "a mini-swe-agent trajectory (messages with bash blocks or tool calls, info.submission)",
+        swe_agent.detect_mini_swe_agent,
+        swe_agent.parse_mini_swe_agent,
+    ),
+    TraceFormat(
+        openhands.V0, "an OpenHands event list (action/observation events)", openhands.detect_v0, openhands.parse_v0
+    ),
+    TraceFormat(
+        openhands.V1, "OpenHands SDK events (JSON Lines with a 'kind')", openhands.detect_v1, openhands.parse_v1
+    ),
+    TraceFormat(inspect_ai.NAME, "an Inspect AI eval log sample", inspect_ai.detect, inspect_ai.parse),
+    TraceFormat(litellm_log.NAME, "a LiteLLM proxy log (messages and response)", litellm_log.detect, litellm_log.parse),
+    TraceFormat(aiopslab.NAME, "an AIOpsLab result (trace and results)", aiopslab.detect, aiopslab.parse),
     TraceFormat(
         openai_responses.NAME,
         "OpenAI Responses items (function_call, function_call_output, reasoning)",

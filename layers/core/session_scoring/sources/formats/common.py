@@ -10,6 +10,7 @@ step at the end of the stage and in the session's ``skipped_content``.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import SessionDataError
 from session_scoring.models.session import AvailableTool, Session, SkippedContent, Stage, Step, ToolCall
 from session_scoring.sources.boundary import BoundaryModel, validate_document
+from session_scoring.sources.formats.text_protocol import parse_result, parse_turn
 
 DROPPED_PREFIX = "[not shown: the importer dropped"
 NOT_READ = "a line or item type the importer does not read"
@@ -33,6 +35,19 @@ _ANSWER_KEYS = ("answer", "final_answer", "conclusion", "result", "summary", "me
 LAST_ASSISTANT_TEXT = "last_assistant_text"
 DOCUMENT_ANSWER = "document"
 SUBMIT_TOOL = "submit_tool"
+SUBMIT_COMMAND = "submit_command"
+"""The answer is what a command that submits printed (mini-swe-agent's marker, SWE-agent's ``submit``)."""
+
+SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+"""What a shell command echoes to submit (mini-swe-agent): the call is recognised by what it does, whatever the tool
+is called, and what it printed after the marker is the answer."""
+_SUBMIT_COMMAND = re.compile(r"^\s*submit\b")
+_NARRATION = re.compile(
+    r"^(?:(?:ok|okay|great|good|perfect|now|next|first|then|so)[,!.]?\s+)*(?:let me|let's|let us|i'll|i will|i'm going "
+    r"to|i am going to|i need to|we need to|we'll|now i|time to)\b",
+    re.IGNORECASE,
+)
+_NARRATION_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -263,6 +278,31 @@ class TraceBuilder:
         if text and text.strip():
             self.text("message", f"User: {text.strip()}")
 
+    @property
+    def waiting(self) -> bool:
+        """A call still waits for its result."""
+        return bool(self._waiting)
+
+    def text_turn(self, text: str | None, shell_tool: str = "bash") -> None:
+        """An agent turn whose actions are written as text (``text_protocol``): the text around them is the
+        reasoning that led to them; a turn with no action is a message (narration or the answer)."""
+        if not text or not text.strip():
+            return
+        turn = parse_turn(text, shell_tool)
+        if not turn.actions:
+            self.text("message", turn.reasoning)
+        else:
+            self.text("reasoning", turn.reasoning)
+            for action in turn.actions:
+                self.call(action.name, action.arguments)
+        if turn.final_answer:
+            self.text("message", turn.final_answer)
+
+    def text_result(self, text: str, failed: bool = False, call_id: str | None = None) -> None:
+        """A tool result written as text (``<returncode>``, ``EXECUTION RESULT of [name]:``, ``Observation:``)."""
+        parsed = parse_result(text)
+        self.result(unwrap_output(parsed.output, failed=failed), call_id=call_id, name=parsed.name)
+
     def drop(self, what: str, count: int = 1, reason: str = NOT_READ) -> None:
         self.dropped[what] += count
         self.reasons.setdefault(what, reason)
@@ -339,29 +379,47 @@ class TraceBuilder:
         ]
 
     def finish(
-        self, final_analysis: str | None = None, submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS
+        self,
+        final_analysis: str | None = None,
+        submit_tools: frozenset[str] = DEFAULT_SUBMIT_TOOLS,
+        beside: tuple[str, str] | None = None,
     ) -> FinishedConversation:
         """The steps and the final answer (see the module's docstring). The answer is shown once, as the final
-        analysis, not also as a step."""
+        analysis, not also as a step. In order: the document's own final analysis; an answer beside the list
+        (``beside``: the reader's exit message, submission, response or finish action, with its source); the last
+        submit (a submit tool's argument, or what a submitting command printed); the agent's last text, unless it
+        only announces its next action. A submit call is how the agent answered, not evidence: it is never a step."""
         steps = _narration_as_reasoning(self.steps)
         answer, source = (final_analysis, DOCUMENT_ANSWER) if final_analysis else (None, None)
+        if answer is None and beside is not None and beside[0].strip():
+            answer, source = beside[0].strip(), beside[1]
         submitted = _submitted(steps, submit_tools)
-        if submitted is not None and answer is None:
-            index, name, text = submitted
-            answer, source = text, f"{SUBMIT_TOOL}:{name}"
+        if submitted is not None:
+            index, kind, text = submitted
+            if answer is None and text:
+                answer, source = text, kind
             steps.pop(index)
         last = _last_agent_text(steps)
         if last is not None:
             text = steps[last].text or ""
-            if answer is None:
+            if answer is None and not announces_next_action(text):
                 answer, source = text, LAST_ASSISTANT_TEXT
                 steps.pop(last)
-            elif answer.strip() == text:
+            elif answer is not None and answer.strip() == text:
                 steps.pop(last)
         if self.dropped:
             listed = ", ".join(f"{count} {what}" for what, count in sorted(self.dropped.items()))
             steps.append(Step(kind="message", text=f"{DROPPED_PREFIX} {listed}]"))
         return FinishedConversation(steps, answer, source)
+
+
+def announces_next_action(text: str) -> bool:
+    """Narration that announces what the agent does next ("Now let's list the pods:"): never the conclusion."""
+    stripped = text.strip()
+    if len(stripped) > _NARRATION_CHARS:
+        return False
+    last = re.split(r"(?<=[.!?])\s+", stripped)[-1]
+    return stripped.endswith(":") or _NARRATION.match(last) is not None
 
 
 def _is_agent_text(step: Step) -> bool:
@@ -388,14 +446,40 @@ def _narration_as_reasoning(steps: list[Step]) -> list[Step]:
 
 
 def _submitted(steps: list[Step], submit_tools: frozenset[str]) -> tuple[int, str, str] | None:
-    """The last call of a submit tool that carries an answer: (its step, the tool's name, the answer)."""
+    """The last submit: (its step, the answer's source, the answer). A submit tool's call carries the answer in its
+    arguments; a command that submits (it echoes a marker, or is SWE-agent's ``submit``) printed it."""
     for index in range(len(steps) - 1, -1, -1):
         call = steps[index].tool_call
-        if call is not None and call.name.lower() in submit_tools:
-            text = submitted_answer(call.arguments)
-            if text:
-                return index, call.name, text
+        if call is None:
+            continue
+        if call.name.lower() in submit_tools:
+            arguments = {k: v for k, v in call.arguments.items() if k != "command"} or call.arguments
+            text = submitted_answer(arguments) if not _is_submit_command(call.arguments) else _printed(call)
+            if text or _is_submit_command(call.arguments) or not call.arguments:
+                return index, f"{SUBMIT_TOOL}:{call.name}", text or _printed(call)
+        elif _is_submit_command(call.arguments):
+            return index, SUBMIT_COMMAND, _printed(call)
     return None
+
+
+def _is_submit_command(arguments: dict[str, Any]) -> bool:
+    command = arguments.get("command")
+    if not isinstance(command, str):
+        return False
+    return any(marker in command for marker in SUBMIT_MARKERS) or _SUBMIT_COMMAND.match(command) is not None
+
+
+def _printed(call: ToolCall) -> str:
+    """What a submitting call printed, without the marker and the return code."""
+    output = call.result if isinstance(call.result, str) else (call.error or "")
+    if not isinstance(output, str):
+        return ""
+    lines = [
+        line
+        for line in output.splitlines()
+        if not any(marker in line for marker in SUBMIT_MARKERS) and not line.strip().startswith("<returncode>")
+    ]
+    return "\n".join(lines).strip()
 
 
 def _last_agent_text(steps: list[Step]) -> int | None:
@@ -420,10 +504,13 @@ def build_session(
     final_analysis: str | None = None,
     final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
+    beside: tuple[str, str] | None = None,
 ) -> Session:
-    """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
+    """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence. ``beside``: the
+    answer the document holds beside the conversation and its source (it wins over the conversation's last text);
+    ``final_analysis``: an answer of last resort."""
     envelope = envelope_of(document)
-    finished = builder.finish(envelope.final_analysis, document.submit_tools)
+    finished = builder.finish(envelope.final_analysis, document.submit_tools, beside)
     answer, source = finished.answer, finished.answer_source
     if answer is None and final_analysis:
         answer, source = final_analysis, final_answer_source

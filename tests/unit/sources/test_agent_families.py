@@ -1,0 +1,178 @@
+"""The second sample's families read as their agents save them (format facts 1-10 of issue 40): which reader reads
+each, the calls and their failures (recorded or inferred from the output), the reasoning, the final answer and where
+it came from; the generic fallback for a conversation no reader claims, and the refusal of a document with none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from session_scoring.errors import SessionDataError
+from session_scoring.models.session import Session
+from session_scoring.sources.documents import Read, read_traces
+from session_scoring.sources.formats import load_text
+from tests.support.degraded_twins import FAMILIES
+from tests.support.labelled_traces import TRACES
+
+FACTS = TRACES / "facts"
+
+
+def read(path: Path) -> list[Read]:
+    return read_traces(load_text(path.read_text(encoding="utf-8"), path.name))
+
+
+def family(name: str) -> Read:
+    path = next(p for split in ("tuned", "held_out") for p in (FAMILIES / split).iterdir() if p.name == name)
+    (found,) = read(path)
+    return found
+
+
+def outcomes(session: Session) -> list[str]:
+    return ["ok" if c.success else ("inferred" if c.failure_inferred else "recorded") for c in session.tool_calls]
+
+
+def reasoning_steps(session: Session) -> int:
+    return sum(1 for stage in session.stages for step in stage.steps if step.kind == "reasoning")
+
+
+def test_fact_1_a_swe_agent_trajectory_is_read_from_its_steps_with_the_submission_as_the_answer() -> None:
+    found = family("swe-agent--payments-api-5xx.traj")
+
+    assert found.trace_format == "swe-agent-trajectory"
+    assert [c.name for c in found.session.tool_calls] == ["kubectl", "kubectl", "kubectl", "kubectl"]
+    assert reasoning_steps(found.session) == 5
+    assert found.session.final_answer_source == "info.submission"
+    assert (found.session.final_analysis or "").startswith("Revision 42 (payments-api:2.15.0")
+    assert [s.what for s in found.session.skipped_content] == ["demonstration message(s)"]
+
+
+def test_fact_1_a_failure_written_in_a_swe_agent_observation_is_inferred() -> None:
+    found = family("swe-agent--worker-oomkilled.traj")
+
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok"]
+
+
+def test_fact_2_mini_swe_agent_results_carry_their_return_code_and_the_exit_message_is_the_answer() -> None:
+    found = family("mini-swe-agent--node-disk-full.traj.json")
+
+    assert found.trace_format == "mini-swe-agent-trajectory"
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok"]
+    assert found.session.final_answer_source == "info.submission"
+    assert (found.session.final_analysis or "").startswith("ledger-worker-6f8c writes DEBUG")
+
+
+def test_fact_2_the_submit_command_is_recognised_by_its_marker_and_its_output_is_the_answer() -> None:
+    found = family("mini-swe-agent--backup-cronjob.traj.json")
+
+    assert len(found.session.tool_calls) == 3
+    assert all("COMPLETE_TASK" not in str(c.arguments) for c in found.session.tool_calls)
+    assert found.session.final_answer_source == "submit_command"
+    assert (found.session.final_analysis or "").startswith("Since the pg-backup-credentials secret was rotated")
+
+
+def test_fact_3_openhands_v0_exit_codes_and_the_finish_message() -> None:
+    found = family("openhands-v0--redis-evictions.json")
+
+    assert found.trace_format == "openhands-events"
+    assert outcomes(found.session) == ["ok", "ok", "recorded", "ok"]
+    assert found.session.final_answer_source == "finish action"
+    assert (found.session.final_analysis or "").startswith("redis-cart-0 is at its maxmemory")
+
+
+def test_fact_3_openhands_v0_editor_failures_written_as_text_are_failures() -> None:
+    (found,) = read(FACTS / "openhands_v0_editor_errors.json")
+
+    assert outcomes(found.session) == ["inferred", "inferred", "ok"]
+    assert found.session.final_answer_source == "finish action"
+
+
+def test_fact_4_openhands_sdk_events_with_an_agent_error_of_their_own() -> None:
+    (found,) = read(FACTS / "openhands_v1_agent_error.jsonl")
+
+    assert found.trace_format == "openhands-sdk-events"
+    assert outcomes(found.session) == ["ok", "recorded", "inferred"]
+    assert found.session.final_analysis is None
+
+
+def test_fact_4_openhands_sdk_finish_action_is_the_answer() -> None:
+    found = family("openhands-v1--ingress-cert-expired.jsonl")
+
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok"]
+    assert found.session.final_answer_source == "finish action"
+
+
+def test_fact_5_an_inspect_eval_log_is_one_session_per_sample_with_tool_errors_recorded() -> None:
+    first, second = read(FACTS / "inspect_two_samples.json")
+
+    assert (first.trace_format, second.trace_format) == ("inspect-ai-sample", "inspect-ai-sample")
+    assert (first.session.session_id, second.session.session_id) == ("1", "2")
+    assert (outcomes(first.session), outcomes(second.session)) == (["ok"], ["recorded"])
+    assert first.session.final_answer_source == "output.choices"
+    assert first.session.final_analysis == "api-1 is healthy, version 3.1.4."
+
+
+def test_fact_6_a_litellm_log_prefers_raw_messages_and_takes_the_response_as_the_answer() -> None:
+    (found,) = read(FACTS / "litellm_raw_messages.json")
+
+    assert found.trace_format == "litellm-proxy-log"
+    assert [c.arguments for c in found.session.tool_calls] == [{"command": "ssh db-7 df -h /data"}]
+    assert found.session.final_answer_source == "response.choices"
+
+
+def test_fact_6_calls_written_as_function_tags_answered_by_execution_results() -> None:
+    found = family("litellm-text--pg-pool-exhausted.json")
+
+    assert [c.name for c in found.session.tool_calls] == ["execute_bash"] * 3
+    assert all(c.result for c in found.session.tool_calls)
+    assert found.session.final_answer_source == "submit_tool:finish"
+
+
+def test_fact_7_an_aiopslab_result_reads_exec_shell_calls_and_the_submission() -> None:
+    found = family("aiopslab--hotel-geo-misconfig.json")
+
+    assert found.trace_format == "aiopslab-result"
+    assert found.session.tool_calls[0].arguments["command"] == "kubectl get pods -n test-hotel-reservation"
+    assert found.session.final_answer_source == "submit_tool:submit"
+    assert (found.session.final_analysis or "").startswith("geo\n\ngeo reads its database at mongodb-geo:27777")
+    assert [s.what for s in found.session.skipped_content] == ["AIOpsLab result field(s)"]
+
+
+def test_fact_9_a_codex_exec_command_exit_code_in_the_header_is_a_failure() -> None:
+    (found,) = read(FACTS / "codex_exec_command_exit_codes.jsonl")
+
+    assert outcomes(found.session) == ["inferred", "ok", "inferred", "ok", "inferred"]
+
+
+def test_fact_10_narration_announcing_the_next_action_is_never_the_conclusion() -> None:
+    (found,) = read(FACTS / "openhands_v1_agent_error.jsonl")
+
+    texts = [step.text for stage in found.session.stages for step in stage.steps]
+    assert found.session.final_answer_source is None
+    assert "Now let's list the pods:" in texts
+
+
+def test_a_conversation_one_key_away_is_read_generically_and_says_where() -> None:
+    (found,) = read(FACTS / "generic_history.json")
+
+    assert (found.trace_format, found.location) == ("generic", "$.run.history")
+    assert [c.name for c in found.session.tool_calls] == ["get_consumer_status"]
+    assert (found.session.final_analysis or "").startswith("orders-dlq has 0 consumers")
+
+
+def test_a_langgraph_agent_log_of_one_message_a_line_is_read_as_one_stream() -> None:
+    (found,) = read(FAMILIES / "held_out" / "stratus--mongodb-auth.jsonl")
+
+    assert found.trace_format == "generic"
+    assert found.location == "$[*].messages (each line's messages, one JSON Lines stream)"
+    assert len(found.session.tool_calls) == 4
+
+
+def test_a_document_holding_no_conversation_is_refused_saying_what_was_looked_for_and_the_nearest() -> None:
+    with pytest.raises(SessionDataError) as raised:
+        read(FACTS / "no_conversation.json")
+
+    assert "message-like objects" in raised.value.message
+    assert (
+        "the nearest thing found was $.run.metrics, an array of 2 objects with keys name, value" in raised.value.message
+    )
