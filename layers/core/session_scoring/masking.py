@@ -1,0 +1,519 @@
+"""Mask secrets in session text before anything leaves or is stored: the judge's request, a stored upload, a training
+export, a write-back, a log line (docs/masking.md).
+
+A :class:`Masker` holds the built-in pattern groups (:data:`BUILTIN_GROUPS`) it was built with plus any custom
+patterns of the criteria file's ``masking:`` section. Each masked value is replaced by a marker that keeps its shape
+(``[masked: aws-secret-key]``) so the judge still knows a credential was there, and is counted by group.
+
+Pure and cheap: no I/O, the patterns are compiled once (on first use, not at import), and one case-insensitive scan
+for the patterns' trigger words decides whether a text needs any of them (almost no text does). It imports nothing
+of the service, so every layer, logging included, can use it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+MARK = "[masked: {}]"
+"""The marker a masked value becomes; it matches no pattern, so masking twice masks nothing more."""
+_MARKED = r"(?!\[masked: )"
+
+
+def marker(name: str) -> str:
+    return MARK.format(name)
+
+
+@dataclass(frozen=True)
+class MaskPattern:
+    """One pattern: ``name`` labels the marker, ``group`` is what can be turned off and what is counted.
+
+    ``regex`` masks its ``value`` named group when it has one, else the whole match; it is tried only on a text
+    holding one of its ``triggers`` (lower-case literals; empty: always tried)."""
+
+    name: str
+    group: str
+    regex: re.Pattern[str]
+    triggers: tuple[str, ...] = ()
+    block: str | None = None
+    """``yaml`` or ``json``: the match is a Kubernetes Secret's data block, each of whose values is masked."""
+
+    def sub(self, text: str, counts: Counter[str]) -> str:
+        def replace(match: re.Match[str]) -> str:
+            whole = match.group(0)
+            if "value" not in match.re.groupindex or match.start("value") < 0:
+                counts[self.group] += 1
+                return marker(self.name)
+            if whole.find("[masked: ") != -1 and match.group("value").startswith("[masked: "):
+                return whole
+            counts[self.group] += 1
+            start, end = match.start("value") - match.start(), match.end("value") - match.start()
+            return whole[:start] + marker(self.name) + whole[end:]
+
+        return self.regex.sub(replace, text)
+
+
+def _p(
+    name: str, group: str, pattern: str, triggers: Iterable[str], flags: int = 0, block: str | None = None
+) -> MaskPattern:
+    return MaskPattern(name, group, re.compile(pattern, flags), tuple(t.lower() for t in triggers), block)
+
+
+_Q = r"""\\{0,3}["']"""
+"""A quote, possibly JSON-escaped (``\\"`` inside a string holding JSON)."""
+_OQ = r"""(?:\\{0,3}["'])?"""
+# The names of secret-bearing keys
+_SENSITIVE_WORDS = (
+    r"password|passwd|passphrase|secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|"
+    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|token|private[_-]?key|"
+    r"credentials?|account[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|webhook[_-]?secret"
+)
+_KEY = rf"(?:{_SENSITIVE_WORDS})"
+_KEY_TRIGGERS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_key",
+    "access-key",
+    "token",
+    "private_key",
+    "private-key",
+    "credential",
+    "account_key",
+    "accountkey",
+    "signing",
+    "encryption",
+    "master_key",
+    "master-key",
+    "secretkey",
+    "accesskey",
+    "privatekey",
+)
+_NOT_A_VALUE = (
+    r"(?!\[masked: )(?!(?:true|false|null|none|nil|undefined|required|optional|string|int|bool|\*+|x+|redacted|<[^>]*>|\$\{[^}]*\}"
+    r"|\{\{[^}]*\}\}|%[a-z])(?:[\s\"',;})\]\\]|$))"
+)
+_VENDOR_TRIGGERS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+
+
+def _builtin_patterns() -> list[MaskPattern]:
+    """Every built-in pattern, in the order they are applied (the most specific first: a PEM block is masked whole
+    before the ``private_key: ...`` rule would see its first line)."""
+    dotall = re.DOTALL
+    ic = re.IGNORECASE
+    return [
+        # -- private keys and certificates (PEM), whole blocks, also when JSON-escaped (\n as two characters)
+        _p(
+            "private-key",
+            "private-key",
+            r"-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,40000}?"
+            r"(?:-----END \1PRIVATE KEY(?: BLOCK)?-----|(?=[\"']|$))",
+            ["-----begin"],
+            dotall,
+        ),
+        _p(
+            "certificate",
+            "certificate",
+            r"-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----[\s\S]{0,40000}?"
+            r"(?:-----END (?:TRUSTED |X509 )?CERTIFICATE-----|(?=[\"']|$))",
+            ["-----begin"],
+            dotall,
+        ),
+        # -- JWTs (any, signed or not): header.payload.signature, base64url
+        _p("jwt", "jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}", ["eyj"]),
+        # -- Authorization headers: keep the scheme, mask the credentials
+        _p(
+            "bearer-token",
+            "authorization",
+            rf"(?:authorization|\bbearer)\b{_OQ}\s*[:=]?\s*{_OQ}\s*(?:bearer|token)\s+{_MARKED}"
+            r"(?P<value>[A-Za-z0-9._~+/=-]{8,4096})",
+            ["bearer", "authorization"],
+            ic,
+        ),
+        _p(
+            "basic-credentials",
+            "authorization",
+            rf"authorization{_OQ}\s*[:=]\s*{_OQ}\s*basic\s+{_MARKED}(?P<value>[A-Za-z0-9+/=]{{6,4096}})",
+            ["basic"],
+            ic,
+        ),
+        _p(
+            "bearer-token",
+            "authorization",
+            rf"\bbearer\s+{_MARKED}(?P<value>[A-Za-z0-9._~+/-]{{20,4096}}=*)",
+            ["bearer"],
+            ic,
+        ),
+        _p(
+            "authorization",
+            "authorization",
+            rf"(?:proxy-)?authorization{_OQ}\s*[:=]\s*{_OQ}\s*(?:(?:digest|negotiate|ntlm|aws4-hmac-sha256|token)\s+)?"
+            rf"{_NOT_A_VALUE}(?:bearer\s+|basic\s+)?{_MARKED}(?P<value>[^\s\"'\\,;]{{8,4096}})",
+            ["authorization"],
+            ic,
+        ),
+        # -- AWS
+        _p(
+            "aws-access-key-id",
+            "aws",
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])",
+            ["akia", "asia", "abia", "acca"],
+        ),
+        _p(
+            "aws-secret-key",
+            "aws",
+            rf"(?:aws)?[_-]?secret[_-]?(?:access[_-]?)?key(?:[_-]?id)?{_OQ}\s*[:=]\s*{_OQ}{_MARKED}"
+            r"(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+            ["secret"],
+            ic,
+        ),
+        _p(
+            "aws-session-token",
+            "aws",
+            rf"(?:aws[_-]?)?(?:session|security)[_-]?token{_OQ}\s*[:=]\s*{_OQ}{_MARKED}(?P<value>[A-Za-z0-9/+=]{{40,4096}})",
+            ["token"],
+            ic,
+        ),
+        # -- Google Cloud
+        _p("gcp-api-key", "gcp", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ["aiza"]),
+        _p("gcp-oauth-client-secret", "gcp", r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])", ["gocspx-"]),
+        _p("gcp-oauth-token", "gcp", r"\bya29\.[0-9A-Za-z_-]{20,4096}", ["ya29."]),
+        _p(
+            "gcp-private-key-id",
+            "gcp",
+            rf"private_key_id{_Q}\s*:\s*{_Q}(?P<value>[a-f0-9]{{40}})(?![a-f0-9])",
+            ["private_key_id"],
+        ),
+        # -- Azure
+        _p(
+            "azure-storage-key",
+            "azure",
+            rf"(?:AccountKey|SharedAccessKey|SharedSecretValue)\s*=\s*{_MARKED}(?P<value>[A-Za-z0-9+/]{{20,1024}}={{0,2}})",
+            ["accountkey", "sharedaccesskey", "sharedsecretvalue"],
+            ic,
+        ),
+        _p(
+            "azure-sas-signature",
+            "azure",
+            rf"[?&;]sig=(?P<value>{_MARKED}[A-Za-z0-9%+/=]{{20,1024}})",
+            ["sig="],
+            ic,
+        ),
+        _p(
+            "azure-client-secret",
+            "azure",
+            r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+            ["q~"],
+        ),
+        # -- well-known vendor key shapes
+        _p("github-token", "vendor-keys", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b", _VENDOR_TRIGGERS),
+        _p("github-token", "vendor-keys", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", ["github_pat_"]),
+        _p(
+            "gitlab-token",
+            "vendor-keys",
+            r"\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,255}\b",
+            ["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-"],
+        ),
+        _p("slack-token", "vendor-keys", r"\bxox[abposr]-[A-Za-z0-9-]{10,255}", ["xox"]),
+        _p(
+            "slack-webhook",
+            "vendor-keys",
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<value>[A-Za-z0-9/_-]{20,255})",
+            ["hooks.slack.com"],
+        ),
+        _p("stripe-key", "vendor-keys", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}\b", ["_live_", "_test_"]),
+        _p("anthropic-key", "vendor-keys", r"\bsk-ant-[A-Za-z0-9_-]{20,255}", ["sk-ant-"]),
+        _p(
+            "openai-key",
+            "vendor-keys",
+            r"\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,255}",
+            ["sk-"],
+        ),
+        _p("sendgrid-key", "vendor-keys", r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}\b", ["sg."]),
+        _p("twilio-key", "vendor-keys", r"\bSK[0-9a-f]{32}\b", [f"sk{digit}" for digit in "0123456789abcdef"]),
+        _p("npm-token", "vendor-keys", r"\bnpm_[A-Za-z0-9]{36}\b", ["npm_"]),
+        _p("pypi-token", "vendor-keys", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1024}", ["pypi-ageichlwas5vcmc"]),
+        _p("huggingface-token", "vendor-keys", r"\bhf_[A-Za-z0-9]{34,64}\b", ["hf_"]),
+        _p("digitalocean-token", "vendor-keys", r"\bdo[porp]_v1_[a-f0-9]{64}\b", ["_v1_"]),
+        _p("shopify-token", "vendor-keys", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", ["shp"]),
+        # -- passwords in URLs: scheme://user:password@host keeps the user and the host
+        _p(
+            "url-password",
+            "url-password",
+            rf"\b[a-zA-Z][a-zA-Z0-9+.-]{{1,30}}://[^\s:/@\"'<>\\]{{1,256}}:{_MARKED}"
+            r"(?P<value>[^\s@/\"'<>\\]{1,512})@(?=[A-Za-z0-9\[])",
+            ["://"],
+        ),
+        # -- Kubernetes Secrets: every value of data/stringData, in YAML and in JSON (kubectl -o yaml / -o json)
+        _p(
+            "k8s-secret-value",
+            "kubernetes-secret",
+            r"(?P<block>(?m:^)(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\r?\n"
+            r"(?:(?P=indent)[ \t]+[^\n]*(?:\r?\n|$))+)",
+            ["kind: secret"],
+            ic,
+            "yaml",
+        ),
+        _p(
+            "k8s-secret-value",
+            "kubernetes-secret",
+            rf"(?P<block>{_Q}(?:data|stringData){_Q}\s*:\s*\{{[^{{}}]{{0,200000}}\}})",
+            ["secret"],
+            ic,
+            "json",
+        ),
+        # -- passwords, tokens and keys given as KEY=value, key: value, "key": "value" (the match starts at the
+        # secret word, whatever prefixes it: DB_PASSWORD, mysql_root_password, X-Api-Key)
+        _p(
+            "secret-value",
+            "password-assignment",
+            rf"{_KEY}{_OQ}\s*[:=]\s*{_Q}{_NOT_A_VALUE}(?P<value>[^\"'\\\n]{{3,1024}}?)(?={_Q})",
+            _KEY_TRIGGERS,
+            ic,
+        ),
+        _p(
+            "secret-value",
+            "password-assignment",
+            rf"{_KEY}[ \t]*(?:=|:(?!//))[ \t]*{_NOT_A_VALUE}(?P<value>[^\s\"'\\,;&|)}}\]]{{3,1024}})",
+            _KEY_TRIGGERS,
+            ic,
+        ),
+    ]
+
+
+BUILTIN_GROUPS: tuple[str, ...] = (
+    "private-key",
+    "certificate",
+    "jwt",
+    "authorization",
+    "aws",
+    "gcp",
+    "azure",
+    "vendor-keys",
+    "url-password",
+    "kubernetes-secret",
+    "password-assignment",
+)
+"""The built-in groups, each of which the criteria file can turn off (``masking.disabled_groups``)."""
+
+_YAML_ITEM = re.compile(r"(?m)^(?P<lead>[ \t]+[^:\n#]+:[ \t]*)(?P<value>[^\n]*?)[ \t]*$")
+_JSON_ITEM = re.compile(
+    r"""(?P<lead>\\{0,3}"[^"\\]{1,253}\\{0,3}"\s*:\s*)(?P<value>\\{0,3}"(?:[^"\\]|\\.)*?\\{0,3}")"""
+)
+_K8S_NAMES = frozenset({"data", "stringdata"})
+
+
+def _mask_secret_block(block: str, is_json: bool, counts: Counter[str]) -> str:
+    """Every value of a Secret's data/stringData block (YAML lines, or a JSON object's string members)."""
+    item = _JSON_ITEM if is_json else _YAML_ITEM
+
+    def replace(match: re.Match[str]) -> str:
+        value = match.group("value")
+        if not value.strip(" \"'\\|>") or "[masked: " in value:
+            return match.group(0)
+        counts["kubernetes-secret"] += 1
+        quote = '"' if is_json else ""
+        if is_json:
+            escapes = value[: len(value) - len(value.lstrip("\\"))]
+            quote = escapes + '"'
+        return match.group("lead") + quote + marker("k8s-secret-value") + quote
+
+    if is_json:
+        head, _, body = block.partition("{")
+        return head + "{" + item.sub(replace, body)
+    head, _, body = block.partition(":")
+    lines = body.split("\n")
+    depth = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    kept = []
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        # A block scalar's lines (``key: |``) sit deeper than the keys: each is masked whole.
+        kept.append(line[:indent] + marker("k8s-secret-value") if line.strip() and indent > depth else line)
+    return head + ":" + item.sub(replace, "\n".join(kept))
+
+
+class Masker:
+    """Masks values in text and in JSON-like data; ``counts`` arguments collect how many values, by group."""
+
+    def __init__(self, patterns: Sequence[MaskPattern], enabled: bool = True) -> None:
+        self.patterns = tuple(patterns)
+        self.enabled = enabled and bool(self.patterns)
+        always = any(not p.triggers for p in self.patterns)
+        words = sorted({t for p in self.patterns for t in p.triggers}, key=len, reverse=True)
+        self._trigger = None if always or not words else re.compile("|".join(map(re.escape, words)), re.IGNORECASE)
+        self._names: dict[str, tuple[str, str] | None] = {}
+        self.groups: frozenset[str] = frozenset(p.group for p in self.patterns) if self.enabled else frozenset()
+
+    def needs_masking(self, text: str) -> bool:
+        """Whether any pattern could match ``text`` (a fast pre-check over the whole text)."""
+        return self.enabled and (self._trigger is None or self._trigger.search(text) is not None)
+
+    def mask_text(self, text: str, counts: Counter[str] | None = None) -> str:
+        """``text`` with every secret replaced by its marker."""
+        if not self.needs_masking(text):
+            return text
+        tally: Counter[str] = Counter() if counts is None else counts
+        lowered = text.lower()
+        for pattern in self.patterns:
+            if pattern.triggers and not any(t in lowered for t in pattern.triggers):
+                continue
+            text = pattern.sub(text, tally) if pattern.block is None else self._k8s(pattern, text, lowered, tally)
+        return text
+
+    @staticmethod
+    def _k8s(pattern: MaskPattern, text: str, lowered: str, counts: Counter[str]) -> str:
+        if "kind: secret" not in lowered and not re.search(r'kind\\{0,3}"\s*:\s*\\{0,3}"secret', lowered):
+            return text
+        is_json = pattern.block == "json"
+        return pattern.regex.sub(lambda m: _mask_secret_block(m.group("block"), is_json, counts), text)
+
+    def mask_value(self, value: Any, counts: Counter[str] | None = None) -> Any:
+        """A copy of JSON-like ``value`` (dicts, lists, strings, scalars) with every secret masked: strings by the
+        patterns, a member named like a secret (``password``, ``api_key``, ...) whole, and every value of a
+        Kubernetes Secret's ``data``/``stringData``. Unchanged parts are the same objects."""
+        if not self.enabled:
+            return value
+        tally: Counter[str] = Counter() if counts is None else counts
+        return self._value(value, tally)
+
+    def _value(self, value: Any, counts: Counter[str]) -> Any:
+        if isinstance(value, str):
+            return self.mask_text(value, counts)
+        if isinstance(value, dict):
+            return self._mapping(value, counts)
+        if isinstance(value, list):
+            items = [self._value(item, counts) for item in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        return value
+
+    def _mapping(self, value: dict[Any, Any], counts: Counter[str]) -> dict[Any, Any]:
+        secret = self._is_k8s_secret(value)
+        changed: dict[Any, Any] = {}
+        for key, item in value.items():
+            if secret and isinstance(key, str) and key.lower() in _K8S_NAMES and isinstance(item, dict):
+                masked = {k: self._whole(v, "k8s-secret-value", "kubernetes-secret", counts) for k, v in item.items()}
+                changed[key] = masked
+            elif isinstance(key, str) and isinstance(item, str | int) and not isinstance(item, bool):
+                named = self._named_secret(key)
+                changed[key] = self._whole(item, named[0], named[1], counts) if named else self._value(item, counts)
+            else:
+                changed[key] = self._value(item, counts)
+        if all(changed[k] is value[k] for k in value):
+            return value
+        return changed
+
+    def _is_k8s_secret(self, value: dict[Any, Any]) -> bool:
+        return (
+            "kubernetes-secret" in self.groups
+            and str(value.get("kind", "")).lower() == "secret"
+            and any(isinstance(value.get(k), dict) for k in ("data", "stringData"))
+        )
+
+    def _named_secret(self, key: str) -> tuple[str, str] | None:
+        """(marker name, group) when a member's name says its value is a secret (remembered: names repeat)."""
+        if key in self._names:
+            return self._names[key]
+        named = None
+        if "password-assignment" in self.groups and _NAMED_SECRET.fullmatch(key):
+            named = ("secret-value", "password-assignment")
+        if len(self._names) < 4096:
+            self._names[key] = named
+        return named
+
+    @staticmethod
+    def _whole(value: Any, name: str, group: str, counts: Counter[str]) -> Any:
+        if not isinstance(value, str | int) or isinstance(value, bool) or value in ("", None):
+            return value
+        text = str(value)
+        if text.startswith("[masked: ") or _PLACEHOLDER.fullmatch(text):
+            return value
+        counts[group] += 1
+        return marker(name)
+
+
+_NAMED_SECRET = re.compile(rf"[A-Za-z0-9_.-]*?(?:{_SENSITIVE_WORDS})", re.IGNORECASE)
+"""A member name whose value is a secret: it ends in a secret word (``db_password``, ``apiKey``, ``token``)."""
+_PLACEHOLDER = re.compile(
+    r"(?i)(?:true|false|null|none|\*+|x+|redacted|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|__masked_[a-z_]+__|.{0,2})"
+)
+
+
+@dataclass(frozen=True)
+class CustomPattern:
+    """A pattern of the criteria file: its ``name`` labels the marker and counts as its own group."""
+
+    name: str
+    pattern: str
+
+
+class MaskingError(ValueError):
+    """A custom pattern that does not compile; the message says which and why."""
+
+
+def build_masker(
+    enabled: bool = True, disabled_groups: Iterable[str] = (), custom: Sequence[CustomPattern] = ()
+) -> Masker:
+    """The built-in patterns less ``disabled_groups``, then ``custom`` (which always apply, in order)."""
+    off = set(disabled_groups)
+    unknown = off - set(BUILTIN_GROUPS)
+    if unknown:
+        raise MaskingError(
+            f"unknown masking group(s) {', '.join(sorted(unknown))}; "
+            f"the built-in groups are {', '.join(BUILTIN_GROUPS)}"
+        )
+    patterns = [p for p in _compiled_builtins() if p.group not in off]
+    for item in custom:
+        try:
+            regex = re.compile(item.pattern)
+        except re.error as exc:
+            raise MaskingError(f"custom pattern '{item.name}' is not a valid regular expression: {exc}") from exc
+        if regex.search("") is not None:
+            raise MaskingError(f"custom pattern '{item.name}' matches the empty text; it would mask nothing useful")
+        patterns.append(MaskPattern(item.name, item.name, regex))
+    return Masker(patterns, enabled)
+
+
+@cache
+def _compiled_builtins() -> tuple[MaskPattern, ...]:
+    return tuple(_builtin_patterns())
+
+
+@cache
+def default_masker() -> Masker:
+    """Every built-in group, no custom pattern: what masks when the criteria file says nothing, and the logs."""
+    return build_masker()
+
+
+def merge_counts(*parts: Mapping[str, int]) -> dict[str, int]:
+    """The sum of several counts, as a plain dict sorted by group (what a score stores)."""
+    total: Counter[str] = Counter()
+    for part in parts:
+        total.update(part)
+    return {group: total[group] for group in sorted(total) if total[group]}
+
+
+def mask_document(text: str, masker: Masker, counts: Counter[str] | None = None) -> str:
+    """A JSON or JSON Lines document with every secret masked, members by name included; other text by pattern."""
+    if not masker.needs_masking(text):
+        return text
+    try:
+        return json.dumps(masker.mask_value(json.loads(text), counts), ensure_ascii=False)
+    except ValueError:
+        pass
+    lines = text.splitlines()
+    try:
+        parsed = [json.loads(line) if line.strip() else None for line in lines]
+    except ValueError:
+        return masker.mask_text(text, counts)
+    return "\n".join(
+        "" if item is None else json.dumps(masker.mask_value(item, counts), ensure_ascii=False) for item in parsed
+    )
