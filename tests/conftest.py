@@ -156,7 +156,7 @@ def _truncate(url: str) -> None:
                 "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions, "
                 "latest_scores, latest_score_counts, latest_score_tools, latest_tool_counts, judge_labels, "
                 "export_jobs, trend_members, trend_histograms, comparison_pairs, comparison_cells, score_writebacks, "
-                "session_references, outcome_counts"
+                "session_references, outcome_counts, score_dimensions, score_failure_tags"
             )
         )
     engine.dispose()
@@ -191,6 +191,7 @@ def stack_env(migrated_database: str, moto_endpoint: str, monkeypatch: pytest.Mo
         "SCORING_TRUST_FORWARDED_USER",
         "SCORING_CONFIG_PATH",
         "ANTHROPIC_BASE_URL",
+        "SCORING_RUBRIC",
     ):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from session_scoring.errors import (
     AuthenticationRequiredError,
     ConfigurationError,
+    CriteriaNotFoundError,
     ExportModeError,
     ExportNotFoundError,
     InvalidParametersError,
@@ -47,6 +48,7 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
     RunNotFoundError: (404, None),
+    CriteriaNotFoundError: (404, None),
     ExportNotFoundError: (404, None),
     ExportModeError: (405, None),
     SessionDataError: (502, "session_data_invalid"),

@@ -26,6 +26,10 @@ SessionId = Annotated[
     ),
 ]
 
+CriteriaHash = Annotated[
+    str, Path(pattern=r"^[0-9a-f]{64}$", description="A criteria hash (64 lower-case hexadecimal characters)")
+]
+
 CRITERIA_SCOPE_PATTERN = r"^([0-9a-f]{64}|current|any)$"
 """A criteria hash, ``current`` (the criteria in force) or ``any`` (every criteria): what every endpoint that
 filters by criteria accepts, so one spelling works across the scores, analytics and exports."""

@@ -19,7 +19,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -273,6 +273,7 @@ class MemoryRepository:
         estimated_cost_usd: float | None = None,
         available_tools: Sequence[str] = (),
         scored_at: datetime | None = None,
+        maxima: Mapping[str, int] | None = None,
     ) -> bool:
         return True
 

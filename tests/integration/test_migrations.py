@@ -37,6 +37,8 @@ TABLES = {
     "comparison_cells",
     "session_references",
     "outcome_counts",
+    "score_dimensions",
+    "score_failure_tags",
 }
 
 

@@ -37,6 +37,8 @@ SAMPLE_PARAMETERS = {
     "run_id": "00000000-0000-4000-8000-000000000001",
     "export_id": "00000000-0000-4000-8000-000000000002",
     "tool_name": "kubernetes-server.resources_get",
+    "tag": "wrong_conclusion",
+    "criteria_hash": "c" * 64,
 }
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PUT", "/api/v1/scoring/sessions/{session_id}/labels"): {"total_score": 70},

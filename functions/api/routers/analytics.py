@@ -1,5 +1,6 @@
 """Analytics over the latest completed score of each session: score bands, missing tools (and the sessions missing
-one), criteria in use, trends, the comparison of two criteria, and the outcomes (was the known root cause found)."""
+one), failure tags (and the sessions given one), criteria in use, trends, the comparison of two criteria, and the
+outcomes (was the known root cause found)."""
 
 from typing import Annotated, Literal
 
@@ -8,10 +9,12 @@ from fastapi import APIRouter, Path, Query, Response
 from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep, CriteriaScope
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX
+from functions.api.params import API_PREFIX, Page, PageSize
 from functions.api.responses import json_response
 from session_scoring.models.api import (
     CriteriaUsage,
+    FailureTagSessionsPage,
+    FailureTagsReport,
     MissingToolSessionsPage,
     MissingToolsReport,
     OutcomeReport,
@@ -66,6 +69,39 @@ async def missing_tool_sessions(
 ) -> Response:
     return json_response(
         await run_blocking(scoring.insights_service.tool_sessions, tool_name, criteria_hash, cursor, limit)
+    )
+
+
+@router.get(
+    "/failure-tags",
+    response_model=FailureTagsReport,
+    responses=error_responses(422, 500, 503),
+    summary="The failure tags given most often (latest completed score of each session), each with its trend",
+)
+async def failure_tags(
+    scoring: ContainerDep,
+    criteria_hash: CriteriaScope,
+    bucket: Annotated[Literal["day", "week"], Query(description="Each tag's trend per day or week (UTC)")] = "week",
+    periods: Annotated[int, Query(ge=1, le=104, description="Buckets in each trend, ending with the current")] = 12,
+) -> Response:
+    return json_response(await run_blocking(scoring.analytics_service.failure_tags, criteria_hash, bucket, periods))
+
+
+@router.get(
+    "/failure-tags/{tag}/sessions",
+    response_model=FailureTagSessionsPage,
+    responses=error_responses(404, 422, 500, 503),
+    summary="Sessions whose latest completed score has a failure tag, most recently scored first",
+)
+async def failure_tag_sessions(
+    scoring: ContainerDep,
+    tag: Annotated[str, Path(pattern=r"^[a-z][a-z0-9_]{0,62}$", description="A failure tag")],
+    criteria_hash: CriteriaScope,
+    page: Page = 1,
+    page_size: PageSize = 50,
+) -> Response:
+    return json_response(
+        await run_blocking(scoring.analytics_service.failure_tag_sessions, tag, criteria_hash, page, page_size)
     )
 
 

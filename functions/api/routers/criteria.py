@@ -5,7 +5,7 @@ from fastapi import APIRouter, Response
 from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
-from functions.api.params import API_PREFIX
+from functions.api.params import API_PREFIX, CriteriaHash
 from functions.api.responses import json_response
 from session_scoring.models.api import CriteriaDefinition
 
@@ -20,3 +20,13 @@ router = APIRouter(prefix=API_PREFIX)
 )
 async def current_criteria(scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.scoring_service.current_criteria))
+
+
+@router.get(
+    "/criteria/{criteria_hash}",
+    response_model=CriteriaDefinition,
+    responses=error_responses(404, 422, 500, 503),
+    summary="Stored criteria by their hash, with the rubric their scores were judged by",
+)
+async def criteria_by_hash(criteria_hash: CriteriaHash, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.scoring_service.criteria, criteria_hash))

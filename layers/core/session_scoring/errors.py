@@ -110,6 +110,10 @@ class ScoreNotFoundError(PermanentError):
     """No score attempt exists for the session or id."""
 
 
+class CriteriaNotFoundError(PermanentError):
+    """No criteria definition has the hash."""
+
+
 class RunNotFoundError(PermanentError):
     """No scoring run has the id."""
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from session_scoring.repositories.analytics import BandCount, CriteriaUsage, OutcomeCount, ToolCount
+from session_scoring.repositories.analytics import (
+    BandCount,
+    CriteriaUsage,
+    OutcomeCount,
+    TagCount,
+    TaggedScore,
+    ToolCount,
+)
 from session_scoring.services.analytics import AnalyticsService, bucket_starts
 
 SUNDAY = date(2026, 11, 22)
@@ -39,6 +46,12 @@ class _Counters:
         return []
 
     def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]:
+        return []
+
+    def failure_tags(self, criteria_hash: str | None, since: date, weekly: bool) -> list[TagCount]:
+        return []
+
+    def failure_tag_sessions(self, criteria_hash: str | None, tag: str, limit: int, offset: int) -> list[TaggedScore]:
         return []
 
 

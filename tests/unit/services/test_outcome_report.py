@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
 
-from session_scoring.repositories.analytics import BandCount, CriteriaUsage, OutcomeCount, ToolCount
+from session_scoring.repositories.analytics import (
+    BandCount,
+    CriteriaUsage,
+    OutcomeCount,
+    TagCount,
+    TaggedScore,
+    ToolCount,
+)
 from session_scoring.services.analytics import AnalyticsService
 
 
@@ -20,6 +28,12 @@ class _Counters:
     def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]:
         self.asked.append(criteria_hash)
         return self.counts
+
+    def failure_tags(self, criteria_hash: str | None, since: date, weekly: bool) -> list[TagCount]:
+        return []
+
+    def failure_tag_sessions(self, criteria_hash: str | None, tag: str, limit: int, offset: int) -> list[TaggedScore]:
+        return []
 
     def missing_tools(
         self, criteria_hash: str | None, limit: int, since: Any = None, weekly: bool = False

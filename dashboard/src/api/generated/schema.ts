@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/criteria/{criteria_hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stored criteria by their hash, with the rubric their scores were judged by
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["criteria_by_hash_api_v1_scoring_criteria__criteria_hash__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/analytics/score-distribution": {
         parameters: {
             query?: never;
@@ -200,6 +220,46 @@ export interface paths {
          * @description Needs the viewer role (or labeller, operator, admin).
          */
         get: operations["missing_tool_sessions_api_v1_scoring_analytics_missing_tools__tool_name__sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/failure-tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The failure tags given most often (latest completed score of each session), each with its trend
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["failure_tags_api_v1_scoring_analytics_failure_tags_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scoring/analytics/failure-tags/{tag}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sessions whose latest completed score has a failure tag, most recently scored first
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["failure_tag_sessions_api_v1_scoring_analytics_failure_tags__tag__sessions_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -764,6 +824,43 @@ export interface components {
             detail: string;
         };
         /**
+         * CeilingInfo
+         * @description The rubric's ceiling that applied to a score: the judge's answer and the totals that answer allows.
+         */
+        CeilingInfo: {
+            /**
+             * Field
+             * @description The verdict field, e.g. conclusion
+             */
+            field: string;
+            /** Label */
+            label: string;
+            /**
+             * Value
+             * @description The judge's answer, e.g. correct
+             */
+            value: string;
+            /** Min Score */
+            min_score: number;
+            /** Max Score */
+            max_score: number;
+            /**
+             * Description
+             * @description What the answer means, as the rubric says
+             */
+            description: string;
+        };
+        /**
+         * Claim
+         * @description A claim of the verdict and the timeline event (stage or step number of the session) it cites.
+         */
+        Claim: {
+            /** Claim */
+            claim: string;
+            /** Event */
+            event: string;
+        };
+        /**
          * ComparisonPoint
          * @description One session's latest completed total under the base and the candidate criteria (a scatter point).
          */
@@ -924,6 +1021,8 @@ export interface components {
             };
             /** Created At */
             created_at: string | null;
+            /** @description The rubric its scores were judged by (the default rubric for older criteria) */
+            rubric: components["schemas"]["RubricInfo"] | null;
         };
         /**
          * CriteriaUsage
@@ -972,6 +1071,23 @@ export interface components {
             n: number;
             /** Mean Absolute Error */
             mean_absolute_error: number | null;
+        };
+        /**
+         * DimensionScore
+         * @description One dimension of a score as its rubric defines it: the points given, out of the dimension's own maximum.
+         */
+        DimensionScore: {
+            /**
+             * Key
+             * @description The dimension's key in score_breakdown
+             */
+            key: string;
+            /** Label */
+            label: string;
+            /** Points */
+            points: number;
+            /** Max Points */
+            max_points: number;
         };
         /**
          * DryRunResult
@@ -1072,6 +1188,84 @@ export interface components {
              * @description When download_url stops working
              */
             expires_at: string | null;
+        };
+        /** FailureTagCount */
+        FailureTagCount: {
+            /**
+             * Tag
+             * @description A failure tag of the rubric's closed vocabulary
+             */
+            tag: string;
+            /**
+             * Description
+             * @description What the tag means, as the criteria's rubric says
+             */
+            description: string | null;
+            /**
+             * Count
+             * @description Sessions whose latest completed score has the tag
+             */
+            count: number;
+            /**
+             * Trend
+             * @description Sessions per bucket, oldest first, the last `periods` buckets (zeros too)
+             */
+            trend: components["schemas"]["MissingToolTrendPoint"][];
+        };
+        /** FailureTagSession */
+        FailureTagSession: {
+            /** Session Id */
+            session_id: string;
+            /**
+             * Score Id
+             * Format: uuid
+             */
+            score_id: string;
+            /** Total Score */
+            total_score: number;
+            /**
+             * Scored At
+             * Format: date-time
+             */
+            scored_at: string;
+        };
+        /**
+         * FailureTagSessionsPage
+         * @description Sessions whose latest completed score has the tag, most recently scored first.
+         */
+        FailureTagSessionsPage: {
+            /** Tag */
+            tag: string;
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            /** Page */
+            page: number;
+            /** Page Size */
+            page_size: number;
+            /** Items */
+            items: components["schemas"]["FailureTagSession"][];
+        };
+        /**
+         * FailureTagsReport
+         * @description How often each failure tag was given (latest completed score of each session under the criteria).
+         */
+        FailureTagsReport: {
+            /** Criteria Hash */
+            criteria_hash: string | null;
+            /**
+             * Bucket
+             * @description The trend's bucket: day or week (weeks start on Monday, UTC)
+             * @default week
+             */
+            bucket: string;
+            /**
+             * Periods
+             * @description Buckets in each trend, ending with the current one
+             * @default 12
+             */
+            periods: number;
+            /** Items */
+            items: components["schemas"]["FailureTagCount"][];
         };
         /** FilterValue */
         FilterValue: {
@@ -1827,6 +2021,73 @@ export interface components {
          * @enum {string}
          */
         Role: "viewer" | "labeller" | "operator" | "admin";
+        /** RubricCeilingInfo */
+        RubricCeilingInfo: {
+            /** Field */
+            field: string;
+            /** Label */
+            label: string;
+            /** Description */
+            description: string;
+            /** Values */
+            values: components["schemas"]["RubricCeilingValue"][];
+        };
+        /** RubricCeilingValue */
+        RubricCeilingValue: {
+            /** Value */
+            value: string;
+            /** Min Score */
+            min_score: number;
+            /** Max Score */
+            max_score: number;
+            /** Description */
+            description: string;
+        };
+        /** RubricDimensionInfo */
+        RubricDimensionInfo: {
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Max Points */
+            max_points: number;
+            /** Description */
+            description: string;
+        };
+        /** RubricFailureTag */
+        RubricFailureTag: {
+            /** Tag */
+            tag: string;
+            /** Description */
+            description: string;
+        };
+        /**
+         * RubricInfo
+         * @description What a criteria's scores mean: the rubric's dimensions with their labels and maxima, how the total is made,
+         *     its ceiling and its failure-tag vocabulary.
+         */
+        RubricInfo: {
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+            /**
+             * Total
+             * @description sum: the dimensions' sum scaled to 0-100; holistic: the judge's 0-100 total, the dimensions its sub-assessments
+             * @enum {string}
+             */
+            total: "sum" | "holistic";
+            /** Dimensions */
+            dimensions: components["schemas"]["RubricDimensionInfo"][];
+            ceiling: components["schemas"]["RubricCeilingInfo"] | null;
+            /** Failure Tags */
+            failure_tags: components["schemas"]["RubricFailureTag"][];
+            /**
+             * Claims Cite Events
+             * @default false
+             */
+            claims_cite_events: boolean;
+        };
         /**
          * RunCounts
          * @description Attempts of the run by status, and the sessions the selection skipped.
@@ -2426,11 +2687,33 @@ export interface components {
             total_score: number | null;
             /**
              * Score Breakdown
-             * @description Points per dimension, each 0-25
+             * @description Points per dimension of the score's rubric, keyed by dimension (each within its maximum: see dimensions, or GET /criteria/{criteria_hash})
              */
             score_breakdown: {
                 [key: string]: number;
             } | null;
+            /**
+             * Rubric
+             * @description The name of the rubric the score was judged by
+             */
+            rubric: string | null;
+            /**
+             * Dimensions
+             * @description score_breakdown with each dimension's label and maximum, in the rubric's order
+             */
+            dimensions: components["schemas"]["DimensionScore"][] | null;
+            /** @description The rubric's ceiling that applied (null: the rubric has none, or not completed) */
+            ceiling: components["schemas"]["CeilingInfo"] | null;
+            /**
+             * Failure Tags
+             * @description Failure tags from the rubric's closed vocabulary (empty: none, or none given)
+             */
+            failure_tags: string[];
+            /**
+             * Claims
+             * @description The verdict's claims with the events they cite
+             */
+            claims: components["schemas"]["Claim"][];
             /** Score Reasoning */
             score_reasoning: string | null;
             /** Missing Tools */
@@ -2736,6 +3019,8 @@ export type AgreementReport = components['schemas']['AgreementReport'];
 export type AlternativeApproach = components['schemas']['AlternativeApproach'];
 export type AvailableToolInfo = components['schemas']['AvailableToolInfo'];
 export type CallerAccess = components['schemas']['CallerAccess'];
+export type CeilingInfo = components['schemas']['CeilingInfo'];
+export type Claim = components['schemas']['Claim'];
 export type ComparisonPoint = components['schemas']['ComparisonPoint'];
 export type ConversationStage = components['schemas']['ConversationStage'];
 export type ConversationStep = components['schemas']['ConversationStep'];
@@ -2746,9 +3031,14 @@ export type CriteriaDefinition = components['schemas']['CriteriaDefinition'];
 export type CriteriaUsage = components['schemas']['CriteriaUsage'];
 export type DeltaSummary = components['schemas']['DeltaSummary'];
 export type DimensionError = components['schemas']['DimensionError'];
+export type DimensionScore = components['schemas']['DimensionScore'];
 export type DryRunResult = components['schemas']['DryRunResult'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ExportJob = components['schemas']['ExportJob'];
+export type FailureTagCount = components['schemas']['FailureTagCount'];
+export type FailureTagSession = components['schemas']['FailureTagSession'];
+export type FailureTagSessionsPage = components['schemas']['FailureTagSessionsPage'];
+export type FailureTagsReport = components['schemas']['FailureTagsReport'];
 export type FilterValue = components['schemas']['FilterValue'];
 export type FilterValues = components['schemas']['FilterValues'];
 export type FleetScore = components['schemas']['FleetScore'];
@@ -2777,6 +3067,11 @@ export type OutcomeReport = components['schemas']['OutcomeReport'];
 export type OutcomeSummary = components['schemas']['OutcomeSummary'];
 export type ReferenceRequest = components['schemas']['ReferenceRequest'];
 export type Role = components['schemas']['Role'];
+export type RubricCeilingInfo = components['schemas']['RubricCeilingInfo'];
+export type RubricCeilingValue = components['schemas']['RubricCeilingValue'];
+export type RubricDimensionInfo = components['schemas']['RubricDimensionInfo'];
+export type RubricFailureTag = components['schemas']['RubricFailureTag'];
+export type RubricInfo = components['schemas']['RubricInfo'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
@@ -3473,6 +3768,83 @@ export interface operations {
             };
         };
     };
+    criteria_by_hash_api_v1_scoring_criteria__criteria_hash__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A criteria hash (64 lower-case hexadecimal characters) */
+                criteria_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CriteriaDefinition"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     score_distribution_api_v1_scoring_analytics_score_distribution_get: {
         parameters: {
             query?: {
@@ -3647,6 +4019,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    failure_tags_api_v1_scoring_analytics_failure_tags_get: {
+        parameters: {
+            query?: {
+                /** @description Each tag's trend per day or week (UTC) */
+                bucket?: "day" | "week";
+                /** @description Buckets in each trend, ending with the current */
+                periods?: number;
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
+                criteria_hash?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureTagsReport"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    failure_tag_sessions_api_v1_scoring_analytics_failure_tags__tag__sessions_get: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 100,000) */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                page_size?: number;
+                /** @description Count only scores made with this criteria hash (64 lowercase hex digits); `current`: the criteria in force; `any` or absent: every criteria */
+                criteria_hash?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description A failure tag */
+                tag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureTagSessionsPage"];
                 };
             };
             /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
@@ -5621,6 +6149,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ScoringAnalyticsMissingToolsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/missing-tools"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
+export const pathsApiV1ScoringAnalyticsFailureTagsGetParametersQueryBucketValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/analytics/failure-tags"]["get"]["parameters"]["query"]["bucket"]> = ["day", "week"];
 export const pathsApiV1ScoringScoresValuesGetParametersQueryFieldValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/scoring/scores/values"]["get"]["parameters"]["query"]["field"]> = ["agent", "alert_type", "missing_tool"];
 export const callerAccessSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CallerAccess"]["source"]> = ["token", "proxy", "none"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok", "degraded"];
@@ -5628,6 +6157,7 @@ export const healthStatusStatusValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const labelRequestBandAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LabelRequest"]["band"]> = ["failed", "weak", "adequate", "good", "near_perfect"];
 export const outcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Outcome"]> = ["found", "partly_found", "missed", "no_reference"];
 export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["viewer", "labeller", "operator", "admin"];
+export const rubricInfoTotalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RubricInfo"]["total"]> = ["sum", "holistic"];
 export const runRequestModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunRequest"]["mode"]> = ["online", "batch"];
 export const runStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunStatus"]> = ["planning", "running", "completed", "cancelled", "failed"];
 export const scoreStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScoreStatus"]> = ["pending", "in_progress", "completed", "failed", "cancelled"];

@@ -134,6 +134,11 @@ session_scores = Table(
     Column("outcome", String(20)),
     Column("outcome_reason", Text),
     Column("reference_source", String(10)),
+    # Migration 0019_rubric: the rubric's ceiling field's answer (null: the rubric has none), the failure tags of its
+    # closed vocabulary (also in score_failure_tags, for analytics) and the claims with the events they cite.
+    Column("ceiling_value", String(64)),
+    Column("failure_tags", ARRAY(Text), nullable=False, server_default=text("'{}'")),
+    Column("claims", JSONB),
     CheckConstraint(
         f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
         name="ck_session_scores_total_score_range",
@@ -441,6 +446,31 @@ score_missing_tools = Table(
     Index("ix_score_missing_tools_score_id", "score_id"),
     Index("ix_score_missing_tools_tool_name", "tool_name"),
     Index("ix_score_missing_tools_score_tool", "score_id", "tool_name"),  # 0002_analytics
+)
+
+
+# Migration 0019_rubric: each completed score's points per dimension of its rubric, with the dimension's maximum:
+# per-dimension analytics for whatever dimensions the criteria in scope have (the breakdown stays JSONB on the attempt).
+score_dimensions = Table(
+    "score_dimensions",
+    metadata,
+    Column("score_id", UUID(as_uuid=True), ForeignKey("session_scores.score_id", ondelete="CASCADE"), primary_key=True),
+    Column("dimension_key", String(64), primary_key=True),
+    Column("points", Integer, nullable=False),
+    Column("max_points", Integer, nullable=False),
+    CheckConstraint("max_points > 0 AND points >= 0 AND points <= max_points", name="ck_score_dimensions_points"),
+    Index("ix_score_dimensions_key", "dimension_key", "score_id"),
+)
+
+
+# Migration 0019_rubric: each completed score's failure tags (its rubric's closed vocabulary), for their frequency,
+# trend and drill-down to sessions, as score_missing_tools serves missing tools.
+score_failure_tags = Table(
+    "score_failure_tags",
+    metadata,
+    Column("score_id", UUID(as_uuid=True), ForeignKey("session_scores.score_id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(64), primary_key=True),
+    Index("ix_score_failure_tags_tag", "tag", "score_id"),
 )
 
 

@@ -95,6 +95,33 @@ class WriteBackInfo(ResponseModel):
     written_at: datetime | None = None
 
 
+class DimensionScore(ResponseModel):
+    """One dimension of a score as its rubric defines it: the points given, out of the dimension's own maximum."""
+
+    key: str = Field(description="The dimension's key in score_breakdown")
+    label: str
+    points: int
+    max_points: int
+
+
+class CeilingInfo(ResponseModel):
+    """The rubric's ceiling that applied to a score: the judge's answer and the totals that answer allows."""
+
+    field: str = Field(description="The verdict field, e.g. conclusion")
+    label: str
+    value: str = Field(description="The judge's answer, e.g. correct")
+    min_score: int
+    max_score: int
+    description: str = Field(description="What the answer means, as the rubric says")
+
+
+class Claim(ResponseModel):
+    """A claim of the verdict and the timeline event (stage or step number of the session) it cites."""
+
+    claim: str
+    event: str
+
+
 class SessionScore(ResponseModel):
     """One scoring attempt. Score fields are null until ``status`` is ``completed``."""
 
@@ -103,7 +130,23 @@ class SessionScore(ResponseModel):
     criteria_hash: str
     status: ScoreStatus
     total_score: int | None = None
-    score_breakdown: dict[str, int] | None = Field(default=None, description="Points per dimension, each 0-25")
+    score_breakdown: dict[str, int] | None = Field(
+        default=None,
+        description="Points per dimension of the score's rubric, keyed by dimension (each within its maximum: see "
+        "dimensions, or GET /criteria/{criteria_hash})",
+    )
+    rubric: str | None = Field(default=None, description="The name of the rubric the score was judged by")
+    dimensions: list[DimensionScore] | None = Field(
+        default=None, description="score_breakdown with each dimension's label and maximum, in the rubric's order"
+    )
+    ceiling: CeilingInfo | None = Field(
+        default=None, description="The rubric's ceiling that applied (null: the rubric has none, or not completed)"
+    )
+    failure_tags: list[str] = Field(
+        default_factory=list,
+        description="Failure tags from the rubric's closed vocabulary (empty: none, or none given)",
+    )
+    claims: list[Claim] = Field(default_factory=list, description="The verdict's claims with the events they cite")
     score_reasoning: str | None = None
     missing_tools: list[MissingTool] = Field(default_factory=list)
     alternative_approaches: list[AlternativeApproach] = Field(default_factory=list)
@@ -254,12 +297,57 @@ class SessionListPage(ResponseModel):
     )
 
 
+class RubricDimensionInfo(ResponseModel):
+    key: str
+    label: str
+    max_points: int
+    description: str
+
+
+class RubricCeilingValue(ResponseModel):
+    value: str
+    min_score: int
+    max_score: int
+    description: str
+
+
+class RubricCeilingInfo(ResponseModel):
+    field: str
+    label: str
+    description: str
+    values: list[RubricCeilingValue]
+
+
+class RubricFailureTag(ResponseModel):
+    tag: str
+    description: str
+
+
+class RubricInfo(ResponseModel):
+    """What a criteria's scores mean: the rubric's dimensions with their labels and maxima, how the total is made,
+    its ceiling and its failure-tag vocabulary."""
+
+    name: str
+    description: str
+    total: Literal["sum", "holistic"] = Field(
+        description="sum: the dimensions' sum scaled to 0-100; holistic: the judge's 0-100 total, the dimensions its "
+        "sub-assessments"
+    )
+    dimensions: list[RubricDimensionInfo]
+    ceiling: RubricCeilingInfo | None = None
+    failure_tags: list[RubricFailureTag] = Field(default_factory=list)
+    claims_cite_events: bool = False
+
+
 class CriteriaDefinition(ResponseModel):
     criteria_hash: str
     llm_provider: str
     llm_model: str
     criteria_content: dict[str, Any]
     created_at: datetime | None = None
+    rubric: RubricInfo | None = Field(
+        default=None, description="The rubric its scores were judged by (the default rubric for older criteria)"
+    )
 
 
 class ScoreBand(ResponseModel):
@@ -315,6 +403,41 @@ class MissingToolsReport(ResponseModel):
     bucket: str = Field(default="week", description="The trend's bucket: day or week (weeks start on Monday, UTC)")
     periods: int = Field(default=12, description="Buckets in each trend, ending with the current one")
     items: list[MissingToolCount]
+
+
+class FailureTagCount(ResponseModel):
+    tag: str = Field(description="A failure tag of the rubric's closed vocabulary")
+    description: str | None = Field(default=None, description="What the tag means, as the criteria's rubric says")
+    count: int = Field(description="Sessions whose latest completed score has the tag")
+    trend: list[MissingToolTrendPoint] = Field(
+        default_factory=list, description="Sessions per bucket, oldest first, the last `periods` buckets (zeros too)"
+    )
+
+
+class FailureTagsReport(ResponseModel):
+    """How often each failure tag was given (latest completed score of each session under the criteria)."""
+
+    criteria_hash: str | None
+    bucket: str = Field(default="week", description="The trend's bucket: day or week (weeks start on Monday, UTC)")
+    periods: int = Field(default=12, description="Buckets in each trend, ending with the current one")
+    items: list[FailureTagCount]
+
+
+class FailureTagSession(ResponseModel):
+    session_id: str
+    score_id: UUID
+    total_score: int
+    scored_at: datetime
+
+
+class FailureTagSessionsPage(ResponseModel):
+    """Sessions whose latest completed score has the tag, most recently scored first."""
+
+    tag: str
+    criteria_hash: str | None
+    page: int
+    page_size: int
+    items: list[FailureTagSession]
 
 
 class OutcomeSummary(ResponseModel):

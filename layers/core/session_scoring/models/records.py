@@ -136,6 +136,12 @@ class ScoreRecord:
     outcome_reason: str | None = None
     reference_source: str | None = None
     """Where the reference the judge was given came from (label, import, source); None: it was given none."""
+    ceiling_value: str | None = None
+    """The answer of the rubric's ceiling field (e.g. ``correct``); None when the rubric has none."""
+    failure_tags: tuple[str, ...] = ()
+    """The failure tags the judge gave, from the rubric's closed vocabulary."""
+    claims: list[dict[str, Any]] | None = None
+    """The verdict's claims, each with the timeline event it cites (rubrics with ``claims_cite_events``)."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,25 @@ _LATEST_TOOLS = schema.latest_score_tools
 _CRITERIA = schema.scoring_criteria_definitions
 _TOOL_COUNTS = schema.latest_tool_counts
 _OUTCOMES = schema.outcome_counts
+_TAGS = schema.score_failure_tags
+
+
+@dataclass
+class TagCount:
+    """A failure tag's sessions (latest scores), and per bucket from the trend's first on."""
+
+    tag: str
+    sessions: int = 0
+    buckets: dict[date, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TaggedScore:
+    session_id: str
+    score_id: Any
+    total_score: int
+    scored_at: datetime
+
 
 #: Session ids returned per bar at most (the count is always exact).
 MAX_SESSION_IDS = 50
@@ -223,3 +242,41 @@ class AnalyticsRepository(StatementRepository):
             .order_by(_CRITERIA.c.created_at.desc())
         )
         return [from_row(CriteriaUsage, row, completed_sessions=int(row.completed_sessions)) for row in rows]
+
+    @db_call
+    def failure_tags(self, criteria_hash: str | None, since: date, weekly: bool) -> list[TagCount]:
+        """Each failure tag among the sessions' latest completed scores under the criteria (every criteria for
+        None), most frequent first (ties by tag), with its sessions per day (per week when ``weekly``) from
+        ``since`` on (``score_failure_tags`` joined to ``latest_scores``)."""
+        bucket = func.date_trunc("week" if weekly else "day", func.timezone("UTC", _LATEST.c.scored_at))
+        tagged = (
+            select(_TAGS.c.tag, bucket.label("bucket"))
+            .select_from(_LATEST.join(_TAGS, _TAGS.c.score_id == _LATEST.c.score_id))
+            .where(_LATEST.c.criteria_hash == criteria_scope(criteria_hash))
+            .subquery("tagged")
+        )
+        rows = self._all(
+            select(tagged.c.tag, tagged.c.bucket, func.count().label("sessions"))
+            .group_by(tagged.c.tag, tagged.c.bucket)
+            .order_by(tagged.c.tag, tagged.c.bucket)
+        )
+        counts: dict[str, TagCount] = {}
+        for row in rows:
+            count = counts.setdefault(row.tag, TagCount(row.tag))
+            count.sessions += row.sessions
+            if row.bucket.date() >= since:
+                count.buckets[row.bucket.date()] = row.sessions
+        return sorted(counts.values(), key=lambda c: (-c.sessions, c.tag))
+
+    @db_call
+    def failure_tag_sessions(self, criteria_hash: str | None, tag: str, limit: int, offset: int) -> list[TaggedScore]:
+        """The sessions whose latest completed score under the criteria has ``tag``, most recently scored first."""
+        rows = self._all(
+            select(_LATEST.c.session_id, _LATEST.c.score_id, _LATEST.c.total_score, _LATEST.c.scored_at)
+            .select_from(_LATEST.join(_TAGS, _TAGS.c.score_id == _LATEST.c.score_id))
+            .where(_LATEST.c.criteria_hash == criteria_scope(criteria_hash), _TAGS.c.tag == tag)
+            .order_by(_LATEST.c.scored_at.desc(), _LATEST.c.score_id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        return [from_row(TaggedScore, row) for row in rows]

@@ -10,7 +10,7 @@ return an attempt with its children as JSON aggregates; storing a verdict is one
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from datetime import datetime
 from functools import cached_property
@@ -42,6 +42,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID, aggregate_order_by, inse
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.models.judge import JudgeVerdict
@@ -112,6 +113,9 @@ _VERDICT_COLUMNS = (
     "outcome",
     "outcome_reason",
     "reference_source",
+    "ceiling_value",
+    "failure_tags",
+    "claims",
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -262,7 +266,15 @@ _CLAIM_STATE = select(_SCORES.c.status, _SCORES.c.lease_expires_at, _SCORES.c.de
 )
 
 
-_CONVERTED = ("status", "missing_tools", "alternative_approaches", "prompt_compacted", "facts", "estimated_cost_usd")
+_CONVERTED = (
+    "status",
+    "missing_tools",
+    "alternative_approaches",
+    "prompt_compacted",
+    "facts",
+    "estimated_cost_usd",
+    "failure_tags",
+)
 _PLAIN_FIELDS = [f.name for f in fields(ScoreRecord) if f.name not in (*_CONVERTED, "writeback")]
 """The record's fields read from the row's same-named columns as they are."""
 
@@ -284,6 +296,7 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         facts=facts_from(values),
         estimated_cost_usd=None if values["estimated_cost_usd"] is None else float(values["estimated_cost_usd"]),
         writeback=writeback_from(values.get("writeback_json")),
+        failure_tags=tuple(values["failure_tags"] or ()),
     )
 
 
@@ -325,6 +338,25 @@ def _store_verdict_statement() -> Any:
         .cte("done")
     )
     # Every read model moves in the verdict's statement (read_models/: one module each, in this order).
+    dimensions = _recordset(
+        "p_dimensions", column("dimension_key", String), column("points", Integer), column("max_points", Integer)
+    )
+    tags = _recordset("p_tags", column("tag", String))
+    stored_dimensions = (
+        insert(schema.score_dimensions)
+        .from_select(
+            ["score_id", "dimension_key", "points", "max_points"],
+            select(done.c.score_id, dimensions.c.dimension_key, dimensions.c.points, dimensions.c.max_points)
+            .select_from(done)
+            .join(dimensions, true()),
+        )
+        .cte("dimensions_stored")
+    )
+    stored_tags = (
+        insert(schema.score_failure_tags)
+        .from_select(["score_id", "tag"], select(done.c.score_id, tags.c.tag).select_from(done).join(tags, true()))
+        .cte("tags_stored")
+    )
     latest = latest_scores.upkeep(done)
     members, histograms = trends.upkeep(done)
     return _with_children(
@@ -337,6 +369,8 @@ def _store_verdict_statement() -> Any:
         histograms,
         outcomes.upkeep(members),
         *comparison.upkeep(done, latest),
+        stored_dimensions,
+        stored_tags,
     )
 
 
@@ -411,11 +445,18 @@ def _verdict_params(
     prompt: PromptStats,
     spread: dict[str, Any] | None,
     available_tools: Sequence[str],
+    maxima: Mapping[str, int] | None,
 ) -> dict[str, Any]:
     """The statement parameters of a verdict and its children, each missing tool with its canonical name
     (``models.tools``); the latest-score upkeep counts the distinct names (``p_tool_names``) and their spellings and
-    availability (``p_tool_facets``)."""
+    availability (``p_tool_facets``); each dimension with its maximum (``maxima``, the rubric's; None: the default
+    rubric's, which must then have every key)."""
     output = verdict.output
+    if maxima is None:
+        maxima = default_rubric().maxima
+        unknown = sorted(set(output.score_breakdown) - set(maxima))
+        if unknown:
+            raise ValueError(f"dimensions {', '.join(unknown)} are not the default rubric's: pass the rubric's maxima")
     namer = ToolNamer(available_tools)
     named = [(t, namer.canonical(t.tool_name)) for t in output.missing_tools]
     facets = {(c.name, "spelling", t.tool_name) for t, c in named} | {
@@ -443,6 +484,14 @@ def _verdict_params(
         "p_outcome": output.outcome.value,
         "p_outcome_reason": output.outcome_reason,
         "p_reference_source": prompt.reference_source,
+        "p_ceiling_value": output.ceiling,
+        "p_failure_tags": list(output.failure_tags),
+        "p_claims": [claim.model_dump() for claim in output.claims] or None,
+        "p_dimensions": [
+            {"dimension_key": key, "points": points, "max_points": maxima[key]}
+            for key, points in output.score_breakdown.items()
+        ],
+        "p_tags": [{"tag": tag} for tag in output.failure_tags],
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
             for i, (t, c) in enumerate(named)
@@ -592,16 +641,18 @@ class ScoreRepository(StatementRepository):
         estimated_cost_usd: float | None = None,
         available_tools: Sequence[str] = (),
         scored_at: datetime | None = None,
+        maxima: Mapping[str, int] | None = None,
     ) -> bool:
         """Store the verdict with its missing tools, approaches and steps in one statement; False (nothing stored)
         when this worker no longer holds the claim.
 
         ``spread``, ``judging_ms`` and ``estimated_cost_usd`` are stored as given (``db/schema.py``);
         ``available_tools``: the session's qualified names the missing tools' canonical names are matched against;
-        ``scored_at``: when the verdict counts as stored (None: now; a past time only for seeded demo data).
+        ``scored_at``: when the verdict counts as stored (None: now; a past time only for seeded demo data);
+        ``maxima``: the rubric's maximum per dimension (None: the default rubric's).
         """
         output = verdict.output
-        params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools)
+        params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools, maxima)
         params.update(
             p_score_id=score_id,
             p_claim_token=claim_token,
@@ -622,11 +673,12 @@ class ScoreRepository(StatementRepository):
         verdict: JudgeVerdict,
         prompt: PromptStats,
         available_tools: Sequence[str] = (),
+        maxima: Mapping[str, int] | None = None,
     ) -> uuid.UUID:
         """Store a judge-quality sample (``repeatability``/``robustness``): a completed attempt that is never the
         session's score, never active, never counted by analytics."""
         score_id = uuid.uuid4()
-        params = _verdict_params(criteria_hash, verdict, prompt, None, available_tools)
+        params = _verdict_params(criteria_hash, verdict, prompt, None, available_tools, maxima)
         params.update(
             p_score_id=score_id, p_session_id=session_id, p_triggered_by=triggered_by, p_sample_kind=sample_kind
         )

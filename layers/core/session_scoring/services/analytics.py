@@ -15,15 +15,20 @@ from typing import Literal, Protocol
 from session_scoring.configuration.criteria import ScoringConfig
 from session_scoring.models.api import (
     CriteriaUsage,
+    FailureTagCount,
+    FailureTagSession,
+    FailureTagSessionsPage,
+    FailureTagsReport,
     MissingToolCount,
     MissingToolsReport,
+    MissingToolTrendPoint,
     OutcomeReport,
     OutcomeSummary,
     ScoreBand,
     ScoreDistribution,
 )
 from session_scoring.models.scores import REFERENCED_OUTCOMES, SCORE_BANDS, Outcome
-from session_scoring.repositories.analytics import BandCount, OutcomeCount, ToolCount
+from session_scoring.repositories.analytics import BandCount, OutcomeCount, TagCount, TaggedScore, ToolCount
 from session_scoring.repositories.analytics import CriteriaUsage as CriteriaInUse
 
 DEFAULT_TOOL_LIMIT = 10
@@ -72,6 +77,10 @@ class AnalyticsReads(Protocol):
 
     def criteria_usage(self) -> list[CriteriaInUse]: ...
     def missing_tools(self, criteria_hash: str | None, limit: int, since: date, weekly: bool) -> list[ToolCount]: ...
+    def failure_tags(self, criteria_hash: str | None, since: date, weekly: bool) -> list[TagCount]: ...
+    def failure_tag_sessions(
+        self, criteria_hash: str | None, tag: str, limit: int, offset: int
+    ) -> list[TaggedScore]: ...
     def score_distribution(self, criteria_hash: str | None) -> list[BandCount]: ...
     def outcome_counts(self, criteria_hash: str | None) -> list[OutcomeCount]: ...
 
@@ -131,6 +140,52 @@ class AnalyticsService:
             bucket=bucket,
             periods=periods,
             items=[_to_item(tool, starts, midnights, step) for tool in tools],
+        )
+
+    def failure_tags(
+        self, criteria_hash: str | None, bucket: TrendBucketName = "week", periods: int = DEFAULT_TREND_PERIODS
+    ) -> FailureTagsReport:
+        """Each failure tag's sessions among the latest scores, with its trend over the last ``periods`` buckets and
+        what it means (from the rubric of the criteria in force, when it has the tag)."""
+        starts = bucket_starts(self.clock().astimezone(UTC).date(), bucket, periods)
+        tags = self.repository.failure_tags(criteria_hash, since=starts[0], weekly=bucket == "week")
+        meanings = {t.tag: t.description for t in self.config.rubric.failure_tags}
+        return FailureTagsReport(
+            criteria_hash=criteria_hash,
+            bucket=bucket,
+            periods=periods,
+            items=[
+                FailureTagCount(
+                    tag=tag.tag,
+                    description=meanings.get(tag.tag),
+                    count=tag.sessions,
+                    trend=[
+                        MissingToolTrendPoint(
+                            bucket_start=datetime.combine(start, time(), UTC), count=tag.buckets.get(start, 0)
+                        )
+                        for start in starts
+                    ],
+                )
+                for tag in tags
+            ],
+        )
+
+    def failure_tag_sessions(
+        self, tag: str, criteria_hash: str | None, page: int, page_size: int
+    ) -> FailureTagSessionsPage:
+        """The sessions whose latest score has ``tag`` (the drill-down of a failure tag), newest first."""
+        rows = self.repository.failure_tag_sessions(criteria_hash, tag, page_size, (page - 1) * page_size)
+        return FailureTagSessionsPage(
+            tag=tag,
+            criteria_hash=criteria_hash,
+            page=page,
+            page_size=page_size,
+            items=[
+                FailureTagSession(
+                    session_id=r.session_id, score_id=r.score_id, total_score=r.total_score, scored_at=r.scored_at
+                )
+                for r in rows
+            ],
         )
 
     def outcome(self, criteria_hash: str | None) -> OutcomeReport:

@@ -206,7 +206,12 @@ class BatchPoller:
                 self._again(attempt, f"the repair turn of an invalid batch answer failed: {exc.message}", result)
                 return
             if self.scores.complete(
-                attempt.score_id, attempt.claim_token, self.config.criteria_hash, verdict, attempt.prompt
+                attempt.score_id,
+                attempt.claim_token,
+                self.config.criteria_hash,
+                verdict,
+                attempt.prompt,
+                maxima=self.config.rubric.maxima,
             ):
                 result.completed += 1
                 self._queue_writeback(attempt, result)

@@ -15,7 +15,7 @@ import statistics
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, Protocol
 
@@ -95,6 +95,8 @@ class SampleStore(Protocol):
         sample_kind: str,
         verdict: JudgeVerdict,
         prompt: PromptStats,
+        *,
+        maxima: Mapping[str, int] | None = None,
     ) -> uuid.UUID: ...
 
 
@@ -147,7 +149,15 @@ class JudgeQualityService:
             base_seconds=self.retry_base_seconds,
         )
         self.repository.ensure_criteria(self.config.criteria_hash, self.config.criteria_content)
-        self.repository.store_sample(session_id, self.config.criteria_hash, study, kind, verdict, prompt_stats(prompt))
+        self.repository.store_sample(
+            session_id,
+            self.config.criteria_hash,
+            study,
+            kind,
+            verdict,
+            prompt_stats(prompt),
+            maxima=self.config.rubric.maxima,
+        )
         return verdict
 
     def repeatability(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -171,6 +171,7 @@ class VerdictStore(Protocol):
         judging_ms: int | None = None,
         estimated_cost_usd: float | None = None,
         available_tools: Sequence[str] = (),
+        maxima: Mapping[str, int] | None = None,
     ) -> bool: ...
     def fail(
         self, score_id: uuid.UUID, claim_token: uuid.UUID | None, message: str, *, dead_lettered: bool = False
@@ -253,6 +254,7 @@ class Scorer:
                         judging_ms=judging_ms,
                         estimated_cost_usd=cost,
                         available_tools=available_tools,
+                        maxima=self._config.rubric.maxima,
                     )
             except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
                 if hold.lost:

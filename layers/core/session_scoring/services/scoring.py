@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast, get_args
 
-from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig, default_rubric, rubric_of
 from session_scoring.errors import (
+    CriteriaNotFoundError,
     QueueUnavailableError,
     ScoreNotFoundError,
     ScoringDisabledError,
@@ -19,9 +20,17 @@ from session_scoring.errors import (
 from session_scoring.log import logger
 from session_scoring.models.api import (
     AlternativeApproach,
+    CeilingInfo,
+    Claim,
     CriteriaDefinition,
+    DimensionScore,
     JudgeInfo,
     MissingTool,
+    RubricCeilingInfo,
+    RubricCeilingValue,
+    RubricDimensionInfo,
+    RubricFailureTag,
+    RubricInfo,
     SessionFactsInfo,
     SessionScore,
     SessionScoring,
@@ -37,6 +46,7 @@ from session_scoring.models.records import (
     WriteBackRecord,
 )
 from session_scoring.models.reference import ReferenceSource
+from session_scoring.models.rubric import Rubric
 from session_scoring.models.scores import Outcome, ScoreStatus
 from session_scoring.models.session import is_terminal_status
 from session_scoring.observability import Metric, emit_now
@@ -45,8 +55,68 @@ if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is impor
     from session_scoring.infrastructure.queue import JobQueue
 
 
-def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> SessionScore:
-    """Explicit mapping from the stored attempt to the API model."""
+def rubric_info(rubric: Rubric) -> RubricInfo:
+    """Explicit mapping from a rubric to what the API says of it."""
+    ceilings = rubric.ceilings
+    return RubricInfo(
+        name=rubric.name,
+        description=rubric.description,
+        total=rubric.total,
+        dimensions=[
+            RubricDimensionInfo(key=d.key, label=d.label, max_points=d.max_points, description=d.description)
+            for d in rubric.dimensions
+        ],
+        ceiling=None
+        if ceilings is None
+        else RubricCeilingInfo(
+            field=ceilings.field,
+            label=ceilings.label,
+            description=ceilings.description,
+            values=[
+                RubricCeilingValue(value=v, min_score=r.min, max_score=r.max, description=r.description)
+                for v, r in ceilings.values.items()
+            ],
+        ),
+        failure_tags=[RubricFailureTag(tag=t.tag, description=t.description) for t in rubric.failure_tags],
+        claims_cite_events=rubric.claims_cite_events,
+    )
+
+
+def _dimensions(record: ScoreRecord, rubric: Rubric) -> list[DimensionScore] | None:
+    breakdown = record.score_breakdown
+    if not breakdown:
+        return None
+    labels = {d.key: d.label for d in rubric.dimensions}
+    order = [*[k for k in rubric.keys if k in breakdown], *[k for k in breakdown if k not in rubric.maxima]]
+    return [
+        DimensionScore(
+            key=key,
+            label=labels.get(key, key),
+            points=int(breakdown[key]),
+            max_points=rubric.maxima.get(key, int(breakdown[key])),
+        )
+        for key in order
+    ]
+
+
+def _ceiling(record: ScoreRecord, rubric: Rubric) -> CeilingInfo | None:
+    allowed = rubric.ceiling_range(record.ceiling_value)
+    if allowed is None or rubric.ceilings is None or record.ceiling_value is None:
+        return None
+    return CeilingInfo(
+        field=rubric.ceilings.field,
+        label=rubric.ceilings.label,
+        value=record.ceiling_value,
+        min_score=allowed.min,
+        max_score=allowed.max,
+        description=allowed.description,
+    )
+
+
+def to_session_score(record: ScoreRecord, current_criteria_hash: str, rubric: Rubric | None = None) -> SessionScore:
+    """Explicit mapping from the stored attempt to the API model; ``rubric``: the one its criteria judged by (its
+    dimensions' labels and maxima, its ceiling), the default rubric when not given."""
+    rubric = rubric or default_rubric()
     return SessionScore(
         score_id=record.score_id,
         session_id=record.session_id,
@@ -54,6 +124,11 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str) -> Session
         status=record.status,
         total_score=record.total_score,
         score_breakdown=record.score_breakdown,
+        rubric=rubric.name if record.score_breakdown else None,
+        dimensions=_dimensions(record, rubric),
+        ceiling=_ceiling(record, rubric),
+        failure_tags=list(record.failure_tags),
+        claims=[Claim(claim=c["claim"], event=c["event"]) for c in record.claims or ()],
         score_reasoning=record.score_reasoning,
         missing_tools=[MissingTool(tool_name=t.tool_name, rationale=t.rationale) for t in record.missing_tools],
         alternative_approaches=[
@@ -161,6 +236,7 @@ class ScoringService:
     repository: ScoreStore
     source: Callable[[], SessionOutlines]
     queue: Callable[[], JobQueue]
+    _rubrics: dict[str, Rubric] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def criteria_hash(self) -> str:
@@ -177,7 +253,7 @@ class ScoringService:
         if not force_rescore:
             existing = self.repository.active_or_latest_completed(session_id)
             if existing is not None:
-                return to_session_score(existing, current)
+                return self._score(existing)
         # A forced request reads no attempt first: the insert below finds an active attempt itself (the partial unique
         # index decides) and that attempt is answered instead, so a new attempt costs one statement. Of the session
         # it reads only its outline (status and facts), never an upload's stored document.
@@ -187,7 +263,7 @@ class ScoringService:
         score_id = uuid.uuid4()
         new = self.repository.create_attempt(score_id, session_id, current, triggered_by, session.facts)
         if not new.created:
-            return to_session_score(new.attempt, current)
+            return self._score(new.attempt)
         job = ScoringJob(
             score_id=score_id, session_id=session_id, requested_by=triggered_by, requested_at=datetime.now(UTC)
         )
@@ -198,7 +274,7 @@ class ScoringService:
             raise
         logger.info("scoring queued", extra={"score_id": str(score_id), "session_id": session_id})
         emit_now(Metric.SCORES_REQUESTED)
-        return to_session_score(new.attempt, current)
+        return self._score(new.attempt)
 
     def check_known(self, session_id: str) -> None:
         """Raise SessionNotFoundError unless the session has an attempt or a source (the configured one, or the
@@ -225,7 +301,7 @@ class ScoringService:
             raise ScoreNotFoundError(
                 f"session '{session_id}' has never been scored; POST to this URL to request a score"
             )
-        return to_session_score(record, self.config.criteria_hash)
+        return self._score(record)
 
     def last_scored_session(self) -> str | None:
         """The id of the session scored last (None before the first score): the score a client most likely asks
@@ -245,14 +321,14 @@ class ScoringService:
         records = self.repository.list_for_session(session_id)
         if not records:
             raise ScoreNotFoundError(f"session '{session_id}' has never been scored")
-        return [to_session_score(record, self.config.criteria_hash) for record in records]
+        return [self._score(record) for record in records]
 
     def session_scoring(self, session_id: str) -> SessionScoring:
         """Every attempt of the session with the one under the criteria in force picked out (its latest completed,
         as the fleet query and the analytics count it); empty for a session never scored, which is an answer, not
         an error."""
         records = self.repository.list_for_session(session_id)
-        attempts = [to_session_score(record, self.config.criteria_hash) for record in records]
+        attempts = [self._score(record) for record in records]
         in_force = [a for a in attempts if a.is_current_criteria and a.status == ScoreStatus.COMPLETED]
         current = max(in_force, key=lambda a: (a.scored_at or a.requested_at, str(a.score_id)), default=None)
         return SessionScoring(
@@ -268,4 +344,40 @@ class ScoringService:
             llm_model=self.config.llm_model,
             criteria_content=self.config.criteria_content,
             created_at=stored.created_at if stored else None,
+            rubric=rubric_info(self.config.rubric),
         )
+
+    def criteria(self, criteria_hash: str) -> CriteriaDefinition:
+        """A stored criteria definition with the rubric its scores were judged by (CriteriaNotFoundError if none)."""
+        if criteria_hash == self.config.criteria_hash:
+            return self.current_criteria()
+        stored = self.repository.get_criteria(criteria_hash)
+        if stored is None:
+            raise CriteriaNotFoundError(
+                f"no criteria have the hash '{criteria_hash}'; GET /api/v1/scoring/analytics/criteria lists those "
+                "with scores"
+            )
+        scoring = stored.criteria_content.get("scoring") or {}
+        return CriteriaDefinition(
+            criteria_hash=criteria_hash,
+            llm_provider=str(scoring.get("llm_provider", "")),
+            llm_model=str(scoring.get("llm_model", "")),
+            criteria_content=stored.criteria_content,
+            created_at=stored.created_at,
+            rubric=rubric_info(self.rubric_for(criteria_hash)),
+        )
+
+    def rubric_for(self, criteria_hash: str) -> Rubric:
+        """The rubric scores of ``criteria_hash`` were judged by: the configuration's for the criteria in force
+        (no I/O), else read once from the stored definition and kept (a definition never changes)."""
+        if criteria_hash == self.config.criteria_hash:
+            return self.config.rubric
+        known = self._rubrics.get(criteria_hash)
+        if known is None:
+            stored = self.repository.get_criteria(criteria_hash)
+            known = default_rubric() if stored is None else rubric_of(stored.criteria_content)
+            self._rubrics[criteria_hash] = known
+        return known
+
+    def _score(self, record: ScoreRecord) -> SessionScore:
+        return to_session_score(record, self.config.criteria_hash, self.rubric_for(record.criteria_hash))

@@ -71,7 +71,7 @@ const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) =
   total_pages: Math.max(1, Math.ceil(totalItems / 20)),
 });
 
-const judge = (llm_provider: string) => ({ criteria_hash: 'c'.repeat(64), llm_provider, llm_model: 'm', criteria_content: {}, created_at: null });
+const judge = (llm_provider: string) => ({ criteria_hash: 'c'.repeat(64), llm_provider, llm_model: 'm', criteria_content: {}, created_at: null, rubric: null });
 
 beforeEach(() => {
   vi.resetAllMocks();
