@@ -4,12 +4,15 @@ The view's first answer carries the session with as many of its first steps as f
 :data:`PAGE_STEPS`); the others come by pages from ``GET .../sessions/{id}/steps``. An upload is cut in PostgreSQL
 (``UploadRepository.session_head``/``step_page``): the API process holds one page of it, never the document, however
 large. Other sources hand the whole session over and it is cut here. Concurrent identical reads in one process share
-one read (:class:`SharedReads`): twenty viewers of one large session cost one read, not twenty.
+one read (:class:`SharedReads`): twenty viewers of one large session cost one read, not twenty. An upload never
+changes once stored, so the last :data:`KEPT_UPLOAD_PAGES` pages of uploads read are kept (each at most a page's
+size): viewers reading one large upload over and over cost the database and the process one read per page.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -23,6 +26,8 @@ PAGE_BYTES = 512 * 1024
 """The most of a page's steps, as JSON text (a single larger step is a page of its own)."""
 PAGE_STEPS = 500
 """The most steps of a page."""
+KEPT_UPLOAD_PAGES = 8
+"""Pages of uploads kept (first pages and step pages together): a few megabytes at most."""
 
 V = TypeVar("V")
 
@@ -63,6 +68,27 @@ class SharedReads(Generic[V]):
         return value
 
 
+class KeptPages:
+    """The last few pages read of immutable sessions (uploads), by key, least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._pages: OrderedDict[Hashable, object] = OrderedDict()
+
+    def get(self, key: Hashable, read: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+                return self._pages[key]  # type: ignore[return-value]  # stored by this method under this key
+        value = read()
+        with self._lock:
+            self._pages[key] = value
+            while len(self._pages) > self._size:
+                self._pages.popitem(last=False)
+        return value
+
+
 class PagedStep(Protocol):
     """One step read on its own (``repositories.uploads.PagedStep``)."""
 
@@ -88,6 +114,7 @@ class SessionViewService:
     paged: PagedSessions | None = None
     _details: SharedReads[SessionDetail] = field(default_factory=SharedReads)
     _pages: SharedReads[SessionStepsPage] = field(default_factory=SharedReads)
+    _kept: KeptPages = field(default_factory=lambda: KeptPages(KEPT_UPLOAD_PAGES))
 
     def session_detail(self, session_id: str) -> SessionDetail:
         """The session with its first page of steps (SessionNotFoundError when unknown)."""
@@ -100,12 +127,7 @@ class SessionViewService:
 
     def _detail(self, session_id: str) -> SessionDetail:
         if self.paged is not None and self.paged.owns(session_id):
-            head, total = self.paged.session_head(session_id)
-            page = self.paged.step_page(session_id, 0, PAGE_STEPS, PAGE_BYTES)
-            stages = [stage.model_copy(update={"steps": []}) for stage in head.stages]
-            for item in page:
-                stages[item.stage_index].steps.append(Step.model_validate(item.step))
-            return to_session_detail(head.model_copy(update={"stages": stages}), total, len(page))
+            return self._kept.get(("detail", session_id), lambda: self._upload_detail(session_id))
         session = self.source.get_session(session_id)
         flat = _flat(session)
         shown = _within_budget([step for _, _, step in flat], PAGE_STEPS)
@@ -115,31 +137,48 @@ class SessionViewService:
         stages = [stage.model_copy(update={"steps": kept.get(i, [])}) for i, stage in enumerate(session.stages)]
         return to_session_detail(session.model_copy(update={"stages": stages}), len(flat), shown)
 
+    def _upload_detail(self, session_id: str) -> SessionDetail:
+        assert self.paged is not None
+        head, total = self.paged.session_head(session_id)
+        page = self.paged.step_page(session_id, 0, PAGE_STEPS, PAGE_BYTES)
+        stages = [stage.model_copy(update={"steps": []}) for stage in head.stages]
+        for item in page:
+            stages[item.stage_index].steps.append(Step.model_validate(item.step))
+        return to_session_detail(head.model_copy(update={"stages": stages}), total, len(page))
+
     def _steps(self, session_id: str, offset: int, limit: int) -> SessionStepsPage:
         if self.paged is not None and self.paged.owns(session_id):
-            _, total = self.paged.session_head(session_id)
-            rows = self.paged.step_page(session_id, offset, limit, PAGE_BYTES)
-            steps = [(row.stage_index, row.step_index, Step.model_validate(row.step)) for row in rows]
-        else:
-            flat = _flat(self.source.get_session(session_id))
-            total = len(flat)
-            rest = flat[offset : offset + limit]
-            steps = rest[: _within_budget([step for _, _, step in rest], limit)]
-        end = offset + len(steps)
-        return SessionStepsPage(
-            session_id=session_id,
-            offset=offset,
-            steps=[
-                PagedConversationStep(
-                    stage_index=stage_index,
-                    step_index=step_index,
-                    step=ConversationStep.model_validate(step, from_attributes=True),
-                )
-                for stage_index, step_index, step in steps
-            ],
-            steps_total=total,
-            next_offset=end if end < total and steps else None,
-        )
+            key = ("steps", session_id, offset, limit)
+            return self._kept.get(key, lambda: self._upload_steps(session_id, offset, limit))
+        flat = _flat(self.source.get_session(session_id))
+        rest = flat[offset : offset + limit]
+        steps = rest[: _within_budget([step for _, _, step in rest], limit)]
+        return _steps_page(session_id, offset, steps, len(flat))
+
+    def _upload_steps(self, session_id: str, offset: int, limit: int) -> SessionStepsPage:
+        assert self.paged is not None
+        _, total = self.paged.session_head(session_id)
+        rows = self.paged.step_page(session_id, offset, limit, PAGE_BYTES)
+        steps = [(row.stage_index, row.step_index, Step.model_validate(row.step)) for row in rows]
+        return _steps_page(session_id, offset, steps, total)
+
+
+def _steps_page(session_id: str, offset: int, steps: list[tuple[int, int, Step]], total: int) -> SessionStepsPage:
+    end = offset + len(steps)
+    return SessionStepsPage(
+        session_id=session_id,
+        offset=offset,
+        steps=[
+            PagedConversationStep(
+                stage_index=stage_index,
+                step_index=step_index,
+                step=ConversationStep.model_validate(step, from_attributes=True),
+            )
+            for stage_index, step_index, step in steps
+        ],
+        steps_total=total,
+        next_offset=end if end < total and steps else None,
+    )
 
 
 def _flat(session: Session) -> list[tuple[int, int, Step]]:
