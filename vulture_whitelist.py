@@ -111,3 +111,8 @@ _.mean_score_missed
 _.mean_score_no_reference
 _.score_gap
 _.overall
+
+# Issue 39 (w/guard): response fields set by validation from a dict or read by the dashboard, not by our code.
+_.recording_author  # an upload's author as its document names it (models/session.py, models/api.py)
+_.next_steps_offset  # SessionDetail: the first step not shown
+_.next_offset  # SessionStepsPage: the next page's offset
