@@ -117,3 +117,8 @@ _.overall
 _.logical_flow
 _.tool_relevance
 _.synthesis_quality
+
+# Issue 39 (w/guard): response fields set by validation from a dict or read by the dashboard, not by our code.
+_.recording_author  # an upload's author as its document names it (models/session.py, models/api.py)
+_.next_steps_offset  # SessionDetail: the first step not shown
+_.next_offset  # SessionStepsPage: the next page's offset

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from session_scoring.errors import (
+    AttemptConflictError,
     AuthenticationRequiredError,
     ConfigurationError,
     CriteriaNotFoundError,
@@ -45,6 +46,7 @@ STATUS_BY_CLASS: dict[type[ScoringError], tuple[int, str | None]] = {
     AuthenticationRequiredError: (401, None),
     RoleRequiredError: (403, None),
     SessionNotScorableError: (400, None),
+    AttemptConflictError: (409, None),
     SessionNotFoundError: (404, None),
     ScoreNotFoundError: (404, None),
     RunNotFoundError: (404, None),
@@ -70,6 +72,8 @@ ERROR_DESCRIPTIONS = {
     "nor a trusted proxy's user",
     403: "The caller lacks the role this route needs; the detail names the role and where the caller's roles come from",
     404: "Session unknown to the source, never scored, or no such export job",
+    409: "The session's active attempt kept changing under the request (concurrent requests and scorers): GET the "
+    "score, or send the request again",
     405: "This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header",
     413: "Request body too large",
     422: "Invalid session id, unknown field, malformed body, or query parameters that cannot be combined",

@@ -27,6 +27,7 @@ ROUTE_ROLES: dict[tuple[str, str], RouteAccess] = {
     ("GET", f"{_S}/score"): "viewer",
     ("GET", f"{_S}/scores"): "viewer",
     ("GET", f"{_S}/scoring"): "viewer",
+    ("GET", f"{_S}/steps"): "viewer",
     ("GET", f"{API_PREFIX}/search"): "viewer",
     ("GET", f"{API_PREFIX}/scores/values"): "viewer",
     ("GET", f"{API_PREFIX}/sessions"): "viewer",

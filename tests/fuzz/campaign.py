@@ -104,6 +104,10 @@ class Attacker:
         if status is None or status >= 500:
             self.tally.fail(SERVER_ERROR, request.route, request.label, status, example)
             return
+        leaked = [text for text in request.withheld if text.encode() in answer.body]
+        if leaked:
+            self.tally.fail(WRONG_ANSWER, request.route, f"{request.label}: names {leaked}", status, example)
+            return
         if request.expect is not None and status not in request.expect:
             self.tally.fail(
                 WRONG_ANSWER,
@@ -223,6 +227,34 @@ def concurrent_rescores(attacker: Attacker, session_id: str) -> None:
     if active > 1:
         attacker.tally.fail(WRONG_ANSWER, route, f"{label}: more than one active attempt", active, f"{active} active")
     attacker.canaries.read_next(after=label)
+
+
+CONCURRENT_READS = 20
+PAGE_ANSWER_BYTES = 2 * 512 * 1024
+"""The most a page of the session view may weigh (its steps' budget, 512 KiB, and the session's own fields)."""
+
+
+def concurrent_reads(attacker: Attacker, session_id: str) -> None:
+    """CONCURRENT_READS viewers of the large upload at once (the view and its next page of steps): each answered
+    200 within the page's size, never a 5xx (issue 39's finding 1)."""
+    view = f"{API}/sessions/{quote(session_id, safe='')}"
+    pages = [("GET", view, f"GET {API}/sessions/{{session_id}}")]
+    first = attacker.wire.get(view)
+    offset = first.json().get("next_steps_offset") if first.status == 200 and isinstance(first.json(), dict) else None
+    if offset is not None:
+        pages.append(("GET", f"{view}/steps?offset={offset}", f"GET {API}/sessions/{{session_id}}/steps"))
+    for method, target, route in pages:
+        label = f"{CONCURRENT_READS} concurrent reads of a large upload"
+        with ThreadPoolExecutor(CONCURRENT_READS) as pool:
+            answers = list(pool.map(lambda _, m=method, t=target: attacker.wire.send(m, t), range(CONCURRENT_READS)))
+        attacker.tally.sent("scenario", len(answers))
+        for answer in answers:
+            attacker.judge(corpus.Request(label, route, method, target, expect=frozenset({200})), answer)
+            if len(answer.body) > PAGE_ANSWER_BYTES:
+                attacker.tally.fail(
+                    WRONG_ANSWER, route, f"{label}: a page past its size", answer.status, f"{len(answer.body)} bytes"
+                )
+    attacker.canaries.read_next(after="concurrent reads of a large upload")
 
 
 def through_lambda(attacker: Attacker, stack: LocalStack) -> None:
@@ -413,6 +445,7 @@ def run(budget: Budget, seed_value: int, reports: Path, say: Callable[[str], Non
             attacker.send(request)
         through_lambda(attacker, stack)
         concurrent_rescores(attacker, fixtures.large_session)
+        concurrent_reads(attacker, fixtures.large_session)
         passes = 0
         while not budget.spent(tally):
             order = rng.sample(named + slots, len(named) + len(slots))
@@ -423,6 +456,7 @@ def run(budget: Budget, seed_value: int, reports: Path, say: Callable[[str], Non
             else:
                 passes += 1
             concurrent_rescores(attacker, fixtures.large_session)
+            concurrent_reads(attacker, fixtures.large_session)
             csv_formulas(wire, tally, fixtures.csv_sessions)
         say(f"fuzz: at {budget.elapsed():.0f} s, {tally.requests} requests, {passes} full pass(es); last checks")
         last_checks(attacker, stack, fixtures, say)

@@ -43,6 +43,8 @@ class Request:
     """For a wrong method: the methods ``Allow`` must name."""
     protocol_level: bool = False
     """Malformed HTTP: the server's HTTP parser may answer it (a plain-text 400) before the application sees it."""
+    withheld: tuple[str, ...] = ()
+    """Text the answer must not carry (an internal address, an exception class)."""
 
     @property
     def writes(self) -> bool:
@@ -690,6 +692,87 @@ def csv_hostile_documents() -> list[dict[str, Any]]:
     ]
 
 
+# ---- issue 39's findings: the local server's guard, identities, session ids, internals ------------------------------
+
+INTERNALS = ("127.0.0.1", "http://", "Error:", "pg8000", "OperationalError", "InterfaceError")
+
+
+def guard_requests(t: Targets) -> Iterator[Request]:
+    """A foreign Host (421), a write from a foreign Origin (403), a body that is not JSON (415), a run naming a session
+    id with a final newline or a hidden space (422), identity headers with hidden whitespace (the campaign's stack
+    trusts no proxy: never a 5xx), and 404s that must name no internal address."""
+    sessions = f"{API}/sessions"
+    for host in ("evil.example", "127.0.0.1.evil.example:8000", "attacker", "localhost.evil.example"):
+        yield Request(
+            f"foreign Host {host}", f"GET {sessions}", "GET", sessions, None, {"Host": host}, frozenset({421})
+        )
+    route = f"POST {API}/sessions:import"
+    target = f"{API}/sessions:import?file_name=fuzz.json"
+    upload = _body_bytes(sample_document())
+    for origin in ("https://evil.example", "null", "http://127.0.0.1.evil.example"):
+        headers = {"Content-Type": "application/json", "Origin": origin}
+        yield Request(f"upload from Origin {origin}", route, "POST", target, upload, headers, frozenset({403}))
+    yield Request(
+        "upload with Sec-Fetch-Site cross-site",
+        route,
+        "POST",
+        target,
+        upload,
+        {"Sec-Fetch-Site": "cross-site"},
+        frozenset({403}),
+    )
+    dry_run = _body_bytes({"max_sessions": 1, "dry_run": True})
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        headers = {"Content-Type": content_type}
+        yield Request(f"upload as {content_type}", route, "POST", target, upload, headers, frozenset({415}))
+        yield Request(
+            f"run as {content_type}", f"POST {API}/runs", "POST", f"{API}/runs", dry_run, headers, frozenset({415})
+        )
+    yield Request(
+        "run without a Content-Type", f"POST {API}/runs", "POST", f"{API}/runs", dry_run, {}, frozenset({415})
+    )
+    for session_id in ("abc\n", "abc\r", "abc\r\n", "abc\u00a0", "\nabc"):
+        yield Request(
+            f"run selecting the session id {session_id!r}",
+            f"POST {API}/runs",
+            "POST",
+            f"{API}/runs",
+            _body_bytes({"max_sessions": 1, "dry_run": True, "selection": {"session_ids": [session_id]}}),
+            _json_headers(),
+            UNPROCESSABLE,
+        )
+    for hidden in ("\xa0", "\x85", "\x1f"):
+        for header in ("X-Forwarded-User", "X-Forwarded-Groups"):
+            yield Request(
+                f"{header} with {hidden!r}",
+                f"GET {API}/me",
+                "GET",
+                f"{API}/me",
+                None,
+                {header: f"admin{hidden}", "X-Forwarded-User": "mallory"}
+                if header != "X-Forwarded-User"
+                else {header: f"alice{hidden}"},
+            )
+    for session_id in ("fuzz-nowhere-1", "upload:00000000-0000-4000-8000-00000000dead"):
+        path = f"{API}/sessions/{quote(session_id, safe='')}"
+        yield Request(
+            "unknown session names no internals",
+            f"GET {API}/sessions/{{session_id}}",
+            "GET",
+            path,
+            expect=NOT_FOUND,
+            withheld=INTERNALS,
+        )
+        yield Request(
+            "unknown session's steps name no internals",
+            f"GET {API}/sessions/{{session_id}}/steps",
+            "GET",
+            f"{path}/steps",
+            expect=NOT_FOUND,
+            withheld=INTERNALS,
+        )
+
+
 def named_cases(document: dict[str, Any], t: Targets) -> list[Request]:
     """The cases the campaign must always reach, even a short one: sent first, in this order."""
     return [
@@ -699,6 +782,7 @@ def named_cases(document: dict[str, Any], t: Targets) -> list[Request]:
         *wrong_methods(document, t),
         *import_requests(),
         *encoded_paths(t),
+        *guard_requests(t),
     ]
 
 

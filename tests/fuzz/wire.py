@@ -64,8 +64,8 @@ class Wire:
     ) -> Answer:
         connection = http.client.HTTPConnection("127.0.0.1", self._port, timeout=self._timeout)
         try:
-            connection.putrequest(method, target, skip_accept_encoding=True)
             sent = {name.lower() for name in headers or {}}
+            connection.putrequest(method, target, skip_host="host" in sent, skip_accept_encoding=True)
             for name, value in (headers or {}).items():
                 connection.putheader(name, value)
             if "connection" not in sent:

@@ -6,11 +6,14 @@ While the jobs flow, the judge answers at random with 429 (retry-after), 529, 50
 or a verdict that breaks the schema; and at set points of the run PostgreSQL is restarted (twice), a scorer is
 "killed" holding claims, duplicate messages are delivered, the judge goes down long enough to dead-letter jobs (then
 an operator redrives), and the whole local stack is killed hard and restarted (its in-memory queue is lost; the
-reaper requeues what was active). Time passing (visibility delays, leases, the breaker's recovery) is stood for by
+reaper requeues what was active and resumes the planning of runs). Some of the jobs come from scoring runs
+(SOAK_RUNS runs of 100 sessions each, planned page by page on the runs queue, polled beside the scoring queue). Time
+passing (visibility delays, leases, the breaker's recovery) is stood for by
 moving it, never slept for.
 
-It ends with ``soak: jobs N, completed C, failed-with-reason F, lost 0, duplicate scores 0, pending 0`` and the
-throughput, and fails on any lost, duplicated or stuck job. SOAK_JOBS (default 5000), SOAK_WORKERS (4), SOAK_SEED.
+It ends with ``soak: jobs N, completed C, failed-with-reason F, lost 0, duplicate scores 0, pending 0``, the runs
+line (``soak: runs R over S sessions, planning 0``) and the throughput, and fails on any lost, duplicated or stuck job
+or a run left planning. SOAK_JOBS (default 5000), SOAK_WORKERS (4), SOAK_SEED.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ JOBS = int(os.environ.get("SOAK_JOBS", "5000"))
 WORKERS = int(os.environ.get("SOAK_WORKERS", "4"))
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
 DEADLINE_SECONDS = float(os.environ.get("SOAK_DEADLINE_SECONDS", "2400"))
+RUNS = int(os.environ.get("SOAK_RUNS", "2"))
+RUN_SESSIONS = 100
+"""Sessions per run (a run selects at most 100 session ids)."""
 
 BAD_VERDICT = {**SAMPLE_VERDICT, "total_score": 99}  # the total is not the sum of its dimensions
 
@@ -128,6 +134,11 @@ class Workers:
             QueuePoller(stack.sqs, stack.resources.queue_url, handler, batch_size=5, wait_seconds=1, budget_seconds=120)
             for _ in range(count)
         ]
+        # The runs queue (planning messages and run jobs), as its own event source mapping feeds the scorer.
+        runs_queue = stack.env["SCORING_RUNS_QUEUE_URL"]
+        self.pollers.append(
+            QueuePoller(stack.sqs, runs_queue, handler, batch_size=5, wait_seconds=1, budget_seconds=120)
+        )
 
     def start(self) -> None:
         for poller in self.pollers:
@@ -161,6 +172,19 @@ def _count_active(url: str) -> int:
                     text("SELECT count(*) FROM session_scores WHERE status IN ('pending', 'in_progress')")
                 ).scalar_one()
             )
+    finally:
+        engine.dispose()
+
+
+def _runs(url: str) -> tuple[int, int]:
+    """How many runs there are, and how many of them are still planning."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                text("SELECT count(*), count(*) FILTER (WHERE status = 'planning') FROM scoring_runs")
+            ).one()
+            return int(row[0]), int(row[1])
     finally:
         engine.dispose()
 
@@ -205,6 +229,7 @@ def test_soak(
         # The counted path: time passes here by moving visibility delays (a deferred copy's DelaySeconds is not
         # movable through SQS), and the judge outage is meant to reach the dead-letter queue.
         "SCORING_MAX_DEFERRALS": "0",
+        "SCORING_RUN_PAGE_SIZE": "500",  # a run pages the whole directory: ten pages, not fifty
         "POWERTOOLS_LOG_LEVEL": "ERROR",
     }
     stack: Stack = make_stack(**env)
@@ -222,10 +247,12 @@ def test_soak(
 
     state = end_state(url)
     pending = _count_active(url)
+    runs, planning = _runs(url)
     print(
         f"\nsoak: jobs {JOBS}, completed {state.completed}, failed-with-reason {len(state.failed)}, "
         f"lost {len(state.lost)}, duplicate scores {state.duplicates}, pending {pending}"
     )
+    print(f"soak: runs {runs} over {RUNS * RUN_SESSIONS} sessions, planning {planning}")
     print(f"soak: {elapsed:.0f} s, {JOBS / elapsed:.1f} jobs/s with {WORKERS} workers; faults: {faults.summary()}")
     reasons: dict[str, int] = {}
     for _, reason in state.failed:
@@ -236,11 +263,21 @@ def test_soak(
     assert state.lost == []
     assert state.duplicates == 0
     assert pending == 0
+    assert (runs, planning) == (RUNS, 0)
     assert state.completed + len(state.failed) == JOBS
 
 
 def _submit(stack: Stack, session_ids: list[str], faults: FaultCounts) -> None:
-    for session_id in session_ids:
+    """The first RUNS * RUN_SESSIONS sessions through runs (each selecting its own ids), the rest one by one."""
+    in_runs = RUNS * RUN_SESSIONS
+    assert in_runs < len(session_ids), "SOAK_JOBS must exceed the sessions of the runs (SOAK_RUNS x 100)"
+    for start in range(0, in_runs, RUN_SESSIONS):
+        chunk = session_ids[start : start + RUN_SESSIONS]
+        body = {"max_sessions": len(chunk), "selection": {"which": "all", "session_ids": chunk}}
+        response = stack.client.post("/api/v1/scoring/runs", json=body)
+        assert response.status_code == 202, response.text
+        faults.add("runs started")
+    for session_id in session_ids[in_runs:]:
         response = stack.request_score(session_id)
         assert response.status_code in (200, 202), response.text
 
@@ -359,13 +396,14 @@ def _settle(
     active: leases expire, deferred messages return, the reaper runs, dead letters are redriven."""
     workers.stop()
     stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
+    stack.sqs.purge_queue(QueueUrl=stack.env["SCORING_RUNS_QUEUE_URL"])  # planning messages die with the stack too
     faults.add("local stack killed hard and restarted")
     restarted: Stack = make_stack(**env)
     restarted.container.reaper.reap(queue_is_new=True)
     workers = Workers(restarted, WORKERS)
     workers.start()
     deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline and _count_active(url) > 0:
+    while time.monotonic() < deadline and (_count_active(url) > 0 or _runs(url)[1] > 0):
         workers.let_time_pass()
         pass_recovery_timeout(restarted)
         _execute(
@@ -378,6 +416,12 @@ def _settle(
             "UPDATE session_scores SET requested_at = requested_at - interval '1 hour', "
             "started_at = started_at - interval '1 hour' WHERE status = 'pending' "
             "AND coalesce(started_at, requested_at) < now() - interval '30 seconds'",
+        )
+        # A run still planning long after it started: the periodic reaper resumes it (time moved, not waited for).
+        _execute(
+            url,
+            "UPDATE scoring_runs SET created_at = created_at - interval '1 hour' "
+            "WHERE status = 'planning' AND created_at < now() - interval '30 seconds'",
         )
         restarted.container.reaper.reap()
         if _dead_letters(restarted):

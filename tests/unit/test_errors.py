@@ -37,6 +37,7 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "ExportModeError": (PermanentError, 405, "export_mode", "fail"),
     "ExportTimeLimitError": (PermanentError, 500, "export_time_limit", "fail"),
     "SessionDataError": (PermanentError, 502, "session_data_invalid", "fail"),
+    "AttemptConflictError": (PermanentError, 409, "attempt_conflict", "fail"),
     "ConfigurationError": (PermanentError, 500, "configuration_error", "fail"),
     "JudgePermanentError": (PermanentError, 500, "judge_permanent", "fail"),
     "JudgeOutputError": (PermanentError, 500, "judge_output", "fail"),

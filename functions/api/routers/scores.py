@@ -25,7 +25,7 @@ router = APIRouter(prefix=API_PREFIX)
             "model": SessionScore,
             "description": "An attempt is queued or already running; poll the URL in the Location header",
         },
-        **error_responses(400, 404, 413, 422, 500, 502, 503),
+        **error_responses(400, 404, 409, 413, 422, 500, 502, 503),
     },
     summary="Request a score for a session",
 )

@@ -10,7 +10,7 @@ from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_PAGE, PageSize, SessionId
 from functions.api.responses import json_response
-from session_scoring.models.api import SessionDetail, SessionListPage, SessionSearchResult
+from session_scoring.models.api import SessionDetail, SessionListPage, SessionSearchResult, SessionStepsPage
 from session_scoring.models.session import SessionStatus
 from session_scoring.models.session_list import SessionListParams
 
@@ -104,3 +104,19 @@ async def search_sessions(
 )
 async def get_session(session_id: SessionId, scoring: ContainerDep) -> Response:
     return json_response(await run_blocking(scoring.session_view_service.session_detail, session_id))
+
+
+@router.get(
+    "/sessions/{session_id}/steps",
+    response_model=SessionStepsPage,
+    responses=error_responses(404, 422, 500, 502, 503),
+    summary="A page of a session's steps, across its stages in order: the ones after the first page "
+    "GET /sessions/{session_id} shows",
+)
+async def get_session_steps(
+    session_id: SessionId,
+    scoring: ContainerDep,
+    offset: Annotated[int, Query(ge=0, le=10_000_000, description="The first step's position (from 0)")] = 0,
+    limit: Annotated[int, Query(ge=1, le=500, description="At most this many steps (and at most 512 KiB)")] = 500,
+) -> Response:
+    return json_response(await run_blocking(scoring.session_view_service.session_steps, session_id, offset, limit))

@@ -267,7 +267,7 @@ class Container:
     def session_view_service(self) -> SessionViewService:
         from session_scoring.services.sessions import SessionViewService
 
-        return SessionViewService(self.source)
+        return SessionViewService(self.source, self.uploads)
 
     @cached_property
     def import_service(self) -> ImportService:

@@ -30,6 +30,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- ExportModeError           this deployment serves exports the other way (stream vs job)
     |   |-- ExportTimeLimitError      an export job did not finish within the exporter's time
     |   |-- SessionNotScorableError
+    |   |-- AttemptConflictError      409: the session's active attempt kept changing under a request
     |   |-- SessionDataError
     |   |-- ConfigurationError
     |   |-- WriteBackRejectedError      a trace store refused a verdict (write-back)
@@ -96,6 +97,12 @@ class SessionNotScorableError(PermanentError):
     def __init__(self, message: str, status: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class AttemptConflictError(PermanentError):
+    """A score request found no active attempt to answer with, yet could not create one, more than once in a row:
+    concurrent requests and scorers kept changing the session's attempt. The same request may succeed a moment later
+    (409: GET the score, or send it again)."""
 
 
 class SessionDataError(PermanentError):

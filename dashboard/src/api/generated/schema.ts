@@ -128,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/sessions/{session_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a session's steps, across its stages in order: the ones after the first page GET /sessions/{session_id} shows
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["get_session_steps_api_v1_scoring_sessions__session_id__steps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/criteria/current": {
         parameters: {
             query?: never;
@@ -1999,6 +2019,18 @@ export interface components {
             score_gap: number | null;
         };
         /**
+         * PagedConversationStep
+         * @description One step of a session read by pages: the stage it belongs to (its index in `SessionDetail.stages`) and its own
+         *     position in that stage.
+         */
+        PagedConversationStep: {
+            /** Stage Index */
+            stage_index: number;
+            /** Step Index */
+            step_index: number;
+            step: components["schemas"]["ConversationStep"];
+        };
+        /**
          * ReferenceRequest
          * @description Body of ``PUT .../labels/reference``: the session's true root cause, known afterwards (a postmortem, a
          *     person, a benchmark's ground truth). Every PUT is a new revision of the session's reference (the earlier ones are
@@ -2461,6 +2493,23 @@ export interface components {
              * @description An upload's author as its document names it (unverified, the document's own claim); `author` is always who uploaded it. Null for other sources and documents that name none.
              */
             recording_author: string | null;
+            /**
+             * Steps Total
+             * @description Steps of every stage, shown here or not
+             * @default 0
+             */
+            steps_total: number;
+            /**
+             * Steps Shown
+             * @description Steps in `stages` here: the first page, bounded in size (the first steps in order, stage by stage); a large session's others are read by pages from `GET .../sessions/{session_id}/steps`
+             * @default 0
+             */
+            steps_shown: number;
+            /**
+             * Next Steps Offset
+             * @description The `offset` of the steps page that follows the ones shown; null when all are shown
+             */
+            next_steps_offset: number | null;
         };
         /**
          * SessionFactsInfo
@@ -2828,6 +2877,25 @@ export interface components {
          */
         SessionStatus: "pending" | "in_progress" | "paused" | "canceling" | "cancelling" | "completed" | "failed" | "cancelled" | "timed_out";
         /**
+         * SessionStepsPage
+         * @description ``GET /api/v1/scoring/sessions/{session_id}/steps``: a page of a session's steps, across its stages in order.
+         */
+        SessionStepsPage: {
+            /** Session Id */
+            session_id: string;
+            /** Offset */
+            offset: number;
+            /** Steps */
+            steps: components["schemas"]["PagedConversationStep"][];
+            /** Steps Total */
+            steps_total: number;
+            /**
+             * Next Offset
+             * @description The offset of the next page; null after the last step
+             */
+            next_offset: number | null;
+        };
+        /**
          * SkippedContentInfo
          * @description Content of an uploaded document the transcript does not show.
          */
@@ -3065,6 +3133,7 @@ export type Mover = components['schemas']['Mover'];
 export type Outcome = components['schemas']['Outcome'];
 export type OutcomeReport = components['schemas']['OutcomeReport'];
 export type OutcomeSummary = components['schemas']['OutcomeSummary'];
+export type PagedConversationStep = components['schemas']['PagedConversationStep'];
 export type ReferenceRequest = components['schemas']['ReferenceRequest'];
 export type Role = components['schemas']['Role'];
 export type RubricCeilingInfo = components['schemas']['RubricCeilingInfo'];
@@ -3098,6 +3167,7 @@ export type SessionScoring = components['schemas']['SessionScoring'];
 export type SessionSearchHit = components['schemas']['SessionSearchHit'];
 export type SessionSearchResult = components['schemas']['SessionSearchResult'];
 export type SessionStatus = components['schemas']['SessionStatus'];
+export type SessionStepsPage = components['schemas']['SessionStepsPage'];
 export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
 export type TrainingExportJobRequest = components['schemas']['TrainingExportJobRequest'];
@@ -3249,6 +3319,15 @@ export interface operations {
             };
             /** @description Session unknown to the source, never scored, or no such export job */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's active attempt kept changing under the request (concurrent requests and scorers): GET the score, or send the request again */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3636,6 +3715,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionDetail"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session source returned data that cannot be parsed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_session_steps_api_v1_scoring_sessions__session_id__steps_get: {
+        parameters: {
+            query?: {
+                /** @description The first step's position (from 0) */
+                offset?: number;
+                /** @description At most this many steps (and at most 512 KiB) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The session's id at its source (letters, digits, '.', '_', ':', '-'; at most 128) */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionStepsPage"];
                 };
             };
             /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */

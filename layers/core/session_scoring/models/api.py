@@ -532,6 +532,34 @@ class SessionDetail(SessionInfo):
         description="An upload's author as its document names it (unverified, the document's own claim); `author` is "
         "always who uploaded it. Null for other sources and documents that name none.",
     )
+    steps_total: int = Field(default=0, description="Steps of every stage, shown here or not")
+    steps_shown: int = Field(
+        default=0,
+        description="Steps in `stages` here: the first page, bounded in size (the first steps in order, stage by "
+        "stage); a large session's others are read by pages from `GET .../sessions/{session_id}/steps`",
+    )
+    next_steps_offset: int | None = Field(
+        default=None, description="The `offset` of the steps page that follows the ones shown; null when all are shown"
+    )
+
+
+class PagedConversationStep(ResponseModel):
+    """One step of a session read by pages: the stage it belongs to (its index in `SessionDetail.stages`) and its own
+    position in that stage."""
+
+    stage_index: int
+    step_index: int
+    step: ConversationStep
+
+
+class SessionStepsPage(ResponseModel):
+    """``GET /api/v1/scoring/sessions/{session_id}/steps``: a page of a session's steps, across its stages in order."""
+
+    session_id: str
+    offset: int
+    steps: list[PagedConversationStep]
+    steps_total: int
+    next_offset: int | None = Field(description="The offset of the next page; null after the last step")
 
 
 class HealthStatus(ResponseModel):

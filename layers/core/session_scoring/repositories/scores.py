@@ -45,6 +45,7 @@ from sqlalchemy.sql.elements import ColumnClause
 from session_scoring.configuration.criteria import default_rubric
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
+from session_scoring.errors import AttemptConflictError
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import (
     ApproachRecord,
@@ -119,6 +120,9 @@ _VERDICT_COLUMNS = (
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
+CREATE_ATTEMPT_TRIES = 3
+"""Inserts a score request tries when each finds an active attempt that has ended by the time it is read."""
+
 _RECORD_COLUMNS = [
     _SCORES.c[name]
     for name in (
@@ -560,14 +564,20 @@ class ScoreRepository(StatementRepository):
         if facts is not None:
             given = fact_values(facts)
             params.update({f"p_{name}": given[name] for name in _FACT_NAMES})
-        inserted = self._one(_NEW_ATTEMPT_WITH_FACTS if facts is not None else _NEW_ATTEMPT, params)
-        if inserted is not None:
-            return NewAttempt(to_record(inserted), created=True)
-        active = self.active_for_session(session_id)
-        if active is None:  # the active attempt finished between the two statements: try once more
-            return self.create_attempt(score_id, session_id, criteria_hash, triggered_by, facts)
-        # A retried insert whose first try committed finds its own row: it was created by this call.
-        return NewAttempt(active, created=active.score_id == score_id)
+        statement = _NEW_ATTEMPT_WITH_FACTS if facts is not None else _NEW_ATTEMPT
+        for _ in range(CREATE_ATTEMPT_TRIES):
+            inserted = self._one(statement, params)
+            if inserted is not None:
+                return NewAttempt(to_record(inserted), created=True)
+            active = self.active_for_session(session_id)
+            if active is not None:
+                # A retried insert whose first try committed finds its own row: it was created by this call.
+                return NewAttempt(active, created=active.score_id == score_id)
+            # The active attempt ended between the two statements: try again, a bounded number of times.
+        raise AttemptConflictError(
+            f"session '{session_id}': its active attempt kept changing while this request ran (concurrent requests "
+            "and scorers); GET its score, or send the request again"
+        )
 
     @db_call
     def get(self, score_id: uuid.UUID) -> ScoreRecord | None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, String, cast, func, insert, literal, literal_column, select
+from sqlalchemy import ColumnElement, String, cast, func, insert, literal, literal_column, select, text
 from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.sql.expression import ColumnClause
 
@@ -59,6 +59,51 @@ NAME_COLUMNS = {
     "session_id": _length(_UPLOADS.c.original_session_id),
 }
 """The longest alert type, agent type and original session id an upload's columns hold (characters)."""
+
+
+@dataclass(frozen=True)
+class PagedStep:
+    """One step of a session read on its own: its stage's and its own position, and the step as stored."""
+
+    stage_index: int
+    step_index: int
+    step: dict[str, Any]
+
+
+_STEPS_TOTAL = text(
+    """SELECT coalesce(sum(jsonb_array_length(coalesce(stage->'steps', '[]'::jsonb))), 0)
+    FROM uploaded_sessions u, jsonb_array_elements(coalesce(u.session->'stages', '[]'::jsonb)) AS stage
+    WHERE u.session_id = :session_id"""
+)
+
+_HEAD = text(
+    """SELECT u.session - 'stages' AS head, u.uploaded_by,
+        (SELECT coalesce(jsonb_agg(stage - 'steps' ORDER BY n), '[]'::jsonb)
+         FROM jsonb_array_elements(coalesce(u.session->'stages', '[]'::jsonb)) WITH ORDINALITY AS s(stage, n)) AS stages
+    FROM uploaded_sessions u WHERE u.session_id = :session_id"""
+)
+"""An upload without its steps: the session's fields and each stage's own (a few kilobytes of a megabytes document,
+cut by PostgreSQL)."""
+
+_STEP_PAGE = text(
+    """SELECT stage_index, step_index, step FROM (
+        SELECT stage_index, step_index, step,
+            sum(octet_length(step::text)) OVER (ORDER BY stage_index, step_index) AS upto,
+            row_number() OVER (ORDER BY stage_index, step_index) AS k
+        FROM (
+            SELECT s.n - 1 AS stage_index, st.m - 1 AS step_index, st.step
+            FROM uploaded_sessions u,
+                jsonb_array_elements(coalesce(u.session->'stages', '[]'::jsonb)) WITH ORDINALITY AS s(stage, n),
+                jsonb_array_elements(coalesce(s.stage->'steps', '[]'::jsonb)) WITH ORDINALITY AS st(step, m)
+            WHERE u.session_id = :session_id
+            ORDER BY s.n, st.m OFFSET :offset LIMIT :limit
+        ) page
+    ) sized
+    WHERE upto <= :max_bytes OR k = 1
+    ORDER BY stage_index, step_index"""
+)
+"""Up to ``limit`` steps from ``offset`` (across the stages, in order), no more than ``max_bytes`` of them as JSON
+text (the first step whatever its size), cut in PostgreSQL."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +160,32 @@ class UploadRepository(StatementRepository):
         # Who submitted it is who uploaded it: the document's own "author" is its claim, kept as the recording's.
         attribution = {"author": row.uploaded_by, "recording_author": row.session.get("author")}
         return Session.model_validate({**row.session, **attribution, "source": UPLOAD_SOURCE, "title": row.title})
+
+    @db_call
+    def session_head(self, session_id: str) -> tuple[Session, int]:
+        """The upload without any step (its stages' own fields kept), attributed as :meth:`get_session` does, and how
+        many steps it has: what the first page of the session view needs beside a page of steps."""
+        with self._engine.connect() as conn:
+            row = conn.execute(_HEAD, {"session_id": session_id}).first()
+            if row is None:
+                raise _not_found(session_id)
+            total = int(conn.execute(_STEPS_TOTAL, {"session_id": session_id}).scalar_one())
+            title = conn.execute(select(title_expression()).where(_UPLOADS.c.session_id == session_id)).scalar()
+        head = dict(row.head)
+        attribution = {"author": row.uploaded_by, "recording_author": head.get("author")}
+        session = Session.model_validate(
+            {**head, **attribution, "stages": row.stages, "source": UPLOAD_SOURCE, "title": title}
+        )
+        return session, total
+
+    @db_call
+    def step_page(self, session_id: str, offset: int, limit: int, max_bytes: int) -> list[PagedStep]:
+        """Up to ``limit`` steps of the upload from ``offset``, no more than ``max_bytes`` of them (at least one),
+        read in PostgreSQL: the API process holds one page, never the document."""
+        params = {"session_id": session_id, "offset": offset, "limit": limit, "max_bytes": max_bytes}
+        with self._engine.connect() as conn:
+            rows = conn.execute(_STEP_PAGE, params).all()
+        return [PagedStep(int(row.stage_index), int(row.step_index), dict(row.step)) for row in rows]
 
     @db_call
     def outline(self, session_id: str) -> SessionOutline:

@@ -35,6 +35,9 @@ const session = (id: string): SessionDetail => ({
   final_analysis: `Final analysis of ${id}`,
   error: null,
   recording_author: null,
+  steps_total: 0,
+  steps_shown: 0,
+  next_steps_offset: null,
 });
 
 /** A queue of IDS that the labeller has not labelled yet (`labelled`), answered as the API does. */

@@ -48,6 +48,9 @@ const session: SessionDetail = {
   final_analysis: null,
   error: null,
   recording_author: null,
+  steps_total: 0,
+  steps_shown: 0,
+  next_steps_offset: null,
 };
 
 const scoring = (attempts: SessionScore[], current: SessionScore | null = null): SessionScoring => ({
