@@ -30,9 +30,7 @@ _INVOKE_PARAMETER = re.compile(r"<parameter name=\"(?P<key>[\w.\-]+)\">(?P<value
 _FENCE = re.compile(r"^```(?P<lang>[\w\-]*)[^\n]*\n(?P<body>.*?)^```", re.DOTALL | re.MULTILINE)
 _SHELL_FENCES = frozenset({"bash", "sh", "shell", "console", "zsh", "mswea_bash_command"})
 _PY_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)\s*$", re.DOTALL)
-_RETURNCODE = re.compile(
-    r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*(?:<output>\n?(?P<out>.*?)</output>)?", re.DOTALL
-)
+_RETURNCODE = re.compile(r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _EXECUTION_RESULT = re.compile(r"^\s*EXECUTION RESULT of \[(?P<name>[\w.\-]+)\]:\n?(?P<body>.*)\Z", re.DOTALL)
 _OBSERVATION = re.compile(r"^\s*Observation:\s?(?P<body>.*)\Z", re.DOTALL)
 
@@ -208,7 +206,10 @@ def parse_result(text: str) -> TextResult:
     """A tool result written as text (see the module's docstring); anything else is the output as it is."""
     match = _RETURNCODE.match(text)
     if match is not None:
-        output = match["out"] if match["out"] is not None else text[match.end() :]
+        output = text[match.end() :]
+        if output.startswith("<output>"):
+            end = output.rfind("</output>")
+            output = output[len("<output>") : end if end >= 0 else len(output)]
         # The return code stays in the output's first line: the one failure rule reads it there.
         return TextResult(f"<returncode>{match['code']}</returncode>\n{output.strip()}", exit_code=int(match["code"]))
     match = _EXECUTION_RESULT.match(text)
