@@ -4,6 +4,7 @@ it came from; the generic fallback for a conversation no reader claims, and the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,19 @@ def test_a_document_holding_no_conversation_is_refused_saying_what_was_looked_fo
     assert (
         "the nearest thing found was $.run.metrics, an array of 2 objects with keys name, value" in raised.value.message
     )
+
+
+def test_earlier_submits_are_attempts_not_evidence_and_the_last_is_the_answer() -> None:
+    document = {
+        "trajectory": [
+            {"thought": "Read the flag file.", "action": "cat flag.txt\n", "observation": "ZmxhZ3t4fQ=="},
+            {"thought": "Decode it.", "action": "submit flag{wrong}\n", "observation": "Wrong flag!"},
+            {"thought": "Decode it properly.", "action": "submit flag{x}\n", "observation": "flag{x}"},
+        ],
+        "history": [{"role": "user", "content": "Find the flag.", "agent": "main"}],
+        "info": {"exit_status": "submitted", "submission": "flag{x}"},
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "ctf.traj"))
+
+    assert [c.arguments["command"] for c in found.session.tool_calls] == ["cat flag.txt"]
+    assert found.session.final_analysis == "flag{x}"

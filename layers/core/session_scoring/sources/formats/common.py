@@ -399,6 +399,8 @@ class TraceBuilder:
             if answer is None and text:
                 answer, source = text, kind
             steps.pop(index)
+            # Earlier submits were attempts at the answer (a rejected flag, a resubmitted patch), not evidence.
+            steps = [step for step in steps if _submitted([step], submit_tools) is None]
         last = _last_agent_text(steps)
         if last is not None:
             text = steps[last].text or ""
