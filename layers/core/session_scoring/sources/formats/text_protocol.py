@@ -32,6 +32,7 @@ _SHELL_FENCES = frozenset({"bash", "sh", "shell", "console", "zsh", "mswea_bash_
 _PY_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)\s*$", re.DOTALL)
 _RETURNCODE = re.compile(r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _EXECUTION_RESULT = re.compile(r"^\s*EXECUTION RESULT of \[(?P<name>[\w.\-]+)\]:\n?(?P<body>.*)\Z", re.DOTALL)
+_LAYOUT_TAGS = re.compile(r"</?(?:think|answer)>")
 _OBSERVATION = re.compile(r"^\s*Observation:\s?(?P<body>.*)\Z", re.DOTALL)
 
 TEXT_ACTIONS = frozenset({"exec_shell", "execute", "submit", "get_logs", "get_metrics", "get_traces", "read_file"})
@@ -183,6 +184,8 @@ def parse_turn(text: str, shell_tool: str = "bash") -> ParsedTurn:
     with no action is all reasoning (the caller decides whether it is narration or an answer)."""
     if not text or not text.strip():
         return ParsedTurn("")
+    # ``<think>...</think><answer>```...```</answer>`` (reasoning models trained on AIOpsLab): the tags are layout.
+    text = _LAYOUT_TAGS.sub("\n", text)
     tagged = _tag_actions(text)
     if tagged is not None:
         return ParsedTurn(tagged[1].strip(), tagged[0])
