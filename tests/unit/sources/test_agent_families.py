@@ -193,3 +193,24 @@ def test_earlier_submits_are_attempts_not_evidence_and_the_last_is_the_answer() 
 
     assert [c.arguments["command"] for c in found.session.tool_calls] == ["cat flag.txt"]
     assert found.session.final_analysis == "flag{x}"
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"trace": [{"role": "assistant", "content": "exec_shell(" + "(" * 5000 + ")" * 5000 + ")"}], "results": {}},
+        {"trace": [{"role": "assistant", "content": 'exec_shell("a\\x00b")'}], "results": {}},
+        {"messages": [{"role": "assistant", "content": "<function=x>" * 2000}], "response": {"choices": [{}]}},
+        {"messages": [{"role": "user", "content": "[{'type': 'text'" + "[" * 3000}], "response": {"choices": []}},
+        [{"kind": "ActionEvent", "action": 3, "thought": {"x": 1}, "tool_call_id": 7}, {"kind": "ObservationEvent"}],
+        [{"action": "run", "source": "agent", "args": "text"}, {"observation": "run", "cause": [1], "extras": 2}],
+        {"deep": {"er": [{"role": "user", "content": {"not": "text"}}, {"role": "assistant", "tool_calls": "x"}]}},
+        {"eval": {}, "samples": [{"messages": [{"role": "tool", "error": "boom"}], "epoch": 1, "input": 2}]},
+    ],
+)
+def test_a_hostile_document_is_read_or_refused_never_a_crash(document: object) -> None:
+    try:
+        sessions = read_traces(load_text(json.dumps(document), "hostile.json"))
+    except SessionDataError:
+        return
+    assert sessions

@@ -32,6 +32,8 @@ _SHELL_FENCES = frozenset({"bash", "sh", "shell", "console", "zsh", "mswea_bash_
 _PY_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)\s*$", re.DOTALL)
 _RETURNCODE = re.compile(r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _EXECUTION_RESULT = re.compile(r"^\s*EXECUTION RESULT of \[(?P<name>[\w.\-]+)\]:\n?(?P<body>.*)\Z", re.DOTALL)
+_PY_CALL_CHARS = 20_000
+"""A Python-style action longer than this is text: no agent writes such a call, and parsing it costs."""
 _LAYOUT_TAGS = re.compile(r"</?(?:think|answer)>")
 _OBSERVATION = re.compile(r"^\s*Observation:\s?(?P<body>.*)\Z", re.DOTALL)
 
@@ -94,19 +96,21 @@ def react_sections(content: str) -> list[tuple[str, str]]:
 
 def _python_call(text: str) -> TextAction | None:
     """``name(args)`` of a known action: positional arguments as ``command`` (one) or ``args`` (several)."""
+    if len(text) > _PY_CALL_CHARS:
+        return None
     match = _PY_CALL.match(text)
     if match is None or match["name"] not in TEXT_ACTIONS:
         return None
     try:
         parsed = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return TextAction(match["name"], {"raw": match["args"].strip()})
     if not isinstance(parsed, ast.Call):
         return None
     try:
         positional = [ast.literal_eval(arg) for arg in parsed.args]
         keywords = {kw.arg: ast.literal_eval(kw.value) for kw in parsed.keywords if kw.arg}
-    except ValueError:
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return TextAction(match["name"], {"raw": match["args"].strip()})
     arguments: dict[str, Any] = dict(keywords)
     if len(positional) == 1:
