@@ -214,3 +214,28 @@ def test_a_hostile_document_is_read_or_refused_never_a_crash(document: object) -
     except SessionDataError:
         return
     assert sessions
+
+
+def test_fact_7_aiopslab_react_actions_in_code_blocks_of_any_api_name() -> None:
+    (found,) = read(FACTS / "aiopslab_react_actions.json")
+
+    assert [c.name for c in found.session.tool_calls] == ["get_metrics", "get_metric_summary", "get_logs"]
+    assert outcomes(found.session) == ["ok", "ok", "inferred"]
+    assert reasoning_steps(found.session) == 4
+    assert (found.session.final_analysis or "").startswith("user-timeline-service\n\nuser-timeline-service holds")
+
+
+def test_fact_7_an_action_right_after_its_header_and_an_empty_action_are_read_as_written() -> None:
+    document = {
+        "trace": [
+            {"role": "assistant", "content": "Action:```\n\n```"},
+            {"role": "env", "content": "Error parsing response: No API call found!"},
+            {"role": "assistant", "content": "Action:```\nsubmit('yes')\n```"},
+            {"role": "env", "content": "1"},
+        ],
+        "results": {"Detection Accuracy": "Correct"},
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "detection.json"))
+
+    assert found.session.tool_calls == []
+    assert (found.session.final_answer_source, found.session.final_analysis) == ("submit_tool:submit", "yes")
