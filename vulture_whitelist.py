@@ -25,6 +25,9 @@ _.canonical_name
 _.label_id  # labels: copied record to response by field name (from_row, from_attributes)
 _.failed_tool_calls  # imports: an uploaded session's facts copied to its answer by field name
 _.inferred_failures
+_.recorded_failures
+_.read_generically
+_.conversation_at
 
 # Enum members reached by value (FleetFormat(...)).
 _.JSONL

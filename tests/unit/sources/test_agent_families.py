@@ -4,6 +4,7 @@ it came from; the generic fallback for a conversation no reader claims, and the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,65 @@ def test_a_document_holding_no_conversation_is_refused_saying_what_was_looked_fo
     assert (
         "the nearest thing found was $.run.metrics, an array of 2 objects with keys name, value" in raised.value.message
     )
+
+
+def test_earlier_submits_are_attempts_not_evidence_and_the_last_is_the_answer() -> None:
+    document = {
+        "trajectory": [
+            {"thought": "Read the flag file.", "action": "cat flag.txt\n", "observation": "ZmxhZ3t4fQ=="},
+            {"thought": "Decode it.", "action": "submit flag{wrong}\n", "observation": "Wrong flag!"},
+            {"thought": "Decode it properly.", "action": "submit flag{x}\n", "observation": "flag{x}"},
+        ],
+        "history": [{"role": "user", "content": "Find the flag.", "agent": "main"}],
+        "info": {"exit_status": "submitted", "submission": "flag{x}"},
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "ctf.traj"))
+
+    assert [c.arguments["command"] for c in found.session.tool_calls] == ["cat flag.txt"]
+    assert found.session.final_analysis == "flag{x}"
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"trace": [{"role": "assistant", "content": "exec_shell(" + "(" * 5000 + ")" * 5000 + ")"}], "results": {}},
+        {"trace": [{"role": "assistant", "content": 'exec_shell("a\\x00b")'}], "results": {}},
+        {"messages": [{"role": "assistant", "content": "<function=x>" * 2000}], "response": {"choices": [{}]}},
+        {"messages": [{"role": "user", "content": "[{'type': 'text'" + "[" * 3000}], "response": {"choices": []}},
+        [{"kind": "ActionEvent", "action": 3, "thought": {"x": 1}, "tool_call_id": 7}, {"kind": "ObservationEvent"}],
+        [{"action": "run", "source": "agent", "args": "text"}, {"observation": "run", "cause": [1], "extras": 2}],
+        {"deep": {"er": [{"role": "user", "content": {"not": "text"}}, {"role": "assistant", "tool_calls": "x"}]}},
+        {"eval": {}, "samples": [{"messages": [{"role": "tool", "error": "boom"}], "epoch": 1, "input": 2}]},
+    ],
+)
+def test_a_hostile_document_is_read_or_refused_never_a_crash(document: object) -> None:
+    try:
+        sessions = read_traces(load_text(json.dumps(document), "hostile.json"))
+    except SessionDataError:
+        return
+    assert sessions
+
+
+def test_fact_7_aiopslab_react_actions_in_code_blocks_of_any_api_name() -> None:
+    (found,) = read(FACTS / "aiopslab_react_actions.json")
+
+    assert [c.name for c in found.session.tool_calls] == ["get_metrics", "get_metric_summary", "get_logs"]
+    assert outcomes(found.session) == ["ok", "ok", "inferred"]
+    assert reasoning_steps(found.session) == 4
+    assert (found.session.final_analysis or "").startswith("user-timeline-service\n\nuser-timeline-service holds")
+
+
+def test_fact_7_an_action_right_after_its_header_and_an_empty_action_are_read_as_written() -> None:
+    document = {
+        "trace": [
+            {"role": "assistant", "content": "Action:```\n\n```"},
+            {"role": "env", "content": "Error parsing response: No API call found!"},
+            {"role": "assistant", "content": "Action:```\nsubmit('yes')\n```"},
+            {"role": "env", "content": "1"},
+        ],
+        "results": {"Detection Accuracy": "Correct"},
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "detection.json"))
+
+    assert found.session.tool_calls == []
+    assert (found.session.final_answer_source, found.session.final_analysis) == ("submit_tool:submit", "yes")

@@ -45,3 +45,10 @@ def test_results_written_as_text_name_their_tool_and_keep_their_return_code_firs
     assert (
         parse_result("<returncode>2</returncode>\n<output>\nno\n</output>").output == "<returncode>2</returncode>\nno"
     )
+
+
+def test_think_and_answer_tags_around_a_fenced_action_are_layout() -> None:
+    turn = parse_turn('<think>The pods first.</think><answer>```\nexec_shell("kubectl get pods")\n```</answer>')
+
+    assert turn.actions == [TextAction("exec_shell", {"command": "kubectl get pods"})]
+    assert turn.reasoning == "The pods first."

@@ -42,6 +42,8 @@ _TRAILER_EXIT = re.compile(
 _TRAILER_LINES = 3
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 _TRACEBACK_START_LINES = 3
+_HEAD_CHARS = 1500
+_TAIL_CHARS = 500
 _TRACEBACK = "Traceback (most recent call last):"
 _ERROR_KEYS = {"error", "message", "code", "status", "status_code", "details", "type"}
 _EVIDENCE_CHARS = 200
@@ -64,10 +66,12 @@ def failure_in_output(result: Any) -> str | None:
         return None
     if not isinstance(result, str):
         return None
-    lines = [line.strip() for line in result.splitlines() if line.strip()]
+    # Only the first and the last lines are read: a long output is never split whole.
+    lines = _stripped_lines(result[:_HEAD_CHARS])
+    tail = _stripped_lines(result[-_TAIL_CHARS:]) if len(result) > _HEAD_CHARS else lines
     first = lines[0] if lines else ""
     if first.startswith(_TRACEBACK):
-        return _clip(f"{lines[-1]} (a Python traceback)" if len(lines) > 1 else first)
+        return _clip(f"{tail[-1]} (a Python traceback)" if len(tail) > 1 else first)
     for pattern in _FIRST_LINE_PATTERNS:
         match = pattern.match(first)
         if match is None:
@@ -76,10 +80,14 @@ def failure_in_output(result: Any) -> str | None:
         if code is not None and int(code) == 0:
             return None
         return _clip(first)
-    return _exit_code_around(lines) or _traceback_ending(lines)
+    return _exit_code_around(lines, tail) or _traceback_ending(lines, tail)
 
 
-def _exit_code_around(lines: list[str]) -> str | None:
+def _stripped_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _exit_code_around(lines: list[str], tail: list[str]) -> str | None:
     """A non-zero exit code in the header lines before ``Output:`` or in the last lines (see the patterns)."""
     for line in lines[:_HEADER_LINES]:
         if line.startswith("Output:"):
@@ -87,19 +95,19 @@ def _exit_code_around(lines: list[str]) -> str | None:
         match = _HEADER_EXIT.match(line)
         if match is not None:
             return None if int(match["code"]) == 0 else _clip(line)
-    for line in lines[-_TRAILER_LINES:]:
+    for line in tail[-_TRAILER_LINES:]:
         match = _TRAILER_EXIT.match(line)
         if match is not None:
             return None if int(match["code"]) == 0 else _clip(line)
     return None
 
 
-def _traceback_ending(lines: list[str]) -> str | None:
+def _traceback_ending(lines: list[str], tail: list[str]) -> str | None:
     """A Python traceback that starts in the first lines and ends the output with its exception: the command died
     (a traceback inside a log, followed by more log lines, is evidence)."""
     starts = any(line.startswith(_TRACEBACK) for line in lines[1:_TRACEBACK_START_LINES])
-    if starts and len(lines) > 2 and _EXCEPTION_LINE.match(lines[-1]):
-        return _clip(f"{lines[-1]} (a Python traceback)")
+    if starts and len(tail) > 2 and _EXCEPTION_LINE.match(tail[-1]):
+        return _clip(f"{tail[-1]} (a Python traceback)")
     return None
 
 

@@ -36,7 +36,7 @@ def parse(document: TraceDocument) -> Session:
         role = str(turn.get("role"))
         text = turn.get("content") if isinstance(turn.get("content"), str) else ""
         if role == "assistant":
-            builder.text_turn(text, shell_tool="exec_shell")
+            builder.text_turn(text, shell_tool="exec_shell", any_call=True)
         elif role == "system":
             builder.drop("system turn(s)", reason="system prompts are instructions, not the investigation")
         elif builder.waiting:

@@ -283,12 +283,12 @@ class TraceBuilder:
         """A call still waits for its result."""
         return bool(self._waiting)
 
-    def text_turn(self, text: str | None, shell_tool: str = "bash") -> None:
+    def text_turn(self, text: str | None, shell_tool: str = "bash", any_call: bool = False) -> None:
         """An agent turn whose actions are written as text (``text_protocol``): the text around them is the
         reasoning that led to them; a turn with no action is a message (narration or the answer)."""
         if not text or not text.strip():
             return
-        turn = parse_turn(text, shell_tool)
+        turn = parse_turn(text, shell_tool, any_call)
         if not turn.actions:
             self.text("message", turn.reasoning)
         else:
@@ -399,6 +399,8 @@ class TraceBuilder:
             if answer is None and text:
                 answer, source = text, kind
             steps.pop(index)
+            # Earlier submits were attempts at the answer (a rejected flag, a resubmitted patch), not evidence.
+            steps = [step for step in steps if _submitted([step], submit_tools) is None]
         last = _last_agent_text(steps)
         if last is not None:
             text = steps[last].text or ""

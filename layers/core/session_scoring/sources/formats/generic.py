@@ -14,6 +14,7 @@ from session_scoring.models.session import Session
 from session_scoring.models.text import json_path
 from session_scoring.sources.formats import openai_chat
 from session_scoring.sources.formats.common import TraceBuilder, TraceDocument, build_session
+from session_scoring.sources.formats.text_protocol import parse_result
 
 NAME = "generic"
 _ROLE_KEYS = ("role", "type", "sender", "author", "speaker", "from", "source")
@@ -131,9 +132,21 @@ def _normalised(item: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
+def _written_result(message: dict[str, Any]) -> bool:
+    """A user turn that is a tool's result written as text (``<returncode>``, ``EXECUTION RESULT of [...]``)."""
+    content = message["content"]
+    if message["role"] != "user" or not isinstance(content, str):
+        return False
+    parsed = parse_result(content)
+    return parsed.exit_code is not None or parsed.name is not None or content.lstrip().startswith("Observation:")
+
+
 def parse(document: TraceDocument, found: Found) -> Session:
     builder = TraceBuilder()
     messages = [_normalised(item) for item in found.items]
+    for message in messages:
+        if _written_result(message):
+            message["role"] = "tool"
     for index, message in enumerate(messages):
         following = messages[index + 1]["role"] if index + 1 < len(messages) else None
         text = openai_chat.text_of(message["content"], builder)

@@ -16,13 +16,6 @@ NAME = "inspect-ai-sample"
 _OUTPUT = "output.choices"
 
 
-def detect_log(content: Any) -> bool:
-    """An eval log: ``eval`` and a ``samples`` list (read one session per sample)."""
-    return (
-        isinstance(content, dict) and isinstance(content.get("eval"), dict) and isinstance(content.get("samples"), list)
-    )
-
-
 def detect(content: Any) -> bool:
     """One sample: ``messages``, an ``epoch`` and the sample's ``input``."""
     return (

@@ -30,10 +30,11 @@ _INVOKE_PARAMETER = re.compile(r"<parameter name=\"(?P<key>[\w.\-]+)\">(?P<value
 _FENCE = re.compile(r"^```(?P<lang>[\w\-]*)[^\n]*\n(?P<body>.*?)^```", re.DOTALL | re.MULTILINE)
 _SHELL_FENCES = frozenset({"bash", "sh", "shell", "console", "zsh", "mswea_bash_command"})
 _PY_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)\s*$", re.DOTALL)
-_RETURNCODE = re.compile(
-    r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*(?:<output>\n?(?P<out>.*?)</output>)?", re.DOTALL
-)
+_RETURNCODE = re.compile(r"^\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _EXECUTION_RESULT = re.compile(r"^\s*EXECUTION RESULT of \[(?P<name>[\w.\-]+)\]:\n?(?P<body>.*)\Z", re.DOTALL)
+_PY_CALL_CHARS = 20_000
+"""A Python-style action longer than this is text: no agent writes such a call, and parsing it costs."""
+_LAYOUT_TAGS = re.compile(r"</?(?:think|answer)>")
 _OBSERVATION = re.compile(r"^\s*Observation:\s?(?P<body>.*)\Z", re.DOTALL)
 
 TEXT_ACTIONS = frozenset({"exec_shell", "execute", "submit", "get_logs", "get_metrics", "get_traces", "read_file"})
@@ -93,21 +94,24 @@ def react_sections(content: str) -> list[tuple[str, str]]:
     return [("", before.strip()), *sections] if before.strip() else sections
 
 
-def _python_call(text: str) -> TextAction | None:
-    """``name(args)`` of a known action: positional arguments as ``command`` (one) or ``args`` (several)."""
+def _python_call(text: str, any_name: bool = False) -> TextAction | None:
+    """``name(args)`` of a known action (of any name when ``any_name``: where the protocol says the text is an
+    action, after ``Action:``): positional arguments as ``command`` (one) or ``args`` (several)."""
+    if len(text) > _PY_CALL_CHARS:
+        return None
     match = _PY_CALL.match(text)
-    if match is None or match["name"] not in TEXT_ACTIONS:
+    if match is None or (match["name"] not in TEXT_ACTIONS and not any_name):
         return None
     try:
         parsed = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return TextAction(match["name"], {"raw": match["args"].strip()})
     if not isinstance(parsed, ast.Call):
         return None
     try:
         positional = [ast.literal_eval(arg) for arg in parsed.args]
         keywords = {kw.arg: ast.literal_eval(kw.value) for kw in parsed.keywords if kw.arg}
-    except ValueError:
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return TextAction(match["name"], {"raw": match["args"].strip()})
     arguments: dict[str, Any] = dict(keywords)
     if len(positional) == 1:
@@ -132,13 +136,22 @@ def _tag_actions(text: str) -> tuple[list[TextAction], str] | None:
     return found, rest
 
 
-def _fenced_actions(text: str, shell_tool: str) -> tuple[list[TextAction], str] | None:
+def _unfenced(body: str) -> str:
+    """The inside of a code block written right after a header (``Action:```\nsubmit('yes')\n```"``)."""
+    stripped = body.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and len(stripped) >= 6:
+        inner = stripped[3:-3]
+        return inner.split("\n", 1)[1].strip() if "\n" in inner else inner.strip()
+    return stripped
+
+
+def _fenced_actions(text: str, shell_tool: str, any_call: bool = False) -> tuple[list[TextAction], str] | None:
     found: list[TextAction] = []
     kept: list[str] = []
     position = 0
     for match in _FENCE.finditer(text):
         body = match["body"].strip()
-        action = _python_call(body)
+        action = _python_call(body, any_call)
         if action is None and match["lang"].lower() in _SHELL_FENCES and body:
             action = TextAction(shell_tool, {"command": body})
         if action is None:
@@ -164,11 +177,12 @@ def _react(text: str) -> ParsedTurn | None:
         if header in ("", "Thought"):
             reasoning.append(body)
         elif header == "Action":
-            first = body.splitlines()[0].strip() if body else ""
-            call = _python_call(first)
+            inner = _unfenced(body)
+            call = _python_call(inner, any_name=True)
+            first = inner.splitlines()[0].strip() if inner else ""
             if call is not None:
                 actions.append(call)
-            elif first:
+            elif first and not body.strip().startswith("```"):
                 pending = first
         elif header == "Action Input" and pending:
             actions.append(TextAction(pending, parse_action_input(body)))
@@ -180,18 +194,21 @@ def _react(text: str) -> ParsedTurn | None:
     return ParsedTurn("\n".join(r for r in reasoning if r).strip(), actions, final)
 
 
-def parse_turn(text: str, shell_tool: str = "bash") -> ParsedTurn:
+def parse_turn(text: str, shell_tool: str = "bash", any_call: bool = False) -> ParsedTurn:
     """The actions an agent wrote in ``text`` (see the module's docstring) and the reasoning around them; text
-    with no action is all reasoning (the caller decides whether it is narration or an answer)."""
+    with no action is all reasoning (the caller decides whether it is narration or an answer). ``any_call``: a
+    Python-style call of any name in a code block is an action (AIOpsLab's APIs: ``get_metric_summary(...)``)."""
     if not text or not text.strip():
         return ParsedTurn("")
+    # ``<think>...</think><answer>```...```</answer>`` (reasoning models trained on AIOpsLab): the tags are layout.
+    text = _LAYOUT_TAGS.sub("\n", text)
     tagged = _tag_actions(text)
     if tagged is not None:
         return ParsedTurn(tagged[1].strip(), tagged[0])
     react = _react(text)
     if react is not None:
         return react
-    fenced = _fenced_actions(text, shell_tool)
+    fenced = _fenced_actions(text, shell_tool, any_call)
     if fenced is not None:
         return ParsedTurn(fenced[1].strip(), fenced[0])
     lines = [line for line in text.strip().splitlines() if line.strip()]
@@ -208,7 +225,10 @@ def parse_result(text: str) -> TextResult:
     """A tool result written as text (see the module's docstring); anything else is the output as it is."""
     match = _RETURNCODE.match(text)
     if match is not None:
-        output = match["out"] if match["out"] is not None else text[match.end() :]
+        output = text[match.end() :]
+        if output.startswith("<output>"):
+            end = output.rfind("</output>")
+            output = output[len("<output>") : end if end >= 0 else len(output)]
         # The return code stays in the output's first line: the one failure rule reads it there.
         return TextResult(f"<returncode>{match['code']}</returncode>\n{output.strip()}", exit_code=int(match["code"]))
     match = _EXECUTION_RESULT.match(text)
