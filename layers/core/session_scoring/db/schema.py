@@ -134,6 +134,9 @@ session_scores = Table(
     Column("outcome", String(20)),
     Column("outcome_reason", Text),
     Column("reference_source", String(10)),
+    # How many secrets the masking step replaced in the judged session, by group (migration 0020_masking); null for
+    # a score stored before masking existed.
+    Column("masked_values", JSONB),
     CheckConstraint(
         f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
         name="ck_session_scores_total_score_range",

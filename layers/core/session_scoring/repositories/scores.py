@@ -112,6 +112,7 @@ _VERDICT_COLUMNS = (
     "outcome",
     "outcome_reason",
     "reference_source",
+    "masked_values",
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -443,6 +444,7 @@ def _verdict_params(
         "p_outcome": output.outcome.value,
         "p_outcome_reason": output.outcome_reason,
         "p_reference_source": prompt.reference_source,
+        "p_masked_values": dict(prompt.masked_values) if prompt.masked_values is not None else None,
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
             for i, (t, c) in enumerate(named)
