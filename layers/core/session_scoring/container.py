@@ -157,7 +157,9 @@ class Container:
         from session_scoring.sources.factory import build_source
 
         return CompositeSessionSource(
-            build_source(self.config.session_source, self.settings, self.config.trace_import), self.uploads
+            build_source(self.config.session_source, self.settings, self.config.trace_import),
+            self.uploads,
+            self.config.masker,
         )
 
     @cached_property
@@ -273,7 +275,7 @@ class Container:
     def import_service(self) -> ImportService:
         from session_scoring.services.imports import ImportService
 
-        return ImportService(self.uploads, self.config.trace_import)
+        return ImportService(self.uploads, self.config.trace_import, self.config.masker)
 
     @cached_property
     def analytics_service(self) -> AnalyticsService:
@@ -328,6 +330,7 @@ class Container:
             store,
             cache(lambda: SqsExportQueue(aws_client("sqs", settings), settings.exports_queue_url)),
             settings.export_url_expiry_seconds,
+            self.config.masker,
         )
 
     @cached_property
@@ -360,9 +363,17 @@ class Container:
                 policy,
                 settings.writeback_name,
                 stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
+                masker=self.config.masker,
             )
         return Scorer(
-            self.config, self.score_repository, self.source, lambda: self.judge, policy, self.breaker, writeback
+            self.config,
+            self.score_repository,
+            self.source,
+            lambda: self.judge,
+            policy,
+            self.breaker,
+            writeback,
+            masker=self.config.masker,
         )
 
     @cached_property

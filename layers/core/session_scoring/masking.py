@@ -99,8 +99,8 @@ _KEY_TRIGGERS = (
     "privatekey",
 )
 _NOT_A_VALUE = (
-    r"(?!\[masked: )(?!(?:true|false|null|none|nil|undefined|required|optional|string|int|bool|\*+|x+|redacted|<[^>]*>|\$\{[^}]*\}"
-    r"|\{\{[^}]*\}\}|%[a-z])(?:[\s\"',;})\]\\]|$))"
+    r"(?!\[masked: )(?!(?:true|false|null|none|nil|undefined|required|optional|string|int|bool|\*+|x+|redacted"
+    r"|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[a-z])(?:[\s\"',;})\]\\]|$))"
 )
 _VENDOR_TRIGGERS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 

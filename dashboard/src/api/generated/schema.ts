@@ -1565,6 +1565,13 @@ export interface components {
              * @description Every session stored from this upload, in document order (one for a single-session document)
              */
             sessions: components["schemas"]["ImportedTrajectory"][];
+            /**
+             * Masked Values
+             * @description How many secrets the masking step replaced in the (first) session before it was stored, by group (docs/masking.md); empty when none
+             */
+            masked_values: {
+                [key: string]: number;
+            };
         };
         /**
          * ImportedTrajectory
@@ -2813,6 +2820,13 @@ export interface components {
              * @description Where the reference the judge was given came from: label (the labels API), import (the uploaded document), source (the session source); null when it was given none
              */
             reference_source: ("label" | "import" | "source") | null;
+            /**
+             * Masked Values
+             * @description How many secrets the masking step replaced in the session before the judge saw it, by group (docs/masking.md); {} when none; null until completed, and for a score made before masking existed
+             */
+            masked_values: {
+                [key: string]: number;
+            } | null;
         };
         /**
          * SessionScoring

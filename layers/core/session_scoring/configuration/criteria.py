@@ -8,7 +8,9 @@ The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys,
 key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
 sessions come from, not how they are judged, and is left out; so is ``trace_import`` (how other agents' traces are
 read), the ``pricing`` table (what each model costs, kept current by the operator for run estimates and cost limits)
-and the ``auto_scoring`` schedule.
+and the ``auto_scoring`` schedule. The ``masking`` block is hashed only when it differs from the default (masking on,
+every built-in group, no custom pattern): it changes what the judge sees, yet the default keeps every hash stored
+before masking existed (docs/masking.md says why).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from session_scoring.configuration.variables import substitute
 from session_scoring.errors import ConfigurationError
 from session_scoring.models.rubric import Rubric
+from session_scoring.masking import BUILTIN_GROUPS, CustomPattern, Masker, MaskingError, build_masker
 
 Provider = Literal["anthropic", "bedrock", "heuristic"]
 
@@ -155,6 +158,52 @@ _SHIPPED_RUBRICS = tuple(Path(__file__).resolve().parents[n] / "config" / "rubri
 layer's ``/opt/config/rubrics`` in Lambda; a criteria file's own ``rubrics/`` folder is looked in first."""
 
 
+class CustomMaskingPattern(BaseModel):
+    """One custom pattern of ``masking.custom``: a regular expression (Python syntax) and the name its marker shows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    pattern: str = Field(min_length=1, max_length=2000)
+
+
+class MaskingSection(BaseModel):
+    """Secrets masked before the judge, a stored upload, an export or a write-back sees a session (``masking:``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    disabled_groups: list[str] = Field(
+        default_factory=list, description=f"Built-in groups not masked, of: {', '.join(BUILTIN_GROUPS)}"
+    )
+    custom: list[CustomMaskingPattern] = Field(
+        default_factory=list,
+        description="More patterns, applied after the built-in ones; a named group 'value' masks only that part",
+    )
+
+    @field_validator("disabled_groups")
+    @classmethod
+    def _known_groups(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(BUILTIN_GROUPS))
+        if unknown:
+            raise ValueError(
+                f"unknown group(s) {', '.join(unknown)}; the built-in groups are {', '.join(BUILTIN_GROUPS)}"
+            )
+        return sorted(set(value))
+
+    @property
+    def is_default(self) -> bool:
+        return self.enabled and not self.disabled_groups and not self.custom
+
+    def hashed(self) -> dict[str, Any]:
+        """What the criteria hash covers of this block (only when not the default)."""
+        return {
+            "enabled": self.enabled,
+            "disabled_groups": self.disabled_groups,
+            "custom": [{"name": c.name, "pattern": c.pattern} for c in self.custom],
+        }
+
+
 class ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -169,6 +218,7 @@ class ConfigFile(BaseModel):
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     auto_scoring: AutoScoringSection = Field(default_factory=AutoScoringSection)
     trace_import: TraceImportSection = Field(default_factory=TraceImportSection)
+    masking: MaskingSection = Field(default_factory=MaskingSection)
 
 
 @dataclass(frozen=True)
@@ -187,6 +237,15 @@ class ScoringConfig:
     """The auto-scoring schedule (``auto_scoring:``); operational, left out of the hash."""
     trace_import: TraceImportSection = field(default_factory=TraceImportSection)
     """How other agents' traces are read (``trace_import:``); operational, left out of the hash."""
+    masking: MaskingSection = field(default_factory=MaskingSection)
+    """Which secrets are masked (``masking:``); hashed only when not the default."""
+
+    @cached_property
+    def masker(self) -> Masker:
+        """The masking step this configuration asks for (its patterns compiled once, on first use)."""
+        section = self.masking
+        custom = [CustomPattern(c.name, c.pattern) for c in section.custom]
+        return build_masker(section.enabled, section.disabled_groups, custom)
 
     def price_of(self, model: str) -> ModelPrice | None:
         return self.pricing.get(model)
@@ -228,6 +287,9 @@ class ScoringConfig:
         if not is_default_rubric(self.rubric):
             # Only when it is not the default: the default rubric keeps every existing criteria hash unchanged.
             content["rubric"] = self.rubric.content()
+        if not self.masking.is_default:
+            # Only when changed: the default masking keeps every criteria hash stored before masking existed.
+            content["masking"] = self.masking.hashed()
         return content
 
     @cached_property
@@ -365,9 +427,20 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
             raise ConfigurationError(
                 f"{rubric_path}:{line}: llm_provider is heuristic but {problem}, or choose another provider"
             )
+    _check_masking(parsed.masking, path, resolver)
     fields = dict(parsed)
     fields.update(rubric=rubric, judge_prompt=prompt)
     return ScoringConfig(path=path, **fields)
+
+
+def _check_masking(section: MaskingSection, path: Path, resolver: _Resolver) -> None:
+    """Compile every custom pattern at start-up: a bad one names its line and what is wrong."""
+    for index, custom in enumerate(section.custom):
+        try:
+            build_masker(True, BUILTIN_GROUPS, [CustomPattern(custom.name, custom.pattern)])
+        except MaskingError as exc:
+            line = resolver.line_of(("masking", "custom", index, "pattern"))
+            raise ConfigurationError(f"{path}:{line}: masking.custom[{index}]: {exc}; fix or remove it") from exc
 
 
 def _check_placeholders(prompt: str, path: Path, first_line: int) -> None:

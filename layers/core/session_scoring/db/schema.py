@@ -139,6 +139,9 @@ session_scores = Table(
     Column("ceiling_value", String(64)),
     Column("failure_tags", ARRAY(Text), nullable=False, server_default=text("'{}'")),
     Column("claims", JSONB),
+    # How many secrets the masking step replaced in the judged session, by group (migration 0020_masking); null for
+    # a score stored before masking existed.
+    Column("masked_values", JSONB),
     CheckConstraint(
         f"total_score IS NULL OR (total_score >= {MIN_SCORE} AND total_score <= {MAX_SCORE})",
         name="ck_session_scores_total_score_range",

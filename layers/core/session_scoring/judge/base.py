@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,17 +24,22 @@ class JudgePrompt:
     tokens_before_compaction: int | None = None
 
 
-def prompt_stats(prompt: JudgePrompt | None, reference: Reference | None = None) -> PromptStats:
-    """What a score stores of the request it was judged on (no token counts for a judge that sends no prompt) and
-    where the reference it was given came from."""
+def prompt_stats(
+    prompt: JudgePrompt | None, reference: Reference | None = None, masked_values: Mapping[str, int] | None = None
+) -> PromptStats:
+    """What a score stores of the request it was judged on (no token counts for a judge that sends no prompt),
+    where the reference it was given came from and how many secrets were masked in the session it saw."""
     source = None if reference is None else reference.source
     if prompt is None:
-        return PromptStats(compacted=False, tokens_before=None, tokens_after=None, reference_source=source)
+        return PromptStats(
+            compacted=False, tokens_before=None, tokens_after=None, reference_source=source, masked_values=masked_values
+        )
     return PromptStats(
         compacted=prompt.compacted,
         tokens_before=prompt.tokens_before_compaction if prompt.compacted else prompt.estimated_tokens,
         tokens_after=prompt.estimated_tokens,
         reference_source=source,
+        masked_values=masked_values,
     )
 
 

@@ -186,6 +186,11 @@ class SessionScore(ResponseModel):
         description="Where the reference the judge was given came from: label (the labels API), import (the uploaded "
         "document), source (the session source); null when it was given none",
     )
+    masked_values: dict[str, int] | None = Field(
+        default=None,
+        description="How many secrets the masking step replaced in the session before the judge saw it, by group "
+        "(docs/masking.md); {} when none; null until completed, and for a score made before masking existed",
+    )
 
 
 class SessionScoring(ResponseModel):
@@ -683,6 +688,11 @@ class ImportedSession(ResponseModel):
     sessions: list[ImportedTrajectory] = Field(
         default_factory=list,
         description="Every session stored from this upload, in document order (one for a single-session document)",
+    )
+    masked_values: dict[str, int] = Field(
+        default_factory=dict,
+        description="How many secrets the masking step replaced in the (first) session before it was stored, by "
+        "group (docs/masking.md); empty when none",
     )
 
 

@@ -6,6 +6,7 @@ The services map these to the API models explicitly, so the storage shape and th
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -142,6 +143,8 @@ class ScoreRecord:
     """The failure tags the judge gave, from the rubric's closed vocabulary."""
     claims: list[dict[str, Any]] | None = None
     """The verdict's claims, each with the timeline event it cites (rubrics with ``claims_cite_events``)."""
+    masked_values: Mapping[str, int] | None = None
+    """How many secrets were masked in the session the judge saw, by group; None for a score stored before masking."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,8 @@ class PromptStats:
     tokens_after: int | None
     reference_source: str | None = None
     """Where the reference the request carried came from (label, import, source); None: it carried none."""
+    masked_values: Mapping[str, int] | None = None
+    """How many secrets the masking step replaced in the session the judge saw, by group (docs/masking.md)."""
 
 
 @dataclass(frozen=True)

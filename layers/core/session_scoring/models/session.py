@@ -181,6 +181,11 @@ class Session(SessionSummary):
     reference_remediation: str | None = Field(
         default=None, max_length=MAX_REFERENCE_CHARS, description="The known remediation, with the root cause."
     )
+    masked_values: dict[str, int] = Field(
+        default_factory=dict,
+        description="How many secrets the masking step replaced in this session, by group (docs/masking.md); set by "
+        "the service when it reads or imports a session, never taken from a document.",
+    )
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -117,6 +117,7 @@ _VERDICT_COLUMNS = (
     "ceiling_value",
     "failure_tags",
     "claims",
+    "masked_values",
 )
 
 # Every column a record carries (the claim token, lease and delivery count stay inside the repository).
@@ -496,6 +497,7 @@ def _verdict_params(
             for key, points in output.score_breakdown.items()
         ],
         "p_tags": [{"tag": tag} for tag in output.failure_tags],
+        "p_masked_values": dict(prompt.masked_values) if prompt.masked_values is not None else None,
         "p_tools": [
             {"position": i, "tool_name": t.tool_name, "canonical_name": c.name, "rationale": t.rationale}
             for i, (t, c) in enumerate(named)

@@ -6,6 +6,7 @@ at 6 MB) ``POST /exports/training`` queues a job the exporter writes to S3 (:met
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -27,6 +28,7 @@ from session_scoring.errors import (
     TransientError,
 )
 from session_scoring.log import logger
+from session_scoring.masking import Masker, default_masker
 from session_scoring.models.api import ExportJob
 from session_scoring.models.export import (
     ChatFunction,
@@ -178,6 +180,9 @@ class TrainingExportService:
     store: Callable[[], ExportStore] | None
     queue: Callable[[], ExportQueue]
     url_expiry_seconds: int
+    masker: Masker = dataclasses.field(default_factory=default_masker)
+    """Masks every exported line as it leaves (the sessions were masked when read; the judge's texts are masked
+    here too): a training export is exactly where a secret must not land."""
 
     def check(self, min_score: int, criteria_hash: str, output: str) -> TrainingExportParameters:
         """The export's parameters with the criteria resolved, or a 400 saying what is wrong."""
@@ -248,7 +253,8 @@ class TrainingExportService:
                 else:
                     messages, tools = to_openai_chat(session)
                     example = TrainingExample(**base, messages=messages, tools=tools)
-                yield example.model_dump_json(exclude_none=True) + "\n"
+                line = example.model_dump(mode="json", exclude_none=True)
+                yield json.dumps(self.masker.mask_value(line), ensure_ascii=False, separators=(",", ":")) + "\n"
             if len(page) < EXPORT_PAGE:
                 return
             page = self._page(parameters, KeysetPosition(page[-1].total_score, page[-1].score_id))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections.abc import Sequence
@@ -11,7 +12,9 @@ from typing import Protocol
 from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
+from session_scoring.masking import Masker, default_masker, mask_document
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
+from session_scoring.models.masked import from_document, mask_session
 from session_scoring.models.reference import clean_reference_text
 from session_scoring.models.session import Session, SkippedContent
 from session_scoring.repositories.uploads import NAME_COLUMNS, UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
@@ -80,6 +83,8 @@ class UploadStore(Protocol):
 class ImportService:
     uploads: UploadStore
     trace_import: TraceImportSection
+    masker: Masker = dataclasses.field(default_factory=default_masker)
+    """Masks every session and its document before they are stored (docs/masking.md)."""
 
     def import_session(
         self, body: bytes, file_name: str | None, content_type: str | None, uploaded_by: str
@@ -109,10 +114,15 @@ class ImportService:
             # A document without an id of its own was named after the file: that is not an id worth reporting.
             original = session.session_id if session.session_id != part.default_id else None
             _check_name_lengths(origin, session, original, index if parts is not None else None)
-            stored = session.model_copy(
-                update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
+            stored = mask_session(
+                from_document(session).model_copy(
+                    update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
+                ),
+                self.masker,
             )
             kept = text if parts is None else json.dumps(part.content, ensure_ascii=False)
+            if self.masker.enabled:
+                kept = mask_document(kept, self.masker)
             uploads.append(
                 NewUpload(
                     session=stored,
@@ -153,4 +163,5 @@ class ImportService:
             dropped="; ".join(dropped) or None,
             skipped=_skipped([upload.session for upload in uploads]),
             sessions=described,
+            masked_values=first.session.masked_values,
         )

@@ -28,8 +28,10 @@ from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest, prompt_
 from session_scoring.judge.ensemble import median_verdict
 from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.log import logger
+from session_scoring.masking import Masker, default_masker
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.masked import mask_verdict
 from session_scoring.models.records import ClaimResult, PromptStats
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
@@ -197,8 +199,11 @@ class Scorer:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         leases: LeaseKeeper | None = None,
+        masker: Masker | None = None,
     ) -> None:
         self._config = config
+        self._masker = masker or default_masker()
+        """Masks what the judge wrote before it is stored (the session was masked by the source when read)."""
         self._repository = repository
         self._source = source
         self._judge = judge
@@ -387,7 +392,8 @@ class Scorer:
             cache_write_tokens=usage.cache_write_tokens,
         )
         available_tools = [tool.qualified_name for tool in session.all_available_tools]
-        return verdict, prompt_stats(prompt, reference), spread, judging_ms, available_tools
+        stats = prompt_stats(prompt, reference, session.masked_values)
+        return mask_verdict(verdict, self._masker), stats, spread, judging_ms, available_tools
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy, job.deferrals)

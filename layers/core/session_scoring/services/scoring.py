@@ -162,6 +162,7 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str, rubric: Ru
         outcome=None if record.outcome is None else Outcome(record.outcome),
         outcome_reason=record.outcome_reason,
         reference_source=to_reference_source(record.reference_source),
+        masked_values=None if record.masked_values is None else dict(record.masked_values),
     )
 
 

@@ -5,6 +5,7 @@ once; the judge's circuit breaker never sees the store.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from session_scoring.errors import DatabaseUnavailableError, ScoringError, SessionDataError
 from session_scoring.log import logger
+from session_scoring.masking import Masker, default_masker
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord
 from session_scoring.models.scores import DIMENSIONS, ScoreStatus, band_for
@@ -20,8 +22,8 @@ from session_scoring.services.scorer import JobOutcome, ScorerPolicy, outcome_fo
 from session_scoring.sinks.base import VerdictSink, VerdictToWrite
 
 
-def verdict_to_write(record: ScoreRecord, name: str) -> VerdictToWrite:
-    """What is written back of a completed attempt."""
+def verdict_to_write(record: ScoreRecord, name: str, masker: Masker | None = None) -> VerdictToWrite:
+    """What is written back of a completed attempt, its reasoning masked as it leaves (docs/masking.md)."""
     if record.status is not ScoreStatus.COMPLETED or record.total_score is None:
         raise SessionDataError(f"attempt {record.score_id} is {record.status.value}, not completed: nothing to write")
     breakdown = record.score_breakdown or {}
@@ -32,7 +34,7 @@ def verdict_to_write(record: ScoreRecord, name: str) -> VerdictToWrite:
         total_score=record.total_score,
         band=band_for(record.total_score).band,
         breakdown={d: int(breakdown[d]) for d in DIMENSIONS if d in breakdown},
-        reasoning=record.score_reasoning or "",
+        reasoning=(masker or default_masker()).mask_text(record.score_reasoning or ""),
         criteria_hash=record.criteria_hash,
         judge_model=record.judge_model,
     )
@@ -63,6 +65,7 @@ class VerdictWriteBack:
     policy: ScorerPolicy
     name: str
     stale_seconds: int
+    masker: Masker = dataclasses.field(default_factory=default_masker)
 
     def after_completion(self, job: ScoringJob, receive_count: int) -> JobOutcome:
         """Write the completed attempt back to its trace unless done already; the job's outcome."""
@@ -78,7 +81,7 @@ class VerdictWriteBack:
             record = self.scores.get(job.score_id)
             if record is None:
                 raise SessionDataError(f"attempt {job.score_id} no longer exists")
-            detail = self.sink().write(verdict_to_write(record, self.name))
+            detail = self.sink().write(verdict_to_write(record, self.name, self.masker))
         except Exception as exc:  # noqa: BLE001 - every failure must end in a readable record
             return self._failed(job, exc, receive_count, tries)
         try:

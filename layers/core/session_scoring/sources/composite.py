@@ -3,6 +3,10 @@
 Ids starting with ``upload:`` belong to the uploads (the import endpoint mints them; no TARSy or file id is ever
 read there), every other id to the configured source. A listing shows the uploads first (newest first), then the
 configured source's sessions, each marked with its ``source``; pages are cut across the two without gaps.
+
+Every session read here goes through the masking step (docs/masking.md) before any reader (the scorer and every
+judge, the session view, exports, facts) sees it: the configured source's on each read, the uploads' again (they
+were masked when imported; an upload stored before masking existed is masked now, one masked already is unchanged).
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from session_scoring.masking import Masker, default_masker
+from session_scoring.models.masked import from_document, mask_session
 from session_scoring.models.records import SessionOutline, outline_of
 from session_scoring.models.session import Session, SessionPage, SessionSummary
 from session_scoring.sources.base import SessionSource
@@ -32,16 +38,18 @@ class UploadedSessions(Protocol):
 
 
 class CompositeSessionSource:
-    def __init__(self, primary: SessionSource, uploads: UploadedSessions) -> None:
+    def __init__(self, primary: SessionSource, uploads: UploadedSessions, masker: Masker | None = None) -> None:
         self._primary = primary
         self._uploads = uploads
+        self._masker = masker or default_masker()
         self.name = primary.name
 
     def get_session(self, session_id: str) -> Session:
         if self._uploads.owns(session_id):
-            return self._uploads.get_session(session_id)
-        session = self._primary.get_session(session_id)
-        return session if session.source else session.model_copy(update={"source": self._primary.name})
+            return mask_session(self._uploads.get_session(session_id), self._masker)
+        session = from_document(self._primary.get_session(session_id))
+        session = session if session.source else session.model_copy(update={"source": self._primary.name})
+        return mask_session(session, self._masker)
 
     def outline(self, session_id: str) -> SessionOutline:
         """What a score request needs of the session (raises SessionNotFoundError like ``get_session``): an upload's

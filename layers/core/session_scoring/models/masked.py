@@ -1,0 +1,43 @@
+"""The masking step applied to a whole session (``session_scoring.masking``): what every reader gets."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from session_scoring.masking import Masker, merge_counts
+from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.session import Session
+
+_NOT_MASKED = {"masked_values", "session_id", "format", "source"}
+"""Fields that name the session or are the service's own: never text from the trace."""
+
+
+def mask_session(session: Session, masker: Masker) -> Session:
+    """``session`` with every secret in its text and data replaced by a marker, and ``masked_values`` counting them
+    (added to what an earlier pass counted; masking twice masks nothing more). Unchanged: the same object."""
+    if not masker.enabled:
+        return session
+    counts: Counter[str] = Counter()
+    data = session.model_dump(exclude=_NOT_MASKED)
+    masked = masker.mask_value(data, counts)
+    if masked is data:
+        return session
+    kept = {name: getattr(session, name) for name in _NOT_MASKED}
+    return Session.model_validate({**masked, **kept, "masked_values": merge_counts(session.masked_values, counts)})
+
+
+def from_document(session: Session) -> Session:
+    """A session as a document or a source gave it: a ``masked_values`` it claims is not the service's count."""
+    return session.model_copy(update={"masked_values": {}}) if session.masked_values else session
+
+
+def mask_verdict(verdict: JudgeVerdict, masker: Masker) -> JudgeVerdict:
+    """``verdict`` with any secret its texts quote masked (a judge's output is untrusted text too: it is stored,
+    exported and written back). Unchanged: the same object."""
+    if not masker.enabled:
+        return verdict
+    data = verdict.output.model_dump()
+    masked = masker.mask_value(data)
+    if masked is data:
+        return verdict
+    return verdict.model_copy(update={"output": type(verdict.output).model_validate(masked)})
