@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from session_scoring.services.references import ReferenceResolver
     from session_scoring.services.runs import RunService
     from session_scoring.services.schema import SchemaService
-    from session_scoring.services.scorer import Scorer
+    from session_scoring.services.scorer import JurorSeat, Scorer
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.search import SearchService
     from session_scoring.services.session_list import SessionListService
@@ -63,7 +63,9 @@ class Container:
     def config(self) -> ScoringConfig:
         from session_scoring.configuration.criteria import load_scoring_config
 
-        return load_scoring_config(self.settings.config_path, self.settings.template_variables)
+        settings = self.settings
+        providers = settings.resolve_path(settings.llm_providers_file) if settings.llm_providers_file else None
+        return load_scoring_config(settings.config_path, settings.template_variables, providers)
 
     def prime(self) -> None:
         """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up): the
@@ -183,6 +185,9 @@ class Container:
     @cached_property
     def breaker(self) -> JudgeBreaker:
         """The judge's circuit breaker, its state in DynamoDB; none when SCORING_BREAKER_TABLE is not set."""
+        return self._breaker_named(f"judge:{self.config.llm_provider}:{self.config.llm_model}")
+
+    def _breaker_named(self, circuit: str) -> JudgeBreaker:
         from session_scoring.resilience.breaker import DynamoJudgeBreaker, NoBreaker
 
         settings = self.settings
@@ -194,12 +199,28 @@ class Container:
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
             settings.breaker_table_name,
-            f"judge:{self.config.llm_provider}:{self.config.llm_model}",
+            circuit,
             failure_threshold=settings.breaker_failure_threshold,
             recovery_seconds=settings.breaker_recovery_seconds,
             cache_seconds=settings.breaker_cache_seconds,
             on_transition=lambda _from_state, to_state: record_breaker_transition(to_state),
             on_state_unavailable=lambda: emit_now(Metric.BREAKER_STATE_UNAVAILABLE),
+        )
+
+    @cached_property
+    def jurors(self) -> tuple[JurorSeat, ...]:
+        """A jury's judges (``scoring.jury``), each built on first use, each with the breaker of its provider and
+        model (one provider's outage opens only its circuit); empty without a jury."""
+        from session_scoring.judge.factory import lazy_judge
+        from session_scoring.services.scorer import JurorSeat
+
+        return tuple(
+            JurorSeat(
+                target,
+                lazy_judge(target, self.settings),
+                self._breaker_named(f"judge:{target.provider}:{target.model}"),
+            )
+            for target in self.config.jurors
         )
 
     @cached_property
@@ -362,7 +383,14 @@ class Container:
                 stale_seconds=int(3 * settings.writeback_timeout_seconds) + 5,
             )
         return Scorer(
-            self.config, self.score_repository, self.source, lambda: self.judge, policy, self.breaker, writeback
+            self.config,
+            self.score_repository,
+            self.source,
+            lambda: self.judge,
+            policy,
+            self.breaker,
+            writeback,
+            jurors=self.jurors,
         )
 
     @cached_property

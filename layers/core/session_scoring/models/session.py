@@ -176,6 +176,11 @@ class Session(SessionSummary):
     reference_remediation: str | None = Field(
         default=None, max_length=MAX_REFERENCE_CHARS, description="The known remediation, with the root cause."
     )
+    agent_models: list[str] = Field(
+        default_factory=list,
+        description="The model(s) the agent ran on, where the recording says (TARSy's LLM interactions and "
+        "executions); a judge of the same model family may favour the agent (self-preference, docs/judges.md).",
+    )
 
     @property
     def tool_calls(self) -> list[ToolCall]:

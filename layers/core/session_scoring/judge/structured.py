@@ -1,0 +1,119 @@
+"""What the judges of other SDKs share with the Claude judge: the one output schema, validation, the one repair turn.
+
+The schema sent and the model validated against are the Claude judge's (``sent_output_schema`` and its parser), so
+every provider asks for and accepts the same verdict. A judge here implements :meth:`StructuredJudge._call` (one
+request: the text, its usage, whether it stopped at the token limit) over its SDK; the conversation is a neutral
+list of ``(role, text)`` turns after the system text.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from session_scoring.errors import JudgeOutputError, JudgePermanentError, JudgeTransientError
+from session_scoring.judge.base import JudgeRequest
+from session_scoring.judge.claude import ClaudeJudge, sent_output_schema
+from session_scoring.log import logger, truncate
+from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage
+
+Turn = tuple[str, str]
+"""(``user`` | ``assistant``, text)."""
+
+
+def parse_answer(text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
+    """An answer validated exactly as the Claude judge validates its own."""
+    return ClaudeJudge._parse(text, truncated, reference_given)
+
+
+def output_schema() -> dict[str, Any]:
+    """The JSON schema every judge sends (the Claude judge's)."""
+    return sent_output_schema()
+
+
+def is_strict_compatible(schema: Any) -> bool:
+    """Whether ``schema`` fits OpenAI's strict structured outputs: every object closed with all properties
+    required."""
+    if isinstance(schema, list):
+        return all(is_strict_compatible(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(properties):
+            return False
+    return all(is_strict_compatible(value) for value in schema.values())
+
+
+class StructuredJudge:
+    """A judge over an SDK other than Anthropic's; subclasses set ``provider`` and implement ``_call``."""
+
+    provider: str
+
+    def __init__(self, model: str, max_tokens: int) -> None:
+        self.model = model
+        self._max_tokens = max_tokens
+        self._schema = output_schema()
+
+    def _call(self, system: str, turns: list[Turn], timeout_seconds: float) -> tuple[str, TokenUsage, bool]:
+        raise NotImplementedError
+
+    def evaluate(self, request: JudgeRequest) -> JudgeVerdict:
+        started = time.monotonic()
+        if request.prompt is None:
+            raise JudgePermanentError(f"the {self.provider} judge needs a rendered prompt and the request carries none")
+        system = request.prompt.system
+        turns: list[Turn] = [("user", request.prompt.user)]
+        reference_given = request.reference is not None
+        text, usage, truncated = self._call(system, turns, request.timeout_seconds)
+        try:
+            output = parse_answer(text, truncated, reference_given)
+        except JudgeOutputError as problem:
+            logger.warning(
+                "judge output invalid, sending one repair turn",
+                extra={"provider": self.provider, "problem": problem.message, "raw": truncate(text)},
+            )
+            timeout = request.timeout_seconds
+            if request.budget_seconds is not None:
+                timeout = min(timeout, request.budget_seconds - (time.monotonic() - started))
+            if timeout < 1.0:
+                raise JudgeTransientError("no time left for the repair turn of an invalid answer") from problem
+            turns += [
+                ("assistant", text or "(empty response)"),
+                (
+                    "user",
+                    f"Your answer was not a valid evaluation: {problem.message}. Respond again with only the "
+                    "corrected JSON object, matching the schema exactly; keep the reasoning concise enough to fit.",
+                ),
+            ]
+            repaired, more, truncated = self._call(system, turns, timeout)
+            usage = usage + more
+            try:
+                output = parse_answer(repaired, truncated, reference_given)
+            except JudgeOutputError as second:
+                logger.error(
+                    "judge output invalid after repair",
+                    extra={"provider": self.provider, "problem": second.message, "raw": truncate(repaired)},
+                )
+                raise JudgeOutputError(
+                    f"the judge's answer was invalid after one repair turn: {second.message}"
+                ) from second
+        return JudgeVerdict(
+            output=output,
+            provider=self.provider,
+            model=self.model,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """``retry-after-ms`` or ``retry-after`` (seconds) of an error answer's headers."""
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(headers.get(name)) * scale)
+        except (TypeError, ValueError):  # absent, or not a number
+            continue
+    return None
