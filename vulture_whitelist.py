@@ -111,3 +111,6 @@ _.mean_score_missed
 _.mean_score_no_reference
 _.score_gap
 _.overall
+
+# A TARSy Go providers file entry's field, accepted (so such files load) and not used by a judge (configuration/providers.py).
+_.max_tool_result_tokens
