@@ -420,8 +420,10 @@ def build_session(
     final_analysis: str | None = None,
     final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
+    agent_models: list[str] | None = None,
 ) -> Session:
-    """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence."""
+    """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence; ``agent_models``:
+    the models the recording names (the judge's self-preference check)."""
     envelope = envelope_of(document)
     finished = builder.finish(envelope.final_analysis, document.submit_tools)
     answer, source = finished.answer, finished.answer_source
@@ -444,4 +446,5 @@ def build_session(
         final_analysis=answer,
         final_answer_source=source,
         skipped_content=builder.skipped(),
+        agent_models=list(dict.fromkeys(agent_models or [])),
     )
