@@ -378,3 +378,39 @@ def test_an_anthropic_outage_in_a_jury_counts_for_anthropic_only(
 
     assert score["status"] == "completed"
     assert _circuits(stack) == {"judge:anthropic:claude-sonnet-4-6": "OPEN"}
+
+
+def test_a_jurys_dry_run_estimate_is_the_sum_of_its_jurors_calls(
+    make_stack: Any, judge_env: dict[str, str], tmp_path: Path
+) -> None:
+    runs = "/api/v1/scoring/runs"
+    body = {"selection": {"which": "all"}, "max_sessions": 10, "dry_run": True}
+    alone = {}
+    for name, model in (
+        ("anthropic", "claude-sonnet-4-6"),
+        ("google-default", "gemini-2.5-pro"),
+        ("openai-default", "gpt-5"),
+    ):
+        answer = make_stack(**judge_env, SCORING_LLM_PROVIDER=name).client.post(runs, json=body)
+        assert answer.status_code == 200, answer.text
+        alone[model] = answer.json()["estimate"]["estimated_cost_usd"]
+    jury = make_stack(**judge_env, SCORING_CONFIG_PATH=scoring_config_with(tmp_path, JURY))
+
+    estimate = jury.client.post(runs, json=body).json()["estimate"]
+
+    assert estimate["estimated_cost_usd"] == pytest.approx(sum(alone.values()), abs=1e-5)
+    assert (
+        "pricing.claude-sonnet-4-6 + pricing.gemini-2.5-pro + pricing.gpt-5 (each juror's call, summed)"
+        in (estimate["method"])
+    )
+
+
+def test_a_batch_mode_run_of_a_provider_without_a_batch_api_is_refused_naming_those_with_one(
+    make_stack: Any, judge_env: dict[str, str]
+) -> None:
+    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER="google-default")
+
+    answer = stack.client.post("/api/v1/scoring/runs", json={"mode": "batch", "max_sessions": 10})
+
+    assert answer.status_code == 400
+    assert "the providers with one here: anthropic" in answer.text
