@@ -4,8 +4,10 @@ criteria hash.
 Errors name the file, the line and what to change; they never surface as a bare stack trace.
 
 The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys, no whitespace) of the resolved
-``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
-key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
+``scoring`` block (with the resolved provider kind and the effective model: ``google-default`` hashes as provider
+``google``, model ``gemini-2.5-pro``), the ``judge_prompt`` and the judge's output schema. YAML formatting and key
+order do not change it; the prompt, provider, model or output schema do, and so does a jury's make-up (only when a
+jury is configured, so a configuration without one keeps its hash). The ``session_source`` block is where
 sessions come from, not how they are judged, and is left out; so is ``trace_import`` (how other agents' traces are
 read), the ``pricing`` table (what each model costs, kept current by the operator for run estimates and cost limits)
 and the ``auto_scoring`` schedule.
