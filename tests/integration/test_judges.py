@@ -413,4 +413,34 @@ def test_a_batch_mode_run_of_a_provider_without_a_batch_api_is_refused_naming_th
     answer = stack.client.post("/api/v1/scoring/runs", json={"mode": "batch", "max_sessions": 10})
 
     assert answer.status_code == 400
-    assert "the providers with one here: anthropic" in answer.text
+    assert "the providers with one here: anthropic, openai" in answer.text
+
+
+def test_a_batch_mode_run_of_the_openai_judge_goes_through_the_batch_api(
+    make_stack: Any, judge_env: dict[str, str], fake_openai: FakeOpenAI
+) -> None:
+    from tests.integration.test_batch_runs import get_run, plan, poll, start_batch_run
+    from tests.support.fake_judges import batch_line_error
+
+    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER="openai-default")
+    fake_openai.batch_script.extend([batch_line_error(400, "the prompt is malformed")])
+    run = start_batch_run(stack, selection={"which": "all"})
+    plan(stack)
+    selected = get_run(stack, run["run_id"])["counts"]["pending"]
+
+    assert poll(stack).submitted == selected
+    second = poll(stack)
+
+    assert second.completed == selected - 1
+    done = get_run(stack, run["run_id"])
+    assert done["status"] == "completed"
+    assert (done["counts"]["completed"], done["counts"]["failed"]) == (selected - 1, 1)
+    assert fake_openai.requests == []  # no online call: every verdict came from the batch
+    line = fake_openai.batch_requests[0]
+    assert (line["method"], line["url"], line["body"]["model"]) == ("POST", "/v1/chat/completions", "gpt-5")
+    assert line["body"]["response_format"]["type"] == "json_schema"
+    # Priced at gpt-5's batch discount (half): tokens as the fake reports them, cached apart.
+    price = stack.container.config.price_of("gpt-5")
+    usage = done["usage"]
+    online = price.cost_usd(usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"], 0)
+    assert usage["cost_usd"] == pytest.approx(online * 0.5, abs=1e-6)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
     from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.openai_batches import OpenAIBatches
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.insights import InsightsRepository
     from session_scoring.repositories.labels import LabelRepository
@@ -229,7 +230,7 @@ class Container:
         return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
 
     @cached_property
-    def message_batches(self) -> MessageBatches:
+    def message_batches(self) -> MessageBatches | OpenAIBatches:
         from session_scoring.judge.factory import build_batches
 
         return build_batches(self.config, self.settings)

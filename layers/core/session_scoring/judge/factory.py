@@ -15,7 +15,10 @@ from session_scoring.errors import ConfigurationError
 from session_scoring.judge.base import Judge
 
 if TYPE_CHECKING:
+    import openai
+
     from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.openai_batches import OpenAIBatches
 
 
 def build_judge(config: ScoringConfig, settings: Settings) -> Judge:
@@ -77,18 +80,21 @@ def lazy_judge(target: JudgeTarget, settings: Settings) -> Callable[[], Judge]:
 
 
 def _openai_judge(target: JudgeTarget, settings: Settings) -> Judge:
+    from session_scoring.judge.openai_judge import OpenAIJudge
+
+    return OpenAIJudge(_openai_client(target, settings), target.model, settings.judge_max_tokens)
+
+
+def _openai_client(target: JudgeTarget, settings: Settings) -> openai.OpenAI:
     import httpx2
     import openai
 
-    from session_scoring.judge.openai_judge import OpenAIJudge
-
-    client = openai.OpenAI(
+    return openai.OpenAI(
         api_key=_api_key(target, settings, "OPENAI_API_KEY"),
         base_url=target.base_url or settings.openai_base_url,
         timeout=httpx2.Timeout(settings.judge_timeout_seconds, connect=5.0),
         max_retries=0,
     )
-    return OpenAIJudge(client, target.model, settings.judge_max_tokens)
 
 
 def _google_judge(target: JudgeTarget, settings: Settings) -> Judge:
@@ -150,11 +156,21 @@ def _anthropic_key_for(target: JudgeTarget, settings: Settings) -> str:
     return _anthropic_api_key(settings)
 
 
-def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches:
-    """The Message Batches client for batch-mode runs: the Anthropic API only (its judge builds the requests)."""
-    if config.llm_provider != "anthropic":
+def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches | OpenAIBatches:
+    """The batch API client of batch-mode runs (its judge builds the requests): the Anthropic Message Batches API,
+    or the OpenAI Batch API (runs.BATCH_PROVIDERS)."""
+    provider = config.llm_provider
+    if provider == "openai":
+        from session_scoring.judge.openai_batches import OpenAIBatches
+        from session_scoring.judge.openai_judge import OpenAIJudge
+
+        openai_client = _openai_client(config.the_target, settings)
+        openai_judge = OpenAIJudge(openai_client, config.llm_model, settings.judge_max_tokens)
+        return OpenAIBatches(openai_client, openai_judge, settings.judge_timeout_seconds)
+    if provider != "anthropic":
         raise ConfigurationError(
-            f"batch-mode runs need llm_provider 'anthropic' (the Message Batches API); it is '{config.llm_provider}'"
+            f"batch-mode runs need llm_provider 'anthropic' (the Message Batches API) or 'openai' (the Batch API); "
+            f"it is '{provider}'"
         )
     import anthropic
     import httpx2
@@ -162,9 +178,13 @@ def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches:
     from session_scoring.judge.batches import MessageBatches
     from session_scoring.judge.claude import ClaudeJudge
 
+    target = config.the_target
     timeout = httpx2.Timeout(settings.judge_timeout_seconds, connect=5.0)
     client = anthropic.Anthropic(
-        api_key=_anthropic_api_key(settings), base_url=settings.anthropic_base_url, timeout=timeout, max_retries=0
+        api_key=_anthropic_key_for(target, settings),
+        base_url=target.base_url or settings.anthropic_base_url,
+        timeout=timeout,
+        max_retries=0,
     )
     judge = ClaudeJudge(client, "anthropic", config.llm_model, settings.judge_max_tokens)
     return MessageBatches(client, judge, settings.judge_timeout_seconds)

@@ -208,7 +208,7 @@ class RunStore(Protocol):
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
-BATCH_PROVIDERS = ("anthropic",)
+BATCH_PROVIDERS = ("anthropic", "openai")
 """Providers whose batch API (at a discount) batch-mode runs use."""
 
 
@@ -294,7 +294,7 @@ class RunService:
             raise InvalidRequestError(
                 f"mode=batch needs a provider with a discounted batch API, and the judge provider is "
                 f"'{self.config.llm_provider}'; the providers with one here: {', '.join(BATCH_PROVIDERS)} (the "
-                "Message Batches API; OpenAI Batch and Gemini batch mode are not supported yet, nor are juries); "
+                "Message Batches API, the OpenAI Batch API; Gemini batch mode is not supported yet, nor are juries); "
                 "use mode=online"
             )
         if request.max_cost_usd is not None and self.config.price_of(self.config.llm_model) is None:
