@@ -125,3 +125,5 @@ _.synthesis_quality
 _.recording_author  # an upload's author as its document names it (models/session.py, models/api.py)
 _.next_steps_offset  # SessionDetail: the first step not shown
 _.next_offset  # SessionStepsPage: the next page's offset
+# A TARSy Go providers file entry's field, accepted (so such files load) and not used by a judge (configuration/providers.py).
+_.max_tool_result_tokens

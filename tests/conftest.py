@@ -162,6 +162,21 @@ def _truncate(url: str) -> None:
     engine.dispose()
 
 
+JUDGE_VARIABLES = (
+    "OPENAI_API_KEY",
+    "GOOGLE_API_KEY",
+    "XAI_API_KEY",
+    "SCORING_LLM_PROVIDERS_FILE",
+    "OPENAI_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+    "ANTHROPIC_VERTEX_BASE_URL",
+    "SCORING_VERTEX_ACCESS_TOKEN",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+)
+"""The other judges' variables: a developer's own keys never reach a test stack."""
+
+
 @pytest.fixture
 def stack_env(migrated_database: str, moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Environment of a fresh stack: its own queues, a clean database, the heuristic judge by default."""
@@ -192,6 +207,7 @@ def stack_env(migrated_database: str, moto_endpoint: str, monkeypatch: pytest.Mo
         "SCORING_CONFIG_PATH",
         "ANTHROPIC_BASE_URL",
         "SCORING_RUBRIC",
+        *JUDGE_VARIABLES,
     ):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():

@@ -56,11 +56,20 @@ def main() -> int:
                 "python": sys.version.split()[0],
                 "anthropic_loaded": "anthropic" in sys.modules,
                 "anthropic_importable": importlib.util.find_spec("anthropic") is not None,
+                "judge_sdks_importable": [n for n in ("anthropic", "openai", "google.genai") if _importable(n)],
             }
         ),
         flush=True,
     )
     return 0
+
+
+def _importable(name: str) -> bool:
+    """Whether ``name`` can be imported (a dotted name whose parent package is absent cannot)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 if __name__ == "__main__":

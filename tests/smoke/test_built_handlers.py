@@ -72,6 +72,7 @@ class Invocation:
     python: str
     anthropic_loaded: bool
     anthropic_importable: bool
+    judge_sdks_importable: list[str]
 
 
 @dataclass
@@ -114,7 +115,12 @@ class SmokeStack:
             results[line["event"]] = line["result"]
         summary = lines[-1]
         return Invocation(
-            results, summary["init_ms"], summary["python"], summary["anthropic_loaded"], summary["anthropic_importable"]
+            results,
+            summary["init_ms"],
+            summary["python"],
+            summary["anthropic_loaded"],
+            summary["anthropic_importable"],
+            summary["judge_sdks_importable"],
         )
 
     def scores(self) -> list[dict[str, Any]]:
@@ -204,6 +210,7 @@ def test_built_handlers_migrate_accept_score_and_export_a_session(smoke: SmokeSt
     assert api.results["api-list-sessions.json"]["statusCode"] == 200
     assert not api.anthropic_loaded
     assert not api.anthropic_importable, "the API function's package must not contain the Anthropic SDK"
+    assert api.judge_sdks_importable == [], "the API function's package must carry none of the judges' SDKs"
 
     scorer = smoke.invoke(
         "ScorerFunction",

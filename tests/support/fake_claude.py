@@ -269,6 +269,8 @@ class FakeClaude(LoopbackHttpServer):
         self.default: FakeReply | None = self._default_reply()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
+        """The path of each online request (the Vertex AI client's differ from the Messages API's)."""
         self.cached_prefixes: set[str] = set()
         self.min_cache_tokens = 1024
         self.batches: dict[str, FakeBatch] = {}
@@ -290,6 +292,7 @@ class FakeClaude(LoopbackHttpServer):
             self.replies.clear()
             self.requests.clear()
             self.request_headers.clear()
+            self.paths.clear()
             self.cached_prefixes.clear()
             self.default = self._default_reply()
             self.batches.clear()
@@ -384,6 +387,7 @@ class FakeClaude(LoopbackHttpServer):
                 with fake._lock:
                     fake.requests.append(payload)
                     fake.request_headers.append({k.lower(): v for k, v in self.headers.items()})
+                    fake.paths.append(self.path)
                 reply = fake._next()
                 if reply is None:
                     reply = FakeReply(status=500, body=error_body("api_error", "no scripted reply"))

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
     from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.openai_batches import OpenAIBatches
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.insights import InsightsRepository
     from session_scoring.repositories.labels import LabelRepository
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from session_scoring.services.references import ReferenceResolver
     from session_scoring.services.runs import RunService
     from session_scoring.services.schema import SchemaService
-    from session_scoring.services.scorer import Scorer
+    from session_scoring.services.scorer import JurorSeat, Scorer
     from session_scoring.services.scoring import ScoringService
     from session_scoring.services.search import SearchService
     from session_scoring.services.session_list import SessionListService
@@ -63,7 +64,9 @@ class Container:
     def config(self) -> ScoringConfig:
         from session_scoring.configuration.criteria import load_scoring_config
 
-        return load_scoring_config(self.settings.config_path, self.settings.template_variables)
+        settings = self.settings
+        providers = settings.resolve_path(settings.llm_providers_file) if settings.llm_providers_file else None
+        return load_scoring_config(settings.config_path, settings.template_variables, providers)
 
     def prime(self) -> None:
         """Import and build everything a request needs except connections (a SnapStart snapshot, or a warm-up): the
@@ -185,6 +188,9 @@ class Container:
     @cached_property
     def breaker(self) -> JudgeBreaker:
         """The judge's circuit breaker, its state in DynamoDB; none when SCORING_BREAKER_TABLE is not set."""
+        return self._breaker_named(f"judge:{self.config.llm_provider}:{self.config.llm_model}")
+
+    def _breaker_named(self, circuit: str) -> JudgeBreaker:
         from session_scoring.resilience.breaker import DynamoJudgeBreaker, NoBreaker
 
         settings = self.settings
@@ -196,7 +202,7 @@ class Container:
         return DynamoJudgeBreaker(
             aws_client("dynamodb", settings),
             settings.breaker_table_name,
-            f"judge:{self.config.llm_provider}:{self.config.llm_model}",
+            circuit,
             failure_threshold=settings.breaker_failure_threshold,
             recovery_seconds=settings.breaker_recovery_seconds,
             cache_seconds=settings.breaker_cache_seconds,
@@ -205,12 +211,28 @@ class Container:
         )
 
     @cached_property
+    def jurors(self) -> tuple[JurorSeat, ...]:
+        """A jury's judges (``scoring.jury``), each built on first use, each with the breaker of its provider and
+        model (one provider's outage opens only its circuit); empty without a jury."""
+        from session_scoring.judge.factory import lazy_judge
+        from session_scoring.services.scorer import JurorSeat
+
+        return tuple(
+            JurorSeat(
+                target,
+                lazy_judge(target, self.settings, self.config.rubric),
+                self._breaker_named(f"judge:{target.provider}:{target.model}"),
+            )
+            for target in self.config.jurors
+        )
+
+    @cached_property
     def judge_input_budget(self) -> int | None:
         """The judge's input budget in estimated tokens; None for the heuristic judge (it sends no prompt)."""
         return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
 
     @cached_property
-    def message_batches(self) -> MessageBatches:
+    def message_batches(self) -> MessageBatches | OpenAIBatches:
         from session_scoring.judge.factory import build_batches
 
         return build_batches(self.config, self.settings)
@@ -374,6 +396,7 @@ class Container:
             self.breaker,
             writeback,
             masker=self.config.masker,
+            jurors=self.jurors,
         )
 
     @cached_property

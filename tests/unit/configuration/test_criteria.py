@@ -85,9 +85,12 @@ class TestClearErrors:
         with pytest.raises(ConfigurationError, match=r"scoring.yaml: line \d+, column \d+: .*fix the YAML syntax"):
             parse("scoring:\n  enabled: [true\njudge_prompt: x\n")
 
-    def test_unknown_provider_is_named(self) -> None:
-        with pytest.raises(ConfigurationError, match=r"scoring.llm_provider \(line 3\): Input should be 'anthropic'"):
-            parse(MINIMAL, SCORING_LLM_PROVIDER="openai")
+    def test_unknown_provider_is_named_with_the_names_known(self) -> None:
+        with pytest.raises(ConfigurationError) as raised:
+            parse(MINIMAL, SCORING_LLM_PROVIDER="mistral-cloud")
+        message = str(raised.value)
+        assert "scoring.llm_provider (line 3): unknown llm_provider 'mistral-cloud'" in message
+        assert "anthropic, bedrock, vertex, google, openai, heuristic, google-default, openai-default" in message
 
     def test_missing_file_says_which_setting_to_change(self, tmp_path: Path) -> None:
         with pytest.raises(ConfigurationError, match="SCORING_CONFIG_PATH"):

@@ -4,8 +4,10 @@ criteria hash.
 Errors name the file, the line and what to change; they never surface as a bare stack trace.
 
 The criteria hash is the SHA-256 of a canonical JSON serialisation (sorted keys, no whitespace) of the resolved
-``scoring`` block (with the effective model), the ``judge_prompt`` and the judge's output schema. YAML formatting and
-key order do not change it; the prompt, provider, model or output schema do. The ``session_source`` block is where
+``scoring`` block (with the resolved provider kind and the effective model: ``google-default`` hashes as provider
+``google``, model ``gemini-2.5-pro``), the ``judge_prompt`` and the judge's output schema. YAML formatting and key
+order do not change it; the prompt, provider, model or output schema do, and so does a jury's make-up (only when a
+jury is configured, so a configuration without one keeps its hash). The ``session_source`` block is where
 sessions come from, not how they are judged, and is left out; so is ``trace_import`` (how other agents' traces are
 read), the ``pricing`` table (what each model costs, kept current by the operator for run estimates and cost limits)
 and the ``auto_scoring`` schedule. The ``masking`` block is hashed only when it differs from the default (masking on,
@@ -27,32 +29,74 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from session_scoring.configuration.providers import (
+    DEFAULT_MODELS,
+    JudgeTarget,
+    TarsyProvider,
+    load_providers_file,
+    resolve_target,
+)
 from session_scoring.configuration.variables import substitute
 from session_scoring.errors import ConfigurationError
-from session_scoring.models.rubric import Rubric
 from session_scoring.masking import BUILTIN_GROUPS, CustomPattern, Masker, MaskingError, build_masker
+from session_scoring.models.rubric import Rubric
 
-Provider = Literal["anthropic", "bedrock", "heuristic"]
-
-DEFAULT_MODELS: dict[str, str] = {
-    "anthropic": "claude-sonnet-4-6",
-    "bedrock": "us.anthropic.claude-sonnet-4-6",
-    "heuristic": "heuristic-rules-v3",
-}
+__all__ = ["DEFAULT_MODELS", "ScoringConfig", "load_scoring_config", "parse_scoring_config"]
 
 KNOWN_PLACEHOLDERS = ("SESSION_CONVERSATION", "ALERT_DATA", "OUTPUT_SCHEMA")
 REQUIRED_PLACEHOLDERS = ("SESSION_CONVERSATION",)
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 
 
+class JurorEntry(BaseModel):
+    """One juror: a provider name (as ``llm_provider``) and optionally its model (empty: the name's default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str = Field(min_length=1)
+    model: str = ""
+
+
+class JurySection(BaseModel):
+    """``scoring.jury``: a panel of judges (docs/judges.md). Each juror's verdict is kept; the score is their median
+    total and per-dimension medians when at least ``quorum`` jurors answered."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judges: list[JurorEntry] = Field(min_length=2, max_length=9)
+    quorum: int | None = Field(default=None, ge=1, description="Jurors needed for a score; default: a majority")
+    exclude_same_family: bool = Field(
+        default=False, description="Leave out jurors of the same model family as the agent being judged"
+    )
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _names_are_jurors(cls, value: object) -> object:
+        """A juror may be written as its provider name alone."""
+        if isinstance(value, list):
+            return [{"provider": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    @property
+    def effective_quorum(self) -> int:
+        return self.quorum if self.quorum is not None else len(self.judges) // 2 + 1
+
+
 class ScoringSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    llm_provider: Provider
+    llm_provider: str = Field(
+        min_length=1,
+        description="A provider kind (anthropic, bedrock, vertex, google, openai, heuristic), a tarsy-bot built-in "
+        "name (google-default, ...) or a name from the TARSy providers file (SCORING_LLM_PROVIDERS_FILE)",
+    )
     llm_model: str = ""
     samples: int = Field(
         default=1, ge=1, le=9, description="Ensemble scoring: the stored score is the median of this many verdicts"
+    )
+    jury: JurySection | None = Field(
+        default=None, description="Several judges, each a juror: the stored score is the median of their verdicts"
     )
 
     @field_validator("llm_model", mode="before")
@@ -247,6 +291,11 @@ class ScoringConfig:
         custom = [CustomPattern(c.name, c.pattern) for c in section.custom]
         return build_masker(section.enabled, section.disabled_groups, custom)
 
+    target: JudgeTarget | None = None
+    """The judge ``llm_provider`` names, resolved (providers.py); None only for a jury."""
+    jurors: tuple[JudgeTarget, ...] = ()
+    """The jury's judges, resolved (``scoring.jury``); empty without a jury."""
+
     def price_of(self, model: str) -> ModelPrice | None:
         return self.pricing.get(model)
 
@@ -260,13 +309,34 @@ class ScoringConfig:
         return self.scoring.samples
 
     @property
+    def jury(self) -> JurySection | None:
+        return self.scoring.jury
+
+    @property
+    def judge_targets(self) -> tuple[JudgeTarget, ...]:
+        """Every judge a score calls: the jurors, or the one judge."""
+        if self.jurors:
+            return self.jurors
+        return (self.the_target,)
+
+    @property
+    def the_target(self) -> JudgeTarget:
+        if self.target is not None:
+            return self.target
+        return resolve_target(self.scoring.llm_provider, self.scoring.llm_model, {}, {})
+
+    @property
     def llm_provider(self) -> str:
-        return self.scoring.llm_provider
+        """The judge's provider kind (``anthropic``, ``google``, ...; ``jury`` for a jury), whatever name chose it."""
+        return JURY if self.jurors else self.the_target.provider
 
     @property
     def llm_model(self) -> str:
-        """The configured model, or the provider's default when the configuration leaves it empty."""
-        return self.scoring.llm_model or DEFAULT_MODELS[self.scoring.llm_provider]
+        """The configured model, or the provider's default when the configuration leaves it empty (a jury: its
+        jurors' ``provider:model`` joined by ``+``)."""
+        if self.jurors:
+            return "+".join(t.label for t in self.jurors)
+        return self.the_target.model
 
     @cached_property
     def criteria_content(self) -> dict[str, Any]:
@@ -290,6 +360,13 @@ class ScoringConfig:
         if not self.masking.is_default:
             # Only when changed: the default masking keeps every criteria hash stored before masking existed.
             content["masking"] = self.masking.hashed()
+        if self.jury is not None:
+            # Only with a jury, so a configuration without one keeps its hash byte for byte.
+            scoring["jury"] = {
+                "judges": [{"provider": t.provider, "model": t.model} for t in self.jurors],
+                "quorum": self.jury.effective_quorum,
+                "exclude_same_family": self.jury.exclude_same_family,
+            }
         return content
 
     @cached_property
@@ -377,8 +454,13 @@ def _validated_rubric(data: Any, resolver: _Resolver, path: Path, prefix: tuple[
         raise ConfigurationError(f"{path}: invalid rubric: {problems}") from exc
 
 
-def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConfig:
-    """Read, substitute and validate the scoring configuration at ``path``."""
+JURY = "jury"
+"""The provider a jury's score is stored under (its jurors are in the score's spread)."""
+
+
+def load_scoring_config(path: Path, variables: Mapping[str, str], providers_file: Path | None = None) -> ScoringConfig:
+    """Read, substitute and validate the scoring configuration at ``path``; provider names resolve against
+    tarsy-bot's built-in names and the TARSy providers file ``providers_file``."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -386,10 +468,12 @@ def load_scoring_config(path: Path, variables: Mapping[str, str]) -> ScoringConf
             f"{path}: cannot read the scoring configuration ({exc.strerror or exc}); "
             "set SCORING_CONFIG_PATH to the YAML file"
         ) from exc
-    return parse_scoring_config(text, path, variables)
+    return parse_scoring_config(text, path, variables, providers_file)
 
 
-def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) -> ScoringConfig:
+def parse_scoring_config(
+    text: str, path: Path, variables: Mapping[str, str], providers_file: Path | None = None
+) -> ScoringConfig:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -421,7 +505,9 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
     else:
         prompt = parsed.judge_prompt
         _check_placeholders(prompt, path, resolver.first_content_line(("judge_prompt",)))
-    if parsed.scoring.llm_provider == "heuristic":
+    file_providers = load_providers_file(providers_file, variables) if providers_file is not None else {}
+    target, jurors = _resolve_judges(parsed.scoring, path, resolver, variables, file_providers)
+    if any(t.provider == "heuristic" for t in (target, *jurors) if t is not None):
         for loc, problem in rubric.offline_problems():
             line = rubric_resolver.line_of((*rubric_prefix, *loc))
             raise ConfigurationError(
@@ -430,7 +516,7 @@ def parse_scoring_config(text: str, path: Path, variables: Mapping[str, str]) ->
     _check_masking(parsed.masking, path, resolver)
     fields = dict(parsed)
     fields.update(rubric=rubric, judge_prompt=prompt)
-    return ScoringConfig(path=path, **fields)
+    return ScoringConfig(path=path, **fields, target=target, jurors=jurors)
 
 
 def _check_masking(section: MaskingSection, path: Path, resolver: _Resolver) -> None:
@@ -441,6 +527,41 @@ def _check_masking(section: MaskingSection, path: Path, resolver: _Resolver) -> 
         except MaskingError as exc:
             line = resolver.line_of(("masking", "custom", index, "pattern"))
             raise ConfigurationError(f"{path}:{line}: masking.custom[{index}]: {exc}; fix or remove it") from exc
+
+
+def _resolve_judges(
+    scoring: ScoringSection,
+    path: Path,
+    resolver: _Resolver,
+    variables: Mapping[str, str],
+    file_providers: Mapping[str, TarsyProvider],
+) -> tuple[JudgeTarget | None, tuple[JudgeTarget, ...]]:
+    """The judge ``llm_provider`` names, or the jury's jurors (then ``llm_provider`` is not called)."""
+
+    def resolved(name: str, model: str, loc: tuple[str | int, ...]) -> JudgeTarget:
+        try:
+            return resolve_target(name, model, variables, file_providers)
+        except ConfigurationError as exc:
+            raise ConfigurationError(
+                f"{path}: {'.'.join(map(str, loc))} (line {resolver.line_of(loc)}): {exc}"
+            ) from exc
+
+    if scoring.jury is None:
+        return resolved(scoring.llm_provider, scoring.llm_model, ("scoring", "llm_provider")), ()
+    if scoring.samples != 1:
+        raise ConfigurationError(
+            f"{path}: scoring.samples (line {resolver.line_of(('scoring', 'samples'))}) must be 1 with a jury: each "
+            "juror gives one verdict; remove samples or the jury"
+        )
+    jurors = tuple(
+        resolved(j.provider, j.model, ("scoring", "jury", "judges", i)) for i, j in enumerate(scoring.jury.judges)
+    )
+    quorum = scoring.jury.effective_quorum
+    if quorum > len(jurors):
+        raise ConfigurationError(
+            f"{path}: scoring.jury.quorum is {quorum} but the jury has {len(jurors)} judges; lower the quorum"
+        )
+    return None, jurors
 
 
 def _check_placeholders(prompt: str, path: Path, first_line: int) -> None:

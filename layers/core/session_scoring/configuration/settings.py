@@ -271,6 +271,34 @@ class Settings(BaseSettings):
     anthropic_base_url: OrUnset[str] = _from_env(
         "ANTHROPIC_BASE_URL", None, "An alternative Messages API endpoint (the tests' fake Claude server)."
     )
+    llm_providers_file: OrUnset[Path] = _from_env(
+        "SCORING_LLM_PROVIDERS_FILE",
+        None,
+        "A TARSy Go providers file (llm-providers.yaml, a top-level llm_providers: map): its names may be given as "
+        "SCORING_LLM_PROVIDER or as jurors, beside tarsy-bot's built-in names (docs/judges.md).",
+    )
+    openai_base_url: OrUnset[str] = _from_env(
+        "OPENAI_BASE_URL",
+        None,
+        "The OpenAI judge's endpoint when its provider entry gives no base_url (an OpenAI-compatible server; the "
+        "tests' fake).",
+    )
+    google_base_url: OrUnset[str] = _from_env(
+        "GOOGLE_GEMINI_BASE_URL",
+        None,
+        "The Gemini judge's endpoint when its provider entry gives no base_url (the tests' fake Gemini API).",
+    )
+    vertex_base_url: OrUnset[str] = _from_env(
+        "ANTHROPIC_VERTEX_BASE_URL",
+        None,
+        "The Claude-on-Vertex-AI judge's endpoint when its provider entry gives no base_url (the tests' fake).",
+    )
+    vertex_access_token: OrUnset[SecretStr] = _from_env(
+        "SCORING_VERTEX_ACCESS_TOKEN",
+        None,
+        "A Google Cloud OAuth access token for Vertex AI judges (never logged); unset: Google's application default "
+        "credentials (GOOGLE_APPLICATION_CREDENTIALS, workload identity federation).",
+    )
     judge_timeout_seconds: float = _from_env("JUDGE_TIMEOUT_SECONDS", 120.0, "Timeout of one judge call.", gt=0)
     judge_max_tokens: int = _from_env(
         "JUDGE_MAX_TOKENS", 8192, "Most tokens the judge may answer with (max_tokens of each call).", ge=256

@@ -318,14 +318,18 @@ class ClaudeJudge:
         return read_message(response)
 
     def _parse(self, text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
-        if truncated:
-            raise JudgeOutputError("the response was cut off at max_tokens (the JSON is incomplete)")
-        if not text.strip():
-            raise JudgeOutputError("the response was empty")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise JudgeOutputError(
-                f"the response is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            ) from exc
-        return checked_outcome(self._rubric.parse_verdict(data), reference_given)
+        return parse_verdict_text(self._rubric, text, truncated, reference_given)
+
+
+def parse_verdict_text(rubric: Rubric, text: str, truncated: bool, reference_given: bool) -> JudgeOutputSchema:
+    """A judge's answer text validated against every rule of ``rubric`` and the request's reference (every provider
+    validates its answers with this)."""
+    if truncated:
+        raise JudgeOutputError("the response was cut off at max_tokens (the JSON is incomplete)")
+    if not text.strip():
+        raise JudgeOutputError("the response was empty")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JudgeOutputError(f"the response is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+    return checked_outcome(rubric.parse_verdict(data), reference_given)

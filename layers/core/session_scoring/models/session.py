@@ -186,6 +186,11 @@ class Session(SessionSummary):
         description="How many secrets the masking step replaced in this session, by group (docs/masking.md); set by "
         "the service when it reads or imports a session, never taken from a document.",
     )
+    agent_models: list[str] = Field(
+        default_factory=list,
+        description="The model(s) the agent ran on, where the recording says (TARSy's LLM interactions and "
+        "executions); a judge of the same model family may favour the agent (self-preference, docs/judges.md).",
+    )
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -208,6 +208,10 @@ class RunStore(Protocol):
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
+BATCH_PROVIDERS = ("anthropic", "openai")
+"""Providers whose batch API (at a discount) batch-mode runs use."""
+
+
 @dataclass(eq=False)
 class RunService:
     """Runs: create or estimate, read, list, cancel, and plan one page of the session source per planning message
@@ -245,10 +249,7 @@ class RunService:
         input_tokens = math.ceil(sum(sizes) / len(sizes)) if sizes else 0
         output_tokens = math.ceil(output) if output is not None else DEFAULT_OUTPUT_TOKENS
         latency = latency_ms / 1000.0 if latency_ms is not None else DEFAULT_LATENCY_SECONDS
-        price = self.config.price_of(model)
-        cost = (
-            None if price is None else Decimal(str(round(price.cost_usd(input_tokens, output_tokens, batch=batch), 6)))
-        )
+        cost = self._estimated_cost(input_tokens, output_tokens, output is not None, batch)
         method = (
             f"input: the rendered prompt (with the session's reference, if any) of {len(sizes)} sampled session(s), "
             "averaged; output: "
@@ -257,11 +258,29 @@ class RunService:
                 if output is not None
                 else f"{DEFAULT_OUTPUT_TOKENS} (no {model} score yet)"
             )
-            + f"; priced with pricing.{model}"
+            + "; priced with "
+            + " + ".join(f"pricing.{t.model}" for t in self.config.judge_targets)
+            + (" (each juror's call, summed)" if self.config.jurors else "")
             + (" at the batch discount" if batch else "")
-            + ("" if price is not None else " (missing: cost unknown)")
+            + ("" if cost is not None else " (missing: cost unknown)")
         )
         return Estimate(input_tokens, output_tokens, cost, latency, method)
+
+    def _estimated_cost(self, input_tokens: int, output_tokens: int, from_history: bool, batch: bool) -> Decimal | None:
+        """One score's cost: one judge's call, or the sum of a jury's (each juror reads the whole prompt; a jury's
+        stored output tokens are its jurors' sum, so each juror is given its share). None when a model has no
+        price."""
+        targets = self.config.judge_targets
+        per_call_output = (
+            math.ceil(output_tokens / len(targets)) if from_history and self.config.jurors else output_tokens
+        )
+        total = 0.0
+        for target in targets:
+            price = self.config.price_of(target.model)
+            if price is None:
+                return None
+            total += price.cost_usd(input_tokens, per_call_output, batch=batch)
+        return Decimal(str(round(total, 6)))
 
     def _validate(self, request: RunRequest) -> None:
         if not self.config.enabled:
@@ -271,10 +290,12 @@ class RunService:
                 f"max_sessions {request.max_sessions} is above the limit of {self.max_run_sessions} "
                 "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
             )
-        if request.mode == "batch" and self.config.llm_provider != "anthropic":
+        if request.mode == "batch" and self.config.llm_provider not in BATCH_PROVIDERS:
             raise InvalidRequestError(
-                f"mode=batch needs the Anthropic Message Batches API and the judge provider is "
-                f"'{self.config.llm_provider}' (Bedrock batch inference is not supported); use mode=online"
+                f"mode=batch needs a provider with a discounted batch API, and the judge provider is "
+                f"'{self.config.llm_provider}'; the providers with one here: {', '.join(BATCH_PROVIDERS)} (the "
+                "Message Batches API, the OpenAI Batch API; Gemini batch mode is not supported yet, nor are juries); "
+                "use mode=online"
             )
         if request.max_cost_usd is not None and self.config.price_of(self.config.llm_model) is None:
             raise InvalidRequestError(

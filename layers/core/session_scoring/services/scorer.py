@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.configuration.criteria import JURY, ScoringConfig
+from session_scoring.configuration.providers import JudgeTarget, families_of, model_family
 from session_scoring.errors import (
     DatabaseUnavailableError,
     JudgeTransientError,
@@ -26,6 +27,7 @@ from session_scoring.errors import (
 )
 from session_scoring.judge.base import Judge, JudgePrompt, JudgeRequest, prompt_stats
 from session_scoring.judge.ensemble import median_verdict
+from session_scoring.judge.jury import JurorResult, excluded_reason, jury_verdict
 from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.log import logger
 from session_scoring.masking import Masker, default_masker
@@ -186,6 +188,26 @@ class AttemptClaims(VerdictStore, LeaseStore, Protocol):
     def claim(self, score_id: uuid.UUID, lease_seconds: int) -> ClaimResult: ...
 
 
+@dataclass(frozen=True)
+class JurorSeat:
+    """One juror of a jury: its judge (built on first use) and the breaker of its provider and model."""
+
+    target: JudgeTarget
+    judge: Callable[[], Judge]
+    breaker: JudgeBreaker
+
+
+def with_self_preference(
+    spread: dict[str, Any] | None, judge_model: str, agent_models: Sequence[str], agent_families: frozenset[str]
+) -> dict[str, Any] | None:
+    """``spread`` saying so when the judge is of the agent's model family (self-preference bias); else as it is."""
+    family = model_family(judge_model)
+    if family is None or family not in agent_families:
+        return spread
+    note = {"judge_model": judge_model, "family": family, "agent_models": list(agent_models)}
+    return {**(spread or {}), "self_preference": note}
+
+
 class Scorer:
     def __init__(
         self,
@@ -200,10 +222,13 @@ class Scorer:
         sleep: Callable[[float], None] = time.sleep,
         leases: LeaseKeeper | None = None,
         masker: Masker | None = None,
+        jurors: Sequence[JurorSeat] = (),
     ) -> None:
         self._config = config
         self._masker = masker or default_masker()
         """Masks what the judge wrote before it is stored (the session was masked by the source when read)."""
+        self._jurors = tuple(jurors)
+        """A jury's judges (``scoring.jury``), each with its breaker; empty: the one judge ``judge``."""
         self._repository = repository
         self._source = source
         self._judge = judge
@@ -244,10 +269,10 @@ class Scorer:
         started = self._clock()
         with self.leases.holding(job.score_id, claim.claim_token) as hold:
             try:
-                verdict, prompt, spread, judging_ms, available_tools = self._score(job, claim, deadline)
+                verdict, prompt, spread, judging_ms, available_tools, billed = self._score(job, claim, deadline)
                 if hold.lost:
                     return self._lost(job, hold)
-                cost = self._cost(verdict)
+                cost = self._cost(billed)
                 with subsegment("store verdict"):
                     stored = self._repository.complete(
                         job.score_id,
@@ -318,20 +343,23 @@ class Scorer:
         delay = 30 if lease_expires_at is None else _seconds_until(lease_expires_at)
         return JobOutcome.retry("another scorer holds this attempt; retry when its lease expires", delay)
 
-    def _cost(self, verdict: JudgeVerdict) -> float | None:
-        """The verdict's tokens priced with the ``pricing:`` table; None when its model has no price."""
-        price = self._config.price_of(verdict.model)
-        if price is None:
-            return None
-        usage = verdict.usage
-        cost = price.cost_usd(
-            usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens
-        )
+    def _cost(self, billed: Sequence[JudgeVerdict]) -> float | None:
+        """The tokens of the verdicts paid for (a jury's: each juror's), each priced with the ``pricing:`` table for
+        its model; None when a model has no price."""
+        cost = 0.0
+        for verdict in billed:
+            price = self._config.price_of(verdict.model)
+            if price is None:
+                return None
+            usage = verdict.usage
+            cost += price.cost_usd(
+                usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens
+            )
         return round(cost, 6)
 
     def _score(
         self, job: ScoringJob, claim: ClaimResult, deadline: float
-    ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str]]:
+    ) -> tuple[JudgeVerdict, PromptStats, dict[str, Any] | None, int, list[str], list[JudgeVerdict]]:
         """The verdict (the median of ``scoring.samples``, with their spread), the request's prompt stats, the whole
         judging time in ms (retries and waits included) and the session's available tools. The reference is the
         claim's (set through the labels API), else the session's own."""
@@ -345,55 +373,93 @@ class Scorer:
             count(Metric.PROMPT_COMPACTIONS)
         calls = 0
 
-        def attempt(time_left: float) -> JudgeVerdict:
-            nonlocal calls
-            calls += 1
-            request = JudgeRequest(
-                session=session,
-                prompt=prompt,
-                timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
-                budget_seconds=time_left,
-                reference=reference,
+        def judged(judge_of: Callable[[], Judge], breaker: JudgeBreaker) -> JudgeVerdict:
+            """One verdict of one judge, its transient failures retried within the deadline."""
+
+            def attempt(time_left: float) -> JudgeVerdict:
+                nonlocal calls
+                calls += 1
+                request = JudgeRequest(
+                    session=session,
+                    prompt=prompt,
+                    timeout_seconds=min(self._policy.judge_timeout_seconds, time_left),
+                    budget_seconds=time_left,
+                    reference=reference,
+                )
+                judge = judge_of()
+                return breaker.call(lambda: judge.evaluate(request))
+
+            return call_with_retries(
+                attempt,
+                deadline=deadline,
+                max_retries=self._policy.judge_max_retries,
+                base_seconds=self._policy.judge_retry_base_seconds,
+                max_wait_seconds=self._policy.max_retry_wait_seconds,
+                clock=self._clock,
+                sleep=self._sleep,
             )
-            judge = self._judge()
-            return self._breaker.call(lambda: judge.evaluate(request))
 
         started = self._clock()
         verdicts: list[JudgeVerdict] = []
+        spread: dict[str, Any] | None = None
+        agent_families = families_of(session.agent_models)
         try:
             with subsegment("judge"):
-                # Ensemble samples send the same prompt: samples 2..K read its prefix from the prompt cache.
-                for _ in range(self._config.samples):
-                    verdicts.append(
-                        call_with_retries(
-                            attempt,
-                            deadline=deadline,
-                            max_retries=self._policy.judge_max_retries,
-                            base_seconds=self._policy.judge_retry_base_seconds,
-                            max_wait_seconds=self._policy.max_retry_wait_seconds,
-                            clock=self._clock,
-                            sleep=self._sleep,
-                        )
-                    )
+                if self._jurors:
+                    verdict, spread, verdicts = self._jury(judged, agent_families)
+                else:
+                    # Ensemble samples send the same prompt: samples 2..K read its prefix from the prompt cache.
+                    for _ in range(self._config.samples):
+                        verdicts.append(judged(self._judge, self._breaker))
         except Exception:
             if calls > len(verdicts) + 1:
                 count(Metric.JUDGE_RETRIES, calls - len(verdicts) - 1)
             raise
-        verdict, spread = (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts, self._config.rubric)
+        if not self._jurors:
+            verdict, spread = (
+                (verdicts[0], None) if len(verdicts) == 1 else median_verdict(verdicts, self._config.rubric)
+            )
+            spread = with_self_preference(spread, verdict.model, session.agent_models, agent_families)
         usage = verdict.usage
         judging_ms = int((self._clock() - started) * 1000)
         record_judging(
             latency_ms=verdict.latency_ms,
             attempt_ms=judging_ms,
-            retries=calls - len(verdicts),
+            retries=max(0, calls - len(verdicts)),
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cache_read_tokens=usage.cache_read_tokens,
             cache_write_tokens=usage.cache_write_tokens,
         )
         available_tools = [tool.qualified_name for tool in session.all_available_tools]
+        billed = verdicts if self._jurors else [verdict]
         stats = prompt_stats(prompt, reference, session.masked_values)
-        return mask_verdict(verdict, self._masker), stats, spread, judging_ms, available_tools
+        return mask_verdict(verdict, self._masker), stats, spread, judging_ms, available_tools, billed
+
+    def _jury(
+        self, judged: Callable[[Callable[[], Judge], JudgeBreaker], JudgeVerdict], agent_families: frozenset[str]
+    ) -> tuple[JudgeVerdict, dict[str, Any], list[JudgeVerdict]]:
+        """Each juror's verdict (one after the other, each with its own retries and breaker), then the jury's."""
+        jury = self._config.jury
+        assert jury is not None
+        results: list[JurorResult] = []
+        for seat in self._jurors:
+            excluded = excluded_reason(seat.target, agent_families) if jury.exclude_same_family else None
+            if excluded is not None:
+                results.append(JurorResult(seat.target, excluded=excluded))
+                continue
+            try:
+                results.append(JurorResult(seat.target, verdict=judged(seat.judge, seat.breaker)))
+            except ScoringError as exc:
+                logger.warning("juror failed", extra={"juror": seat.target.label, "reason": exc.message})
+                results.append(JurorResult(seat.target, error=exc))
+        verdict, spread, verdicts = jury_verdict(
+            results, jury.effective_quorum, JURY, self._config.llm_model, self._config.rubric
+        )
+        for juror in spread["jurors"]:
+            family = model_family(juror["model"])
+            juror["same_family_as_agent"] = family is not None and family in agent_families
+        return verdict, spread, verdicts
 
     def _failed(self, job: ScoringJob, token: uuid.UUID, exc: Exception, receive_count: int) -> JobOutcome:
         action, outcome = outcome_for_error(exc, receive_count, self._policy, job.deferrals)

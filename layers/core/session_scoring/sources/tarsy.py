@@ -42,6 +42,7 @@ class TarsyConversation(_Boundary):
 
 
 class TarsyLLMDetails(_Boundary):
+    model_name: str | None = None
     success: bool = True
     error_message: str | None = None
     conversation: TarsyConversation | None = None
@@ -160,7 +161,20 @@ def parse_detailed_session(document: Any, origin: str, include_chat: bool = Fals
         stages=stages,
         final_analysis=detailed.final_analysis,
         error=detailed.error_message,
+        agent_models=_models(detailed.stages),
     )
+
+
+def _models(stages: list[TarsyStage]) -> list[str]:
+    """The models of every LLM interaction, parallel executions' included, each once in the order first seen."""
+    seen: dict[str, None] = {}
+    for stage in stages:
+        for event in stage.llm_interactions:
+            if event.details.model_name:
+                seen.setdefault(event.details.model_name)
+        for model in _models(stage.parallel_executions or []):
+            seen.setdefault(model)
+    return list(seen)
 
 
 def _stage(stage: TarsyStage, group: str | None) -> Stage:

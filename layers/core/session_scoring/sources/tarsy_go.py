@@ -30,6 +30,7 @@ class GoExecution(BoundaryModel):
     agent_index: int = 0
     status: str = "completed"
     error_message: str | None = None
+    model_name: str | None = None
     sub_agents: list[GoExecution] = Field(default_factory=list)
 
 
@@ -106,7 +107,11 @@ def parse_go_session(session_document: Any, timeline_document: Any, origin: str,
         elif event.agent:
             by_agent[event.agent].append(event)
     stages: list[Stage] = []
+    models: dict[str, None] = {}
     for stage in sorted(session.stages, key=lambda s: s.stage_index):
+        for execution in _flatten(stage.executions):
+            if execution.model_name:
+                models.setdefault(execution.model_name)
         is_chat = stage.stage_type == "chat"
         if is_chat and not include_chat:
             continue
@@ -134,6 +139,7 @@ def parse_go_session(session_document: Any, timeline_document: Any, origin: str,
         stages=stages,
         final_analysis=session.final_analysis,
         error=session.error_message,
+        agent_models=list(models),
     )
 
 

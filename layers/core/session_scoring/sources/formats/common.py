@@ -507,10 +507,12 @@ def build_session(
     final_answer_source: str | None = None,
     stages: list[Stage] | None = None,
     beside: tuple[str, str] | None = None,
+    agent_models: list[str] | None = None,
 ) -> Session:
     """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence. ``beside``: the
     answer the document holds beside the conversation and its source (it wins over the conversation's last text);
-    ``final_analysis``: an answer of last resort."""
+    ``final_analysis``: an answer of last resort; ``agent_models``: the models the recording names (the judge's
+    self-preference check)."""
     envelope = envelope_of(document)
     finished = builder.finish(envelope.final_analysis, document.submit_tools, beside)
     answer, source = finished.answer, finished.answer_source
@@ -533,4 +535,5 @@ def build_session(
         final_analysis=answer,
         final_answer_source=source,
         skipped_content=builder.skipped(),
+        agent_models=list(dict.fromkeys(agent_models or [])),
     )

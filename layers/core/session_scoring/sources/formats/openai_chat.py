@@ -147,4 +147,5 @@ def parse(document: TraceDocument) -> Session:
     builder = TraceBuilder()
     fill(messages, builder, document)
     tools = tools_of(document.content.get("tools")) if isinstance(document.content, dict) else []
-    return build_session(document, builder, tools=tools)
+    model = document.content.get("model") if isinstance(document.content, dict) else None
+    return build_session(document, builder, tools=tools, agent_models=[model] if isinstance(model, str) else [])

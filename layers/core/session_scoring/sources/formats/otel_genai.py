@@ -262,4 +262,10 @@ def parse(document: TraceDocument) -> Session:
         completed_at=parse_time(max(s.end for s in spans) or None),
         final_analysis=answer,
         final_answer_source=answer_source,
+        agent_models=[
+            str(s.attributes[key])
+            for s in spans
+            for key in ("gen_ai.request.model", "gen_ai.response.model")
+            if s.attributes.get(key)
+        ],
     )
