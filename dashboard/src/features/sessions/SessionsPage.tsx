@@ -45,6 +45,8 @@ import {
 } from './urlState';
 import { useSessionPage } from './queries';
 import { formatDateTime } from '../../shared/time';
+import { breakable } from '../../shared/breakable';
+import { WRAPPING } from '../../shared/components/OutcomeChip';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 const when = formatDateTime;
@@ -187,7 +189,7 @@ function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => voi
         if (!(event.target as HTMLElement).closest('a, button')) onOpen();
       }}
     >
-      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+      <TableCell sx={{ overflowWrap: 'break-word' }}>
         <Link
           component={RouterLink}
           to={sessionPath(item.session_id)}
@@ -215,12 +217,12 @@ function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => voi
           variant="outlined"
           label={item.status}
           data-testid="session-status"
-          sx={{ maxWidth: '100%' }}
+          sx={WRAPPING}
           color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
         />
       </TableCell>
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{item.agent_type ? breakable(item.agent_type) : '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{item.author ?? '–'}</TableCell>
       <TableCell sx={wide}>{when(item.started_at)}</TableCell>
       <TableCell>
         <ScoreBadge score={item.score} />
