@@ -16,6 +16,7 @@ const AgreementPage = lazy(features.agreement);
 const LabelQueuePage = lazy(features.labelQueue);
 const CompareAttemptsPage = lazy(features.compareAttempts);
 const UploadPage = lazy(features.upload);
+const ExportPage = lazy(features.trainingExport);
 const RunsPage = lazy(features.runs);
 const RunFormPage = lazy(features.runForm);
 const RunDetailPage = lazy(features.runDetail);
@@ -78,6 +79,7 @@ export function App() {
             <Route path="/agreement" element={later(<AgreementPage />)} />
             <Route path="/agreement/label" element={later(<LabelQueuePage />)} />
             <Route path="/upload" element={later(<UploadPage />)} />
+            <Route path="/export" element={later(<ExportPage />)} />
             <Route path="/runs" element={later(<RunsPage />)} />
             <Route path="/runs/new" element={later(<RunFormPage />)} />
             <Route path="/runs/:runId" element={later(<RunDetailPage />)} />

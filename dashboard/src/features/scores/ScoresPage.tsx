@@ -389,9 +389,14 @@ export function ScoresPage() {
         <Typography variant="h5" component="h1" gutterBottom>
           Scores
         </Typography>
-        <Button component="a" href={fleetScoresCsvUrl(query)} download data-testid="scores-csv">
-          Download CSV
-        </Button>
+        <Stack direction="row" gap={1} flexWrap="wrap">
+          <Button component="a" href={fleetScoresCsvUrl(query)} download data-testid="scores-csv">
+            Download CSV
+          </Button>
+          <Button component={RouterLink} to="/export">
+            Export training data
+          </Button>
+        </Stack>
       </Stack>
       <QuickChoices state={state} onChange={go} />
       <Folding count={setFilters}>
