@@ -1,6 +1,6 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
-import { lazy, type ReactNode, Suspense } from 'react';
-import { NavLink, Route, Routes } from 'react-router-dom';
+import { lazy, type ReactNode, Suspense, useEffect } from 'react';
+import { NavLink, Route, Routes, useLocation } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { AppSearch } from './shared/components/AppSearch';
@@ -31,8 +31,18 @@ const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" 
 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
+/** A new page opens at its top (the browser keeps the previous page's scroll otherwise: Compare attempts opened
+ * 800 px down on a phone); a change of query string on the same page keeps its place. */
+function useTopOnNewPage() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    window.scrollTo?.(0, 0);
+  }, [pathname]);
+}
+
 export function App() {
   usePageTitle();
+  useTopOnNewPage();
   return (
     <>
       <AppBar position="static" elevation={0}>
