@@ -12,7 +12,7 @@ TRACE_STORES_IN_TEST ?= 1
 
 .PHONY: install run test lint unit integration bench soak recovery redrive clean dashboard dashboard-test e2e chromium
 .PHONY: tools template-lint build smoke lock-layers docs api-types deadcode
-.PHONY: seed fuzz fuzz-short trace-stores
+.PHONY: seed cli fuzz fuzz-short trace-stores
 
 # The dashboard (dashboard/, Node 20.19+ and npm): dependencies from the committed lock file, built by Vite into
 # functions/api/static (git-ignored), which the API serves at /. Both steps are skipped when nothing changed.
@@ -56,6 +56,10 @@ run: install dashboard
 ## charts: `make seed` (300 scores) or `make seed SCORES=600`. Works whether or not the stack is running.
 seed: install
 	$(PY) -m devstack seed --scores $(or $(SCORES),300)
+
+## The operator CLI with `make run`'s settings (its database and judge): `make cli ARGS="export training --out t.jsonl"`.
+cli: install
+	$(PY) -m devstack cli $(ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check layers functions migrations devstack tests scripts

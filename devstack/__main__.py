@@ -110,6 +110,20 @@ def seed(argv: list[str]) -> int:
         return 2
 
 
+def cli(argv: list[str]) -> int:
+    """`python -m devstack cli ...` (`make cli ARGS="..."`): the operator CLI (`session-scoring`) with the settings
+    `make run` uses: its embedded PostgreSQL (or SCORING_DATABASE_URL) and its judge, so "current" criteria are the
+    stack's (a bare CLI without an API key would name Claude's criteria, under which the stack scored nothing)."""
+    from session_scoring.entrypoints import cli as operator_cli
+
+    settings = _load_settings()
+    if settings is None:
+        return 2
+    _embedded_database(settings)
+    _container(settings)
+    return operator_cli.main(argv)
+
+
 def main() -> int:
     from devstack.aws import LOCAL_CREDENTIALS, client, create_resources, start_moto
     from session_scoring.errors import ScoringError
@@ -139,9 +153,12 @@ def main() -> int:
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SessionScoring")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     print(f"  sqs+dynamodb : moto at {endpoint}", flush=True)
+    # moto's own placeholder credentials go in the line: on a machine without AWS credentials boto3 would refuse
+    # to sign the local request ("Unable to locate credentials") before it ever reached moto.
+    local_credentials = " ".join(f"{key}={value}" for key, value in LOCAL_CREDENTIALS.items())
     print(
         "  redrive  : from another shell, "
-        f"AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
+        f"{local_credentials} AWS_ENDPOINT_URL={endpoint} SCORING_QUEUE_URL={resources.queue_url} "
         f"SCORING_DLQ_URL={resources.dead_letter_queue_url} "
         f"SCORING_DATABASE_URL={database_hint} "
         "make redrive",
@@ -197,7 +214,8 @@ def main() -> int:
     from devstack.server import APP, access_summary, server_options
 
     port = container.settings.port
-    print(f"  api      : http://127.0.0.1:{port}  (docs at /docs; Ctrl-C stops everything)", flush=True)
+    print(f"  dashboard: http://127.0.0.1:{port}/  (PORT changes the port; `make seed` adds demo scores)", flush=True)
+    print(f"  api      : http://127.0.0.1:{port}/api/v1/scoring  (docs at /docs; Ctrl-C stops everything)", flush=True)
     print(f"  access   : {access_summary(container.settings)}", flush=True)
     # uvicorn stops on SIGINT and SIGTERM, then raises the signal again under the handler it found. SIGTERM's default
     # would end the process on the spot; made to end like Ctrl-C, it runs the clean-up below (claims released).
@@ -219,4 +237,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(seed(sys.argv[2:]) if sys.argv[1:2] == ["seed"] else main())
+    commands = {"seed": seed, "cli": cli}
+    command = commands.get(sys.argv[1]) if len(sys.argv) > 1 else None
+    sys.exit(command(sys.argv[2:]) if command else main())

@@ -1,6 +1,6 @@
 import { AppBar, Box, Button, Container, Toolbar, Typography } from '@mui/material';
-import { lazy, type ReactNode, Suspense } from 'react';
-import { NavLink, Route, Routes } from 'react-router-dom';
+import { lazy, type ReactNode, Suspense, useEffect } from 'react';
+import { NavLink, Route, Routes, useLocation } from 'react-router-dom';
 import { features } from './features';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { AppSearch } from './shared/components/AppSearch';
@@ -16,6 +16,7 @@ const AgreementPage = lazy(features.agreement);
 const LabelQueuePage = lazy(features.labelQueue);
 const CompareAttemptsPage = lazy(features.compareAttempts);
 const UploadPage = lazy(features.upload);
+const ExportPage = lazy(features.trainingExport);
 const RunsPage = lazy(features.runs);
 const RunFormPage = lazy(features.runForm);
 const RunDetailPage = lazy(features.runDetail);
@@ -30,8 +31,18 @@ const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" 
 
 const navStyle = { color: 'inherit', '&.active': { bgcolor: 'rgba(255,255,255,0.16)' } };
 
+/** A new page opens at its top (the browser keeps the previous page's scroll otherwise: Compare attempts opened
+ * 800 px down on a phone); a change of query string on the same page keeps its place. */
+function useTopOnNewPage() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    window.scrollTo?.(0, 0);
+  }, [pathname]);
+}
+
 export function App() {
   usePageTitle();
+  useTopOnNewPage();
   return (
     <>
       <AppBar position="static" elevation={0}>
@@ -78,6 +89,7 @@ export function App() {
             <Route path="/agreement" element={later(<AgreementPage />)} />
             <Route path="/agreement/label" element={later(<LabelQueuePage />)} />
             <Route path="/upload" element={later(<UploadPage />)} />
+            <Route path="/export" element={later(<ExportPage />)} />
             <Route path="/runs" element={later(<RunsPage />)} />
             <Route path="/runs/new" element={later(<RunFormPage />)} />
             <Route path="/runs/:runId" element={later(<RunDetailPage />)} />

@@ -136,6 +136,22 @@ def test_search_finds_a_session_by_a_piece_of_its_id_its_agent_or_its_alert_in_a
     assert hit["matched"] == "id"
 
 
+def test_search_finds_a_session_never_scored_by_the_short_id_the_list_prints(stack: Stack) -> None:
+    unscored = "b2c4e6a8-1d3f-4b5a-8c7e-9f0a1b2c3d4e"  # a sample session of the file source, never scored
+    listed = stack.client.get(f"{API}/sessions").json()["items"]
+    assert next(i for i in listed if i["session_id"] == unscored)["score"] is None
+
+    answer = stack.client.get(f"{API}/search", params={"q": unscored[:8].upper()}).json()
+
+    assert [hit["session_id"] for hit in answer["items"]] == [unscored]
+    assert (answer["items"][0]["matched"], answer["items"][0]["source"], answer["source_unavailable"]) == (
+        "id",
+        "file",
+        False,
+    )
+    assert stack.client.get(f"{API}/search", params={"q": "zq-nothing-has-this"}).json()["items"] == []
+
+
 def test_search_refuses_a_text_too_short_to_mean_anything(stack: Stack) -> None:
     for q in ("a", "  b  "):
         answer = stack.client.get(f"{API}/search", params={"q": q})

@@ -19,7 +19,7 @@ def test_pages_through_the_sessions_newest_first(stack: Stack) -> None:
     assert all(item["score"] is None for item in first["items"] + second["items"])
 
 
-def test_each_row_carries_the_latest_attempt_whatever_its_status(stack: Stack) -> None:
+def test_each_row_carries_its_completed_score_else_its_latest_attempt(stack: Stack) -> None:
     stack.request_score(THOROUGH_ID)
     stack.poller.drain()
     queued = stack.request_score(SHALLOW_ID).json()
@@ -37,6 +37,7 @@ def test_each_row_carries_the_latest_attempt_whatever_its_status(stack: Stack) -
         "total_score": None,
         "is_current_criteria": True,
         "criteria_hash": queued["criteria_hash"],
+        "later_attempt_status": None,
     }
     assert items[IN_PROGRESS_ID]["score"] is None
     assert items[IN_PROGRESS_ID]["status"] == "in_progress"

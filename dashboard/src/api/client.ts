@@ -44,6 +44,48 @@ export function fleetScoresCsvUrl(query: FleetQuery): string {
 
 const TIMEOUT_MS = 15000;
 
+/** The training export's choices (the API's own parameter names). */
+export interface TrainingExportQuery {
+  min_score: number;
+  criteria_hash: string;
+  format: 'openai-chat' | 'normalized';
+}
+
+export const TRAINING_EXPORT_PATH = '/api/v1/scoring/exports/training';
+
+/** The training export streamed (where no exports bucket is configured): its JSON lines read as they arrive, each
+ * counted by `onLine`, then the whole file as a Blob. A 405 means this deployment writes exports to S3 as jobs
+ * (`requestTrainingExport`). No overall timeout: a large export takes as long as it takes; `signal` stops it. */
+export async function streamTrainingExport(
+  query: TrainingExportQuery,
+  onLine: (lines: number) => void,
+  signal?: AbortSignal,
+  send: typeof fetch = (...args) => globalThis.fetch(...args),
+): Promise<{ blob: Blob; lines: number }> {
+  const params = new URLSearchParams({ min_score: String(query.min_score), criteria_hash: query.criteria_hash, format: query.format });
+  let response: Response;
+  try {
+    response = await send(`${TRAINING_EXPORT_PATH}?${params.toString()}`, { signal });
+  } catch (err) {
+    throw new ApiError(null, `the API could not be reached (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (!response.ok || !response.body) {
+    const body = await response.json().catch(() => undefined);
+    throw new ApiError(response.status, describe(body, response));
+  }
+  const reader = response.body.getReader();
+  const parts: Uint8Array[] = [];
+  let lines = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    for (const byte of value) if (byte === 10) lines += 1;
+    onLine(lines);
+  }
+  return { blob: new Blob(parts as BlobPart[], { type: 'application/x-ndjson' }), lines };
+}
+
 /** A failed call: the HTTP status (null when no answer came) and what went wrong, in words. */
 export class ApiError extends Error {
   constructor(
@@ -191,6 +233,11 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
         .GET(FLEET_SCORES_PATH, { params: { query: { ...query, format: 'json' } } })
         .then(unwrap)
         .then((answer) => expect(answer, isFleetPage, 'a page of scores')),
+    /** The training export as a job written to S3 (deployments with an exports bucket): poll `getExport`. */
+    requestTrainingExport: (query: TrainingExportQuery) => client.POST(TRAINING_EXPORT_PATH, { body: query }).then(unwrap),
+    /** An export job; once completed, its presigned download URL. */
+    getExport: (exportId: string) =>
+      client.GET('/api/v1/scoring/exports/{export_id}', { params: { path: { export_id: exportId } } }).then(unwrap),
     cancelRun: (runId: string) => client.POST('/api/v1/scoring/runs/{run_id}/cancel', run(runId)).then(unwrap),
     /** Score statistics per day or week, for the fleet or per agent or alert type (null criteria: any). */
     trends: (query: TrendsQuery) => client.GET('/api/v1/scoring/analytics/trends', { params: { query } }).then(unwrap),

@@ -11,6 +11,7 @@ export const features = {
   labelQueue: page(() => import('./quality/LabelQueuePage'), 'LabelQueuePage'),
   compareAttempts: page(() => import('./sessions/CompareAttemptsPage'), 'CompareAttemptsPage'),
   upload: page(() => import('./upload/UploadPage'), 'UploadPage'),
+  trainingExport: page(() => import('./export/ExportPage'), 'ExportPage'),
   runs: page(() => import('./runs/RunsPage'), 'RunsPage'),
   runForm: page(() => import('./runs/RunFormPage'), 'RunFormPage'),
   runDetail: page(() => import('./runs/RunDetailPage'), 'RunDetailPage'),

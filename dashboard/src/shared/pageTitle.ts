@@ -22,6 +22,7 @@ const TITLES: [pattern: string, title: (params: Record<string, string | undefine
   ['/runs/new', () => 'New scoring run'],
   ['/runs/:runId', () => 'Scoring run'],
   ['/upload', () => 'Upload a trace'],
+  ['/export', () => 'Export training data'],
 ];
 
 const decoded = (value: string) => {

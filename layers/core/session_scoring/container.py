@@ -265,7 +265,7 @@ class Container:
         from session_scoring.repositories.search import SearchRepository
         from session_scoring.services.search import SearchService
 
-        return SearchService(SearchRepository(self.query_engine), self.uploads)
+        return SearchService(SearchRepository(self.query_engine), self.uploads, source=self.source)
 
     @cached_property
     def access_policy(self) -> AccessPolicy:

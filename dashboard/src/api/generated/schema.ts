@@ -1774,7 +1774,8 @@ export interface components {
         };
         /**
          * LatestScore
-         * @description The latest attempt of a session, as the session list shows it.
+         * @description A session's score as the session list shows it: its latest completed attempt under the criteria in scope (the
+         *     score the session's page shows), else its latest attempt in any status.
          */
         LatestScore: {
             /**
@@ -1789,6 +1790,8 @@ export interface components {
             is_current_criteria: boolean;
             /** Criteria Hash */
             criteria_hash: string;
+            /** @description The status of an attempt made after this completed score that did not complete (pending, in_progress, failed or cancelled, e.g. cancelled with its run): shown beside the score, which stays the session's; null when the score is the latest attempt */
+            later_attempt_status: components["schemas"]["ScoreStatus"] | null;
         };
         /** MissingTool */
         MissingTool: {
@@ -2681,6 +2684,11 @@ export interface components {
             next_cursor: string | null;
             /** @description scored=unscored: how much of the source this answer read; null otherwise */
             scan: components["schemas"]["SessionListScan"] | null;
+            /**
+             * Criteria Hash
+             * @description The criteria the rows' scores are under: the current criteria's hash with criteria=current; null with criteria=any (each session's latest completed score under any criteria, its criteria on the row)
+             */
+            criteria_hash: string | null;
         };
         /**
          * SessionListScan
@@ -2869,13 +2877,13 @@ export interface components {
             source: string | null;
             /**
              * Matched
-             * @description Where the text was found: id, agent or alert_type
+             * @description Where the text was found: id, agent, alert_type or title
              */
             matched: string;
         };
         /**
          * SessionSearchResult
-         * @description ``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+         * @description ``GET /search``: the sessions whose id, title, agent or alert type contains the text, best match first (the id
          *     itself, an id starting with the text, then the rest, newest first).
          */
         SessionSearchResult: {
@@ -2883,6 +2891,12 @@ export interface components {
             query: string;
             /** Items */
             items: components["schemas"]["SessionSearchHit"][];
+            /**
+             * Source Unavailable
+             * @description The session source could not be read: only uploads and scored sessions were searched, so a session never scored may be missing; try again
+             * @default false
+             */
+            source_unavailable: boolean;
         };
         /**
          * SessionStatus

@@ -222,15 +222,20 @@ export function AgreementView({ report }: { report: AgreementReport }) {
       </EmptyState>
     );
   }
-  const figures: [string, string][] = [
-    ['Sessions', String(report.n)],
-    ["Spearman's rho", fmt(report.spearman_rho)],
-    ["Kendall's tau", fmt(report.kendall_tau)],
-    ['Mean absolute error', fmt(report.mean_absolute_error, 1)],
-    ['Within 5 points', pct(report.within_5)],
-    ['Within 10 points', pct(report.within_10)],
-    ['Weighted kappa (bands)', fmt(report.weighted_kappa)],
-    [`Krippendorff's alpha (humans, ${report.human_sessions_multi} sessions)`, fmt(report.krippendorff_alpha)],
+  // Each figure with a one-line guide to reading it (the usual rules of thumb; docs/judge-quality.md has more).
+  const figures: [string, string, string][] = [
+    ['Sessions', String(report.n), 'Sessions scored by the judge and labelled by humans; under 30, read the rest loosely.'],
+    ["Spearman's rho", fmt(report.spearman_rho), 'Do both rank sessions alike? 1 the same order, 0 unrelated; 0.7 or more is strong.'],
+    ["Kendall's tau", fmt(report.kendall_tau), 'The share of pairs ordered alike, minus those ordered the other way; 0.5 or more is strong.'],
+    ['Mean absolute error', fmt(report.mean_absolute_error, 1), 'Points apart on average (0-100); under 10 is close.'],
+    ['Within 5 points', pct(report.within_5), 'Sessions where judge and humans are at most 5 points apart.'],
+    ['Within 10 points', pct(report.within_10), 'Sessions where judge and humans are at most 10 points apart.'],
+    ['Weighted kappa (bands)', fmt(report.weighted_kappa), 'Agreement on the band beyond chance, near misses counted in part; 0.6 or more is substantial.'],
+    [
+      `Krippendorff's alpha (humans, ${report.human_sessions_multi} sessions)`,
+      fmt(report.krippendorff_alpha),
+      'How much the humans agree with each other (the ceiling for the judge); 0.8 or more is reliable, under 0.67 doubtful.',
+    ],
   ];
   return (
     <>
@@ -238,12 +243,15 @@ export function AgreementView({ report }: { report: AgreementReport }) {
         <CardContent>
           <Table size="small" aria-label="Agreement figures">
             <TableBody>
-              {figures.map(([name, value]) => (
+              {figures.map(([name, value, guide]) => (
                 <TableRow key={name}>
                   <TableCell component="th" scope="row">
                     {name}
+                    <Typography variant="caption" color="text.secondary" component="div" data-testid="figure-guide">
+                      {guide}
+                    </Typography>
                   </TableCell>
-                  <TableCell>{value}</TableCell>
+                  <TableCell sx={{ verticalAlign: 'top' }}>{value}</TableCell>
                 </TableRow>
               ))}
             </TableBody>

@@ -1,6 +1,6 @@
 // The labelling queue: the caller's next unlabelled session (scored under the current criteria) with the judge's
 // score beside its transcript, labelled from the keyboard: type the total, Enter saves and opens the next, s skips.
-import { Alert, Box, Breadcrumbs, Button, Card, CardContent, Link, Stack, TextField, Typography } from '@mui/material';
+import { Alert, Box, Breadcrumbs, Button, Card, CardContent, FormControlLabel, Link, Stack, Switch, TextField, Typography } from '@mui/material';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
@@ -32,10 +32,13 @@ function ownedByControl(target: EventTarget | null, ours: (HTMLElement | null)[]
 
 function QueueItem({
   item,
+  blind,
   onSaved,
   onSkip,
 }: {
   item: LabelQueueSession;
+  /** The judge's score stays hidden until the label is saved (then the status line says it). */
+  blind: boolean;
   onSaved: (sessionId: string, total: number) => void;
   onSkip: (sessionId: string) => void;
 }) {
@@ -143,10 +146,15 @@ function QueueItem({
                 <Typography variant="h6" component="h3" id="judge-score">
                   The judge's score
                 </Typography>
-                <ScoreBadge score={{ status: 'completed', total_score: item.total_score }} size="medium" />
+                {!blind && <ScoreBadge score={{ status: 'completed', total_score: item.total_score }} size="medium" />}
               </Box>
-              {current?.score_breakdown && <ScoreBreakdownCard breakdown={current.score_breakdown} />}
-              {current?.score_reasoning && (
+              {blind && (
+                <Typography variant="body2" color="text.secondary" data-testid="judge-hidden">
+                  Hidden until your label is saved (blind labelling), so it cannot anchor your score.
+                </Typography>
+              )}
+              {!blind && current?.score_breakdown && <ScoreBreakdownCard breakdown={current.score_breakdown} />}
+              {!blind && current?.score_reasoning && (
                 <Box sx={{ mt: 1 }}>
                   <Typography variant="subtitle2" component="h4">
                     Reasoning
@@ -176,21 +184,25 @@ export function LabelQueuePage() {
   // session); the URL follows it.
   const [after, setAfter] = useState<string | null>(() => params.get('after'));
   const inUrl = params.get('after');
+  const blind = params.get('blind') === '1';
   useEffect(() => {
-    if (inUrl !== after) setParams(after ? { after } : {}, { replace: true });
-  }, [after, inUrl, setParams]);
+    if (inUrl !== after) setParams({ ...(after ? { after } : {}), ...(blind ? { blind: '1' } : {}) }, { replace: true });
+  }, [after, inUrl, blind, setParams]);
+  const setBlind = (on: boolean) => setParams({ ...(after ? { after } : {}), ...(on ? { blind: '1' } : {}) }, { replace: true });
   const queue = useLabelQueue(after);
+  const data = queue.data;
   const [done, setDone] = useState<{ saved: number; skipped: number; last: string | null }>({ saved: 0, skipped: 0, last: null });
   const moveOn = (sessionId: string) => setAfter(sessionId);
   const onSaved = (sessionId: string, total: number) => {
-    setDone((d) => ({ ...d, saved: d.saved + 1, last: `Saved ${total} for ${shortSessionId(sessionId)}.` }));
+    // in blind mode the judge's score is revealed once the label is in
+    const judge = blind && data?.next?.session_id === sessionId ? ` The judge gave ${data.next.total_score}.` : '';
+    setDone((d) => ({ ...d, saved: d.saved + 1, last: `Saved ${total} for ${shortSessionId(sessionId)}.${judge}` }));
     moveOn(sessionId);
   };
   const onSkip = (sessionId: string) => {
     setDone((d) => ({ ...d, skipped: d.skipped + 1, last: `Skipped ${shortSessionId(sessionId)}.` }));
     moveOn(sessionId);
   };
-  const data = queue.data;
   usePrefetchAfter(data?.next?.session_id ?? null);
 
   return (
@@ -223,12 +235,16 @@ export function LabelQueuePage() {
           </Box>
         ))}
       </Box>
+      <FormControlLabel
+        control={<Switch checked={blind} onChange={(e) => setBlind(e.target.checked)} />}
+        label="Blind: hide the judge's score until my label is saved"
+      />
       <Typography variant="body2" role="status" data-testid="queue-status" sx={{ minHeight: '1.5em', mb: 1 }}>
         {done.last ? `${done.last} ${done.saved} saved, ${done.skipped} skipped here.` : ''}
       </Typography>
       {queue.error && <ErrorState message={`Could not read your queue: ${errorMessage(queue.error)}`} onRetry={() => void queue.refetch()} />}
       {queue.isPending && <Loading what="the next session" />}
-      {data?.next && <QueueItem key={data.next.session_id} item={data.next} onSaved={onSaved} onSkip={onSkip} />}
+      {data?.next && <QueueItem key={data.next.session_id} item={data.next} blind={blind} onSaved={onSaved} onSkip={onSkip} />}
       {data && !data.next &&
         (data.remaining > 0 ? (
           <EmptyState title="No more sessions after the ones you skipped">

@@ -17,7 +17,7 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { whichValues, type DryRunResult, type Which } from '../../api/generated/schema';
@@ -320,8 +320,13 @@ function EstimateCard({
   const e = estimate.estimate;
   const n = estimate.sessions_selected;
   const skipped = Object.entries(estimate.skipped_by_reason);
+  // On a phone the estimate lands below the long form: bring it into view when it arrives.
+  const card = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    card.current?.scrollIntoView?.({ block: 'start' });
+  }, [estimate]);
   return (
-    <Card variant="outlined" sx={{ mt: 2 }} data-testid="run-estimate" component="section" aria-labelledby="estimate-title">
+    <Card ref={card} variant="outlined" sx={{ mt: 2 }} data-testid="run-estimate" component="section" aria-labelledby="estimate-title">
       <CardContent>
         <Typography variant="h6" component="h2" id="estimate-title">
           Estimate

@@ -18,9 +18,11 @@ import {
   TableRow,
   TableSortLabel,
   TextField,
+  ToggleButton,
+  ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage, fleetScoresCsvUrl } from '../../api/client';
 import type { FilterValues, FleetScore } from '../../api/generated/schema';
@@ -35,6 +37,7 @@ import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/compon
 import { DIMENSIONS } from '../../shared/dimensions';
 import {
   NO_FILTERS,
+  RANGES,
   type ScoreFilters,
   type ScoresState,
   type SortColumn,
@@ -45,6 +48,7 @@ import {
 } from './urlState';
 import { type FilterField, scoresKeys, useFilterValues, useFleetScores } from './queries';
 import { formatDateTime } from '../../shared/time';
+import { breakable } from '../../shared/breakable';
 
 // Secondary columns are hidden at phone width, as on the sessions list: the session and its total stay in view.
 const wide = { display: { xs: 'none', md: 'table-cell' } };
@@ -265,7 +269,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
   const facts = row.session_facts;
   return (
     <TableRow data-testid="score-row" data-session-id={row.session_id}>
-      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+      <TableCell sx={{ overflowWrap: 'break-word' }}>
         <Link
           component={RouterLink}
           to={`/sessions/${encodeURIComponent(row.session_id)}`}
@@ -279,7 +283,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
           <SessionIdChip sessionId={row.session_id} />
         </div>
         <Typography variant="caption" color="text.secondary" component="div" sx={{ display: { md: 'none' } }}>
-          {facts?.agent ?? '–'} · {when(row.scored_at)}
+          {facts?.agent ? breakable(facts.agent) : '–'} · {when(row.scored_at)}
         </Typography>
       </TableCell>
       <TableCell>
@@ -290,12 +294,67 @@ function ScoreRow({ row }: { row: FleetScore }) {
           {row.score_breakdown?.[key] ?? '–'}
         </TableCell>
       ))}
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.agent ?? '–'}</TableCell>
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{facts?.alert_type ?? '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{facts?.agent ? breakable(facts.agent) : '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{facts?.alert_type ? breakable(facts.alert_type) : '–'}</TableCell>
       <TableCell sx={wide}>{row.outcome ? <OutcomeChip outcome={row.outcome} /> : '–'}</TableCell>
       <TableCell sx={wide}>{when(row.scored_at)}</TableCell>
       <TableCell sx={wide}>{when(facts?.started_at)}</TableCell>
     </TableRow>
+  );
+}
+
+/** One click each: a relative time range (kept in the URL as `range`, counted from now), and worst first. */
+function QuickChoices({ state, onChange }: { state: ScoresState; onChange: (next: ScoresState) => void }) {
+  const worstFirst = state.sort === 'total_score' && state.order === 'asc';
+  const setRange = (range: string) =>
+    onChange({ ...state, filters: { ...state.filters, range, scoredAfter: range ? '' : state.filters.scoredAfter }, cursors: [] });
+  return (
+    <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1} alignItems="center" sx={{ mb: 1.5 }}>
+      <ToggleButtonGroup
+        size="small"
+        exclusive
+        value={state.filters.range}
+        aria-label="scored within"
+        onChange={(_, value: string | null) => setRange(value ?? '')}
+      >
+        {Object.entries(RANGES).map(([range, { label }]) => (
+          <ToggleButton key={range} value={range}>
+            {label}
+          </ToggleButton>
+        ))}
+        <ToggleButton value="">All time</ToggleButton>
+      </ToggleButtonGroup>
+      <Button
+        size="small"
+        variant={worstFirst ? 'contained' : 'outlined'}
+        aria-pressed={worstFirst}
+        onClick={() => onChange({ ...state, sort: 'total_score', order: 'asc', cursors: [] })}
+      >
+        Worst first
+      </Button>
+    </Stack>
+  );
+}
+
+/** On a phone the filter form folds behind one button (the table's first rows stay on the first screen). */
+function Folding({ count, children }: { count: number; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button
+        size="small"
+        variant="outlined"
+        aria-expanded={open}
+        aria-controls="score-filters"
+        onClick={() => setOpen(!open)}
+        sx={{ display: { sm: 'none' }, mb: 1.5 }}
+      >
+        {open ? 'Hide filters' : `Filters${count ? ` (${count} set)` : ''}`}
+      </Button>
+      <Box id="score-filters" sx={{ display: { xs: open ? 'block' : 'none', sm: 'block' } }}>
+        {children}
+      </Box>
+    </>
   );
 }
 
@@ -311,6 +370,18 @@ export function ScoresPage() {
   const onSort = (column: SortColumn) =>
     go({ ...state, sort: column, order: state.sort === column && state.order === 'desc' ? 'asc' : 'desc', cursors: [] });
   const filtersKey = paramsFromState({ ...state, cursors: [] }).toString();
+  const criteriaNameOf = useCriteriaNames();
+  const { data: criteriaUsed = [] } = useCriteriaInUse();
+  const inForce = criteriaUsed.find((c) => c.is_current);
+  const chosenCriteria = state.filters.criteria || 'current';
+  // one truth: the list says which criteria its scores are under
+  const scopeText =
+    chosenCriteria === 'any'
+      ? 'under any criteria'
+      : chosenCriteria === 'current'
+        ? `under the current criteria${inForce ? ` (${criteriaLabel(inForce)})` : ''}`
+        : `under ${criteriaNameOf(chosenCriteria)}`;
+  const setFilters = [...paramsFromState({ ...state, sort: 'scored_at', order: 'desc', cursors: [] }).keys()].filter((k) => k !== 'range').length;
 
   return (
     <>
@@ -318,11 +389,19 @@ export function ScoresPage() {
         <Typography variant="h5" component="h1" gutterBottom>
           Scores
         </Typography>
-        <Button component="a" href={fleetScoresCsvUrl(query)} download data-testid="scores-csv">
-          Download CSV
-        </Button>
+        <Stack direction="row" gap={1} flexWrap="wrap">
+          <Button component="a" href={fleetScoresCsvUrl(query)} download data-testid="scores-csv">
+            Download CSV
+          </Button>
+          <Button component={RouterLink} to="/export">
+            Export training data
+          </Button>
+        </Stack>
       </Stack>
-      <ScoreFiltersForm key={filtersKey} filters={state.filters} onApply={(filters) => go({ ...state, filters, cursors: [] })} />
+      <QuickChoices state={state} onChange={go} />
+      <Folding count={setFilters}>
+        <ScoreFiltersForm key={filtersKey} filters={state.filters} onApply={(filters) => go({ ...state, filters, cursors: [] })} />
+      </Folding>
       <ChartFilters filters={state.filters} onChange={(filters) => go({ ...state, filters, cursors: [] })} />
       {urlProblems.length > 0 && (
         <Alert severity="warning" sx={{ mb: 2 }}>
@@ -334,6 +413,7 @@ export function ScoresPage() {
           {data.total_items} {state.filters.latestOnly ? 'session' : 'score'}
           {data.total_items === 1 ? ' matches' : 's match'}
           {state.filters.latestOnly ? ' (each with its latest completed score)' : ''}
+          {` ${scopeText}`}
         </Typography>
       )}
       {error && <ErrorState message={`Could not load the scores: ${errorMessage(error)}`} onRetry={() => void refetch()} />}

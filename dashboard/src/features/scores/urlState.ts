@@ -23,6 +23,9 @@ export interface ScoreFilters {
   /** Scored before (exclusive), as scoredAfter. */
   scoredBefore: string;
   latestOnly: boolean;
+  /** A relative time range ('24h', '7d', '30d'): scored within the last of it, counted from now at each request (a
+   * shared URL keeps meaning "the last 7 days"); it takes the place of scoredAfter. '' for none. */
+  range: string;
   /** One session's scores (a scatter point). */
   sessionId: string;
   /** With comparedBand: only sessions in that band under this criteria (a cell of the band transitions). */
@@ -49,6 +52,7 @@ export const NO_FILTERS: ScoreFilters = {
   scoredAfter: '',
   scoredBefore: '',
   latestOnly: true,
+  range: '',
   sessionId: '',
   comparedTo: '',
   comparedBand: '',
@@ -68,6 +72,7 @@ const TEXT_PARAMS: [keyof ScoreFilters, string][] = [
   ['missingTool', 'missing_tool'],
   ['scoredAfter', 'scored_after'],
   ['scoredBefore', 'scored_before'],
+  ['range', 'range'],
   ['sessionId', 'session_id'],
   ['comparedTo', 'compared_to'],
   ['comparedBand', 'compared_band'],
@@ -112,6 +117,21 @@ export function scoresHref(filters: Partial<ScoreFilters>): string {
   const params = paramsFromState({ filters: { ...NO_FILTERS, ...filters }, sort: DEFAULT_SORT, order: DEFAULT_ORDER, cursors: [] });
   const query = params.toString();
   return query ? `/scores?${query}` : '/scores';
+}
+
+/** The relative ranges offered, in hours. */
+export const RANGES: Record<string, { hours: number; label: string }> = {
+  '24h': { hours: 24, label: 'Last 24 h' },
+  '7d': { hours: 24 * 7, label: 'Last 7 d' },
+  '30d': { hours: 24 * 30, label: 'Last 30 d' },
+};
+
+/** The start of a relative range, counted from now rounded down to the minute (so a re-render asks the same). */
+export function rangeStart(range: string, now: number = Date.now()): string | null {
+  const chosen = RANGES[range];
+  if (!chosen) return null;
+  const minute = Math.floor(now / 60_000) * 60_000;
+  return new Date(minute - chosen.hours * 3_600_000).toISOString();
 }
 
 const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
@@ -170,7 +190,7 @@ export function queryFromState({ filters, sort, order, cursors }: ScoresState): 
     agent: textOrNull(filters.agent),
     alert_type: textOrNull(filters.alertType),
     missing_tool: textOrNull(filters.missingTool),
-    scored_after: instantOrNull(filters.scoredAfter),
+    scored_after: rangeStart(filters.range) ?? instantOrNull(filters.scoredAfter),
     scored_before: instantOrNull(filters.scoredBefore),
     session_id: textOrNull(filters.sessionId),
     compared_to: filters.comparedBand.trim() ? textOrNull(filters.comparedTo) : null,

@@ -205,7 +205,7 @@ export function CompareAttemptsPage() {
   const a = attempts.find((x) => x.score_id === aId) ?? null;
   const b = attempts.find((x) => x.score_id === bId) ?? null;
   const describe = (x: SessionScore) =>
-    `${formatDateTime(x.requested_at)} · ${x.status === 'completed' ? x.total_score : x.status} · ${criteriaName(x.criteria_hash)}`;
+    `${formatDateTime(x.scored_at ?? x.requested_at)} · ${x.status === 'completed' ? x.total_score : x.status} · ${criteriaName(x.criteria_hash)}`;
   const choose = (key: 'a' | 'b', scoreId: string) => {
     const next = new URLSearchParams(params);
     next.set('a', aId ?? '');

@@ -49,7 +49,8 @@ export const compareHref = (sessionId: string, a: string, b: string) =>
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 const narrow = { display: { md: 'none' } };
 
-/** The judge's critique of one session: total, breakdown, reasoning, missing tools, approaches, criteria, cost. */
+/** The judge's critique of one session, the verdict first: total and band (with the outcome), breakdown and reasoning,
+ * missing tools and approaches; then the criteria and the judge's cost, the alert and final analysis, other attempts. */
 export function ScoreDetailView({ score, alert, finalAnalysis, history = [], criteriaName = shortHash }: ScoreDetailViewProps) {
   const earlier = history.filter((h) => h.score_id !== score.score_id);
   const band = useBandOf(score.total_score);
@@ -93,6 +94,25 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
         </Alert>
       )}
 
+      {score.score_breakdown && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
+          <ScoreBreakdownCard breakdown={score.score_breakdown} />
+          <Card variant="outlined">
+            <CardContent>
+              <Typography variant="h6" component="h2">Reasoning</Typography>
+              <Markdown text={score.score_reasoning ?? ''} />
+            </CardContent>
+          </Card>
+        </Box>
+      )}
+
+      {score.status === 'completed' && (
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
+          <MissingToolsCard tools={score.missing_tools} />
+          <AlternativeApproachesCard approaches={score.alternative_approaches} />
+        </Box>
+      )}
+
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center' }}>
         <Typography variant="body2">Criteria</Typography>
         <Chip size="small" label={criteriaName(score.criteria_hash)} title={score.criteria_hash} data-testid="score-criteria" />
@@ -131,25 +151,6 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
               </CardContent>
             </Card>
           )}
-        </Box>
-      )}
-
-      {score.score_breakdown && (
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
-          <ScoreBreakdownCard breakdown={score.score_breakdown} />
-          <Card variant="outlined">
-            <CardContent>
-              <Typography variant="h6" component="h2">Reasoning</Typography>
-              <Markdown text={score.score_reasoning ?? ''} />
-            </CardContent>
-          </Card>
-        </Box>
-      )}
-
-      {score.status === 'completed' && (
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <MissingToolsCard tools={score.missing_tools} />
-          <AlternativeApproachesCard approaches={score.alternative_approaches} />
         </Box>
       )}
 

@@ -1,8 +1,8 @@
 import { Alert, Box, Breadcrumbs, Button, Card, CardContent, Chip, Link, List, ListItem, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { Link as RouterLink, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, errorMessage } from '../../api/client';
-import type { SessionScore } from '../../api/generated/schema';
-import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import type { ScoreStatus, SessionScore } from '../../api/generated/schema';
+import { LaterAttempt, ScoreBadge } from '../../shared/components/ScoreBadge';
 import { SessionIdChip } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { useCriteriaInUse, useCriteriaNames } from '../../shared/criteria';
@@ -121,6 +121,11 @@ export function SessionDetailPage() {
       ? `could not check the scoring progress: ${errorMessage(scoringQuery.error)}`
       : null;
   const title = session?.title ?? session?.alert_type ?? latest?.session_facts?.alert_type ?? 'Session';
+  // A completed score under the current criteria stays the session's whatever came after it: a later attempt that
+  // was cancelled (with its run) or failed is a state beside it, and the button still offers Re-score.
+  const buttonStatus: ScoreStatus | null =
+    latest && isActive(latest.status) ? latest.status : current ? 'completed' : (latest?.status ?? null);
+  const laterState = current && latest && latest.score_id !== current.score_id ? latest.status : null;
 
   return (
     <>
@@ -139,6 +144,7 @@ export function SessionDetailPage() {
         <SessionIdChip sessionId={sessionId} />
         {session && <Chip size="small" variant="outlined" label={session.status} />}
         {scoring && <ScoreBadge score={current} size="medium" />}
+        {scoring && <LaterAttempt status={laterState} />}
         {session && (
           <Typography variant="body2" color="text.secondary">
             {session.alert_type && session.alert_type !== title ? `${session.alert_type} · ` : ''}
@@ -179,18 +185,16 @@ export function SessionDetailPage() {
               {(scorable || notScorable) && (
                 <Box sx={{ mb: 2 }}>
                   <ScoreSessionButton
-                    status={latest?.status ?? null}
+                    status={buttonStatus}
                     submitting={request.isPending}
-                    error={requestError ?? (latest?.status === 'failed' ? latest.error_message : null)}
+                    error={requestError ?? (buttonStatus === 'failed' ? latest?.error_message : null)}
                     disabledReason={notScorable}
                     onScore={(force) => request.mutate(force)}
                   />
                 </Box>
               )}
-              <SessionLabelsPanel sessionId={sessionId} judgeTotal={current?.total_score ?? null} judgeCriteria={currentName} />
               {current ? (
                 <>
-                  {others.length > 0 && <OtherCriteriaCard scores={others} criteriaName={criteriaName} />}
                   <ScoreDetailView
                     score={current}
                     alert={session?.alert}
@@ -198,6 +202,11 @@ export function SessionDetailPage() {
                     history={attempts}
                     criteriaName={criteriaName}
                   />
+                  {others.length > 0 && (
+                    <Box sx={{ mt: 2 }}>
+                      <OtherCriteriaCard scores={others} criteriaName={criteriaName} />
+                    </Box>
+                  )}
                 </>
               ) : (
                 <>
@@ -208,6 +217,10 @@ export function SessionDetailPage() {
                   {latest && <ScoreDetailView score={latest} history={attempts} criteriaName={criteriaName} />}
                 </>
               )}
+              {/* the verdict first; labelling and the known root cause below it */}
+              <Box component="section" aria-label="labelling" sx={{ mt: 2 }}>
+                <SessionLabelsPanel sessionId={sessionId} judgeTotal={current?.total_score ?? null} judgeCriteria={currentName} />
+              </Box>
             </>
           )}
         </>

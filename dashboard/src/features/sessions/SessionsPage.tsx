@@ -27,7 +27,8 @@ import { errorMessage } from '../../api/client';
 import type { SessionListItem, SessionListPage } from '../../api/generated/schema';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { NumberedPager } from '../../shared/components/NumberedPager';
-import { ScoreBadge } from '../../shared/components/ScoreBadge';
+import { LaterAttempt, ScoreBadge } from '../../shared/components/ScoreBadge';
+import { useCriteriaNames } from '../../shared/criteria';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { bandColours, useScoreBands } from '../../shared/scoreBands';
@@ -44,6 +45,8 @@ import {
 } from './urlState';
 import { useSessionPage } from './queries';
 import { formatDateTime } from '../../shared/time';
+import { breakable } from '../../shared/breakable';
+import { WRAPPING } from '../../shared/components/OutcomeChip';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 const when = formatDateTime;
@@ -158,6 +161,18 @@ function UnscoredPager({
   );
 }
 
+/** Which criteria the Score column is under: one list, one truth (the Scores page and a session's page agree). */
+function CriteriaScope({ criteriaHash }: { criteriaHash: string | null }) {
+  const criteriaName = useCriteriaNames();
+  return (
+    <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="criteria-scope">
+      {criteriaHash
+        ? `Scores under the current criteria (${criteriaName(criteriaHash)}): each session's latest completed score.`
+        : "Each session's latest completed score under any criteria; * marks one under criteria other than the current."}
+    </Typography>
+  );
+}
+
 const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
 
 /** One session: its title is a link (open it in a new tab, copy its address), its short id can be copied; a click
@@ -174,7 +189,7 @@ function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => voi
         if (!(event.target as HTMLElement).closest('a, button')) onOpen();
       }}
     >
-      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+      <TableCell sx={{ overflowWrap: 'break-word' }}>
         <Link
           component={RouterLink}
           to={sessionPath(item.session_id)}
@@ -202,15 +217,16 @@ function SessionRow({ item, onOpen }: { item: SessionListItem; onOpen: () => voi
           variant="outlined"
           label={item.status}
           data-testid="session-status"
-          sx={{ maxWidth: '100%' }}
+          sx={WRAPPING}
           color={item.status === 'completed' ? 'success' : item.status === 'failed' ? 'error' : 'default'}
         />
       </TableCell>
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.agent_type ?? '–'}</TableCell>
-      <TableCell sx={{ ...wide, overflowWrap: 'anywhere' }}>{item.author ?? '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{item.agent_type ? breakable(item.agent_type) : '–'}</TableCell>
+      <TableCell sx={{ ...wide, overflowWrap: 'break-word' }}>{item.author ?? '–'}</TableCell>
       <TableCell sx={wide}>{when(item.started_at)}</TableCell>
       <TableCell>
         <ScoreBadge score={item.score} />
+        <LaterAttempt status={item.score?.later_attempt_status} />
       </TableCell>
     </TableRow>
   );
@@ -251,6 +267,7 @@ export function SessionsPage() {
           {unscored && <UnscoredPager state={state} page={data} loading={loading} onChange={go} />}
         </>
       )}
+      {data && <CriteriaScope criteriaHash={data.criteria_hash ?? null} />}
       {data && data.items.length > 0 && (
         <Paper variant="outlined">
           <Refreshing active={loading} what="sessions" />

@@ -10,7 +10,8 @@ export type SessionSort = 'source' | 'score_desc' | 'score_asc';
 export interface SessionsState {
   scored: Scored;
   bands: string[];
-  /** Only scores under the current criteria count (the API's `criteria=current`). */
+  /** Only scores under the current criteria count (the API's `criteria=current`, the default: the score the Scores
+   * page and a session's page show); off, each session's latest completed score under any criteria (`criteria=any`). */
   currentOnly: boolean;
   sort: SessionSort;
   page: number;
@@ -22,7 +23,7 @@ export interface SessionsState {
 export const DEFAULT_STATE: SessionsState = {
   scored: 'any',
   bands: [],
-  currentOnly: false,
+  currentOnly: true,
   sort: 'source',
   page: 1,
   pageSize: 20,
@@ -52,7 +53,7 @@ export function stateFromParams(params: URLSearchParams): SessionsState {
   return normalise({
     scored: scored && SCORED.includes(scored) ? scored : DEFAULT_STATE.scored,
     bands: [...new Set(params.getAll('band').filter(Boolean))],
-    currentOnly: params.get('criteria') === 'current',
+    currentOnly: params.get('criteria') !== 'any',
     sort: sort && SORTS.includes(sort) ? sort : DEFAULT_STATE.sort,
     page: Math.max(1, Math.floor(Number(params.get('page'))) || 1),
     pageSize: PAGE_SIZES.includes(pageSize) ? pageSize : DEFAULT_STATE.pageSize,
@@ -66,7 +67,7 @@ export function paramsFromState(state: SessionsState): URLSearchParams {
   const params = new URLSearchParams();
   if (s.scored !== DEFAULT_STATE.scored) params.set('scored', s.scored);
   for (const band of s.bands) params.append('band', band);
-  if (s.currentOnly) params.set('criteria', 'current');
+  if (!s.currentOnly) params.set('criteria', 'any');
   if (s.sort !== DEFAULT_STATE.sort) params.set('sort', s.sort);
   if (s.page !== 1) params.set('page', String(s.page));
   if (s.pageSize !== DEFAULT_STATE.pageSize) params.set('page_size', String(s.pageSize));

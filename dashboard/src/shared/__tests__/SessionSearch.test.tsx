@@ -20,6 +20,7 @@ const found: SessionSearchResult = {
   items: [
     { session_id: UPLOAD, title: 'Alert MySQLReplicationLag: replica db-3 is 900 s behind', alert_type: 'MySQLReplicationLag', agent: null, source: 'upload', matched: 'id' },
   ],
+  source_unavailable: false,
 };
 
 function Where() {
@@ -55,7 +56,7 @@ describe('SessionSearch', () => {
     expect(screen.getByTestId('location')).toHaveTextContent(`/sessions/${encodeURIComponent(UPLOAD)}`);
   });
 
-  it('opens the best match on Enter, and an id nothing matches as typed (its page says whether it exists)', async () => {
+  it('opens the best match on Enter, a whole id nothing matches as typed, and says "no matches" for a fragment', async () => {
     mocked.searchSessions.mockResolvedValueOnce(found);
     renderSearch();
     const box = screen.getByRole('combobox', { name: 'Search sessions by id, agent or alert type' });
@@ -63,9 +64,17 @@ describe('SessionSearch', () => {
     await userEvent.type(box, 'd0668{Enter}');
     await vi.waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(`/sessions/${encodeURIComponent(UPLOAD)}`));
 
-    mocked.searchSessions.mockResolvedValue({ query: 'tarsy-42', items: [] });
+    // a fragment nothing matches stays in the box: never a page that sends the reader back to the search
+    mocked.searchSessions.mockResolvedValue({ query: 'tarsy-42', items: [], source_unavailable: false });
     await userEvent.type(box, 'tarsy-42{Enter}');
-    await vi.waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/sessions/tarsy-42'));
+    expect(await screen.findByTestId('search-no-matches')).toHaveTextContent('No matches for “tarsy-42”');
+    expect(screen.getByTestId('location')).toHaveTextContent(`/sessions/${encodeURIComponent(UPLOAD)}`);
+
+    const whole = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    mocked.searchSessions.mockResolvedValue({ query: whole, items: [], source_unavailable: false });
+    await userEvent.clear(box);
+    await userEvent.type(box, `${whole}{Enter}`);
+    await vi.waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(`/sessions/${whole}`));
   });
 
   it('asks nothing for a single character, even on Enter', async () => {

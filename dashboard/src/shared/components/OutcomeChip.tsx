@@ -15,6 +15,13 @@ const SOURCES: Record<string, string> = {
   source: 'the reference the session source carries',
 };
 
+/** A chip in a narrow column wraps its words instead of cutting them ("No refe..."). */
+export const WRAPPING = {
+  height: 'auto',
+  maxWidth: '100%',
+  '& .MuiChip-label': { whiteSpace: 'normal', overflowWrap: 'break-word', py: '2px' },
+} as const;
+
 export interface OutcomeChipProps {
   /** Null for an attempt not completed, or scored before outcomes were judged: nothing is shown. */
   outcome: Outcome | null | undefined;
@@ -37,6 +44,7 @@ export function OutcomeChip({ outcome, reason, referenceSource, size = 'small' }
       label={look.label}
       data-testid="outcome-chip"
       data-outcome={outcome}
+      sx={WRAPPING}
     />
   );
   return title ? (

@@ -1,4 +1,4 @@
-import { Chip, CircularProgress, Tooltip } from '@mui/material';
+import { Chip, CircularProgress, Tooltip, Typography } from '@mui/material';
 import { isActive } from '../scoreStatus';
 import type { ScoreStatus } from '../../api/generated/schema';
 import { bandColours, useBandOf } from '../scoreBands';
@@ -54,5 +54,25 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
         sx={{ bgcolor: colours.background, color: colours.text, fontWeight: 700, minWidth: 48 }}
       />
     </Tooltip>
+  );
+}
+
+const LATER: Record<ScoreStatus, string | null> = {
+  pending: 'Re-score queued',
+  in_progress: 'Re-scoring…',
+  failed: 'Latest attempt failed',
+  cancelled: 'Latest attempt cancelled',
+  completed: null,
+};
+
+/** The state of an attempt made after the score shown that did not complete (cancelled with its run, failed, still
+ * going): said beside the score, which stays the session's. Nothing when the score is the latest attempt. */
+export function LaterAttempt({ status }: { status?: ScoreStatus | null }) {
+  const text = status ? LATER[status] : null;
+  if (!text) return null;
+  return (
+    <Typography variant="caption" color="text.secondary" component="div" data-testid="later-attempt" data-state={status}>
+      {text}
+    </Typography>
   );
 }

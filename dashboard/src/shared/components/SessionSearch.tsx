@@ -1,5 +1,5 @@
 // The app bar's search, on every page: a session by a piece of its id, its agent or its alert type.
-import { Autocomplete, Box, TextField, Typography } from '@mui/material';
+import { Autocomplete, Box, Paper, TextField, Typography } from '@mui/material';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
@@ -22,6 +22,10 @@ function useSettled(text: string): string {
 
 export const searchKey = (text: string) => ['search', text] as const;
 
+/** A whole session id (a UUID, or a source-prefixed id such as `upload:...`): Enter may open it though nothing
+ * matched (a session the search cannot reach); a fragment that matched nothing stays in the box with "no matches". */
+const WHOLE_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z]+:.+)$/i;
+
 const describe = (hit: SessionSearchHit) =>
   [shortSessionId(hit.session_id), hit.agent, hit.alert_type !== hit.title ? hit.alert_type : null].filter(Boolean).join(' · ');
 
@@ -42,19 +46,28 @@ export function SessionSearch({ initialText = '', autoFocus = false }: { initial
   // Only the answer to the text as it is now: Enter must never open a match of what was typed before.
   const hits = ready && search.data?.query === text.trim() ? search.data.items : [];
 
+  const [unmatched, setUnmatched] = useState<string | null>(null);
   const open = (sessionId: string) => {
     setText('');
+    setUnmatched(null);
     navigate(`/sessions/${encodeURIComponent(sessionId)}`);
   };
-  /** Enter on typed text: the best match when there is one, else the text as an id (its page says if unknown). */
+  /** Enter on typed text: the best match when there is one, else a whole id as itself (its page says if unknown);
+   * a fragment nothing matches stays here with "no matches" (never a page that sends the reader back to search). */
   const submit = async (typed: string) => {
     const wanted = typed.trim();
     if (wanted.length < MIN_TEXT) return;
     const found = await api.searchSessions(wanted).catch(() => null);
-    open(found?.items[0]?.session_id ?? wanted);
+    const best = found?.items[0]?.session_id;
+    if (best) open(best);
+    else if (WHOLE_ID.test(wanted)) open(wanted);
+    else setUnmatched(wanted);
   };
+  const answered = ready && !search.isFetching && search.data?.query === text.trim();
+  const noMatches = (answered && hits.length === 0) || (unmatched !== null && unmatched === text.trim());
 
   return (
+    <Box sx={{ position: 'relative', flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180 }}>
     <Autocomplete<SessionSearchHit, false, false, true>
       freeSolo
       autoHighlight
@@ -73,8 +86,7 @@ export function SessionSearch({ initialText = '', autoFocus = false }: { initial
         else if (chosen) open(chosen.session_id);
       }}
       loading={search.isFetching}
-      noOptionsText={ready ? (search.isFetching ? 'Searching…' : 'No session found: press Enter to open it as an id') : 'Type at least 2 characters'}
-      sx={{ flex: '1 1 220px', maxWidth: { sm: 360 }, minWidth: 180 }}
+      noOptionsText={ready ? (search.isFetching ? 'Searching…' : 'No matches') : 'Type at least 2 characters'}
       renderOption={({ key, ...props }, hit) => (
         <Box component="li" key={key} {...props} data-testid="search-hit" data-session-id={hit.session_id}>
           <Box sx={{ minWidth: 0 }}>
@@ -97,5 +109,19 @@ export function SessionSearch({ initialText = '', autoFocus = false }: { initial
         />
       )}
     />
+      {/* a free-solo Autocomplete shows no "no options" line of its own */}
+      {noMatches && (
+        <Paper
+          role="status"
+          data-testid="search-no-matches"
+          elevation={3}
+          sx={{ position: 'absolute', top: '100%', left: 0, right: 0, mt: 0.5, px: 1.5, py: 1, zIndex: 'modal' }}
+        >
+          <Typography variant="body2" color="text.primary">
+            No matches for “{text.trim()}”
+          </Typography>
+        </Paper>
+      )}
+    </Box>
   );
 }

@@ -349,6 +349,10 @@ def facts_backfill(service: FactsBackfill, out: TextIO) -> int:
 def export_training(service: TrainingExportService, args: argparse.Namespace, out: TextIO) -> int:
     """``export training``: the training export written to ``--out``, with a progress bar over the sessions."""
     parameters = service.check(args.min_score, args.criteria_hash, args.format)
+    # Which criteria the scores must be under, said first: a stack whose judge differs from this environment's (the
+    # criteria hash includes the judge) exports nothing under "current", and the reason must be visible.
+    chosen = "any criteria" if parameters.criteria_hash is None else parameters.criteria_hash
+    out.write(f"criteria: {chosen} ({args.criteria_hash}); min score {parameters.min_score}; {parameters.format}\n")
     written = 0
     with open(args.out, "w", encoding="utf-8") as target, _progress(service.count(parameters), "session", out) as bar:
 

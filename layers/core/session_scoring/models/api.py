@@ -210,13 +210,20 @@ class SessionScoring(ResponseModel):
 
 
 class LatestScore(ResponseModel):
-    """The latest attempt of a session, as the session list shows it."""
+    """A session's score as the session list shows it: its latest completed attempt under the criteria in scope (the
+    score the session's page shows), else its latest attempt in any status."""
 
     score_id: UUID
     status: ScoreStatus
     total_score: int | None
     is_current_criteria: bool
     criteria_hash: str
+    later_attempt_status: ScoreStatus | None = Field(
+        default=None,
+        description="The status of an attempt made after this completed score that did not complete (pending, "
+        "in_progress, failed or cancelled, e.g. cancelled with its run): shown beside the score, which stays the "
+        "session's; null when the score is the latest attempt",
+    )
 
 
 class SessionInfo(ResponseModel):
@@ -247,15 +254,20 @@ class SessionSearchHit(ResponseModel):
     alert_type: str | None = None
     agent: str | None = None
     source: str | None = Field(default=None, description="'upload', or the source the scored session came from")
-    matched: str = Field(description="Where the text was found: id, agent or alert_type")
+    matched: str = Field(description="Where the text was found: id, agent, alert_type or title")
 
 
 class SessionSearchResult(ResponseModel):
-    """``GET /search``: the sessions whose id, agent or alert type contains the text, best match first (the id
+    """``GET /search``: the sessions whose id, title, agent or alert type contains the text, best match first (the id
     itself, an id starting with the text, then the rest, newest first)."""
 
     query: str
     items: list[SessionSearchHit]
+    source_unavailable: bool = Field(
+        default=False,
+        description="The session source could not be read: only uploads and scored sessions were searched, so a "
+        "session never scored may be missing; try again",
+    )
 
 
 class SessionListItem(SessionInfo):
@@ -299,6 +311,11 @@ class SessionListPage(ResponseModel):
     )
     scan: SessionListScan | None = Field(
         default=None, description="scored=unscored: how much of the source this answer read; null otherwise"
+    )
+    criteria_hash: str | None = Field(
+        default=None,
+        description="The criteria the rows' scores are under: the current criteria's hash with criteria=current; "
+        "null with criteria=any (each session's latest completed score under any criteria, its criteria on the row)",
     )
 
 

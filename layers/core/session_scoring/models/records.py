@@ -149,13 +149,15 @@ class ScoreRecord:
 
 @dataclass(frozen=True)
 class LatestScoreRecord:
-    """The latest attempt of a session, without its children (the session list)."""
+    """A session's score as the session list shows it, without its children: its latest completed attempt (else its
+    latest attempt), and the status of a later attempt that did not complete (cancelled, failed, still going)."""
 
     session_id: str
     score_id: uuid.UUID
     status: ScoreStatus
     total_score: int | None
     criteria_hash: str
+    later_attempt_status: ScoreStatus | None = None
 
 
 @dataclass(frozen=True)

@@ -55,22 +55,39 @@ def _ordered(columns: Any, order: SessionSort) -> list[Any]:
 class SessionListRepository(StatementRepository):
     @db_call
     def latest_attempts(self, session_ids: Sequence[str], criteria_hash: str | None) -> dict[str, LatestScoreRecord]:
-        """Each session's latest attempt, whatever its status (under ``criteria_hash`` when given), in one query."""
+        """Each session's score as the list shows it (under ``criteria_hash`` when given), in two queries: its latest
+        completed score, with the status of a later attempt that did not complete beside it (a cancelled run or a
+        failed re-score never hides a score); a session never scored to completion shows its latest attempt."""
         ids = list(session_ids)
         if not ids:
             return {}
-        s = _SCORES.c
-        statement = (
+        s, latest = _SCORES.c, _LATEST.c
+        attempts = (
             select(s.session_id, s.score_id, s.status, s.total_score, s.criteria_hash)
             .where(s.session_id.in_(ids), s.sample_kind.is_(None))
             .ext(distinct_on(s.session_id))
             .order_by(s.session_id, s.requested_at.desc(), s.score_id.desc())
         )
         if criteria_hash is not None:
-            statement = statement.where(s.criteria_hash == criteria_hash)
-        return {
-            r.session_id: from_row(LatestScoreRecord, r, status=ScoreStatus(r.status)) for r in self._all(statement)
-        }
+            attempts = attempts.where(s.criteria_hash == criteria_hash)
+        completed = (
+            select(latest.session_id, latest.score_id, latest.total_score, s.criteria_hash)
+            .select_from(_LATEST.join(_SCORES, s.score_id == latest.score_id))
+            .where(latest.criteria_hash == criteria_scope(criteria_hash), latest.session_id.in_(ids))
+        )
+        scored = {r.session_id: r for r in self._all(completed)}
+        found: dict[str, LatestScoreRecord] = {}
+        for row in self._all(attempts):
+            status = ScoreStatus(row.status)
+            score = scored.get(row.session_id)
+            if score is None:
+                found[row.session_id] = from_row(LatestScoreRecord, row, status=status, later_attempt_status=None)
+            else:
+                later = None if score.score_id == row.score_id else status
+                found[row.session_id] = from_row(
+                    LatestScoreRecord, score, status=ScoreStatus.COMPLETED, later_attempt_status=later
+                )
+        return found
 
     @db_call
     def scored_among(self, session_ids: Sequence[str], criteria_hash: str | None) -> set[str]:

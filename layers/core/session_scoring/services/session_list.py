@@ -105,7 +105,7 @@ def _skipped(skipped: list[SkippedSession]) -> list[SkippedSessionInfo]:
 
 
 def to_latest_score(record: LatestScoreRecord, current_criteria_hash: str) -> LatestScore:
-    """A session's latest attempt as the list row's ``score``."""
+    """A session's score (its latest completed attempt, with a later one's status beside it) as the row's ``score``."""
     return LatestScore(**vars(record), is_current_criteria=record.criteria_hash == current_criteria_hash)
 
 
@@ -201,6 +201,7 @@ class SessionListService:
             total_items=source_page.total_items if source_page.total_exact else None,
             total_pages=source_page.total_pages if source_page.total_exact else None,
             skipped=_skipped(source_page.skipped),
+            criteria_hash=query.criteria_hash,
         )
 
     def _scored_item(self, record: ScoredSessionRecord, titles: dict[str, str]) -> SessionListItem:
@@ -236,6 +237,7 @@ class SessionListService:
             page_size=query.page_size,
             total_items=total,
             total_pages=max(1, -(-total // query.page_size)),
+            criteria_hash=query.criteria_hash,
         )
 
     def _unscored(self, query: _Query) -> SessionListPage:
@@ -280,4 +282,5 @@ class SessionListService:
                 source_page_limit=self.scan_page_limit,
                 limit_reached=len(found) < query.page_size and next_at is not None,
             ),
+            criteria_hash=query.criteria_hash,
         )

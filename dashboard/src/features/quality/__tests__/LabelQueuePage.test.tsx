@@ -126,6 +126,21 @@ describe('LabelQueuePage', () => {
     expect([...new Set(mocked.nextToLabel.mock.calls.map(([after]) => after))]).toEqual([null, 's-1', 's-2', 's-3']);
   });
 
+  it('in blind mode hides the judge\'s score until the label is saved, then says it', async () => {
+    renderQueue('/agreement/label?blind=1');
+    await waitFor(() => expect(screen.getByTestId('queue-session')).toHaveAttribute('data-session-id', 's-1'));
+    expect(await screen.findByText('Final analysis of s-1')).toBeInTheDocument();
+    expect(screen.getByTestId('judge-hidden')).toBeInTheDocument();
+    expect(screen.queryByText('Reasoning about s-1')).not.toBeInTheDocument();
+    expect(screen.getByLabelText("Blind: hide the judge's score until my label is saved")).toBeChecked();
+
+    await userEvent.keyboard('78{Enter}');
+    await waitFor(() => expect(screen.getByTestId('queue-status')).toHaveTextContent('Saved 78 for s-1. The judge gave 60.'));
+    await waitFor(() => expect(screen.getByTestId('queue-session')).toHaveAttribute('data-session-id', 's-2'));
+    expect(screen.getByTestId('location')).toHaveTextContent('blind=1');
+    expect(screen.getByTestId('judge-hidden')).toBeInTheDocument();
+  });
+
   it('skips with s (the session stays in the queue) and offers to start again from the first', async () => {
     renderQueue();
     await shown('s-1');

@@ -153,7 +153,32 @@ describe('ScoresPage', () => {
     expect(csv.searchParams.get('missing_tool')).toBe('kubectl-top');
     expect(csv.searchParams.get('min_score')).toBe('40');
     expect(csv.searchParams.has('cursor')).toBe(false);
-  });
+  }, 60_000); // a cap for a loaded machine (it types into six fields), not a speed assertion
+
+  it('offers the last 24 h / 7 d / 30 d and worst first in one click each, kept in the URL', async () => {
+    const user = userEvent.setup();
+    renderAt('/scores');
+    await screen.findAllByTestId('score-row');
+
+    const before = Date.now();
+    await user.click(screen.getByRole('button', { name: 'Last 7 d' }));
+    expect(search().get('range')).toBe('7d');
+    await waitFor(() => expect(lastQuery()?.scored_after).toBeDefined());
+    const start = Date.parse(lastQuery()!.scored_after!);
+    const week = 7 * 24 * 3_600_000;
+    expect(start).toBeGreaterThan(before - week - 120_000);
+    expect(start).toBeLessThanOrEqual(Date.now() - week);
+
+    await user.click(screen.getByRole('button', { name: 'Worst first' }));
+    expect(search().get('sort')).toBe('total_score');
+    expect(search().get('order')).toBe('asc');
+    expect(search().get('range')).toBe('7d');
+    await waitFor(() => expect(lastQuery()).toMatchObject({ sort: 'total_score', order: 'asc' }));
+    expect(screen.getByTestId('scores-total')).toHaveTextContent('under the current criteria (claude-sonnet-4-6');
+
+    await user.click(screen.getByRole('button', { name: 'All time' }));
+    expect(search().get('range')).toBeNull();
+  }, 60_000); // a cap for a loaded machine, not a speed assertion
 
   it('restores the filters, sort and page from the URL', async () => {
     renderAt('/scores?agent=KubernetesAgent&band=weak&min_score=10&latest_only=false&sort=total_score&order=asc&cursor=c1&cursor=c2');

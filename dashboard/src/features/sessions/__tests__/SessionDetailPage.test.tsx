@@ -131,6 +131,35 @@ describe('SessionDetailPage', () => {
     expect(screen.queryByText(/older/)).toBeNull();
   });
 
+  it('keeps a completed score and Re-score when a later attempt was cancelled with its run, saying so beside it', async () => {
+    const done = makeScore({ total_score: 83 });
+    const cancelled = makeScore({
+      score_id: '00000000-0000-4000-8000-000000000010',
+      status: 'cancelled',
+      total_score: null,
+      score_breakdown: null,
+      scored_at: null,
+      error_message: 'cancelled by operator',
+    });
+    mocked.getSessionScoring.mockResolvedValue(scoring([cancelled, done], done));
+    renderPage();
+
+    expect(await screen.findByTestId('total-score')).toHaveTextContent('83/100');
+    expect(screen.getByRole('button', { name: 'Re-score' })).toBeEnabled();
+    expect(screen.queryByRole('button', { name: 'Score Session' })).not.toBeInTheDocument();
+    expect(screen.getByTestId('later-attempt')).toHaveTextContent('Latest attempt cancelled');
+  });
+
+  it('puts the verdict before the labelling', async () => {
+    const done = makeScore({ total_score: 83 });
+    mocked.getSessionScoring.mockResolvedValue(scoring([done], done));
+    renderPage();
+
+    const verdict = await screen.findByTestId('score-detail');
+    const labelling = screen.getByRole('region', { name: 'labelling' });
+    expect(verdict.compareDocumentPosition(labelling) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
   it('says why the score request was refused', async () => {
     mocked.requestScore.mockRejectedValue(new ApiError(503, 'scoring is disabled (SCORING_ENABLED=false)'));
     renderPage();

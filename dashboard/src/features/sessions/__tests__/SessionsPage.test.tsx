@@ -29,7 +29,7 @@ function item(sessionId: string, total: number | null): SessionListItem {
     score:
       total === null
         ? null
-        : { score_id: `id-${sessionId}`, status: 'completed', total_score: total, is_current_criteria: true, criteria_hash: 'a' },
+        : { score_id: `id-${sessionId}`, status: 'completed', total_score: total, is_current_criteria: true, criteria_hash: 'a', later_attempt_status: null },
   };
 }
 
@@ -43,6 +43,7 @@ function page(items: SessionListItem[], overrides: Partial<SessionListPage> = {}
     skipped: [],
     next_cursor: null,
     scan: null,
+    criteria_hash: null,
     ...overrides,
   };
 }
@@ -80,12 +81,12 @@ beforeEach(() => {
 
 describe('the Sessions URL state', () => {
   it('round-trips every filter, the sort and the page, writing only what differs from the defaults', () => {
-    const state = parse('scored=scored&band=good&band=near_perfect&criteria=current&sort=score_asc&page=3&page_size=50');
+    const state = parse('scored=scored&band=good&band=near_perfect&criteria=any&sort=score_asc&page=3&page_size=50');
 
     expect(state).toEqual({
       scored: 'scored',
       bands: ['good', 'near_perfect'],
-      currentOnly: true,
+      currentOnly: false,
       sort: 'score_asc',
       page: 3,
       pageSize: 50,
@@ -93,6 +94,9 @@ describe('the Sessions URL state', () => {
     });
     expect(stateFromParams(paramsFromState(state))).toEqual(state);
     expect(paramsFromState(DEFAULT_STATE).toString()).toBe('');
+    // the current criteria by default: the score the Scores page and a session's page show
+    expect(DEFAULT_STATE.currentOnly).toBe(true);
+    expect(parse('criteria=current').currentOnly).toBe(true);
   });
 
   it('keeps to the combinations the API accepts', () => {
@@ -111,7 +115,7 @@ describe('the Sessions URL state', () => {
   });
 
   it('asks for a numbered page, or for an unscored list the last cursor', () => {
-    expect(queryFromState(parse('band=good&page=2'))).toEqual({
+    expect(queryFromState(parse('band=good&criteria=any&page=2'))).toEqual({
       page: 2,
       page_size: 20,
       scored: 'scored',
@@ -167,13 +171,13 @@ describe('SessionsPage', () => {
     expect(search().getAll('band')).toEqual(['good']);
 
     await userEvent.click(screen.getByLabelText('Current criteria only'));
-    expect(search().get('criteria')).toBe('current');
+    expect(search().get('criteria')).toBe('any');
 
     await userEvent.click(screen.getByRole('button', { name: 'Score' }));
     expect(search().get('sort')).toBe('score_desc');
     await userEvent.click(screen.getByRole('button', { name: 'Score' }));
     expect(search().get('sort')).toBe('score_asc');
-    await waitFor(() => expect(lastQuery()).toMatchObject({ band: ['good'], criteria: 'current', sort: 'score_asc' }));
+    await waitFor(() => expect(lastQuery()).toMatchObject({ band: ['good'], criteria: 'any', sort: 'score_asc' }));
 
     await userEvent.click(screen.getByRole('button', { name: 'Clear' }));
     expect(search().toString()).toBe('');

@@ -47,7 +47,7 @@ function onePage(total: number): SessionListPage {
         started_at: null,
         completed_at: null,
         source: null,
-        score: { score_id: 'x', status: 'completed', total_score: total, is_current_criteria: true, criteria_hash: 'a' },
+        score: { score_id: 'x', status: 'completed', total_score: total, is_current_criteria: true, criteria_hash: 'a', later_attempt_status: null },
       },
     ],
     page: 1,
@@ -57,6 +57,7 @@ function onePage(total: number): SessionListPage {
     skipped: [],
     next_cursor: null,
     scan: null,
+    criteria_hash: null,
   };
 }
 
@@ -66,7 +67,7 @@ beforeEach(() => {
 
 describe('SessionsPage', () => {
   it('shows an empty state when the source has no sessions', async () => {
-    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0, skipped: [], next_cursor: null, scan: null };
+    const empty: SessionListPage = { items: [], page: 1, page_size: 20, total_items: 0, total_pages: 0, skipped: [], next_cursor: null, scan: null, criteria_hash: null };
     mocked.listSessions.mockResolvedValue(empty);
     renderAt('/', <SessionsPage />);
 
