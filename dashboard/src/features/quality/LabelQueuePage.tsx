@@ -11,7 +11,7 @@ import { EmptyState, ErrorState, Loading } from '../../shared/components/StateVi
 import { Markdown } from '../../shared/components/Markdown';
 import { ConversationView } from '../sessions/ConversationView';
 import { useSession, useSessionScoring } from '../sessions/queries';
-import { ScoreBreakdownCard } from '../sessions/ScoreBreakdownCard';
+import { ScoreBreakdown } from '../sessions/ScoreBreakdownCard';
 import { useLabelQueue, usePrefetchAfter, usePutLabel } from './queries';
 
 /** The keys the queue answers, as the page lists them. */
@@ -145,7 +145,7 @@ function QueueItem({
                 </Typography>
                 <ScoreBadge score={{ status: 'completed', total_score: item.total_score }} size="medium" />
               </Box>
-              {current?.score_breakdown && <ScoreBreakdownCard breakdown={current.score_breakdown} />}
+              {current && <ScoreBreakdown score={current} />}
               {current?.score_reasoning && (
                 <Box sx={{ mt: 1 }}>
                   <Typography variant="subtitle2" component="h4">
