@@ -25,6 +25,7 @@ const TrendsPage = lazy(features.trends);
 const ComparisonPage = lazy(features.comparison);
 const MissingToolsPage = lazy(features.missingTools);
 const ToolSessionsPage = lazy(features.toolSessions);
+const FailureTagSessionsPage = lazy(features.failureTagSessions);
 
 /** A page loaded when first opened. */
 const later = (page: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{page}</Suspense>;
@@ -85,6 +86,7 @@ export function App() {
             <Route path="/analytics/compare" element={later(<ComparisonPage />)} />
             <Route path="/analytics/missing-tools" element={later(<MissingToolsPage />)} />
             <Route path="/analytics/missing-tools/:tool" element={later(<ToolSessionsPage />)} />
+            <Route path="/analytics/failure-tags/:tag" element={later(<FailureTagSessionsPage />)} />
             <Route path="/scores" element={later(<ScoresPage />)} />
             <Route path="/agreement" element={later(<AgreementPage />)} />
             <Route path="/agreement/label" element={later(<LabelQueuePage />)} />

@@ -244,6 +244,13 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     /** How the candidate criteria scores the sessions the base criteria scored. */
     criteriaComparison: (base: string, candidate: string) =>
       client.GET('/api/v1/scoring/analytics/criteria-comparison', { params: { query: { base, candidate } } }).then(unwrap),
+    /** A page of the sessions whose latest score has the failure tag (null criteria: any), newest scored first. */
+    failureTagSessions: (tag: string, criteriaHash: string | null, page = 1, pageSize = 50) =>
+      client
+        .GET('/api/v1/scoring/analytics/failure-tags/{tag}/sessions', {
+          params: { path: { tag }, query: { criteria_hash: criteriaHash ?? 'any', page, page_size: pageSize } },
+        })
+        .then(unwrap),
     /** A page of the sessions whose latest score names the tool missing (null criteria: any), with the rationale. */
     missingToolSessions: (toolName: string, criteriaHash: string | null, cursor: string | null, limit = 50) =>
       client

@@ -20,4 +20,5 @@ export const features = {
   comparison: page(() => import('./analytics/ComparisonPage'), 'ComparisonPage'),
   missingTools: page(() => import('./analytics/MissingToolsPage'), 'MissingToolsPage'),
   toolSessions: page(() => import('./analytics/ToolSessionsPage'), 'ToolSessionsPage'),
+  failureTagSessions: page(() => import('./analytics/FailureTagSessionsPage'), 'FailureTagSessionsPage'),
 };

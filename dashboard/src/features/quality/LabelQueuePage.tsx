@@ -11,7 +11,7 @@ import { EmptyState, ErrorState, Loading } from '../../shared/components/StateVi
 import { Markdown } from '../../shared/components/Markdown';
 import { ConversationView } from '../sessions/ConversationView';
 import { useSession, useSessionScoring } from '../sessions/queries';
-import { ScoreBreakdownCard } from '../sessions/ScoreBreakdownCard';
+import { ScoreBreakdown } from '../sessions/ScoreBreakdownCard';
 import { useLabelQueue, usePrefetchAfter, usePutLabel } from './queries';
 
 /** The keys the queue answers, as the page lists them. */
@@ -153,7 +153,7 @@ function QueueItem({
                   Hidden until your label is saved (blind labelling), so it cannot anchor your score.
                 </Typography>
               )}
-              {!blind && current?.score_breakdown && <ScoreBreakdownCard breakdown={current.score_breakdown} />}
+              {!blind && current && <ScoreBreakdown score={current} />}
               {!blind && current?.score_reasoning && (
                 <Box sx={{ mt: 1 }}>
                   <Typography variant="subtitle2" component="h4">

@@ -1,34 +1,102 @@
-import { Box, Card, CardContent, LinearProgress, Typography } from '@mui/material';
+import { Alert, Box, Card, CardContent, Chip, LinearProgress, Stack, Typography } from '@mui/material';
+import { Link as RouterLink } from 'react-router-dom';
+import type { SessionScore } from '../../api/generated/schema';
 import { DIMENSIONS, DIMENSION_MAX } from '../../shared/dimensions';
 
-/** The four dimensions, each out of 25, as bars. */
-export function ScoreBreakdownCard({ breakdown }: { breakdown: Record<string, number> }) {
+type Dimension = { key: string; label: string; points: number; max_points: number };
+
+/** The dimensions the API described (the score's rubric), else the default rubric's for a bare breakdown. */
+function dimensionsOf(breakdown: Record<string, number>, dimensions?: Dimension[] | null): Dimension[] {
+  if (dimensions && dimensions.length > 0) return dimensions;
+  return DIMENSIONS.map(({ key, label }) => ({ key, label, points: breakdown[key] ?? 0, max_points: DIMENSION_MAX }));
+}
+
+/** A score's dimensions as bars, each out of its own maximum; the ceiling that capped the total and why; the
+ * failure tags as chips opening the sessions given the same tag. */
+export function ScoreBreakdownCard({
+  breakdown,
+  dimensions,
+  ceiling,
+  failureTags,
+  rubric,
+}: {
+  breakdown: Record<string, number>;
+  dimensions?: Dimension[] | null;
+  ceiling?: SessionScore['ceiling'];
+  failureTags?: string[];
+  rubric?: string | null;
+}) {
   return (
     <Card variant="outlined">
       <CardContent>
         <Typography variant="h6" component="h2" gutterBottom>
           Breakdown
         </Typography>
-        {DIMENSIONS.map(({ key, label }) => {
-          const value = breakdown[key] ?? 0;
-          return (
-            <Box key={key} sx={{ mb: 1.5 }} data-testid="breakdown-bar" data-dimension={key}>
-              <Box sx={{ display: 'flex', justifyContent: 'space-between' }}>
-                <Typography variant="body2">{label}</Typography>
-                <Typography variant="body2" fontWeight={600}>
-                  {value}/{DIMENSION_MAX}
-                </Typography>
-              </Box>
-              <LinearProgress
-                variant="determinate"
-                value={(100 * value) / DIMENSION_MAX}
-                aria-label={`${label} ${value} of ${DIMENSION_MAX}`}
-                sx={{ height: 10, borderRadius: 5 }}
-              />
+        {rubric && (
+          <Typography variant="caption" color="text.secondary" component="p" sx={{ mb: 1 }} data-testid="breakdown-rubric">
+            Rubric: {rubric}
+          </Typography>
+        )}
+        {dimensionsOf(breakdown, dimensions).map(({ key, label, points, max_points }) => (
+          <Box key={key} sx={{ mb: 1.5 }} data-testid="breakdown-bar" data-dimension={key}>
+            <Box sx={{ display: 'flex', justifyContent: 'space-between', gap: 1 }}>
+              <Typography variant="body2">{label}</Typography>
+              <Typography variant="body2" fontWeight={600}>
+                {points}/{max_points}
+              </Typography>
             </Box>
-          );
-        })}
+            <LinearProgress
+              variant="determinate"
+              value={(100 * points) / max_points}
+              aria-label={`${label} ${points} of ${max_points}`}
+              sx={{ height: 10, borderRadius: 5 }}
+            />
+          </Box>
+        ))}
+        {ceiling && (
+          <Alert severity="info" variant="outlined" sx={{ mt: 1 }} data-testid="breakdown-ceiling">
+            {ceiling.label}: <strong>{ceiling.value.replace(/_/g, ' ')}</strong>
+            {ceiling.description ? ` (${ceiling.description})` : ''}, which allows a total of {ceiling.min_score}-{ceiling.max_score}.
+          </Alert>
+        )}
+        {failureTags && failureTags.length > 0 && (
+          <Box sx={{ mt: 1.5 }}>
+            <Typography variant="subtitle2" component="h3" gutterBottom>
+              Failure tags
+            </Typography>
+            <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>
+              {failureTags.map((tag) => (
+                <Chip
+                  key={tag}
+                  size="small"
+                  color="warning"
+                  variant="outlined"
+                  label={tag.replace(/_/g, ' ')}
+                  component={RouterLink}
+                  to={`/analytics/failure-tags/${encodeURIComponent(tag)}`}
+                  clickable
+                  data-testid="failure-tag"
+                  aria-label={`Sessions tagged ${tag.replace(/_/g, ' ')}`}
+                />
+              ))}
+            </Stack>
+          </Box>
+        )}
       </CardContent>
     </Card>
+  );
+}
+
+/** The card for a completed score: its rubric's dimensions, ceiling and tags. */
+export function ScoreBreakdown({ score }: { score: SessionScore }) {
+  if (!score.score_breakdown) return null;
+  return (
+    <ScoreBreakdownCard
+      breakdown={score.score_breakdown}
+      dimensions={score.dimensions}
+      ceiling={score.ceiling}
+      failureTags={score.failure_tags}
+      rubric={score.rubric}
+    />
   );
 }

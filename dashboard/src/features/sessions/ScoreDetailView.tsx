@@ -23,7 +23,7 @@ import { Markdown } from '../../shared/components/Markdown';
 import { MissingToolsCard } from './MissingToolsCard';
 import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
-import { ScoreBreakdownCard } from './ScoreBreakdownCard';
+import { ScoreBreakdown } from './ScoreBreakdownCard';
 import { formatDateTime } from '../../shared/time';
 
 export interface ScoreDetailViewProps {
@@ -96,7 +96,7 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
 
       {score.score_breakdown && (
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'minmax(260px, 1fr) 2fr' } }}>
-          <ScoreBreakdownCard breakdown={score.score_breakdown} />
+          <ScoreBreakdown score={score} />
           <Card variant="outlined">
             <CardContent>
               <Typography variant="h6" component="h2">Reasoning</Typography>
