@@ -47,3 +47,14 @@ def test_opentelemetry_traces_name_gen_ai_request_model() -> None:
     content = json.loads((TRACES / "otel_genai_oom.json").read_text())
     _format, session = parse_trace(TraceDocument(content, "otel.json"))
     assert session.agent_models == ["gpt-4.1"]
+
+
+def test_codex_and_claude_code_sessions_name_their_models() -> None:
+    for name, model in (
+        ("codex_cert_expiry.jsonl", "gpt-5-codex"),
+        ("claude_code_node_notready.jsonl", "claude-sonnet-4-5"),
+    ):
+        text = (TRACES / name).read_text()
+        content = [json.loads(line) for line in text.splitlines() if line.strip()]
+        _format, session = parse_trace(TraceDocument(content, name))
+        assert session.agent_models == [model], name

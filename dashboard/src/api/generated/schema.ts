@@ -2804,7 +2804,7 @@ export interface components {
             judge: components["schemas"]["JudgeInfo"];
             /**
              * Score Spread
-             * @description Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard deviation of the total and of each dimension; null for a single verdict
+             * @description Ensemble scoring (scoring.samples > 1) or a jury (scoring.jury): the samples' or jurors' totals and the min, max and standard deviation of the total and of each dimension; a jury's jurors (total, failed, excluded, same_family_as_agent) and quorum; self_preference when the judge is of the agent's model family; null for a single verdict without any of these
              */
             score_spread: {
                 [key: string]: unknown;

@@ -164,8 +164,10 @@ class SessionScore(ResponseModel):
     judge: JudgeInfo
     score_spread: dict[str, Any] | None = Field(
         default=None,
-        description="Ensemble scoring (scoring.samples > 1): the samples' totals and the min, max and standard "
-        "deviation of the total and of each dimension; null for a single verdict",
+        description="Ensemble scoring (scoring.samples > 1) or a jury (scoring.jury): the samples' or jurors' totals "
+        "and the min, max and standard deviation of the total and of each dimension; a jury's jurors (total, failed, "
+        "excluded, same_family_as_agent) and quorum; self_preference when the judge is of the agent's model family; "
+        "null for a single verdict without any of these",
     )
     run_id: UUID | None = Field(
         default=None, description="The scoring run this attempt belongs to; null for a single request"

@@ -291,8 +291,11 @@ class Scorer:
                     return self._lost(job, hold)
                 return self._failed(job, claim.claim_token, exc, receive_count)
             finally:
-                # The breaker's reset after a successful judge call ran beside the store; the job ends with it done.
+                # The breaker's reset after a successful judge call ran beside the store; the job ends with it done
+                # (each juror's breaker too).
                 self._breaker.settle()
+                for seat in self._jurors:
+                    seat.breaker.settle()
         if not stored:
             return JobOutcome.ack("another scorer took over this attempt after our lease expired")
         count(Metric.SCORES_COMPLETED)

@@ -85,10 +85,13 @@ def parse_codex(document: TraceDocument) -> Session:
     tools: list[AvailableTool] = []
     session_id: str | None = None
     items = _codex_items(events)
+    models: list[str] = []
     for index, event in enumerate(events):
         builder.seen_at(event.get("timestamp"))
         kind = event.get("type")
         payload = event.get("payload")
+        if isinstance(payload, dict) and isinstance(payload.get("model"), str):
+            models.append(payload["model"])  # turn_context (and session_meta) name the model
         if kind == "response_item":
             if not isinstance(payload, dict):
                 raise document.error(document.where(index, "events"), "a 'payload' object")
@@ -105,7 +108,7 @@ def parse_codex(document: TraceDocument) -> Session:
             builder.drop("Codex 'turn_context' line(s)", reason="the model's settings, not the investigation")
         else:
             builder.drop(f"Codex '{kind}' line(s)")
-    return build_session(document, builder, agent="codex", tools=tools, session_id=session_id)
+    return build_session(document, builder, agent="codex", tools=tools, session_id=session_id, agent_models=models)
 
 
 def _is_codex_context(payload: dict[str, Any]) -> bool:
@@ -132,8 +135,11 @@ def parse_claude_code(document: TraceDocument) -> Session:
     events = _events(document.content) or []
     builder = TraceBuilder()
     session_id: str | None = None
+    models: list[str] = []
     for index, event in enumerate(events):
         message = event.get("message")
+        if isinstance(message, dict) and isinstance(message.get("model"), str):
+            models.append(message["model"])
         session_id = session_id or (str(event["sessionId"]) if event.get("sessionId") else None)
         builder.seen_at(event.get("timestamp"))
         kind = str(event.get("type"))
@@ -144,7 +150,7 @@ def parse_claude_code(document: TraceDocument) -> Session:
             builder.drop("Claude Code meta message(s)", reason="messages Claude Code adds itself (command output)")
             continue
         anthropic_messages.fill_message(message, builder, document, document.where(index, "events") + ".message")
-    return build_session(document, builder, agent="claude-code", session_id=session_id)
+    return build_session(document, builder, agent="claude-code", session_id=session_id, agent_models=models)
 
 
 def _line(document: TraceDocument, index: int) -> int:
