@@ -42,28 +42,38 @@ class MaskPattern:
     triggers: tuple[str, ...] = ()
     block: str | None = None
     """``yaml`` or ``json``: the match is a Kubernetes Secret's data block, each of whose values is masked."""
+    back: int = 0
+    """How many characters before a trigger word a match of a case-insensitive pattern can start."""
 
     def sub(self, text: str, counts: Counter[str]) -> str:
-        def replace(match: re.Match[str]) -> str:
-            whole = match.group(0)
-            if "value" not in match.re.groupindex or match.start("value") < 0:
-                counts[self.group] += 1
-                return marker(self.name)
-            if whole.find("[masked: ") != -1 and match.group("value").startswith("[masked: "):
-                return whole
-            counts[self.group] += 1
-            start, end = match.start("value") - match.start(), match.end("value") - match.start()
-            return whole[:start] + marker(self.name) + whole[end:]
+        return self.regex.sub(lambda match: self.replacement(match, text, counts), text)
 
-        return self.regex.sub(replace, text)
+    def replacement(self, match: re.Match[str], text: str, counts: Counter[str]) -> str:
+        """What ``match`` (of ``text``) becomes: its value (or all of it) replaced by the marker, and counted."""
+        whole = match.group(0)
+        if self.group == "password-assignment" and _CHECKSUM_KEY.search(
+            text, max(0, match.start() - 64), match.start()
+        ):
+            return whole  # ``checksum/db-credentials: <sha256>``: a hash of a secret, not one
+        if "value" not in match.re.groupindex or match.start("value") < 0:
+            counts[self.group] += 1
+            return marker(self.name)
+        if match.group("value").startswith("[masked: "):
+            return whole
+        counts[self.group] += 1
+        start, end = match.start("value") - match.start(), match.end("value") - match.start()
+        return whole[:start] + marker(self.name) + whole[end:]
 
 
 def _p(
     name: str, group: str, pattern: str, triggers: Iterable[str], flags: int = 0, block: str | None = None
 ) -> MaskPattern:
-    return MaskPattern(name, group, re.compile(pattern, flags), tuple(t.lower() for t in triggers), block)
+    back = 1 if name == "azure-sas-signature" else 0  # ``[?&;]sig=``: one character before its trigger
+    return MaskPattern(name, group, re.compile(pattern, flags), tuple(t.lower() for t in triggers), block, back)
 
 
+_CHECKSUM_KEY = re.compile(r"(?:checksum|hash|digest|sha\d*)[/._-][A-Za-z0-9_.-]*$", re.IGNORECASE)
+"""A key naming a hash of a secret (a Helm ``checksum/db-credentials`` annotation), whose value is no secret."""
 _Q = r"""\\{0,3}["']"""
 """A quote, possibly JSON-escaped (``\\"`` inside a string holding JSON)."""
 _OQ = r"""(?:\\{0,3}["'])?"""
@@ -75,31 +85,29 @@ _SENSITIVE_WORDS = (
 )
 _KEY = rf"(?:{_SENSITIVE_WORDS})"
 _KEY_TRIGGERS = (
-    "password",
-    "passwd",
-    "passphrase",
+    "pass",
     "secret",
-    "api_key",
-    "api-key",
-    "apikey",
-    "access_key",
-    "access-key",
     "token",
-    "private_key",
-    "private-key",
     "credential",
-    "account_key",
-    "accountkey",
-    "signing",
-    "encryption",
-    "master_key",
-    "master-key",
-    "secretkey",
-    "accesskey",
-    "privatekey",
+    *(
+        f"{word}{joint}{tail}"
+        for word, tails in (
+            ("api", ("key",)),
+            ("access", ("key", "token")),
+            ("private", ("key",)),
+            ("account", ("key",)),
+            ("signing", ("key",)),
+            ("encryption", ("key",)),
+            ("master", ("key",)),
+        )
+        for tail in tails
+        for joint in ("", "_", "-")
+    ),
 )
+"""Where a match of :data:`_KEY` starts: the beginning of each of its alternatives (``client_secret`` matches from
+``secret``, ``auth_token`` from ``token``)."""
 _NOT_A_VALUE = (
-    r"(?!\[masked: )(?!(?:true|false|null|none|nil|undefined|required|optional|string|int|bool|\*+|x+|redacted"
+    r"(?!\[masked: )(?!(?:true|false|yes|no|null|none|nil|undefined|required|optional|string|int|bool|\*+|x+|redacted"
     r"|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[a-z])(?:[\s\"',;})\]\\]|$))"
 )
 _VENDOR_TRIGGERS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
@@ -129,7 +137,12 @@ def _builtin_patterns() -> list[MaskPattern]:
             dotall,
         ),
         # -- JWTs (any, signed or not): header.payload.signature, base64url
-        _p("jwt", "jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}", ["eyj"]),
+        _p(
+            "jwt",
+            "jwt",
+            r"eyJ(?<![A-Za-z0-9_]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}",
+            ["eyj"],
+        ),
         # -- Authorization headers: keep the scheme, mask the credentials
         _p(
             "bearer-token",
@@ -143,7 +156,7 @@ def _builtin_patterns() -> list[MaskPattern]:
             "basic-credentials",
             "authorization",
             rf"authorization{_OQ}\s*[:=]\s*{_OQ}\s*basic\s+{_MARKED}(?P<value>[A-Za-z0-9+/=]{{6,4096}})",
-            ["basic"],
+            ["authorization"],
             ic,
         ),
         _p(
@@ -180,13 +193,18 @@ def _builtin_patterns() -> list[MaskPattern]:
             "aws-session-token",
             "aws",
             rf"(?:aws[_-]?)?(?:session|security)[_-]?token{_OQ}\s*[:=]\s*{_OQ}{_MARKED}(?P<value>[A-Za-z0-9/+=]{{40,4096}})",
-            ["token"],
+            [f"{word}{joint}token" for word in ("session", "security") for joint in ("", "_", "-")],
             ic,
         ),
         # -- Google Cloud
-        _p("gcp-api-key", "gcp", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ["aiza"]),
-        _p("gcp-oauth-client-secret", "gcp", r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])", ["gocspx-"]),
-        _p("gcp-oauth-token", "gcp", r"\bya29\.[0-9A-Za-z_-]{20,4096}", ["ya29."]),
+        _p("gcp-api-key", "gcp", r"AIza(?<![A-Za-z0-9_]AIza)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ["aiza"]),
+        _p(
+            "gcp-oauth-client-secret",
+            "gcp",
+            r"GOCSPX-(?<![A-Za-z0-9_]GOCSPX-)[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])",
+            ["gocspx-"],
+        ),
+        _p("gcp-oauth-token", "gcp", r"ya29\.(?<![A-Za-z0-9_]ya29\.)[0-9A-Za-z_-]{20,4096}", ["ya29."]),
         _p(
             "gcp-private-key-id",
             "gcp",
@@ -215,15 +233,25 @@ def _builtin_patterns() -> list[MaskPattern]:
             ["q~"],
         ),
         # -- well-known vendor key shapes
-        _p("github-token", "vendor-keys", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b", _VENDOR_TRIGGERS),
-        _p("github-token", "vendor-keys", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", ["github_pat_"]),
+        _p(
+            "github-token",
+            "vendor-keys",
+            r"gh[pousr]_(?<![A-Za-z0-9_]gh[pousr]_)[A-Za-z0-9]{36,255}\b",
+            _VENDOR_TRIGGERS,
+        ),
+        _p(
+            "github-token",
+            "vendor-keys",
+            r"github_pat_(?<![A-Za-z0-9_]github_pat_)[A-Za-z0-9_]{22,255}\b",
+            ["github_pat_"],
+        ),
         _p(
             "gitlab-token",
             "vendor-keys",
             r"\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,255}\b",
             ["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-"],
         ),
-        _p("slack-token", "vendor-keys", r"\bxox[abposr]-[A-Za-z0-9-]{10,255}", ["xox"]),
+        _p("slack-token", "vendor-keys", r"xox[abposr]-(?<![A-Za-z0-9_]xox[abposr]-)[A-Za-z0-9-]{10,255}", ["xox"]),
         _p(
             "slack-webhook",
             "vendor-keys",
@@ -231,18 +259,23 @@ def _builtin_patterns() -> list[MaskPattern]:
             ["hooks.slack.com"],
         ),
         _p("stripe-key", "vendor-keys", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}\b", ["_live_", "_test_"]),
-        _p("anthropic-key", "vendor-keys", r"\bsk-ant-[A-Za-z0-9_-]{20,255}", ["sk-ant-"]),
+        _p("anthropic-key", "vendor-keys", r"sk-ant-(?<![A-Za-z0-9_]sk-ant-)[A-Za-z0-9_-]{20,255}", ["sk-ant-"]),
         _p(
             "openai-key",
             "vendor-keys",
-            r"\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,255}",
+            r"sk-(?<![A-Za-z0-9_]sk-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,255}",
             ["sk-"],
         ),
-        _p("sendgrid-key", "vendor-keys", r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}\b", ["sg."]),
-        _p("twilio-key", "vendor-keys", r"\bSK[0-9a-f]{32}\b", [f"sk{digit}" for digit in "0123456789abcdef"]),
-        _p("npm-token", "vendor-keys", r"\bnpm_[A-Za-z0-9]{36}\b", ["npm_"]),
-        _p("pypi-token", "vendor-keys", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1024}", ["pypi-ageichlwas5vcmc"]),
-        _p("huggingface-token", "vendor-keys", r"\bhf_[A-Za-z0-9]{34,64}\b", ["hf_"]),
+        _p(
+            "sendgrid-key",
+            "vendor-keys",
+            r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}\b",
+            ["sg."],
+        ),
+        _p("twilio-key", "vendor-keys", r"SK(?<![A-Za-z0-9_]SK)[0-9a-f]{32}\b", ["sk"]),
+        _p("npm-token", "vendor-keys", r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}\b", ["npm_"]),
+        _p("pypi-token", "vendor-keys", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1024}", ["pypi-ageichlwas5vcmc"]),
+        _p("huggingface-token", "vendor-keys", r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{34,64}\b", ["hf_"]),
         _p("digitalocean-token", "vendor-keys", r"\bdo[porp]_v1_[a-f0-9]{64}\b", ["_v1_"]),
         _p("shopify-token", "vendor-keys", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", ["shp"]),
         # -- passwords in URLs: scheme://user:password@host keeps the user and the host
@@ -341,32 +374,73 @@ def _mask_secret_block(block: str, is_json: bool, counts: Counter[str]) -> str:
     return head + ":" + item.sub(replace, "\n".join(kept))
 
 
+def _windowed_sub(pattern: MaskPattern, text: str, lowered: str, counts: Counter[str]) -> str:
+    """``pattern.sub`` tried only where a match can start, just before each of its trigger words (found with plain
+    ``find``): Python's regex engine cannot skip ahead to a case-insensitive alternation, so scanning a long text
+    for one costs more than everything else an import does."""
+    found: dict[int, re.Match[str]] = {}
+    for trigger in pattern.triggers:
+        at = lowered.find(trigger)
+        while at != -1:
+            for start in range(max(0, at - pattern.back), at + 1):
+                match = pattern.regex.match(text, start)
+                if match is not None and match.start() <= at < match.end():
+                    found.setdefault(match.start(), match)
+                    break
+            at = lowered.find(trigger, at + 1)
+    if not found:
+        return text
+    parts: list[str] = []
+    last = 0
+    for begin in sorted(found):
+        match = found[begin]
+        if begin < last:
+            continue  # overlaps the previous match
+        parts += [text[last:begin], pattern.replacement(match, text, counts)]
+        last = match.end()
+    parts.append(text[last:])
+    return "".join(parts)
+
+
 class Masker:
     """Masks values in text and in JSON-like data; ``counts`` arguments collect how many values, by group."""
 
     def __init__(self, patterns: Sequence[MaskPattern], enabled: bool = True) -> None:
         self.patterns = tuple(patterns)
         self.enabled = enabled and bool(self.patterns)
-        always = any(not p.triggers for p in self.patterns)
-        words = sorted({t for p in self.patterns for t in p.triggers}, key=len, reverse=True)
-        self._trigger = None if always or not words else re.compile("|".join(map(re.escape, words)), re.IGNORECASE)
+        self._always = any(not p.triggers for p in self.patterns)
+        # Plain substring checks on the lower-cased text: one big case-insensitive alternation is far slower in
+        # Python's regex engine (seconds on megabytes), and most texts hold no trigger at all.
+        self._triggers = tuple(sorted({t for p in self.patterns for t in p.triggers}))
         self._names: dict[str, tuple[str, str] | None] = {}
         self.groups: frozenset[str] = frozenset(p.group for p in self.patterns) if self.enabled else frozenset()
 
     def needs_masking(self, text: str) -> bool:
-        """Whether any pattern could match ``text`` (a fast pre-check over the whole text)."""
-        return self.enabled and (self._trigger is None or self._trigger.search(text) is not None)
+        """Whether any pattern could match ``text`` (a pre-check over the whole text)."""
+        if not self.enabled:
+            return False
+        lowered = text.lower()
+        return self._always or any(t in lowered for t in self._triggers)
 
     def mask_text(self, text: str, counts: Counter[str] | None = None) -> str:
         """``text`` with every secret replaced by its marker."""
-        if not self.needs_masking(text):
+        if not self.enabled or len(text) < 8:
+            return text
+        lowered = text.lower()
+        if not self._always and not any(t in lowered for t in self._triggers):
             return text
         tally: Counter[str] = Counter() if counts is None else counts
-        lowered = text.lower()
         for pattern in self.patterns:
             if pattern.triggers and not any(t in lowered for t in pattern.triggers):
                 continue
-            text = pattern.sub(text, tally) if pattern.block is None else self._k8s(pattern, text, lowered, tally)
+            if pattern.block is not None:
+                text = self._k8s(pattern, text, lowered, tally)
+            elif pattern.regex.flags & re.IGNORECASE and len(lowered) == len(text):
+                text = _windowed_sub(pattern, text, lowered, tally)
+            else:
+                text = pattern.sub(text, tally)
+            if len(text) != len(lowered):
+                lowered = text.lower()
         return text
 
     @staticmethod
@@ -440,7 +514,10 @@ class Masker:
         return marker(name)
 
 
-_NAMED_SECRET = re.compile(rf"[A-Za-z0-9_.-]*?(?:{_SENSITIVE_WORDS})", re.IGNORECASE)
+_NAMED_SECRET = re.compile(
+    rf"(?!.*(?:page|next|continuation)[_-]?token$)(?!(?:checksum|hash|digest)[/._-])[A-Za-z0-9_./-]*?(?:{_SENSITIVE_WORDS})",
+    re.IGNORECASE,
+)
 """A member name whose value is a secret: it ends in a secret word (``db_password``, ``apiKey``, ``token``)."""
 _PLACEHOLDER = re.compile(
     r"(?i)(?:true|false|null|none|\*+|x+|redacted|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|__masked_[a-z_]+__|.{0,2})"

@@ -171,3 +171,55 @@ class TestEnsembleSamples:
     def test_zero_samples_is_rejected_with_the_line(self) -> None:
         with pytest.raises(ConfigurationError, match=r"scoring.samples \(line 4\)"):
             parse(MINIMAL.replace("  llm_model:", "  samples: 0\n  llm_model:"))
+
+
+class TestMasking:
+    """``masking:`` changes what the judge sees, so a non-default block is hashed; the default keeps every hash."""
+
+    DEFAULT = MINIMAL + "masking:\n  enabled: true\n  disabled_groups: []\n  custom: []\n"
+    CUSTOM = MINIMAL + "masking:\n  custom:\n    - name: employee-id\n      pattern: 'E\\d{6}'\n"
+
+    def test_the_default_block_keeps_the_hash_of_a_config_without_one(self) -> None:
+        assert parse(self.DEFAULT).criteria_hash == parse(MINIMAL).criteria_hash
+        assert "masking" not in parse(self.DEFAULT).criteria_content
+
+    def test_masking_is_on_by_default_with_every_group(self) -> None:
+        masker = parse(MINIMAL).masker
+
+        assert masker.enabled
+        assert masker.mask_text("aws_secret_access_key = " + "Ab1/" * 10) == (
+            "aws_secret_access_key = [masked: aws-secret-key]"
+        )
+
+    @pytest.mark.parametrize(
+        "block",
+        [
+            "  enabled: false\n",
+            "  disabled_groups: [certificate]\n",
+            "  custom:\n    - {name: x, pattern: 'E\\d{6}'}\n",
+        ],
+    )
+    def test_a_non_default_block_changes_the_hash(self, block: str) -> None:
+        changed = parse(MINIMAL + "masking:\n" + block)
+
+        assert changed.criteria_hash != parse(MINIMAL).criteria_hash
+        assert "masking" in changed.criteria_content
+
+    def test_a_custom_pattern_masks_under_its_name(self) -> None:
+        assert parse(self.CUSTOM).masker.mask_text("paged E123456") == "paged [masked: employee-id]"
+
+    def test_a_bad_regex_names_its_line(self) -> None:
+        bad = MINIMAL + "masking:\n  custom:\n    - name: broken\n      pattern: '(unclosed'\n"
+
+        with pytest.raises(ConfigurationError, match=r"scoring.yaml:13: masking.custom\[0\]: custom pattern 'broken'"):
+            parse(bad)
+
+    def test_an_unknown_group_is_refused_with_the_line_and_the_known_groups(self) -> None:
+        with pytest.raises(ConfigurationError, match=r"masking.disabled_groups \(line 11\).*kubernetes-secret"):
+            parse(MINIMAL + "masking:\n  disabled_groups: [kubernetes]\n")
+
+    def test_the_shipped_configuration_masks_by_default(self) -> None:
+        shipped = load_scoring_config(SHIPPED, {})
+
+        assert shipped.masking.is_default
+        assert "masking" not in shipped.criteria_content

@@ -1,0 +1,77 @@
+"""What the masking step adds to importing a 2 MB session: the same upload imported with masking on and off.
+
+The session is the long native-format investigation of ``tests/support/long_session.py`` (about 2 MB, 2,400 tool
+calls), one result in fifty carrying planted secrets (35 kinds), the rest plain output. Prints the median of each and
+their ratio (goal: at most 1.10x); asserts only that the secrets were masked.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Sequence
+
+import pytest
+
+from session_scoring.configuration.criteria import TraceImportSection
+from session_scoring.masking import build_masker
+from session_scoring.repositories.uploads import NewUpload
+from session_scoring.services.imports import ImportService
+from tests.benchmarks.conftest import BenchTable
+from tests.support.long_session import long_session_document
+from tests.support.planted_secrets import planted_secrets, planted_text
+
+ROUNDS = 3
+
+
+class _Kept:
+    """An upload store that keeps the last upload in memory (the database is not what is measured)."""
+
+    def __init__(self) -> None:
+        self.last: Sequence[NewUpload] = ()
+
+    def add_all(self, uploads: Sequence[NewUpload]) -> None:
+        self.last = uploads
+
+
+def _body() -> bytes:
+    document = long_session_document("masking-bench")
+    planted = planted_text(planted_secrets())
+    calls = [s["tool_call"] for s in document["stages"][0]["steps"] if s["kind"] == "tool_call"]
+    for call in calls[::50]:
+        call["result"] = planted
+    return json.dumps(document).encode()
+
+
+def _median_ms(service: ImportService, body: bytes) -> float:
+    times = []
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        service.import_session(body, "bench.json", "application/json", "bench")
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+@pytest.mark.benchmark
+def test_masking_a_2_mb_session_against_its_import_time(bench_table: BenchTable) -> None:
+    body = _body()
+    store = _Kept()
+    plain = ImportService(store, TraceImportSection(), build_masker(enabled=False))
+    masked = ImportService(store, TraceImportSection(), build_masker())
+    masked.import_session(body, "bench.json", "application/json", "bench")  # compile the patterns once
+
+    without = _median_ms(plain, body)
+    with_masking = _median_ms(masked, body)
+
+    stored = store.last[0]
+    assert sum(stored.session.masked_values.values()) > 0
+    assert planted_secrets()[0].value not in stored.document
+    bench_table.add(
+        f"import a {len(body) / 1e6:.1f} MB upload, masking on (vs off)",
+        with_masking,
+        "ms",
+        floor=without,
+        goal="<= 1.10x",
+        note=f"{sum(stored.session.masked_values.values())} values masked",
+    )
