@@ -109,11 +109,15 @@ class UploadRepository(StatementRepository):
     @db_call
     def get_session(self, session_id: str) -> Session:
         row = self._one(
-            select(_UPLOADS.c.session, title_expression().label("title")).where(_UPLOADS.c.session_id == session_id)
+            select(_UPLOADS.c.session, _UPLOADS.c.uploaded_by, title_expression().label("title")).where(
+                _UPLOADS.c.session_id == session_id
+            )
         )
         if row is None:
             raise _not_found(session_id)
-        return Session.model_validate({**row.session, "source": UPLOAD_SOURCE, "title": row.title})
+        # "Submitted by" is the uploader on every page (the lists name it so), not whatever the trace itself says
+        values = {**row.session, "author": row.uploaded_by, "source": UPLOAD_SOURCE, "title": row.title}
+        return Session.model_validate(values)
 
     @db_call
     def outline(self, session_id: str) -> SessionOutline:
@@ -162,6 +166,15 @@ class UploadRepository(StatementRepository):
             .order_by(*order)
         )
         return [SessionSummary(**row._mapping, source=UPLOAD_SOURCE) for row in self._all(query)]
+
+    @db_call
+    def authors(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """Who uploaded those of these sessions that are uploads (primary-key lookups): their "submitted by"."""
+        ids = [session_id for session_id in session_ids if self.owns(session_id)]
+        if not ids:
+            return {}
+        query = select(_UPLOADS.c.session_id, _UPLOADS.c.uploaded_by).where(_UPLOADS.c.session_id.in_(ids))
+        return {row.session_id: row.uploaded_by for row in self._all(query)}
 
     @db_call
     def titles(self, session_ids: Sequence[str]) -> dict[str, str]:
