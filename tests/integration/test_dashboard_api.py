@@ -109,6 +109,12 @@ def test_a_scored_list_names_uploads_by_their_task_too(stack: Stack) -> None:
 
     assert scored[0]["session_id"] == session_id
     assert scored[0]["title"].startswith("Alert KubePodCrashLooping")
+    # one submitter per session: the scored list names the uploader as the source's list and the session page do
+    listed = stack.client.get(f"{API}/sessions").json()["items"]
+    page = stack.client.get(f"{API}/sessions/{session_id}").json()
+    from_source = next(item for item in listed if item["session_id"] == session_id)
+    assert scored[0]["author"] is not None
+    assert (scored[0]["author"], from_source["author"]) == (page["author"], page["author"])
 
 
 def test_search_finds_a_session_by_a_piece_of_its_id_its_agent_or_its_alert_in_any_case(stack: Stack) -> None:

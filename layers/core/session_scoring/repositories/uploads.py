@@ -236,6 +236,15 @@ class UploadRepository(StatementRepository):
         return [SessionSummary(**row._mapping, source=UPLOAD_SOURCE) for row in self._all(query)]
 
     @db_call
+    def authors(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """Who uploaded those of these sessions that are uploads (primary-key lookups): their "submitted by"."""
+        ids = [session_id for session_id in session_ids if self.owns(session_id)]
+        if not ids:
+            return {}
+        query = select(_UPLOADS.c.session_id, _UPLOADS.c.uploaded_by).where(_UPLOADS.c.session_id.in_(ids))
+        return {row.session_id: row.uploaded_by for row in self._all(query)}
+
+    @db_call
     def titles(self, session_ids: Sequence[str]) -> dict[str, str]:
         """The titles of those of these sessions that are uploads and have one (primary-key lookups)."""
         ids = [session_id for session_id in session_ids if self.owns(session_id)]

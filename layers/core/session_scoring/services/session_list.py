@@ -44,6 +44,13 @@ class SessionTitles(Protocol):
     def titles(self, session_ids: Sequence[str]) -> dict[str, str]: ...
 
 
+class SessionNames(SessionTitles, Protocol):
+    """The titles and submitters of uploaded sessions (``repositories.uploads.UploadRepository``): what a scored
+    page names its uploads by, as the source's list does (one name and one submitter per session on every page)."""
+
+    def authors(self, session_ids: Sequence[str]) -> dict[str, str]: ...
+
+
 _E = TypeVar("_E", bound=StrEnum)
 
 
@@ -125,14 +132,14 @@ class SessionListReads(Protocol):
 @dataclass(eq=False)
 class SessionListService:
     """``scan_page_size`` and ``scan_page_limit`` bound an unscored request's reads of the source; ``titles``
-    names the uploads of a scored page (their task), which the scores' own facts do not keep."""
+    names the uploads of a scored page (their task) and their submitter, which the scores' own facts do not keep."""
 
     config: ScoringConfig
     repository: SessionListReads
     source: SessionSource
     scan_page_size: int = SCAN_PAGE_SIZE
     scan_page_limit: int = SCAN_PAGE_LIMIT
-    titles: SessionTitles | None = None
+    titles: SessionNames | None = None
 
     def list_sessions(self, params: SessionListParams) -> SessionListPage:
         query = self._check(params)
@@ -204,7 +211,9 @@ class SessionListService:
             criteria_hash=query.criteria_hash,
         )
 
-    def _scored_item(self, record: ScoredSessionRecord, titles: dict[str, str]) -> SessionListItem:
+    def _scored_item(
+        self, record: ScoredSessionRecord, titles: dict[str, str], authors: dict[str, str]
+    ) -> SessionListItem:
         facts = record.facts
         # The scores keep no source status. A session is scored only once it reached a scorable, terminal status, so
         # with one scorable status (the default, completed) that is its status; with several, only that it finished.
@@ -215,6 +224,7 @@ class SessionListService:
             alert_type=None if facts is None else facts.alert_type,
             title=titles.get(record.session_id) or (None if facts is None else facts.alert_type),
             agent_type=None if facts is None else facts.agent,
+            author=authors.get(record.session_id),
             started_at=None if facts is None else facts.started_at,
             completed_at=None if facts is None else facts.ended_at,
             source=None if facts is None else facts.source,
@@ -230,9 +240,11 @@ class SessionListService:
             query.criteria_hash, query.bands, query.sort, (query.page - 1) * query.page_size, query.page_size
         )
         total = self.repository.scored_count(query.criteria_hash, query.bands)
-        titles = self.titles.titles([record.session_id for record in records]) if self.titles else {}
+        ids = [record.session_id for record in records]
+        titles = self.titles.titles(ids) if self.titles else {}
+        authors = self.titles.authors(ids) if self.titles else {}
         return SessionListPage(
-            items=[self._scored_item(record, titles) for record in records],
+            items=[self._scored_item(record, titles, authors) for record in records],
             page=query.page,
             page_size=query.page_size,
             total_items=total,
