@@ -117,3 +117,16 @@ def test_a_missing_key_names_the_variable() -> None:
         build_judge_for(
             JudgeTarget("team", "openai", "gpt-5", "TEAM_KEY"), Settings(template_variables={}), default_rubric()
         )
+
+
+def test_xai_default_is_the_openai_judge_at_xais_endpoint_with_its_own_key() -> None:
+    """Built only (no call: xAI's endpoint is a default, never reached in tests)."""
+    from session_scoring.configuration.providers import resolve_target
+
+    judge = build_judge_for(
+        resolve_target("xai-default", "", {}, {}), Settings(template_variables={"XAI_API_KEY": "x"}), default_rubric()
+    )
+    assert (judge.provider, judge.model) == ("openai", "grok-4")
+    client = judge._client  # type: ignore[attr-defined]
+    assert str(client.base_url).rstrip("/") == "https://api.x.ai/v1"
+    assert client.api_key == "x"
