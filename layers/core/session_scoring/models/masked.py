@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from session_scoring.masking import Masker, merge_counts
+from session_scoring.masking import Masker, Memo, merge_counts
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.session import Session
 
@@ -12,14 +12,14 @@ _NOT_MASKED = {"masked_values", "session_id", "format", "source"}
 """Fields that name the session or are the service's own: never text from the trace."""
 
 
-def mask_session(session: Session, masker: Masker) -> Session:
+def mask_session(session: Session, masker: Masker, memo: Memo | None = None) -> Session:
     """``session`` with every secret in its text and data replaced by a marker, and ``masked_values`` counting them
     (added to what an earlier pass counted; masking twice masks nothing more). Unchanged: the same object."""
     if not masker.enabled:
         return session
     counts: Counter[str] = Counter()
     data = session.model_dump(exclude=_NOT_MASKED)
-    masked = masker.mask_value(data, counts)
+    masked = masker.mask_value(data, counts, memo)
     if masked is data:
         return session
     kept = {name: getattr(session, name) for name in _NOT_MASKED}
