@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 from session_scoring.masking import Masker, Memo, merge_counts
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.reference import Reference
 from session_scoring.models.session import Session
 
 _NOT_MASKED = {"masked_values", "session_id", "format", "source"}
@@ -41,3 +43,11 @@ def mask_verdict(verdict: JudgeVerdict, masker: Masker) -> JudgeVerdict:
     if masked is data:
         return verdict
     return verdict.model_copy(update={"output": type(verdict.output).model_validate(masked)})
+
+
+def mask_reference(reference: Reference | None, masker: Masker) -> Reference | None:
+    """A reference with any secret in its texts masked (one set through the labels API is typed by a person)."""
+    if reference is None or not masker.enabled:
+        return reference
+    remediation = None if reference.remediation is None else masker.mask_text(reference.remediation)
+    return dataclasses.replace(reference, root_cause=masker.mask_text(reference.root_cause), remediation=remediation)
