@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+Memo = dict[str, tuple[str, Counter[str]]]
+"""Texts already masked: what each became and what it counted."""
 MARK = "[masked: {}]"
 """The marker a masked value becomes; it matches no pattern, so masking twice masks nothing more."""
 _MARKED = r"(?!\[masked: )"
@@ -402,6 +404,13 @@ def _windowed_sub(pattern: MaskPattern, text: str, lowered: str, counts: Counter
     return "".join(parts)
 
 
+_PROBES = (
+    "pass", "secret", "token", "key", "credential", "authorization", "bearer", "-----", "eyj", "akia", "asia", "abia",
+    "acca", "aiza", "gocspx", "ya29", "sig=", "q~", "gh", "gl", "xox", "hooks.slack", "_live_", "_test_", "sk", "sg.",
+    "npm_", "pypi-", "hf_", "_v1_", "shp", "://",
+)  # fmt: skip
+
+
 class Masker:
     """Masks values in text and in JSON-like data; ``counts`` arguments collect how many values, by group."""
 
@@ -411,7 +420,12 @@ class Masker:
         self._always = any(not p.triggers for p in self.patterns)
         # Plain substring checks on the lower-cased text: one big case-insensitive alternation is far slower in
         # Python's regex engine (seconds on megabytes), and most texts hold no trigger at all.
-        self._triggers = tuple(sorted({t for p in self.patterns for t in p.triggers}))
+        triggers = {t for p in self.patterns for t in p.triggers}
+        # Probes: short substrings one of which every trigger contains, so a text with no probe (nearly every text)
+        # is passed after a few scans instead of one per trigger.
+        probes = {probe for probe in _PROBES if any(probe in t for t in triggers)}
+        probes |= {t for t in triggers if not any(probe in t for probe in probes)}
+        self._triggers = tuple(sorted(probes))
         self._names: dict[str, tuple[str, str] | None] = {}
         self.groups: frozenset[str] = frozenset(p.group for p in self.patterns) if self.enabled else frozenset()
 
@@ -422,10 +436,22 @@ class Masker:
         lowered = text.lower()
         return self._always or any(t in lowered for t in self._triggers)
 
-    def mask_text(self, text: str, counts: Counter[str] | None = None) -> str:
-        """``text`` with every secret replaced by its marker."""
+    def mask_text(self, text: str, counts: Counter[str] | None = None, memo: Memo | None = None) -> str:
+        """``text`` with every secret replaced by its marker. ``memo`` remembers texts already masked, with what
+        they counted (one import masks the session and then its document, which holds the same texts)."""
         if not self.enabled or len(text) < 8:
             return text
+        if memo is None:
+            return self._mask_text(text, counts)
+        known = memo.get(text)
+        if known is None:
+            found: Counter[str] = Counter()
+            known = memo[text] = (self._mask_text(text, found), found)
+        if counts is not None:
+            counts.update(known[1])
+        return known[0]
+
+    def _mask_text(self, text: str, counts: Counter[str] | None) -> str:
         lowered = text.lower()
         if not self._always and not any(t in lowered for t in self._triggers):
             return text
@@ -450,40 +476,54 @@ class Masker:
         is_json = pattern.block == "json"
         return pattern.regex.sub(lambda m: _mask_secret_block(m.group("block"), is_json, counts), text)
 
-    def mask_value(self, value: Any, counts: Counter[str] | None = None) -> Any:
+    def mask_value(self, value: Any, counts: Counter[str] | None = None, memo: Memo | None = None) -> Any:
         """A copy of JSON-like ``value`` (dicts, lists, strings, scalars) with every secret masked: strings by the
         patterns, a member named like a secret (``password``, ``api_key``, ...) whole, and every value of a
         Kubernetes Secret's ``data``/``stringData``. Unchanged parts are the same objects."""
         if not self.enabled:
             return value
         tally: Counter[str] = Counter() if counts is None else counts
-        return self._value(value, tally)
+        return self._value(value, tally, memo)
 
-    def _value(self, value: Any, counts: Counter[str]) -> Any:
+    def _value(self, value: Any, counts: Counter[str], memo: Memo | None) -> Any:
         if isinstance(value, str):
-            return self.mask_text(value, counts)
+            return self.mask_text(value, counts, memo)
         if isinstance(value, dict):
-            return self._mapping(value, counts)
+            return self._mapping(value, counts, memo)
         if isinstance(value, list):
-            items = [self._value(item, counts) for item in value]
+            items = [self._value(item, counts, memo) for item in value]
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items
         return value
 
-    def _mapping(self, value: dict[Any, Any], counts: Counter[str]) -> dict[Any, Any]:
-        secret = self._is_k8s_secret(value)
-        changed: dict[Any, Any] = {}
+    def _mapping(self, value: dict[Any, Any], counts: Counter[str], memo: Memo | None) -> dict[Any, Any]:
+        # The hot loop of masking a large session: exact type checks, and a copy only once something changed.
+        secret = "kind" in value and self._is_k8s_secret(value)
+        names = self._names
+        out: dict[Any, Any] | None = None
         for key, item in value.items():
-            if secret and isinstance(key, str) and key.lower() in _K8S_NAMES and isinstance(item, dict):
-                masked = {k: self._whole(v, "k8s-secret-value", "kubernetes-secret", counts) for k, v in item.items()}
-                changed[key] = masked
-            elif isinstance(key, str) and isinstance(item, str | int) and not isinstance(item, bool):
-                named = self._named_secret(key)
-                changed[key] = self._whole(item, named[0], named[1], counts) if named else self._value(item, counts)
+            kind = type(item)
+            if kind is str or kind is int:
+                named = (names[key] if key in names else self._named_secret(key)) if type(key) is str else None
+                if named is not None:
+                    new = self._whole(item, named[0], named[1], counts)
+                elif kind is str:
+                    new = self.mask_text(item, counts, memo)
+                else:
+                    new = item
+            elif kind is dict:
+                if secret and type(key) is str and key.lower() in _K8S_NAMES:
+                    new = {k: self._whole(v, "k8s-secret-value", "kubernetes-secret", counts) for k, v in item.items()}
+                else:
+                    new = self._mapping(item, counts, memo)
+            elif kind is list:
+                new = self._value(item, counts, memo)
             else:
-                changed[key] = self._value(item, counts)
-        if all(changed[k] is value[k] for k in value):
-            return value
-        return changed
+                new = item
+            if new is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = new
+        return value if out is None else out
 
     def _is_k8s_secret(self, value: dict[Any, Any]) -> bool:
         return (
@@ -578,19 +618,22 @@ def merge_counts(*parts: Mapping[str, int]) -> dict[str, int]:
     return {group: total[group] for group in sorted(total) if total[group]}
 
 
-def mask_document(text: str, masker: Masker, counts: Counter[str] | None = None) -> str:
+def mask_document(text: str, masker: Masker, counts: Counter[str] | None = None, memo: Memo | None = None) -> str:
     """A JSON or JSON Lines document with every secret masked, members by name included; other text by pattern."""
     if not masker.needs_masking(text):
         return text
     try:
-        return json.dumps(masker.mask_value(json.loads(text), counts), ensure_ascii=False)
+        parsed = json.loads(text)
     except ValueError:
         pass
+    else:
+        masked = masker.mask_value(parsed, counts, memo)
+        return text if masked is parsed else json.dumps(masked, ensure_ascii=False)
     lines = text.splitlines()
     try:
         parsed = [json.loads(line) if line.strip() else None for line in lines]
     except ValueError:
-        return masker.mask_text(text, counts)
+        return masker.mask_text(text, counts, memo)
     return "\n".join(
-        "" if item is None else json.dumps(masker.mask_value(item, counts), ensure_ascii=False) for item in parsed
+        "" if item is None else json.dumps(masker.mask_value(item, counts, memo), ensure_ascii=False) for item in parsed
     )

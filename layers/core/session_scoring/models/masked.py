@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
-from session_scoring.masking import Masker, merge_counts
+from session_scoring.masking import Masker, Memo, merge_counts
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.reference import Reference
 from session_scoring.models.session import Session
 
 _NOT_MASKED = {"masked_values", "session_id", "format", "source"}
 """Fields that name the session or are the service's own: never text from the trace."""
 
 
-def mask_session(session: Session, masker: Masker) -> Session:
+def mask_session(session: Session, masker: Masker, memo: Memo | None = None) -> Session:
     """``session`` with every secret in its text and data replaced by a marker, and ``masked_values`` counting them
     (added to what an earlier pass counted; masking twice masks nothing more). Unchanged: the same object."""
     if not masker.enabled:
         return session
     counts: Counter[str] = Counter()
     data = session.model_dump(exclude=_NOT_MASKED)
-    masked = masker.mask_value(data, counts)
+    masked = masker.mask_value(data, counts, memo)
     if masked is data:
         return session
     kept = {name: getattr(session, name) for name in _NOT_MASKED}
@@ -41,3 +43,11 @@ def mask_verdict(verdict: JudgeVerdict, masker: Masker) -> JudgeVerdict:
     if masked is data:
         return verdict
     return verdict.model_copy(update={"output": type(verdict.output).model_validate(masked)})
+
+
+def mask_reference(reference: Reference | None, masker: Masker) -> Reference | None:
+    """A reference with any secret in its texts masked (one set through the labels API is typed by a person)."""
+    if reference is None or not masker.enabled:
+        return reference
+    remediation = None if reference.remediation is None else masker.mask_text(reference.remediation)
+    return dataclasses.replace(reference, root_cause=masker.mask_text(reference.root_cause), remediation=remediation)

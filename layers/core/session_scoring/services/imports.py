@@ -12,7 +12,7 @@ from typing import Protocol
 from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
-from session_scoring.masking import Masker, default_masker, mask_document
+from session_scoring.masking import Masker, Memo, default_masker, mask_document
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
 from session_scoring.models.masked import from_document, mask_session
 from session_scoring.models.reference import clean_reference_text
@@ -108,6 +108,7 @@ class ImportService:
         except SessionDataError as exc:
             raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
         uploads: list[NewUpload] = []
+        memo: Memo = {}  # the document holds the session's texts: each is masked once
         for index, read in enumerate(parsed):
             trace_format, session = read.trace_format, read.session
             part = parts[index] if parts is not None else document
@@ -119,10 +120,11 @@ class ImportService:
                     update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
                 ),
                 self.masker,
+                memo,
             )
             kept = text if parts is None else json.dumps(part.content, ensure_ascii=False)
             if self.masker.enabled:
-                kept = mask_document(kept, self.masker)
+                kept = mask_document(kept, self.masker, memo=memo)
             uploads.append(
                 NewUpload(
                     session=stored,

@@ -33,7 +33,7 @@ from session_scoring.log import logger
 from session_scoring.masking import Masker, default_masker
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
-from session_scoring.models.masked import mask_verdict
+from session_scoring.models.masked import mask_reference, mask_verdict
 from session_scoring.models.records import ClaimResult, PromptStats
 from session_scoring.models.scores import ScoreStatus
 from session_scoring.observability import (
@@ -368,7 +368,9 @@ class Scorer:
         claim's (set through the labels API), else the session's own."""
         with subsegment("source fetch", session_id=job.session_id):
             session = self._source.get_session(job.session_id)
-        reference = resolve_reference(session, claim.reference_root_cause, claim.reference_remediation)
+        reference = mask_reference(
+            resolve_reference(session, claim.reference_root_cause, claim.reference_remediation), self._masker
+        )
         prompt: JudgePrompt | None = prompt_for_judge(
             self._config, session, self._policy.input_budget_tokens, reference
         )
