@@ -220,3 +220,9 @@ def test_a_bad_custom_pattern_or_an_unknown_group_is_refused_with_the_reason() -
 
 def test_counts_merge_into_a_sorted_plain_dict_without_zeros() -> None:
     assert merge_counts({"jwt": 1, "aws": 0}, Counter({"aws": 2})) == {"aws": 2, "jwt": 1}
+
+
+def test_a_path_ending_in_a_secret_word_before_a_colon_is_an_error_message_not_an_assignment() -> None:
+    text = "fatal: open /etc/shipper/token: permission denied"
+
+    assert default_masker().mask_text(text) == text

@@ -318,7 +318,9 @@ def _builtin_patterns() -> list[MaskPattern]:
         _p(
             "secret-value",
             "password-assignment",
-            rf"{_KEY}[ \t]*(?:=|:(?!//))[ \t]*{_NOT_A_VALUE}(?P<value>[^\s\"'\\,;&|)}}\]]{{3,1024}})",
+            # Not after a "/": a path's last part and a colon is an error message ("open /etc/app/token: permission
+            # denied"), not an assignment.
+            rf"(?<!/){_KEY}[ \t]*(?:=|:(?!//))[ \t]*{_NOT_A_VALUE}(?P<value>[^\s\"'\\,;&|)}}\]]{{3,1024}})",
             _KEY_TRIGGERS,
             ic,
         ),
