@@ -117,3 +117,8 @@ _.overall
 _.logical_flow
 _.tool_relevance
 _.synthesis_quality
+
+# CriteriaComparison's dimensions shared or not by two rubrics: set through model_copy(update=...), read by clients.
+_.shared_dimensions
+_.base_only_dimensions
+_.candidate_only_dimensions
