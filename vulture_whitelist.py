@@ -127,3 +127,7 @@ _.next_steps_offset  # SessionDetail: the first step not shown
 _.next_offset  # SessionStepsPage: the next page's offset
 # A TARSy Go providers file entry's field, accepted (so such files load) and not used by a judge (configuration/providers.py).
 _.max_tool_result_tokens
+# CriteriaComparison's dimensions shared or not by two rubrics: set through model_copy(update=...), read by clients.
+_.shared_dimensions
+_.base_only_dimensions
+_.candidate_only_dimensions

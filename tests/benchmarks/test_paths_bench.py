@@ -455,7 +455,7 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
             "WHERE score_id = %s AND claim_token = %s AND status = 'in_progress' RETURNING score_id",
             (
                 output.total_score,
-                json.dumps(output.score_breakdown.model_dump()),
+                json.dumps(dict(output.score_breakdown)),
                 output.score_reasoning,
                 score_id,
                 token,

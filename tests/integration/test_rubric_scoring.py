@@ -171,3 +171,28 @@ def test_failure_tags_get_their_frequency_trend_and_sessions(make_stack: Any) ->
         score = stack.score(item["session_id"]).json()
         assert first["tag"] in score["failure_tags"]
     assert stack.client.get(f"{analytics}/failure-tags/Not-A-Tag/sessions").status_code == 422
+
+
+def test_two_rubrics_compare_by_their_totals_and_name_the_dimensions_they_do_not_share(make_stack: Any) -> None:
+    methodology: Stack = make_stack()
+    samples = [path.stem for path in sorted(SAMPLES.glob("*.json"))]
+    sessions = [s for s in samples if methodology.request_score(s).status_code < 300]  # the scorable ones
+    methodology.poller.drain()
+    base = methodology.container.config.criteria_hash
+    outcome_first: Stack = make_stack(SCORING_RUBRIC="outcome-first")
+    for session_id in sessions:
+        outcome_first.request_score(session_id, force=True)
+    outcome_first.poller.drain()
+    candidate = outcome_first.container.config.criteria_hash
+
+    body = outcome_first.client.get(
+        "/api/v1/scoring/analytics/criteria-comparison", params={"base": base, "candidate": candidate}
+    ).json()
+
+    assert body["n"] == len(sessions)
+    assert body["total"]["mean_delta"] is not None
+    assert len(body["band_transitions"]) == 5
+    assert body["shared_dimensions"] == []
+    assert body["dimensions"] == {}
+    assert body["base_only_dimensions"] == list(methodology.container.config.rubric.keys)
+    assert body["candidate_only_dimensions"] == list(outcome_first.container.config.rubric.keys)

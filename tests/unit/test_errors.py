@@ -33,6 +33,7 @@ DECISIONS: dict[str, tuple[type[ScoringError], int, str, str]] = {
     "SessionNotFoundError": (PermanentError, 404, "session_not_found", "fail"),
     "ScoreNotFoundError": (PermanentError, 404, "score_not_found", "fail"),
     "RunNotFoundError": (PermanentError, 404, "run_not_found", "fail"),
+    "CriteriaNotFoundError": (PermanentError, 404, "criteria_not_found", "fail"),
     "ExportNotFoundError": (PermanentError, 404, "export_not_found", "fail"),
     "ExportModeError": (PermanentError, 405, "export_mode", "fail"),
     "ExportTimeLimitError": (PermanentError, 500, "export_time_limit", "fail"),

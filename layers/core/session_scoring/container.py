@@ -310,7 +310,12 @@ class Container:
         from session_scoring.repositories.comparison import ComparisonRepository
         from session_scoring.services.trends import TrendsService
 
-        return TrendsService(self.trends_repository, ComparisonRepository(self.query_engine), self.agreement_service)
+        return TrendsService(
+            self.trends_repository,
+            ComparisonRepository(self.query_engine),
+            self.agreement_service,
+            rubric_keys=lambda criteria_hash: self.scoring_service.rubric_for(criteria_hash).keys,
+        )
 
     @cached_property
     def insights_service(self) -> InsightsService:

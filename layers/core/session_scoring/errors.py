@@ -26,6 +26,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   |-- SessionNotFoundError
     |   |-- ScoreNotFoundError
     |   |-- RunNotFoundError
+    |   |-- CriteriaNotFoundError
     |   |-- ExportNotFoundError
     |   |-- ExportModeError           this deployment serves exports the other way (stream vs job)
     |   |-- ExportTimeLimitError      an export job did not finish within the exporter's time

@@ -1026,6 +1026,21 @@ export interface components {
              * @default false
              */
             with_reference: boolean;
+            /**
+             * Shared Dimensions
+             * @description The dimension keys both criteria's rubrics have: `dimensions` compares these only (different rubrics compare by their totals, always 0-100)
+             */
+            shared_dimensions: string[];
+            /**
+             * Base Only Dimensions
+             * @description Dimensions of the base's rubric the candidate's does not have
+             */
+            base_only_dimensions: string[];
+            /**
+             * Candidate Only Dimensions
+             * @description Dimensions of the candidate's rubric the base's does not have
+             */
+            candidate_only_dimensions: string[];
         };
         /** CriteriaDefinition */
         CriteriaDefinition: {

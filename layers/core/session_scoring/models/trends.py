@@ -125,6 +125,17 @@ class CriteriaComparison(ResponseModel):
         description="Restricted to the sessions whose latest score under either criteria was judged against a "
         "reference root cause (and each criteria's human agreement to its labelled sessions with one)",
     )
+    shared_dimensions: list[str] = Field(
+        default_factory=list,
+        description="The dimension keys both criteria's rubrics have: `dimensions` compares these only (different "
+        "rubrics compare by their totals, always 0-100)",
+    )
+    base_only_dimensions: list[str] = Field(
+        default_factory=list, description="Dimensions of the base's rubric the candidate's does not have"
+    )
+    candidate_only_dimensions: list[str] = Field(
+        default_factory=list, description="Dimensions of the candidate's rubric the base's does not have"
+    )
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate
-from typing import Protocol
+from typing import Any, Protocol
 
 from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, MIN_SCORE, Outcome, band_for
 from session_scoring.models.trends import (
@@ -159,6 +159,8 @@ class TrendsService:
     repository: TrendReads
     comparison: ComparisonReads
     agreement: AgreementService
+    rubric_keys: Callable[[str], tuple[str, ...]] | None = None
+    """The dimension keys of a criteria's rubric (None: every criteria has the default rubric's)."""
 
     def trends(
         self,
@@ -199,7 +201,18 @@ class TrendsService:
             self._human_agreement(candidate, with_reference),
         )
         points = self.comparison.points(base, candidate, COMPARISON_POINTS, with_reference)
-        return comparison.model_copy(update={"points": points, "with_reference": with_reference})
+        update: dict[str, Any] = {"points": points, "with_reference": with_reference}
+        if self.rubric_keys is not None:
+            # Different rubrics compare by their totals (always 0-100) and by the dimensions they share, by key.
+            base_keys, candidate_keys = self.rubric_keys(base), self.rubric_keys(candidate)
+            shared = [key for key in base_keys if key in candidate_keys]
+            update.update(
+                dimensions={key: value for key, value in comparison.dimensions.items() if key in shared},
+                shared_dimensions=shared,
+                base_only_dimensions=[key for key in base_keys if key not in shared],
+                candidate_only_dimensions=[key for key in candidate_keys if key not in shared],
+            )
+        return comparison.model_copy(update=update)
 
     def _human_agreement(self, criteria_hash: str, with_reference: bool) -> HumanAgreement:
         report = self.agreement.agreement(criteria_hash, with_reference)

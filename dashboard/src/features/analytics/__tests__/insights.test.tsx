@@ -114,6 +114,9 @@ const comparison: CriteriaComparison = {
     { session_id: 's-down', base: 92, candidate: 80 },
   ],
   with_reference: false,
+  shared_dimensions: ['logical_flow', 'consistency', 'tool_relevance', 'synthesis_quality'],
+  base_only_dimensions: [],
+  candidate_only_dimensions: [],
 };
 
 describe('ComparisonView', () => {
