@@ -21,6 +21,8 @@ _.queued_jobs
 _.requested_by
 _.next_cursor
 _.source_page_limit  # SessionListScan, for the caller
+_.later_attempt_status  # LatestScore / LatestScoreRecord: copied by field name, read by the dashboard
+_.source_unavailable  # SessionSearchResult, for the caller
 _.canonical_name
 _.label_id  # labels: copied record to response by field name (from_row, from_attributes)
 _.failed_tool_calls  # imports: an uploaded session's facts copied to its answer by field name

@@ -153,7 +153,7 @@ describe('ScoresPage', () => {
     expect(csv.searchParams.get('missing_tool')).toBe('kubectl-top');
     expect(csv.searchParams.get('min_score')).toBe('40');
     expect(csv.searchParams.has('cursor')).toBe(false);
-  }, 60_000); // a cap for a loaded machine (it types into six fields), not a speed assertion
+  }, 90_000); // a cap for a loaded machine (it types into six fields), not a speed assertion
 
   it('offers the last 24 h / 7 d / 30 d and worst first in one click each, kept in the URL', async () => {
     const user = userEvent.setup();
@@ -306,7 +306,7 @@ describe('ScoresPage', () => {
       }),
     );
     expect(search().get('scored_after')).toBe('2026-11-02');
-  });
+  }, 90_000); // a cap for a loaded machine (it types into several fields), not a speed assertion
 });
 
 describe('fleetScoresCsvUrl', () => {
