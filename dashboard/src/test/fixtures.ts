@@ -18,6 +18,7 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
     ceiling: null,
     failure_tags: [],
     claims: [],
+    masked_values: null,
     score_reasoning: 'The agent **jumped** to a conclusion.',
     missing_tools: [],
     alternative_approaches: [],
