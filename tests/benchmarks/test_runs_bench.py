@@ -50,7 +50,7 @@ class InstantJudge:
     """Answers the same valid verdict at once: the bench measures everything around the judge."""
 
     provider = "heuristic"
-    model = "heuristic-rules-v3"
+    model = "heuristic-rules-v4"
 
     def __init__(self) -> None:
         self._output = JudgeOutputSchema.model_validate(SAMPLE_VERDICT)

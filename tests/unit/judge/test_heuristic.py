@@ -98,7 +98,7 @@ def test_every_field_is_filled_and_says_it_is_not_an_llm() -> None:
     verdict = assess(sample(SHALLOW_ID))
     assert verdict.total_score == sum(verdict.score_breakdown.values())
     assert "no LLM" in verdict.score_reasoning
-    assert HEURISTIC_MODEL == "heuristic-rules-v3"
+    assert HEURISTIC_MODEL == "heuristic-rules-v4"
     assert verdict.missing_tools
     assert verdict.alternative_approaches
     assert all(a.steps for a in verdict.alternative_approaches)

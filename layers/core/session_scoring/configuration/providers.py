@@ -31,7 +31,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "vertex": "claude-sonnet-4-5@20250929",
     "google": "gemini-2.5-pro",
     "openai": "gpt-5",
-    "heuristic": "heuristic-rules-v3",
+    "heuristic": "heuristic-rules-v4",
 }
 """Each kind's model when neither the configuration nor a TARSy name gives one."""
 

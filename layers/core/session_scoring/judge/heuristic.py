@@ -3,7 +3,7 @@
 It is the local stack's default when no LLM credentials are configured, so the whole service runs on a laptop. It is
 NOT an LLM judgement: it measures the *shape* of the investigation, checks the conclusion's words and values against
 what the tools returned, and its reasoning names the evidence behind every point it gives or takes. Its scores carry
-provider ``heuristic`` and model ``heuristic-rules-v3``, hence their own criteria hash. Only a successful call is
+provider ``heuristic`` and model ``heuristic-rules-v4``, hence their own criteria hash. Only a successful call is
 evidence: one recorded as failed, or whose output reports a failure (``models.tool_failures``), returned nothing.
 
 What it measures (``docs/trace-formats.md`` lists the points of each rule):
@@ -55,7 +55,9 @@ from session_scoring.models.scores import Outcome
 from session_scoring.models.session import AvailableTool, Session, Stage, ToolCall
 from session_scoring.models.tool_failures import failure_in_output
 
-HEURISTIC_MODEL = "heuristic-rules-v3"
+HEURISTIC_MODEL = "heuristic-rules-v4"
+"""Bumped whenever a rule changes what it gives (v4: severity from the alert's own fields only; a conclusion's words
+found in successful calls' arguments are grounded), so scores of different rules never share a criteria hash."""
 SIGNAL_MAX = 25
 """Each signal's maximum: the rules' points are written for 0-25."""
 
