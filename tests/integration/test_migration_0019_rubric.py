@@ -134,7 +134,8 @@ def test_the_upgrade_moves_every_dimension_and_the_downgrade_gives_the_database_
         engine = create_engine(url)
         try:
             migrate.upgrade(engine, settings)
-            stack = make_stack(SCORING_DATABASE_URL=url)
+            # main's offline judge (heuristic-rules-v3), so the seeded scores carry main's criteria hash
+            stack = make_stack(SCORING_DATABASE_URL=url, SCORING_LLM_MODEL="heuristic-rules-v3")
             assert seed(stack.container, SEEDED, weeks=6, now=NOW).scores == SEEDED
             _earlier_attempts(engine, SCORES - SEEDED)
             assert stack.container.config.criteria_hash == MAIN_HASH_HEURISTIC  # the default rubric's hash
@@ -148,7 +149,7 @@ def test_the_upgrade_moves_every_dimension_and_the_downgrade_gives_the_database_
             assert before["comparison_pairs"][0] > 0
             figures = _dimension_figures(engine)
 
-            migrate.upgrade(engine, settings)
+            migrate.upgrade(engine, settings, "0019_rubric")
 
             assert _snapshot(engine, tables) == before  # nothing of the previous release lost or changed
             assert _stored_dimension_figures(engine) == figures  # every score's dimensions, identical figures

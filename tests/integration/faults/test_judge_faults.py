@@ -43,7 +43,7 @@ OUTPUT_FAULTS = {
     "invalid JSON": (reply_verdict('{"total_score": 67, "score_breakdown": '), "not JSON"),
     "JSON violating the schema": (
         reply_verdict({**SAMPLE_VERDICT, "score_breakdown": {"logical_flow": 40}}),
-        "does not match the schema",
+        "score_breakdown lacks consistency, tool_relevance, synthesis_quality",
     ),
     "output truncated at max_tokens": (
         reply_verdict('{"total_score": 67, "score_reasoning": "The agent', stop_reason="max_tokens"),
