@@ -251,6 +251,17 @@ def operations(t: Targets) -> list[Operation]:
         ),
         Operation("GET", "/sessions/{session_id}", {"session_id": t.read_session}),
         Operation("GET", "/criteria/current"),
+        Operation("GET", "/criteria/{criteria_hash}", {"criteria_hash": t.criteria_hash}),
+        Operation(
+            "GET", "/sessions/{session_id}/steps", {"session_id": t.read_session}, query={"offset": "0", "limit": "50"}
+        ),
+        Operation("GET", "/analytics/failure-tags", query={"criteria_hash": "current", "bucket": "week"}),
+        Operation(
+            "GET",
+            "/analytics/failure-tags/{tag}/sessions",
+            {"tag": "premature_conclusion"},
+            query={"criteria_hash": "current", "page": "1", "page_size": "20"},
+        ),
         Operation("GET", "/analytics/score-distribution", query={"criteria_hash": "current"}),
         Operation(
             "GET",
@@ -431,6 +442,8 @@ def wrong_methods(document: dict[str, Any], t: Targets) -> Iterator[Request]:
         "run_id": t.run_id,
         "export_id": "00000000-0000-4000-8000-000000000001",
         "tool_name": t.tool,
+        "criteria_hash": t.criteria_hash,
+        "tag": "premature_conclusion",
     }
     for template, operations_ in document["paths"].items():
         allowed = tuple(sorted(method.upper() for method in operations_))
