@@ -29,6 +29,11 @@ FAILING_TOOLS_ID = "b2c4e6a8-1d3f-4b5a-8c7e-9f0a1b2c3d4e"
 IN_PROGRESS_ID = "e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9"
 
 
+# No test may wait on a cloud metadata service: on a machine where its address hangs instead of refusing, botocore's
+# and google-auth's credential lookups would each cost seconds. Every client in the tests is given its credentials.
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+os.environ.setdefault("NO_GCE_CHECK", "true")
+
 ON_DEMAND = {
     "benchmark": "benchmark: run with `make bench`",
     "soak": "soak: run with `make soak`",
