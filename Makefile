@@ -116,7 +116,8 @@ integration: install
 bench: install dashboard chromium
 	CHROMIUM_PATH=$(CHROMIUM) $(PY) -m pytest tests/benchmarks --capture=sys -m benchmark $(PYTEST_ARGS)
 
-## Soak: 5,000 jobs through the local stack under random faults (SOAK_JOBS, SOAK_WORKERS); prints a summary line.
+## Soak: 5,000 jobs (800 of them from four capped scoring runs, one cancelled) through the local stack under random
+## faults (SOAK_JOBS, SOAK_WORKERS, SOAK_LARGE_RUN); prints summary lines for the jobs and the runs.
 soak: install
 	$(PY) -m pytest tests/soak -s -m soak -p no:cacheprovider $(PYTEST_ARGS)
 

@@ -6,14 +6,22 @@ While the jobs flow, the judge answers at random with 429 (retry-after), 529, 50
 or a verdict that breaks the schema; and at set points of the run PostgreSQL is restarted (twice), a scorer is
 "killed" holding claims, duplicate messages are delivered, the judge goes down long enough to dead-letter jobs (then
 an operator redrives), and the whole local stack is killed hard and restarted (its in-memory queue is lost; the
-reaper requeues what was active and resumes the planning of runs). Some of the jobs come from scoring runs
-(SOAK_RUNS runs of 100 sessions each, planned page by page on the runs queue, polled beside the scoring queue). Time
-passing (visibility delays, leases, the breaker's recovery) is stood for by
-moving it, never slept for.
+reaper requeues what was active and resumes the planning of runs).
+
+Four capped scoring runs go through the same faults, planned page by page on the runs queue (two pollers beside the
+scoring queue's, as the template's ``RunsMaximumConcurrency`` default): ``ids`` (100 session ids, started with the
+jobs), ``large`` (SOAK_LARGE_RUN sessions selected by alert type, capped below the 200 more that match, planned
+across the first PostgreSQL restart), ``cancelled`` (cancelled while planning, just before the duplicate deliveries)
+and ``killed`` (planning when the local stack is killed hard). At the end every run must have reached the state asked
+(completed, or cancelled), each selected session must have exactly one attempt from its run (the large run: exactly
+its cap, from the sessions it matches; the cancelled run: none planned after the cancel) and every attempt must have
+ended. Time passing (visibility delays, leases, the breaker's recovery) is stood for by moving it, never slept for.
 
 It ends with ``soak: jobs N, completed C, failed-with-reason F, lost 0, duplicate scores 0, pending 0``, the runs
-line (``soak: runs R over S sessions, planning 0``) and the throughput, and fails on any lost, duplicated or stuck job
-or a run left planning. SOAK_JOBS (default 5000), SOAK_WORKERS (4), SOAK_SEED.
+line (``soak: runs 4 (completed 3, cancelled 1, planning 0), attempts A of A planned: ...``), one line per run and
+the throughput, and fails on any lost, duplicated or stuck job or run. SOAK_JOBS (default 5000: the single requests
+and the attempts of the runs that complete), SOAK_WORKERS (4), SOAK_LARGE_RUN (600), SOAK_RUN_PAGE_SIZE (500),
+SOAK_SEED.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,9 +52,15 @@ JOBS = int(os.environ.get("SOAK_JOBS", "5000"))
 WORKERS = int(os.environ.get("SOAK_WORKERS", "4"))
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
 DEADLINE_SECONDS = float(os.environ.get("SOAK_DEADLINE_SECONDS", "2400"))
-RUNS = int(os.environ.get("SOAK_RUNS", "2"))
-RUN_SESSIONS = 100
-"""Sessions per run (a run selects at most 100 session ids)."""
+LARGE_RUN = int(os.environ.get("SOAK_LARGE_RUN", "600"))
+"""The large run's cap (``max_sessions``); LARGE_RUN + LARGE_RUN_BEYOND_CAP sessions match its selection."""
+LARGE_RUN_BEYOND_CAP = 200
+RUN_PAGE_SIZE = int(os.environ.get("SOAK_RUN_PAGE_SIZE", "500"))
+"""Sessions of the source per planning message: at 500 each run pages the whole directory in about eleven pages."""
+ID_RUN = 100
+"""Sessions of the ``ids``, ``cancelled`` and ``killed`` runs (a run selects at most 100 session ids)."""
+RUN_WAIT_SECONDS = 300.0
+"""How long the injector waits for a run to plan the page it waits for before failing the soak."""
 
 BAD_VERDICT = {**SAMPLE_VERDICT, "total_score": 99}  # the total is not the sum of its dimensions
 
@@ -110,21 +125,105 @@ class RandomFaultClaude(FakeClaude):
         return reply_verdict(BAD_VERDICT)
 
 
+LARGE_ALERT = "SoakLargeRun"
+CANCELLED_ALERT = "SoakCancelledRun"
+
+
+@dataclass
+class SoakSessions:
+    """The session files of the soak, by who asks for their scoring."""
+
+    directory: Path
+    singles: list[str]
+    """Scored one request each."""
+    ids_run: list[str]
+    large_run: list[str]
+    """Every session the large run's selection matches (its alert type): LARGE_RUN_BEYOND_CAP more than its cap."""
+    cancelled_run: list[str]
+    killed_run: list[str]
+
+
 @pytest.fixture
-def soak_sessions() -> Iterator[tuple[Path, list[str]]]:
+def soak_sessions() -> Iterator[SoakSessions]:
+    singles = JOBS - 2 * ID_RUN - LARGE_RUN
+    assert singles > 0, f"SOAK_JOBS must exceed the completed runs' attempts ({2 * ID_RUN + LARGE_RUN})"
     directory = Path(tempfile.mkdtemp(prefix="scoring-soak-sessions-"))
     template = json.loads((SAMPLES / f"{THOROUGH_ID}.json").read_text())
-    ids = []
-    for _ in range(JOBS):
-        session_id = str(uuid.uuid4())
-        (directory / f"{session_id}.json").write_text(json.dumps({**template, "session_id": session_id}))
-        ids.append(session_id)
-    yield directory, ids
+
+    def write(count: int, alert_type: str | None = None) -> list[str]:
+        ids = []
+        for _ in range(count):
+            session_id = str(uuid.uuid4())
+            document = {**template, "session_id": session_id}
+            if alert_type is not None:
+                document["alert_type"] = alert_type
+            (directory / f"{session_id}.json").write_text(json.dumps(document))
+            ids.append(session_id)
+        return ids
+
+    yield SoakSessions(
+        directory,
+        singles=write(singles),
+        ids_run=write(ID_RUN),
+        large_run=write(LARGE_RUN + LARGE_RUN_BEYOND_CAP, LARGE_ALERT),
+        cancelled_run=write(ID_RUN, CANCELLED_ALERT),
+        killed_run=write(ID_RUN),
+    )
     shutil.rmtree(directory, ignore_errors=True)
 
 
+@dataclass
+class SoakRun:
+    """One scoring run of the soak: what it is started with and what it must end as."""
+
+    name: str
+    body: dict[str, Any]
+    selectable: frozenset[str]
+    """The sessions its selection may take."""
+    outcome: str
+    """``completed`` or ``cancelled`` (as asked)."""
+    expected: int | None
+    """Attempts it must end with (a completed run); the cancelled run's are those it had when it was cancelled."""
+    exact: bool = True
+    """Every selectable session must have its attempt (not so for the capped large run: ``expected`` of them)."""
+    run_id: str = ""
+    during: str = ""
+    """The fault its planning went through."""
+    planning_when_hit: bool | None = None
+    """Was it still planning when the fault aimed at it hit (None: none is)?"""
+
+
+def _soak_runs(sessions: SoakSessions) -> dict[str, SoakRun]:
+    def by_ids(ids: list[str]) -> dict[str, Any]:
+        return {"max_sessions": len(ids), "selection": {"which": "all", "session_ids": ids}}
+
+    return {
+        "ids": SoakRun("ids", by_ids(sessions.ids_run), frozenset(sessions.ids_run), "completed", ID_RUN),
+        "large": SoakRun(
+            "large",
+            {"max_sessions": LARGE_RUN, "selection": {"which": "all", "alert_type": LARGE_ALERT}},
+            frozenset(sessions.large_run),
+            "completed",
+            LARGE_RUN,
+            exact=False,
+        ),
+        "cancelled": SoakRun(
+            "cancelled",
+            {"max_sessions": ID_RUN, "selection": {"which": "unscored", "alert_type": CANCELLED_ALERT}},
+            frozenset(sessions.cancelled_run),
+            "cancelled",
+            None,
+            exact=False,
+        ),
+        "killed": SoakRun("killed", by_ids(sessions.killed_run), frozenset(sessions.killed_run), "completed", ID_RUN),
+    }
+
+
 class Workers:
-    """Several queue pollers, each a scorer instance feeding batches to the real handler on its own thread."""
+    """Several queue pollers, each a scorer instance feeding batches to the real handler on its own thread; and two
+    on the runs queue (planning messages and run jobs), as its own event source mapping feeds the scorer."""
+
+    RUNS_POLLERS = 2
 
     def __init__(self, stack: Stack, count: int) -> None:
         from devstack.queue_poller import QueuePoller
@@ -134,11 +233,11 @@ class Workers:
             QueuePoller(stack.sqs, stack.resources.queue_url, handler, batch_size=5, wait_seconds=1, budget_seconds=120)
             for _ in range(count)
         ]
-        # The runs queue (planning messages and run jobs), as its own event source mapping feeds the scorer.
         runs_queue = stack.env["SCORING_RUNS_QUEUE_URL"]
-        self.pollers.append(
+        self.pollers += [
             QueuePoller(stack.sqs, runs_queue, handler, batch_size=5, wait_seconds=1, budget_seconds=120)
-        )
+            for _ in range(self.RUNS_POLLERS)
+        ]
 
     def start(self) -> None:
         for poller in self.pollers:
@@ -163,60 +262,47 @@ def _execute(url: str, sql: str) -> int:
         engine.dispose()
 
 
+def _rows(url: str, sql: str, **params: Any) -> list[Any]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(text(sql), params).all())
+    finally:
+        engine.dispose()
+
+
 def _count_active(url: str) -> int:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return int(
-                conn.execute(
-                    text("SELECT count(*) FROM session_scores WHERE status IN ('pending', 'in_progress')")
-                ).scalar_one()
-            )
-    finally:
-        engine.dispose()
+    return int(_rows(url, "SELECT count(*) FROM session_scores WHERE status IN ('pending', 'in_progress')")[0][0])
 
 
-def _runs(url: str) -> tuple[int, int]:
-    """How many runs there are, and how many of them are still planning."""
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            row = conn.execute(
-                text("SELECT count(*), count(*) FILTER (WHERE status = 'planning') FROM scoring_runs")
-            ).one()
-            return int(row[0]), int(row[1])
-    finally:
-        engine.dispose()
+def _planning(url: str) -> int:
+    """How many runs are still planning."""
+    return int(_rows(url, "SELECT count(*) FROM scoring_runs WHERE status = 'planning'")[0][0])
 
 
 def _count_terminal(url: str) -> int:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return int(
-                conn.execute(
-                    text("SELECT count(*) FROM session_scores WHERE status IN ('completed', 'failed')")
-                ).scalar_one()
-            )
-    finally:
-        engine.dispose()
+    return int(_rows(url, "SELECT count(*) FROM session_scores WHERE status IN ('completed', 'failed')")[0][0])
+
+
+def _run_attempts(url: str, run_id: str) -> list[Any]:
+    return _rows(url, "SELECT session_id, status FROM session_scores WHERE run_id = :run_id", run_id=run_id)
 
 
 @pytest.mark.soak
 def test_soak(
     make_stack: Any,
     restartable_postgres: tuple[str, Any],
-    soak_sessions: tuple[Path, list[str]],
+    soak_sessions: SoakSessions,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url, server = restartable_postgres
-    directory, session_ids = soak_sessions
     faults = FaultCounts()
     judge = RandomFaultClaude(faults, SEED).start()
     rng = random.Random(SEED)
+    runs = _soak_runs(soak_sessions)
     env = {
         "SCORING_DATABASE_URL": url,
-        "SCORING_SESSIONS_DIR": str(directory),
+        "SCORING_SESSIONS_DIR": str(soak_sessions.directory),
         "SCORING_LLM_PROVIDER": "anthropic",
         "ANTHROPIC_API_KEY": "soak-key-not-secret",
         "ANTHROPIC_BASE_URL": judge.base_url,
@@ -229,7 +315,8 @@ def test_soak(
         # The counted path: time passes here by moving visibility delays (a deferred copy's DelaySeconds is not
         # movable through SQS), and the judge outage is meant to reach the dead-letter queue.
         "SCORING_MAX_DEFERRALS": "0",
-        "SCORING_RUN_PAGE_SIZE": "500",  # a run pages the whole directory: ten pages, not fifty
+        "SCORING_RUN_PAGE_SIZE": str(RUN_PAGE_SIZE),
+        "SCORING_MAX_RUN_SESSIONS": str(max(1000, LARGE_RUN)),
         "POWERTOOLS_LOG_LEVEL": "ERROR",
     }
     stack: Stack = make_stack(**env)
@@ -237,9 +324,9 @@ def test_soak(
     started = time.monotonic()
     workers.start()
     try:
-        _submit(stack, session_ids, faults)
-        _run_with_faults(stack, workers, judge, server, url, rng, faults)
-        workers = _settle(stack, workers, judge, url, faults, make_stack, env)
+        _submit(stack, soak_sessions, runs["ids"], faults)
+        _run_with_faults(stack, workers, judge, server, url, rng, faults, runs)
+        stack, workers = _settle(stack, workers, url, faults, make_stack, env, runs["killed"])
     finally:
         workers.stop()
         judge.stop()
@@ -247,12 +334,18 @@ def test_soak(
 
     state = end_state(url)
     pending = _count_active(url)
-    runs, planning = _runs(url)
+    report = _check_runs(stack, url, runs)
+    # The cancelled run's attempts that a scorer had claimed before the cancel end completed or failed too; they are
+    # not among the SOAK_JOBS (the attempts that must end so) and are counted on the runs' line.
+    completed = state.completed - report.cancelled_run["completed"]
+    failed = len(state.failed) - report.cancelled_run["failed"]
     print(
-        f"\nsoak: jobs {JOBS}, completed {state.completed}, failed-with-reason {len(state.failed)}, "
+        f"\nsoak: jobs {JOBS}, completed {completed}, failed-with-reason {failed}, "
         f"lost {len(state.lost)}, duplicate scores {state.duplicates}, pending {pending}"
     )
-    print(f"soak: runs {runs} over {RUNS * RUN_SESSIONS} sessions, planning {planning}")
+    print(report.summary())
+    for line in report.lines:
+        print(line)
     print(f"soak: {elapsed:.0f} s, {JOBS / elapsed:.1f} jobs/s with {WORKERS} workers; faults: {faults.summary()}")
     reasons: dict[str, int] = {}
     for _, reason in state.failed:
@@ -263,23 +356,51 @@ def test_soak(
     assert state.lost == []
     assert state.duplicates == 0
     assert pending == 0
-    assert (runs, planning) == (RUNS, 0)
-    assert state.completed + len(state.failed) == JOBS
+    assert report.problems == []
+    assert completed + failed == JOBS
 
 
-def _submit(stack: Stack, session_ids: list[str], faults: FaultCounts) -> None:
-    """The first RUNS * RUN_SESSIONS sessions through runs (each selecting its own ids), the rest one by one."""
-    in_runs = RUNS * RUN_SESSIONS
-    assert in_runs < len(session_ids), "SOAK_JOBS must exceed the sessions of the runs (SOAK_RUNS x 100)"
-    for start in range(0, in_runs, RUN_SESSIONS):
-        chunk = session_ids[start : start + RUN_SESSIONS]
-        body = {"max_sessions": len(chunk), "selection": {"which": "all", "session_ids": chunk}}
-        response = stack.client.post("/api/v1/scoring/runs", json=body)
-        assert response.status_code == 202, response.text
-        faults.add("runs started")
-    for session_id in session_ids[in_runs:]:
+def _submit(stack: Stack, sessions: SoakSessions, ids_run: SoakRun, faults: FaultCounts) -> None:
+    """The ``ids`` run first (its planning goes on among the single requests), then the single requests."""
+    _start_run(stack, ids_run, faults)
+    ids_run.during = "the single requests' submission"
+    for session_id in sessions.singles:
         response = stack.request_score(session_id)
         assert response.status_code in (200, 202), response.text
+
+
+def _start_run(stack: Stack, run: SoakRun, faults: FaultCounts) -> None:
+    response = stack.client.post("/api/v1/scoring/runs", json={**run.body, "name": f"soak {run.name}"})
+    assert response.status_code == 202, response.text
+    run.run_id = response.json()["run_id"]
+    faults.add("runs started")
+
+
+def _run_position(url: str, run_id: str) -> tuple[str, int]:
+    """A run's status and the page its planning stands at."""
+    row = _rows(url, "SELECT status, next_page FROM scoring_runs WHERE run_id = :run_id", run_id=run_id)[0]
+    return str(row.status), int(row.next_page)
+
+
+def _start_and_plan(
+    stack: Stack, workers: Workers, url: str, run: SoakRun, pages: int, fault: str, faults: FaultCounts
+) -> None:
+    """Start ``run`` and wait until ``pages`` of its pages are planned, so that the fault that follows meets it
+    planning (``run.during`` says whether it did)."""
+    _start_run(stack, run, faults)
+    deadline = time.monotonic() + RUN_WAIT_SECONDS
+    status, next_page = _run_position(url, run.run_id)
+    while status == "planning" and next_page <= pages:
+        assert time.monotonic() < deadline, f"run {run.name}: page {next_page} not planned in {RUN_WAIT_SECONDS} s"
+        workers.let_time_pass()
+        time.sleep(0.05)  # pacing of the injector's poll only; no assertion waits on it
+        status, next_page = _run_position(url, run.run_id)
+    run.planning_when_hit = status == "planning"
+    if run.planning_when_hit:
+        run.during = f"{fault} (page {next_page - 1} planned)"
+        faults.add("runs planning when a fault hit")
+    else:
+        run.during = f"none: planned ({status}) before {fault}"
 
 
 def _run_with_faults(
@@ -290,6 +411,7 @@ def _run_with_faults(
     url: str,
     rng: random.Random,
     faults: FaultCounts,
+    runs: dict[str, SoakRun],
 ) -> None:
     """Inject the scheduled faults as the run passes given shares of terminal attempts."""
     schedule = [
@@ -309,26 +431,31 @@ def _run_with_faults(
         _, fault = schedule.pop(0)
         faults.add(fault)
         if fault == "postgres restarted":
+            if not runs["large"].run_id:
+                _start_and_plan(stack, workers, url, runs["large"], 1, "the first PostgreSQL restart", faults)
             restart(server)
         elif fault == "scorer killed holding claims":
             _kill_a_scorer(stack, url)
         elif fault == "duplicate deliveries":
+            _cancel_while_planning(stack, workers, url, runs["cancelled"], faults)
             _duplicate(stack, rng, faults)
         elif fault == "judge down":
             _judge_down_until_dead_letters(stack, workers, judge, faults)
 
 
+def _cancel_while_planning(stack: Stack, workers: Workers, url: str, run: SoakRun, faults: FaultCounts) -> None:
+    """Start the run to cancel, cancel it once two pages are planned; what it has then is all it may ever have (the
+    duplicate deliveries that follow resend some of its cancelled attempts' jobs)."""
+    _start_and_plan(stack, workers, url, run, 2, "the cancel", faults)
+    response = stack.client.post(f"/api/v1/scoring/runs/{run.run_id}/cancel")
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "cancelled", response.text
+    run.expected = len(_run_attempts(url, run.run_id))
+
+
 def _kill_a_scorer(stack: Stack, url: str) -> None:
     """A scorer claims some attempts and dies: its claims stay until their leases expire (moved into the past)."""
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            ids = [
-                row[0]
-                for row in conn.execute(text("SELECT score_id FROM session_scores WHERE status = 'pending' LIMIT 10"))
-            ]
-    finally:
-        engine.dispose()
+    ids = [row[0] for row in _rows(url, "SELECT score_id FROM session_scores WHERE status = 'pending' LIMIT 10")]
     for score_id in ids:
         stack.container.score_repository.claim(score_id, lease_seconds=30)
     _execute(
@@ -341,14 +468,10 @@ def _kill_a_scorer(stack: Stack, url: str) -> None:
 def _duplicate(stack: Stack, rng: random.Random, faults: FaultCounts) -> None:
     from session_scoring.models.jobs import ScoringJob
 
-    engine = create_engine(stack.env["SCORING_DATABASE_URL"])
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text("SELECT score_id, session_id, requested_at FROM session_scores ORDER BY random() LIMIT 100")
-            ).all()
-    finally:
-        engine.dispose()
+    rows = _rows(
+        stack.env["SCORING_DATABASE_URL"],
+        "SELECT score_id, session_id, requested_at FROM session_scores ORDER BY random() LIMIT 100",
+    )
     for row in rows:
         job = ScoringJob(
             score_id=row.score_id, session_id=row.session_id, requested_by="soak", requested_at=row.requested_at
@@ -386,14 +509,17 @@ def _dead_letters(stack: Stack) -> int:
 def _settle(
     stack: Stack,
     workers: Workers,
-    judge: RandomFaultClaude,
     url: str,
     faults: FaultCounts,
     make_stack: Any,
     env: dict[str, str],
-) -> Workers:
-    """Kill the local stack hard once (the queue dies with it), restart it, then let time pass until nothing is
-    active: leases expire, deferred messages return, the reaper runs, dead letters are redriven."""
+    killed_run: SoakRun,
+) -> tuple[Stack, Workers]:
+    """Start the ``killed`` run and, once its first page is planned, kill the local stack hard (the queues die with
+    it: the run's next planning message and its jobs), restart it, then let time pass until nothing is active and no
+    run is planning: leases expire, deferred messages return, the reaper runs (requeueing attempts and resuming
+    planning), dead letters are redriven."""
+    _start_and_plan(stack, workers, url, killed_run, 1, "the hard kill of the local stack", faults)
     workers.stop()
     stack.sqs.purge_queue(QueueUrl=stack.resources.queue_url)
     stack.sqs.purge_queue(QueueUrl=stack.env["SCORING_RUNS_QUEUE_URL"])  # planning messages die with the stack too
@@ -403,7 +529,7 @@ def _settle(
     workers = Workers(restarted, WORKERS)
     workers.start()
     deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline and (_count_active(url) > 0 or _runs(url)[1] > 0):
+    while time.monotonic() < deadline and (_count_active(url) > 0 or _planning(url) > 0):
         workers.let_time_pass()
         pass_recovery_timeout(restarted)
         _execute(
@@ -427,4 +553,77 @@ def _settle(
         if _dead_letters(restarted):
             restarted.container.dead_letters.redrive()
         time.sleep(1.0)  # pacing of the settle loop
-    return workers
+    return restarted, workers
+
+
+@dataclass
+class RunsReport:
+    """What the runs ended as: the figures of the summary, one line per run, and what is wrong."""
+
+    runs: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    attempts: Counter[str] = field(default_factory=Counter)
+    planned: int = 0
+    twice: int = 0
+    outside: int = 0
+    cancelled_run: Counter[str] = field(default_factory=Counter)
+    """The attempts of the cancelled run by status."""
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        statuses = ", ".join(f"{status} {n}" for status, n in sorted(self.statuses.items()))
+        ended = sum(self.attempts[s] for s in ("completed", "failed", "cancelled"))
+        active = self.attempts["pending"] + self.attempts["in_progress"]
+        return (
+            f"soak: runs {self.runs} ({statuses}, planning {self.statuses['planning']}), attempts {ended} ended of "
+            f"{self.planned} planned: completed {self.attempts['completed']}, failed {self.attempts['failed']}, "
+            f"cancelled {self.attempts['cancelled']}, active {active}, lost {self.planned - ended}, "
+            f"twice in a run {self.twice}, outside the selection {self.outside}"
+        )
+
+
+def _check_runs(stack: Stack, url: str, runs: dict[str, SoakRun]) -> RunsReport:
+    """Each run's state as the API reads it (reading a run settles it) beside its attempts in the database."""
+    report = RunsReport(runs=len(runs))
+    for run in runs.values():
+        response = stack.client.get(f"/api/v1/scoring/runs/{run.run_id}")
+        assert response.status_code == 200, response.text
+        record = response.json()
+        rows = _run_attempts(url, run.run_id)
+        sessions = [str(row.session_id) for row in rows]
+        statuses = Counter(str(row.status) for row in rows)
+        twice = len(sessions) - len(set(sessions))
+        outside = len(set(sessions) - run.selectable)
+        missing = len(run.selectable - set(sessions)) if run.exact else 0
+        report.statuses[record["status"]] += 1
+        report.attempts.update(statuses)
+        report.planned += len(rows)
+        report.twice += twice
+        report.outside += outside
+        if run.outcome == "cancelled":
+            report.cancelled_run = statuses
+        counted = {status: record["counts"][status] for status in statuses}
+        report.lines.append(
+            f"soak: run {run.name}: {record['status']}, {len(rows)} attempts "
+            f"({', '.join(f'{s} {n}' for s, n in sorted(statuses.items()))}) of {len(run.selectable)} selectable, "
+            f"{record['sessions_read']} sessions read; planning through {run.during}"
+            + (f"; {record['stop_reason']}" if record.get("stop_reason") else "")
+        )
+        wrong = []
+        if run.planning_when_hit is False:
+            wrong.append(f"its fault met no planning ({run.during}): the soak did not test it")
+        if record["status"] != run.outcome:
+            wrong.append(f"status {record['status']}, not {run.outcome}")
+        if len(rows) != run.expected:
+            wrong.append(f"{len(rows)} attempts, not {run.expected}")
+        if twice or outside or missing:
+            wrong.append(f"{twice} twice, {outside} outside the selection, {missing} selected but never queued")
+        if statuses["pending"] or statuses["in_progress"]:
+            wrong.append(f"{statuses['pending'] + statuses['in_progress']} attempts still active")
+        if run.outcome == "completed" and statuses["cancelled"]:
+            wrong.append(f"{statuses['cancelled']} attempts cancelled in a run nobody cancelled")
+        if counted != dict(statuses):
+            wrong.append(f"the API counts {counted}, the database {dict(statuses)}")
+        report.problems += [f"run {run.name}: {problem}" for problem in wrong]
+    return report
