@@ -146,6 +146,20 @@ def test_fact_9_a_codex_exec_command_exit_code_in_the_header_is_a_failure() -> N
     assert outcomes(found.session) == ["inferred", "ok", "inferred", "ok", "inferred"]
 
 
+def test_fact_9_a_codex_end_event_recording_a_failure_fails_its_call_once() -> None:
+    (found,) = read(FACTS / "codex_end_events_record_failures.jsonl")
+
+    # The patch that did not apply and the MCP error are recorded by their end events; the port-forward's exit code
+    # belongs to the poll that saw the process exit, not to the call it outlived.
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "recorded", "recorded", "ok", "ok"]
+    assert [c.name for c in found.session.tool_calls if not c.success] == [
+        "write_stdin",
+        "apply_patch",
+        "kubernetes__configmaps_get",
+    ]
+    assert (found.session.tool_calls[3].error or "").startswith("the patch did not apply\napply_patch verification")
+
+
 def test_fact_10_narration_announcing_the_next_action_is_never_the_conclusion() -> None:
     (found,) = read(FACTS / "openhands_v1_agent_error.jsonl")
 
