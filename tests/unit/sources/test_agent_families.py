@@ -213,6 +213,7 @@ def test_a_stratus_trajectory_reads_each_message_once_with_its_stages_failures_a
     assert (found.session.final_analysis or "").startswith("Removed --requirepass from the redis-cart deployment")
     assert (found.session.stages[0].output or "").startswith("cartservice-7d9c6b5f4-q2xkz crash-loops because")
     assert found.session.stages[1].output is None
+    assert found.session.agent_models == ["claude-sonnet-4-5-20250929"]
     assert {s.what: s.count for s in found.session.skipped_content} == {
         "'event' line(s) holding no messages": 1,
         "'metadata' line(s) holding no messages": 1,

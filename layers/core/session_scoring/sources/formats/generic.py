@@ -298,6 +298,17 @@ def _fill(items: list[dict[str, Any]], builder: TraceBuilder, document: TraceDoc
             openai_chat.fill([message], builder, document)
 
 
+def _models(items: list[dict[str, Any]]) -> list[str]:
+    """The models the messages name (LangChain's ``response_metadata.model_name``, a message's ``model``)."""
+    found: list[str] = []
+    for item in items:
+        metadata = item.get("response_metadata")
+        name = metadata.get("model_name") or metadata.get("model") if isinstance(metadata, dict) else item.get("model")
+        if isinstance(name, str) and name:
+            found.append(name)
+    return found
+
+
 def parse(document: TraceDocument, found: Found) -> Session:
     """The conversation found, one stage, or one stage per stage of a JSON Lines stream (each stage's answer is its
     output; the last stage's answer is the session's)."""
@@ -306,7 +317,7 @@ def parse(document: TraceDocument, found: Found) -> Session:
         builder.drop(what, count, reason)
     if not found.segments:
         _fill(found.items, builder, document)
-        return build_session(document, builder)
+        return build_session(document, builder, agent_models=_models(found.items))
     stages: list[Stage] = []
     answer: tuple[str, str | None] | None = None
     for number, segment in enumerate(found.segments, start=1):
@@ -330,4 +341,5 @@ def parse(document: TraceDocument, found: Found) -> Session:
         stages=stages,
         final_analysis=answer[0] if answer else None,
         final_answer_source=answer[1] if answer else None,
+        agent_models=_models(found.items),
     )
