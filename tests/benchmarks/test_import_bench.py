@@ -1,7 +1,8 @@
-"""Importing a 5 MB recording (a mini-swe-agent trajectory of 400 commands, and the same conversation one key away,
-found by the generic fallback): the time ``ImportService.import_session`` takes to read it, infer its failures and
-describe it (storage is an in-memory store here: the database write is measured by the session-list benchmarks).
-Prints the figures; asserts only that the work was done."""
+"""Importing a 5 MB recording (a mini-swe-agent trajectory of 400 commands, the same conversation one key away,
+found by the generic fallback, and a Stratus trajectory whose every line repeats the conversation so far): the time
+``ImportService.import_session`` takes to read it, infer its failures and describe it (storage is an in-memory store
+here: the database write is measured by the session-list benchmarks). Prints the figures; asserts only that the work
+was done."""
 
 from __future__ import annotations
 
@@ -44,6 +45,30 @@ def _mini_trajectory() -> dict[str, object]:
     return {"info": {"exit_status": "Submitted", "submission": "ledger-worker logs fill /var."}, "messages": messages}
 
 
+def _stratus_snapshots() -> bytes:
+    """Stratus's combined trajectory: a metadata line, a stage marker, then one line per graph step holding the whole
+    conversation so far (LangChain class names), until the file reaches the target size."""
+    output = "\n".join(f"worker-{n % 97}-7d9c6b5f4-q2x{n:03d}   1/1   Running   {n % 5}   9m" for n in range(40))
+    messages: list[dict[str, object]] = [
+        {"type": "SystemMessage", "content": "Diagnose the application."},
+        {"type": "HumanMessage", "content": "Namespace boutique; submit the root cause with submit_tool."},
+    ]
+    lines = [
+        json.dumps({"type": "metadata", "problem_id": "bench", "total_stages": 1}),
+        json.dumps({"type": "stage_start", "stage": "diagnosis"}),
+    ]
+    size = step = 0
+    while size < TARGET_BYTES:
+        call = {"name": "exec_kubectl_cmd_safely", "args": {"command": f"kubectl get pods -l shard={step}"}}
+        messages.append({"type": "AIMessage", "content": f"Shard {step}.", "tool_calls": [{**call, "id": f"c{step}"}]})
+        messages.append({"type": "ToolMessage", "content": output, "tool_call_id": f"c{step}"})
+        line = json.dumps({"type": "event", "stage": "diagnosis", "event_index": step, "messages": messages})
+        lines.append(line)
+        size += len(line) + 1
+        step += 1
+    return "\n".join(lines).encode()
+
+
 def _timed(body: bytes, name: str) -> tuple[float, int]:
     service = ImportService(_Store(), TraceImportSection())
     started = time.perf_counter()
@@ -70,3 +95,16 @@ def test_importing_a_5_mb_recording(bench_table: BenchTable, label: str, wrap: o
         note=f"{calls} tool calls; best of 3, in-memory store",
     )
     assert calls > 300
+
+
+def test_importing_a_5_mb_stratus_trajectory_of_state_snapshots(bench_table: BenchTable) -> None:
+    body = _stratus_snapshots()
+    seconds, calls = min(_timed(body, "stratus_agent_trajectory.jsonl") for _ in range(3))
+    bench_table.add(
+        f"import / a {len(body) / 2**20:.1f} MB recording (Stratus state snapshots, generic fallback)",
+        seconds * 1000,
+        "ms",
+        goal="< 2000 ms",
+        note=f"{calls} tool calls, each line repeating the conversation so far; best of 3, in-memory store",
+    )
+    assert calls > 10

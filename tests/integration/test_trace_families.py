@@ -61,6 +61,19 @@ def test_a_conversation_no_reader_claims_is_read_generically_and_the_answer_says
     assert answer["final_answer_source"] == "last_assistant_text"
 
 
+def test_a_stratus_trajectory_uploads_as_saved_with_its_stages_failures_and_submitted_answer(stack: Stack) -> None:
+    response = upload(stack, FAMILIES / "held_out" / "stratus--cartservice-redis-noauth.jsonl")
+
+    assert response.status_code == 201, response.text
+    answer = response.json()
+    assert (answer["trace_format"], answer["read_generically"]) == ("generic", True)
+    assert answer["conversation_at"].startswith("$[*].messages (each line's messages, one JSON Lines stream")
+    assert (answer["tool_calls"], answer["failed_tool_calls"]) == (10, 2)
+    assert (answer["recorded_failures"], answer["inferred_failures"]) == (0, 2)
+    assert answer["final_answer_source"] == "submit_tool:f_submit_tool"
+    assert "'stage_start' line(s) holding no messages" in [item["what"] for item in answer["skipped"]]
+
+
 def test_a_document_holding_no_conversation_is_a_400_naming_the_nearest_thing_found(stack: Stack) -> None:
     response = upload(stack, FACTS / "no_conversation.json")
 

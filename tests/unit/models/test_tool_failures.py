@@ -27,6 +27,13 @@ from session_scoring.models.tool_failures import failure_in_output
         ("request timed out after 30s", "request timed out"),
         ("\n\n  Error: leading blank lines do not hide it", "Error: leading blank lines"),
         ({"error": "not found", "code": 404}, "error: not found"),
+        ("Command Rejected (ValueError): Pipe commands are forbidden", "Command Rejected (ValueError)"),
+        ("Command Rejected: Only kubectl commands are allowed.", "Command Rejected: Only kubectl"),
+        (
+            "meta=None content=[TextContent(type='text', text='tool get_traces failed: no such service', "
+            "annotations=None)] isError=True",
+            "an MCP result with isError=True",
+        ),
     ],
 )
 def test_a_failure_reported_at_the_start_of_the_output_is_found_and_quoted(output: Any, evidence: str) -> None:
@@ -45,6 +52,8 @@ def test_a_failure_reported_at_the_start_of_the_output_is_found_and_quoted(outpu
         "ERROR search failed: [search_phase_execution_exception] all shards failed",
         'HTTP/1.1 200 OK\n\n{"status": "up"}',
         "NAME READY STATUS\nweb-1 0/1 Error",
+        "meta=None content=[TextContent(type='text', text=\"['geo', 'user']\", annotations=None)] isError=False",
+        "The command rejected by the admission webhook was retried and applied",
         {"error": None, "items": []},
         {"status": "failed", "pods": 3},
         ["Error: a list is not read"],

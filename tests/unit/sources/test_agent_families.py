@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,6 +146,20 @@ def test_fact_9_a_codex_exec_command_exit_code_in_the_header_is_a_failure() -> N
     assert outcomes(found.session) == ["inferred", "ok", "inferred", "ok", "inferred"]
 
 
+def test_fact_9_a_codex_end_event_recording_a_failure_fails_its_call_once() -> None:
+    (found,) = read(FACTS / "codex_end_events_record_failures.jsonl")
+
+    # The patch that did not apply and the MCP error are recorded by their end events; the port-forward's exit code
+    # belongs to the poll that saw the process exit, not to the call it outlived.
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "recorded", "recorded", "ok", "ok"]
+    assert [c.name for c in found.session.tool_calls if not c.success] == [
+        "write_stdin",
+        "apply_patch",
+        "kubernetes__configmaps_get",
+    ]
+    assert (found.session.tool_calls[3].error or "").startswith("the patch did not apply\napply_patch verification")
+
+
 def test_fact_10_narration_announcing_the_next_action_is_never_the_conclusion() -> None:
     (found,) = read(FACTS / "openhands_v1_agent_error.jsonl")
 
@@ -167,6 +182,90 @@ def test_a_langgraph_agent_log_of_one_message_a_line_is_read_as_one_stream() -> 
     assert found.trace_format == "generic"
     assert found.location == "$[*].messages (each line's messages, one JSON Lines stream)"
     assert len(found.session.tool_calls) == 4
+
+
+STRATUS = FAMILIES / "held_out" / "stratus--cartservice-redis-noauth.jsonl"
+"""Stratus's combined trajectory as its driver saves it: a metadata line, then for each stage a ``stage_start`` line
+and one ``event`` line per graph step holding the whole conversation so far (LangChain class names, tool messages
+with and without ``tool_call_id``, an event the driver could not serialise)."""
+
+
+def stratus_lines() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in STRATUS.read_text(encoding="utf-8").splitlines()]
+
+
+def read_lines(lines: list[dict[str, Any]], name: str = "stratus_agent_trajectory.jsonl") -> Read:
+    (found,) = read_traces(load_text("\n".join(json.dumps(line) for line in lines), name))
+    return found
+
+
+def test_a_stratus_trajectory_reads_each_message_once_with_its_stages_failures_and_submitted_answers() -> None:
+    found = read_lines(stratus_lines())
+
+    assert found.trace_format == "generic"
+    assert found.location == (
+        "$[*].messages (each line's messages, one JSON Lines stream; lines repeat the conversation so far, each "
+        "message read once; 2 stages by each line's stage)"
+    )
+    assert [stage.name for stage in found.session.stages] == ["diagnosis", "mitigation_attempt_0"]
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok", "ok", "ok", "inferred", "ok", "ok", "ok"]
+    assert found.session.final_answer_source == "submit_tool:f_submit_tool"
+    assert (found.session.final_analysis or "").startswith("Removed --requirepass from the redis-cart deployment")
+    assert (found.session.stages[0].output or "").startswith("cartservice-7d9c6b5f4-q2xkz crash-loops because")
+    assert found.session.stages[1].output is None
+    assert found.session.agent_models == ["claude-sonnet-4-5-20250929"]
+    assert {s.what: s.count for s in found.session.skipped_content} == {
+        "'event' line(s) holding no messages": 1,
+        "'metadata' line(s) holding no messages": 1,
+        "'stage_start' line(s) holding no messages": 2,
+        "message(s) a later line repeated (the whole conversation so far, a state snapshot)": 154,
+        "system message(s)": 2,
+    }
+
+
+def test_a_stratus_trajectory_keeping_only_each_stage_last_event_reads_the_same_calls() -> None:
+    lines = stratus_lines()
+    last = {line["stage"]: index for index, line in enumerate(lines) if line.get("messages")}
+    trimmed = [line for index, line in enumerate(lines) if "messages" not in line or index in last.values()]
+
+    found = read_lines(trimmed)
+
+    assert [c.arguments for c in found.session.tool_calls] == [
+        c.arguments for c in read_lines(lines).session.tool_calls
+    ]
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok", "ok", "ok", "inferred", "ok", "ok", "ok"]
+    assert found.session.final_answer_source == "submit_tool:f_submit_tool"
+
+
+def test_one_stratus_agent_trajectory_without_stages_is_one_conversation_answered_by_its_submit() -> None:
+    lines = stratus_lines()
+    events = [{k: v for k, v in line.items() if k != "stage"} for line in lines if line.get("stage") == "diagnosis"]
+    header = {"type": "metadata", "agent_name": "diagnosis", "timestamp": "20261201_094107", "total_events": 11}
+
+    found = read_lines([header, *[e for e in events if e["type"] == "event"]], "diagnosis_trajectory.jsonl")
+
+    assert [stage.name for stage in found.session.stages] == ["conversation"]
+    assert outcomes(found.session) == ["ok", "ok", "inferred", "ok", "ok"]
+    assert found.session.final_answer_source == "submit_tool:submit_tool"
+    assert (found.session.final_analysis or "").startswith("cartservice-7d9c6b5f4-q2xkz crash-loops because")
+
+
+def test_a_tool_named_submit_whose_answer_acknowledges_nothing_is_evidence_not_the_answer() -> None:
+    document = {
+        "messages": [
+            {"role": "user", "content": "Why did the nightly export not run?"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "submit_job", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "job.batch/export-manual-7k2 created"},
+            {
+                "role": "assistant",
+                "content": "The export CronJob is suspended (spec.suspend: true); a manual run works.",
+            },
+        ]
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "chat.json"))
+
+    assert [c.name for c in found.session.tool_calls] == ["submit_job"]
+    assert found.session.final_answer_source == "last_assistant_text"
 
 
 def test_a_document_holding_no_conversation_is_refused_saying_what_was_looked_for_and_the_nearest() -> None:

@@ -30,6 +30,8 @@ _FIRST_LINE_PATTERNS = (
     re.compile(r"^Your proposed edit has introduced new syntax error"),
     re.compile(r"^No replacement was performed\b"),
     re.compile(r"^Cannot execute multiple commands at once\b"),
+    # A tool that refused the command it was given (Stratus's kubectl tools: "Command Rejected (ValueError): ...").
+    re.compile(r"^Command (?:rejected|refused|not allowed|blocked)\b", re.IGNORECASE),
 )
 _HEADER_EXIT = re.compile(r"^(?:Process exited with code|Exit code:?)\s*(?P<code>-?\d+)", re.IGNORECASE)
 """An exit code in the header lines a shell tool writes before the output (Codex's ``exec_command``: ``Chunk ID``,
@@ -40,6 +42,8 @@ _TRAILER_EXIT = re.compile(
 )
 """An exit code a shell tool writes after the output (OpenHands: ``[The command completed with exit code 2.]``)."""
 _TRAILER_LINES = 3
+_MCP_RESULT_ERROR = re.compile(r"^meta=\S+ content=\[.*\bisError=True\s*$", re.DOTALL)
+"""An MCP ``CallToolResult`` written as its Python text (``meta=None content=[TextContent(...)] isError=True``)."""
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 _TRACEBACK_START_LINES = 3
 _HEAD_CHARS = 1500
@@ -70,6 +74,8 @@ def failure_in_output(result: Any) -> str | None:
     lines = _stripped_lines(result[:_HEAD_CHARS])
     tail = _stripped_lines(result[-_TAIL_CHARS:]) if len(result) > _HEAD_CHARS else lines
     first = lines[0] if lines else ""
+    if _MCP_RESULT_ERROR.match(result[:_HEAD_CHARS] if len(result) <= _HEAD_CHARS else result[:80] + result[-80:]):
+        return _clip(f"{first} (an MCP result with isError=True)")
     if first.startswith(_TRACEBACK):
         return _clip(f"{tail[-1]} (a Python traceback)" if len(tail) > 1 else first)
     for pattern in _FIRST_LINE_PATTERNS:

@@ -147,12 +147,16 @@ def _as_trajectory(record: dict[str, Any], document: TraceDocument, index: int) 
 
 
 def _one_stream(records: list[dict[str, Any]]) -> bool:
-    """Lines of one conversation, each carrying the message or two it added (a LangGraph agent's JSON Lines log),
-    not records of many trajectories: no line names a task, and none holds more than two messages."""
+    """Lines of one conversation (a LangGraph agent's JSON Lines log), not records of many trajectories: no line
+    names a task, and each line carries only the message or two it added, or lines repeat the conversation so far
+    (the agent's state, streamed), or the lines are a typed event log some of whose lines hold no messages (a
+    metadata header and stage markers, as Stratus writes them)."""
     if any(isinstance(record.get(key), (str, int)) for record in records for key in _RECORD_IDS):
         return False
     lists = [value for record in records for key in _TRAJECTORY_KEYS if isinstance(value := record.get(key), list)]
-    return len(records) > 1 and bool(lists) and max(len(value) for value in lists) <= 2
+    if len(records) < 2 or not lists:
+        return False
+    return max(len(value) for value in lists) <= 2 or generic.one_conversation(records)
 
 
 def trajectories_of(document: TraceDocument) -> list[TraceDocument] | None:

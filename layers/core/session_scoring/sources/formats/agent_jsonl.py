@@ -6,7 +6,9 @@
 A line of a type the parser does not read is skipped and counted, never a reason to refuse the log: both CLIs add
 line types from one release to the next. Codex's ``event_msg`` lines are the terminal UI's copy of the items: read
 only for a kind of item the log holds no ``response_item`` of (some versions write narration and reasoning only
-there).
+there), and for the outcome of a call when the log keeps its end event (``exec_command_end`` with a non-zero
+``exit_code`` or a ``failed``/``declined`` status, ``patch_apply_end`` that did not apply, ``mcp_tool_call_end`` with
+an error): that call failed, as its framework recorded, whatever its output says.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ CLAUDE_CODE = "claude-code-jsonl"
 _CODEX_ITEMS = {"session_meta", "response_item"}
 _CODEX_CONTEXT = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
 _UI_COPY = "the terminal UI's copy of an item the log already holds"
+_CODEX_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+_STILL_RUNNING = "Process running with session ID"
+"""A unified-exec call whose process outlived it: its end event's exit code belongs to the later poll's output."""
+_HEAD_CHARS = 300
 _CLAUDE_REASONS = {
     "summary": "a title Claude Code writes for its session list",
     "ai-title": "a title Claude Code writes for its session list",
@@ -79,12 +85,50 @@ def _codex_items(events: list[dict[str, Any]]) -> set[str]:
     return kinds
 
 
+def _recorded_failures(events: list[dict[str, Any]]) -> dict[str, str]:
+    """The calls (by ``call_id``) whose end event records a failure, with what it says."""
+    failed: dict[str, str] = {}
+    for event in events:
+        payload = event.get("payload")
+        if event.get("type") != "event_msg" or not isinstance(payload, dict) or not payload.get("call_id"):
+            continue
+        kind, call_id = payload.get("type"), str(payload["call_id"])
+        if kind == "exec_command_end":
+            code, status = payload.get("exit_code"), payload.get("status")
+            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+                failed[call_id] = f"exit code {code}"
+            elif status in ("failed", "declined"):
+                failed[call_id] = f"the command {status}"
+        elif kind == "patch_apply_end" and payload.get("success") is False:
+            failed[call_id] = "the patch did not apply"
+        elif kind == "mcp_tool_call_end":
+            result = payload.get("result")
+            ok = result.get("Ok") if isinstance(result, dict) else None
+            if isinstance(result, dict) and ("Err" in result or (isinstance(ok, dict) and ok.get("isError"))):
+                failed[call_id] = "the MCP tool returned an error"
+    return failed
+
+
+def _with_recorded_failure(payload: dict[str, Any], failures: dict[str, str]) -> dict[str, Any]:
+    """A call's output marked failed when its end event recorded a failure (unless the process outlived the call)."""
+    reason = failures.get(str(payload.get("call_id") or ""))
+    output = payload.get("output")
+    if reason is None or payload.get("type") not in _CODEX_OUTPUTS:
+        return payload
+    if isinstance(output, str) and _STILL_RUNNING in output[:_HEAD_CHARS]:
+        return payload
+    if isinstance(output, str) and not output.lstrip().startswith(("{", "[")):
+        output = f"{reason}\n{output}".strip()
+    return {**payload, "output": {"output": output, "success": False}}
+
+
 def parse_codex(document: TraceDocument) -> Session:
     events = _events(document.content) or []
     builder = TraceBuilder()
     tools: list[AvailableTool] = []
     session_id: str | None = None
     items = _codex_items(events)
+    failures = _recorded_failures(events)
     models: list[str] = []
     for index, event in enumerate(events):
         builder.seen_at(event.get("timestamp"))
@@ -98,6 +142,7 @@ def parse_codex(document: TraceDocument) -> Session:
             if _is_codex_context(payload):
                 builder.drop("Codex context message(s)", reason="context Codex adds to the conversation, not the task")
                 continue
+            payload = _with_recorded_failure(payload, failures)
             located = TraceDocument(payload, document.origin, (_line(document, index),), document.submit_tools)
             openai_responses.fill([payload], builder, located, tools)
         elif kind == "session_meta" and isinstance(payload, dict):

@@ -42,6 +42,13 @@ SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL
 """What a shell command echoes to submit (mini-swe-agent): the call is recognised by what it does, whatever the tool
 is called, and what it printed after the marker is the answer."""
 _SUBMIT_COMMAND = re.compile(r"^\s*submit\b")
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_ACKNOWLEDGED = re.compile(
+    r"\b(?:submission|answer)\b[^.\n]{0,40}?\b(?:complete|completed|received|accepted|recorded|saved)\b|\bsubmitted\b",
+    re.IGNORECASE,
+)
+"""A tool's answer acknowledging a submission (Stratus: ``Submission complete. No further action is needed.``)."""
+_ACKNOWLEDGEMENT_CHARS = 300
 _NARRATION = re.compile(
     r"^(?:(?:ok|okay|great|good|perfect|now|next|first|then|so)[,!.]?\s+)*(?:let me|let's|let us|i'll|i will|i'm going "
     r"to|i am going to|i need to|we need to|we'll|now i|time to)\b",
@@ -454,7 +461,7 @@ def _submitted(steps: list[Step], submit_tools: frozenset[str]) -> tuple[int, st
         call = steps[index].tool_call
         if call is None:
             continue
-        if call.name.lower() in submit_tools:
+        if _is_submit_tool(call, submit_tools):
             arguments = {k: v for k, v in call.arguments.items() if k != "command"} or call.arguments
             text = submitted_answer(arguments) if not _is_submit_command(call.arguments) else _printed(call)
             if text or _is_submit_command(call.arguments) or not call.arguments:
@@ -462,6 +469,18 @@ def _submitted(steps: list[Step], submit_tools: frozenset[str]) -> tuple[int, st
         elif _is_submit_command(call.arguments):
             return index, SUBMIT_COMMAND, _printed(call)
     return None
+
+
+def _is_submit_tool(call: ToolCall, submit_tools: frozenset[str]) -> bool:
+    """A submit tool: one of ``submit_tools``, or a tool whose name has one of them as a word (``submit_tool``,
+    ``f_submit_tool``, ``submitDiagnosis``) and whose answer acknowledged the submission: recognised by what it did,
+    so that a ``submit_job`` that started a job is evidence, not the answer."""
+    if call.name.lower() in submit_tools:
+        return True
+    if not {word.lower() for word in _NAME_WORDS.findall(call.name)} & submit_tools:
+        return False
+    result = call.result if isinstance(call.result, str) else ""
+    return call.success and _ACKNOWLEDGED.search(result[:_ACKNOWLEDGEMENT_CHARS]) is not None
 
 
 def _is_submit_command(arguments: dict[str, Any]) -> bool:
