@@ -188,6 +188,7 @@ def test_the_run_form_says_why_batch_mode_is_off_for_this_judge(local_stack: str
     page.goto(local_stack + "/runs/new")
     expect(page.get_by_role("radio", name="Batch (half price, within 24 h)")).to_be_disabled()
     expect(page.get_by_test_id("batch-unavailable")).to_have_text(
-        "Batch mode needs the Anthropic judge (Message Batches); this deployment's judge is heuristic."
+        "Batch mode needs a judge with a batch API (anthropic: Message Batches, openai: the Batch API, google: Gemini "
+        "batch mode); this deployment's judge is heuristic."
     )
     assert_accessible(page, "the run form with batch mode off")

@@ -208,6 +208,17 @@ def test_a_jury_of_three_stores_the_median_and_keeps_each_jurors_total(
     assert score["score_spread"]["total"] == {"min": 40, "max": 80, "stdev": 20.0}
     # Each juror priced at its own model's price, summed.
     assert score["judge"]["estimated_cost_usd"] > 0
+    # The score's GET carries the jury as the session page shows it: each juror's total, the spread, the quorum.
+    jury = score["jury"]
+    assert [(j["provider"], j["model"], j["name"], j["total"], j["failed"]) for j in jury["jurors"]] == [
+        ("anthropic", "claude-sonnet-4-6", "anthropic", 40, None),
+        ("google", "gemini-2.5-pro", "google-default", 80, None),
+        ("openai", "gpt-5", "openai-default", 60, None),
+    ]
+    assert (jury["quorum"], jury["verdicts"]) == (2, 3)
+    assert jury["total_spread"] == {"min": 40, "max": 80, "stdev": 20.0}
+    page = stack.client.get(f"/api/v1/scoring/sessions/{THOROUGH_ID}/scoring").json()  # the session page's read
+    assert page["current"]["jury"] == jury
 
 
 def test_a_juror_failing_every_retry_leaves_the_score_to_the_other_two_and_is_named(
@@ -226,6 +237,10 @@ def test_a_juror_failing_every_retry_leaves_the_score_to_the_other_two_and_is_na
     assert failed["google"] is None
     assert "the judge answered 500: the server had an error" in failed["openai"]
     assert score["score_spread"]["quorum"] == 2
+    (openai,) = [j for j in score["jury"]["jurors"] if j["provider"] == "openai"]
+    assert openai["total"] is None
+    assert "the judge answered 500: the server had an error" in openai["failed"]
+    assert score["jury"]["verdicts"] == 2
 
 
 def test_two_jurors_failing_fail_the_attempt_with_both_reasons(
@@ -405,15 +420,86 @@ def test_a_jurys_dry_run_estimate_is_the_sum_of_its_jurors_calls(
     )
 
 
+@pytest.mark.parametrize("provider", ["vertex", "bedrock"])
 def test_a_batch_mode_run_of_a_provider_without_a_batch_api_is_refused_naming_those_with_one(
-    make_stack: Any, judge_env: dict[str, str]
+    make_stack: Any, judge_env: dict[str, str], provider: str
 ) -> None:
-    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER="google-default")
+    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER=provider, GOOGLE_CLOUD_PROJECT="p", GOOGLE_CLOUD_LOCATION="l")
 
     answer = stack.client.post("/api/v1/scoring/runs", json={"mode": "batch", "max_sessions": 10})
 
     assert answer.status_code == 400
-    assert "the providers with one here: anthropic, openai" in answer.text
+    assert f"the judge provider is '{provider}'" in answer.text
+    assert "the providers with one here: anthropic, openai, google" in answer.text
+
+
+def test_a_batch_mode_run_of_gemini_on_vertex_ai_is_refused(
+    make_stack: Any, judge_env: dict[str, str], tmp_path: Path
+) -> None:
+    providers = tmp_path / "llm-providers.yaml"
+    providers.write_text(
+        "llm_providers:\n  gemini-on-vertex:\n    type: vertexai\n    model: gemini-2.5-pro\n"
+        "    project_env: TEAM_PROJECT\n    location_env: TEAM_LOCATION\n"
+    )
+    stack = make_stack(
+        **judge_env,
+        SCORING_LLM_PROVIDERS_FILE=str(providers),
+        SCORING_LLM_PROVIDER="gemini-on-vertex",
+        TEAM_PROJECT="sre-judges",
+        TEAM_LOCATION="us-central1",
+    )
+
+    answer = stack.client.post("/api/v1/scoring/runs", json={"mode": "batch", "max_sessions": 10})
+
+    assert answer.status_code == 400
+    assert "the judge provider is 'google' on Vertex AI" in answer.text
+    assert "Gemini batch mode on the Gemini API; not Gemini on Vertex AI" in answer.text
+
+
+def test_a_batch_mode_run_of_the_google_judge_goes_through_gemini_batch_mode(
+    make_stack: Any, judge_env: dict[str, str], fake_gemini: FakeGemini
+) -> None:
+    from tests.integration.test_batch_runs import get_run, plan, poll, start_batch_run
+    from tests.support.fake_judges import gemini_batch_error
+
+    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER="google-default")
+    # The first answer is rejected (invalid argument: fails its attempt), the second exhausted (8: next batch).
+    fake_gemini.batch_script.extend(
+        [gemini_batch_error(3, "the request is malformed"), gemini_batch_error(8, "quota exhausted")]
+    )
+    run = start_batch_run(stack, selection={"which": "all"})
+    plan(stack)
+    selected = get_run(stack, run["run_id"])["counts"]["pending"]
+
+    assert poll(stack).submitted == selected
+    second = poll(stack)  # collects the batch, submits the exhausted request again
+    assert (second.completed, second.failed, second.resubmitted) == (selected - 2, 1, 1)
+    third = poll(stack)
+    assert third.completed == 1
+
+    done = get_run(stack, run["run_id"])
+    assert done["status"] == "completed"
+    assert (done["counts"]["completed"], done["counts"]["failed"]) == (selected - 1, 1)
+    assert fake_gemini.requests == []  # no online call: every verdict came from a batch
+    assert fake_gemini.batch_paths[0].endswith("/models/gemini-2.5-pro:batchGenerateContent")
+    assert "/batches/" in fake_gemini.batch_paths[1]
+    inlined = fake_gemini.batch_requests[0]
+    assert set(inlined["metadata"]) == {"key"}  # the attempt's score id, echoed with its answer
+    config = inlined["request"]["generationConfig"]
+    assert config["responseMimeType"] == "application/json"
+    assert config["responseJsonSchema"]["properties"]["score_breakdown"]["type"] == "object"
+    assert inlined["request"]["systemInstruction"]["parts"][0]["text"]
+    scores = [stack.score(sid).json() for sid in (THOROUGH_ID, SHALLOW_ID)]
+    completed_scores = [s for s in scores if s["status"] == "completed"]
+    assert completed_scores
+    assert {(s["judge"]["provider"], s["judge"]["model"]) for s in completed_scores} == {("google", "gemini-2.5-pro")}
+    assert {s["judge"]["input_tokens"] for s in completed_scores} == {1000}  # cached tokens apart, as online
+    # Priced at gemini-2.5-pro's batch discount (half), the usage as the fake reports it.
+    price = stack.container.config.price_of("gemini-2.5-pro")
+    usage = done["usage"]
+    online = price.cost_usd(usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"], 0)
+    assert usage["cost_usd"] == pytest.approx(online * 0.5, abs=1e-6)
+    assert usage["cache_read_tokens"] == 500 * (selected - 1)
 
 
 def test_a_batch_mode_run_of_the_openai_judge_goes_through_the_batch_api(
@@ -444,3 +530,23 @@ def test_a_batch_mode_run_of_the_openai_judge_goes_through_the_batch_api(
     usage = done["usage"]
     online = price.cost_usd(usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"], 0)
     assert usage["cost_usd"] == pytest.approx(online * 0.5, abs=1e-6)
+
+
+def test_cancelling_a_gemini_batch_mode_run_cancels_its_batch(
+    make_stack: Any, judge_env: dict[str, str], fake_gemini: FakeGemini
+) -> None:
+    from tests.integration.test_batch_runs import RUNS, get_run, plan, poll, start_batch_run
+
+    stack = make_stack(**judge_env, SCORING_LLM_PROVIDER="google-default")
+    fake_gemini.hold_batches = True
+    run = start_batch_run(stack, selection={"which": "all"})
+    plan(stack)
+    assert poll(stack).batches_created == 1
+    assert poll(stack).batches_waiting == 1  # still running: nothing collected
+
+    cancelled = stack.client.post(f"{RUNS}/{run['run_id']}/cancel")
+
+    assert cancelled.status_code == 200
+    assert {b["state"] for b in fake_gemini.batches.values()} == {"BATCH_STATE_CANCELLED"}
+    assert fake_gemini.batch_paths[-1].endswith(":cancel")
+    assert get_run(stack, run["run_id"])["status"] == "cancelled"

@@ -255,7 +255,84 @@ _GOOGLE_STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"
 
 
 class FakeGemini(_ScriptedServer):
-    """``POST /v1beta/models/MODEL:generateContent`` (Gemini API) and the Vertex AI path of the same method."""
+    """``POST /v1beta/models/MODEL:generateContent`` (Gemini API) and the Vertex AI path of the same method; and
+    Gemini batch mode with inlined requests, at any API version the SDK sends (v1 or v1beta):
+    ``POST /VERSION/models/MODEL:batchGenerateContent`` creates a batch (answered as the API does, a long-running
+    operation whose ``metadata`` is the batch), ``GET /VERSION/batches/ID`` reads it,
+    ``POST /VERSION/batches/ID:cancel`` cancels it. A batch ends on its first read (unless ``hold_batches``); each
+    of its requests is answered by the next ``batch_script`` entry (an inlined response's ``response``, or
+    ``{"error": {"code": ..., "message": ...}}``) or the default verdict, with the request's ``metadata`` echoed.
+    Batch requests are recorded in ``batch_requests``, not in ``requests``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_requests: list[dict[str, Any]] = []
+        self.batch_paths: list[str] = []
+        self.batch_script: deque[dict[str, Any]] = deque()
+        self.hold_batches = False
+
+    def reset(self) -> None:
+        super().reset()
+        with self._lock:
+            self.batches.clear()
+            self.batch_requests.clear()
+            self.batch_paths.clear()
+            self.batch_script.clear()
+            self.hold_batches = False
+
+    def route_post(self, path: str, content_type: str, raw: bytes) -> tuple[int, bytes] | None:
+        with self._lock:
+            resource = _without_version(path)
+            if resource.startswith("models/") and resource.endswith(":batchGenerateContent"):
+                self.batch_paths.append(path)
+                body = json.loads(raw)["batch"]
+                requests = body["inputConfig"]["requests"]["requests"]
+                self.batch_requests.extend(requests)
+                name = f"batches/{uuid.uuid4().hex}"
+                model = resource.removesuffix(":batchGenerateContent")
+                self.batches[name] = {
+                    "name": name,
+                    "model": model,
+                    "displayName": body.get("displayName"),
+                    "state": "BATCH_STATE_PENDING",
+                    "requests": requests,
+                }
+                return 200, json.dumps(_operation_json(self.batches[name])).encode()
+            if resource.startswith("batches/") and resource.endswith(":cancel"):
+                self.batch_paths.append(path)
+                batch = self.batches.get(resource.removesuffix(":cancel"))
+                if batch is None:
+                    return 404, json.dumps(self.error_body(404, "no such batch")).encode()
+                if batch["state"] == "BATCH_STATE_PENDING":
+                    batch["state"] = "BATCH_STATE_CANCELLED"
+                return 200, b"{}"
+        return None
+
+    def route_get(self, path: str) -> tuple[int, bytes] | None:
+        with self._lock:
+            resource = _without_version(path)
+            if resource.startswith("batches/"):
+                self.batch_paths.append(path)
+                batch = self.batches.get(resource)
+                if batch is None:
+                    return 404, json.dumps(self.error_body(404, "no such batch")).encode()
+                if batch["state"] == "BATCH_STATE_PENDING" and not self.hold_batches:
+                    self._end(batch)
+                return 200, json.dumps(_operation_json(batch)).encode()
+        return None
+
+    def _end(self, batch: dict[str, Any]) -> None:
+        """Called with the lock held: answer each inlined request, in order, with its metadata."""
+        answers = []
+        for request in batch["requests"]:
+            if self.batch_script:
+                scripted = self.batch_script.popleft()
+            else:
+                scripted = {"response": self.answer_body(json.dumps(_verdict_for(request["request"])))}
+            answers.append({**scripted, "metadata": request.get("metadata", {})})
+        batch["output"] = {"inlinedResponses": {"inlinedResponses": answers}}
+        batch["state"] = "BATCH_STATE_SUCCEEDED"
 
     def answer_body(
         self,
@@ -282,6 +359,33 @@ class FakeGemini(_ScriptedServer):
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return {"error": {"code": status, "message": message, "status": _GOOGLE_STATUS.get(status, "UNKNOWN")}}
+
+
+def _without_version(path: str) -> str:
+    """A Gemini API path without its API version: ``/v1beta/batches/x`` -> ``batches/x``."""
+    _, version, rest = [*path.split("/", 2), "", ""][:3]
+    return rest if version.startswith("v1") else path.lstrip("/")
+
+
+def _operation_json(batch: dict[str, Any]) -> dict[str, Any]:
+    """A batch as the Gemini API answers for it: an operation named after it, the batch in its metadata."""
+    metadata = {
+        "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
+        "name": batch["name"],
+        "model": batch["model"],
+        "displayName": batch["displayName"],
+        "state": batch["state"],
+        "createTime": "2026-12-02T00:00:00Z",
+    }
+    if "output" in batch:
+        metadata["output"] = batch["output"]
+    done = batch["state"] != "BATCH_STATE_PENDING"
+    return {"name": batch["name"], "metadata": metadata, "done": done}
+
+
+def gemini_batch_error(code: int, message: str) -> dict[str, Any]:
+    """An inlined answer that is an error (a ``google.rpc.Status``: 3 invalid argument, 8 exhausted, 13 internal)."""
+    return {"error": {"code": code, "message": message}}
 
 
 def _multipart_file(content_type: str, raw: bytes) -> bytes:

@@ -44,6 +44,7 @@ export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
       estimated_cost_usd: 0.0495,
     },
     score_spread: null,
+    jury: null,
     run_id: null,
     writeback: null,
     outcome: 'no_reference',

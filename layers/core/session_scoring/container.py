@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from session_scoring.infrastructure.queue import SqsJobQueue, SqsRunsQueue
     from session_scoring.judge.base import Judge
     from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.google_batches import GoogleBatches
     from session_scoring.judge.openai_batches import OpenAIBatches
     from session_scoring.repositories.analytics import AnalyticsRepository
     from session_scoring.repositories.insights import InsightsRepository
@@ -232,7 +233,7 @@ class Container:
         return None if self.config.llm_provider == "heuristic" else self.settings.judge_input_budget
 
     @cached_property
-    def message_batches(self) -> MessageBatches | OpenAIBatches:
+    def message_batches(self) -> MessageBatches | OpenAIBatches | GoogleBatches:
         from session_scoring.judge.factory import build_batches
 
         return build_batches(self.config, self.settings)

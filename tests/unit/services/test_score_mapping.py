@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime
 
@@ -86,3 +87,54 @@ def test_latest_score_of_the_session_list_says_whether_its_criteria_are_current(
     record = LatestScoreRecord("s-3", uuid.uuid4(), ScoreStatus.FAILED, None, "b" * 64)
     latest = to_latest_score(record, "a" * 64)
     assert (latest.status, latest.total_score, latest.is_current_criteria) == (ScoreStatus.FAILED, None, False)
+
+
+def test_a_jurys_spread_is_mapped_to_its_jurors_and_an_ensembles_is_not() -> None:
+    spread = {
+        "samples": 2,
+        "totals": [40, 80],
+        "total": {"min": 40, "max": 80, "stdev": 28.284},
+        "quorum": 2,
+        "jurors": [
+            {
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-6",
+                "name": "anthropic",
+                "total": 40,
+                "failed": None,
+                "excluded": None,
+                "same_family_as_agent": False,
+            },
+            {
+                "provider": "google",
+                "model": "gemini-2.5-pro",
+                "name": "google-default",
+                "total": 80,
+                "failed": None,
+                "excluded": None,
+                "same_family_as_agent": True,
+            },
+            # stored before jurors were marked with their family: not of it
+            {
+                "provider": "openai",
+                "model": "gpt-5",
+                "name": "openai-default",
+                "total": None,
+                "failed": "the judge answered 500",
+                "excluded": None,
+            },
+        ],
+    }
+    jury = to_session_score(dataclasses.replace(completed(), score_spread=spread), "a" * 64).jury
+
+    assert jury is not None
+    assert [(j.provider, j.total, j.failed, j.same_family_as_agent) for j in jury.jurors] == [
+        ("anthropic", 40, None, False),
+        ("google", 80, None, True),
+        ("openai", None, "the judge answered 500", False),
+    ]
+    assert (jury.quorum, jury.verdicts) == (2, 2)
+    assert (jury.total_spread.min, jury.total_spread.max, jury.total_spread.stdev) == (40, 80, 28.284)
+    ensemble = {"samples": 3, "totals": [60, 62, 61], "total": {"min": 60, "max": 62, "stdev": 1.0}}
+    assert to_session_score(dataclasses.replace(completed(), score_spread=ensemble), "a" * 64).jury is None
+    assert to_session_score(completed(), "a" * 64).jury is None

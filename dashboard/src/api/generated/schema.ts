@@ -1703,6 +1703,68 @@ export interface components {
             estimated_cost_usd: number | null;
         };
         /**
+         * JurorInfo
+         * @description One juror of a jury (scoring.jury): who it was and what it gave, or why it gave nothing.
+         */
+        JurorInfo: {
+            /**
+             * Provider
+             * @description The juror's judge provider, e.g. google
+             */
+            provider: string;
+            /** Model */
+            model: string;
+            /**
+             * Name
+             * @description The name the criteria file gave it, e.g. google-default
+             */
+            name: string | null;
+            /**
+             * Total
+             * @description The juror's total; null when it failed or was left out
+             */
+            total: number | null;
+            /**
+             * Failed
+             * @description Why the juror gave no verdict (every retry used)
+             */
+            failed: string | null;
+            /**
+             * Excluded
+             * @description Why the juror was left out (exclude_same_family: of the agent's model family)
+             */
+            excluded: string | null;
+            /**
+             * Same Family As Agent
+             * @description The juror is of the agent's model family (self-preference bias)
+             * @default false
+             */
+            same_family_as_agent: boolean;
+        };
+        /**
+         * JuryInfo
+         * @description A jury's score: every juror, the quorum its score needed and how its verdicts' totals spread. The stored
+         *     total is the verdicts' median.
+         */
+        JuryInfo: {
+            /**
+             * Jurors
+             * @description Every juror, in the criteria file's order
+             */
+            jurors: components["schemas"]["JurorInfo"][];
+            /**
+             * Quorum
+             * @description The verdicts the score needed
+             */
+            quorum: number;
+            /**
+             * Verdicts
+             * @description The verdicts the score was made from
+             */
+            verdicts: number;
+            total_spread: components["schemas"]["TotalSpread"];
+        };
+        /**
          * LabelBreakdown
          * @description The four dimensions of a human label, each 0-25; given together or not at all.
          */
@@ -2824,6 +2886,8 @@ export interface components {
             score_spread: {
                 [key: string]: unknown;
             } | null;
+            /** @description A jury's completed score (scoring.jury): each juror's total, or why it failed or was left out, the quorum and the spread of the totals; null for a single judge or an ensemble (a jury below its quorum fails, its error_message naming each juror's reason) */
+            jury: components["schemas"]["JuryInfo"] | null;
             /**
              * Run Id
              * @description The scoring run this attempt belongs to; null for a single request
@@ -2971,6 +3035,21 @@ export interface components {
              * @description What was wrong with it and what was expected
              */
             error: string;
+        };
+        /**
+         * TotalSpread
+         * @description How far apart the verdicts' totals were.
+         */
+        TotalSpread: {
+            /** Min */
+            min: number;
+            /** Max */
+            max: number;
+            /**
+             * Stdev
+             * @description The sample standard deviation of the totals (0 for one verdict)
+             */
+            stdev: number;
         };
         /**
          * TrainingExportJobRequest
@@ -3160,6 +3239,8 @@ export type HumanAgreement = components['schemas']['HumanAgreement'];
 export type ImportedSession = components['schemas']['ImportedSession'];
 export type ImportedTrajectory = components['schemas']['ImportedTrajectory'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
+export type JurorInfo = components['schemas']['JurorInfo'];
+export type JuryInfo = components['schemas']['JuryInfo'];
 export type LabelBreakdown = components['schemas']['LabelBreakdown'];
 export type LabelQueue = components['schemas']['LabelQueue'];
 export type LabelQueueSession = components['schemas']['LabelQueueSession'];
@@ -3213,6 +3294,7 @@ export type SessionStatus = components['schemas']['SessionStatus'];
 export type SessionStepsPage = components['schemas']['SessionStepsPage'];
 export type SkippedContentInfo = components['schemas']['SkippedContentInfo'];
 export type SkippedSessionInfo = components['schemas']['SkippedSessionInfo'];
+export type TotalSpread = components['schemas']['TotalSpread'];
 export type TrainingExportJobRequest = components['schemas']['TrainingExportJobRequest'];
 export type TrendBucket = components['schemas']['TrendBucket'];
 export type TrendGroup = components['schemas']['TrendGroup'];

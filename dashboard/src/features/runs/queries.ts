@@ -116,9 +116,13 @@ export function useCurrentJudge() {
   return useQuery({ queryKey: runKeys.judge, queryFn: () => api.currentCriteria(), staleTime: 5 * 60_000 });
 }
 
-/** Why batch mode cannot be chosen with this judge, or null when it can. The run service refuses mode=batch for any
- * judge but Anthropic's (Message Batches; Bedrock batch inference is not supported): the form says so up front. */
+/** The judge providers with a batch API at a discount (the run service's BATCH_PROVIDERS). */
+const BATCH_PROVIDERS = ['anthropic', 'openai', 'google'];
+
+/** Why batch mode cannot be chosen with this judge, or null when it can. The run service refuses mode=batch for a
+ * judge without a batch API (Bedrock, Claude on Vertex AI, the heuristic judge, a jury): the form says so up front.
+ * Gemini on Vertex AI is 'google' here too; the API's refusal of it is shown in its words. */
 export function batchUnavailable(llmProvider: string | null | undefined): string | null {
-  if (!llmProvider || llmProvider === 'anthropic') return null;
-  return `Batch mode needs the Anthropic judge (Message Batches); this deployment's judge is ${llmProvider}.`;
+  if (!llmProvider || BATCH_PROVIDERS.includes(llmProvider)) return null;
+  return `Batch mode needs a judge with a batch API (anthropic: Message Batches, openai: the Batch API, google: Gemini batch mode); this deployment's judge is ${llmProvider}.`;
 }

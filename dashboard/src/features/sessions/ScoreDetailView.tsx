@@ -19,6 +19,7 @@ import type { SessionScore } from '../../api/generated/schema';
 import { useBandOf } from '../../shared/scoreBands';
 import { AlternativeApproachesCard } from './AlternativeApproachesCard';
 import { JsonBlock } from '../../shared/components/JsonBlock';
+import { JuryCard } from './JuryCard';
 import { Markdown } from '../../shared/components/Markdown';
 import { MissingToolsCard } from './MissingToolsCard';
 import { OutcomeChip } from '../../shared/components/OutcomeChip';
@@ -50,7 +51,8 @@ const wide = { display: { xs: 'none', md: 'table-cell' } };
 const narrow = { display: { md: 'none' } };
 
 /** The judge's critique of one session, the verdict first: total and band (with the outcome), breakdown and reasoning,
- * missing tools and approaches; then the criteria and the judge's cost, the alert and final analysis, other attempts. */
+ * the jurors when a jury judged, missing tools and approaches; then the criteria and the judge's cost, the alert and
+ * final analysis, other attempts. */
 export function ScoreDetailView({ score, alert, finalAnalysis, history = [], criteriaName = shortHash }: ScoreDetailViewProps) {
   const earlier = history.filter((h) => h.score_id !== score.score_id);
   const band = useBandOf(score.total_score);
@@ -105,6 +107,8 @@ export function ScoreDetailView({ score, alert, finalAnalysis, history = [], cri
           </Card>
         </Box>
       )}
+
+      {score.status === 'completed' && score.jury && <JuryCard jury={score.jury} total={score.total_score} />}
 
       {score.status === 'completed' && (
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>

@@ -76,6 +76,9 @@ def chunk_requests(
 class MessageBatches:
     """Message Batches for the configured Claude judge (Anthropic API only: Bedrock has no such API here)."""
 
+    max_batch_bytes = int(MAX_BATCH_BYTES * 0.9)
+    """A batch's request bodies at most: under the API's limit (the envelope adds bytes)."""
+
     def __init__(self, client: anthropic.Anthropic, judge: ClaudeJudge, timeout_seconds: float) -> None:
         self._client = client
         self._judge = judge

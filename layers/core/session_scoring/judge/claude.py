@@ -27,50 +27,29 @@ from session_scoring.errors import (
     JudgeOutputError,
     JudgePermanentError,
     JudgeTransientError,
-    PromptTooLargeError,
 )
 from session_scoring.judge.base import JudgePrompt, JudgeRequest
+from session_scoring.judge.sdk_errors import status_error, timed_out, unreachable
 from session_scoring.log import logger, truncate
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict, TokenUsage, checked_outcome
 from session_scoring.models.rubric import Rubric
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 
-_TRANSIENT_STATUS = {408, 409, 429}
-
-
-def _retry_after(headers: Any) -> float | None:
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            return max(0.0, float(headers.get(name)) * scale)
-        except (TypeError, ValueError):  # absent, or not a number
-            continue
-    return None
-
 
 def classify_sdk_error(exc: anthropic.AnthropicError) -> Exception:
     """Map an SDK error onto our hierarchy: transient (retry, counts for the breaker) or permanent."""
     if isinstance(exc, anthropic.APITimeoutError):
-        return JudgeTransientError(f"the judge did not answer in time ({exc.__class__.__name__})")
+        return timed_out(exc)
     if isinstance(exc, anthropic.APIConnectionError):
-        return JudgeTransientError(f"cannot reach the judge: {exc.__class__.__name__}: {exc}")
+        return unreachable(exc)
     if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        message = _error_message(exc)
-        if status == 413:
-            return PromptTooLargeError(f"the judge rejected the request as too large (413): {message}")
-        if status in _TRANSIENT_STATUS or status >= 500:
-            return JudgeTransientError(
-                f"the judge answered {status}: {message}", retry_after_seconds=_retry_after(exc.response.headers)
-            )
-        if status in (401, 403):
-            return JudgePermanentError(
-                f"the judge refused our credentials ({status}: {message}); check ANTHROPIC_API_KEY, "
-                "ANTHROPIC_API_KEY_SECRET_ARN or the Bedrock role permissions"
-            )
-        return JudgePermanentError(f"the judge rejected the request ({status}: {message})")
+        return status_error(
+            exc.status_code,
+            _error_message(exc),
+            exc.response.headers,
+            "ANTHROPIC_API_KEY, ANTHROPIC_API_KEY_SECRET_ARN or the Bedrock role permissions",
+        )
     return JudgePermanentError(f"judge client error: {exc}")
 
 

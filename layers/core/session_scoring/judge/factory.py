@@ -17,8 +17,10 @@ from session_scoring.models.rubric import Rubric
 
 if TYPE_CHECKING:
     import openai
+    from google import genai
 
     from session_scoring.judge.batches import MessageBatches
+    from session_scoring.judge.google_batches import GoogleBatches
     from session_scoring.judge.openai_batches import OpenAIBatches
 
 
@@ -100,10 +102,16 @@ def _openai_client(target: JudgeTarget, settings: Settings) -> openai.OpenAI:
 
 
 def _google_judge(target: JudgeTarget, settings: Settings, rubric: Rubric) -> Judge:
+    from session_scoring.judge.google_judge import GoogleJudge
+
+    return GoogleJudge(_google_client(target, settings), target.model, settings.judge_max_tokens, rubric)
+
+
+def _google_client(target: JudgeTarget, settings: Settings) -> genai.Client:
     from google import genai
     from google.genai import types
 
-    from session_scoring.judge.google_judge import GoogleJudge, no_retries
+    from session_scoring.judge.google_judge import no_retries
 
     http = types.HttpOptions(
         base_url=target.base_url or settings.google_base_url,
@@ -117,16 +125,14 @@ def _google_judge(target: JudgeTarget, settings: Settings, rubric: Rubric) -> Ju
             from google.oauth2.credentials import Credentials
 
             credentials = Credentials(token=token)  # type: ignore[no-untyped-call]
-        client = genai.Client(
+        return genai.Client(
             vertexai=True,
             project=_required(target.project, target, "a project (GOOGLE_CLOUD_PROJECT, or its project_env)"),
             location=_required(target.location, target, "a location (GOOGLE_CLOUD_LOCATION, or its location_env)"),
             credentials=credentials,
             http_options=http,
         )
-    else:
-        client = genai.Client(api_key=_api_key(target, settings, "GOOGLE_API_KEY"), http_options=http)
-    return GoogleJudge(client, target.model, settings.judge_max_tokens, rubric)
+    return genai.Client(api_key=_api_key(target, settings, "GOOGLE_API_KEY"), http_options=http)
 
 
 def _secret(value: SecretStr | None) -> str | None:
@@ -158,10 +164,17 @@ def _anthropic_key_for(target: JudgeTarget, settings: Settings) -> str:
     return _anthropic_api_key(settings)
 
 
-def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches | OpenAIBatches:
+def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches | OpenAIBatches | GoogleBatches:
     """The batch API client of batch-mode runs (its judge builds the requests): the Anthropic Message Batches API,
-    or the OpenAI Batch API (runs.BATCH_PROVIDERS)."""
+    the OpenAI Batch API or Gemini batch mode on the Gemini API (runs.BATCH_PROVIDERS)."""
     provider = config.llm_provider
+    if provider == "google" and not config.the_target.vertex_ai:
+        from session_scoring.judge.google_batches import GoogleBatches
+        from session_scoring.judge.google_judge import GoogleJudge
+
+        google_client = _google_client(config.the_target, settings)
+        google_judge = GoogleJudge(google_client, config.llm_model, settings.judge_max_tokens, config.rubric)
+        return GoogleBatches(google_client, google_judge, settings.judge_timeout_seconds)
     if provider == "openai":
         from session_scoring.judge.openai_batches import OpenAIBatches
         from session_scoring.judge.openai_judge import OpenAIJudge
@@ -171,8 +184,9 @@ def build_batches(config: ScoringConfig, settings: Settings) -> MessageBatches |
         return OpenAIBatches(openai_client, openai_judge, settings.judge_timeout_seconds)
     if provider != "anthropic":
         raise ConfigurationError(
-            f"batch-mode runs need llm_provider 'anthropic' (the Message Batches API) or 'openai' (the Batch API); "
-            f"it is '{provider}'"
+            f"batch-mode runs need llm_provider 'anthropic' (the Message Batches API), 'openai' (the Batch API) or "
+            f"'google' on the Gemini API (Gemini batch mode); it is '{provider}'"
+            + (" on Vertex AI" if provider == "google" else "")
         )
     import anthropic
     import httpx2

@@ -19,36 +19,27 @@ import httpx2
 from google import genai
 from google.genai import errors, types
 
-from session_scoring.errors import JudgePermanentError, JudgeTransientError, PromptTooLargeError
-from session_scoring.judge.structured import StructuredJudge, Turn, retry_after_seconds
+from session_scoring.errors import JudgePermanentError
+from session_scoring.judge.sdk_errors import status_error, timed_out, unreachable
+from session_scoring.judge.structured import StructuredJudge, Turn
 from session_scoring.models.judge import TokenUsage
 from session_scoring.models.rubric import Rubric
-
-_TRANSIENT_STATUS = {408, 409, 429}
 
 
 def classify_google_error(exc: Exception) -> Exception:
     """Map an SDK (or its HTTP client's) error onto our hierarchy."""
     if isinstance(exc, httpx.TimeoutException | httpx2.TimeoutException):
-        return JudgeTransientError(f"the judge did not answer in time ({exc.__class__.__name__})")
+        return timed_out(exc)
     if isinstance(exc, httpx.TransportError | httpx2.TransportError):
-        return JudgeTransientError(f"cannot reach the judge: {exc.__class__.__name__}: {exc}")
+        return unreachable(exc)
     if isinstance(exc, errors.APIError):
-        status = int(exc.code or 0)
-        message = exc.message or exc.status or "no message"
-        if status == 413:
-            return PromptTooLargeError(f"the judge rejected the request as too large (413): {message}")
-        if status in _TRANSIENT_STATUS or status >= 500:
-            headers = getattr(getattr(exc, "response", None), "headers", None)
-            return JudgeTransientError(
-                f"the judge answered {status}: {message}", retry_after_seconds=retry_after_seconds(headers)
-            )
-        if status in (401, 403):
-            return JudgePermanentError(
-                f"the judge refused our credentials ({status}: {message}); check the API key variable its provider "
-                "entry names (GOOGLE_API_KEY for google-default) or the Vertex AI credentials"
-            )
-        return JudgePermanentError(f"the judge rejected the request ({status}: {message})")
+        return status_error(
+            int(exc.code or 0),
+            exc.message or exc.status or "no message",
+            getattr(getattr(exc, "response", None), "headers", None),
+            "the API key variable its provider entry names (GOOGLE_API_KEY for google-default) or the Vertex AI "
+            "credentials",
+        )
     return JudgePermanentError(f"judge client error: {type(exc).__name__}: {exc}")
 
 

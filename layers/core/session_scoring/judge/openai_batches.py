@@ -27,6 +27,8 @@ from session_scoring.judge.openai_judge import CONNECT_TIMEOUT_SECONDS, OpenAIJu
 from session_scoring.models.judge import JudgeVerdict
 
 ENDPOINT: Final = "/v1/chat/completions"
+MAX_INPUT_FILE_BYTES: Final = 200 * 1024 * 1024
+"""The Batch API's limit on a batch's input file."""
 _ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 _NOT_REACHED = {"batch_expired": "expired", "batch_cancelled": "canceled"}
 
@@ -42,6 +44,9 @@ def _error_type(status: int) -> str:
 
 class OpenAIBatches:
     """Batch API calls for the configured OpenAI judge."""
+
+    max_batch_bytes = int(MAX_INPUT_FILE_BYTES * 0.9)
+    """A batch's input file at most: under the Batch API's limit (the JSONL lines' envelopes add bytes)."""
 
     def __init__(self, client: openai.OpenAI, judge: OpenAIJudge, timeout_seconds: float) -> None:
         self._client = client

@@ -16,36 +16,28 @@ from typing import Any, cast
 import httpx2
 import openai
 
-from session_scoring.errors import JudgePermanentError, JudgeTransientError, PromptTooLargeError
-from session_scoring.judge.structured import StructuredJudge, Turn, is_strict_compatible, retry_after_seconds
+from session_scoring.errors import JudgePermanentError
+from session_scoring.judge.sdk_errors import status_error, timed_out, unreachable
+from session_scoring.judge.structured import StructuredJudge, Turn, is_strict_compatible
 from session_scoring.models.judge import TokenUsage
 from session_scoring.models.rubric import Rubric
 
 CONNECT_TIMEOUT_SECONDS = 5.0
-_TRANSIENT_STATUS = {408, 409, 429}
 
 
 def classify_openai_error(exc: openai.OpenAIError) -> Exception:
     """Map an SDK error onto our hierarchy: transient (retried, counted by the breaker) or permanent."""
     if isinstance(exc, openai.APITimeoutError):
-        return JudgeTransientError(f"the judge did not answer in time ({exc.__class__.__name__})")
+        return timed_out(exc)
     if isinstance(exc, openai.APIConnectionError):
-        return JudgeTransientError(f"cannot reach the judge: {exc.__class__.__name__}: {exc}")
+        return unreachable(exc)
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        message = _message(exc)
-        if status == 413:
-            return PromptTooLargeError(f"the judge rejected the request as too large (413): {message}")
-        if status in _TRANSIENT_STATUS or status >= 500:
-            return JudgeTransientError(
-                f"the judge answered {status}: {message}", retry_after_seconds=retry_after_seconds(exc.response.headers)
-            )
-        if status in (401, 403):
-            return JudgePermanentError(
-                f"the judge refused our credentials ({status}: {message}); check the API key variable its provider "
-                "entry names (api_key_env, OPENAI_API_KEY for openai-default)"
-            )
-        return JudgePermanentError(f"the judge rejected the request ({status}: {message})")
+        return status_error(
+            exc.status_code,
+            _message(exc),
+            exc.response.headers,
+            "the API key variable its provider entry names (api_key_env, OPENAI_API_KEY for openai-default)",
+        )
     return JudgePermanentError(f"judge client error: {exc}")
 
 

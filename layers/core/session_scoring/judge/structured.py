@@ -144,15 +144,3 @@ class StructuredJudge:
             raise JudgeOutputError(
                 f"the judge's answer was invalid after one repair turn: {second.message}"
             ) from second
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """``retry-after-ms`` or ``retry-after`` (seconds) of an error answer's headers."""
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            return max(0.0, float(headers.get(name)) * scale)
-        except (TypeError, ValueError):  # absent, or not a number
-            continue
-    return None

@@ -64,6 +64,40 @@ class JudgeInfo(ResponseModel):
     )
 
 
+class JurorInfo(ResponseModel):
+    """One juror of a jury (scoring.jury): who it was and what it gave, or why it gave nothing."""
+
+    provider: str = Field(description="The juror's judge provider, e.g. google")
+    model: str
+    name: str | None = Field(default=None, description="The name the criteria file gave it, e.g. google-default")
+    total: int | None = Field(default=None, description="The juror's total; null when it failed or was left out")
+    failed: str | None = Field(default=None, description="Why the juror gave no verdict (every retry used)")
+    excluded: str | None = Field(
+        default=None, description="Why the juror was left out (exclude_same_family: of the agent's model family)"
+    )
+    same_family_as_agent: bool = Field(
+        default=False, description="The juror is of the agent's model family (self-preference bias)"
+    )
+
+
+class TotalSpread(ResponseModel):
+    """How far apart the verdicts' totals were."""
+
+    min: int
+    max: int
+    stdev: float = Field(description="The sample standard deviation of the totals (0 for one verdict)")
+
+
+class JuryInfo(ResponseModel):
+    """A jury's score: every juror, the quorum its score needed and how its verdicts' totals spread. The stored
+    total is the verdicts' median."""
+
+    jurors: list[JurorInfo] = Field(description="Every juror, in the criteria file's order")
+    quorum: int = Field(description="The verdicts the score needed")
+    verdicts: int = Field(description="The verdicts the score was made from")
+    total_spread: TotalSpread
+
+
 class SessionFactsInfo(ResponseModel):
     """The session as it was when the attempt was created (what the fleet query filters and sorts by)."""
 
@@ -168,6 +202,12 @@ class SessionScore(ResponseModel):
         "and the min, max and standard deviation of the total and of each dimension; a jury's jurors (total, failed, "
         "excluded, same_family_as_agent) and quorum; self_preference when the judge is of the agent's model family; "
         "null for a single verdict without any of these",
+    )
+    jury: JuryInfo | None = Field(
+        default=None,
+        description="A jury's completed score (scoring.jury): each juror's total, or why it failed or was left out, "
+        "the quorum and the spread of the totals; null for a single judge or an ensemble (a jury below its quorum "
+        "fails, its error_message naming each juror's reason)",
     )
     run_id: UUID | None = Field(
         default=None, description="The scoring run this attempt belongs to; null for a single request"

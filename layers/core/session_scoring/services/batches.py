@@ -52,7 +52,13 @@ if TYPE_CHECKING:  # ports' declarations only
 
 
 class Batches(Protocol):
-    """What the poller needs of the Message Batches API (``judge.batches.MessageBatches``)."""
+    """What the poller needs of a batch API (``judge.batches.MessageBatches``, ``judge.openai_batches.OpenAIBatches``,
+    ``judge.google_batches.GoogleBatches``)."""
+
+    @property
+    def max_batch_bytes(self) -> int:
+        """The request bodies one batch may carry (each API has its own limit)."""
+        ...
 
     def request(self, score_id: uuid.UUID, prompt: JudgePrompt) -> BatchRequest: ...
 
@@ -314,7 +320,7 @@ class BatchPoller:
     ) -> bool:
         """Create the batches; False when the API is unavailable (the claims lapse and the next tick retries)."""
         batches = self.batches()
-        for chunk in chunk_requests(requests, self.policy.max_requests):
+        for chunk in chunk_requests(requests, self.policy.max_requests, batches.max_batch_bytes):
             try:
                 batch_id = batches.submit(chunk)
             except PermanentError as exc:

@@ -208,8 +208,9 @@ class RunStore(Protocol):
     def settle(self, run_id: uuid.UUID) -> int: ...
 
 
-BATCH_PROVIDERS = ("anthropic", "openai")
-"""Providers whose batch API (at a discount) batch-mode runs use."""
+BATCH_PROVIDERS = ("anthropic", "openai", "google")
+"""Providers whose batch API (at a discount) batch-mode runs use: Message Batches, the OpenAI Batch API, Gemini batch
+mode (on the Gemini API; not on Vertex AI)."""
 
 
 @dataclass(eq=False)
@@ -290,12 +291,14 @@ class RunService:
                 f"max_sessions {request.max_sessions} is above the limit of {self.max_run_sessions} "
                 "(SCORING_MAX_RUN_SESSIONS); ask for fewer sessions or raise the limit"
             )
-        if request.mode == "batch" and self.config.llm_provider not in BATCH_PROVIDERS:
+        provider = self.config.llm_provider
+        on_vertex = provider == "google" and self.config.the_target.vertex_ai
+        if request.mode == "batch" and (provider not in BATCH_PROVIDERS or on_vertex):
+            judge = f"'{provider}' on Vertex AI" if on_vertex else f"'{provider}'"
             raise InvalidRequestError(
-                f"mode=batch needs a provider with a discounted batch API, and the judge provider is "
-                f"'{self.config.llm_provider}'; the providers with one here: {', '.join(BATCH_PROVIDERS)} (the "
-                "Message Batches API, the OpenAI Batch API; Gemini batch mode is not supported yet, nor are juries); "
-                "use mode=online"
+                f"mode=batch needs a provider with a discounted batch API, and the judge provider is {judge}; the "
+                f"providers with one here: {', '.join(BATCH_PROVIDERS)} (the Message Batches API, the OpenAI Batch "
+                "API, Gemini batch mode on the Gemini API; not Gemini on Vertex AI, nor juries); use mode=online"
             )
         if request.max_cost_usd is not None and self.config.price_of(self.config.llm_model) is None:
             raise InvalidRequestError(

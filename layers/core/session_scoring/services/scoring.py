@@ -25,6 +25,8 @@ from session_scoring.models.api import (
     CriteriaDefinition,
     DimensionScore,
     JudgeInfo,
+    JurorInfo,
+    JuryInfo,
     MissingTool,
     RubricCeilingInfo,
     RubricCeilingValue,
@@ -34,6 +36,7 @@ from session_scoring.models.api import (
     SessionFactsInfo,
     SessionScore,
     SessionScoring,
+    TotalSpread,
     WriteBackInfo,
 )
 from session_scoring.models.jobs import ScoringJob
@@ -113,6 +116,31 @@ def _ceiling(record: ScoreRecord, rubric: Rubric) -> CeilingInfo | None:
     )
 
 
+def to_jury_info(spread: dict[str, Any] | None) -> JuryInfo | None:
+    """A jury's spread (as ``judge/jury.py`` stores it in ``score_spread``) as the API model; None when the score
+    was not a jury's."""
+    if not spread or "jurors" not in spread:
+        return None
+    total = spread["total"]
+    return JuryInfo(
+        jurors=[
+            JurorInfo(
+                provider=j["provider"],
+                model=j["model"],
+                name=j.get("name"),
+                total=j.get("total"),
+                failed=j.get("failed"),
+                excluded=j.get("excluded"),
+                same_family_as_agent=bool(j.get("same_family_as_agent", False)),
+            )
+            for j in spread["jurors"]
+        ],
+        quorum=spread["quorum"],
+        verdicts=spread["samples"],
+        total_spread=TotalSpread(min=total["min"], max=total["max"], stdev=total["stdev"]),
+    )
+
+
 def to_session_score(record: ScoreRecord, current_criteria_hash: str, rubric: Rubric | None = None) -> SessionScore:
     """Explicit mapping from the stored attempt to the API model; ``rubric``: the one its criteria judged by (its
     dimensions' labels and maxima, its ceiling), the default rubric when not given."""
@@ -157,6 +185,7 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str, rubric: Ru
             estimated_cost_usd=record.estimated_cost_usd,
         ),
         score_spread=record.score_spread,
+        jury=to_jury_info(record.score_spread),
         run_id=record.run_id,
         writeback=None if record.writeback is None else to_writeback_info(record.writeback),
         outcome=None if record.outcome is None else Outcome(record.outcome),

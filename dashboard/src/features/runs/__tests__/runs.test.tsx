@@ -117,7 +117,7 @@ describe('RunFormPage', () => {
     expect(screen.getByTestId('run-status')).toHaveTextContent('planning');
   });
 
-  it('offers batch mode to the Anthropic judge only, and says why before any estimate', async () => {
+  it('offers batch mode only to a judge with a batch API, and says why before any estimate', async () => {
     mocked.currentCriteria.mockResolvedValue(judge('bedrock'));
     mocked.estimateRun.mockResolvedValue(makeEstimate());
     renderAt('/runs/new');
@@ -125,9 +125,9 @@ describe('RunFormPage', () => {
     const batch = screen.getByRole('radio', { name: 'Batch (half price, within 24 h)' });
     await waitFor(() => expect(batch).toBeDisabled());
     expect(screen.getByTestId('batch-unavailable')).toHaveTextContent(
-      "Batch mode needs the Anthropic judge (Message Batches); this deployment's judge is bedrock.",
+      "Batch mode needs a judge with a batch API (anthropic: Message Batches, openai: the Batch API, google: Gemini batch mode); this deployment's judge is bedrock.",
     );
-    expect(screen.getByRole('radiogroup', { name: 'Mode' })).toHaveAccessibleDescription(/needs the Anthropic judge/);
+    expect(screen.getByRole('radiogroup', { name: 'Mode' })).toHaveAccessibleDescription(/needs a judge with a batch API/);
     await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
     await screen.findByTestId('run-estimate');
     expect(mocked.estimateRun.mock.calls[0]?.[0]).toMatchObject({ mode: 'online' });
@@ -144,6 +144,15 @@ describe('RunFormPage', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Estimate' }));
     await screen.findByTestId('run-estimate');
     expect(mocked.estimateRun.mock.calls[0]?.[0]).toMatchObject({ mode: 'batch' });
+    expect(screen.queryByTestId('batch-unavailable')).not.toBeInTheDocument();
+  });
+
+  it.each(['openai', 'google'])('offers batch mode to the %s judge (its batch API)', async (provider) => {
+    mocked.currentCriteria.mockResolvedValue(judge(provider));
+    renderAt('/runs/new');
+    await waitFor(() => expect(mocked.currentCriteria).toHaveBeenCalled());
+
+    await waitFor(() => expect(screen.getByRole('radio', { name: 'Batch (half price, within 24 h)' })).toBeEnabled());
     expect(screen.queryByTestId('batch-unavailable')).not.toBeInTheDocument();
   });
 
