@@ -5,6 +5,10 @@ import { DIMENSIONS, DIMENSION_MAX } from '../../shared/dimensions';
 
 type Dimension = { key: string; label: string; points: number; max_points: number };
 
+/** A failure tag's text and outline: a dark orange readable on white (6.0:1); the theme's warning orange (#ed6c02)
+ * is 3.0:1, below WCAG AA for the chip's small text (axe flagged it on a score's page). */
+const TAG_COLOUR = '#a84300';
+
 /** The dimensions the API described (the score's rubric), else the default rubric's for a bare breakdown. */
 function dimensionsOf(breakdown: Record<string, number>, dimensions?: Dimension[] | null): Dimension[] {
   if (dimensions && dimensions.length > 0) return dimensions;
@@ -75,6 +79,7 @@ export function ScoreBreakdownCard({
                   component={RouterLink}
                   to={`/analytics/failure-tags/${encodeURIComponent(tag)}`}
                   clickable
+                  sx={{ color: TAG_COLOUR, borderColor: TAG_COLOUR }}
                   data-testid="failure-tag"
                   aria-label={`Sessions tagged ${tag.replace(/_/g, ' ')}`}
                 />
