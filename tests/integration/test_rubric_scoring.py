@@ -8,26 +8,8 @@ import json
 from typing import Any
 
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
-from tests.support.fake_claude import reply_verdict
+from tests.support.fake_claude import OUTCOME_FIRST_VERDICT, reply_verdict
 
-OUTCOME_FIRST_VERDICT: dict[str, Any] = {
-    "total_score": 71,
-    "score_breakdown": {
-        "investigation_outcome": 16,
-        "evidence_gathering": 13,
-        "tool_utilization": 12,
-        "analytical_reasoning": 15,
-        "investigation_completeness": 10,
-    },
-    "score_reasoning": "The conclusion names the cause the events show, but the logs were never read.",
-    "conclusion": "correct",
-    "failure_tags": ["missed_available_tool", "incomplete_evidence"],
-    "claims": [{"claim": "the pod was OOMKilled", "event": "1.2"}],
-    "missing_tools": [{"tool_name": "pods_log", "rationale": "the logs would show the allocation"}],
-    "alternative_approaches": [],
-    "outcome": "no_reference",
-    "outcome_reason": "no reference root cause was given",
-}
 CRITERIA = "/api/v1/scoring/criteria"
 
 

@@ -141,6 +141,28 @@ SAMPLE_VERDICT: dict[str, Any] = {
     "outcome_reason": "no reference root cause was given for this session",
 }
 
+OUTCOME_FIRST_VERDICT: dict[str, Any] = {
+    "total_score": 71,
+    "score_breakdown": {
+        "investigation_outcome": 16,
+        "evidence_gathering": 13,
+        "tool_utilization": 12,
+        "analytical_reasoning": 15,
+        "investigation_completeness": 10,
+    },
+    "score_reasoning": "The conclusion names the cause the events show, but the logs were never read.",
+    "conclusion": "correct",
+    "failure_tags": ["missed_available_tool", "incomplete_evidence"],
+    "claims": [{"claim": "the pod was OOMKilled", "event": "1.2"}],
+    "missing_tools": [{"tool_name": "pods_log", "rationale": "the logs would show the allocation"}],
+    "alternative_approaches": [],
+    "outcome": "no_reference",
+    "outcome_reason": "no reference root cause was given",
+}
+"""A valid verdict of the outcome-first rubric (config/rubrics/outcome-first.yaml): five dimensions of 20, a holistic
+total inside the range its ``conclusion`` allows (correct: 60-100), two tags from its vocabulary, a claim citing an
+event."""
+
 REFERENCE_FENCE = "<<<REFERENCE_ROOT_CAUSE "
 DEFAULT_FOUND_REASON = "the fake judge's default answer to a request with a reference (it compares nothing)"
 

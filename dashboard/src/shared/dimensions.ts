@@ -22,4 +22,7 @@ export const DIMENSION_KEYS: readonly Dimension[] = DIMENSIONS.map((d) => d.key)
 /** Each dimension is scored out of this many points. */
 export const DIMENSION_MAX = 25;
 
-export const dimensionLabel = (key: string): string => LABELS[key as Dimension] ?? key;
+/** A dimension's label: the default rubric's, else its key in words (`evidence_gathering`: "Evidence gathering"),
+ * where an answer names a key without its rubric's label. */
+export const dimensionLabel = (key: string): string =>
+  LABELS[key as Dimension] ?? key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');

@@ -322,7 +322,12 @@ class Container:
     def insights_service(self) -> InsightsService:
         from session_scoring.services.insights import InsightsService
 
-        return InsightsService(self.config, self.insights_repository)
+        def dimension_keys(criteria_hash: str | None) -> tuple[str, ...]:
+            if criteria_hash is None:
+                return self.analytics_service.dimensions_in_use()
+            return self.scoring_service.rubric_for(criteria_hash).keys
+
+        return InsightsService(self.config, self.insights_repository, dimension_keys)
 
     @cached_property
     def label_service(self) -> LabelService:

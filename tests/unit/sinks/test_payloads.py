@@ -89,6 +89,20 @@ def test_the_name_is_configurable_and_only_a_completed_score_is_written() -> Non
         verdict_to_write(_record(status=ScoreStatus.FAILED, total_score=None), "session_score")
 
 
+def test_every_dimension_of_the_scores_rubric_is_written_whatever_its_keys() -> None:
+    triage = {"evidence": 7, "diagnosis": 12, "next_steps": 21}  # config/rubrics/triage.yaml's three
+
+    verdict = verdict_to_write(_record(total_score=67, score_breakdown=triage), "session_score")
+
+    annotations = phoenix_annotations(verdict, "s")
+    assert [(a["name"], a["result"]["score"]) for a in annotations[1:]] == [
+        ("session_score.evidence", 7),
+        ("session_score.diagnosis", 12),
+        ("session_score.next_steps", 21),
+    ]
+    assert [a["assessment_name"] for a in mlflow_assessments(verdict)][1:] == [f"session_score.{key}" for key in triage]
+
+
 def test_write_back_needs_sessions_from_a_trace_store() -> None:
     with pytest.raises(ConfigurationError, match="SCORING_WRITEBACK"):
         build_sink(SessionSourceSection(type="tarsy", base_url="http://127.0.0.1:9"), Settings())

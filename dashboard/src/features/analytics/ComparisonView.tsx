@@ -3,7 +3,7 @@ import type { ScatterItemIdentifier } from '@mui/x-charts/models';
 import { ScatterChart } from '@mui/x-charts/ScatterChart';
 import { Link as RouterLink, useNavigate } from 'react-router-dom';
 import type { CriteriaComparison, Mover } from '../../api/generated/schema';
-import { DIMENSIONS } from '../../shared/dimensions';
+import { dimensionLabel } from '../../shared/dimensions';
 import { EmptyState } from '../../shared/components/StateViews';
 import { scoresHref } from '../scores/urlState';
 import { BandTransitions } from './BandTransitions';
@@ -106,8 +106,12 @@ export function ComparisonView({ comparison }: { comparison: CriteriaComparison 
   }
   const rows = [
     { key: 'total', label: 'Total', summary: comparison.total },
-    ...DIMENSIONS.map((d) => ({ key: d.key, label: d.label, summary: comparison.dimensions[d.key] })),
+    ...comparison.shared_dimensions.map((key) => ({ key, label: dimensionLabel(key), summary: comparison.dimensions[key] })),
   ];
+  const unshared = [
+    { side: 'base', keys: comparison.base_only_dimensions },
+    { side: 'candidate', keys: comparison.candidate_only_dimensions },
+  ].filter(({ keys }) => keys.length > 0);
   const agreement = [
     { label: 'Base', a: comparison.base_human_agreement },
     { label: 'Candidate', a: comparison.candidate_human_agreement },
@@ -148,6 +152,12 @@ export function ComparisonView({ comparison }: { comparison: CriteriaComparison 
               ))}
             </TableBody>
           </Table>
+          {unshared.length > 0 && (
+            <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }} data-testid="comparison-unshared">
+              The two rubrics differ: they compare by the total (always 0-100) and the dimensions they share. Not shared:{' '}
+              {unshared.map(({ side, keys }) => `${side} only ${keys.map(dimensionLabel).join(', ')}`).join('; ')}.
+            </Typography>
+          )}
           <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
             Agreement with human labels:{' '}
             {agreement

@@ -25,7 +25,6 @@ import { Markdown } from '../../shared/components/Markdown';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { breakable } from '../../shared/breakable';
 import { useCriteriaNames } from '../../shared/criteria';
-import { DIMENSIONS, DIMENSION_MAX } from '../../shared/dimensions';
 import { formatDateTime } from '../../shared/time';
 import { useSessionScoring } from './queries';
 
@@ -78,15 +77,29 @@ function AttemptPicker({
   );
 }
 
+type DimensionRow = { key: string; label: string; maxima: number[] };
+
+/** The dimensions of either attempt's rubric, by key: A's in its rubric's order, then B's others; each with its label
+ * and maximum (both, when the two rubrics give one key different maxima: then B − A is not taken). */
+function dimensionsOf(a: SessionScore, b: SessionScore): DimensionRow[] {
+  const rows = new Map<string, DimensionRow>();
+  for (const d of [...(a.dimensions ?? []), ...(b.dimensions ?? [])]) {
+    const row = rows.get(d.key);
+    if (!row) rows.set(d.key, { key: d.key, label: d.label, maxima: [d.max_points] });
+    else if (!row.maxima.includes(d.max_points)) row.maxima.push(d.max_points);
+  }
+  return [...rows.values()];
+}
+
 /** The figures of both attempts, row by row, with B minus A. */
 function FiguresTable({ a, b, criteriaName }: { a: SessionScore; b: SessionScore; criteriaName: (hash: string) => string }) {
   const rows: [string, React.ReactNode, React.ReactNode, string][] = [
     ['Total', <ScoreBadge key="a" score={a} />, <ScoreBadge key="b" score={b} />, difference(a.total_score, b.total_score)],
-    ...DIMENSIONS.map(({ key, label }): [string, React.ReactNode, React.ReactNode, string] => [
-      `${label} (of ${DIMENSION_MAX})`,
+    ...dimensionsOf(a, b).map(({ key, label, maxima }): [string, React.ReactNode, React.ReactNode, string] => [
+      `${label} (of ${maxima.join(' / ')})`,
       a.score_breakdown?.[key] ?? '–',
       b.score_breakdown?.[key] ?? '–',
-      difference(a.score_breakdown?.[key], b.score_breakdown?.[key]),
+      maxima.length === 1 ? difference(a.score_breakdown?.[key], b.score_breakdown?.[key]) : '–',
     ]),
     ['Missing tools', a.missing_tools.length, b.missing_tools.length, difference(a.missing_tools.length, b.missing_tools.length)],
     ['Status', a.status, b.status, ''],

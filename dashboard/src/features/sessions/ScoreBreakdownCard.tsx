@@ -1,27 +1,22 @@
 import { Alert, Box, Card, CardContent, Chip, LinearProgress, Stack, Typography } from '@mui/material';
 import { Link as RouterLink } from 'react-router-dom';
 import type { SessionScore } from '../../api/generated/schema';
-import { DIMENSIONS, DIMENSION_MAX } from '../../shared/dimensions';
 
 type Dimension = { key: string; label: string; points: number; max_points: number };
 
-/** The dimensions the API described (the score's rubric), else the default rubric's for a bare breakdown. */
-function dimensionsOf(breakdown: Record<string, number>, dimensions?: Dimension[] | null): Dimension[] {
-  if (dimensions && dimensions.length > 0) return dimensions;
-  return DIMENSIONS.map(({ key, label }) => ({ key, label, points: breakdown[key] ?? 0, max_points: DIMENSION_MAX }));
-}
+/** A failure tag's text and outline: a dark orange readable on white (6.0:1); the theme's warning orange (#ed6c02)
+ * is 3.0:1, below WCAG AA for the chip's small text (axe flagged it on a score's page). */
+const TAG_COLOUR = '#a84300';
 
 /** A score's dimensions as bars, each out of its own maximum; the ceiling that capped the total and why; the
  * failure tags as chips opening the sessions given the same tag. */
 export function ScoreBreakdownCard({
-  breakdown,
   dimensions,
   ceiling,
   failureTags,
   rubric,
 }: {
-  breakdown: Record<string, number>;
-  dimensions?: Dimension[] | null;
+  dimensions: Dimension[];
   ceiling?: SessionScore['ceiling'];
   failureTags?: string[];
   rubric?: string | null;
@@ -37,7 +32,7 @@ export function ScoreBreakdownCard({
             Rubric: {rubric}
           </Typography>
         )}
-        {dimensionsOf(breakdown, dimensions).map(({ key, label, points, max_points }) => (
+        {dimensions.map(({ key, label, points, max_points }) => (
           <Box key={key} sx={{ mb: 1.5 }} data-testid="breakdown-bar" data-dimension={key}>
             <Box sx={{ display: 'flex', justifyContent: 'space-between', gap: 1 }}>
               <Typography variant="body2">{label}</Typography>
@@ -75,6 +70,7 @@ export function ScoreBreakdownCard({
                   component={RouterLink}
                   to={`/analytics/failure-tags/${encodeURIComponent(tag)}`}
                   clickable
+                  sx={{ color: TAG_COLOUR, borderColor: TAG_COLOUR }}
                   data-testid="failure-tag"
                   aria-label={`Sessions tagged ${tag.replace(/_/g, ' ')}`}
                 />
@@ -89,10 +85,9 @@ export function ScoreBreakdownCard({
 
 /** The card for a completed score: its rubric's dimensions, ceiling and tags. */
 export function ScoreBreakdown({ score }: { score: SessionScore }) {
-  if (!score.score_breakdown) return null;
+  if (!score.dimensions || score.dimensions.length === 0) return null;
   return (
     <ScoreBreakdownCard
-      breakdown={score.score_breakdown}
       dimensions={score.dimensions}
       ceiling={score.ceiling}
       failureTags={score.failure_tags}

@@ -349,7 +349,7 @@ class Settings(BaseSettings):
         "SCORING_WRITEBACK_NAME",
         "session_score",
         "Name of the annotation (Phoenix) or assessment (MLflow) holding the total; each dimension is "
-        "written as NAME.DIMENSION (e.g. session_score.logical_flow).",
+        "written as NAME.KEY, KEY the dimension's key in the score's rubric.",
         min_length=1,
         max_length=100,
     )

@@ -453,9 +453,9 @@ def assess(session: Session, reference: Reference | None = None, rubric: Rubric 
     facts = _Facts(session)
     unused = _unused_tools(session, facts.calls)
     signals = {
-        "flow": _logical_flow(facts),
+        "flow": _flow(facts),
         "consistency": _consistency(facts),
-        "tool_use": _tool_relevance(facts, unused),
+        "tool_use": _tool_use(facts, unused),
         "synthesis": _synthesis(facts),
     }
     assert set(signals) == set(OFFLINE_SIGNALS)
@@ -569,7 +569,7 @@ def _unused_tools(session: Session, calls: list[ToolCall]) -> list[AvailableTool
     return [t for t in session.all_available_tools if t.name not in called and t.qualified_name not in called]
 
 
-def _logical_flow(f: _Facts) -> _Dimension:
+def _flow(f: _Facts) -> _Dimension:
     d = _Dimension("Logical flow", 6)
     if not f.calls:
         d.add(-4, "the agent never called a tool, so no step of the investigation tested anything")
@@ -661,7 +661,7 @@ def _consistency(f: _Facts) -> _Dimension:
     return d
 
 
-def _tool_relevance(f: _Facts, unused: list[AvailableTool]) -> _Dimension:
+def _tool_use(f: _Facts, unused: list[AvailableTool]) -> _Dimension:
     d = _Dimension("Tool relevance", 4)
     if not f.calls:
         d.add(-4, "no tool was called")

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal, Protocol
 
-from session_scoring.configuration.criteria import ScoringConfig
+from session_scoring.configuration.criteria import ScoringConfig, rubric_of
 from session_scoring.models.api import (
     CriteriaUsage,
     FailureTagCount,
@@ -216,6 +216,15 @@ class AnalyticsService:
             for u in self.repository.criteria_usage()
         ]
         return sorted(usages, key=lambda u: not u.is_current)
+
+    def dimensions_in_use(self) -> tuple[str, ...]:
+        """The dimension keys of every criteria's rubric that completed a session, the current rubric's first, each
+        once in its rubric's order (what a question over every criteria has columns for)."""
+        keys = dict.fromkeys(self.config.rubric.keys)
+        for usage in self.repository.criteria_usage():
+            if usage.completed_sessions and usage.criteria_hash != self.config.criteria_hash:
+                keys.update(dict.fromkeys(rubric_of(usage.criteria_content).keys))
+        return tuple(keys)
 
 
 def _text(content: dict[str, object], key: str) -> str | None:

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
 from enum import StrEnum
@@ -28,7 +28,7 @@ from session_scoring.models.insights import (
     KeysetPosition,
     SortField,
 )
-from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
+from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
 from session_scoring.services.csv_cells import csv_chunks
 
@@ -38,14 +38,8 @@ JSON_DEFAULT_PAGE = 50
 
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 
-CSV_COLUMNS = (
-    "score_id",
-    "session_id",
-    "criteria_hash",
-    "status",
-    "total_score",
-    "band",
-    *DIMENSIONS,
+_LEADING_COLUMNS = ("score_id", "session_id", "criteria_hash", "status", "total_score", "band")
+_TRAILING_COLUMNS = (
     "scored_at",
     "judge_provider",
     "judge_model",
@@ -59,6 +53,12 @@ CSV_COLUMNS = (
     "missing_tools",
     "outcome",
 )
+
+
+def csv_columns(dimensions: tuple[str, ...]) -> tuple[str, ...]:
+    """The fleet CSV's header: the score's fields, one column per dimension of the criteria in scope (their rubrics'
+    keys), then the judge's and the session's fields."""
+    return (*_LEADING_COLUMNS, *dimensions, *_TRAILING_COLUMNS)
 
 
 class FleetFormat(StrEnum):
@@ -152,7 +152,8 @@ def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> Flee
     )
 
 
-def csv_row(score: FleetScore) -> list[Any]:
+def csv_row(score: FleetScore, dimensions: tuple[str, ...]) -> list[Any]:
+    """One CSV row: a dimension the score's rubric does not have is an empty cell."""
     facts = score.session_facts
     breakdown = score.score_breakdown or {}
     return [
@@ -162,7 +163,7 @@ def csv_row(score: FleetScore) -> list[Any]:
         score.status.value,
         score.total_score,
         score.band,
-        *(breakdown.get(d) for d in DIMENSIONS),
+        *(breakdown.get(d) for d in dimensions),
         score.scored_at.isoformat() if score.scored_at else None,
         score.judge_provider,
         score.judge_model,
@@ -205,6 +206,9 @@ class InsightsReads(Protocol):
 class InsightsService:
     config: ScoringConfig
     repository: InsightsReads
+    dimension_keys: Callable[[str | None], tuple[str, ...]] | None = None
+    """The dimension keys of the criteria in scope (a hash, or None: every criteria with scores), in their rubrics'
+    order: the CSV's dimension columns. None: the current criteria's rubric's."""
 
     def criteria_filter(self, value: str) -> str | None:
         """``current`` (the criteria in force), ``any`` (None) or a criteria hash; a 400 for anything else."""
@@ -316,6 +320,11 @@ class InsightsService:
             total_items=self.repository.fleet_count(query.where) if query.with_total else None,
         )
 
+    def _dimensions(self, criteria_hash: str | None) -> tuple[str, ...]:
+        if self.dimension_keys is None:
+            return self.config.rubric.keys
+        return self.dimension_keys(criteria_hash)
+
     def stream(self, query: FleetQuery) -> StreamedRows:
         """Every matching row from the cursor on (up to the limit), read from the database while it is sent. The
         query starts here, so a database that is down is a 503, not a broken stream."""
@@ -323,5 +332,7 @@ class InsightsService:
         records = self.repository.fleet_stream(query.where, query.order, query.limit)
         scores = (to_fleet_score(record, current) for record in records)
         if query.format == FleetFormat.CSV:
-            return StreamedRows("text/csv", "scores.csv", csv_chunks(CSV_COLUMNS, map(csv_row, scores)))
+            keys = self._dimensions(query.where.criteria_hash)
+            rows = (csv_row(score, keys) for score in scores)
+            return StreamedRows("text/csv", "scores.csv", csv_chunks(csv_columns(keys), rows))
         return StreamedRows("application/x-ndjson", "scores.jsonl", (s.model_dump_json() + "\n" for s in scores))

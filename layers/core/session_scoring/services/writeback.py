@@ -16,7 +16,7 @@ from session_scoring.log import logger
 from session_scoring.masking import Masker, default_masker
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.records import ScoreRecord
-from session_scoring.models.scores import DIMENSIONS, ScoreStatus, band_for
+from session_scoring.models.scores import ScoreStatus, band_for
 from session_scoring.repositories.uploads import UPLOAD_PREFIX
 from session_scoring.services.scorer import JobOutcome, ScorerPolicy, outcome_for_error
 from session_scoring.sinks.base import VerdictSink, VerdictToWrite
@@ -33,7 +33,7 @@ def verdict_to_write(record: ScoreRecord, name: str, masker: Masker | None = Non
         name=name,
         total_score=record.total_score,
         band=band_for(record.total_score).band,
-        breakdown={d: int(breakdown[d]) for d in DIMENSIONS if d in breakdown},
+        breakdown={dimension: int(points) for dimension, points in breakdown.items()},  # the rubric's keys
         reasoning=(masker or default_masker()).mask_text(record.score_reasoning or ""),
         criteria_hash=record.criteria_hash,
         judge_model=record.judge_model,

@@ -133,6 +133,7 @@ describe('ComparisonView', () => {
     expect(deltas.getByRole('row', { name: /^Total/ })).toHaveTextContent('Total-4.0-5.0');
     expect(deltas.getByRole('row', { name: /^Logical flow/ })).toHaveTextContent('+1.5+1.0');
     expect(deltas.getByRole('row', { name: /^Synthesis quality/ })).toHaveTextContent('——');
+    expect(screen.queryByTestId('comparison-unshared')).toBeNull(); // one rubric: every dimension is shared
     expect(screen.getByText(/Base rho 0\.90, MAE 4\.5 \(2 labelled\); Candidate no labels/)).toBeInTheDocument();
 
     expect(screen.getByRole('img', { name: 'Scatter of 2 sessions: base total against candidate total' })).toBeInTheDocument();
@@ -152,6 +153,28 @@ describe('ComparisonView', () => {
     expect(falls.getByRole('link', { name: 's-down' })).toHaveAttribute('href', '/sessions/s-down');
     expect(falls.getByRole('link', { name: 's/odd' })).toHaveAttribute('href', '/sessions/s%2Fodd');
     expect(within(screen.getByTestId('movers-up')).getByText('+4')).toBeInTheDocument();
+  });
+
+  it('compares two rubrics by the total and the dimensions they share, naming the others', () => {
+    render(
+      <MemoryRouter>
+        <ComparisonView
+          comparison={{
+            ...comparison,
+            dimensions: {},
+            shared_dimensions: [],
+            base_only_dimensions: ['logical_flow', 'consistency', 'tool_relevance', 'synthesis_quality'],
+            candidate_only_dimensions: ['investigation_outcome', 'evidence_gathering'],
+          }}
+        />
+      </MemoryRouter>,
+    );
+
+    const rows = screen.getAllByTestId('delta-row');
+    expect(rows.map((r) => r.dataset.key)).toEqual(['total']);
+    expect(screen.getByTestId('comparison-unshared')).toHaveTextContent(
+      'Not shared: base only Logical flow, Consistency, Tool relevance, Synthesis quality; candidate only Investigation outcome, Evidence gathering.',
+    );
   });
 
   it('says how to get a comparison when no session is scored under both', () => {

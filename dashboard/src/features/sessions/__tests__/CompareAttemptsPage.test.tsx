@@ -97,6 +97,55 @@ describe('CompareAttemptsPage', () => {
     expect(cells('Total')).toEqual(['67', '80', '+13']);
   });
 
+  it("compares attempts of different rubrics by each one's own dimensions and maxima", async () => {
+    const triage = makeScore({
+      score_id: '00000000-0000-4000-8000-00000000000d',
+      total_score: 58,
+      rubric: 'triage',
+      score_breakdown: { evidence: 5, diagnosis: 10, next_steps: 20 },
+      dimensions: [
+        { key: 'evidence', label: 'Evidence', points: 5, max_points: 10 },
+        { key: 'diagnosis', label: 'Diagnosis', points: 10, max_points: 20 },
+        { key: 'next_steps', label: 'Next steps', points: 20, max_points: 30 },
+      ],
+      requested_at: '2026-11-22T09:00:00Z',
+    });
+    const retriaged = makeScore({
+      ...triage,
+      score_id: '00000000-0000-4000-8000-00000000000e',
+      total_score: 75,
+      score_breakdown: { evidence: 8, diagnosis: 15, next_steps: 22 },
+      requested_at: '2026-11-23T09:00:00Z',
+    });
+    mocked.getSessionScoring.mockResolvedValue({
+      session_id: 'sess-1',
+      current: retriaged,
+      latest: retriaged,
+      attempts: [retriaged, triage, older],
+    });
+
+    renderAt(`?a=${triage.score_id}&b=${older.score_id}`);
+
+    expect(await screen.findByTestId('compare-reasoning-B')).toBeInTheDocument();
+    const names = screen.getAllByTestId('compare-row').map((r) => r.getAttribute('data-row'));
+    expect(names.slice(1, 8)).toEqual([
+      'Evidence (of 10)',
+      'Diagnosis (of 20)',
+      'Next steps (of 30)',
+      'Logical flow (of 25)',
+      'Consistency (of 25)',
+      'Tool relevance (of 25)',
+      'Synthesis quality (of 25)',
+    ]);
+    expect(cells('Next steps (of 30)')).toEqual(['20', '–', '–']);
+    expect(cells('Logical flow (of 25)')).toEqual(['–', '15', '–']);
+
+    await userEvent.click(screen.getByRole('combobox', { name: 'B' }));
+    await userEvent.click(screen.getByRole('option', { name: / · 75 · / }));
+    expect(cells('Next steps (of 30)')).toEqual(['20', '22', '+2']);
+    expect(screen.getAllByTestId('compare-row').map((r) => r.getAttribute('data-row'))).not.toContain('Logical flow (of 25)');
+  });
+
   it('says so when there is only one attempt', async () => {
     mocked.getSessionScoring.mockResolvedValue({ session_id: 'sess-1', current: newest, latest: newest, attempts: [newest] });
     renderAt();

@@ -164,10 +164,7 @@ SELECT l.criteria_hash, h.criteria_hash, r.prefix || v.kind, v.a, v.b, count(*)
 FROM latest_scores l
 JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
 CROSS JOIN LATERAL (VALUES ('total', l.total_score, h.total_score),
-                           ('logical_flow', h.logical_flow - l.logical_flow, 0),
-                           ('consistency', h.consistency - l.consistency, 0),
-                           ('tool_relevance', h.tool_relevance - l.tool_relevance, 0),
-                           ('synthesis_quality', h.synthesis_quality - l.synthesis_quality, 0)) AS v(kind, a, b)
+                           {dimension_rows}) AS v(kind, a, b)
 CROSS JOIN LATERAL (SELECT '' AS prefix
                     UNION ALL
                     SELECT 'ref_' WHERE l.outcome IN ('found', 'partly_found', 'missed')
@@ -178,5 +175,7 @@ GROUP BY 1, 2, 3, 4, 5
 
 
 def rebuild() -> list[Any]:
-    """The statements filling the emptied tables from ``latest_scores``."""
-    return [text(_REBUILD_PAIRS), text(_REBUILD_CELLS)]
+    """The statements filling the emptied tables from ``latest_scores``: the cells have a row per dimension column
+    of ``latest_scores`` (its delta, high minus low)."""
+    rows = ",\n                           ".join(f"('{d}', h.{d} - l.{d}, 0)" for d in DIMENSIONS)
+    return [text(_REBUILD_PAIRS), text(_REBUILD_CELLS.format(dimension_rows=rows))]

@@ -1,0 +1,118 @@
+"""The three-dimension test rubric (config/rubrics/triage.yaml: evidence 10, diagnosis 20, next steps 30, summed and
+scaled to 0-100) through the analytics and the exports, offline judge, real PostgreSQL, the API: nothing assumes four
+dimensions of 25 points. (Its scoring is in test_rubric_scoring.py, its dashboard card in the dashboard's vitest
+ScoreBreakdownCard.test.tsx.)"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from session_scoring.models.scores import SCORE_BANDS
+from tests.conftest import SAMPLES, Stack
+
+ANALYTICS = "/api/v1/scoring/analytics"
+SCORES = "/api/v1/scoring/scores"
+EXPORT = "/api/v1/scoring/exports/training"
+TRIAGE = [("evidence", 10), ("diagnosis", 20), ("next_steps", 30)]
+TRIAGE_KEYS = [key for key, _ in TRIAGE]
+METHODOLOGY_KEYS = ["logical_flow", "consistency", "tool_relevance", "synthesis_quality"]
+
+
+def scored_under(stack: Stack) -> dict[str, dict[str, Any]]:
+    """Every scorable sample scored by ``stack``'s criteria: each session's score as GET answers it."""
+    sessions = [p.stem for p in sorted(SAMPLES.glob("*.json"))]
+    requested = [s for s in sessions if stack.request_score(s, force=True).status_code < 300]
+    stack.poller.drain()
+    scores = {s: stack.score(s).json() for s in requested}
+    assert all(score["status"] == "completed" for score in scores.values()), scores
+    return scores
+
+
+def band(total: int) -> str:
+    return next(b.band for b in SCORE_BANDS if b.min_score <= total <= b.max_score)
+
+
+def test_triage_scores_are_counted_by_the_analytics(make_stack: Any) -> None:
+    triage: Stack = make_stack(SCORING_RUBRIC="triage")
+    scores = scored_under(triage)
+    criteria = triage.container.config.criteria_hash
+
+    distribution = triage.client.get(f"{ANALYTICS}/score-distribution", params={"criteria_hash": criteria}).json()
+    assert distribution["total"] == len(scores)
+    expected = {b.band: sorted(s for s, v in scores.items() if band(v["total_score"]) == b.band) for b in SCORE_BANDS}
+    assert {b["band"]: sorted(b["session_ids"]) for b in distribution["bands"]} == expected
+
+    trends = triage.client.get(f"{ANALYTICS}/trends", params={"bucket": "week", "criteria_hash": criteria}).json()
+    assert sum(p["count"] for p in trends["points"]) == len(scores)
+    weighted = sum(p["mean"] * p["count"] for p in trends["points"])
+    assert weighted == sum(v["total_score"] for v in scores.values())
+
+    [usage] = [c for c in triage.client.get(f"{ANALYTICS}/criteria").json() if c["criteria_hash"] == criteria]
+    assert usage["completed_sessions"] == len(scores)
+    described = triage.client.get(f"/api/v1/scoring/criteria/{criteria}").json()["rubric"]
+    assert [(d["key"], d["max_points"]) for d in described["dimensions"]] == TRIAGE
+    # no failure-tag vocabulary: the report is empty rather than an error
+    tags = triage.client.get(f"{ANALYTICS}/failure-tags", params={"criteria_hash": criteria})
+    assert tags.status_code == 200
+    assert tags.json()["items"] == []
+
+
+def test_the_training_export_carries_triages_three_dimensions(make_stack: Any) -> None:
+    triage: Stack = make_stack(SCORING_RUBRIC="triage")
+    scores = scored_under(triage)
+
+    lines = [json.loads(line) for line in triage.client.get(EXPORT, params={"min_score": 0}).text.splitlines()]
+
+    assert sorted(line["session_id"] for line in lines) == sorted(scores)
+    for line in lines:
+        score = scores[line["session_id"]]
+        assert list(line["score_breakdown"]) == TRIAGE_KEYS
+        assert line["score_breakdown"] == {d["key"]: d["points"] for d in score["dimensions"]}
+        assert all(0 <= line["score_breakdown"][key] <= top for key, top in TRIAGE)
+        assert line["total_score"] == score["total_score"]
+
+
+def test_the_fleet_csv_has_a_column_per_dimension_of_the_criteria_in_scope(make_stack: Any) -> None:
+    methodology: Stack = make_stack()
+    methodology_scores = scored_under(methodology)
+    triage: Stack = make_stack(SCORING_RUBRIC="triage")
+    triage_scores = scored_under(triage)
+
+    def rows(**params: str) -> tuple[list[str], list[dict[str, str]]]:
+        response = triage.client.get(SCORES, params={"format": "csv", **params})
+        assert response.status_code == 200, response.text
+        reader = csv.DictReader(io.StringIO(response.text))
+        found = list(reader)
+        assert reader.fieldnames is not None
+        return list(reader.fieldnames), found
+
+    # the criteria in force (triage): its three dimensions, between the band and the judge's fields
+    header, current = rows()
+    assert header[header.index("band") + 1 : header.index("scored_at")] == TRIAGE_KEYS
+    assert {row["session_id"] for row in current} == set(triage_scores)
+    for row in current:
+        points = {d["key"]: d["points"] for d in triage_scores[row["session_id"]]["dimensions"]}
+        assert {key: int(row[key]) for key in TRIAGE_KEYS} == points
+
+    # the older criteria by their hash: the methodology's four
+    header, older = rows(criteria_hash=methodology.container.config.criteria_hash, latest_only="false")
+    assert header[header.index("band") + 1 : header.index("scored_at")] == METHODOLOGY_KEYS
+    for row in older:
+        breakdown = methodology_scores[row["session_id"]]["score_breakdown"]
+        assert {key: int(row[key]) for key in METHODOLOGY_KEYS} == breakdown
+
+    # every criteria: the current rubric's columns first, then the other's; a score's missing dimensions are empty
+    header, every = rows(criteria_hash="any", latest_only="false")
+    assert header[header.index("band") + 1 : header.index("scored_at")] == TRIAGE_KEYS + METHODOLOGY_KEYS
+    assert len(every) == len(triage_scores) + len(methodology_scores)
+    for row in every:
+        mine, theirs = (
+            (TRIAGE_KEYS, METHODOLOGY_KEYS)
+            if row["criteria_hash"] == triage.container.config.criteria_hash
+            else (METHODOLOGY_KEYS, TRIAGE_KEYS)
+        )
+        assert all(row[key] != "" for key in mine)
+        assert all(row[key] == "" for key in theirs)
