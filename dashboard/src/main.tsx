@@ -14,7 +14,10 @@ createRoot(document.getElementById('root')!).render(
     <QueryClientProvider client={queryClient}>
       <ThemeProvider theme={theme}>
         <CssBaseline />
-        <BrowserRouter>
+        {/* Navigations render at once, not in a React transition: the dashboard keeps its state in the URL, and a
+            transition leaves the previous page on screen (with handlers built from the previous URL) while it renders,
+            so a second click in that time (worst first just after a time range, on a slow phone) undid the first. */}
+        <BrowserRouter useTransitions={false}>
           <App />
         </BrowserRouter>
       </ThemeProvider>

@@ -1,7 +1,8 @@
 """The dashboard's daily flows in headless Chromium against a local stack with the offline heuristic judge: upload a
 trace and score it, open two attempts of a session side by side, label three sessions from the labelling queue with
-the keyboard and read the agreement they make (its tooltip and largest gaps), and the run form saying why batch mode
-is off. Each view passes axe-core at 1440 and 390 px and fits a phone; screenshots go to tests/e2e/screenshots/.
+the keyboard and read the agreement they make (its tooltip and largest gaps; the daily job, at 1440 and 390 px), and the
+run form saying why batch mode is off. Each view passes axe-core at 1440 and 390 px and fits a phone; screenshots go to
+tests/e2e/screenshots/.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from tests.conftest import ROOT, SHALLOW_ID, THOROUGH_ID
+from tests.conftest import FAILING_TOOLS_ID, ROOT, SHALLOW_ID, THOROUGH_ID
 from tests.e2e.conftest import PHONE, assert_accessible, assert_fits, open_page, running_stack, shot
 
 API = "/api/v1/scoring"
 TRACES = ROOT / "tests" / "fixtures" / "traces"
 SCORING_TIMEOUT_S = 60
 DESKTOP = {"width": 1440, "height": 900}
+GAPS_SHOWN = 10  # the largest gaps the agreement page lists (GAPS_SHOWN in AgreementPage.tsx)
 
 
 @pytest.fixture(scope="module")
@@ -134,19 +136,34 @@ def test_open_two_attempts_of_a_session_side_by_side(local_stack: str, browser: 
     _check_both_widths(browser, local_stack, path, "compare-reasoning-B", "24-compare-attempts")
 
 
-def test_label_three_sessions_from_the_queue_with_the_keyboard(local_stack: str, browser: Any) -> None:
+@pytest.mark.parametrize(
+    ("viewport", "width", "to_score"),
+    [
+        (DESKTOP, "1440", (SHALLOW_ID, THOROUGH_ID, "otel_genai_oom.json")),
+        (PHONE, "390", (FAILING_TOOLS_ID, "openai_chat_crashloop.json", "anthropic_checkout_latency.json")),
+    ],
+    ids=("1440", "390"),
+)
+def test_label_three_sessions_from_the_queue_with_the_keyboard_then_read_the_agreement(
+    local_stack: str, browser: Any, viewport: dict[str, int], width: str, to_score: tuple[str, ...]
+) -> None:
+    """Daily job: label three sessions from the queue by keyboard alone (digits, Enter), then read the agreement they
+    make (a point's tooltip, the largest gaps) and open the largest."""
     from playwright.sync_api import expect
 
-    for session_id in (SHALLOW_ID, THOROUGH_ID, _upload(local_stack, "otel_genai_oom.json")):
-        _score(local_stack, session_id)
+    for item in to_score:  # three more scored sessions for the queue: samples by id, uploads by file name
+        _score(local_stack, _upload(local_stack, item) if item.endswith((".json", ".jsonl")) else item)
     queue = httpx.get(f"{local_stack}{API}/labels/next", timeout=10).json()
     assert queue["remaining"] >= 3, queue
     labelled: list[str] = []
-    with open_page(browser, DESKTOP) as page:
+    with open_page(browser, viewport) as page:
         page.goto(local_stack + "/agreement")
         page.get_by_role("link", name="Label next").click()
         expect(page).to_have_title("Label sessions · Session Scoring")
-        assert_accessible(page, "the labelling queue")
+        expect(page.get_by_test_id("queue-total")).to_be_visible()
+        assert_accessible(page, f"the labelling queue at {width} px")
+        if viewport is PHONE:
+            assert_fits(page, "/agreement/label")
         for keys in ("35", "70", "95"):
             current = page.get_by_test_id("queue-session")
             if labelled:  # the next session, not the one just saved
@@ -159,27 +176,30 @@ def test_label_three_sessions_from_the_queue_with_the_keyboard(local_stack: str,
             page.keyboard.press("Enter")
             expect(page.get_by_test_id("queue-status")).to_contain_text(f"Saved {keys} for")
             labelled.append(session_id)
-        shot(page, "25-label-queue")
+        shot(page, f"25-label-queue-{width}")
+        assert_accessible(page, f"the labelling queue after three labels at {width} px")
 
     for session_id, total in zip(labelled, (35, 70, 95), strict=True):
         labels = httpx.get(f"{local_stack}{API}/sessions/{quote(session_id, safe='')}/labels", timeout=10).json()
         assert [(label["labeller"], label["total_score"]) for label in labels["current"]] == [("api-client", total)]
 
-    with open_page(browser, DESKTOP) as page:
+    paired = httpx.get(f"{local_stack}{API}/analytics/agreement", timeout=10).json()["n"]
+    with open_page(browser, viewport) as page:
         page.goto(local_stack + "/agreement")
         gaps = page.get_by_test_id("agreement-gap")
-        expect(gaps).to_have_count(len(labelled))
-        assert {gaps.nth(i).get_attribute("data-session-id") for i in range(len(labelled))} == set(labelled)
+        expect(gaps).to_have_count(min(paired, GAPS_SHOWN))
+        assert set(labelled) <= {gaps.nth(i).get_attribute("data-session-id") for i in range(gaps.count())}
         point = page.get_by_test_id("agreement-point").first
         point.hover()
         expect(page.get_by_test_id("agreement-tooltip")).to_contain_text("human")
-        shot(page, "26-agreement")
+        shot(page, f"26-agreement-{width}")
+        assert_accessible(page, f"the agreement at {width} px")
+        if viewport is PHONE:
+            assert_fits(page, "/agreement")
         largest = gaps.first.get_attribute("data-session-id")
         assert largest
         gaps.first.get_by_role("link").click()
         expect(page).to_have_url(f"{local_stack}/sessions/{quote(largest, safe='')}")
-    _check_both_widths(browser, local_stack, "/agreement", "agreement-gap", "27-agreement")
-    _check_both_widths(browser, local_stack, "/agreement/label", "queue-total", "28-label-queue")
 
 
 def test_the_run_form_says_why_batch_mode_is_off_for_this_judge(local_stack: str, page: Any) -> None:

@@ -3,6 +3,8 @@ local stack seeded with `python -m devstack seed` (300 scores: two criteria, fou
 
 Each view is checked for its charts drawn with data (lines, legends, points, matrix counts that add up to the API's
 figures), its links, axe-core, and no horizontal scrolling at 390 px; screenshots go to tests/e2e/screenshots/.
+Three of an SRE lead's daily jobs run here at 1440 and 390 px (the others are listed in test_daily_jobs_browser.py):
+the worst of the week and why, the most-missed tool and its sessions, and comparing criteria then a mover's attempts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
@@ -22,13 +25,15 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.e2e.conftest import assert_accessible, assert_fits, running_stack, shot
+from tests.e2e.conftest import PHONE, assert_accessible, assert_fits, open_page, running_stack, shot
 
 SEEDED = 300
 PAGE = 20  # a tool's sessions per page on the dashboard (TOOL_SESSIONS_PAGE)
 ANALYTICS = "/api/v1/scoring/analytics"
 # The judge is part of the criteria hash: the stack and the seeding must both use the heuristic one.
 JUDGE = {"SCORING_LLM_PROVIDER": "heuristic"}
+DESKTOP = {"width": 1440, "height": 900}
+WIDTHS = pytest.mark.parametrize(("viewport", "width"), [(DESKTOP, "1440"), (PHONE, "390")], ids=("1440", "390"))
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +105,17 @@ def test_trends_draw_the_total_and_dimensions_per_week_then_per_agent(seeded_sta
     assert_accessible(page, "the trends per agent")
 
 
-def test_criteria_comparison_shows_scatter_matrix_and_movers_that_link_to_sessions(
-    seeded_stack: str, page: Any
+@WIDTHS
+def test_compare_criteria_then_a_movers_attempts(
+    seeded_stack: str, browser: Any, viewport: dict[str, int], width: str
 ) -> None:
+    """Daily job: compare the candidate criteria with the current one (scatter, matrix, movers), open the session that
+    fell most and put its two attempts side by side."""
+    with open_page(browser, viewport) as page:
+        _compare_criteria_then_attempts(seeded_stack, page, width)
+
+
+def _compare_criteria_then_attempts(seeded_stack: str, page: Any, width: str) -> None:
     from playwright.sync_api import expect
 
     criteria = httpx.get(f"{seeded_stack}{ANALYTICS}/criteria", timeout=10).json()
@@ -124,13 +137,80 @@ def test_criteria_comparison_shows_scatter_matrix_and_movers_that_link_to_sessio
     cells = page.get_by_test_id("transition-cell")
     expect(cells).to_have_count(25)
     assert sum(int(text) for text in cells.all_inner_texts()) == comparison["n"]
-    shot(page, "insights-comparison")
-    assert_accessible(page, "the criteria comparison")
+    shot(page, f"insights-comparison-{width}")
+    assert_accessible(page, f"the criteria comparison at {width} px")
+    if width == "390":
+        assert_fits(page, "/analytics/compare")
 
     mover = comparison["movers_down"][0]
-    page.get_by_test_id("movers-down").get_by_role("link", name=mover["session_id"]).click()
-    expect(page).to_have_url(f"{seeded_stack}/sessions/{quote(mover['session_id'], safe='')}")
+    session_id = mover["session_id"]
+    page.get_by_test_id("movers-down").get_by_role("link", name=session_id).click()
+    expect(page).to_have_url(f"{seeded_stack}/sessions/{quote(session_id, safe='')}")
     expect(page.get_by_test_id("score-badge").first).to_be_visible()
+
+    attempts = httpx.get(
+        f"{seeded_stack}/api/v1/scoring/sessions/{quote(session_id, safe='')}/scoring", timeout=10
+    ).json()["attempts"]
+    assert {a["criteria_hash"] for a in attempts} == {current, candidate}
+    page.get_by_role("link", name="Compare attempts side by side").click()
+    compare = re.escape(f"/sessions/{quote(session_id, safe='')}/compare")
+    expect(page).to_have_url(re.compile(rf"{compare}\?a=[^&]+&b=[^&]+$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Compare attempts")
+    totals = page.locator('[data-testid="compare-row"][data-row="Total"]')
+    shown = [totals.get_by_test_id(f"compare-{side}-value") for side in ("a", "b")]
+    for cell in shown:  # a total under other criteria than the current is starred
+        expect(cell).to_have_text(re.compile(r"^\d+\*?$"))
+    assert sorted(int(cell.inner_text().rstrip("*")) for cell in shown) == sorted(a["total_score"] for a in attempts)
+    expect(page.get_by_test_id("compare-reasoning-B")).to_be_visible()
+    assert page.evaluate("window.scrollY") == 0, "compare attempts opens at the top"
+    shot(page, f"insights-compare-attempts-{width}")
+    assert_accessible(page, f"a mover's attempts side by side at {width} px")
+    if width == "390":
+        assert_fits(page, page.url.removeprefix(seeded_stack))
+
+
+@WIDTHS
+def test_worst_of_the_week_and_why(seeded_stack: str, browser: Any, viewport: dict[str, int], width: str) -> None:
+    """Daily job: the Scores table over the last 7 days, worst first (one click each, kept in the URL), then the worst
+    session's verdict (its score, breakdown and reasoning lead its page)."""
+    from playwright.sync_api import expect
+
+    with open_page(browser, viewport) as page:
+        page.goto(seeded_stack + "/scores")
+        expect(page.get_by_test_id("score-row").first).to_be_visible()
+        page.get_by_role("button", name="Last 7 d").click()
+        expect(page).to_have_url(re.compile(r"/scores\?(.*&)?range=7d"))
+        with page.expect_request(lambda r: "/api/v1/scoring/scores?" in r.url and "order=asc" in r.url) as asked:
+            page.get_by_role("button", name="Worst first").click()
+        expect(page).to_have_url(re.compile(r"/scores\?(?=.*range=7d)(?=.*sort=total_score)(?=.*order=asc)"))
+        query = dict(parse_qsl(urlsplit(asked.value.url).query))
+        week_ago = datetime.now(UTC) - timedelta(days=7, minutes=2)
+        assert datetime.fromisoformat(query["scored_after"].replace("Z", "+00:00")) >= week_ago, query
+        answer = httpx.get(asked.value.url, timeout=30).json()
+        worst = answer["items"]
+        assert worst, "the seeding scored sessions in the last week"
+        assert [i["total_score"] for i in worst] == sorted(i["total_score"] for i in worst)
+        assert all(datetime.fromisoformat(i["scored_at"]) >= week_ago for i in worst)
+        assert answer["total_items"] < SEEDED, "the week is not all of the seeding's six weeks"
+
+        rows = page.get_by_test_id("score-row")
+        expect(rows.first).to_have_attribute("data-session-id", worst[0]["session_id"])
+        expect(rows.first.get_by_test_id("score-badge")).to_have_text(str(worst[0]["total_score"]))
+        expect(page.get_by_test_id("scores-total")).to_contain_text(f"{answer['total_items']} ")
+        shot(page, f"job-worst-of-the-week-{width}")
+        assert_accessible(page, f"the week's scores, worst first, at {width} px")
+        if width == "390":
+            assert_fits(page, "/scores", "score-badge")
+
+        rows.first.get_by_test_id("session-link").click()
+        expect(page).to_have_url(f"{seeded_stack}/sessions/{quote(worst[0]['session_id'], safe='')}")
+        total = page.get_by_test_id("total-score")
+        expect(total).to_have_text(re.compile(rf"^{worst[0]['total_score']}\b"))
+        expect(total).to_be_in_viewport()  # the verdict leads the page
+        expect(page.get_by_test_id("breakdown-bar")).to_have_count(4)
+        expect(page.get_by_role("heading", name="Reasoning")).to_be_visible()
+        shot(page, f"job-worst-session-{width}")
+        assert_accessible(page, f"the worst session's verdict at {width} px")
 
 
 def _scores_total(page: Any) -> int:
@@ -183,7 +263,16 @@ def test_a_comparison_cell_and_a_scatter_point_open_their_scores(seeded_stack: s
     shot(page, "insights-scatter-point-scores")
 
 
-def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: str, page: Any) -> None:
+@WIDTHS
+def test_most_missed_tool_and_its_sessions_with_rationale(
+    seeded_stack: str, browser: Any, viewport: dict[str, int], width: str
+) -> None:
+    """Daily job: the tools the judge said were missing, most missed first, then that tool's sessions and why."""
+    with open_page(browser, viewport) as page:
+        _most_missed_tool(seeded_stack, page, width)
+
+
+def _most_missed_tool(seeded_stack: str, page: Any, width: str) -> None:
     from playwright.sync_api import expect
 
     report = _api(seeded_stack, "/missing-tools")
@@ -198,8 +287,11 @@ def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: st
     expect(page.get_by_test_id("tool-sparkline")).to_have_count(len(with_trend))
     for tool in with_trend:
         expect(page.get_by_role("img", name=f"{tool['tool_name']} per period:", exact=False)).to_have_count(1)
-    shot(page, "insights-missing-tools")
-    assert_accessible(page, "the missing tools")
+    assert [t["count"] for t in report["items"]] == sorted((t["count"] for t in report["items"]), reverse=True)
+    shot(page, f"insights-missing-tools-{width}")
+    assert_accessible(page, f"the missing tools at {width} px")
+    if width == "390":
+        assert_fits(page, "/analytics/missing-tools")
 
     top = report["items"][0]
     rows.first.get_by_role("link", name=top["tool_name"]).click()
@@ -212,8 +304,10 @@ def test_missing_tools_list_and_a_tools_sessions_with_rationale(seeded_stack: st
     cards = page.get_by_test_id("tool-session")
     expect(cards).to_have_count(len(sessions["items"]))
     expect(page.get_by_test_id("tool-rationale").first).to_have_text(sessions["items"][0]["rationale"])
-    shot(page, "insights-tool-sessions")
-    assert_accessible(page, "a missing tool's sessions")
+    shot(page, f"insights-tool-sessions-{width}")
+    assert_accessible(page, f"a missing tool's sessions at {width} px")
+    if width == "390":
+        assert_fits(page, f"/analytics/missing-tools/{quote(top['tool_name'])}")
 
     first = sessions["items"][0]["session_id"]
     cards.first.get_by_role("link", name=first).click()
@@ -239,8 +333,6 @@ def test_every_insights_view_fits_a_phone(seeded_stack: str, phone: Any) -> None
 
 def test_every_page_passes_axe_at_1440_and_390_px(seeded_stack: str, browser: Any) -> None:
     from playwright.sync_api import expect
-
-    from tests.e2e.conftest import PHONE, open_page
 
     scored = httpx.get(f"{seeded_stack}/api/v1/scoring/scores", params={"limit": 1}, timeout=10).json()["items"][0]
     session_id = scored["session_id"]
