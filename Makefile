@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# Processes `make test` runs the unit and integration suites in (pytest-xdist, a test file per process at a time: each
+# process has its own PostgreSQL, moto and fake servers). 1 runs them in this process.
+PYTEST_WORKERS ?= 2
 # 1: `make test` also runs the short fuzz campaign (`make fuzz-short`, about a minute); 0 leaves it out.
 FUZZ_IN_TEST ?= 1
 # 1: `make test` also runs the round trip against real Phoenix and MLflow servers (`make trace-stores`: 2-4 minutes,
@@ -75,7 +78,8 @@ deadcode: install
 ## Lint, type-check and run every test suite (unit, integration) with coverage of the core; build the docs; then lint
 ## the SAM template, build it (no container) and smoke-test the built handlers.
 test: lint template-lint
-	$(PY) -m pytest tests/unit tests/integration --cov --cov-report=term --cov-fail-under=80 $(PYTEST_ARGS)
+	$(PY) -m pytest tests/unit tests/integration -n $(PYTEST_WORKERS) --dist loadfile \
+		--cov --cov-report=term --cov-fail-under=80 $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory docs ENV_TABLE_ARGS=--check
 	$(MAKE) dashboard-test e2e
 	$(MAKE) --no-print-directory smoke

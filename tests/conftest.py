@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
+from tests.support.fault_ledger import LEDGER
 from tests.support.loopback import LoopbackHttpServer
 
 if TYPE_CHECKING:
@@ -55,6 +56,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker(marker):
                 item.add_marker(skip)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker: hand the fault suite's ledger to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["fault_ledger"] = LEDGER.as_dict()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """In the pytest-xdist controller: add up each worker's fault ledger."""
+    LEDGER.add(getattr(node, "workeroutput", {}).get("fault_ledger", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if LEDGER.tests:
+        terminalreporter.write_sep("-", "fault suite")
+        terminalreporter.write_line(f"{LEDGER.summary()} ({LEDGER.jobs} jobs in {LEDGER.tests} fault tests)")
 
 
 @pytest.fixture(scope="session")

@@ -19,28 +19,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
+from tests.support.fault_ledger import LEDGER
 from tests.support.postgres import restartable_postgres  # noqa: F401 - a fixture of this folder's tests
-
-
-@dataclass
-class FaultLedger:
-    faults: int = 0
-    jobs: int = 0
-    lost: int = 0
-    duplicates: int = 0
-    tests: int = 0
-
-    def summary(self) -> str:
-        return f"faults injected: {self.faults}, jobs lost: {self.lost}, duplicate scores: {self.duplicates}"
-
-
-LEDGER = FaultLedger()
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if LEDGER.tests:
-        terminalreporter.write_sep("-", "fault suite")
-        terminalreporter.write_line(f"{LEDGER.summary()} ({LEDGER.jobs} jobs in {LEDGER.tests} fault tests)")
 
 
 @dataclass(frozen=True)
