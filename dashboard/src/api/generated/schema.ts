@@ -3596,8 +3596,12 @@ export interface operations {
                 criteria?: string;
                 /** @description source (default: the source's order; newest score first for scored lists), score_desc or score_asc (imply scored) */
                 sort?: string;
-                /** @description scored=unscored: the next_cursor of the previous page */
+                /** @description scored=unscored, or a source list in a start range: the next_cursor of the previous page */
                 cursor?: string | null;
+                /** @description Only sessions that started at or after this instant (ISO 8601; without a zone, UTC). A scored list filters in the scores; a source or unscored list is a bounded scan continued with next_cursor */
+                started_after?: string | null;
+                /** @description Only sessions that started before this instant (ISO 8601, exclusive) */
+                started_before?: string | null;
             };
             header?: never;
             path?: never;

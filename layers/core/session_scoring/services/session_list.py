@@ -110,7 +110,9 @@ def _choice(enum: type[_E], name: str, value: str) -> _E:
 
 
 def _fingerprint(query: _Query, scan_page_size: int) -> str:
-    started = [None if moment is None else moment.isoformat() for moment in query.started]
+    # Which bounds a range has, not their instants: a relative range ("the last 24 h", counted from now at each
+    # request) moves between pages, and its next page continues the same scan.
+    started = [moment is not None for moment in query.started]
     return fingerprint(
         query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash, query.scored.value, started
     )
