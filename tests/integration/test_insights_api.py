@@ -284,3 +284,23 @@ def test_an_uploaded_chat_exports_as_recorded_without_its_importer_notes(stack: 
     assert "not shown" not in text
     assert "You are" not in text
     assert messages[-1]["content"] == "The certificate expires on 2026-12-03: renew it now."
+
+
+def test_the_scores_page_names_an_upload_by_its_task_as_the_sessions_list_does(stack: Stack) -> None:
+    document = {
+        "messages": [
+            {"role": "user", "content": "Disk full on db-7: free space below 5%."},
+            {"role": "assistant", "content": "The WAL archive filled the disk; prune it."},
+        ]
+    }
+    upload = stack.client.post("/api/v1/scoring/sessions:import", json=document).json()
+    stack.request_score(upload["session_id"])
+    stack.request_score(SHALLOW_ID)
+    stack.poller.drain()
+
+    rows = {row["session_id"]: row for row in stack.client.get(SCORES).json()["items"]}
+    listed = {item["session_id"]: item for item in stack.client.get("/api/v1/scoring/sessions").json()["items"]}
+
+    assert rows[upload["session_id"]]["title"] == listed[upload["session_id"]]["title"]
+    assert rows[upload["session_id"]]["title"].startswith("Disk full on db-7")
+    assert rows[SHALLOW_ID]["title"] is None  # the source's own session: named by its alert type

@@ -321,7 +321,7 @@ class Container:
     def insights_service(self) -> InsightsService:
         from session_scoring.services.insights import InsightsService
 
-        return InsightsService(self.config, self.insights_repository)
+        return InsightsService(self.config, self.insights_repository, titles=self.uploads)
 
     @cached_property
     def label_service(self) -> LabelService:

@@ -1397,6 +1397,11 @@ export interface components {
             session_facts: components["schemas"]["SessionFactsInfo"] | null;
             /** @description found, partly_found, missed or no_reference; null before completion and for scores made before outcomes were judged */
             outcome: components["schemas"]["Outcome"] | null;
+            /**
+             * Title
+             * @description An upload's title (its task, as the sessions list names it); null for the source's own sessions, which the list names by their alert type (JSON pages only)
+             */
+            title: string | null;
         };
         /**
          * FleetScorePage

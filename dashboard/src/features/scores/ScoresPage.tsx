@@ -278,7 +278,8 @@ function ScoreRow({ row }: { row: FleetScore }) {
           title={row.session_id}
           sx={{ fontWeight: 500 }}
         >
-          {facts?.alert_type ?? `Session ${shortSessionId(row.session_id)}`}
+          {/* one name per session: an upload's task, as on Sessions; else the alert type */}
+          {row.title ?? facts?.alert_type ?? `Session ${shortSessionId(row.session_id)}`}
         </Link>
         <div>
           <SessionIdChip sessionId={row.session_id} />
