@@ -48,6 +48,7 @@ ROUTE_ROLES: dict[tuple[str, str], RouteAccess] = {
     ("GET", f"{API_PREFIX}/runs"): "viewer",
     ("GET", _RUN): "viewer",
     ("GET", f"{_RUN}/sessions"): "viewer",
+    ("GET", f"{_RUN}/summary"): "viewer",
     ("GET", f"{_S}/labels"): "viewer",
     ("GET", f"{API_PREFIX}/labels/next"): "viewer",
     # labelling

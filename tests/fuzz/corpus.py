@@ -290,6 +290,7 @@ def operations(t: Targets) -> list[Operation]:
             {"run_id": t.run_id},
             query={"page": "1", "page_size": "20", "status": "completed"},
         ),
+        Operation("GET", "/runs/{run_id}/summary", {"run_id": t.run_id}),
         Operation("POST", "/runs/{run_id}/cancel", {"run_id": "00000000-0000-4000-8000-000000000000"}),
         Operation(
             "GET",

@@ -201,7 +201,11 @@ def test_the_training_export_carries_every_tool_call_of_each_session(
         ] == expected
         results = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
         assert results == {call["id"] for call in calls}
-        assert [m["role"] for m in messages[:2]] == ["system", "user"]
+        # The recording's own conversation: no invented system prompt, the alert once, no importer notes.
+        assert messages[0] == {"role": "user", "content": json.dumps(session.alert, default=str)}
+        assert all(m["role"] != "system" for m in messages)
+        assert sum(json.dumps(session.alert, default=str) in (m.get("content") or "") for m in messages) == 1
+        assert not any("[not shown" in (m.get("content") or "") for m in messages)
         assert messages[-1] == {"role": "assistant", "content": session.final_analysis}
         assert set(line["score_breakdown"]) == {"logical_flow", "consistency", "tool_relevance", "synthesis_quality"}
         # the samples carry no reference root cause: the judge said so, and the line says what it said
@@ -241,3 +245,62 @@ def test_missing_tool_sessions_match_every_spelling_of_the_tool(stack: Stack) ->
     # The fleet query's missing_tool finds the same scores by the canonical name the top list shows.
     fleet = stack.client.get("/api/v1/scoring/scores", params={"missing_tool": "get_pod_logs"}).json()
     assert sorted(i["session_id"] for i in fleet["items"]) == ["s1", "s2"]
+
+
+def test_an_uploaded_chat_exports_as_recorded_without_its_importer_notes(stack: Stack) -> None:
+    """An upload with a system prompt (which the importer drops, with a note in the transcript) and its task both in
+    the envelope's alert and the user's first turn: the exported line is the recording's own conversation."""
+    task = "Alert CertificateExpiring on ingress-web: the certificate expires in 2 days."
+    document = {
+        "alert_type": "CertificateExpiring",
+        "agent_type": "KubernetesAgent",
+        "alert": {"message": task},
+        "messages": [
+            {"role": "system", "content": "You are a careful SRE."},
+            {"role": "user", "content": task},
+            {
+                "role": "assistant",
+                "content": "Let me read the certificate.",
+                "tool_calls": [{"id": "c1", "function": {"name": "get_certificate", "arguments": '{"name": "web"}'}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "notAfter: 2026-12-03"},
+            {"role": "assistant", "content": "The certificate expires on 2026-12-03: renew it now."},
+        ],
+    }
+    upload = stack.client.post("/api/v1/scoring/sessions:import", json=document)
+    assert upload.status_code == 201, upload.text
+    session_id = upload.json()["session_id"]
+    assert stack.request_score(session_id).status_code == 202
+    stack.poller.drain()
+
+    lines = [json.loads(line) for line in stack.client.get(EXPORT, params={"min_score": 0}).text.splitlines()]
+    (line,) = [line for line in lines if line["session_id"] == session_id]
+    messages = line["messages"]
+    text = json.dumps(messages)
+
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert messages[0]["content"] == task
+    assert text.count("the certificate expires in 2 days") == 1
+    assert "not shown" not in text
+    assert "You are" not in text
+    assert messages[-1]["content"] == "The certificate expires on 2026-12-03: renew it now."
+
+
+def test_the_scores_page_names_an_upload_by_its_task_as_the_sessions_list_does(stack: Stack) -> None:
+    document = {
+        "messages": [
+            {"role": "user", "content": "Disk full on db-7: free space below 5%."},
+            {"role": "assistant", "content": "The WAL archive filled the disk; prune it."},
+        ]
+    }
+    upload = stack.client.post("/api/v1/scoring/sessions:import", json=document).json()
+    stack.request_score(upload["session_id"])
+    stack.request_score(SHALLOW_ID)
+    stack.poller.drain()
+
+    rows = {row["session_id"]: row for row in stack.client.get(SCORES).json()["items"]}
+    listed = {item["session_id"]: item for item in stack.client.get("/api/v1/scoring/sessions").json()["items"]}
+
+    assert rows[upload["session_id"]]["title"] == listed[upload["session_id"]]["title"]
+    assert rows[upload["session_id"]]["title"].startswith("Disk full on db-7")
+    assert rows[SHALLOW_ID]["title"] is None  # the source's own session: named by its alert type

@@ -494,3 +494,48 @@ def test_a_run_planning_for_a_moment_is_left_alone_by_the_periodic_reaper(run_st
     start_run(run_stack, selection={"which": "unscored"})
 
     assert run_stack.container.reaper.reap().planning_resent == 0
+
+
+def test_a_runs_summary_counts_its_scores_by_band_and_lists_what_moved(run_stack: Stack) -> None:
+    from tests.integration.test_session_list_filters import OTHER, seed
+
+    # Scores before the run: run-0198 at 5 (failed), run-0197 at 99 (near perfect), under other criteria.
+    seed(run_stack, "run-0198", OTHER, 5)
+    seed(run_stack, "run-0197", OTHER, 99)
+    run = start_run(run_stack, selection={"which": "all"}, max_sessions=4)
+    runs_poller(run_stack).drain(max_batches=1000)
+    scored = {
+        item["session_id"]: item["total_score"]
+        for item in run_stack.client.get(f"{RUNS}/{run['run_id']}/sessions").json()["items"]
+    }
+    assert sorted(scored) == ["run-0195", "run-0196", "run-0197", "run-0198"]
+
+    response = run_stack.client.get(f"{RUNS}/{run['run_id']}/summary")
+
+    assert response.status_code == 200, response.text
+    summary = response.json()
+    assert summary["completed"] == 4
+    assert summary["average_score"] == round(sum(scored.values()) / 4, 1)
+    assert [b["band"] for b in summary["bands"]] == ["failed", "weak", "adequate", "good", "near_perfect"]
+    assert sum(b["sessions"] for b in summary["bands"]) == 4
+    assert summary["first_scores"] == 2  # run-0195 and run-0196 had no score before
+    movers = {m["session_id"]: m for m in summary["movers"]}
+    moved = {s for s, before in (("run-0198", 5), ("run-0197", 99)) if scored[s] != before}
+    assert set(movers) == moved
+    for session_id in moved:
+        before = 5 if session_id == "run-0198" else 99
+        mover = movers[session_id]
+        assert (mover["previous_score"], mover["total_score"], mover["change"]) == (
+            before,
+            scored[session_id],
+            scored[session_id] - before,
+        )
+        assert mover["same_criteria"] is False
+    assert summary["improved"] + summary["worsened"] + summary["unchanged"] == 2
+    assert [abs(m["change"]) for m in summary["movers"]] == sorted(
+        (abs(m["change"]) for m in summary["movers"]), reverse=True
+    )
+
+    missing = run_stack.client.get(f"{RUNS}/{uuid.uuid4()}/summary")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "run_not_found"

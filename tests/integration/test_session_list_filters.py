@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +206,10 @@ def test_an_unscored_list_reads_a_bounded_number_of_source_pages_and_continues_w
         ({"sort": "newest"}, "sort='newest' is not one of source, score_desc, score_asc"),
         ({"criteria": "latest"}, "criteria='latest' is not one of any, current"),
         ({"scored": "yes"}, "scored='yes' is not one of any, scored, unscored"),
-        ({"cursor": "abc"}, "cursor continues an unscored list only"),
+        (
+            {"cursor": "abc"},
+            "cursor continues an unscored list (scored=unscored) or a source list in a start range only",
+        ),
         ({"scored": "unscored", "page": 2}, "pages with cursor"),
         ({"scored": "unscored", "cursor": "not-a-cursor"}, "invalid cursor"),
     ],
@@ -232,3 +236,71 @@ def test_a_cursor_used_with_other_filters_is_refused(listed: Stack) -> None:
 
     assert response.status_code == 422
     assert "other filters" in response.json()["detail"]
+
+
+def test_a_start_range_filters_the_source_list_and_attaches_each_latest_score(listed: Stack) -> None:
+    body = get(listed, started_after="2026-11-03T00:00:00Z", started_before="2026-11-06T00:00:00Z", criteria="current")
+
+    assert ids_and_totals(body) == [("s5", None), ("s4", 20), ("s3", 50)]
+    assert (body["total_items"], body["next_cursor"]) == (None, None)
+    assert body["scan"] == {"source_pages_read": 1, "source_page_limit": 5, "limit_reached": False}
+
+
+def test_a_start_range_filters_the_scored_and_the_unscored_lists(listed: Stack) -> None:
+    scored = get(listed, sort="score_desc", criteria="current", started_after="2026-11-02T00:00:00Z")
+    unscored = get(listed, scored="unscored", criteria="current", started_before="2026-11-07")  # no zone: UTC
+
+    assert ids_and_totals(scored) == [("s2", 80), ("s3", 50), ("s4", 20)]
+    assert (scored["total_items"], scored["total_pages"]) == (3, 1)  # counted in the range, not the band counters
+    assert ids_and_totals(unscored) == [("s6", None), ("s5", None)]
+
+
+def test_a_dated_source_list_pages_with_its_cursor(listed: Stack) -> None:
+    container = listed.container
+    service = SessionListService(
+        container.config,
+        SessionListRepository(container.query_engine),
+        container.source,
+        scan_page_size=3,
+        scan_page_limit=1,
+    )
+    after = datetime(2026, 11, 2, tzinfo=UTC)
+    before = datetime(2026, 11, 8, tzinfo=UTC)
+    pages = []
+    cursor = None
+    while True:
+        page = service.list_sessions(
+            SessionListParams(page_size=2, started_after=after, started_before=before, cursor=cursor)
+        )
+        pages.append(page)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+
+    # Source pages of 3: [s8 s7 s6] [s5 s4 s3] [s2 s1]; s8 started on the 8th (outside), s1 on the 1st (outside).
+    assert [[i.session_id for i in p.items] for p in pages] == [["s7", "s6"], ["s5", "s4"], ["s3"], ["s2"]]
+    other = listed.client.get(
+        SESSIONS, params={"page_size": 2, "started_after": "2026-11-03T00:00:00Z", "cursor": pages[0].next_cursor}
+    )
+    assert other.status_code == 422  # the cursor belongs to the list of the other range
+    assert "other filters" in other.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("params", "complaint"),
+    [
+        (
+            {"started_after": "2026-11-05T00:00:00Z", "started_before": "2026-11-05T00:00:00Z"},
+            "started_after must be before started_before",
+        ),
+        ({"started_after": "2026-11-05T00:00:00Z", "page": 2}, "pages with cursor"),
+        ({"started_after": "yesterday"}, "started_after"),
+    ],
+)
+def test_a_bad_start_range_is_refused_with_a_422_that_says_why(
+    stack: Stack, params: dict[str, Any], complaint: str
+) -> None:
+    response = stack.client.get(SESSIONS, params=params)
+
+    assert response.status_code == 422
+    assert complaint in response.text

@@ -208,6 +208,8 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     listRuns: (page: number, pageSize: number) =>
       client.GET('/api/v1/scoring/runs', { params: { query: { page, page_size: pageSize } } }).then(unwrap),
     getRun: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}', run(runId)).then(unwrap),
+    /** The run's completed scores by band and against each session's previous score (the movers first). */
+    getRunSummary: (runId: string) => client.GET('/api/v1/scoring/runs/{run_id}/summary', run(runId)).then(unwrap),
     /** A page of the run's attempts, by session id, with their status, score, band and error. */
     listRunSessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null = null) =>
       client

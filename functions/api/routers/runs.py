@@ -10,7 +10,7 @@ from functions.api.deps import ContainerDep, Requester
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, Page, PageSize
 from functions.api.responses import json_response
-from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, RunSessionPage, ScoringRun
+from session_scoring.models.runs import DryRunResult, RunPage, RunRequest, RunSessionPage, RunSummary, ScoringRun
 from session_scoring.models.scores import ScoreStatus
 
 router = APIRouter(prefix=API_PREFIX)
@@ -68,6 +68,16 @@ async def list_run_sessions(
     status: Annotated[ScoreStatus | None, Query(description="Only attempts with this status")] = None,
 ) -> Response:
     return json_response(await run_blocking(scoring.run_service.list_sessions, run_id, page, page_size, status))
+
+
+@router.get(
+    "/runs/{run_id}/summary",
+    response_model=RunSummary,
+    responses=error_responses(404, 422, 500, 503),
+    summary="A run's completed scores by band, and how they moved against each session's previous score",
+)
+async def run_summary(run_id: UUID, scoring: ContainerDep) -> Response:
+    return json_response(await run_blocking(scoring.run_service.summary, run_id))
 
 
 @router.post(

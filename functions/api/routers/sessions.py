@@ -11,6 +11,7 @@ from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_PAGE, PageSize, SessionId
 from functions.api.responses import json_response
 from session_scoring.models.api import SessionDetail, SessionListPage, SessionSearchResult, SessionStepsPage
+from session_scoring.models.request import IsoDateTime
 from session_scoring.models.session import SessionStatus
 from session_scoring.models.session_list import SessionListParams
 
@@ -59,7 +60,20 @@ async def list_sessions(
             "score_asc (imply scored)"
         ),
     ] = "source",
-    cursor: Annotated[str | None, Query(description="scored=unscored: the next_cursor of the previous page")] = None,
+    cursor: Annotated[
+        str | None,
+        Query(description="scored=unscored, or a source list in a start range: the next_cursor of the previous page"),
+    ] = None,
+    started_after: Annotated[
+        IsoDateTime | None,
+        Query(
+            description="Only sessions that started at or after this instant (ISO 8601; without a zone, UTC). A "
+            "scored list filters in the scores; a source or unscored list is a bounded scan continued with next_cursor"
+        ),
+    ] = None,
+    started_before: Annotated[
+        IsoDateTime | None, Query(description="Only sessions that started before this instant (ISO 8601, exclusive)")
+    ] = None,
 ) -> Response:
     params = SessionListParams(
         page=page,
@@ -70,6 +84,8 @@ async def list_sessions(
         criteria=criteria,
         sort=sort,
         cursor=cursor,
+        started_after=started_after,
+        started_before=started_before,
     )
     return json_response(await run_blocking(scoring.session_list_service.list_sessions, params))
 

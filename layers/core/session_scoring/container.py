@@ -327,7 +327,7 @@ class Container:
                 return self.analytics_service.dimensions_in_use()
             return self.scoring_service.rubric_for(criteria_hash).keys
 
-        return InsightsService(self.config, self.insights_repository, dimension_keys)
+        return InsightsService(self.config, self.insights_repository, dimension_keys, titles=self.uploads)
 
     @cached_property
     def label_service(self) -> LabelService:

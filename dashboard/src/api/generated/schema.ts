@@ -452,6 +452,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scoring/runs/{run_id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's completed scores by band, and how they moved against each session's previous score
+         * @description Needs the viewer role (or labeller, operator, admin).
+         */
+        get: operations["run_summary_api_v1_scoring_runs__run_id__summary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scoring/runs/{run_id}/cancel": {
         parameters: {
             query?: never;
@@ -1377,6 +1397,11 @@ export interface components {
             session_facts: components["schemas"]["SessionFactsInfo"] | null;
             /** @description found, partly_found, missed or no_reference; null before completion and for scores made before outcomes were judged */
             outcome: components["schemas"]["Outcome"] | null;
+            /**
+             * Title
+             * @description An upload's title (its task, as the sessions list names it); null for the source's own sessions, which the list names by their alert type (JSON pages only)
+             */
+            title: string | null;
         };
         /**
          * FleetScorePage
@@ -2207,6 +2232,13 @@ export interface components {
              */
             claims_cite_events: boolean;
         };
+        /** RunBandCount */
+        RunBandCount: {
+            /** Band */
+            band: string;
+            /** Sessions */
+            sessions: number;
+        };
         /**
          * RunCounts
          * @description Attempts of the run by status, and the sessions the selection skipped.
@@ -2291,6 +2323,32 @@ export interface components {
             dry_run: boolean;
             /** Name */
             name?: string | null;
+        };
+        /**
+         * RunScoreMove
+         * @description A session whose score this run changed: its score now and the one before it.
+         */
+        RunScoreMove: {
+            /** Session Id */
+            session_id: string;
+            /** Total Score */
+            total_score: number;
+            /** Band */
+            band: string;
+            /** Previous Score */
+            previous_score: number;
+            /** Previous Band */
+            previous_band: string;
+            /**
+             * Change
+             * @description total_score - previous_score
+             */
+            change: number;
+            /**
+             * Same Criteria
+             * @description Whether the previous score was made under the same criteria
+             */
+            same_criteria: boolean;
         };
         /**
          * RunSelection
@@ -2396,6 +2454,49 @@ export interface components {
          * @enum {string}
          */
         RunStatus: "planning" | "running" | "completed" | "cancelled" | "failed";
+        /**
+         * RunSummary
+         * @description What a run's completed scores say: how they spread over the bands and how they moved against each session's
+         *     previous completed score (under any criteria; a session scored for the first time has none).
+         */
+        RunSummary: {
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+            /**
+             * Completed
+             * @description The run's completed attempts summarised here
+             */
+            completed: number;
+            /**
+             * Average Score
+             * @description Their mean total (null with none)
+             */
+            average_score: number | null;
+            /**
+             * Bands
+             * @description Every band, worst first, with how many of the run's scores fell in it
+             */
+            bands: components["schemas"]["RunBandCount"][];
+            /**
+             * First Scores
+             * @description Sessions with no completed score before this run's
+             */
+            first_scores: number;
+            /** Improved */
+            improved: number;
+            /** Worsened */
+            worsened: number;
+            /** Unchanged */
+            unchanged: number;
+            /**
+             * Movers
+             * @description The largest changes (up or down) against the previous score, largest first, at most 10
+             */
+            movers: components["schemas"]["RunScoreMove"][];
+        };
         /**
          * RunUsage
          * @description Tokens and cost so far, from the judge usage stored on the run's completed attempts.
@@ -3265,13 +3366,16 @@ export type RubricCeilingValue = components['schemas']['RubricCeilingValue'];
 export type RubricDimensionInfo = components['schemas']['RubricDimensionInfo'];
 export type RubricFailureTag = components['schemas']['RubricFailureTag'];
 export type RubricInfo = components['schemas']['RubricInfo'];
+export type RunBandCount = components['schemas']['RunBandCount'];
 export type RunCounts = components['schemas']['RunCounts'];
 export type RunPage = components['schemas']['RunPage'];
 export type RunRequest = components['schemas']['RunRequest'];
+export type RunScoreMove = components['schemas']['RunScoreMove'];
 export type RunSelection = components['schemas']['RunSelection'];
 export type RunSessionPage = components['schemas']['RunSessionPage'];
 export type RunSessionScore = components['schemas']['RunSessionScore'];
 export type RunStatus = components['schemas']['RunStatus'];
+export type RunSummary = components['schemas']['RunSummary'];
 export type RunUsage = components['schemas']['RunUsage'];
 export type ScoreBand = components['schemas']['ScoreBand'];
 export type ScoreDistribution = components['schemas']['ScoreDistribution'];
@@ -3678,8 +3782,12 @@ export interface operations {
                 criteria?: string;
                 /** @description source (default: the source's order; newest score first for scored lists), score_desc or score_asc (imply scored) */
                 sort?: string;
-                /** @description scored=unscored: the next_cursor of the previous page */
+                /** @description scored=unscored, or a source list in a start range: the next_cursor of the previous page */
                 cursor?: string | null;
+                /** @description Only sessions that started at or after this instant (ISO 8601; without a zone, UTC). A scored list filters in the scores; a source or unscored list is a bounded scan continued with next_cursor */
+                started_after?: string | null;
+                /** @description Only sessions that started before this instant (ISO 8601, exclusive) */
+                started_before?: string | null;
             };
             header?: never;
             path?: never;
@@ -5175,6 +5283,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunSessionPage"];
+                };
+            };
+            /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the role this route needs; the detail names the role and where the caller's roles come from */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session unknown to the source, never scored, or no such export job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service misconfigured */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_summary_api_v1_scoring_runs__run_id__summary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSummary"];
                 };
             };
             /** @description Authentication is required (SCORING_REQUIRE_AUTH) and the request carried no identity: no token claims, nor a trusted proxy's user */

@@ -19,7 +19,8 @@ import { isRunActive, runVersion, useCancelRun, useRun } from './queries';
 import { ErrorState, Loading } from '../../shared/components/StateViews';
 import { RunProgress, RunStatusChip } from './RunProgress';
 import { RunSessionsTable } from './RunSessionsTable';
-import { describeSelection, formatCost, formatDuration, formatTokens, formatWhen, skipReason } from './format';
+import { RunSummaryCard } from './RunSummaryCard';
+import { describeSelection, formatCost, formatDuration, formatTokens, formatWhen, runTitle, skipReason } from './format';
 import { useBlockedReason } from '../../shared/useMe';
 
 const COUNT_LABELS = [
@@ -65,7 +66,7 @@ export function RunDetailPage() {
       </Link>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, alignItems: 'center', my: 1 }}>
         <Typography variant="h5" component="h1" sx={{ flexGrow: 1, overflowWrap: 'anywhere' }}>
-          {run.name}
+          {runTitle(run)}
         </Typography>
         <RunStatusChip status={run.status} />
         {active && (
@@ -112,6 +113,7 @@ export function RunDetailPage() {
           )}
         </CardContent>
       </Card>
+      <RunSummaryCard runId={run.run_id} version={runVersion(run)} />
       <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
         <Card variant="outlined">
           <CardContent>
@@ -148,6 +150,8 @@ export function RunDetailPage() {
               <Row label="Mode">{run.mode}</Row>
               <Row label="Judge">{run.judge_model}</Row>
               <Row label="Criteria">{run.criteria_hash.slice(0, 12)}</Row>
+              <Row label="Name">{run.name}</Row>
+              <Row label="Run id">{run.run_id}</Row>
               <Row label="Started by">{run.started_by}</Row>
               {run.stop_reason && <Row label="Stopped early">{skipReason(run.stop_reason)}</Row>}
             </Box>

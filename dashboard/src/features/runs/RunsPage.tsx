@@ -17,7 +17,7 @@ import { errorMessage } from '../../api/client';
 import { isRunActive, useRunPage } from './queries';
 import { EmptyState, ErrorState, Loading } from '../../shared/components/StateViews';
 import { RunProgress, RunStatusChip } from './RunProgress';
-import { formatCost, formatWhen } from './format';
+import { describeSelection, formatCost, formatWhen, runTitle } from './format';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 
@@ -87,9 +87,10 @@ export function RunsPage() {
                         display="block"
                         onClick={(e) => e.stopPropagation()}
                       >
-                        {run.name}
+                        {runTitle(run)}
                       </Link>
-                      <Typography variant="caption" color="text.secondary">
+                      <Typography variant="caption" color="text.secondary" data-testid="run-subtitle">
+                        {runTitle(run) === run.name ? `${describeSelection(run)} · ` : ''}
                         {run.mode} · max {run.max_sessions}
                       </Typography>
                     </TableCell>

@@ -67,3 +67,16 @@ export const WHICH_LABELS: Record<NonNullable<ScoringRun['selection']['which']>,
   score_below: 'score below a threshold',
   with_reference: 'with a known root cause (a benchmark)',
 };
+
+/** The name the API gives a run started without one ("unscored run by alice"): it says little, so such a run is
+ * titled by what it selected and when instead. */
+const defaultName = (run: Pick<ScoringRun, 'name' | 'selection' | 'started_by'>): boolean =>
+  run.name === `${run.selection.which ?? 'unscored'} run by ${run.started_by}`;
+
+/** A run's title: its own name, or (for an unnamed run) its selection and the day it was created, e.g. "Never
+ * scored, agent KubernetesAgent · 1 Dec 2026, 09:30". Never the raw id. */
+export function runTitle(run: Pick<ScoringRun, 'name' | 'selection' | 'started_by' | 'created_at'>): string {
+  if (!defaultName(run)) return run.name;
+  const selection = describeSelection(run);
+  return `${selection.charAt(0).toUpperCase()}${selection.slice(1)} · ${formatDateTime(run.created_at)}`;
+}

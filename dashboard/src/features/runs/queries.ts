@@ -25,6 +25,7 @@ export const runKeys = {
   run: (runId: string) => ['runs', 'one', runId] as const,
   sessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null, version: string) =>
     ['runs', 'one', runId, 'sessions', page, pageSize, status, version] as const,
+  summary: (runId: string, version: string) => ['runs', 'one', runId, 'summary', version] as const,
   judge: ['criteria', 'current'] as const,
 };
 
@@ -58,6 +59,15 @@ export function useRunSessions(runId: string, page: number, pageSize: number, st
   return useQuery({
     queryKey: runKeys.sessions(runId, page, pageSize, status, version),
     queryFn: () => api.listRunSessions(runId, page, pageSize, status),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The run's summary (bands, movers), read again when the run's `version` changes, like its attempts table. */
+export function useRunSummary(runId: string, version: string) {
+  return useQuery({
+    queryKey: runKeys.summary(runId, version),
+    queryFn: () => api.getRunSummary(runId),
     placeholderData: keepPreviousData,
   });
 }

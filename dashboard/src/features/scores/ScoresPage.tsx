@@ -22,9 +22,10 @@ import {
   ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage, fleetScoresCsvUrl } from '../../api/client';
+import { Folding } from '../../shared/components/Folding';
 import type { FilterValues, FleetScore } from '../../api/generated/schema';
 import { useQueryClient } from '@tanstack/react-query';
 import { criteriaLabel, criteriaName, useCriteriaInUse, useCriteriaNames } from '../../shared/criteria';
@@ -277,7 +278,8 @@ function ScoreRow({ row }: { row: FleetScore }) {
           title={row.session_id}
           sx={{ fontWeight: 500 }}
         >
-          {facts?.alert_type ?? `Session ${shortSessionId(row.session_id)}`}
+          {/* one name per session: an upload's task, as on Sessions; else the alert type */}
+          {row.title ?? facts?.alert_type ?? `Session ${shortSessionId(row.session_id)}`}
         </Link>
         <div>
           <SessionIdChip sessionId={row.session_id} />
@@ -336,28 +338,6 @@ function QuickChoices({ state, onChange }: { state: ScoresState; onChange: (next
   );
 }
 
-/** On a phone the filter form folds behind one button (the table's first rows stay on the first screen). */
-function Folding({ count, children }: { count: number; children: ReactNode }) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <Button
-        size="small"
-        variant="outlined"
-        aria-expanded={open}
-        aria-controls="score-filters"
-        onClick={() => setOpen(!open)}
-        sx={{ display: { sm: 'none' }, mb: 1.5 }}
-      >
-        {open ? 'Hide filters' : `Filters${count ? ` (${count} set)` : ''}`}
-      </Button>
-      <Box id="score-filters" sx={{ display: { xs: open ? 'block' : 'none', sm: 'block' } }}>
-        {children}
-      </Box>
-    </>
-  );
-}
-
 /** The fleet query as a table: filters, sortable columns, cursor paging and a CSV download, all kept in the URL. */
 export function ScoresPage() {
   const [params, setParams] = useSearchParams();
@@ -399,7 +379,7 @@ export function ScoresPage() {
         </Stack>
       </Stack>
       <QuickChoices state={state} onChange={go} />
-      <Folding count={setFilters}>
+      <Folding id="score-filters" count={setFilters}>
         <ScoreFiltersForm key={filtersKey} filters={state.filters} onApply={(filters) => go({ ...state, filters, cursors: [] })} />
       </Folding>
       <ChartFilters filters={state.filters} onChange={(filters) => go({ ...state, filters, cursors: [] })} />

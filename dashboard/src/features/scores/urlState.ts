@@ -2,6 +2,7 @@
 // URL into the fleet query's parameters plus the stack of cursors of the pages before the current one, and back.
 import type { FleetQuery } from '../../api/client';
 import { DIMENSION_KEYS } from '../../shared/dimensions';
+import { rangeStart } from '../../shared/ranges';
 
 /** Columns the fleet query sorts by (the API's `sort` values). */
 export const SORTABLE = ['total_score', ...DIMENSION_KEYS, 'scored_at', 'session_started_at'] as const;
@@ -119,20 +120,7 @@ export function scoresHref(filters: Partial<ScoreFilters>): string {
   return query ? `/scores?${query}` : '/scores';
 }
 
-/** The relative ranges offered, in hours. */
-export const RANGES: Record<string, { hours: number; label: string }> = {
-  '24h': { hours: 24, label: 'Last 24 h' },
-  '7d': { hours: 24 * 7, label: 'Last 7 d' },
-  '30d': { hours: 24 * 30, label: 'Last 30 d' },
-};
-
-/** The start of a relative range, counted from now rounded down to the minute (so a re-render asks the same). */
-export function rangeStart(range: string, now: number = Date.now()): string | null {
-  const chosen = RANGES[range];
-  if (!chosen) return null;
-  const minute = Math.floor(now / 60_000) * 60_000;
-  return new Date(minute - chosen.hours * 3_600_000).toISOString();
-}
+export { RANGES, rangeStart } from '../../shared/ranges';
 
 const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 const textOrNull = (text: string): string | null => text.trim() || null;

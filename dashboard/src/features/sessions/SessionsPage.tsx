@@ -38,6 +38,7 @@ import {
   type Scored,
   type SessionSort,
   type SessionsState,
+  pagesByCursor,
   paramsFromState,
   queryFromState,
   restart,
@@ -47,6 +48,8 @@ import { useSessionPage } from './queries';
 import { formatDateTime } from '../../shared/time';
 import { breakable } from '../../shared/breakable';
 import { WRAPPING } from '../../shared/components/OutcomeChip';
+import { Folding } from '../../shared/components/Folding';
+import { RANGES } from '../../shared/ranges';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 const when = formatDateTime;
@@ -57,8 +60,62 @@ const SORT_LABELS: Record<SessionSort, string> = {
   score_asc: 'Score: low to high',
 };
 
-/** The filters above the list: all / scored / unscored, band chips, current criteria only, and the sort. Each change
- * goes straight to the URL (and back to the first page). */
+/** A day field (a native date input, UTC days), in the same outlined style as the sort. */
+function DayField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (day: string) => void }) {
+  return (
+    <FormControl size="small" sx={{ width: 170 }}>
+      <InputLabel htmlFor={id} shrink>
+        {label}
+      </InputLabel>
+      <OutlinedInput
+        id={id}
+        type="date"
+        label={label}
+        notched
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </FormControl>
+  );
+}
+
+/** When the sessions started: a preset (counted from now at each request; a shared URL keeps meaning "the last 7
+ * days"), or a from and a before day (UTC). */
+function StartedWithin({ state, onChange }: { state: SessionsState; onChange: (patch: Partial<SessionsState>) => void }) {
+  return (
+    <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1.5} alignItems="center" sx={{ mt: 1 }}>
+      <ToggleButtonGroup
+        size="small"
+        exclusive
+        value={state.range}
+        aria-label="started within"
+        onChange={(_, value: string | null) => onChange({ range: value ?? '', startedFrom: '' })}
+      >
+        {Object.entries(RANGES).map(([range, { label }]) => (
+          <ToggleButton key={range} value={range}>
+            {label}
+          </ToggleButton>
+        ))}
+        <ToggleButton value="">All time</ToggleButton>
+      </ToggleButtonGroup>
+      <DayField
+        id="sessions-started-from"
+        label="Started from (UTC)"
+        value={state.startedFrom}
+        onChange={(startedFrom) => onChange({ startedFrom, range: '' })}
+      />
+      <DayField
+        id="sessions-started-before"
+        label="Started before (UTC)"
+        value={state.startedBefore}
+        onChange={(startedBefore) => onChange({ startedBefore })}
+      />
+    </Stack>
+  );
+}
+
+/** The filters above the list: all / scored / unscored, band chips, current criteria only, the sort, and when the
+ * sessions started. Each change goes straight to the URL (and back to the first page). */
 function SessionFilters({
   state,
   filtered,
@@ -133,12 +190,13 @@ function SessionFilters({
           );
         })}
       </Stack>
+      <StartedWithin state={state} onChange={change} />
     </Box>
   );
 }
 
-/** An unscored list's paging: cursors (the API cannot number its pages), and a note when the page stopped at the
- * limit of source pages one request reads. */
+/** An unscored or dated list's paging: cursors (the API scans the source and cannot number its pages), and a note
+ * when the page stopped at the limit of source pages one request reads. */
 function UnscoredPager({
   state,
   page,
@@ -241,8 +299,10 @@ export function SessionsPage() {
   const { data, error, isFetching: loading, refetch } = useSessionPage(queryFromState(state));
   const go = (next: SessionsState) => setParams(paramsFromState(next));
   const unscored = state.scored === 'unscored';
+  const byCursor = pagesByCursor(state);
   // Any filter or sort set (paging aside): what tells "no sessions at all" from "none match".
-  const filtered = paramsFromState({ ...state, page: 1, pageSize: DEFAULT_STATE.pageSize, cursors: [] }).size > 0;
+  const setFilters = paramsFromState({ ...state, page: 1, pageSize: DEFAULT_STATE.pageSize, cursors: [] });
+  const filtered = setFilters.size > 0;
   const onScoreSort = () => go(restart({ ...state, sort: state.sort === 'score_desc' ? 'score_asc' : 'score_desc' }));
   const scoreSorted = state.sort !== 'source';
 
@@ -251,7 +311,9 @@ export function SessionsPage() {
       <Typography variant="h5" component="h1" gutterBottom>
         Sessions
       </Typography>
-      <SessionFilters state={state} filtered={filtered} onChange={go} />
+      <Folding id="session-filters" count={setFilters.size}>
+        <SessionFilters state={state} filtered={filtered} onChange={go} />
+      </Folding>
       {error && (
         <ErrorState message={`Could not load the sessions: ${errorMessage(error)}`} onRetry={() => void refetch()} />
       )}
@@ -264,7 +326,7 @@ export function SessionsPage() {
           <EmptyState title="No sessions match">
             {data.next_cursor ? 'None in this stretch of the source; Next reads on.' : 'Change or clear the filters to see more.'}
           </EmptyState>
-          {unscored && <UnscoredPager state={state} page={data} loading={loading} onChange={go} />}
+          {byCursor && <UnscoredPager state={state} page={data} loading={loading} onChange={go} />}
         </>
       )}
       {data && <CriteriaScope criteriaHash={data.criteria_hash ?? null} />}
@@ -307,7 +369,7 @@ export function SessionsPage() {
               </TableBody>
             </Table>
           </TableContainer>
-          {unscored ? (
+          {byCursor ? (
             <UnscoredPager state={state} page={data} loading={loading} onChange={go} />
           ) : (
             <NumberedPager

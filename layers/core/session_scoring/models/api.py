@@ -777,6 +777,11 @@ class FleetScore(ResponseModel):
         description="found, partly_found, missed or no_reference; null before completion and for scores made before "
         "outcomes were judged",
     )
+    title: str | None = Field(
+        default=None,
+        description="An upload's title (its task, as the sessions list names it); null for the source's own "
+        "sessions, which the list names by their alert type (JSON pages only)",
+    )
 
 
 class FleetScorePage(ResponseModel):

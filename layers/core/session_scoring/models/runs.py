@@ -218,6 +218,42 @@ class RunSessionPage(_Response):
     total_pages: int
 
 
+class RunBandCount(_Response):
+    band: str
+    sessions: int
+
+
+class RunScoreMove(_Response):
+    """A session whose score this run changed: its score now and the one before it."""
+
+    session_id: str
+    total_score: int
+    band: str
+    previous_score: int
+    previous_band: str
+    change: int = Field(description="total_score - previous_score")
+    same_criteria: bool = Field(description="Whether the previous score was made under the same criteria")
+
+
+class RunSummary(_Response):
+    """What a run's completed scores say: how they spread over the bands and how they moved against each session's
+    previous completed score (under any criteria; a session scored for the first time has none)."""
+
+    run_id: UUID
+    completed: int = Field(description="The run's completed attempts summarised here")
+    average_score: float | None = Field(description="Their mean total (null with none)")
+    bands: list[RunBandCount] = Field(
+        description="Every band, worst first, with how many of the run's scores fell in it"
+    )
+    first_scores: int = Field(description="Sessions with no completed score before this run's")
+    improved: int
+    worsened: int
+    unchanged: int
+    movers: list[RunScoreMove] = Field(
+        description="The largest changes (up or down) against the previous score, largest first, at most 10"
+    )
+
+
 class RunPlanningJob(BaseModel):
     """The message that plans one page of a run; on the runs queue, handled by the scorer function."""
 

@@ -4,6 +4,7 @@ choices. No SQLAlchemy here: the API's router imports this at cold init."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 
@@ -38,3 +39,7 @@ class SessionListParams:
     criteria: str = CriteriaScope.ANY.value
     sort: str = SessionSort.SOURCE.value
     cursor: str | None = None
+    started_after: datetime | None = None
+    """Only sessions that started at or after this instant (a naive one is UTC)."""
+    started_before: datetime | None = None
+    """Only sessions that started before this instant (exclusive)."""

@@ -15,7 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, case, exists, func, or_, select, update
+from sqlalchemy import Connection, Select, and_, bindparam, case, exists, func, or_, select, true, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
@@ -139,6 +139,17 @@ class RunAttempt:
     scored_at: datetime | None
 
 
+@dataclass(frozen=True)
+class RunScoreChange:
+    """A completed attempt of a run with the session's completed score before it (any criteria), if any."""
+
+    session_id: str
+    total_score: int
+    criteria_hash: str
+    previous_score: int | None
+    previous_criteria_hash: str | None
+
+
 class RunRepository(TransactionRepository):
     """Scoring runs. Every method is one short transaction (on the transactional engine: a run's writes lock its
     row); none holds one across I/O."""
@@ -230,6 +241,42 @@ class RunRepository(TransactionRepository):
                 .limit(page_size)
             ).all()
             return [from_row(RunAttempt, r) for r in rows], int(total)
+
+    @db_call
+    def score_changes(self, run_id: uuid.UUID) -> list[RunScoreChange] | None:
+        """Each completed attempt of the run beside the session's latest completed score requested before it (under
+        any criteria; ensemble samples aside), by session id; None when there is no such run. One statement: a
+        lateral probe per attempt on the session's attempts (``ix_session_scores_session_requested``)."""
+        s = _SCORES
+        before = s.alias("before")
+        previous = (
+            select(before.c.total_score.label("previous_score"), before.c.criteria_hash.label("previous_criteria_hash"))
+            .where(
+                before.c.session_id == s.c.session_id,
+                before.c.status == "completed",
+                before.c.sample_kind.is_(None),
+                before.c.requested_at < s.c.requested_at,
+            )
+            .order_by(before.c.requested_at.desc(), before.c.score_id.desc())
+            .limit(1)
+            .lateral("previous")
+        )
+        with self._engine.connect() as db:
+            if not db.scalar(select(exists().where(_RUNS.c.run_id == run_id))):
+                return None
+            rows = db.execute(
+                select(
+                    s.c.session_id,
+                    s.c.total_score,
+                    s.c.criteria_hash,
+                    previous.c.previous_score,
+                    previous.c.previous_criteria_hash,
+                )
+                .select_from(s.outerjoin(previous, true()))
+                .where(s.c.run_id == run_id, s.c.status == "completed", s.c.total_score.is_not(None))
+                .order_by(s.c.session_id)
+            ).all()
+            return [from_row(RunScoreChange, r) for r in rows]
 
     @db_call
     def session_states(

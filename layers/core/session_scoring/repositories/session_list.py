@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -45,6 +46,20 @@ _ORDERS: dict[SessionSort, tuple[tuple[str, str], bool]] = {
 }
 """Each sort's columns and direction (``source``: the newest score first): the keys of ``ix_latest_scores_newest`` and
 ``ix_latest_scores_by_total``."""
+
+
+StartedRange = tuple[datetime | None, datetime | None]
+"""Sessions that started at or after the first instant and before the second (None: unbounded on that side)."""
+
+
+def _started_in(started: StartedRange) -> list[Any]:
+    after, before = started
+    column = _SCORES.c.session_started_at
+    return [
+        c
+        for c in (None if after is None else column >= after, None if before is None else column < before)
+        if c is not None
+    ]
 
 
 def _ordered(columns: Any, order: SessionSort) -> list[Any]:
@@ -110,10 +125,12 @@ class SessionListRepository(StatementRepository):
         order: SessionSort,
         offset: int,
         limit: int,
+        started: StartedRange = (None, None),
     ) -> list[ScoredSessionRecord]:
-        """One page of scored sessions (in ``bands`` when given), each with the facts of the attempt scored."""
+        """One page of scored sessions (in ``bands`` when given; in the ``started`` range when given, by the start
+        stored with the attempt scored), each with the facts of the attempt scored."""
         latest = _LATEST.c
-        conditions = [latest.criteria_hash == criteria_scope(criteria_hash)]
+        conditions = [latest.criteria_hash == criteria_scope(criteria_hash), *_started_in(started)]
         if bands:
             # Bands are score ranges: bounding the total too lets an ordered scan of ix_latest_scores_by_total start
             # at the first selected band instead of reading (and dropping) every lower score first.
@@ -124,14 +141,10 @@ class SessionListRepository(StatementRepository):
             ]
         # The page's keys first (an index scan of latest_scores alone, skipping ``offset`` entries), then the facts of
         # those few attempts: a deep page does not join every row it skips.
-        page = (
-            select(latest.session_id, latest.score_id, latest.total_score, latest.scored_at)
-            .where(*conditions)
-            .order_by(*_ordered(latest, order))
-            .offset(offset)
-            .limit(limit)
-            .subquery("page")
-        )
+        keys = select(latest.session_id, latest.score_id, latest.total_score, latest.scored_at)
+        if started != (None, None):
+            keys = keys.select_from(_LATEST.join(_SCORES, _SCORES.c.score_id == latest.score_id))
+        page = keys.where(*conditions).order_by(*_ordered(latest, order)).offset(offset).limit(limit).subquery("page")
         statement = (
             select(page.c.session_id, page.c.score_id, page.c.total_score, _SCORES.c.criteria_hash, *FACT_COLUMNS)
             .select_from(page.join(_SCORES, _SCORES.c.score_id == page.c.score_id))
@@ -140,8 +153,21 @@ class SessionListRepository(StatementRepository):
         return [from_row(ScoredSessionRecord, row, facts=facts_from(row._mapping)) for row in self._all(statement)]
 
     @db_call
-    def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int:
-        """Scored sessions (in ``bands`` when given): the sum of the maintained band counters, not a row count."""
+    def scored_count(
+        self, criteria_hash: str | None, bands: Sequence[str], started: StartedRange = (None, None)
+    ) -> int:
+        """Scored sessions (in ``bands`` when given): the sum of the maintained band counters, not a row count; in a
+        ``started`` range, a count of the rows in it (the counters are not kept by time)."""
+        if started != (None, None):
+            counted = (
+                select(func.count())
+                .select_from(_LATEST.join(_SCORES, _SCORES.c.score_id == _LATEST.c.score_id))
+                .where(_LATEST.c.criteria_hash == criteria_scope(criteria_hash), *_started_in(started))
+            )
+            if bands:
+                counted = counted.where(_LATEST.c.band.in_(list(bands)))
+            found = self._one(counted)
+            return 0 if found is None else int(found[0])
         statement = select(func.coalesce(func.sum(_COUNTS.c.sessions), 0)).where(
             _COUNTS.c.criteria_hash == criteria_scope(criteria_hash), _COUNTS.c.kind == "band"
         )

@@ -44,10 +44,11 @@ from session_scoring.models.export import (
 )
 from session_scoring.models.insights import FleetFilter, FleetOrder, FleetScoreRecord, KeysetPosition, SortField
 from session_scoring.models.scores import MAX_SCORE, MIN_SCORE
-from session_scoring.models.session import Session, ToolCall
+from session_scoring.models.session import Session, Step, ToolCall
 from session_scoring.observability import Metric, count
 from session_scoring.services.insights import InsightsService, StreamedRows
 from session_scoring.sources.base import SessionSource
+from session_scoring.sources.formats.common import DROPPED_PREFIX
 
 #: Scores read per database round trip; their sessions are then read from the source one by one.
 EXPORT_PAGE = 100
@@ -72,27 +73,39 @@ def _result_text(call: ToolCall) -> str:
     return json.dumps(call.result, default=str)
 
 
-def _system_prompt(session: Session) -> str:
-    agent = session.agent_type or "an SRE"
-    alert = f" a {session.alert_type} alert" if session.alert_type else " an alert"
-    return (
-        f"You are {agent} agent investigating{alert}. Use the available tools to gather evidence, then give a final "
-        "analysis: what happened, the root cause, and what to do."
-    )
+def _importer_note(step: Step) -> bool:
+    """A step the importer wrote about the recording (what it dropped), not a turn of the conversation: the
+    session's ``skipped_content`` says the same."""
+    return step.kind == "message" and (step.text or "").startswith(DROPPED_PREFIX)
+
+
+def _opens_with_task(session: Session) -> bool:
+    """The recording's first turn is the user's (``User: ...``, before any call or agent text): that turn is the task
+    as the agent got it, and the alert is not added before it again."""
+    for stage in session.stages[:1]:
+        for step in stage.steps:
+            if _importer_note(step):
+                continue
+            return step.kind == "message" and bool(step.text) and _USER_TURN.match(step.text or "") is not None
+    return False
 
 
 def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]:
-    """The session as an OpenAI chat fine-tuning conversation and the functions it could call: text right before
-    a tool call shares its assistant message, each call gets an id and a ``tool`` message with its result (or error),
-    and a chat stage's user turns (``User: ...``) become user messages."""
-    messages = [
-        ChatMessage(role="system", content=_system_prompt(session)),
-        ChatMessage(role="user", content=json.dumps(session.alert, default=str) if session.alert else "(no alert)"),
-    ]
+    """The session as an OpenAI chat fine-tuning conversation and the functions it could call: the recording's own
+    turns only. No system message is written (the sessions keep none: TARSy's records hold no prompt and the importers
+    drop a recording's, so one would be invented); the conversation opens with the recording's first user turn, or
+    the alert when it has none (once, either way); the importer's notes of what it dropped are left out. Text right
+    before a tool call shares its assistant message, each call gets an id and a ``tool`` message with its result (or
+    error), and user turns (``User: ...``) become user messages."""
+    messages: list[ChatMessage] = []
+    if not _opens_with_task(session):
+        alert = json.dumps(session.alert, default=str) if session.alert else "(no alert)"
+        messages.append(ChatMessage(role="user", content=alert))
     tools: dict[str, ChatTool] = {}
     for tool in session.all_available_tools:
         name = function_name(ToolCall(name=tool.name, server=tool.server))
         tools[name] = ChatTool(function=ChatFunction(name=name, description=tool.description))
+    final = (session.final_analysis or "").strip()
     pending: list[str] = []
     call_ids = (f"call_{number}" for number in itertools.count(1))
 
@@ -104,6 +117,8 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
     for stage in session.stages:
         answered = False
         for step in stage.steps:
+            if _importer_note(step):
+                continue
             if step.tool_call is not None:
                 call, call_id = step.tool_call, next(call_ids)
                 name = function_name(call)
@@ -121,10 +136,15 @@ def to_openai_chat(session: Session) -> tuple[list[ChatMessage], list[ChatTool]]
             elif step.text:
                 pending.append(step.text)
                 answered = answered or step.kind == "answer"
-        if stage.output and not answered:
+        if stage.output and not answered and stage.output.strip() != final:
             pending.append(stage.output)
         flush()
-    if session.final_analysis:
+    last = messages[-1] if messages else None
+    # An answer that is the final analysis (TARSy's last stage's output too) is said once.
+    said = (
+        last is not None and last.role == "assistant" and not last.tool_calls and (last.content or "").strip() == final
+    )
+    if final and not said:
         messages.append(ChatMessage(role="assistant", content=session.final_analysis))
     return messages, list(tools.values())
 

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
 from enum import StrEnum
@@ -139,6 +139,12 @@ def decode_cursor(cursor: str, where: FleetFilter, key: str, descending: bool) -
     return KeysetPosition(value, score_id)
 
 
+class UploadTitles(Protocol):
+    """The titles of uploaded sessions (``repositories.uploads.UploadRepository``)."""
+
+    def titles(self, session_ids: Sequence[str]) -> dict[str, str]: ...
+
+
 def to_fleet_score(record: FleetScoreRecord, current_criteria_hash: str) -> FleetScore:
     """The fleet row as the API model: its fields by name, and what is derived from them."""
     return FleetScore.model_validate(
@@ -204,11 +210,14 @@ class InsightsReads(Protocol):
 
 @dataclass(eq=False)
 class InsightsService:
+    """``titles`` names a page's uploads by their task, as the sessions list does (one name per session)."""
+
     config: ScoringConfig
     repository: InsightsReads
     dimension_keys: Callable[[str | None], tuple[str, ...]] | None = None
     """The dimension keys of the criteria in scope (a hash, or None: every criteria with scores), in their rubrics'
     order: the CSV's dimension columns. None: the current criteria's rubric's."""
+    titles: UploadTitles | None = None
 
     def criteria_filter(self, value: str) -> str | None:
         """``current`` (the criteria in force), ``any`` (None) or a criteria hash; a 400 for anything else."""
@@ -310,8 +319,9 @@ class InsightsService:
         records = self.repository.fleet_page(query.where, query.order, limit + 1)
         current = self.config.criteria_hash
         shown = records[:limit]
+        titles = self.titles.titles([r.session_id for r in shown]) if self.titles else {}
         return FleetScorePage(
-            items=[to_fleet_score(r, current) for r in shown],
+            items=[to_fleet_score(r, current).model_copy(update={"title": titles.get(r.session_id)}) for r in shown],
             next_cursor=encode_cursor(query.where, query.order, shown[-1]) if len(records) > limit else None,
             criteria_hash=query.where.criteria_hash,
             sort=query.order.key,

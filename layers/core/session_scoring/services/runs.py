@@ -34,22 +34,32 @@ from session_scoring.models.records import SessionFacts
 from session_scoring.models.runs import (
     CostEstimate,
     DryRunResult,
+    RunBandCount,
     RunCounts,
     RunPage,
     RunPlanningJob,
     RunRequest,
+    RunScoreMove,
     RunSelection,
     RunSessionPage,
     RunSessionScore,
     RunStatus,
+    RunSummary,
     RunUsage,
     ScoringRun,
     Which,
 )
-from session_scoring.models.scores import ScoreStatus, band_for
+from session_scoring.models.scores import SCORE_BANDS, ScoreStatus, band_for
 from session_scoring.models.session import SessionPage, SessionSummary, is_terminal_status
 from session_scoring.observability import Metric, count, record_scores_cancelled
-from session_scoring.repositories.runs import TOKENS, InsertedAttempts, RunAttempt, RunRecord, SessionScoreState
+from session_scoring.repositories.runs import (
+    TOKENS,
+    InsertedAttempts,
+    RunAttempt,
+    RunRecord,
+    RunScoreChange,
+    SessionScoreState,
+)
 from session_scoring.services.facts import facts_of_summary
 from session_scoring.services.references import ReferenceResolver
 from session_scoring.services.scorer import JobOutcome
@@ -63,6 +73,8 @@ ESTIMATE_SAMPLE = 3
 """Selected sessions rendered to estimate a run's input tokens per session."""
 SAMPLE_IDS = 10
 _ENDED = ("completed", "failed", "cancelled")
+MOVERS = 10
+"""The largest changes a run's summary lists."""
 _RECORD_FIELDS = ScoringRun.model_fields.keys() & {f.name for f in fields(RunRecord)} - {"selection", "counts", "usage"}
 """The API's fields a run record holds under the same name (the run's status and amounts converted on validation)."""
 
@@ -200,6 +212,7 @@ class RunStore(Protocol):
         self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
     ) -> tuple[list[RunAttempt], int] | None: ...
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]: ...
+    def score_changes(self, run_id: uuid.UUID) -> list[RunScoreChange] | None: ...
     def run_batches(self, run_id: uuid.UUID) -> list[str]: ...
     def session_states(
         self, run_id: uuid.UUID, session_ids: Sequence[str], current_hash: str
@@ -417,6 +430,39 @@ class RunService:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
         attempts, total = found
         return RunSessionPage(items=[_attempt_to_api(a) for a in attempts], **_paging(page, page_size, total))
+
+    def summary(self, run_id: uuid.UUID) -> RunSummary:
+        """The run's completed scores by band and against each session's previous score (the movers first)."""
+        changes = self.repository.score_changes(run_id)
+        if changes is None:
+            raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
+        by_band = Counter(band_for(c.total_score).band for c in changes)
+        compared = [c for c in changes if c.previous_score is not None]
+        moves = [
+            RunScoreMove(
+                session_id=c.session_id,
+                total_score=c.total_score,
+                band=band_for(c.total_score).band,
+                previous_score=c.previous_score,
+                previous_band=band_for(c.previous_score).band,
+                change=c.total_score - c.previous_score,
+                same_criteria=c.previous_criteria_hash == c.criteria_hash,
+            )
+            for c in compared
+            if c.previous_score is not None and c.previous_score != c.total_score
+        ]
+        moves.sort(key=lambda m: (-abs(m.change), m.session_id))
+        return RunSummary(
+            run_id=run_id,
+            completed=len(changes),
+            average_score=round(sum(c.total_score for c in changes) / len(changes), 1) if changes else None,
+            bands=[RunBandCount(band=b.band, sessions=by_band[b.band]) for b in SCORE_BANDS],
+            first_scores=len(changes) - len(compared),
+            improved=sum(1 for m in moves if m.change > 0),
+            worsened=sum(1 for m in moves if m.change < 0),
+            unchanged=len(compared) - len(moves),
+            movers=moves[:MOVERS],
+        )
 
     def cancel(self, run_id: uuid.UUID, cancelled_by: str) -> ScoringRun:
         record = self.repository.get(run_id)

@@ -2,12 +2,18 @@
 **source**, a page of the source with each session's latest attempt; **scored**, from the database alone, by band and
 sorted by score; **unscored**, the source's list minus the scored sessions, read ``SCAN_PAGE_SIZE`` sessions at a time
 and at most ``SCAN_PAGE_LIMIT`` source pages per request, continued with an opaque ``next_cursor``.
+
+A start range (``started_after``/``started_before``) filters each way: a scored list in SQL, by the session start
+stored with the attempt scored; a source or unscored list by the same bounded scan as the unscored one (the sources
+have no date filter of their own), so a dated source list pages with a cursor too. A session without a start time is
+outside every range.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
@@ -24,7 +30,7 @@ from session_scoring.models.records import LatestScoreRecord
 from session_scoring.models.scores import BAND_NAMES, ScoreStatus
 from session_scoring.models.session import SessionSummary, SkippedSession
 from session_scoring.models.session_list import CriteriaScope, Scored, SessionListParams, SessionSort
-from session_scoring.repositories.session_list import ScoredSessionRecord
+from session_scoring.repositories.session_list import ScoredSessionRecord, StartedRange
 from session_scoring.services.insights import fingerprint, pack_cursor, unpack_cursor
 from session_scoring.sources.base import SessionSource
 
@@ -64,6 +70,27 @@ class _Query:
     criteria_hash: str | None
     sort: SessionSort
     cursor: str | None
+    started: StartedRange = (None, None)
+
+    @property
+    def scans(self) -> bool:
+        """Answered by a bounded scan of the source: an unscored list, or a source list in a start range."""
+        return self.scored is Scored.UNSCORED or (self.scored is Scored.ANY and self.started != (None, None))
+
+    def in_range(self, summary: SessionSummary) -> bool:
+        after, before = self.started
+        if after is None and before is None:
+            return True
+        start = summary.started_at
+        if start is None:
+            return False
+        start = _aware(start)
+        return (after is None or start >= after) and (before is None or start < before)
+
+
+def _aware(moment: datetime) -> datetime:
+    """An instant with its zone: a naive one is UTC (the API's query strings and the sources' own convention)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -83,7 +110,12 @@ def _choice(enum: type[_E], name: str, value: str) -> _E:
 
 
 def _fingerprint(query: _Query, scan_page_size: int) -> str:
-    return fingerprint(query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash)
+    # Which bounds a range has, not their instants: a relative range ("the last 24 h", counted from now at each
+    # request) moves between pages, and its next page continues the same scan.
+    started = [moment is not None for moment in query.started]
+    return fingerprint(
+        query.page_size, scan_page_size, sorted(query.statuses), query.criteria_hash, query.scored.value, started
+    )
 
 
 def _decode_cursor(query: _Query, cursor: str, scan_page_size: int) -> _Resume:
@@ -123,9 +155,15 @@ class SessionListReads(Protocol):
         self, session_ids: Sequence[str], criteria_hash: str | None
     ) -> dict[str, LatestScoreRecord]: ...
     def scored_among(self, session_ids: Sequence[str], criteria_hash: str | None) -> set[str]: ...
-    def scored_count(self, criteria_hash: str | None, bands: Sequence[str]) -> int: ...
+    def scored_count(self, criteria_hash: str | None, bands: Sequence[str], started: StartedRange = ...) -> int: ...
     def scored_page(
-        self, criteria_hash: str | None, bands: Sequence[str], order: SessionSort, offset: int, limit: int
+        self,
+        criteria_hash: str | None,
+        bands: Sequence[str],
+        order: SessionSort,
+        offset: int,
+        limit: int,
+        started: StartedRange = ...,
     ) -> list[ScoredSessionRecord]: ...
 
 
@@ -143,8 +181,8 @@ class SessionListService:
 
     def list_sessions(self, params: SessionListParams) -> SessionListPage:
         query = self._check(params)
-        if query.scored is Scored.UNSCORED:
-            return self._unscored(query)
+        if query.scans:
+            return self._scan(query)
         if query.scored is Scored.SCORED:
             return self._scored(query)
         return self._from_source(query)
@@ -171,13 +209,23 @@ class SessionListService:
                 "band or a sort by score are answered from the scores, which do not keep the source's status): "
                 "drop status, or use scored=any or scored=unscored"
             )
-        if params.cursor is not None and scored is not Scored.UNSCORED:
+        after = None if params.started_after is None else _aware(params.started_after)
+        before = None if params.started_before is None else _aware(params.started_before)
+        if after is not None and before is not None and after >= before:
             raise InvalidParametersError(
-                "cursor continues an unscored list only (scored=unscored); the other lists page with page"
+                "started_after must be before started_before: swap them, or drop one for an open range"
             )
-        if scored is Scored.UNSCORED and params.page != 1:
+        dated = after is not None or before is not None
+        scans = scored is Scored.UNSCORED or (scored is Scored.ANY and dated)
+        if params.cursor is not None and not scans:
             raise InvalidParametersError(
-                "an unscored list pages with cursor (the next_cursor of the previous page), not page: drop page"
+                "cursor continues an unscored list (scored=unscored) or a source list in a start range only; the "
+                "other lists page with page"
+            )
+        if scans and params.page != 1:
+            raise InvalidParametersError(
+                "an unscored list, or a source list in a start range, pages with cursor (the next_cursor of the "
+                "previous page), not page: drop page"
             )
         return _Query(
             page=params.page,
@@ -188,6 +236,7 @@ class SessionListService:
             criteria_hash=self.config.criteria_hash if scope is CriteriaScope.CURRENT else None,
             sort=sort,
             cursor=params.cursor,
+            started=(after, before),
         )
 
     def _item(self, summary: SessionSummary, latest: dict[str, LatestScoreRecord]) -> SessionListItem:
@@ -237,9 +286,14 @@ class SessionListService:
 
     def _scored(self, query: _Query) -> SessionListPage:
         records = self.repository.scored_page(
-            query.criteria_hash, query.bands, query.sort, (query.page - 1) * query.page_size, query.page_size
+            query.criteria_hash,
+            query.bands,
+            query.sort,
+            (query.page - 1) * query.page_size,
+            query.page_size,
+            query.started,
         )
-        total = self.repository.scored_count(query.criteria_hash, query.bands)
+        total = self.repository.scored_count(query.criteria_hash, query.bands, query.started)
         ids = [record.session_id for record in records]
         titles = self.titles.titles(ids) if self.titles else {}
         authors = self.titles.authors(ids) if self.titles else {}
@@ -252,7 +306,10 @@ class SessionListService:
             criteria_hash=query.criteria_hash,
         )
 
-    def _unscored(self, query: _Query) -> SessionListPage:
+    def _scan(self, query: _Query) -> SessionListPage:
+        """An unscored list or a dated source list: source pages read in turn, the sessions kept that are in the
+        start range (and unscored, for an unscored list), until a page is full or the read limit is reached."""
+        unscored_only = query.scored is Scored.UNSCORED
         resume = _Resume(1, 0) if query.cursor is None else _decode_cursor(query, query.cursor, self.scan_page_size)
         found: list[SessionSummary] = []
         skipped: list[SkippedSession] = []
@@ -263,11 +320,12 @@ class SessionListService:
             pages_read += 1
             skipped += source_page.skipped
             candidates = list(source_page.items)[next_at.offset :]
-            scored = self.repository.scored_among([s.session_id for s in candidates], query.criteria_hash)
+            in_range = [s.session_id for s in candidates if query.in_range(s)]
+            scored = self.repository.scored_among(in_range, query.criteria_hash) if unscored_only else set()
             last_page = next_at.source_page >= source_page.total_pages or not source_page.items
             resume_page = None if last_page else _Resume(next_at.source_page + 1, 0)
             for position, summary in enumerate(candidates, start=next_at.offset):
-                if summary.session_id in scored:
+                if summary.session_id in scored or not query.in_range(summary):
                     continue
                 found.append(summary)
                 if len(found) == query.page_size:

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, api } from '../../../api/client';
-import type { RunSessionScore } from '../../../api/generated/schema';
+import type { RunSessionScore, RunSummary } from '../../../api/generated/schema';
 import { RUN_POLL_MS } from '../queries';
 import { render } from '../../../test/render';
 import { makeEstimate, makeRun } from '../../../test/runs';
@@ -19,6 +19,8 @@ vi.mock('../../../api/client', async (importOriginal) => {
       listRuns: vi.fn(),
       getRun: vi.fn(),
       listRunSessions: vi.fn(),
+      getRunSummary: vi.fn(),
+      scoreDistribution: vi.fn(),
       estimateRun: vi.fn(),
       startRun: vi.fn(),
       cancelRun: vi.fn(),
@@ -73,9 +75,28 @@ const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) =
 
 const judge = (llm_provider: string) => ({ criteria_hash: 'c'.repeat(64), llm_provider, llm_model: 'm', criteria_content: {}, created_at: null, rubric: null });
 
+const BANDS = ['failed', 'weak', 'adequate', 'good', 'near_perfect'];
+
+function summary(overrides: Partial<RunSummary> = {}): RunSummary {
+  return {
+    run_id: makeRun().run_id,
+    completed: 0,
+    average_score: null,
+    bands: BANDS.map((band) => ({ band, sessions: 0 })),
+    first_scores: 0,
+    improved: 0,
+    worsened: 0,
+    unchanged: 0,
+    movers: [],
+    ...overrides,
+  };
+}
+
 beforeEach(() => {
   vi.resetAllMocks();
   mocked.listRunSessions.mockResolvedValue(sessionPage());
+  mocked.getRunSummary.mockResolvedValue(summary());
+  mocked.scoreDistribution.mockRejectedValue(new Error('bands not needed here'));
   mocked.currentCriteria.mockResolvedValue(judge('anthropic'));
 });
 
@@ -395,5 +416,69 @@ describe('RunDetailPage', () => {
     renderAt(`/runs/${makeRun().run_id}`);
 
     expect(await screen.findByText('No session queued yet: the run is still selecting them.')).toBeInTheDocument();
+  });
+});
+
+describe('run titles and summary', () => {
+  it('titles an unnamed run by its selection and day, and a named one by its name, never by its id', async () => {
+    const unnamed = makeRun({ run_id: '99999999-2222-4333-8444-555555555555', name: 'all run by seed', started_by: 'seed', selection: { which: 'all', agent: 'KubernetesAgent' } });
+    mocked.listRuns.mockResolvedValue(page(makeRun(), unnamed));
+    renderAt('/runs');
+
+    const rows = await screen.findAllByTestId('run-row');
+    expect(within(rows[0]).getByRole('link')).toHaveTextContent('re-score after the prompt change');
+    expect(within(rows[0]).getByTestId('run-subtitle')).toHaveTextContent('not scored with the current criteria · online · max 200');
+    const title = within(rows[1]).getByRole('link');
+    expect(title.textContent).toMatch(/^All sessions, agent KubernetesAgent · .*2026/);
+    expect(title.textContent).not.toContain('9999');
+  });
+
+  it("summarises the run's scores by band and lists the largest movers against their previous score", async () => {
+    mocked.getRun.mockResolvedValue(makeRun({ status: 'completed' }));
+    mocked.getRunSummary.mockResolvedValue(
+      summary({
+        completed: 4,
+        average_score: 61.5,
+        bands: BANDS.map((band) => ({ band, sessions: band === 'failed' ? 1 : band === 'good' ? 3 : 0 })),
+        first_scores: 1,
+        improved: 1,
+        worsened: 1,
+        unchanged: 1,
+        movers: [
+          { session_id: 'upload:aaaabbbb-cccc-4ddd-8eee-ffff00001111', total_score: 20, band: 'failed', previous_score: 80, previous_band: 'good', change: -60, same_criteria: false },
+          { session_id: 's-2', total_score: 85, band: 'good', previous_score: 70, previous_band: 'adequate', change: 15, same_criteria: true },
+        ],
+      }),
+    );
+    renderAt(`/runs/${makeRun().run_id}`);
+
+    const card = await screen.findByTestId('run-summary');
+    expect(within(card).getByTestId('run-summary-average')).toHaveTextContent('4 scored, average 61.5.');
+    expect(within(card).getAllByTestId('run-summary-band').map((b) => [b.dataset.band, b.dataset.sessions])).toEqual([
+      ['failed', '1'],
+      ['good', '3'],
+    ]);
+    expect(within(card).getByRole('img')).toHaveAccessibleName('Scores by band: Failed 1, Good 3');
+    expect(within(card).getByTestId('run-summary-moves')).toHaveTextContent(
+      "Against each session's previous score: 1 improved, 1 got worse, 1 unchanged, 1 scored for the first time.",
+    );
+    const movers = within(card).getAllByTestId('run-mover');
+    expect(within(movers[0]).getByRole('link', { name: 'aaaabbbb' })).toHaveAttribute(
+      'href',
+      `/sessions/${encodeURIComponent('upload:aaaabbbb-cccc-4ddd-8eee-ffff00001111')}`,
+    );
+    expect(movers[0]).toHaveTextContent('80* (Good)20 (Failed)−60');
+    expect(movers[1]).toHaveTextContent('70 (Adequate)85 (Good)+15');
+    expect(within(card).getByText('* the previous score was made under other criteria.')).toBeInTheDocument();
+  });
+
+  it('reads the summary again when the run\'s counts change, so it keeps step with the progress', async () => {
+    const first = makeRun();
+    const later = makeRun({ counts: { ...first.counts, pending: 0, completed: 2 } });
+    mocked.getRun.mockResolvedValueOnce(first).mockResolvedValue(later);
+    renderAt(`/runs/${first.run_id}`);
+
+    await screen.findByTestId('run-summary');
+    await waitFor(() => expect(mocked.getRunSummary.mock.calls.length).toBeGreaterThanOrEqual(2), { timeout: RUN_POLL_MS * 3 });
   });
 });

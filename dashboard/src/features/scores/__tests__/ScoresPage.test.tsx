@@ -45,6 +45,7 @@ function row(sessionId: string, total: number, overrides: Partial<FleetScore> = 
       captured_at: null,
     },
     outcome: 'found',
+    title: null,
     ...overrides,
   };
 }
@@ -103,6 +104,18 @@ describe('ScoresPage', () => {
     expect(within(rows[0]).getAllByText('KubernetesAgent').length).toBeGreaterThan(0);
     expect(within(rows[0]).getByTestId('outcome-chip')).toHaveTextContent('Found');
     expect(lastQuery()).toEqual({ criteria_hash: 'current', latest_only: true, sort: 'scored_at', order: 'desc', limit: 50, with_total: true });
+  });
+
+  it('names an upload by its task, as the Sessions list does, not "Session <id>"', async () => {
+    const upload = 'upload:aff8de2a-0000-4000-8000-000000000001';
+    mocked.fleetScores.mockResolvedValue(
+      page([row(upload, 70, { title: 'Disk full on db-7: free space below 5%', session_facts: null })]),
+    );
+    renderAt('/scores');
+
+    const [first] = await screen.findAllByTestId('score-row');
+    expect(within(first).getByTestId('session-link')).toHaveTextContent('Disk full on db-7: free space below 5%');
+    expect(within(first).queryByText(/^Session aff8de2a/)).not.toBeInTheDocument();
   });
 
   it('turns the filters into request parameters and puts them in the URL', async () => {

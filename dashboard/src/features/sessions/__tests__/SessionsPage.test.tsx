@@ -91,6 +91,9 @@ describe('the Sessions URL state', () => {
       page: 3,
       pageSize: 50,
       cursors: [],
+      range: '',
+      startedFrom: '',
+      startedBefore: '',
     });
     expect(stateFromParams(paramsFromState(state))).toEqual(state);
     expect(paramsFromState(DEFAULT_STATE).toString()).toBe('');
@@ -133,7 +136,81 @@ describe('the Sessions URL state', () => {
   });
 });
 
+describe('the Sessions start range', () => {
+  const now = Date.parse('2026-12-01T09:30:45Z');
+
+  it('keeps a preset or two days in the URL and asks for the instants they mean', () => {
+    const preset = parse('range=7d');
+    expect(paramsFromState(preset).toString()).toBe('range=7d');
+    expect(queryFromState(preset, now)).toEqual({
+      page_size: 20,
+      scored: 'any',
+      criteria: 'current',
+      sort: 'source',
+      started_after: '2026-11-24T09:30:00.000Z',
+    });
+
+    const days = parse('started_after=2026-11-01&started_before=2026-11-08&scored=scored&page=2');
+    expect(stateFromParams(paramsFromState(days))).toEqual(days);
+    expect(queryFromState(days, now)).toMatchObject({
+      scored: 'scored',
+      page: 2,
+      started_after: '2026-11-01T00:00:00Z',
+      started_before: '2026-11-08T00:00:00Z',
+    });
+  });
+
+  it('pages a dated source list with cursors, as the API scans the source for it', () => {
+    expect(parse('range=24h&page=3&cursor=c1')).toMatchObject({ page: 1, cursors: ['c1'] });
+    expect(queryFromState(parse('range=24h&cursor=c1&cursor=c2'), now)).toEqual({
+      page_size: 20,
+      scored: 'any',
+      criteria: 'current',
+      sort: 'source',
+      started_after: '2026-11-30T09:30:00.000Z',
+      cursor: 'c2',
+    });
+    // A scored list in a range still pages by number (the API filters the scores).
+    expect(parse('range=24h&scored=scored&page=3&cursor=c1')).toMatchObject({ page: 3, cursors: [] });
+  });
+
+  it('drops what the API would refuse: an unknown preset, a bad day, a "before" not after "from"', () => {
+    expect(parse('range=1y&started_after=2026-13-45')).toMatchObject({ range: '', startedFrom: '' });
+    expect(parse('started_after=2026-11-08&started_before=2026-11-01')).toMatchObject({ startedFrom: '2026-11-08', startedBefore: '' });
+    // a preset takes the place of the "from" day
+    expect(parse('range=30d&started_after=2026-11-01')).toMatchObject({ range: '30d', startedFrom: '' });
+  });
+});
+
 describe('SessionsPage', () => {
+  it('filters by when the sessions started, in one click or by day, and says so in the URL', async () => {
+    renderAt('/?page=2');
+    await screen.findAllByTestId('session-row');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Last 24 h' }));
+    expect(search().toString()).toBe('range=24h');
+    await waitFor(() => expect(lastQuery()).toHaveProperty('started_after'));
+    expect(lastQuery()).not.toHaveProperty('page'); // a dated source list pages with cursors
+
+    await userEvent.click(screen.getByRole('button', { name: 'All time' }));
+    expect(search().toString()).toBe('');
+
+    await userEvent.type(screen.getByLabelText('Started from (UTC)'), '2026-11-02');
+    expect(search().get('started_after')).toBe('2026-11-02');
+    await waitFor(() => expect(lastQuery()).toMatchObject({ started_after: '2026-11-02T00:00:00Z' }));
+  });
+
+  it('folds the filters behind one button that says how many are set', async () => {
+    renderAt('/?range=7d&criteria=any');
+    await screen.findAllByTestId('session-row');
+
+    const toggle = screen.getByRole('button', { name: 'Filters (2 set)' });
+    expect(toggle).toHaveAttribute('aria-controls', 'session-filters');
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await userEvent.click(toggle);
+    expect(screen.getByRole('button', { name: 'Hide filters' })).toHaveAttribute('aria-expanded', 'true');
+  });
+
   it('names each session by its title as a link, with a short id that copies the whole one', async () => {
     const upload = 'upload:d0668bb1-f3fc-45a6-80d6-f1411ed09a4f';
     const user = userEvent.setup();
