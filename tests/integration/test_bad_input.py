@@ -22,6 +22,8 @@ from tests.support.long_session import long_session_document
 
 API = "/api/v1/scoring"
 RUNS = f"{API}/runs"
+UNKNOWN_RUN_ID = "a746abd7-f0f6-4c9f-8d65-f015c9e27a26"
+"""A run no test creates (a fixed id: pytest-xdist needs the same test ids in every process)."""
 IMPORT = f"{API}/sessions:import"
 
 
@@ -126,7 +128,7 @@ def test_a_nul_in_a_json_string_is_422_naming_the_field_and_stores_nothing(
     [
         (RUNS, {"page": "6147359712039411712"}, "page"),
         (RUNS, {"page_size": "1000"}, "page_size"),
-        (f"{RUNS}/a746abd7-f0f6-4c9f-8d65-f015c9e27a26/sessions", {"page": "6147359712039411712"}, "page"),
+        (f"{RUNS}/{UNKNOWN_RUN_ID}/sessions", {"page": "6147359712039411712"}, "page"),
         (f"{API}/sessions", {"page": "6147359712039411712"}, "page"),
         (f"{API}/scores", {"limit": "6147359712039411712", "format": "csv"}, "limit"),
         (f"{API}/analytics/missing-tools/kubectl/sessions", {"limit": "6147359712039411712"}, "limit"),
@@ -236,7 +238,7 @@ def test_a_malformed_content_length_is_400_json_not_413(stack: Stack) -> None:
     [
         ("PUT", f"{API}/sessions/{THOROUGH_ID}/score", {"GET", "POST"}),
         ("DELETE", RUNS, {"GET", "POST"}),
-        ("GET", f"{RUNS}/c4443bdf-8993-400f-b896-947c9f5cd6a0/cancel", {"POST"}),
+        ("GET", f"{RUNS}/{UNKNOWN_RUN_ID}/cancel", {"POST"}),
         ("POST", f"{API}/criteria/current", {"GET"}),
         ("POST", "/health", {"GET"}),
         ("PATCH", "/openapi.json", {"GET"}),

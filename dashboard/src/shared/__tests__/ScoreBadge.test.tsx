@@ -29,6 +29,11 @@ describe('ScoreBadge', () => {
     expect(badge).toHaveTextContent(String(total));
   });
 
+  it('changes to its band colour at once, never through a fade of the background under the new text colour', () => {
+    render(<ScoreBadge score={completed(80)} />);
+    expect(getComputedStyle(screen.getByTestId('score-badge')).transition).toBe('none');
+  });
+
   it('gives each band its own colour', () => {
     const colours = [10, 50, 65, 80, 95].map((total) => {
       const { unmount } = render(<ScoreBadge score={completed(total)} />);

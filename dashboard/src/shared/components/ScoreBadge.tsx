@@ -51,7 +51,9 @@ export function ScoreBadge({ score, size = 'small' }: ScoreBadgeProps) {
         data-testid="score-badge"
         data-state="scored"
         data-band={band?.band}
-        sx={{ bgcolor: colours.background, color: colours.text, fontWeight: 700, minWidth: 48 }}
+        // no fade: MUI's Chip animates its background while the text colour changes at once, so a band arriving
+        // after the first paint showed the band's text on the neutral background (2:1) for the length of the fade
+        sx={{ bgcolor: colours.background, color: colours.text, fontWeight: 700, minWidth: 48, transition: 'none' }}
       />
     </Tooltip>
   );
