@@ -58,6 +58,8 @@ _.daemon_threads
 # pytest hooks and markers.
 _.pytest_collection_modifyitems
 _.pytest_terminal_summary
+_.pytest_sessionfinish  # tests/conftest.py: xdist workers hand their fault ledger to the controller
+_.pytest_testnodedown
 _.pytestmark
 
 # Powertools reads its cold-start flag; a test sets it to stand for a first invocation.
@@ -68,6 +70,13 @@ _.per_session_input_tokens
 _.per_session_output_tokens
 _.sessions_skipped
 _.planned_at  # copied from the run record by field name
+# RunSummary / RunScoreMove (GET /runs/{id}/summary): built from the repository's summary by field name.
+_.same_criteria
+_.average_score
+_.first_scores
+_.improved
+_.worsened
+_.unchanged
 
 # Trends and criteria comparison (models/trends.py): response fields read by API clients; WEEK reached by value.
 _.WEEK

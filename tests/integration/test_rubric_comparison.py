@@ -81,8 +81,9 @@ def score_each(stack: Stack, fake_claude: FakeClaude, verdicts: list[dict[str, A
         assert score["total_score"] == verdict["total_score"]
 
 
+@pytest.mark.usefixtures("sessions_in_tarsy")
 def test_twenty_sessions_under_two_rubrics_compare_by_their_totals_and_name_the_unshared_dimensions(
-    make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeClaude, sessions_in_tarsy: list[str]
+    make_stack: Any, tarsy_env: dict[str, str], fake_claude: FakeClaude
 ) -> None:
     claude = {
         "SCORING_LLM_PROVIDER": "anthropic",
