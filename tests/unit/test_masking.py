@@ -226,3 +226,35 @@ def test_a_path_ending_in_a_secret_word_before_a_colon_is_an_error_message_not_a
     text = "fatal: open /etc/shipper/token: permission denied"
 
     assert default_masker().mask_text(text) == text
+
+
+def test_masking_a_json_text_in_one_pass_masks_as_masking_it_parsed() -> None:
+    """The one-pass masking of a document's text (escapes, names, numbers, non-ASCII, JSON Lines) gives what
+    masking the parsed document gives, and counts the same."""
+    from collections import Counter
+
+    from tests.support.planted_secrets import planted_secrets, planted_text
+
+    masker = default_masker()
+    text = planted_text(planted_secrets())
+    documents = [
+        json.dumps({"a": [text, {"password": "hunter22", "token": 12345, "api_key": 5, "x": {"secret": {"y": text}}}]}),
+        json.dumps({"t": text}, ensure_ascii=True).replace("pass", "p\\u0061ss").replace("://", ":\\/\\/"),
+        json.dumps({"é": "ünïcode " + text, "k": ["😀 password=hunter22x", "to\u212aen=abcdef12"]}, ensure_ascii=False),
+        json.dumps({"result": json.dumps({"password": "hunter22", "note": text})}),
+    ]
+    for document in documents:
+        fast_counts: Counter[str] = Counter()
+        fast = masker.mask_json(document, fast_counts)
+        parsed_counts: Counter[str] = Counter()
+        assert fast is not None
+        assert json.loads(fast) == masker.mask_value(json.loads(document), parsed_counts)
+        assert fast_counts == parsed_counts
+        assert sum(fast_counts.values()) > 0
+    lines = "\n".join(
+        json.dumps({"n": i, "text": text if i % 2 else "plain", "password": "abc12345"}) for i in range(4)
+    )
+    fast = masker.mask_json(lines)
+    assert fast is not None
+    assert all("abc12345" not in line for line in fast.splitlines())
+    assert masker.mask_json(json.dumps({"kind": "Secret", "data": {"k": "djE="}})) is None  # masked parsed instead

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 
 from session_scoring.masking import Masker, Memo, merge_counts
@@ -20,10 +21,18 @@ def mask_session(session: Session, masker: Masker, memo: Memo | None = None) -> 
     if not masker.enabled:
         return session
     counts: Counter[str] = Counter()
-    data = session.model_dump(exclude=_NOT_MASKED)
-    masked = masker.mask_value(data, counts, memo)
-    if masked is data:
+    # Masked as JSON text in one pass where it can be (a large session's strings are not walked one by one).
+    text = session.model_dump_json(exclude=_NOT_MASKED)
+    fast = masker.mask_json(text, counts, memo)
+    if fast is None:
+        data = session.model_dump(exclude=_NOT_MASKED)
+        masked = masker.mask_value(data, counts, memo)
+        if masked is data:
+            return session
+    elif fast is text:
         return session
+    else:
+        masked = json.loads(fast)
     kept = {name: getattr(session, name) for name in _NOT_MASKED}
     return Session.model_validate({**masked, **kept, "masked_values": merge_counts(session.masked_values, counts)})
 

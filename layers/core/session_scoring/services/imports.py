@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -12,14 +13,14 @@ from typing import Protocol
 from session_scoring.configuration.criteria import TraceImportSection
 from session_scoring.errors import InvalidRequestError, SessionDataError
 from session_scoring.log import logger
-from session_scoring.masking import Masker, Memo, default_masker, mask_document
+from session_scoring.masking import Masker, Memo, default_masker, mask_document, merge_counts
 from session_scoring.models.api import ImportedSession, ImportedTrajectory, SkippedContentInfo
 from session_scoring.models.masked import from_document, mask_session
 from session_scoring.models.reference import clean_reference_text
-from session_scoring.models.session import Session, SkippedContent
+from session_scoring.models.session import SESSION_FORMAT, Session, SkippedContent
 from session_scoring.repositories.uploads import NAME_COLUMNS, UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
 from session_scoring.sources.documents import Read, read_traces, trajectories_of
-from session_scoring.sources.formats import load_text
+from session_scoring.sources.formats import TraceDocument, load_text
 from session_scoring.sources.formats.common import DROPPED_PREFIX
 
 
@@ -73,6 +74,19 @@ def _check_name_lengths(origin: str, session: Session, original: str | None, ind
             )
 
 
+def _read(
+    text: str, origin: str, trace_import: TraceImportSection
+) -> tuple[TraceDocument, list[Read], list[TraceDocument] | None]:
+    """The document of ``text``, the sessions it holds, and its trajectories when it holds more than one."""
+    document = load_text(text, origin, trace_import.submit_tool_names)
+    parsed = read_traces(document)
+    return document, parsed, trajectories_of(document) if len(parsed) > 1 else None
+
+
+def _unreadable(exc: SessionDataError) -> InvalidRequestError:
+    return InvalidRequestError(f"the upload is not a session this service can read: {exc.message}")
+
+
 class UploadStore(Protocol):
     """Where uploaded sessions are stored (``repositories.uploads``)."""
 
@@ -101,30 +115,48 @@ class ImportService:
             raise InvalidRequestError(
                 f"{origin}: the upload is not UTF-8 text (byte {exc.start}); send the session as JSON or JSON Lines"
             ) from exc
+        # The document is masked before it is read (docs/masking.md), in one pass over its text: the session read
+        # from it is then masked too, and one parse serves both.
+        counts: Counter[str] = Counter()
+        memo: Memo = {}  # a text repeated in the document (or in the session read from it) is masked once
+        masked = self.masker.mask_json(text, counts, memo) if self.masker.enabled else text
+        read_from = text if masked is None else masked
         try:
-            document = load_text(text, origin, self.trace_import.submit_tool_names)
-            parsed = read_traces(document)
-            parts = trajectories_of(document) if len(parsed) > 1 else None
+            document, parsed, parts = _read(read_from, origin, self.trace_import)
         except SessionDataError as exc:
-            raise InvalidRequestError(f"the upload is not a session this service can read: {exc.message}") from exc
+            if read_from is text:
+                raise _unreadable(exc) from exc
+            try:
+                document, parsed, parts = _read(text, origin, self.trace_import)  # say what is wrong with the upload
+            except SessionDataError as own:
+                raise _unreadable(own) from own
+            masked = None  # read as sent: masked below, parsed
+        if parts is not None and masked is not None and masked is not text:
+            # Each trajectory of a many-trajectory document counts its own masked values: read the document as sent.
+            document, parsed, parts = _read(text, origin, self.trace_import)
+            masked = None
         uploads: list[NewUpload] = []
-        memo: Memo = {}  # the document holds the session's texts: each is masked once
         for index, read in enumerate(parsed):
             trace_format, session = read.trace_format, read.session
             part = parts[index] if parts is not None else document
             # A document without an id of its own was named after the file: that is not an id worth reporting.
             original = session.session_id if session.session_id != part.default_id else None
             _check_name_lengths(origin, session, original, index if parts is not None else None)
-            stored = mask_session(
-                from_document(session).model_copy(
-                    update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
-                ),
-                self.masker,
-                memo,
+            stored = from_document(session).model_copy(
+                update={"session_id": f"{UPLOAD_PREFIX}{uuid.uuid4()}", "source": UPLOAD_SOURCE}
             )
-            kept = text if parts is None else json.dumps(part.content, ensure_ascii=False)
-            if self.masker.enabled:
-                kept = mask_document(kept, self.masker, memo=memo)
+            if masked is not None and parts is None:
+                # Read from the masked document: a native session is that document, already masked; another
+                # format's reading can join texts or turn names into members, so it is masked again.
+                if trace_format != SESSION_FORMAT:
+                    stored = mask_session(stored, self.masker, memo)
+                stored = stored.model_copy(update={"masked_values": merge_counts(stored.masked_values, counts)})
+                kept = masked
+            else:
+                stored = mask_session(stored, self.masker, memo)
+                kept = text if parts is None else json.dumps(part.content, ensure_ascii=False)
+                if self.masker.enabled:
+                    kept = mask_document(kept, self.masker, memo=memo)
             uploads.append(
                 NewUpload(
                     session=stored,
