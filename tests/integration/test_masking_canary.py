@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.conftest import SAMPLES, THOROUGH_ID, Stack
-from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, FakeReply, verdict_body
+from tests.support.fake_claude import SAMPLE_VERDICT, FakeClaude, FakeReply, batch_succeeded, verdict_body
 from tests.support.fake_phoenix import FakePhoenix
 from tests.support.planted_secrets import PlantedSecret, planted_secrets, planted_text
 
@@ -180,3 +180,33 @@ def test_secrets_planted_in_a_phoenix_trace_reach_no_judge_table_or_write_back(
     assert leaks == []
     assert "[masked: aws-access-key-id]" in json.dumps(phoenix.annotations)
     assert sum(score["masked_values"].values()) >= len(SECRETS)
+
+
+def test_a_batch_mode_verdict_quoting_a_secret_is_stored_masked_with_the_sessions_masked_count(
+    make_stack: Callable[..., Stack], fake_claude: FakeClaude, tmp_path: Path
+) -> None:
+    """A batch-mode score is a score like any other: the verdict the batch returned is masked before it is stored,
+    and the attempt records how many secrets its session had masked."""
+    from devstack.queue_poller import QueuePoller
+    from functions.scorer.app import handler
+
+    (tmp_path / f"{FILE_SESSION_ID}.json").write_text(json.dumps(_planted_session(FILE_SESSION_ID)), encoding="utf-8")
+    stack = make_stack(SCORING_SESSIONS_DIR=str(tmp_path), **_claude(fake_claude))
+    verdict = copy.deepcopy(SAMPLE_VERDICT)
+    verdict["score_reasoning"] = f"{verdict['score_reasoning']} The agent printed the key {QUOTED.value} in its output."
+    fake_claude.script_batch(batch_succeeded(verdict))
+    started = stack.client.post(
+        "/api/v1/scoring/runs",
+        json={"max_sessions": 10, "mode": "batch", "selection": {"session_ids": [FILE_SESSION_ID]}},
+    )
+    assert started.status_code == 202, started.text
+    QueuePoller(stack.sqs, stack.env["SCORING_RUNS_QUEUE_URL"], handler, batch_size=10, wait_seconds=0).drain(100)
+    assert stack.container.batch_poller.poll(900.0).submitted == 1
+    assert stack.container.batch_poller.poll(900.0).completed == 1
+
+    score = stack.score(FILE_SESSION_ID).json()
+    assert score["status"] == "completed", score["error_message"]
+    assert not _occurrences("the stored batch verdict", json.dumps(score))
+    assert f"[masked: {QUOTED.kind}]" in score["score_reasoning"]
+    assert sum(score["masked_values"].values()) >= len(SECRETS)
+    assert not _occurrences("the batch request", json.dumps(fake_claude.batch_requests))

@@ -36,8 +36,9 @@ _PROMPT_COLUMNS = {
     "tokens_before": "prompt_tokens_before",
     "tokens_after": "prompt_tokens_after",
     "reference_source": "reference_source",
+    "masked_values": "masked_values",
 }
-"""The columns of a score's ``PromptStats``, by field."""
+"""The columns of a score's ``PromptStats``, by field (kept from submission to result in batch mode)."""
 
 
 @dataclass(frozen=True)

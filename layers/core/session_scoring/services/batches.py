@@ -30,8 +30,8 @@ from session_scoring.judge.rendering import build_prompt
 from session_scoring.log import logger
 from session_scoring.models.jobs import ScoringJob
 from session_scoring.models.judge import JudgeVerdict
+from session_scoring.models.masked import mask_reference, mask_verdict
 from session_scoring.models.records import PromptStats
-from session_scoring.models.reference import Reference
 from session_scoring.repositories.runs import BatchAttempt
 from session_scoring.services.references import ReferenceResolver
 from session_scoring.sources.base import SessionSource
@@ -215,7 +215,7 @@ class BatchPoller:
                 attempt.score_id,
                 attempt.claim_token,
                 self.config.criteria_hash,
-                verdict,
+                mask_verdict(verdict, self.config.masker),  # a judge's output is untrusted text, as online
                 attempt.prompt,
                 maxima=self.config.rubric.maxima,
             ):
@@ -270,12 +270,13 @@ class BatchPoller:
         if self.scores.fail(attempt.score_id, attempt.claim_token, reason):
             result.failed += 1
 
-    def _render(self, session_id: str) -> tuple[JudgePrompt, Reference | None]:
-        """The session's request, with its reference (resolved now), and the reference."""
+    def _render(self, session_id: str) -> tuple[JudgePrompt, PromptStats]:
+        """The session's request, with its reference (resolved now and masked, as online), and what the score
+        stores of it (the secrets masked in the session among it)."""
         session = self.source.get_session(session_id)
-        reference = self.references.for_session(session)
+        reference = mask_reference(self.references.for_session(session), self.config.masker)
         prompt = build_prompt(self.config, session, budget_tokens=self.policy.input_budget_tokens, reference=reference)
-        return prompt, reference
+        return prompt, prompt_stats(prompt, reference, session.masked_values)
 
     # --- submitting ------------------------------------------------------------------------------------------
 
@@ -302,7 +303,7 @@ class BatchPoller:
                 self._fail(attempt, f"submitted {attempt.delivery_count - 1} times without a result", result)
                 continue
             try:
-                prompt, reference = self._render(attempt.session_id)
+                prompt, stats = self._render(attempt.session_id)
             except PermanentError as exc:
                 self._fail(attempt, exc.message, result)
                 continue
@@ -312,7 +313,7 @@ class BatchPoller:
                 continue
             request = batches.request(attempt.score_id, prompt)
             requests.append(request)
-            by_id[request.custom_id] = (attempt, prompt_stats(prompt, reference))
+            by_id[request.custom_id] = (attempt, stats)
         return requests, by_id
 
     def _send(
