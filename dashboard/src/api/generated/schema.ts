@@ -2400,6 +2400,8 @@ export interface components {
         RunSessionPage: {
             /** Items */
             items: components["schemas"]["RunSessionScore"][];
+            /** @description The run's counts (all its attempts by status, whatever the filter), read in the same snapshot as the items: a page never lists an attempt as ended that its counts do not count */
+            counts: components["schemas"]["RunCounts"];
             /** Page */
             page: number;
             /** Page Size */
