@@ -1897,10 +1897,18 @@ export interface components {
         };
         /** MissingTool */
         MissingTool: {
-            /** Tool Name */
+            /**
+             * Tool Name
+             * @description The tool's name as the judge wrote it
+             */
             tool_name: string;
             /** Rationale */
             rationale: string;
+            /**
+             * Canonical Name
+             * @description What the missing-tools analytics count it as: lower case, whitespace and MCP server prefix gone, matched to the session's available tools when the verdict was stored; two spellings of one tool share it
+             */
+            canonical_name: string;
         };
         /** MissingToolAgentCount */
         MissingToolAgentCount: {

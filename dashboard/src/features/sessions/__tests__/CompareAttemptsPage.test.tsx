@@ -19,7 +19,7 @@ const newest = makeScore({
   total_score: 80,
   score_breakdown: { logical_flow: 20, consistency: 20, tool_relevance: 20, synthesis_quality: 20 },
   score_reasoning: 'Now the agent **checked** the memory limit.',
-  missing_tools: [{ tool_name: 'prometheus_query', rationale: 'the memory trend' }],
+  missing_tools: [{ tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' }],
   requested_at: '2026-11-21T09:00:00Z',
 });
 const older = makeScore({
@@ -27,8 +27,8 @@ const older = makeScore({
   total_score: 67,
   score_reasoning: 'The agent jumped to a conclusion.',
   missing_tools: [
-    { tool_name: 'prometheus_query', rationale: 'the memory trend' },
-    { tool_name: 'get_pod_logs', rationale: 'the crash' },
+    { tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' },
+    { tool_name: 'get_pod_logs', rationale: 'the crash', canonical_name: 'get_pod_logs' },
   ],
   requested_at: '2026-11-20T09:00:00Z',
 });
