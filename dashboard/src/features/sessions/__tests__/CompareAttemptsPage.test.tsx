@@ -85,6 +85,36 @@ describe('CompareAttemptsPage', () => {
     expect(screen.getByTestId('compare-reasoning-B')).toHaveTextContent('The agent jumped to a conclusion.');
   });
 
+  it('merges two spellings of one tool into one row under the canonical name the API gives, with the spellings', async () => {
+    const spelledA = makeScore({
+      ...newest,
+      missing_tools: [
+        { tool_name: 'kubernetes-server.pods_logs', rationale: 'the crash', canonical_name: 'pods_logs' },
+        { tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' },
+      ],
+    });
+    const spelledB = makeScore({
+      ...older,
+      missing_tools: [
+        { tool_name: 'kubernetes_server__pods_logs', rationale: 'the crash', canonical_name: 'pods_logs' },
+        { tool_name: 'Kubernetes-Server.Pods_Logs', rationale: 'again', canonical_name: 'pods_logs' },
+      ],
+    });
+    mocked.getSessionScoring.mockResolvedValue({ session_id: 'sess-1', current: spelledA, latest: spelledA, attempts: [spelledA, spelledB] });
+    renderAt();
+
+    const tools = await screen.findAllByTestId('compare-missing-tool');
+    expect(tools.map((t) => [t.getAttribute('data-tool'), ...within(t).getAllByRole('cell').slice(1).map((c) => c.textContent)])).toEqual([
+      ['pods_logs', 'named', 'named'],
+      ['prometheus_query', 'named', '–'],
+    ]);
+    expect(within(tools[0]!).getByTestId('compare-missing-tool-spellings').textContent).toBe(
+      'as written: kubernetes-server.pods_logs, kubernetes_server__pods_logs, Kubernetes-Server.Pods_Logs',
+    );
+    expect(within(tools[1]!).queryByTestId('compare-missing-tool-spellings')).not.toBeInTheDocument();
+    expect(cells('Missing tools')).toEqual(['2', '1', '-1']);
+  });
+
   it('opens the two attempts a URL names, and puts another pick in the URL', async () => {
     renderAt(`?a=${older.score_id}&b=${failed.score_id}`);
 
