@@ -188,3 +188,18 @@ def test_missing_tools_report_each_tools_spellings_trend_and_agents(stack: Stack
     ]
     assert stack.client.get(f"{ANALYTICS}/missing-tools", params={"periods": 105}).status_code == 422
     assert stack.client.get(f"{ANALYTICS}/missing-tools", params={"bucket": "month"}).status_code == 422
+
+
+def test_each_attempts_missing_tools_carry_the_canonical_name_two_spellings_share(stack: Stack) -> None:
+    _store(stack, THOROUGH_ID, "KubernetesAgent", ("kubernetes-server.pods_logs",), 0)
+    _store(stack, THOROUGH_ID, "KubernetesAgent", ("kubernetes_server__pods_logs", "Prom: Query"), 0)
+
+    scoring = stack.client.get(f"/api/v1/scoring/sessions/{THOROUGH_ID}/scoring")
+    assert scoring.status_code == 200, scoring.text
+    named = [[(t["tool_name"], t["canonical_name"]) for t in a["missing_tools"]] for a in scoring.json()["attempts"]]
+    assert named == [  # newest first; the judge's words kept as written beside what they are counted as
+        [("kubernetes_server__pods_logs", "pods_logs"), ("Prom: Query", "query")],
+        [("kubernetes-server.pods_logs", "pods_logs")],
+    ]
+    report = stack.client.get(f"{ANALYTICS}/missing-tools").json()
+    assert {item["tool_name"] for item in report["items"]} >= {"pods_logs", "query"}  # the analytics' names

@@ -406,6 +406,26 @@ def test_a_runs_sessions_list_each_attempt_with_its_score_paged_and_filtered(run
     assert missing.json()["code"] == "run_not_found"
 
 
+def test_a_runs_sessions_page_carries_the_counts_of_the_rows_it_lists_mid_run(run_stack: Stack) -> None:
+    run = start_run(run_stack, selection={"which": "all"}, max_sessions=5)
+    poller = runs_poller(run_stack, batch_size=1)
+    poller.poll_once(wait_seconds=0)  # plans the run: 5 attempts pending
+    poller.poll_once(wait_seconds=0)
+    poller.poll_once(wait_seconds=0)  # two of them are scored
+
+    page = run_stack.client.get(f"{RUNS}/{run['run_id']}/sessions", params={"page_size": 10}).json()
+    listed = [item["status"] for item in page["items"]]
+    assert sorted(listed) == ["completed", "completed", "pending", "pending", "pending"]
+    counts = page["counts"]
+    assert {status: counts[status] for status in ("pending", "in_progress", "completed", "failed", "cancelled")} == {
+        status: listed.count(status) for status in ("pending", "in_progress", "completed", "failed", "cancelled")
+    }
+    assert counts["skipped"] == sum(counts["skipped_by_reason"].values())
+    filtered = run_stack.client.get(f"{RUNS}/{run['run_id']}/sessions", params={"status": "completed"}).json()
+    assert filtered["total_items"] == 2
+    assert filtered["counts"] == counts  # the run's counts, whatever the filter
+
+
 def test_a_cancelled_runs_sessions_say_why_they_were_not_scored(run_stack: Stack) -> None:
     run = start_run(run_stack, selection={"which": "all"}, max_sessions=5)
     runs_poller(run_stack, batch_size=1).poll_once(wait_seconds=0)  # plans the run: 5 attempts pending

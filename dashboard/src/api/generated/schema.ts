@@ -1897,10 +1897,18 @@ export interface components {
         };
         /** MissingTool */
         MissingTool: {
-            /** Tool Name */
+            /**
+             * Tool Name
+             * @description The tool's name as the judge wrote it
+             */
             tool_name: string;
             /** Rationale */
             rationale: string;
+            /**
+             * Canonical Name
+             * @description What the missing-tools analytics count it as: lower case, whitespace and MCP server prefix gone, matched to the session's available tools when the verdict was stored; two spellings of one tool share it
+             */
+            canonical_name: string;
         };
         /** MissingToolAgentCount */
         MissingToolAgentCount: {
@@ -2400,6 +2408,8 @@ export interface components {
         RunSessionPage: {
             /** Items */
             items: components["schemas"]["RunSessionScore"][];
+            /** @description The run's counts (all its attempts by status, whatever the filter), read in the same snapshot as the items: a page never lists an attempt as ended that its counts do not count */
+            counts: components["schemas"]["RunCounts"];
             /** Page */
             page: number;
             /** Page Size */

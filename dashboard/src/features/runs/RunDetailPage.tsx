@@ -12,7 +12,8 @@ import {
   Link,
   Typography,
 } from '@mui/material';
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
+import type { RunCounts } from '../../api/generated/schema';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { isRunActive, runVersion, useCancelRun, useRun } from './queries';
@@ -20,7 +21,16 @@ import { ErrorState, Loading } from '../../shared/components/StateViews';
 import { RunProgress, RunStatusChip } from './RunProgress';
 import { RunSessionsTable } from './RunSessionsTable';
 import { RunSummaryCard } from './RunSummaryCard';
-import { describeSelection, formatCost, formatDuration, formatTokens, formatWhen, runTitle, skipReason } from './format';
+import {
+  describeSelection,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  formatWhen,
+  fresherCounts,
+  runTitle,
+  skipReason,
+} from './format';
 import { useBlockedReason } from '../../shared/useMe';
 
 const COUNT_LABELS = [
@@ -53,11 +63,15 @@ export function RunDetailPage() {
   const cancel = useCancelRun();
   const [confirming, setConfirming] = useState(false);
   const cancelBlocked = useBlockedReason('cancelRun');
+  // The counts the attempts table's last read carried (read with its rows); shown when fresher than the run's.
+  const [tableCounts, setTableCounts] = useState<{ runId: string; counts: RunCounts } | null>(null);
+  const onTableCounts = useCallback((id: string, counts: RunCounts) => setTableCounts({ runId: id, counts }), []);
 
   if (isPending) return <Loading what="the run" />;
   if (!run) return <ErrorState message={`Could not load the run: ${errorMessage(error)}`} onRetry={() => void refetch()} />;
   const active = isRunActive(run.status);
-  const skipped = Object.entries(run.counts.skipped_by_reason ?? {});
+  const counts = fresherCounts(run.counts, tableCounts?.runId === run.run_id ? tableCounts.counts : null);
+  const skipped = Object.entries(counts.skipped_by_reason ?? {});
 
   return (
     <>
@@ -87,7 +101,7 @@ export function RunDetailPage() {
       {run.error_message && <Alert severity="error">{run.error_message}</Alert>}
       <Card variant="outlined" sx={{ my: 2 }}>
         <CardContent>
-          <RunProgress run={run} label="Run progress" />
+          <RunProgress run={{ ...run, counts }} label="Run progress" />
           <Box
             sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: 'repeat(3, 1fr)', md: 'repeat(6, 1fr)' }, mt: 2 }}
             data-testid="run-counts"
@@ -98,7 +112,7 @@ export function RunDetailPage() {
                   {label}
                 </Typography>
                 <Typography variant="h6" component="div">
-                  {run.counts[key]}
+                  {counts[key]}
                 </Typography>
               </Box>
             ))}
@@ -158,7 +172,13 @@ export function RunDetailPage() {
           </CardContent>
         </Card>
       </Box>
-      <RunSessionsTable runId={run.run_id} runActive={active} counts={run.counts} version={runVersion(run)} />
+      <RunSessionsTable
+        runId={run.run_id}
+        runActive={active}
+        counts={counts}
+        version={runVersion(run)}
+        onCounts={onTableCounts}
+      />
       <Dialog open={confirming} onClose={() => setConfirming(false)} aria-labelledby="cancel-title">
         <DialogTitle id="cancel-title">Cancel this run?</DialogTitle>
         <DialogContent>

@@ -14,7 +14,7 @@ import {
   ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { type RunCounts, type ScoreStatus, scoreStatusValues } from '../../api/generated/schema';
@@ -51,23 +51,30 @@ const wide = { display: { xs: 'none', md: 'table-cell' } };
 
 /** The run's attempts, a page at a time by session id, filtered by status (in the URL, with each status's count
  * from the run): each session links to its page, with the attempt's status, its score in its band's colour once
- * completed, and why it failed or was cancelled. Read again whenever the run's summary changes (`version`). */
+ * completed, and why it failed or was cancelled. Read again whenever the run's summary changes (`version`). Each
+ * page read carries the run's counts as of its rows, handed to `onCounts` (the page shows the fresher counts). */
 export function RunSessionsTable({
   runId,
   runActive,
   counts,
   version,
+  onCounts,
 }: {
   runId: string;
   runActive: boolean;
   counts: RunCounts;
   version: string;
+  onCounts?: (runId: string, counts: RunCounts) => void;
 }) {
   const [params, setParams] = useSearchParams();
   const status = statusFromParams(params);
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(20);
   const { data, error, isPending, refetch } = useRunSessions(runId, page, pageSize, status, version);
+  const readCounts = data?.counts;
+  useEffect(() => {
+    if (readCounts) onCounts?.(runId, readCounts);
+  }, [runId, readCounts, onCounts]);
   const total = scoreStatusValues.reduce((sum, s) => sum + counts[s], 0);
   const filter = (next: ScoreStatus | null) => {
     const merged = new URLSearchParams(params);

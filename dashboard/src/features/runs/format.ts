@@ -8,6 +8,15 @@ export function progressOf(counts: RunCounts): { ended: number; total: number } 
   return { ended, total: ended + counts.pending + counts.in_progress };
 }
 
+/** The fresher of two reads of a run's counts: the one with more ended attempts (an attempt that ended never
+ * returns, so ended counts only grow). The run is polled and its attempts page is read at other moments, each with
+ * its own counts; the page shows the fresher, so its counts never lag the rows of its table ("0 scored" beside two
+ * completed rows). On a tie, `table`'s (read with the rows shown). */
+export function fresherCounts(run: RunCounts, table: RunCounts | null | undefined): RunCounts {
+  if (!table) return run;
+  return progressOf(run).ended > progressOf(table).ended ? run : table;
+}
+
 /** The run's attempts in words, how each ended kept apart: "8 scored, 52 cancelled of 60", "3 scored of 10 · 7 to
  * go". A cancelled attempt was never scored, so it is never counted as done. */
 export function describeProgress(counts: RunCounts, stillSelecting = false): string {

@@ -101,7 +101,7 @@ function FiguresTable({ a, b, criteriaName }: { a: SessionScore; b: SessionScore
       b.score_breakdown?.[key] ?? '–',
       maxima.length === 1 ? difference(a.score_breakdown?.[key], b.score_breakdown?.[key]) : '–',
     ]),
-    ['Missing tools', a.missing_tools.length, b.missing_tools.length, difference(a.missing_tools.length, b.missing_tools.length)],
+    ['Missing tools', missingByTool(a).size, missingByTool(b).size, difference(missingByTool(a).size, missingByTool(b).size)],
     ['Status', a.status, b.status, ''],
     ['Criteria', criteriaName(a.criteria_hash), criteriaName(b.criteria_hash), ''],
     ['Judge', a.judge.model ?? a.judge.provider ?? '–', b.judge.model ?? b.judge.provider ?? '–', ''],
@@ -143,10 +143,25 @@ function FiguresTable({ a, b, criteriaName }: { a: SessionScore; b: SessionScore
   );
 }
 
-/** Every tool either attempt named missing, and which named it. */
+/** The tools an attempt named missing, by the canonical name the API gives each (what the missing-tools analytics
+ * count it as), with the spellings the judge wrote for it. */
+function missingByTool(score: SessionScore): Map<string, string[]> {
+  const tools = new Map<string, string[]>();
+  for (const t of score.missing_tools) {
+    const spellings = tools.get(t.canonical_name) ?? [];
+    if (!spellings.includes(t.tool_name)) spellings.push(t.tool_name);
+    tools.set(t.canonical_name, spellings);
+  }
+  return tools;
+}
+
+/** Every tool either attempt named missing, one row per canonical name (two spellings of one tool are one row), the
+ * spellings beneath when they differ from it, and which attempt named it. */
 function MissingToolsTable({ a, b }: { a: SessionScore; b: SessionScore }) {
-  const inA = new Set(a.missing_tools.map((t) => t.tool_name));
-  const inB = new Set(b.missing_tools.map((t) => t.tool_name));
+  const byA = missingByTool(a);
+  const byB = missingByTool(b);
+  const inA = new Set(byA.keys());
+  const inB = new Set(byB.keys());
   const tools = [...new Set([...inA, ...inB])].sort();
   if (tools.length === 0) {
     return (
@@ -170,6 +185,7 @@ function MissingToolsTable({ a, b }: { a: SessionScore; b: SessionScore }) {
           <TableRow key={tool} data-testid="compare-missing-tool" data-tool={tool}>
             <TableCell sx={{ overflowWrap: 'break-word' }}>
               <code>{breakable(tool)}</code>
+              <Spellings spellings={[...new Set([...(byA.get(tool) ?? []), ...(byB.get(tool) ?? [])])]} tool={tool} />
             </TableCell>
             <TableCell sx={{ fontWeight: inA.has(tool) && !inB.has(tool) ? 700 : 400 }}>{mark(inA.has(tool))}</TableCell>
             <TableCell sx={{ fontWeight: inB.has(tool) && !inA.has(tool) ? 700 : 400 }}>{mark(inB.has(tool))}</TableCell>
@@ -177,6 +193,21 @@ function MissingToolsTable({ a, b }: { a: SessionScore; b: SessionScore }) {
         ))}
       </TableBody>
     </Table>
+  );
+}
+
+/** How the judge wrote a tool, when that is not its canonical name (`kubernetes-server.pods_logs` for `pods_logs`). */
+function Spellings({ spellings, tool }: { spellings: string[]; tool: string }) {
+  if (spellings.every((s) => s === tool)) return null;
+  return (
+    <Typography variant="caption" color="text.secondary" component="div" data-testid="compare-missing-tool-spellings">
+      as written: {spellings.map((s, i) => (
+        <span key={s}>
+          {i > 0 && ', '}
+          <code>{breakable(s)}</code>
+        </span>
+      ))}
+    </Typography>
   );
 }
 

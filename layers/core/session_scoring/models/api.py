@@ -31,8 +31,12 @@ class ScoreRequest(RequestBody):
 
 
 class MissingTool(ResponseModel):
-    tool_name: str
+    tool_name: str = Field(description="The tool's name as the judge wrote it")
     rationale: str
+    canonical_name: str = Field(
+        description="What the missing-tools analytics count it as: lower case, whitespace and MCP server prefix gone, "
+        "matched to the session's available tools when the verdict was stored; two spellings of one tool share it"
+    )
 
 
 class AlternativeApproach(ResponseModel):

@@ -19,6 +19,8 @@ from session_scoring.models.session import Session
 class MissingToolRecord:
     tool_name: str
     rationale: str
+    canonical_name: str | None = None
+    """What the missing-tools analytics count it as (``models.tools``), stored with the verdict."""
 
 
 @dataclass(frozen=True)

@@ -212,6 +212,10 @@ class RunSessionPage(_Response):
     """One page of a run's attempts, by session id (a stable order while the run is under way)."""
 
     items: list[RunSessionScore]
+    counts: RunCounts = Field(
+        description="The run's counts (all its attempts by status, whatever the filter), read in the same snapshot "
+        "as the items: a page never lists an attempt as ended that its counts do not count"
+    )
     page: int
     page_size: int
     total_items: int

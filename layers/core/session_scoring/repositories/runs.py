@@ -141,6 +141,19 @@ class RunAttempt:
 
 
 @dataclass(frozen=True)
+class RunAttemptPage:
+    """A page of a run's attempts with the run's counts, read in one snapshot."""
+
+    attempts: list[RunAttempt]
+    total: int
+    """The attempts the page's filter selects."""
+    counts: dict[str, int]
+    """All the run's attempts by status."""
+    skipped: dict[str, int]
+    """The sessions the run's selection skipped, by reason."""
+
+
+@dataclass(frozen=True)
 class RunScoreChange:
     """A completed attempt of a run with the session's completed score before it (any criteria), if any."""
 
@@ -163,10 +176,10 @@ class RunRepository(TransactionRepository):
             db.execute(insert_criteria(columns["criteria_hash"], criteria_content))
             db.execute(insert(_RUNS).values(run_id=run_id, status="planning", **columns))
 
-    def _load(self, db: Connection, rows: Sequence[Any]) -> list[RunRecord]:
-        ids = [row.run_id for row in rows]
+    @staticmethod
+    def _counts(db: Connection, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[str, int]]:
+        """The attempts of each run in ``ids`` by status."""
         counts: dict[uuid.UUID, dict[str, int]] = {run_id: {} for run_id in ids}
-        usage: dict[uuid.UUID, list[ModelUsage]] = {run_id: [] for run_id in ids}
         if ids:
             for run_id, status, count in db.execute(
                 select(_SCORES.c.run_id, _SCORES.c.status, func.count())
@@ -174,6 +187,13 @@ class RunRepository(TransactionRepository):
                 .group_by(_SCORES.c.run_id, _SCORES.c.status)
             ).all():
                 counts[run_id][str(status)] = int(count)
+        return counts
+
+    def _load(self, db: Connection, rows: Sequence[Any]) -> list[RunRecord]:
+        ids = [row.run_id for row in rows]
+        counts = self._counts(db, ids)
+        usage: dict[uuid.UUID, list[ModelUsage]] = {run_id: [] for run_id in ids}
+        if ids:
             for r in db.execute(
                 select(
                     _SCORES.c.run_id,
@@ -220,28 +240,38 @@ class RunRepository(TransactionRepository):
     @db_call
     def list_attempts(
         self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
-    ) -> tuple[list[RunAttempt], int] | None:
-        """One page of the run's attempts by session id (``status`` filters them) and their total; None when there is
-        no such run. Session id order is stable while the run is under way (an attempt never changes its session)."""
+    ) -> RunAttemptPage | None:
+        """One page of the run's attempts by session id (``status`` filters them), their total and the run's counts
+        (all its attempts by status, and what its selection skipped); None when there is no such run. Read in one
+        REPEATABLE READ snapshot, so the counts are those of the rows listed. Session id order is stable while the
+        run is under way (an attempt never changes its session)."""
         s = _SCORES
         where = [s.c.run_id == run_id] if status is None else [s.c.run_id == run_id, s.c.status == status]
-        with self._engine.connect() as db:
-            run_exists, total = db.execute(
-                select(
-                    exists().where(_RUNS.c.run_id == run_id),
-                    select(func.count()).select_from(s).where(*where).scalar_subquery(),
-                )
-            ).one()
-            if not run_exists:
-                return None
-            rows = db.execute(
-                select(*columns_of(RunAttempt, s))
-                .where(*where)
-                .order_by(s.c.session_id)
-                .offset((page - 1) * page_size)
-                .limit(page_size)
-            ).all()
-            return [from_row(RunAttempt, r) for r in rows], int(total)
+        with self._engine.connect() as conn:
+            db = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            with db.begin():
+                run = db.execute(
+                    select(
+                        _RUNS.c.skipped,
+                        select(func.count()).select_from(s).where(*where).scalar_subquery().label("total"),
+                    ).where(_RUNS.c.run_id == run_id)
+                ).one_or_none()
+                if run is None:
+                    return None
+                rows = db.execute(
+                    select(*columns_of(RunAttempt, s))
+                    .where(*where)
+                    .order_by(s.c.session_id)
+                    .offset((page - 1) * page_size)
+                    .limit(page_size)
+                ).all()
+                counts = self._counts(db, [run_id])[run_id]
+            return RunAttemptPage(
+                attempts=[from_row(RunAttempt, r) for r in rows],
+                total=int(run.total),
+                counts=counts,
+                skipped={str(k): int(v) for k, v in (run.skipped or {}).items()},
+            )
 
     @db_call
     def score_changes(self, run_id: uuid.UUID) -> list[RunScoreChange] | None:

@@ -151,7 +151,9 @@ def _children() -> list[Any]:
     approach = func.json_build_object(
         "name", _APPROACHES.c.name, "description", _APPROACHES.c.description, "steps", steps
     )
-    tool = func.json_build_object("tool_name", _TOOLS.c.tool_name, "rationale", _TOOLS.c.rationale)
+    tool = func.json_build_object(
+        "tool_name", _TOOLS.c.tool_name, "rationale", _TOOLS.c.rationale, "canonical_name", _TOOLS.c.canonical_name
+    )
     return [
         select(func.coalesce(func.json_agg(aggregate_order_by(tool, _TOOLS.c.position)), _EMPTY))
         .where(_TOOLS.c.score_id == _SCORES.c.score_id)
@@ -291,7 +293,8 @@ def to_record(row: Row[Any]) -> ScoreRecord:
         **{name: values[name] for name in _PLAIN_FIELDS},
         status=ScoreStatus(values["status"]),
         missing_tools=tuple(
-            MissingToolRecord(t["tool_name"], t["rationale"]) for t in as_json_list(values.get("missing_tools_json"))
+            MissingToolRecord(t["tool_name"], t["rationale"], t.get("canonical_name"))
+            for t in as_json_list(values.get("missing_tools_json"))
         ),
         alternative_approaches=tuple(
             ApproachRecord(a["name"], a["description"], tuple(a["steps"] or ()))

@@ -56,6 +56,7 @@ from session_scoring.repositories.runs import (
     TOKENS,
     InsertedAttempts,
     RunAttempt,
+    RunAttemptPage,
     RunRecord,
     RunScoreChange,
     SessionScoreState,
@@ -186,6 +187,15 @@ def _attempt_to_api(attempt: RunAttempt) -> RunSessionScore:
     return RunSessionScore(**asdict(attempt), band=None if score is None else band_for(score).band)
 
 
+def _counts_to_api(counts: Mapping[str, int], skipped: Mapping[str, int]) -> RunCounts:
+    """A run's attempts by status and the sessions its selection skipped (by reason), as the API shows them."""
+    return RunCounts(
+        **{status: counts.get(status, 0) for status in ("pending", "in_progress", *_ENDED)},
+        skipped=sum(skipped.values()),
+        skipped_by_reason=dict(skipped),
+    )
+
+
 class RunStore(Protocol):
     """Scoring runs, their attempts and counts (``repositories.runs``)."""
 
@@ -210,7 +220,7 @@ class RunStore(Protocol):
     ) -> InsertedAttempts: ...
     def list_attempts(
         self, run_id: uuid.UUID, page: int, page_size: int, status: str | None = None
-    ) -> tuple[list[RunAttempt], int] | None: ...
+    ) -> RunAttemptPage | None: ...
     def list_page(self, page: int, page_size: int) -> tuple[list[RunRecord], int]: ...
     def score_changes(self, run_id: uuid.UUID) -> list[RunScoreChange] | None: ...
     def run_batches(self, run_id: uuid.UUID) -> list[str]: ...
@@ -424,12 +434,16 @@ class RunService:
     def list_sessions(
         self, run_id: uuid.UUID, page: int, page_size: int, status: ScoreStatus | None = None
     ) -> RunSessionPage:
-        """One page of the run's attempts (by session id) with their scores and bands; ``status`` filters them."""
+        """One page of the run's attempts (by session id) with their scores and bands; ``status`` filters them. The
+        page carries the run's counts read with its rows, so the two agree."""
         found = self.repository.list_attempts(run_id, page, page_size, None if status is None else status.value)
         if found is None:
             raise RunNotFoundError(f"no scoring run '{run_id}'; GET /api/v1/scoring/runs lists them")
-        attempts, total = found
-        return RunSessionPage(items=[_attempt_to_api(a) for a in attempts], **_paging(page, page_size, total))
+        return RunSessionPage(
+            items=[_attempt_to_api(a) for a in found.attempts],
+            counts=_counts_to_api(found.counts, found.skipped),
+            **_paging(page, page_size, found.total),
+        )
 
     def summary(self, run_id: uuid.UUID) -> RunSummary:
         """The run's completed scores by band and against each session's previous score (the movers first)."""
@@ -521,11 +535,7 @@ class RunService:
             **{name: getattr(record, name) for name in _RECORD_FIELDS},
             selection=RunSelection.model_validate(record.selection),
             sessions_read=record.sessions_seen,
-            counts=RunCounts(
-                **{status: counts.get(status, 0) for status in ("pending", "in_progress", *_ENDED)},
-                skipped=sum(record.skipped.values()),
-                skipped_by_reason=record.skipped,
-            ),
+            counts=_counts_to_api(counts, record.skipped),
             usage=RunUsage(
                 **{name: sum(getattr(u, name) for u in record.usage) for name in TOKENS},
                 cost_usd=self.cost_of(record),

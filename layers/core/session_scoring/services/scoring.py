@@ -52,6 +52,7 @@ from session_scoring.models.reference import ReferenceSource
 from session_scoring.models.rubric import Rubric
 from session_scoring.models.scores import Outcome, ScoreStatus
 from session_scoring.models.session import is_terminal_status
+from session_scoring.models.tools import canonical_tool_name
 from session_scoring.observability import Metric, emit_now
 
 if TYPE_CHECKING:  # the queue's module (and the run messages it sends) is imported by a POST, not by a read
@@ -158,7 +159,14 @@ def to_session_score(record: ScoreRecord, current_criteria_hash: str, rubric: Ru
         failure_tags=list(record.failure_tags),
         claims=[Claim(claim=c["claim"], event=c["event"]) for c in record.claims or ()],
         score_reasoning=record.score_reasoning,
-        missing_tools=[MissingTool(tool_name=t.tool_name, rationale=t.rationale) for t in record.missing_tools],
+        missing_tools=[
+            MissingTool(
+                tool_name=t.tool_name,
+                rationale=t.rationale,
+                canonical_name=t.canonical_name or canonical_tool_name(t.tool_name),
+            )
+            for t in record.missing_tools
+        ],
         alternative_approaches=[
             AlternativeApproach(name=a.name, description=a.description, steps=list(a.steps))
             for a in record.alternative_approaches

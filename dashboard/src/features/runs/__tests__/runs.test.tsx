@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, api } from '../../../api/client';
-import type { RunSessionScore, RunSummary } from '../../../api/generated/schema';
+import type { RunCounts, RunSessionScore, RunSummary } from '../../../api/generated/schema';
 import { RUN_POLL_MS } from '../queries';
 import { render } from '../../../test/render';
 import { makeEstimate, makeRun } from '../../../test/runs';
@@ -65,8 +65,16 @@ function attempt(overrides: Partial<RunSessionScore> = {}): RunSessionScore {
   };
 }
 
-const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length) => ({
+/** The run's counts as a page of its attempts carries them: by default, those of the attempts listed. */
+const countsOf = (items: RunSessionScore[]): RunCounts => {
+  const counts: RunCounts = { pending: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0, skipped: 0, skipped_by_reason: {} };
+  for (const item of items) counts[item.status] += 1;
+  return counts;
+};
+
+const sessionPage = (items: RunSessionScore[] = [], totalItems = items.length, counts: RunCounts = countsOf(items)) => ({
   items,
+  counts,
   page: 1,
   page_size: 20,
   total_items: totalItems,
@@ -338,6 +346,35 @@ describe('RunDetailPage', () => {
     const calls = mocked.listRunSessions.mock.calls.length;
     await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 3);
     expect(mocked.listRunSessions.mock.calls.length).toBe(calls);
+  });
+
+  it('shows the counts read with the table when they are fresher than the run it polled, so the two agree', async () => {
+    const queued = (n: number) => attempt({ score_id: `aaaaaaaa-0000-4000-8000-00000000000${n}`, session_id: `s-${n}`, status: 'pending', total_score: null, band: null, scored_at: null });
+    const done = (n: number) => attempt({ score_id: `aaaaaaaa-0000-4000-8000-00000000000${n}`, session_id: `s-${n}` });
+    // the run was read before two attempts ended; its attempts page after
+    mocked.getRun.mockResolvedValue(makeRun({ counts: { pending: 5, in_progress: 0, completed: 0, failed: 0, cancelled: 0, skipped: 0 } }));
+    mocked.listRunSessions.mockResolvedValue(sessionPage([done(1), done(2), queued(3), queued(4), queued(5)]));
+    renderAt(`/runs/${makeRun().run_id}`);
+
+    expect(await screen.findAllByTestId('run-session-row')).toHaveLength(5);
+    await waitFor(() => expect(screen.getByTestId('count-completed')).toHaveTextContent('2'));
+    expect(screen.getByTestId('count-pending')).toHaveTextContent('3');
+    expect(screen.getByTestId('run-progress-text')).toHaveTextContent('2 scored of 5 · 3 to go');
+    const filter = screen.getByRole('group', { name: 'Show the sessions whose attempt is' });
+    expect(within(filter).getAllByRole('button').map((b) => b.textContent)).toEqual(['All 5', 'Pending 3', 'Completed 2']);
+  });
+
+  it("keeps the run's counts when they are fresher than the ones the table was read with", async () => {
+    const queued = attempt({ score_id: 'aaaaaaaa-0000-4000-8000-000000000002', session_id: 's-2', status: 'pending', total_score: null, band: null, scored_at: null });
+    // the table's page was read with one attempt ended; the run, read after, counts two
+    mocked.getRun.mockResolvedValue(makeRun({ counts: { pending: 0, in_progress: 0, completed: 2, failed: 0, cancelled: 0, skipped: 0 } }));
+    mocked.listRunSessions.mockResolvedValue(sessionPage([attempt(), queued]));
+    renderAt(`/runs/${makeRun().run_id}`);
+
+    expect(await screen.findAllByTestId('run-session-row')).toHaveLength(2);
+    expect(screen.getByTestId('count-completed')).toHaveTextContent('2');
+    expect(screen.getByTestId('count-pending')).toHaveTextContent('0');
+    expect(screen.getByTestId('run-progress-text')).toHaveTextContent('2 scored of 2');
   });
 
   it("filters the run's sessions by status, with each status's count, in the URL", async () => {

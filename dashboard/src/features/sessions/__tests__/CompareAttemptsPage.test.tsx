@@ -19,7 +19,7 @@ const newest = makeScore({
   total_score: 80,
   score_breakdown: { logical_flow: 20, consistency: 20, tool_relevance: 20, synthesis_quality: 20 },
   score_reasoning: 'Now the agent **checked** the memory limit.',
-  missing_tools: [{ tool_name: 'prometheus_query', rationale: 'the memory trend' }],
+  missing_tools: [{ tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' }],
   requested_at: '2026-11-21T09:00:00Z',
 });
 const older = makeScore({
@@ -27,8 +27,8 @@ const older = makeScore({
   total_score: 67,
   score_reasoning: 'The agent jumped to a conclusion.',
   missing_tools: [
-    { tool_name: 'prometheus_query', rationale: 'the memory trend' },
-    { tool_name: 'get_pod_logs', rationale: 'the crash' },
+    { tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' },
+    { tool_name: 'get_pod_logs', rationale: 'the crash', canonical_name: 'get_pod_logs' },
   ],
   requested_at: '2026-11-20T09:00:00Z',
 });
@@ -83,6 +83,36 @@ describe('CompareAttemptsPage', () => {
     ]);
     expect(within(screen.getByTestId('compare-reasoning-A')).getByText('checked').tagName).toBe('STRONG');
     expect(screen.getByTestId('compare-reasoning-B')).toHaveTextContent('The agent jumped to a conclusion.');
+  });
+
+  it('merges two spellings of one tool into one row under the canonical name the API gives, with the spellings', async () => {
+    const spelledA = makeScore({
+      ...newest,
+      missing_tools: [
+        { tool_name: 'kubernetes-server.pods_logs', rationale: 'the crash', canonical_name: 'pods_logs' },
+        { tool_name: 'prometheus_query', rationale: 'the memory trend', canonical_name: 'prometheus_query' },
+      ],
+    });
+    const spelledB = makeScore({
+      ...older,
+      missing_tools: [
+        { tool_name: 'kubernetes_server__pods_logs', rationale: 'the crash', canonical_name: 'pods_logs' },
+        { tool_name: 'Kubernetes-Server.Pods_Logs', rationale: 'again', canonical_name: 'pods_logs' },
+      ],
+    });
+    mocked.getSessionScoring.mockResolvedValue({ session_id: 'sess-1', current: spelledA, latest: spelledA, attempts: [spelledA, spelledB] });
+    renderAt();
+
+    const tools = await screen.findAllByTestId('compare-missing-tool');
+    expect(tools.map((t) => [t.getAttribute('data-tool'), ...within(t).getAllByRole('cell').slice(1).map((c) => c.textContent)])).toEqual([
+      ['pods_logs', 'named', 'named'],
+      ['prometheus_query', 'named', '–'],
+    ]);
+    expect(within(tools[0]!).getByTestId('compare-missing-tool-spellings').textContent).toBe(
+      'as written: kubernetes-server.pods_logs, kubernetes_server__pods_logs, Kubernetes-Server.Pods_Logs',
+    );
+    expect(within(tools[1]!).queryByTestId('compare-missing-tool-spellings')).not.toBeInTheDocument();
+    expect(cells('Missing tools')).toEqual(['2', '1', '-1']);
   });
 
   it('opens the two attempts a URL names, and puts another pick in the URL', async () => {

@@ -31,7 +31,7 @@ describe('ScoreDetailView', () => {
   });
 
   it('lists many missing tools with rationale and approaches with their ordered steps', () => {
-    const missing = Array.from({ length: 12 }, (_, i) => ({ tool_name: `server.tool_${i}`, rationale: `needed for ${i}` }));
+    const missing = Array.from({ length: 12 }, (_, i) => ({ tool_name: `server.tool_${i}`, rationale: `needed for ${i}`, canonical_name: `tool_${i}` }));
     const approaches = Array.from({ length: 5 }, (_, i) => ({
       name: `Approach ${i}`,
       description: `Strategy ${i}`,
