@@ -87,8 +87,14 @@ def test_claude_verdict_is_stored_field_for_field(claude_stack: Stack, fake_clau
 
     score = claude_stack.score(FAILING_TOOLS_ID).json()
     assert score["status"] == "completed"
-    for field in ("total_score", "score_breakdown", "score_reasoning", "missing_tools", "alternative_approaches"):
+    for field in ("total_score", "score_breakdown", "score_reasoning", "alternative_approaches"):
         assert score[field] == SAMPLE_VERDICT[field]
+    # each missing tool as the judge wrote it, with the name the missing-tools analytics count it under
+    written = [{"tool_name": t["tool_name"], "rationale": t["rationale"]} for t in score["missing_tools"]]
+    assert written == SAMPLE_VERDICT["missing_tools"]
+    assert [t["canonical_name"] for t in score["missing_tools"]] == [
+        t["tool_name"] for t in SAMPLE_VERDICT["missing_tools"]
+    ]
     assert score["judge"]["provider"] == "anthropic"
     assert score["judge"]["input_tokens"] == 2100
     assert score["judge"]["output_tokens"] == 640
