@@ -1,7 +1,8 @@
 """Regenerate the layers' pinned requirements.txt from their requirements.in, for the Lambda runtime.
 
-Both layers are resolved together (as the scorer sees them: dependencies + judge), for Python 3.12 on
-manylinux x86_64, so every package they share gets the same version and the merged /opt/python stays consistent.
+The layers are resolved together (dependencies + judge, as the scorer sees them; dependencies + stats, as the API
+does), for Python 3.12 on manylinux x86_64, so every package they share gets the same version and each function's
+merged /opt/python stays consistent.
 Run with `make lock-layers` (needs python3.12; network to the package index).
 """
 
@@ -40,11 +41,12 @@ def write(layer: str, pins: dict[str, str]) -> None:
 def main() -> None:
     base_in = LAYERS / "dependencies" / "requirements.in"
     judge_in = LAYERS / "judge" / "requirements.in"
-    everything = resolve([base_in, judge_in])
+    stats_in = LAYERS / "stats" / "requirements.in"
+    everything = resolve([base_in, judge_in, stats_in])
     base = {name: everything[name] for name in resolve([base_in])}
-    judge = resolve([judge_in])
     write("dependencies", base)
-    write("judge", {name: everything[name] for name in judge})
+    write("judge", {name: everything[name] for name in resolve([judge_in])})
+    write("stats", {name: everything[name] for name in resolve([stats_in])})
 
 
 if __name__ == "__main__":

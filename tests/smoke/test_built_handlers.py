@@ -305,3 +305,27 @@ def export_through_built_handlers(smoke: SmokeStack) -> list[dict[str, Any]]:
         lines = [json.loads(line) for line in download.read().splitlines()]
     assert len(lines) == job["rows_written"]
     return lines
+
+
+LAMBDA_UNZIPPED_LIMIT = 262_144_000
+"""Lambda's limit on a function's code and all its layers, unzipped (250 MB, in bytes): above it a deploy fails."""
+
+
+def _unzipped_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def test_each_built_function_with_its_layers_fits_lambdas_unzipped_limit() -> None:
+    if not (BUILD / "template.yaml").is_file():
+        pytest.fail("no .aws-sam/build: run `make build` (sam build) first")
+    resources = built_template()["Resources"]
+    sizes: dict[str, int] = {}
+    for name, resource in resources.items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        properties = resource["Properties"]
+        parts = [BUILD / Path(properties["CodeUri"]).name, *(BUILD / ref_target(x) for x in properties["Layers"])]
+        sizes[name] = sum(_unzipped_bytes(part) for part in parts)
+    print("unzipped, code and layers: " + ", ".join(f"{n} {b / 1e6:.1f} MB" for n, b in sorted(sizes.items())))
+    too_large = {name: size for name, size in sizes.items() if size > LAMBDA_UNZIPPED_LIMIT}
+    assert not too_large, f"over Lambda's {LAMBDA_UNZIPPED_LIMIT:,} bytes unzipped: {too_large}"

@@ -268,13 +268,16 @@ def test_layers_pin_every_package_and_agree_on_shared_versions() -> None:
         assert all(found.values()), layer
         return found
 
-    base, judge = pins("dependencies"), pins("judge")
+    base, judge, stats = pins("dependencies"), pins("judge"), pins("stats")
     for sdk in ("anthropic", "openai", "google-genai"):  # the judges' SDKs: the scorer's layer only
         assert sdk in judge
         assert sdk not in base
-    assert {name: judge[name] for name in judge.keys() & base.keys()} == {
-        name: base[name] for name in judge.keys() & base.keys()
-    }
+    assert "numpy" in stats  # the API's statistics: not in the scorer's layers (Lambda's 250 MB)
+    assert "numpy" not in base and "numpy" not in judge
+    for layer in (judge, stats):
+        assert {name: layer[name] for name in layer.keys() & base.keys()} == {
+            name: base[name] for name in layer.keys() & base.keys()
+        }
 
 
 def test_migrations_run_on_every_new_core_layer_before_the_functions_change(template: dict[str, Any]) -> None:
