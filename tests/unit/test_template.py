@@ -273,7 +273,8 @@ def test_layers_pin_every_package_and_agree_on_shared_versions() -> None:
         assert sdk in judge
         assert sdk not in base
     assert "numpy" in stats  # the API's statistics: not in the scorer's layers (Lambda's 250 MB)
-    assert "numpy" not in base and "numpy" not in judge
+    assert "numpy" not in base
+    assert "numpy" not in judge
     for layer in (judge, stats):
         assert {name: layer[name] for name in layer.keys() & base.keys()} == {
             name: base[name] for name in layer.keys() & base.keys()
