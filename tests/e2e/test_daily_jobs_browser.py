@@ -203,9 +203,13 @@ def test_upload_a_trace_and_score_it(
         assert session_id
         assert session_id.startswith("upload:")
         short = session_id.removeprefix("upload:")[:8]
+        score = row.get_by_role("button", name=f"Score {short}")
+        # the button waits disabled until the row knows the session has no score; axe judges it once it is enabled
+        # (its colour change to enabled is a transition, which axe caught half-way in one run)
+        expect(score).to_be_enabled()
         assert_accessible(page, f"an upload's answer at {width} px")
 
-        row.get_by_role("button", name=f"Score {short}").click()
+        score.click()
         badge = row.get_by_test_id("score-badge")
         expect(badge).to_have_attribute("data-state", "scored", timeout=SCORING_TIMEOUT_S * 1000)
         scored = _scoring(local_stack, session_id)["current"]
