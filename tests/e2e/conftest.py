@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.devstack_process import LocalStackProcess, stack_directory
+from tests.support.fake_claude import FakeClaude
 
 SCREENSHOTS = ROOT / "tests" / "e2e" / "screenshots"
 STATIC_INDEX = ROOT / "functions" / "api" / "static" / "index.html"
@@ -41,13 +42,30 @@ BLOCKING_IMPACTS = {"serious", "critical"}
 
 
 @contextmanager
-def running_stack(**extra_env: str) -> Iterator[str]:
+def started_stack(**extra_env: str) -> Iterator[LocalStackProcess]:
     """`python -m devstack` on a free port with its own data directory; ``extra_env`` picks the judge and the rest."""
     if not STATIC_INDEX.is_file():
         pytest.fail("the dashboard is not built: run `make dashboard` (make test and make run build it)")
     with stack_directory("scoring-e2e-") as data_dir, LocalStackProcess(data_dir, **extra_env) as stack:
         stack.start()
+        yield stack
+
+
+@contextmanager
+def running_stack(**extra_env: str) -> Iterator[str]:
+    """:func:`started_stack`, by its base URL."""
+    with started_stack(**extra_env) as stack:
         yield stack.base_url
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[FakeClaude]:
+    """A module's fake Messages API, for the stacks that score through the Claude judge."""
+    fake = FakeClaude().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
 
 
 @pytest.fixture(scope="module")

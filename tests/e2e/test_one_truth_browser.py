@@ -28,15 +28,6 @@ DESKTOP = {"width": 1440, "height": 900}
 COMPLETED = (THOROUGH_ID, SHALLOW_ID, FAILING_TOOLS_ID)
 
 
-@pytest.fixture(scope="module")
-def judge() -> Iterator[FakeClaude]:
-    fake = FakeClaude().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
 def _until(read: Any, done: Any) -> Any:
     """Read through the API until ``done`` holds (polling the worker's progress, bounded)."""
     deadline = time.monotonic() + TIMEOUT_S

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from tests.conftest import THOROUGH_ID
-from tests.e2e.conftest import PHONE, STATIC_INDEX, assert_accessible, assert_fits, open_page, shot
-from tests.support.devstack_process import LocalStackProcess, stack_directory
+from tests.e2e.conftest import PHONE, assert_accessible, assert_fits, open_page, shot, started_stack
+from tests.support.devstack_process import LocalStackProcess
 from tests.support.fake_claude import OUTCOME_FIRST_VERDICT, FakeClaude, reply_verdict
 from tests.support.postgres import sql
 
@@ -41,31 +41,15 @@ CEILING_TEXT = (
 
 
 @pytest.fixture(scope="module")
-def judge() -> Iterator[FakeClaude]:
-    fake = FakeClaude().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
-@pytest.fixture(scope="module")
 def outcome_first_stack(judge: FakeClaude) -> Iterator[LocalStackProcess]:
     """`make run`'s stack with ``SCORING_RUBRIC=outcome-first`` and the Claude judge at the fake Messages API."""
-    if not STATIC_INDEX.is_file():
-        pytest.fail("the dashboard is not built: run `make dashboard` (make test and make run build it)")
-    with (
-        stack_directory("scoring-e2e-rubric-") as data_dir,
-        LocalStackProcess(
-            data_dir,
-            SCORING_RUBRIC="outcome-first",
-            SCORING_LLM_PROVIDER="anthropic",
-            ANTHROPIC_API_KEY="e2e-key-not-secret",
-            ANTHROPIC_BASE_URL=judge.base_url,
-            JUDGE_MAX_RETRIES="0",
-        ) as stack,
-    ):
-        stack.start()
+    with started_stack(
+        SCORING_RUBRIC="outcome-first",
+        SCORING_LLM_PROVIDER="anthropic",
+        ANTHROPIC_API_KEY="e2e-key-not-secret",
+        ANTHROPIC_BASE_URL=judge.base_url,
+        JUDGE_MAX_RETRIES="0",
+    ) as stack:
         yield stack
 
 

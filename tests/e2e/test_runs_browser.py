@@ -31,15 +31,6 @@ CAP = 3
 
 
 @pytest.fixture(scope="module")
-def judge() -> Iterator[FakeClaude]:
-    fake = FakeClaude().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
-@pytest.fixture(scope="module")
 def runs_stack(judge: FakeClaude) -> Iterator[str]:
     with running_stack(
         SCORING_LLM_PROVIDER="anthropic",

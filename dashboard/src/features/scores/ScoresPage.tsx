@@ -18,8 +18,6 @@ import {
   TableRow,
   TableSortLabel,
   TextField,
-  ToggleButton,
-  ToggleButtonGroup,
   Typography,
 } from '@mui/material';
 import { type FormEvent, useState } from 'react';
@@ -33,12 +31,12 @@ import { useScoreBands } from '../../shared/scoreBands';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
 import { OutcomeChip } from '../../shared/components/OutcomeChip';
+import { RangeToggle } from '../../shared/components/RangeToggle';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { DIMENSIONS } from '../../shared/dimensions';
 import {
   NO_FILTERS,
-  RANGES,
   type ScoreFilters,
   type ScoresState,
   type SortColumn,
@@ -312,20 +310,7 @@ function QuickChoices({ state, onChange }: { state: ScoresState; onChange: (next
     onChange({ ...state, filters: { ...state.filters, range, scoredAfter: range ? '' : state.filters.scoredAfter }, cursors: [] });
   return (
     <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1} alignItems="center" sx={{ mb: 1.5 }}>
-      <ToggleButtonGroup
-        size="small"
-        exclusive
-        value={state.filters.range}
-        aria-label="scored within"
-        onChange={(_, value: string | null) => setRange(value ?? '')}
-      >
-        {Object.entries(RANGES).map(([range, { label }]) => (
-          <ToggleButton key={range} value={range}>
-            {label}
-          </ToggleButton>
-        ))}
-        <ToggleButton value="">All time</ToggleButton>
-      </ToggleButtonGroup>
+      <RangeToggle value={state.filters.range} label="scored within" onChange={setRange} />
       <Button
         size="small"
         variant={worstFirst ? 'contained' : 'outlined'}

@@ -49,7 +49,7 @@ import { formatDateTime } from '../../shared/time';
 import { breakable } from '../../shared/breakable';
 import { WRAPPING } from '../../shared/components/OutcomeChip';
 import { Folding } from '../../shared/components/Folding';
-import { RANGES } from '../../shared/ranges';
+import { RangeToggle } from '../../shared/components/RangeToggle';
 
 const wide = { display: { xs: 'none', md: 'table-cell' } };
 const when = formatDateTime;
@@ -84,20 +84,11 @@ function DayField({ id, label, value, onChange }: { id: string; label: string; v
 function StartedWithin({ state, onChange }: { state: SessionsState; onChange: (patch: Partial<SessionsState>) => void }) {
   return (
     <Stack direction="row" useFlexGap flexWrap="wrap" spacing={1.5} alignItems="center" sx={{ mt: 1 }}>
-      <ToggleButtonGroup
-        size="small"
-        exclusive
+      <RangeToggle
         value={state.range}
-        aria-label="started within"
-        onChange={(_, value: string | null) => onChange({ range: value ?? '', startedFrom: '' })}
-      >
-        {Object.entries(RANGES).map(([range, { label }]) => (
-          <ToggleButton key={range} value={range}>
-            {label}
-          </ToggleButton>
-        ))}
-        <ToggleButton value="">All time</ToggleButton>
-      </ToggleButtonGroup>
+        label="started within"
+        onChange={(range) => onChange({ range, startedFrom: '' })}
+      />
       <DayField
         id="sessions-started-from"
         label="Started from (UTC)"

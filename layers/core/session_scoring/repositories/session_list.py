@@ -53,13 +53,11 @@ StartedRange = tuple[datetime | None, datetime | None]
 
 
 def _started_in(started: StartedRange) -> list[Any]:
+    """The conditions of a start range on the attempt's stored session start."""
     after, before = started
     column = _SCORES.c.session_started_at
-    return [
-        c
-        for c in (None if after is None else column >= after, None if before is None else column < before)
-        if c is not None
-    ]
+    conditions = [] if after is None else [column >= after]
+    return conditions if before is None else [*conditions, column < before]
 
 
 def _ordered(columns: Any, order: SessionSort) -> list[Any]:

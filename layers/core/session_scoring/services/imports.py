@@ -119,7 +119,7 @@ class ImportService:
         # from it is then masked too, and one parse serves both.
         counts: Counter[str] = Counter()
         memo: Memo = {}  # a text repeated in the document (or in the session read from it) is masked once
-        masked = self.masker.mask_json(text, counts, memo) if self.masker.enabled else text
+        masked = self.masker.mask_json(text, counts, memo)  # the text itself when masking is off
         read_from = text if masked is None else masked
         try:
             document, parsed, parts = _read(read_from, origin, self.trace_import)

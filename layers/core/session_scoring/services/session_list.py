@@ -74,8 +74,7 @@ class _Query:
 
     @property
     def scans(self) -> bool:
-        """Answered by a bounded scan of the source: an unscored list, or a source list in a start range."""
-        return self.scored is Scored.UNSCORED or (self.scored is Scored.ANY and self.started != (None, None))
+        return _scans(self.scored, self.started)
 
     def in_range(self, summary: SessionSummary) -> bool:
         after, before = self.started
@@ -86,6 +85,11 @@ class _Query:
             return False
         start = _aware(start)
         return (after is None or start >= after) and (before is None or start < before)
+
+
+def _scans(scored: Scored, started: StartedRange) -> bool:
+    """Answered by a bounded scan of the source: an unscored list, or a source list in a start range."""
+    return scored is Scored.UNSCORED or (scored is Scored.ANY and started != (None, None))
 
 
 def _aware(moment: datetime) -> datetime:
@@ -215,8 +219,7 @@ class SessionListService:
             raise InvalidParametersError(
                 "started_after must be before started_before: swap them, or drop one for an open range"
             )
-        dated = after is not None or before is not None
-        scans = scored is Scored.UNSCORED or (scored is Scored.ANY and dated)
+        scans = _scans(scored, (after, before))
         if params.cursor is not None and not scans:
             raise InvalidParametersError(
                 "cursor continues an unscored list (scored=unscored) or a source list in a start range only; the "
@@ -320,12 +323,13 @@ class SessionListService:
             pages_read += 1
             skipped += source_page.skipped
             candidates = list(source_page.items)[next_at.offset :]
-            in_range = [s.session_id for s in candidates if query.in_range(s)]
+            inside = [query.in_range(s) for s in candidates]
+            in_range = [s.session_id for s, kept in zip(candidates, inside, strict=True) if kept]
             scored = self.repository.scored_among(in_range, query.criteria_hash) if unscored_only else set()
             last_page = next_at.source_page >= source_page.total_pages or not source_page.items
             resume_page = None if last_page else _Resume(next_at.source_page + 1, 0)
-            for position, summary in enumerate(candidates, start=next_at.offset):
-                if summary.session_id in scored or not query.in_range(summary):
+            for position, (summary, kept) in enumerate(zip(candidates, inside, strict=True), start=next_at.offset):
+                if not kept or summary.session_id in scored:
                     continue
                 found.append(summary)
                 if len(found) == query.page_size:
