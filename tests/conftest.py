@@ -180,8 +180,9 @@ def _truncate(url: str) -> None:
                 "TRUNCATE score_alternative_approach_steps, score_alternative_approaches, score_missing_tools, "
                 "session_scores, scoring_runs, scoring_criteria_definitions, uploaded_sessions, "
                 "latest_scores, latest_score_counts, latest_score_tools, latest_tool_counts, judge_labels, "
-                "export_jobs, trend_members, trend_histograms, comparison_pairs, comparison_cells, score_writebacks, "
-                "session_references, outcome_counts, score_dimensions, score_failure_tags"
+                "export_jobs, trend_members, trend_histograms, trend_dimension_sums, comparison_pairs, "
+                "comparison_cells, score_writebacks, session_references, outcome_counts, score_dimensions, "
+                "score_failure_tags"
             )
         )
     engine.dispose()

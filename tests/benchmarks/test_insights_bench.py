@@ -290,14 +290,13 @@ def _load_pairs(cur: Any, scale: int, base: str, candidate: str) -> None:
     )
     cur.execute(
         """
-        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
-                                   tool_relevance, synthesis_quality, scored_at, missing_tools)
+        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, dimensions,
+                                   scored_at, missing_tools)
         SELECT s.session_id, c.criteria_hash, s.score_id, s.total_score,
                CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
                     WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good'
                     ELSE 'near_perfect' END,
-               (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
-               (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int,
+               s.score_breakdown,
                s.scored_at, '{}'
         FROM session_scores s
         CROSS JOIN LATERAL (VALUES (s.criteria_hash), ('*')) AS c(criteria_hash)
@@ -581,14 +580,13 @@ def _load_outcomes(cur: Any, scale: int, base: str, candidate: str) -> None:
     )
     cur.execute(
         """
-        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
-                                   tool_relevance, synthesis_quality, scored_at, missing_tools, outcome)
+        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, dimensions,
+                                   scored_at, missing_tools, outcome)
         SELECT s.session_id, c.criteria_hash, s.score_id, s.total_score,
                CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
                     WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good'
                     ELSE 'near_perfect' END,
-               (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
-               (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int,
+               s.score_breakdown,
                s.scored_at, '{}', s.outcome
         FROM session_scores s
         CROSS JOIN LATERAL (VALUES (s.criteria_hash), ('*')) AS c(criteria_hash)

@@ -128,12 +128,13 @@ def stored(engine: Engine) -> tuple[dict[tuple[str, str], tuple[Any, ...]], Coun
 
 Histograms = dict[tuple[Any, ...], tuple[Any, ...]]
 DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+"""The default rubric's dimensions, as migrations 0012-0014 made a column of each (``stored_buckets``)."""
 
 
 def expected_histograms(engine: Engine) -> Histograms:
-    """``trend_histograms`` recounted in Python from every stored completed attempt: per scope, bucket (UTC day and
-    week), grouping and group, the latest scores' sessions, how many have each total 0-100, and each dimension's sum
-    and count."""
+    """``trend_histograms`` and ``trend_dimension_sums`` recounted in Python from every stored completed attempt: per
+    scope, bucket (UTC day and week), grouping and group, the latest scores' sessions, how many have each total 0-100,
+    and each dimension's (any key a breakdown has) sum and count."""
     with engine.connect() as conn:
         attempts = conn.execute(
             text(
@@ -149,37 +150,55 @@ def expected_histograms(engine: Engine) -> Histograms:
             key = (scope, row.session_id)
             if key not in latest or (row.scored_at, row.score_id) > (latest[key].scored_at, latest[key].score_id):
                 latest[key] = row
-    counts: dict[tuple[Any, ...], list[int]] = {}
+    sessions: dict[tuple[Any, ...], int] = {}
     totals: dict[tuple[Any, ...], list[int]] = {}
+    dimensions: dict[tuple[Any, ...], dict[str, list[int]]] = {}
     for (scope, _), row in latest.items():
         for (unit, start), (group_by, value) in itertools.product(
             (("day", row.day), ("week", row.week)),
             (("none", ""), ("agent", row.session_agent), ("alert_type", row.session_alert_type)),
         ):
             key = (scope, unit, group_by, start, value is None, value or "")
-            cell = counts.setdefault(key, [0] * 9)
+            sessions[key] = sessions.get(key, 0) + 1
             totals.setdefault(key, [0] * 101)[row.total_score] += 1
-            cell[0] += 1
-            for i, d in enumerate(DIMENSIONS):
-                points = (row.score_breakdown or {}).get(d)
-                cell[1 + 2 * i] += points or 0
-                cell[2 + 2 * i] += points is not None
-    return {key: (cell[0], tuple(totals[key]), *cell[1:]) for key, cell in counts.items()}
+            for d, points in (row.score_breakdown or {}).items():
+                sums = dimensions.setdefault(key, {}).setdefault(d, [0, 0])
+                sums[0] += points
+                sums[1] += 1
+    return {
+        key: (n, tuple(totals[key]), tuple(sorted((d, *sums) for d, sums in dimensions.get(key, {}).items())))
+        for key, n in sessions.items()
+    }
 
 
 def stored_histograms(engine: Engine) -> Histograms:
-    """The non-empty rows of ``trend_histograms`` (a row a replacement emptied stays, all zero)."""
-    columns = ", ".join(f"{d}_sum, {d}_n" for d in DIMENSIONS)
+    """The non-empty rows of ``trend_histograms`` (a row a replacement emptied stays, all zero), each with its
+    dimensions' non-empty ``trend_dimension_sums`` rows."""
     with engine.connect() as conn:
         rows = conn.execute(
             text(
-                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, sessions, totals, "
-                f"{columns} FROM trend_histograms"
+                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, sessions, totals "
+                "FROM trend_histograms"
+            )
+        ).all()
+        sums = conn.execute(
+            text(
+                "SELECT criteria_hash, bucket, group_by, bucket_start, group_unknown, group_value, dimension_key, "
+                "points, sessions FROM trend_dimension_sums WHERE sessions <> 0 OR points <> 0"
             )
         ).all()
     assert all(len(row.totals) == 101 and sum(row.totals) == row.sessions for row in rows)
-    assert all((any(row.totals) or any(row[8:])) == (row.sessions != 0) for row in rows)
-    return {tuple(row[:6]): (row.sessions, tuple(row.totals), *row[8:]) for row in rows if row.sessions != 0}
+    assert all(any(row.totals) == (row.sessions != 0) for row in rows)
+    dimensions: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
+    for row in sums:
+        dimensions.setdefault(tuple(row[:6]), []).append((row.dimension_key, row.points, row.sessions))
+    histograms = {tuple(row[:6]): row for row in rows}
+    assert set(dimensions) <= {key for key, row in histograms.items() if row.sessions != 0}
+    return {
+        key: (row.sessions, tuple(row.totals), tuple(sorted(dimensions.get(key, []))))
+        for key, row in histograms.items()
+        if row.sessions != 0
+    }
 
 
 def stored_buckets(engine: Engine) -> Histograms:
@@ -386,7 +405,7 @@ def test_the_migration_backfills_latest_scores_and_counters_from_stored_attempts
     assert ("*", "never") not in want_rows
     with engine.connect() as conn:
         dimension = conn.execute(
-            text("SELECT logical_flow FROM latest_scores WHERE session_id = 'other' AND criteria_hash = '*'")
+            text("SELECT dimensions FROM latest_scores WHERE session_id = 'other' AND criteria_hash = '*'")
         ).scalar()
-    assert dimension == 5
+    assert dimension == {"logical_flow": 5}
     engine.dispose()

@@ -33,6 +33,7 @@ TABLES = {
     "export_jobs",
     "trend_members",
     "trend_histograms",
+    "trend_dimension_sums",
     "comparison_pairs",
     "comparison_cells",
     "session_references",

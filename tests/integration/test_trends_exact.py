@@ -5,6 +5,7 @@ into Python), on a few hundred random scores in real PostgreSQL."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
@@ -37,18 +38,16 @@ def _latest(
     score_id: uuid.UUID,
     total: int,
     at: datetime,
-    dims: list[int | None],
+    dims: dict[str, int],
     outcome: str | None = None,
 ) -> None:
     conn.execute(
         text(
-            "INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, "
-            "consistency, tool_relevance, synthesis_quality, scored_at, outcome) "
-            "VALUES (:s, :h, :id, :t, :band, :d0, :d1, :d2, :d3, :at, :outcome)"
+            "INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, dimensions, "
+            "scored_at, outcome) VALUES (:s, :h, :id, :t, :band, CAST(:dims AS jsonb), :at, :outcome)"
         ),
         {"s": session, "h": criteria, "id": score_id, "t": total, "band": band_for(total).band, "at": at}
-        | {f"d{i}": v for i, v in enumerate(dims)}
-        | {"outcome": outcome},
+        | {"dims": json.dumps(dims), "outcome": outcome},
     )
 
 
@@ -68,7 +67,8 @@ def seeded(stack: Stack) -> TrendsRepository:
             session = f"r-{i}"
             at = START + timedelta(seconds=rng.randrange(40 * 86400))
             total = rng.choice([rng.randrange(101), rng.randrange(40, 60)])  # ties and spread alike
-            dims = [rng.choice([None, rng.randrange(26)]) if d == 0 else rng.randrange(26) for d in range(4)]
+            picked = [rng.choice([None, rng.randrange(26)]) if d == 0 else rng.randrange(26) for d in range(4)]
+            dims = {d: v for d, v in zip(DIMENSIONS, picked, strict=True) if v is not None}
             score_id = uuid.uuid4()
             conn.execute(
                 text(
@@ -91,7 +91,8 @@ def seeded(stack: Stack) -> TrendsRepository:
                 _latest(conn, session, scope, score_id, total, at, dims, outcome)
             if i < 250:  # the candidate moves most scores a little, some a lot
                 moved = max(0, min(100, total + rng.choice([0, 0, rng.randrange(-8, 9), rng.randrange(-60, 61)])))
-                other = [rng.choice([None, rng.randrange(26)]) for _ in range(4)]
+                # The candidate's rubric shares three of the base's dimensions and has one of its own.
+                other = {d: rng.randrange(26) for d in (*DIMENSIONS[1:], "evidence_gathering") if rng.random() < 0.8}
                 _latest(conn, session, CANDIDATE, uuid.uuid4(), moved, at, other)
     repository = TrendsRepository(stack.container.query_engine)
     repository.rebuild()
@@ -125,12 +126,9 @@ def _assert_same(bucketed: list[TrendRow], scanned: list[TrendRow]) -> None:
         assert [got.mean, got.p10, got.p50, got.p90] == pytest.approx(
             [want.mean, want.p10, want.p50, want.p90], abs=1e-9, rel=0
         )
-        for d in DIMENSIONS:
-            expected = want.dimension_means[d]
-            if expected is None:
-                assert got.dimension_means[d] is None
-            else:
-                assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
+        assert set(got.dimension_means) == set(want.dimension_means)
+        for d, expected in want.dimension_means.items():
+            assert got.dimension_means[d] == pytest.approx(expected, abs=1e-9, rel=0)
 
 
 def test_bounds_that_cut_days_count_the_members_of_those_days(stack: Stack, seeded: TrendsRepository) -> None:
@@ -169,9 +167,10 @@ def test_comparison_from_histograms_equals_every_pair_in_python(stack: Stack, se
         assert got.movers_up == oracle.movers_up
         assert got.movers_down == oracle.movers_down
         assert len(got.movers_up) == len(got.movers_down) == (0 if candidate == base else MOVERS)
-        for summary, want in [(got.total, oracle.total)] + [
-            (got.dimensions[d], oracle.dimensions[d]) for d in DIMENSIONS
-        ]:
+        shared = {d for d, summary in oracle.dimensions.items() if summary.n}
+        assert set(got.dimensions) == shared
+        assert "evidence_gathering" not in shared  # the candidate's own dimension has nothing to compare with
+        for summary, want in [(got.total, oracle.total)] + [(got.dimensions[d], oracle.dimensions[d]) for d in shared]:
             assert summary.n == want.n
             assert summary.mean_delta == pytest.approx(want.mean_delta, abs=1e-9, rel=0)
             assert summary.median_delta == want.median_delta

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, or_, select
 
 from session_scoring.db import schema
-from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.models.scores import BAND_NAMES, REFERENCED_OUTCOMES
 from session_scoring.models.trends import CriteriaComparison, DeltaSummary, HumanAgreement, Mover
 from session_scoring.services.agreement import kendall_tau_b, spearman_rho
 from session_scoring.services.trends import MOVERS
@@ -28,8 +28,8 @@ class ComparedScore:
     candidate_total: int
     base_band: str
     candidate_band: str
-    base_dimensions: dict[str, int | None]
-    candidate_dimensions: dict[str, int | None]
+    base_dimensions: dict[str, int]
+    candidate_dimensions: dict[str, int]
 
 
 def compared_scores(engine: Engine, base: str, candidate: str, with_reference: bool = False) -> list[ComparedScore]:
@@ -43,8 +43,8 @@ def compared_scores(engine: Engine, base: str, candidate: str, with_reference: b
             c.c.total_score.label("candidate_total"),
             b.c.band.label("base_band"),
             c.c.band.label("candidate_band"),
-            *(b.c[d].label(f"base_{d}") for d in DIMENSIONS),
-            *(c.c[d].label(f"candidate_{d}") for d in DIMENSIONS),
+            b.c.dimensions.label("base_dimensions"),
+            c.c.dimensions.label("candidate_dimensions"),
         )
         .join(c, c.c.session_id == b.c.session_id)
         .where(b.c.criteria_hash == base, c.c.criteria_hash == candidate)
@@ -62,8 +62,8 @@ def compared_scores(engine: Engine, base: str, candidate: str, with_reference: b
             candidate_total=row.candidate_total,
             base_band=row.base_band,
             candidate_band=row.candidate_band,
-            base_dimensions={d: row._mapping[f"base_{d}"] for d in DIMENSIONS},
-            candidate_dimensions={d: row._mapping[f"candidate_{d}"] for d in DIMENSIONS},
+            base_dimensions=dict(row.base_dimensions),
+            candidate_dimensions=dict(row.candidate_dimensions),
         )
         for row in rows
     ]
@@ -106,13 +106,15 @@ def compare(
     for p in pairs:
         matrix[BAND_NAMES.index(p.base_band)][BAND_NAMES.index(p.candidate_band)] += 1
     dimensions: dict[str, DeltaSummary] = {}
-    for d in DIMENSIONS:
-        deltas = []
-        for p in pairs:
-            before, after = p.base_dimensions[d], p.candidate_dimensions[d]
-            if before is not None and after is not None:
-                deltas.append(after - before)
-        dimensions[d] = _summary(deltas)
+    # Every dimension either side of a pair has, compared over the pairs whose both sides have it.
+    keys = sorted({key for p in pairs for key in (*p.base_dimensions, *p.candidate_dimensions)})
+    for key in keys:
+        deltas = [
+            p.candidate_dimensions[key] - p.base_dimensions[key]
+            for p in pairs
+            if key in p.base_dimensions and key in p.candidate_dimensions
+        ]
+        dimensions[key] = _summary(deltas)
     base_totals = [float(p.base_total) for p in pairs]
     candidate_totals = [float(p.candidate_total) for p in pairs]
     return CriteriaComparison(

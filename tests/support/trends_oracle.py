@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, func, literal_column, null, select
+from sqlalchemy import ColumnElement, Engine, Integer, cast, func, literal_column, null, select, true
 
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES, SCORE_BANDS
+from session_scoring.models.scores import REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import TrendBucket, TrendGroup, TrendRow
 
 _LATEST = schema.latest_scores
@@ -42,23 +42,36 @@ def scanned_trends(
         func.count().label("n"),
         func.avg(latest.total_score).label("mean"),
         *(func.percentile_cont(q).within_group(latest.total_score).label(f"p{int(q * 100)}") for q in (0.1, 0.5, 0.9)),
-        *(func.avg(latest[d]).label(d) for d in DIMENSIONS),
         *(func.count().filter(latest.band == b.band).label(f"band_{b.band}") for b in SCORE_BANDS),
         *(func.count().filter(latest.outcome == o.value).label(f"outcome_{o.value}") for o in REFERENCED_OUTCOMES),
     ]
+    joined = _LATEST.join(_SCORES, _SCORES.c.score_id == latest.score_id)
+    conditions = [latest.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash)]
+    if scored_after is not None:
+        conditions.append(latest.scored_at >= _utc(scored_after))
+    if scored_before is not None:
+        conditions.append(latest.scored_at < _utc(scored_before))
+    keys = [start, *([group] if grouped else [])]
     statement = (
         select(*columns)
-        .select_from(_LATEST.join(_SCORES, _SCORES.c.score_id == latest.score_id))
-        .where(latest.criteria_hash == (ANY_CRITERIA if criteria_hash is None else criteria_hash))
-        .group_by(start, *([group] if grouped else []))
+        .select_from(joined)
+        .where(*conditions)
+        .group_by(*keys)
         .order_by(start, group.asc().nulls_last())
     )
-    if scored_after is not None:
-        statement = statement.where(latest.scored_at >= _utc(scored_after))
-    if scored_before is not None:
-        statement = statement.where(latest.scored_at < _utc(scored_before))
+    # Each dimension's mean over the scores that have it, whatever keys their maps have.
+    each = func.jsonb_each_text(latest.dimensions).table_valued("key", "value").render_derived(name="d")
+    means = (
+        select(start, group, each.c.key, func.avg(cast(each.c.value, Integer)).label("mean"))
+        .select_from(joined.join(each, true()))
+        .where(*conditions)
+        .group_by(*keys, each.c.key)
+    )
     with engine.connect() as conn:
         rows = conn.execute(statement).all()
+        dimension_means: dict[tuple[Any, Any], dict[str, float]] = {}
+        for row in conn.execute(means):
+            dimension_means.setdefault((row.bucket_start, row.grp), {})[row.key] = float(row.mean)
     return [
         TrendRow(
             bucket_start=row.bucket_start.replace(tzinfo=UTC),
@@ -68,7 +81,7 @@ def scanned_trends(
             p10=float(row.p10),
             p50=float(row.p50),
             p90=float(row.p90),
-            dimension_means={d: None if row._mapping[d] is None else float(row._mapping[d]) for d in DIMENSIONS},
+            dimension_means=dimension_means.get((row.bucket_start, row.grp), {}),
             band_counts={b.band: int(row._mapping[f"band_{b.band}"]) for b in SCORE_BANDS},
             outcome_counts={o.value: int(row._mapping[f"outcome_{o.value}"]) for o in REFERENCED_OUTCOMES},
         )

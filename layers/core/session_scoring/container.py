@@ -315,7 +315,11 @@ class Container:
             self.trends_repository,
             ComparisonRepository(self.query_engine),
             self.agreement_service,
-            rubric_keys=lambda criteria_hash: self.scoring_service.rubric_for(criteria_hash).keys,
+            rubric_keys=lambda criteria_hash: (
+                self.config.rubric.keys
+                if criteria_hash is None
+                else self.scoring_service.rubric_for(criteria_hash).keys
+            ),
         )
 
     @cached_property

@@ -15,9 +15,14 @@ NOBODY = HumanAgreement(
 def pair(
     session_id: str, base: int, candidate: int, consistency: tuple[int | None, int | None] = (10, 10)
 ) -> ComparedScore:
-    dims_base: dict[str, int | None] = dict.fromkeys(DIMENSIONS, 10)
-    dims_candidate: dict[str, int | None] = dict.fromkeys(DIMENSIONS, 10)
-    dims_base["consistency"], dims_candidate["consistency"] = consistency
+    dims_base: dict[str, int] = dict.fromkeys(DIMENSIONS, 10)
+    dims_candidate: dict[str, int] = dict.fromkeys(DIMENSIONS, 10)
+    # A score's dimension map leaves out a dimension it has no points for.
+    for dims, points in zip((dims_base, dims_candidate), consistency, strict=True):
+        if points is None:
+            del dims["consistency"]
+        else:
+            dims["consistency"] = points
     return ComparedScore(
         session_id, base, candidate, band_for(base).band, band_for(candidate).band, dims_base, dims_candidate
     )

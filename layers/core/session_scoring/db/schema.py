@@ -58,9 +58,10 @@ EXPORT_KINDS = ("training",)
 EXPORT_STATUSES = ("queued", "running", "completed", "failed")
 WRITEBACK_STATUSES = ("writing", "written", "retrying", "failed")
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
-COMPARISON_KINDS = tuple(prefix + kind for prefix in ("", "ref_") for kind in ("total", *DIMENSIONS))
-"""The kinds of ``comparison_cells``: the joint histogram ('total') and each dimension's deltas, over every session
-and (prefixed ``ref_``) over the sessions judged against a reference."""
+COMPARISON_KIND_PATTERN = "^(ref_)?(total|dim:[a-z][a-z0-9_]{0,62})$"
+"""The kinds of ``comparison_cells``: the joint histogram ('total') and each dimension's deltas ('dim:' and the
+dimension's key, whatever the rubric), over every session and (prefixed ``ref_``) over the sessions judged against a
+reference."""
 
 
 metadata = MetaData()
@@ -301,7 +302,8 @@ latest_scores = Table(
     Column("score_id", UUID(as_uuid=True), nullable=False),
     Column("total_score", Integer, nullable=False),
     Column("band", String(20), nullable=False),
-    *[Column(dimension, Integer) for dimension in DIMENSIONS],
+    # Migration 0021_dimension_maps: the score's points per dimension of its rubric (key: points).
+    Column("dimensions", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("scored_at", DateTime(timezone=True), nullable=False),
     # The distinct tool names the score says were missing, sorted.
     Column("missing_tools", ARRAY(Text), nullable=False, server_default=text("'{}'")),
@@ -327,7 +329,7 @@ latest_scores = Table(
         "ix_latest_scores_criteria_session",
         "criteria_hash",
         "session_id",
-        postgresql_include=["total_score", *DIMENSIONS],
+        postgresql_include=["total_score", "dimensions"],
     ),
     # Migration 0014_session_list: the sessions list's scored pages, by score and newest first.
     Index("ix_latest_scores_by_total", "criteria_hash", "total_score", "session_id"),
@@ -403,15 +405,16 @@ trend_members = Table(
     Column("session_agent", String(255)),
     Column("session_alert_type", String(255)),
     Column("total_score", Integer, nullable=False),
-    *[Column(dimension, Integer) for dimension in DIMENSIONS],
+    # Migration 0021_dimension_maps: the score's points per dimension of its rubric (key: points).
+    Column("dimensions", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("previous", JSONB),
     Column("outcome", String(20)),  # migration 0018_outcome
 )
 
 
 # Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``: the
-# sessions, ``totals`` (sessions per total score 0-100, index = total: exact percentiles), each dimension's sum and
-# count, and the sessions that found, partly found or missed their reference.
+# sessions, ``totals`` (sessions per total score 0-100, index = total: exact percentiles) and the sessions that found,
+# partly found or missed their reference (each dimension's sum and count are ``trend_dimension_sums``).
 trend_histograms = Table(
     "trend_histograms",
     metadata,
@@ -424,7 +427,6 @@ trend_histograms = Table(
     Column("group_value", String(255), primary_key=True),
     Column("sessions", Integer, nullable=False),
     Column("totals", ARRAY(Integer), nullable=False),
-    *[Column(f"{dimension}_{part}", Integer, nullable=False) for dimension in DIMENSIONS for part in ("sum", "n")],
     *[
         Column(f"outcome_{outcome.value}", Integer, nullable=False, server_default=text("0"))
         for outcome in REFERENCED_OUTCOMES
@@ -432,6 +434,23 @@ trend_histograms = Table(
     CheckConstraint("bucket IN ('day', 'week')", name="ck_trend_histograms_bucket"),
     CheckConstraint("group_by IN ('none', 'agent', 'alert_type')", name="ck_trend_histograms_group_by"),
     CheckConstraint(f"cardinality(totals) = {MAX_SCORE - MIN_SCORE + 1}", name="ck_trend_histograms_totals"),
+)
+
+
+# Migration 0021_dimension_maps: per ``trend_histograms`` row (its key) and dimension of the members' rubrics, the
+# members' points summed and how many members had the dimension: each dimension's mean, whatever the rubric.
+trend_dimension_sums = Table(
+    "trend_dimension_sums",
+    metadata,
+    Column("criteria_hash", String(64), primary_key=True),
+    Column("bucket", String(4), primary_key=True),
+    Column("group_by", String(10), primary_key=True),
+    Column("bucket_start", Date, primary_key=True),
+    Column("group_unknown", Boolean, primary_key=True),
+    Column("group_value", String(255), primary_key=True),
+    Column("dimension_key", String(64), primary_key=True),
+    Column("points", BigInteger, nullable=False),
+    Column("sessions", Integer, nullable=False),
 )
 
 
@@ -670,7 +689,7 @@ comparison_cells = Table(
     metadata,
     Column("low_hash", String(64), primary_key=True),
     Column("high_hash", String(64), primary_key=True),
-    Column("kind", String(32), primary_key=True),
+    Column("kind", String(80), primary_key=True),
     Column("a", Integer, primary_key=True),
     Column("b", Integer, primary_key=True),
     Column("sessions", Integer, nullable=False),
@@ -678,5 +697,5 @@ comparison_cells = Table(
     PrimaryKeyConstraint(
         "low_hash", "high_hash", "kind", "a", "b", name="comparison_cells_pkey", postgresql_include=["sessions"]
     ),
-    CheckConstraint(f"kind IN {_sql_list(COMPARISON_KINDS)}", name="ck_comparison_cells_kind"),
+    CheckConstraint(f"kind ~ '{COMPARISON_KIND_PATTERN}'", name="ck_comparison_cells_kind"),
 )

@@ -1,6 +1,6 @@
 """The criteria comparison's reads from the read model ``read_models/comparison.py`` keeps: a pair's cells (at most
-101 x 101 + 4 x 51 rows), its movers and its scatter's sample, flipped when the base is the higher hash; with
-``with_reference``, the ``ref_`` cells and the pair rows' partial indexes.
+101 x 101 rows, and 201 per shared dimension), its movers and its scatter's sample, flipped when the base is the
+higher hash; with ``with_reference``, the ``ref_`` cells and the pair rows' partial indexes.
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select, true
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.models.scores import REFERENCED_OUTCOMES
 from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
 from session_scoring.repositories.base import StatementRepository, as_json_list, json_object
 from session_scoring.repositories.read_models import comparison, rebuild_tables
@@ -55,7 +55,7 @@ class ComparisonRepository(StatementRepository):
         cells = select(func.json_agg(func.json_build_array(c.kind, c.a, c.b, c.sessions))).where(
             c.low_hash == low,
             c.high_hash == high,
-            c.kind.in_([prefix + kind for kind in (comparison.TOTAL, *DIMENSIONS)]),
+            or_(c.kind == prefix + comparison.TOTAL, c.kind.startswith(prefix + comparison.DIMENSION_PREFIX)),
             c.sessions != 0,
         )
         # The partial indexes' predicate, as the column itself: PostgreSQL matches it to them.
@@ -85,13 +85,13 @@ class ComparisonRepository(StatementRepository):
             )
         )
         joint: dict[tuple[int, int], int] = {}
-        deltas: dict[str, dict[int, int]] = {d: {} for d in DIMENSIONS}
+        deltas: dict[str, dict[int, int]] = {}
         for kind, a, b, n in as_json_list(found.cells if found else None):
             kind = kind.removeprefix(prefix)
             if kind == comparison.TOTAL:
                 joint[(b, a) if flipped else (a, b)] = n
             else:
-                deltas[kind][-a if flipped else a] = n
+                deltas.setdefault(kind.removeprefix(comparison.DIMENSION_PREFIX), {})[-a if flipped else a] = n
 
         def mover(session_id: str, low_total: int, high_total: int) -> Mover:
             before, after = (high_total, low_total) if flipped else (low_total, high_total)
@@ -114,19 +114,18 @@ class ComparisonRepository(StatementRepository):
     def _self_histograms(self, criteria_hash: str, with_reference: bool) -> ComparisonHistograms:
         """A criteria compared with itself: every session it scored, each unchanged (read from ``latest_scores``)."""
         latest = _LATEST.c
-        rows = self._all(
-            select(
-                latest.total_score,
-                func.count().label("n"),
-                *[func.count(latest[d]).label(d) for d in DIMENSIONS],
-            )
-            .where(*self._own_rows(criteria_hash, with_reference))
-            .group_by(latest.total_score)
+        own = self._own_rows(criteria_hash, with_reference)
+        rows = self._all(select(latest.total_score, func.count().label("n")).where(*own).group_by(latest.total_score))
+        keys = func.jsonb_object_keys(latest.dimensions).table_valued("key").render_derived(name="own_keys")
+        present = self._all(
+            select(keys.c.key, func.count().label("n"))
+            .select_from(_LATEST.join(keys, true()))
+            .where(*own)
+            .group_by(keys.c.key)
         )
-        present = {d: sum(int(row._mapping[d]) for row in rows) for d in DIMENSIONS}
         return ComparisonHistograms(
             joint={(int(row.total_score), int(row.total_score)): int(row.n) for row in rows},
-            dimension_deltas={d: {0: n} if n else {} for d, n in present.items()},
+            dimension_deltas={row.key: {0: int(row.n)} for row in present},
             movers_up=[],
             movers_down=[],
         )

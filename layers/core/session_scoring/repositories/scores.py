@@ -58,7 +58,7 @@ from session_scoring.models.records import (
     StoredCriteria,
     StrandedAttempt,
 )
-from session_scoring.models.scores import ACTIVE_STATUSES, DIMENSIONS, ScoreStatus
+from session_scoring.models.scores import ACTIVE_STATUSES, ScoreStatus
 from session_scoring.models.tools import ToolNamer
 from session_scoring.repositories.base import (
     StatementRepository,
@@ -340,6 +340,7 @@ def _store_verdict_statement() -> Any:
             _SCORES.c.score_id,
             _SCORES.c.session_id,
             _SCORES.c.total_score,
+            _SCORES.c.score_breakdown,  # the read models' dimensions, whatever the rubric's keys
             _SCORES.c.scored_at,
             _SCORES.c.session_agent,  # the missing tools' agent counters
         )
@@ -366,7 +367,7 @@ def _store_verdict_statement() -> Any:
         .cte("tags_stored")
     )
     latest = latest_scores.upkeep(done)
-    members, histograms = trends.upkeep(done)
+    members, histograms, dimension_sums = trends.upkeep(done)
     return _with_children(
         done,
         latest,
@@ -375,6 +376,7 @@ def _store_verdict_statement() -> Any:
         tool_counts.upkeep(latest),
         members,
         histograms,
+        dimension_sums,
         outcomes.upkeep(members),
         *comparison.upkeep(done, latest),
         stored_dimensions,
@@ -666,7 +668,6 @@ class ScoreRepository(StatementRepository):
         ``scored_at``: when the verdict counts as stored (None: now; a past time only for seeded demo data);
         ``maxima``: the rubric's maximum per dimension (None: the default rubric's).
         """
-        output = verdict.output
         params = _verdict_params(criteria_hash, verdict, prompt, spread, available_tools, maxima)
         params.update(
             p_score_id=score_id,
@@ -674,7 +675,6 @@ class ScoreRepository(StatementRepository):
             p_judging_ms=judging_ms,
             p_estimated_cost_usd=estimated_cost_usd,
             p_scored_at=scored_at,
-            **{f"p_{name}": output.score_breakdown.get(name) for name in DIMENSIONS},
         )
         return self._one(self._store_verdict, params) is not None
 

@@ -8,21 +8,22 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Date, Integer, false, func, literal_column, or_, select, union_all
+from sqlalchemy import Date, Integer, false, func, literal_column, or_, select, true, union_all
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import array
 
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import criteria_scope
-from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
+from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository
 from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
-from session_scoring.repositories.read_models.trends import DIMENSION_SUMS, OUTCOME_SUMS, member_sums
+from session_scoring.repositories.read_models.trends import OUTCOME_SUMS, outcome_sums
 
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
+_DIMENSION_SUMS = schema.trend_dimension_sums
 _GROUP_COLUMNS = {TrendGroup.AGENT: "session_agent", TrendGroup.ALERT_TYPE: "session_alert_type"}
 
 
@@ -39,15 +40,22 @@ _EPOCH = date(1970, 1, 1)
 _MIDNIGHT_1970 = datetime.combine(_EPOCH, time(0), UTC)
 
 
-def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: str) -> list[TrendRow]:
+_Point = tuple[int, str | None]
+"""A trend point's key: its bucket's first day (days since 1970-01-01) and group (None: unknown, or no grouping)."""
+
+
+def _trend_rows(
+    keys: list[_Point], starts: list[int], packed: str, dimension_sums: dict[_Point, dict[str, list[int]]]
+) -> list[TrendRow]:
     """Each point's statistics from its rows, exactly as the scan's aggregates give them, computed as arrays.
-    ``keys`` are (days since 1970-01-01, group); ``starts`` each point's first row (a point's rows are consecutive);
-    ``packed`` every row's 101 histogram cells (index = total), ``DIMENSION_SUMS`` and ``OUTCOME_SUMS``,
-    comma-separated. ``percentile_cont(q)`` interpolates, in float8 as PostgreSQL, between the totals at the 0-based
-    positions ``floor`` and ``ceil`` of ``q * (n - 1)``."""
+    ``keys`` are the points; ``starts`` each point's first row (a point's rows are consecutive); ``packed`` every
+    row's 101 histogram cells (index = total) and ``OUTCOME_SUMS``, comma-separated; ``dimension_sums`` each point's
+    points and members per dimension key (a dimension no member of the point has is absent).
+    ``percentile_cont(q)`` interpolates, in float8 as PostgreSQL, between the totals at the 0-based positions
+    ``floor`` and ``ceil`` of ``q * (n - 1)``."""
     import numpy as np
 
-    rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(DIMENSION_SUMS) + len(OUTCOME_SUMS))
+    rows = np.fromstring(packed, dtype=np.int64, sep=",").reshape(-1, _CELLS + len(OUTCOME_SUMS))
     if len(starts) < len(rows):
         rows = np.add.reduceat(rows, starts, axis=0)
     cells = rows[:, :_CELLS]
@@ -68,11 +76,8 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
         axis=1,
     ).tolist()
     means = ((cells @ np.arange(MIN_SCORE, MAX_SCORE + 1, dtype=np.int64)) / n).tolist()
-    after_sums = _CELLS + len(DIMENSION_SUMS)
-    sums, counts = rows[:, _CELLS:after_sums:2], rows[:, _CELLS + 1 : after_sums : 2]
-    outcomes = rows[:, after_sums:].tolist()
-    dimension_means = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0).tolist()
-    has = (counts > 0).tolist()
+    outcomes = rows[:, _CELLS:].tolist()
+    no_dimensions: dict[str, list[int]] = {}
     starts_at = {day: _MIDNIGHT_1970 + timedelta(days=day) for day in {day for day, _ in keys}}
     names = list(BAND_NAMES)
     p10, p50, p90 = percentiles
@@ -86,12 +91,14 @@ def _trend_rows(keys: list[tuple[int, str | None]], starts: list[int], packed: s
             p10=low,
             p50=median,
             p90=high,
-            dimension_means={d: m if h else None for d, m, h in zip(DIMENSIONS, dims, present, strict=True)},
+            dimension_means={
+                key: total / n for key, (total, n) in dimension_sums.get((day, group), no_dimensions).items() if n
+            },
             band_counts=dict(zip(names, point_bands, strict=True)),
             outcome_counts=dict(zip(outcome_names, point_outcomes, strict=True)),
         )
-        for (day, group), count, mean, low, median, high, dims, present, point_bands, point_outcomes in zip(
-            keys, n.tolist(), means, p10, p50, p90, dimension_means, has, bands, outcomes, strict=True
+        for (day, group), count, mean, low, median, high, point_bands, point_outcomes in zip(
+            keys, n.tolist(), means, p10, p50, p90, bands, outcomes, strict=True
         )
     ]
 
@@ -129,64 +136,95 @@ class TrendsRepository(StatementRepository):
         # The first day whose whole row is in range and the day after the last: a day a bound cuts is its members'.
         first = None if after is None else after.date() + timedelta(days=0 if _midnight(after) else 1)
         last = None if before is None else before.date()
-        h, m = _HISTOGRAMS.c, _MEMBERS.c
+        h, d, m = _HISTOGRAMS.c, _DIMENSION_SUMS.c, _MEMBERS.c
         scope = criteria_scope(criteria_hash)
         # A week row covers its whole week: bounds that are not Monday midnights cut weeks, so those weeks are summed
         # from the day rows in range instead (consecutive rows here: ordered by week, then group).
-        rows_of, start = bucket, cast(Any, h.bucket_start)
-        if bucket is TrendBucket.WEEK and any(d is not None and d.weekday() != 0 for d in (first, last)):
+        rows_of = bucket
+        if bucket is TrendBucket.WEEK and any(day is not None and day.weekday() != 0 for day in (first, last)):
             rows_of = TrendBucket.DAY
-            start = sql_cast(func.date_trunc(literal_column("'week'"), h.bucket_start), Date)
-        whole = select(
-            *_point(start, h.group_unknown, h.group_value),
-            # the cells and the sums as one text column: pg8000 decodes each column separately
-            func.array_to_string(
-                func.array_cat(h.totals, array([h[name] for name in (*DIMENSION_SUMS, *OUTCOME_SUMS)])), ","
-            ).label("cells"),
-        ).where(
-            h.criteria_hash == scope,
-            h.bucket == rows_of.value,
-            h.group_by == group_by.value,
-            h.sessions > 0,
-            *([h.bucket_start >= first] if first is not None else []),
-            *([h.bucket_start < last] if last is not None else []),
-        )
+
+        def whole(table: Any) -> tuple[Any, list[Any]]:
+            """The point of a ``table`` row (a histogram key) and the conditions of the rows in range."""
+            start = cast(Any, table.bucket_start)
+            if rows_of is not bucket:
+                start = sql_cast(func.date_trunc(literal_column("'week'"), table.bucket_start), Date)
+            return _point(start, table.group_unknown, table.group_value), [
+                table.criteria_hash == scope,
+                table.bucket == rows_of.value,
+                table.group_by == group_by.value,
+                table.sessions != 0,
+                *([table.bucket_start >= first] if first is not None else []),
+                *([table.bucket_start < last] if last is not None else []),
+            ]
+
         cut = [
             *([m.scored_at < datetime.combine(first, time(0), UTC)] if first and not _midnight(after) else []),
             *([m.scored_at >= datetime.combine(last, time(0), UTC)] if last and not _midnight(before) else []),
         ]
-        statement: Any = whole
+        group = m[_GROUP_COLUMNS[group_by]] if group_by in _GROUP_COLUMNS else None
+        member_point = _point(
+            sql_cast(func.date_trunc(literal_column(f"'{bucket.value}'"), func.timezone("UTC", m.scored_at)), Date),
+            false() if group is None else group.is_(None),
+            literal_column("''") if group is None else func.coalesce(group, ""),
+        )
+
+        histogram_point, in_range = whole(h)
+        # the cells and the sums as one text column: pg8000 decodes each column separately
+        cells = func.array_cat(h.totals, array([h[name] for name in OUTCOME_SUMS]))
+        statement: Any = select(*histogram_point, func.array_to_string(cells, ",").label("cells")).where(*in_range)
+        dimension_point, dimensions_in_range = whole(d)
+        dimensions: Any = select(
+            *dimension_point, d.dimension_key.label("key"), d.points.label("points"), d.sessions.label("n")
+        ).where(*dimensions_in_range)
         if cut:
-            group = m[_GROUP_COLUMNS[group_by]] if group_by in _GROUP_COLUMNS else None
-            member_start = func.date_trunc(literal_column(f"'{bucket.value}'"), func.timezone("UTC", m.scored_at))
-            members = select(
-                *_point(
-                    sql_cast(member_start, Date),
-                    false() if group is None else group.is_(None),
-                    literal_column("''") if group is None else func.coalesce(group, ""),
-                ),
-                func.array_to_string(_one_session(), ",").label("cells"),
-            ).where(
+            cut_members = [
                 m.criteria_hash == scope,
                 *([m.scored_at >= after] if after is not None else []),
                 *([m.scored_at < before] if before is not None else []),
                 or_(*cut),
+            ]
+            members = select(*member_point, func.array_to_string(_one_session(), ",").label("cells")).where(
+                *cut_members
             )
-            statement = union_all(whole, members)
+            statement = union_all(statement, members)
+            each = func.jsonb_each_text(m.dimensions).table_valued("key", "value").render_derived(name="member_dims")
+            member_dimensions = (
+                select(
+                    *member_point,
+                    each.c.key.label("key"),
+                    sql_cast(each.c.value, Integer).label("points"),
+                    literal_column("1").label("n"),
+                )
+                .select_from(_MEMBERS.join(each, true()))
+                .where(*cut_members)
+            )
+            dimensions = union_all(dimensions, member_dimensions)
         statement = statement.order_by(
             literal_column("day"), literal_column("group_unknown"), literal_column("group_value")
         )
-        keys: list[tuple[int, str | None]] = []
+        grouped = group_by is not TrendGroup.NONE
+
+        def point_of(row: Any) -> _Point:
+            return (row.day, row.group_value if grouped and not row.group_unknown else None)
+
+        keys: list[_Point] = []
         starts: list[int] = []  # each point's first row (the next rows, if any: other days of a cut week, members)
         packed: list[str] = []
-        grouped = group_by is not TrendGroup.NONE
         for i, row in enumerate(self._all(statement)):
-            key = (row.day, row.group_value if grouped and not row.group_unknown else None)
+            key = point_of(row)
             if not keys or keys[-1] != key:
                 keys.append(key)
                 starts.append(i)
             packed.append(row.cells)
-        return _trend_rows(keys, starts, ",".join(packed)) if keys else []
+        if not keys:
+            return []
+        sums: dict[_Point, dict[str, list[int]]] = {}
+        for row in self._all(dimensions):
+            total = sums.setdefault(point_of(row), {}).setdefault(row.key, [0, 0])
+            total[0] += row.points
+            total[1] += row.n
+        return _trend_rows(keys, starts, ",".join(packed), sums)
 
 
 def _point(start: Any, unknown: Any, value: Any) -> list[Any]:
@@ -196,11 +234,11 @@ def _point(start: Any, unknown: Any, value: Any) -> list[Any]:
 
 
 def _one_session() -> Any:
-    """A ``trend_members`` row as a histogram row's cells: 1 at its total among 101, then its ``member_sums``."""
+    """A ``trend_members`` row as a histogram row's cells: 1 at its total among 101, then its ``outcome_sums``."""
     m, zeros = _MEMBERS.c, cast(Any, literal_column("0"))
     return (
         func.array_fill(zeros, array([m.total_score - MIN_SCORE]))
         .op("||")(literal_column("1"))
         .op("||")(func.array_fill(zeros, array([MAX_SCORE - m.total_score])))
-        .op("||")(array(member_sums([m[d] for d in DIMENSIONS], m.outcome)))
+        .op("||")(array(outcome_sums(m.outcome)))
     )

@@ -413,7 +413,9 @@ class ScoringService:
         known = self._rubrics.get(criteria_hash)
         if known is None:
             stored = self.repository.get_criteria(criteria_hash)
-            known = default_rubric() if stored is None else rubric_of(stored.criteria_content)
+            if stored is None:
+                return default_rubric()  # not kept: any caller may name a hash that was never stored
+            known = rubric_of(stored.criteria_content)
             self._rubrics[criteria_hash] = known
         return known
 

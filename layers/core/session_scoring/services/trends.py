@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Any, Protocol
 
-from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, MAX_SCORE, MIN_SCORE, Outcome, band_for
+from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, MIN_SCORE, Outcome, band_for
 from session_scoring.models.trends import (
     ComparisonHistograms,
     ComparisonPoint,
@@ -120,7 +120,7 @@ def compare_histograms(
         candidate=candidate,
         n=sum(histograms.joint.values()),
         total=_histogram_summary(total_deltas),
-        dimensions={d: _histogram_summary(histograms.dimension_deltas[d]) for d in DIMENSIONS},
+        dimensions={key: _histogram_summary(deltas) for key, deltas in sorted(histograms.dimension_deltas.items())},
         spearman_rho=rho,
         kendall_tau_b=tau,
         bands=BAND_NAMES,
@@ -159,8 +159,9 @@ class TrendsService:
     repository: TrendReads
     comparison: ComparisonReads
     agreement: AgreementService
-    rubric_keys: Callable[[str], tuple[str, ...]] | None = None
-    """The dimension keys of a criteria's rubric (None: every criteria has the default rubric's)."""
+    rubric_keys: Callable[[str | None], tuple[str, ...]] | None = None
+    """The dimension keys of a criteria's rubric, in its order (given None: the current rubric's); without it the
+    answers list the dimensions the scores have, by key."""
 
     def trends(
         self,
@@ -171,6 +172,7 @@ class TrendsService:
         scored_before: datetime | None = None,
     ) -> TrendsReport:
         rows = self.repository.trends(criteria_hash, bucket, group_by, scored_after, scored_before)
+        keys = self._trend_dimensions(criteria_hash, rows)
         return TrendsReport(
             criteria_hash=criteria_hash,
             bucket=bucket,
@@ -180,7 +182,7 @@ class TrendsService:
             # The rows' fields are typed and computed here: validating them again was a third of the answer's time.
             points=[
                 TrendPoint.model_construct(
-                    **vars(r),
+                    **{**vars(r), "dimension_means": {key: r.dimension_means.get(key) for key in keys}},
                     band_shares={band: r.band_counts[band] / r.count for band in BAND_NAMES},
                     with_reference=sum(r.outcome_counts.values()),
                     found_share=_found_share(r.outcome_counts),
@@ -188,6 +190,16 @@ class TrendsService:
                 for r in rows
             ],
         )
+
+    def _trend_dimensions(self, criteria_hash: str | None, rows: list[TrendRow]) -> list[str]:
+        """The dimensions every trend point lists (None where none of its scores has one): a criteria's rubric's
+        in its order; over every criteria, the current rubric's the scores have, then any other rubric's by key."""
+        if not rows:
+            return []
+        seen = {key for row in rows for key in row.dimension_means}
+        order = self.rubric_keys(criteria_hash) if self.rubric_keys is not None else ()
+        listed = [key for key in order if criteria_hash is not None or key in seen]
+        return listed + sorted(seen.difference(order))
 
     def criteria_comparison(self, base: str, candidate: str, with_reference: bool = False) -> CriteriaComparison:
         """The comparison of ``candidate`` with ``base``; ``with_reference``: only the sessions judged against a
@@ -207,7 +219,7 @@ class TrendsService:
             base_keys, candidate_keys = self.rubric_keys(base), self.rubric_keys(candidate)
             shared = [key for key in base_keys if key in candidate_keys]
             update.update(
-                dimensions={key: value for key, value in comparison.dimensions.items() if key in shared},
+                dimensions={key: comparison.dimensions.get(key, _histogram_summary({})) for key in shared},
                 shared_dimensions=shared,
                 base_only_dimensions=[key for key in base_keys if key not in shared],
                 candidate_only_dimensions=[key for key in candidate_keys if key not in shared],

@@ -23,16 +23,19 @@ from sqlalchemy import (
     true,
     union_all,
 )
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
-from session_scoring.models.scores import DIMENSIONS, REFERENCED_OUTCOMES
+from session_scoring.models.scores import REFERENCED_OUTCOMES
 from session_scoring.repositories.read_models import MINUS, PLUS, add_counts, constants
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
-"""The kind of the joint histogram's cells (the others are the dimensions' names)."""
+"""The kind of the joint histogram's cells."""
+DIMENSION_PREFIX = "dim:"
+"""Prefixed to a dimension's key: the kind of its deltas' cells, whatever the rubric."""
 REFERENCE_PREFIX = "ref_"
 """Prefixed to a kind: its cells count only the sessions judged against a reference under either hash."""
 
@@ -51,11 +54,12 @@ _CELL_KEY = ("low_hash", "high_hash", "kind", "a", "b")
 def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     """Keep ``comparison_pairs`` and ``comparison_cells`` in step with a stored verdict, in the verdict's statement.
 
-    ``done`` returns the completed attempt's session id and total (its dimensions and criteria hash are the
-    statement's parameters); ``latest`` is the ``latest_scores`` upsert. When it changed the session's row under the
+    ``done`` returns the completed attempt's session id, total and breakdown (its criteria hash is the statement's
+    parameter); ``latest`` is the ``latest_scores`` upsert. When it changed the session's row under the
     verdict's criteria, the session's other rows (from the statement's snapshot) each form a pair with it: the
     replaced score's cells get -1, the new score's +1, and each pair row is upserted with the new totals. A pair
-    whose either side was judged against a reference is counted under the ``ref_`` kinds too. A session has one
+    whose either side was judged against a reference is counted under the ``ref_`` kinds too. The dimensions both
+    sides' maps have (by key) get a delta each. A session has one
     active attempt at a time, so no other statement changes its rows meanwhile.
     """
     criteria = bindparam("p_criteria_hash", type_=String)
@@ -65,10 +69,10 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
         select(
             PLUS.label("sign"),
             done.c.total_score.label("total"),
-            *[bindparam(f"p_{d}", type_=Integer).label(d) for d in DIMENSIONS],
+            done.c.score_breakdown.label("dimensions"),
             referenced(bindparam("p_outcome", type_=String)).label("ref"),
         ).where(changed),
-        select(MINUS, replaced.c.total_score, *[replaced.c[d] for d in DIMENSIONS], referenced(replaced.c.outcome))
+        select(MINUS, replaced.c.total_score, replaced.c.dimensions, referenced(replaced.c.outcome))
         .select_from(done)
         .join(replaced, and_(replaced.c.session_id == done.c.session_id, replaced.c.criteria_hash == criteria))
         .where(changed),
@@ -90,7 +94,8 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
             high(criteria, other.c.criteria_hash).label("high_hash"),
             low(sides.c.total, other.c.total_score).label("low_total"),
             high(sides.c.total, other.c.total_score).label("high_total"),
-            *[(high(sides.c[d], other.c[d]) - low(sides.c[d], other.c[d])).label(d) for d in DIMENSIONS],
+            low(sides.c.dimensions, other.c.dimensions).label("low_dimensions"),
+            high(sides.c.dimensions, other.c.dimensions).label("high_dimensions"),
             or_(sides.c.ref, referenced(other.c.outcome)).label("ref"),
         )
         .select_from(done)
@@ -111,7 +116,14 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     prefixes = constants("prefix", ["", REFERENCE_PREFIX], "cmp_prefixes")
     scoped = (
         select(
-            p.low_hash, p.high_hash, p.low_total, p.high_total, p.sign, *[p[d] for d in DIMENSIONS], prefixes.c.prefix
+            p.low_hash,
+            p.high_hash,
+            p.low_total,
+            p.high_total,
+            p.sign,
+            p.low_dimensions,
+            p.high_dimensions,
+            prefixes.c.prefix,
         )
         .select_from(pairs)
         .join(prefixes, or_(prefixes.c.prefix == literal_column("''"), p.ref))
@@ -119,14 +131,26 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     )
     q = scoped.c
 
-    def kind(name: str) -> Any:
-        return q.prefix + literal_column(f"'{name}'", String)
-
+    lows = func.jsonb_each_text(q.low_dimensions).table_valued("key", "value").render_derived(name="cmp_low")
+    highs = func.jsonb_each_text(q.high_dimensions).table_valued("key", "value").render_derived(name="cmp_high")
+    delta = sql_cast(highs.c.value, Integer) - sql_cast(lows.c.value, Integer)
     deltas = union_all(
         select(
-            q.low_hash, q.high_hash, kind(TOTAL).label("kind"), q.low_total.label("a"), q.high_total.label("b"), q.sign
+            q.low_hash,
+            q.high_hash,
+            (q.prefix + literal_column(f"'{TOTAL}'", String)).label("kind"),
+            q.low_total.label("a"),
+            q.high_total.label("b"),
+            q.sign,
         ),
-        *(select(q.low_hash, q.high_hash, kind(d), q[d], zero, q.sign).where(q[d].is_not(None)) for d in DIMENSIONS),
+        select(
+            q.low_hash,
+            q.high_hash,
+            q.prefix + literal_column(f"'{DIMENSION_PREFIX}'", String) + lows.c.key,
+            delta,
+            zero,
+            q.sign,
+        ).select_from(scoped.join(lows, true()).join(highs, highs.c.key == lows.c.key)),
     ).subquery("cmp_deltas")
     cells_stored = add_counts(_CELLS, deltas, _CELL_KEY, {"sessions": func.sum(deltas.c.sign)}, "cmp_cells_stored")
     rows = insert(_PAIRS).from_select(
@@ -163,19 +187,21 @@ INSERT INTO comparison_cells (low_hash, high_hash, kind, a, b, sessions)
 SELECT l.criteria_hash, h.criteria_hash, r.prefix || v.kind, v.a, v.b, count(*)
 FROM latest_scores l
 JOIN latest_scores h ON h.session_id = l.session_id AND l.criteria_hash COLLATE "C" < h.criteria_hash COLLATE "C"
-CROSS JOIN LATERAL (VALUES ('total', l.total_score, h.total_score),
-                           {dimension_rows}) AS v(kind, a, b)
+CROSS JOIN LATERAL (SELECT 'total' AS kind, l.total_score AS a, h.total_score AS b
+                    UNION ALL
+                    SELECT 'dim:' || ld.key, hd.value::integer - ld.value::integer, 0
+                    FROM jsonb_each_text(l.dimensions) AS ld
+                    JOIN jsonb_each_text(h.dimensions) AS hd ON hd.key = ld.key) AS v
 CROSS JOIN LATERAL (SELECT '' AS prefix
                     UNION ALL
                     SELECT 'ref_' WHERE l.outcome IN ('found', 'partly_found', 'missed')
                                      OR h.outcome IN ('found', 'partly_found', 'missed')) AS r
-WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*' AND v.a IS NOT NULL
+WHERE l.criteria_hash <> '*' AND h.criteria_hash <> '*'
 GROUP BY 1, 2, 3, 4, 5
 """
 
 
 def rebuild() -> list[Any]:
-    """The statements filling the emptied tables from ``latest_scores``: the cells have a row per dimension column
-    of ``latest_scores`` (its delta, high minus low)."""
-    rows = ",\n                           ".join(f"('{d}', h.{d} - l.{d}, 0)" for d in DIMENSIONS)
-    return [text(_REBUILD_PAIRS), text(_REBUILD_CELLS.format(dimension_rows=rows))]
+    """The statements filling the emptied tables from ``latest_scores``: the cells have a row per dimension the two
+    rows' maps share (its delta, high minus low)."""
+    return [text(_REBUILD_PAIRS), text(_REBUILD_CELLS)]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Integer, String, Text, and_, bindparam, case, literal_column, select, true, tuple_
+from sqlalchemy import String, Text, and_, bindparam, case, literal_column, select, true, tuple_
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 
 from session_scoring.db import schema
-from session_scoring.models.scores import DIMENSIONS, SCORE_BANDS
+from session_scoring.models.scores import SCORE_BANDS
 from session_scoring.repositories import read_models
 from session_scoring.repositories.read_models import tool_counts
 
@@ -26,7 +26,7 @@ def _band_of(total: Any) -> Any:
 
 
 def upkeep(done: Any) -> Any:
-    """Upsert the completed attempt (``done``: its score id, session id, total, scored_at and agent; its dimensions,
+    """Upsert the completed attempt (``done``: its score id, session id, total, breakdown, scored_at and agent; its
     canonical tools and outcome the statement's parameters) as the session's latest under its criteria hash and under
     ``ANY_CRITERIA``, replacing an existing row only by a newer score (``scored_at``, then ``score_id``).
 
@@ -35,14 +35,14 @@ def upkeep(done: Any) -> Any:
     """
     scopes = read_models.scopes("scopes")
     replaced = ("band", "missing_tools", "tool_facets")  # what the counters take out again (``previous_*``)
-    stored = ("score_id", "total_score", *DIMENSIONS, "scored_at", "outcome", *replaced)
+    stored = ("score_id", "total_score", "dimensions", "scored_at", "outcome", *replaced)
     row = (
         select(
             done.c.session_id,
             scopes.c.criteria_hash,
             done.c.score_id,
             done.c.total_score,
-            *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+            done.c.score_breakdown,
             done.c.scored_at,
             bindparam("p_outcome", type_=String),
             _band_of(done.c.total_score),

@@ -1,6 +1,7 @@
-"""``trend_members`` and ``trend_histograms`` (``db/schema.py``): what the trends read. Both are kept by the verdict's
-statement (``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt from ``latest_scores``
-(``rebuild``) by the same histogram upkeep, applied to every member at once.
+"""``trend_members``, ``trend_histograms`` and ``trend_dimension_sums`` (``db/schema.py``): what the trends read. All
+are kept by the verdict's statement (``upkeep``) and by a facts backfill (``refresh_facts_statement``), and rebuilt
+from ``latest_scores`` (``rebuild``) by the same histogram upkeep, applied to every member at once. A member's
+dimensions are a map (key: points) of whatever rubric scored it.
 """
 
 from __future__ import annotations
@@ -28,17 +29,18 @@ from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 
 from session_scoring.db import schema
-from session_scoring.models.scores import DIMENSIONS, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
+from session_scoring.models.scores import MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES
 from session_scoring.models.trends import TrendBucket, TrendGroup
 from session_scoring.repositories import read_models
 from session_scoring.repositories.base import json_object
-from session_scoring.repositories.read_models import outcomes, replaced
+from session_scoring.repositories.read_models import add_counts, outcomes, replaced
 
-TABLES = ("trend_members", "trend_histograms")
+TABLES = ("trend_members", "trend_histograms", "trend_dimension_sums")
 
 _SCORES = schema.session_scores
 _MEMBERS = schema.trend_members
 _HISTOGRAMS = schema.trend_histograms
+_DIMENSION_SUMS = schema.trend_dimension_sums
 
 _MEMBER_VALUES = (
     "score_id",
@@ -46,15 +48,13 @@ _MEMBER_VALUES = (
     "session_agent",
     "session_alert_type",
     "total_score",
-    *DIMENSIONS,
+    "dimensions",
     "outcome",
 )
 _HISTOGRAM_KEY = ("criteria_hash", "bucket", "group_by", "bucket_start", "group_unknown", "group_value")
-DIMENSION_SUMS = tuple(f"{d}_{part}" for d in DIMENSIONS for part in ("sum", "n"))
-"""Each dimension's sum and count, the columns of a histogram row after its ``totals``."""
 OUTCOME_SUMS = tuple(f"outcome_{outcome.value}" for outcome in REFERENCED_OUTCOMES)
-"""The sessions found, partly found and missed, the columns of a histogram row after its dimension sums."""
-_CELL_SUMS = ("sessions", *DIMENSION_SUMS, *OUTCOME_SUMS)
+"""The sessions found, partly found and missed, the columns of a histogram row after its ``totals``."""
+_CELL_SUMS = ("sessions", *OUTCOME_SUMS)
 # The stored histogram plus a statement's delta (both 101 cells), cell by cell.
 _ADDED_TOTALS: ColumnElement[Any] = literal_column(
     "ARRAY(SELECT u.stored + u.delta FROM unnest(trend_histograms.totals, excluded.totals) "
@@ -62,13 +62,15 @@ _ADDED_TOTALS: ColumnElement[Any] = literal_column(
 )
 
 
-def upkeep(done: Any) -> tuple[Any, Any]:
-    """Keep ``trend_members`` and ``trend_histograms`` in step with a stored verdict, in the verdict's statement.
+def upkeep(done: Any) -> tuple[Any, Any, Any]:
+    """Keep ``trend_members``, ``trend_histograms`` and ``trend_dimension_sums`` in step with a stored verdict, in
+    the verdict's statement.
 
-    ``done`` returns the completed attempt's score id, session id, total and scored_at (its dimensions, outcome and
+    ``done`` returns the completed attempt's score id, session id, total, breakdown and scored_at (its outcome and
     criteria hash are the statement's parameters). The attempt becomes the session's member under its criteria hash
     and under ``ANY_CRITERIA`` when newer than the member it replaces (stored in ``previous``, exact under the row's
-    lock as in ``latest_scores``). Returns the members' CTE (``outcome_counts`` follows it) and the histograms'.
+    lock as in ``latest_scores``). Returns the members' CTE (``outcome_counts`` follows it) and the histograms' and
+    dimension sums' CTEs.
     """
     scopes = read_models.scopes("trend_scopes")
     # The facts were stored when the attempt was created: the statement's snapshot of the row has them.
@@ -82,7 +84,7 @@ def upkeep(done: Any) -> tuple[Any, Any]:
             attempt.c.session_agent,
             attempt.c.session_alert_type,
             done.c.total_score,
-            *[bindparam(f"p_{name}", type_=Integer) for name in DIMENSIONS],
+            done.c.score_breakdown,
             bindparam("p_outcome", type_=String),
         )
         .select_from(done)
@@ -102,16 +104,12 @@ def upkeep(done: Any) -> tuple[Any, Any]:
         .returning(old.criteria_hash, *[old[name] for name in _MEMBER_VALUES], old.previous)
         .cte("trend_members_stored")
     )
-    return members, _histogram_upkeep(members)
+    return members, *_histogram_upkeep(members)
 
 
-def member_sums(dimensions: list[Any], outcome: Any) -> list[Any]:
-    """A member's values of a histogram row's ``DIMENSION_SUMS`` (each dimension's points and 1 when present) and
-    ``OUTCOME_SUMS`` (1 in its outcome's count)."""
-    return [
-        *[part for d in dimensions for part in (func.coalesce(d, 0), sql_cast(d.is_not(None), Integer))],
-        *[func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0) for o in REFERENCED_OUTCOMES],
-    ]
+def outcome_sums(outcome: Any) -> list[Any]:
+    """A member's values of a histogram row's ``OUTCOME_SUMS`` (1 in its outcome's count)."""
+    return [func.coalesce(sql_cast(outcome == literal_column(f"'{o.value}'"), Integer), 0) for o in REFERENCED_OUTCOMES]
 
 
 def _replaced() -> Any:
@@ -121,59 +119,74 @@ def _replaced() -> Any:
     values = {"scored_at": old.scored_at, "agent": old.session_agent, "alert_type": old.session_alert_type}
     return json_object(
         func.jsonb_build_object,
-        {**values, "total": old.total_score, **{d: old[d] for d in DIMENSIONS}, "outcome": old.outcome},
+        {**values, "total": old.total_score, "dimensions": old.dimensions, "outcome": old.outcome},
     )
 
 
-def _histogram_upkeep(members: Any) -> Any:
-    """The CTE moving ``trend_histograms`` by what ``members`` (a CTE returning changed ``trend_members`` rows, with
-    ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows, +1 in each new one's (day and
-    week, each with no grouping, by agent and by alert type), summed per key and added in key order."""
+def _histogram_upkeep(members: Any) -> tuple[Any, Any]:
+    """The CTEs moving ``trend_histograms`` and ``trend_dimension_sums`` by what ``members`` (a CTE returning changed
+    ``trend_members`` rows, with ``previous`` the replaced member or NULL) changed: -1 in each replaced member's rows,
+    +1 in each new one's (day and week, each with no grouping, by agent and by alert type), summed per key and added
+    in key order; each dimension of a member's map moves its own sums row."""
     groups = read_models.constants("group_by", [g.value for g in TrendGroup], "trend_groups")
     units = read_models.constants("bucket", [b.value for b in TrendBucket], "trend_units")
+    every = members.join(units, true()).join(groups, true())
 
-    def side(
-        scored_at: Any, agent: Any, alert_type: Any, total: Any, dims: dict[str, Any], outcome: Any, sign: int
-    ) -> Any:
+    def key_of(scored_at: Any, agent: Any, alert_type: Any) -> list[Any]:
         value = case(
             (groups.c.group_by == TrendGroup.AGENT.value, agent),
             (groups.c.group_by == TrendGroup.ALERT_TYPE.value, alert_type),
             else_=literal_column("''"),
         )
         start = sql_cast(func.date_trunc(units.c.bucket, func.timezone(literal_column("'UTC'"), scored_at)), Date)
-        signed: Any = literal_column(str(sign))
-        return select(
+        return [
             members.c.criteria_hash,
             units.c.bucket,
             groups.c.group_by,
             start.label("bucket_start"),
             value.is_(None).label("group_unknown"),
             func.coalesce(value, literal_column("''")).label("group_value"),
+        ]
+
+    def side(key: list[Any], total: Any, outcome: Any, sign: int) -> Any:
+        signed: Any = literal_column(str(sign))
+        return select(
+            *key,
             total.label("total_score"),
             signed.label("sessions"),
-            *[
-                (signed * part).label(name)
-                for name, part in zip(_CELL_SUMS[1:], member_sums([dims[d] for d in DIMENSIONS], outcome), strict=True)
-            ],
-        ).select_from(members.join(units, true()).join(groups, true()))
+            *[(signed * part).label(name) for name, part in zip(OUTCOME_SUMS, outcome_sums(outcome), strict=True)],
+        ).select_from(every)
 
-    gone = side(
+    def dimension_side(key: list[Any], dimensions: Any, sign: int, name: str) -> Any:
+        signed: Any = literal_column(str(sign))
+        each = func.jsonb_each_text(dimensions).table_valued("key", "value").render_derived(name=name)
+        return select(
+            *key,
+            each.c.key.label("dimension_key"),
+            (signed * sql_cast(each.c.value, Integer)).label("points"),
+            signed.label("sessions"),
+        ).select_from(every.join(each, true()))
+
+    gone_key = key_of(
         sql_cast(replaced(members, "scored_at"), DateTime(timezone=True)),
         replaced(members, "agent"),
         replaced(members, "alert_type"),
-        sql_cast(replaced(members, "total"), Integer),
-        {d: sql_cast(replaced(members, d), Integer) for d in DIMENSIONS},
-        replaced(members, "outcome"),
-        -1,
-    ).where(members.c.previous.is_not(None))
-    came = side(
-        members.c.scored_at,
-        members.c.session_agent,
-        members.c.session_alert_type,
-        members.c.total_score,
-        {d: members.c[d] for d in DIMENSIONS},
-        members.c.outcome,
-        1,
+    )
+    came_key = key_of(members.c.scored_at, members.c.session_agent, members.c.session_alert_type)
+    was = members.c.previous.is_not(None)
+    gone = side(gone_key, sql_cast(replaced(members, "total"), Integer), replaced(members, "outcome"), -1).where(was)
+    came = side(came_key, members.c.total_score, members.c.outcome, 1)
+    previous_dimensions = members.c.previous.op("->")(literal_column("'dimensions'"))
+    dimension_deltas = union_all(
+        dimension_side(came_key, members.c.dimensions, 1, "trend_came_dimensions"),
+        dimension_side(gone_key, previous_dimensions, -1, "trend_gone_dimensions").where(was),
+    ).subquery("trend_dimension_deltas")
+    dimension_sums = add_counts(
+        _DIMENSION_SUMS,
+        dimension_deltas,
+        (*_HISTOGRAM_KEY, "dimension_key"),
+        {"points": func.sum(dimension_deltas.c.points), "sessions": func.sum(dimension_deltas.c.sessions)},
+        "trend_dimension_sums_stored",
     )
     deltas = union_all(came, gone).subquery("trend_deltas")
     # Per key and total first (a replacement within one bucket may cancel out: such cells are left out), then per
@@ -203,13 +216,14 @@ def _histogram_upkeep(members: Any) -> Any:
             _dense(keys.c.cell_totals, keys.c.cell_sessions),
         ).order_by(*[keys.c[name] for name in _HISTOGRAM_KEY]),
     )
-    return histograms.on_conflict_do_update(
+    stored = histograms.on_conflict_do_update(
         index_elements=list(_HISTOGRAM_KEY),
         set_={
             **{name: _HISTOGRAMS.c[name] + histograms.excluded[name] for name in _CELL_SUMS},
             "totals": _ADDED_TOTALS,
         },
     ).cte("trend_histograms_stored")
+    return stored, dimension_sums
 
 
 def _dense(cell_totals: Any, cell_sessions: Any) -> Any:
@@ -248,7 +262,7 @@ def refresh_facts_statement() -> Any:
         .returning(m.criteria_hash, *[m[name] for name in _MEMBER_VALUES], m.previous)
         .cte("trend_members_refreshed")
     )
-    return select(members.c.criteria_hash).add_cte(_histogram_upkeep(members), outcomes.upkeep(members))
+    return select(members.c.criteria_hash).add_cte(*_histogram_upkeep(members), outcomes.upkeep(members))
 
 
 def rebuild() -> list[Any]:
@@ -269,4 +283,4 @@ def rebuild() -> list[Any]:
         .returning(*[_MEMBERS.c[name] for name in ("criteria_hash", *_MEMBER_VALUES, "previous")])
         .cte("trend_members_rebuilt")
     )
-    return [select(func.count()).select_from(members).add_cte(_histogram_upkeep(members))]
+    return [select(func.count()).select_from(members).add_cte(*_histogram_upkeep(members))]
