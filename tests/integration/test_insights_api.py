@@ -153,7 +153,6 @@ def test_the_fleet_query_filters_sorts_and_pages(stack: Stack) -> None:
 @pytest.mark.parametrize(
     ("params", "says"),
     [
-        ({"sort": "colour"}, "sort 'colour' is not one of"),
         ({"band": "great"}, "band 'great' is not one of"),
         ({"min_score": 80, "max_score": 20}, "min_score (80) is above max_score (20)"),
         ({"status": "failed"}, "pass latest_only=false"),
@@ -167,6 +166,19 @@ def test_bad_fleet_filters_are_clear_400s(stack: Stack, params: dict[str, Any], 
     answer = stack.client.get(SCORES, params=params)
     assert answer.status_code == 400
     assert says in answer.json()["detail"]
+
+
+def test_a_sort_key_the_rubric_lacks_is_a_422_listing_the_accepted_keys(stack: Stack) -> None:
+    answer = stack.client.get(SCORES, params={"sort": "colour"})
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "invalid_parameters"
+    assert answer.json()["detail"] == (
+        "sort 'colour' is not one of: total_score, logical_flow, consistency, tool_relevance, synthesis_quality, "
+        "scored_at, session_started_at (the dimensions are those of the current rubric)"
+    )
+    shapeless = stack.client.get(SCORES, params={"sort": "Total Score"})  # not a key's shape: the model's 422
+    assert shapeless.status_code == 422
+    assert shapeless.json()["detail"][0]["loc"] == ["query", "sort"]
 
 
 def test_a_cursor_used_with_other_filters_is_refused(stack: Stack) -> None:

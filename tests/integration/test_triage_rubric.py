@@ -116,3 +116,49 @@ def test_the_fleet_csv_has_a_column_per_dimension_of_the_criteria_in_scope(make_
         )
         assert all(row[key] != "" for key in mine)
         assert all(row[key] == "" for key in theirs)
+
+
+def test_the_fleet_sorts_by_a_dimension_of_the_rubric_in_scope(make_stack: Any) -> None:
+    methodology: Stack = make_stack()
+    scored_under(methodology)
+    triage: Stack = make_stack(SCORING_RUBRIC="triage")
+    triage_scores = scored_under(triage)
+    older = methodology.container.config.criteria_hash
+
+    def fleet(**params: str) -> Any:
+        return triage.client.get(SCORES, params={"limit": "2", **params})
+
+    def pages(**params: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            answer = fleet(**params, **({"cursor": cursor} if cursor else {}))
+            assert answer.status_code == 200, answer.text
+            items += answer.json()["items"]
+            cursor = answer.json()["next_cursor"]
+            if cursor is None:
+                return items
+
+    # the current rubric's (triage's) dimension, keyset-paged: descending points, ties by score id
+    items = pages(sort="next_steps", order="desc")
+    assert {i["session_id"] for i in items} == set(triage_scores)
+    points = [i["score_breakdown"]["next_steps"] for i in items]
+    assert points == sorted(points, reverse=True)
+    ascending = [i["score_breakdown"]["evidence"] for i in pages(sort="evidence", order="asc")]
+    assert ascending == sorted(ascending)
+
+    # another rubric's key is refused where it is not in scope, listing the keys that are
+    refused = fleet(sort="logical_flow")
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"].startswith(
+        "sort 'logical_flow' is not one of: total_score, evidence, diagnosis, next_steps, scored_at, session_started_at"
+    )
+    # ... and accepted under its own criteria, and under every criteria (each rubric in use)
+    assert fleet(sort="logical_flow", criteria_hash=older).status_code == 200
+    assert fleet(sort="diagnosis", criteria_hash=older).status_code == 422
+    every = pages(sort="logical_flow", order="asc", criteria_hash="any", latest_only="false")
+    values = [i["score_breakdown"].get("logical_flow") for i in every]
+    present = [v for v in values if v is not None]
+    assert present == sorted(present)
+    assert values == present + [None] * (len(values) - len(present))  # nulls last
+    assert fleet(sort="next_steps", criteria_hash="any", latest_only="false").status_code == 200

@@ -203,6 +203,9 @@ export function createApi({ baseUrl = '', fetch: send = (...args) => globalThis.
     },
     /** The criteria in force and the judge (provider, model) that scores with them. */
     currentCriteria: () => client.GET('/api/v1/scoring/criteria/current').then(unwrap),
+    /** Stored criteria by their hash, with the rubric their scores were judged by (its dimensions, labels, maxima). */
+    criteria: (criteriaHash: string) =>
+      client.GET('/api/v1/scoring/criteria/{criteria_hash}', { params: { path: { criteria_hash: criteriaHash } } }).then(unwrap),
     agreement: (criteriaHash: string | null) =>
       client.GET('/api/v1/scoring/analytics/agreement', { params: { query: byCriteria(criteriaHash) } }).then(unwrap),
     listRuns: (page: number, pageSize: number) =>

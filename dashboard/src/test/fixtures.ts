@@ -1,4 +1,5 @@
-import type { ScoreDistribution, SessionScore } from '../api/generated/schema';
+import type { CriteriaDefinition, ScoreDistribution, SessionScore } from '../api/generated/schema';
+import type { RubricDimension } from '../shared/dimensions';
 
 export function makeScore(overrides: Partial<SessionScore> = {}): SessionScore {
   return {
@@ -76,5 +77,40 @@ export function makeDistribution(counts: number[] = [0, 0, 0, 0, 0], ids: string
       count: counts[i] ?? 0,
       session_ids: ids[i] ?? [],
     })),
+  };
+}
+
+/** The default rubric's dimensions (config/rubrics/methodology.yaml: four of 25 points). */
+export const METHODOLOGY_DIMENSIONS: RubricDimension[] = [
+  { key: 'logical_flow', label: 'Logical flow', max_points: 25 },
+  { key: 'consistency', label: 'Consistency', max_points: 25 },
+  { key: 'tool_relevance', label: 'Tool relevance', max_points: 25 },
+  { key: 'synthesis_quality', label: 'Synthesis quality', max_points: 25 },
+];
+
+/** A three-dimension rubric of unequal maxima (as config/rubrics/triage.yaml, other maxima: 10, 30, 60). */
+export const TRIAGE_DIMENSIONS: RubricDimension[] = [
+  { key: 'evidence', label: 'Evidence', max_points: 10 },
+  { key: 'diagnosis', label: 'Diagnosis', max_points: 30 },
+  { key: 'next_steps', label: 'Next steps', max_points: 60 },
+];
+
+/** A criteria definition as GET /criteria/{hash} answers it, with a rubric of these dimensions. */
+export function makeCriteria(criteriaHash: string, dimensions: RubricDimension[] = METHODOLOGY_DIMENSIONS, name = 'methodology'): CriteriaDefinition {
+  return {
+    criteria_hash: criteriaHash,
+    llm_provider: 'anthropic',
+    llm_model: 'claude-sonnet-4-6',
+    criteria_content: {},
+    created_at: '2026-11-01T00:00:00Z',
+    rubric: {
+      name,
+      description: '',
+      total: 'sum',
+      dimensions: dimensions.map((d) => ({ ...d, description: `How well: ${d.label}` })),
+      ceiling: null,
+      failure_tags: [],
+      claims_cite_events: false,
+    },
   };
 }

@@ -5537,7 +5537,7 @@ export interface operations {
                 missing_tool?: string | null;
                 /** @description Attempts with this outcome: found, partly_found, missed or no_reference */
                 outcome?: string | null;
-                /** @description total_score, a dimension, scored_at or session_started_at */
+                /** @description total_score, scored_at, session_started_at, or a dimension key of the rubric of the criteria in scope (a hash: its rubric; current: the current rubric; any: every rubric in use); another key is a 422 listing the accepted ones */
                 sort?: string;
                 /** @description asc or desc */
                 order?: string;

@@ -2,7 +2,7 @@ import { Box, MenuItem, TextField, Typography } from '@mui/material';
 import { LineChart } from '@mui/x-charts/LineChart';
 import { useNavigate } from 'react-router-dom';
 import type { TrendPoint, TrendsReport } from '../../api/generated/schema';
-import { DIMENSIONS } from '../../shared/dimensions';
+import { ANY_DIMENSION_MAX, type RubricDimension, dimensionsOf } from '../../shared/dimensions';
 import { bucketLabel, fixed, plural } from './format';
 
 export const STATS = ['mean', 'p10', 'p50', 'p90'] as const;
@@ -36,9 +36,9 @@ interface ChartProps {
 function TrendChart({ title, testId, buckets, lines, max, unit, hrefOf }: ChartProps) {
   const navigate = useNavigate();
   const last = (line: Line) => [...line.data].reverse().find((v) => v !== null) ?? null;
-  const summary = `${title}: ${lines.map((l) => `${l.label} ${fixed(last(l))}`).join(', ')} ${unit} in the latest bucket`;
+  const summary = `${title}: ${lines.map((l) => `${l.label} ${fixed(last(l))}`).join(', ')} ${unit} in the latest bucket, on a scale of 0 to ${max}`;
   return (
-    <Box data-testid={testId} sx={{ minWidth: 0 }}>
+    <Box data-testid={testId} data-axis-max={max} sx={{ minWidth: 0 }}>
       <Typography variant="subtitle1" component="h2">
         {title}
       </Typography>
@@ -71,6 +71,18 @@ function TrendChart({ title, testId, buckets, lines, max, unit, hrefOf }: ChartP
   );
 }
 
+/** The dimensions a report's charts draw and its chooser lists: every dimension of the rubric(s) in scope (a gap
+ * where the answer has no mean), then any other key the answer carries a mean for (in words, bounded by the largest
+ * maximum any rubric allows); a key with no mean anywhere that the rubric lacks is not drawn. */
+export function trendDimensions(report: TrendsReport | undefined, rubric: readonly RubricDimension[] | undefined): RubricDimension[] {
+  const measured = new Set<string>();
+  for (const point of report?.points ?? []) {
+    for (const [key, mean] of Object.entries(point.dimension_means)) if (mean !== null) measured.add(key);
+  }
+  const described = new Set((rubric ?? []).map((d) => d.key));
+  return [...(rubric ?? []), ...dimensionsOf([...measured].filter((key) => !described.has(key)), undefined)];
+}
+
 /** Each group's points by bucket start ("" for the ungrouped series). */
 function byGroup(points: TrendPoint[]): Map<string, Map<string, TrendPoint>> {
   const groups = new Map<string, Map<string, TrendPoint>>();
@@ -88,11 +100,15 @@ export function TrendCharts({
   report,
   stat,
   dimension,
+  rubric,
   hrefOf,
 }: {
   report: TrendsReport;
   stat: Stat;
+  /** The dimension drawn per group (grouped reports); one the charts lack draws the first. */
   dimension: string;
+  /** The dimensions of the rubric(s) of the criteria in scope (labels, maxima); undefined where not known. */
+  rubric: readonly RubricDimension[] | undefined;
   hrefOf: PointHref;
 }) {
   const navigate = useNavigate();
@@ -104,14 +120,15 @@ export function TrendCharts({
       const point = line.get(b);
       return point ? read(point) : null;
     });
-  const dimensionLabel = DIMENSIONS.find((d) => d.key === dimension)?.label ?? dimension;
+  const drawn = trendDimensions(report, rubric);
+  const chosen = drawn.find((d) => d.key === dimension) ?? drawn[0];
   let totals: Line[];
   let dimensions: Line[];
   let omitted: string[] = [];
   if (report.group_by === 'none') {
     const line = groups.get(UNKNOWN) ?? new Map<string, TrendPoint>();
     totals = STATS.map((s) => ({ label: STAT_LABELS[s], data: along(line, (p) => p[s]), group: null }));
-    dimensions = DIMENSIONS.map((d) => ({
+    dimensions = drawn.map((d) => ({
       label: d.label,
       data: along(line, (p) => p.dimension_means[d.key] ?? null),
       group: null,
@@ -125,13 +142,15 @@ export function TrendCharts({
     totals = shown.map(([name, line]) => ({ label: name, data: along(line, (p) => p[stat]), group: group(name) }));
     dimensions = shown.map(([name, line]) => ({
       label: name,
-      data: along(line, (p) => p.dimension_means[dimension] ?? null),
+      data: along(line, (p) => (chosen ? (p.dimension_means[chosen.key] ?? null) : null)),
       group: group(name),
     }));
   }
   const grouped = report.group_by !== 'none';
   const countOf = (bucket: string) => report.points.filter((p) => p.bucket_start === bucket).reduce((sum, p) => sum + p.count, 0);
   const per = report.bucket === 'week' ? 'week' : 'day';
+  // each dimension's own maximum: the chosen one's per group, the largest of those drawn together
+  const dimensionMax = grouped ? (chosen?.max_points ?? ANY_DIMENSION_MAX) : Math.max(...drawn.map((d) => d.max_points));
   return (
     <>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="trend-summary">
@@ -148,15 +167,17 @@ export function TrendCharts({
           unit="points"
           hrefOf={hrefOf}
         />
-        <TrendChart
-          title={grouped ? `${dimensionLabel}: mean per ${report.group_by === 'agent' ? 'agent' : 'alert type'}` : 'Dimensions: mean'}
-          testId="trend-dimensions"
-          buckets={buckets}
-          lines={dimensions}
-          max={25}
-          unit="points"
-          hrefOf={hrefOf}
-        />
+        {chosen && (
+          <TrendChart
+            title={grouped ? `${chosen.label}: mean per ${report.group_by === 'agent' ? 'agent' : 'alert type'}` : 'Dimensions: mean'}
+            testId="trend-dimensions"
+            buckets={buckets}
+            lines={dimensions}
+            max={dimensionMax}
+            unit="points"
+            hrefOf={hrefOf}
+          />
+        )}
       </Box>
       {omitted.length > 0 && (
         <Typography variant="caption" color="text.secondary" component="p">

@@ -16,13 +16,12 @@ import {
 import { errorMessage } from '../../api/client';
 import { type TrendBucket, type TrendGroup, trendBucketValues, trendGroupValues } from '../../api/generated/schema';
 import { useTrends } from './queries';
-import { useCriteriaInUse } from '../../shared/criteria';
-import { DIMENSIONS, DIMENSION_KEYS } from '../../shared/dimensions';
+import { useCriteriaInUse, useRubricDimensions } from '../../shared/criteria';
 import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
 import { AnalyticsNav } from './AnalyticsNav';
 import { CriteriaSelect } from './CriteriaSelect';
 import { oneOf } from './format';
-import { STAT_LABELS, STATS, TrendCharts } from './TrendCharts';
+import { STAT_LABELS, STATS, TrendCharts, trendDimensions } from './TrendCharts';
 import { useUrlState } from '../../shared/urlState';
 import { scoresHref } from '../scores/urlState';
 
@@ -38,8 +37,9 @@ export function TrendsPage() {
   const bucket = oneOf(params.get('bucket'), BUCKETS);
   const groupBy = oneOf(params.get('group_by'), GROUPS);
   const stat = oneOf(params.get('stat'), STATS);
-  const dimension = oneOf(params.get('dimension'), DIMENSION_KEYS);
   const { data: criteria = [] } = useCriteriaInUse();
+  // the rubric(s) of the criteria in scope (null: every rubric in use) label and bound the dimensions
+  const rubric = useRubricDimensions(criteriaHash);
   const from = params.get('scored_after') ?? '';
   const before = params.get('scored_before') ?? '';
   const rangeProblem = from && before && from >= before ? 'The "before" date must come after the "from" date.' : null;
@@ -54,6 +54,9 @@ export function TrendsPage() {
     !rangeProblem,
   );
   const report = rangeProblem ? undefined : trends.data;
+  const dimensions = trendDimensions(report, rubric.dimensions);
+  // a dimension the rubric lacks (another criteria's, in a shared URL) is the first one's place
+  const dimension = dimensions.find((d) => d.key === params.get('dimension'))?.key ?? dimensions[0]?.key ?? '';
   /** A point's scores: each session's latest completed score scored in that bucket (UTC), as the trends count them,
    * of the line's agent or alert type when it is a group's line. */
   const scoresOfPoint = (bucketStart: string, group: string | null) => {
@@ -131,21 +134,23 @@ export function TrendsPage() {
                 ))}
               </Select>
             </FormControl>
-            <FormControl size="small" sx={{ minWidth: 170 }}>
-              <InputLabel id="trend-dimension-label">Dimension</InputLabel>
-              <Select
-                labelId="trend-dimension-label"
-                label="Dimension"
-                value={dimension}
-                onChange={(e) => update({ dimension: e.target.value })}
-              >
-                {DIMENSIONS.map((d) => (
-                  <MenuItem key={d.key} value={d.key}>
-                    {d.label}
-                  </MenuItem>
-                ))}
-              </Select>
-            </FormControl>
+            {dimensions.length > 0 && (
+              <FormControl size="small" sx={{ minWidth: 170 }}>
+                <InputLabel id="trend-dimension-label">Dimension</InputLabel>
+                <Select
+                  labelId="trend-dimension-label"
+                  label="Dimension"
+                  value={dimension}
+                  onChange={(e) => update({ dimension: e.target.value })}
+                >
+                  {dimensions.map((d) => (
+                    <MenuItem key={d.key} value={d.key}>
+                      {d.label} (of {d.max_points})
+                    </MenuItem>
+                  ))}
+                </Select>
+              </FormControl>
+            )}
           </>
         )}
       </Box>
@@ -158,15 +163,15 @@ export function TrendsPage() {
         </Alert>
       )}
       {trends.error && <ErrorState message={`Could not load the trends: ${errorMessage(trends.error)}`} onRetry={() => void trends.refetch()} />}
-      {trends.isPending && !rangeProblem && <Loading what="trends" />}
-      {report && (
+      {(trends.isPending || rubric.pending) && !rangeProblem && <Loading what="trends" />}
+      {report && !rubric.pending && (
         <Card variant="outlined" aria-busy={trends.isFetching}>
           <Refreshing active={trends.isFetching} what="trends" />
           <CardContent>
             {report.points.length === 0 ? (
               <EmptyState title="No completed scores in this selection">Score sessions (or seed demo data: see Development) to see trends.</EmptyState>
             ) : (
-              <TrendCharts report={report} stat={stat} dimension={dimension} hrefOf={scoresOfPoint} />
+              <TrendCharts report={report} stat={stat} dimension={dimension} rubric={rubric.dimensions} hrefOf={scoresOfPoint} />
             )}
           </CardContent>
         </Card>

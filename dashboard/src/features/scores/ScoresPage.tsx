@@ -26,7 +26,7 @@ import { errorMessage, fleetScoresCsvUrl } from '../../api/client';
 import { Folding } from '../../shared/components/Folding';
 import type { FilterValues, FleetScore } from '../../api/generated/schema';
 import { useQueryClient } from '@tanstack/react-query';
-import { criteriaLabel, criteriaName, useCriteriaInUse, useCriteriaNames } from '../../shared/criteria';
+import { criteriaLabel, criteriaName, useCriteriaInUse, useCriteriaNames, useRubricDimensions } from '../../shared/criteria';
 import { useScoreBands } from '../../shared/scoreBands';
 import { CursorPager } from '../../shared/components/CursorPager';
 import { ScoreBadge } from '../../shared/components/ScoreBadge';
@@ -34,15 +34,17 @@ import { OutcomeChip } from '../../shared/components/OutcomeChip';
 import { RangeToggle } from '../../shared/components/RangeToggle';
 import { SessionIdChip, shortSessionId } from '../../shared/components/SessionId';
 import { EmptyState, ErrorState, Loading, Refreshing } from '../../shared/components/StateViews';
-import { DIMENSIONS } from '../../shared/dimensions';
+import { type RubricDimension, dimensionsOf } from '../../shared/dimensions';
 import {
   NO_FILTERS,
   type ScoreFilters,
   type ScoresState,
   type SortColumn,
+  isDimensionSort,
   paramsFromState,
   problemsOf,
   queryFromState,
+  sortWithin,
   stateFromParams,
 } from './urlState';
 import { type FilterField, scoresKeys, useFilterValues, useFleetScores } from './queries';
@@ -253,18 +255,39 @@ function ChartFilters({ filters, onChange }: { filters: ScoreFilters; onChange: 
   );
 }
 
-function SortHeader({ column, label, state, onSort, sx }: { column: SortColumn; label: string; state: ScoresState; onSort: (c: SortColumn) => void; sx?: object }) {
+function SortHeader({
+  column,
+  label,
+  maxPoints,
+  state,
+  onSort,
+  sx,
+}: {
+  column: SortColumn;
+  label: string;
+  /** A dimension's maximum (its rubric's), shown under its name. */
+  maxPoints?: number;
+  state: ScoresState;
+  onSort: (c: SortColumn) => void;
+  sx?: object;
+}) {
   const active = state.sort === column;
   return (
-    <TableCell sx={sx} sortDirection={active ? state.order : false}>
+    <TableCell sx={sx} sortDirection={active ? state.order : false} data-testid={isDimensionSort(column) ? `dimension-column-${column}` : undefined}>
       <TableSortLabel active={active} direction={active ? state.order : 'desc'} onClick={() => onSort(column)}>
         {label}
       </TableSortLabel>
+      {maxPoints !== undefined && ' '}
+      {maxPoints !== undefined && (
+        <Typography variant="caption" color="text.secondary" component="span" display="block">
+          of {maxPoints}
+        </Typography>
+      )}
     </TableCell>
   );
 }
 
-function ScoreRow({ row }: { row: FleetScore }) {
+function ScoreRow({ row, dimensions }: { row: FleetScore; dimensions: readonly RubricDimension[] }) {
   const facts = row.session_facts;
   return (
     <TableRow data-testid="score-row" data-session-id={row.session_id}>
@@ -289,7 +312,7 @@ function ScoreRow({ row }: { row: FleetScore }) {
       <TableCell>
         <ScoreBadge score={row} />
       </TableCell>
-      {DIMENSIONS.map(({ key }) => (
+      {dimensions.map(({ key }) => (
         <TableCell key={key} sx={wide}>
           {row.score_breakdown?.[key] ?? '–'}
         </TableCell>
@@ -326,10 +349,18 @@ function QuickChoices({ state, onChange }: { state: ScoresState; onChange: (next
 /** The fleet query as a table: filters, sortable columns, cursor paging and a CSV download, all kept in the URL. */
 export function ScoresPage() {
   const [params, setParams] = useSearchParams();
-  const state = stateFromParams(params);
+  const asked = stateFromParams(params);
+  // the dimensions (columns, sort keys) are the rubric's of the criteria in scope; a dimension sort it lacks sorts by
+  // the total, and a dimension sort waits for the rubric rather than ask the API for a key it may refuse
+  const rubric = useRubricDimensions(asked.filters.criteria || 'current');
+  const state = sortWithin(asked, rubric.dimensions?.map((d) => d.key));
+  const waitingForRubric = isDimensionSort(state.sort) && rubric.pending;
   const query = queryFromState(state);
   const urlProblems = Object.entries(problemsOf(state.filters));
-  const { data, error, isFetching: loading, refetch } = useFleetScores(query, urlProblems.length === 0);
+  const { data, error, isFetching, refetch } = useFleetScores(query, urlProblems.length === 0 && !waitingForRubric);
+  const loading = isFetching || waitingForRubric;
+  // without the rubric (it could not be read), the keys the rows carry, in words
+  const dimensions = rubric.dimensions ?? dimensionsOf((data?.items ?? []).flatMap((row) => Object.keys(row.score_breakdown ?? {})), undefined);
   const go = (next: ScoresState) => setParams(paramsFromState(next));
 
   const onSort = (column: SortColumn) =>
@@ -395,8 +426,8 @@ export function ScoresPage() {
                 <TableRow>
                   <TableCell sx={{ width: { md: 300 } }}>Session</TableCell>
                   <SortHeader column="total_score" label="Total" state={state} onSort={onSort} sx={{ width: { xs: 104, md: 120 } }} />
-                  {DIMENSIONS.map(({ key, label }) => (
-                    <SortHeader key={key} column={key} label={label} state={state} onSort={onSort} sx={wide} />
+                  {dimensions.map(({ key, label, max_points }) => (
+                    <SortHeader key={key} column={key} label={label} maxPoints={rubric.dimensions ? max_points : undefined} state={state} onSort={onSort} sx={wide} />
                   ))}
                   <TableCell sx={wide}>Agent</TableCell>
                   <TableCell sx={wide}>Alert type</TableCell>
@@ -407,7 +438,7 @@ export function ScoresPage() {
               </TableHead>
               <TableBody aria-busy={loading}>
                 {data.items.map((row) => (
-                  <ScoreRow key={row.score_id} row={row} />
+                  <ScoreRow key={row.score_id} row={row} dimensions={dimensions} />
                 ))}
               </TableBody>
             </Table>

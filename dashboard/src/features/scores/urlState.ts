@@ -1,13 +1,18 @@
 // The Scores page's state lives in the URL query string (shareable; a reload restores it). These functions turn the
 // URL into the fleet query's parameters plus the stack of cursors of the pages before the current one, and back.
 import type { FleetQuery } from '../../api/client';
-import { DIMENSION_KEYS } from '../../shared/dimensions';
 import { rangeStart } from '../../shared/ranges';
 
-/** Columns the fleet query sorts by (the API's `sort` values). */
-export const SORTABLE = ['total_score', ...DIMENSION_KEYS, 'scored_at', 'session_started_at'] as const;
-export type SortColumn = (typeof SORTABLE)[number];
+/** The fleet query's sort keys that every rubric has; the others are the dimension keys of the rubric(s) of the
+ * criteria in scope (`sortWithin`). */
+export const FIXED_SORTS = ['total_score', 'scored_at', 'session_started_at'] as const;
+/** A sort key: one of `FIXED_SORTS`, or a dimension key (what the URL names; the API checks it against the rubric). */
+export type SortColumn = string;
 export type Order = 'asc' | 'desc';
+
+/** A dimension key's shape (the rubric's KEY_PATTERN): a URL's `sort` of another shape is the default sort. */
+const KEY = /^[a-z][a-z0-9_]{0,62}$/;
+const isFixedSort = (sort: string) => (FIXED_SORTS as readonly string[]).includes(sort);
 
 /** The filters a person sets in the form (or a chart element sets when it opens the table); text as typed, '' for
  * "any". */
@@ -79,7 +84,17 @@ const TEXT_PARAMS: [keyof ScoreFilters, string][] = [
   ['comparedBand', 'compared_band'],
 ];
 
-const isSort = (value: string | null): value is SortColumn => (SORTABLE as readonly string[]).includes(value ?? '');
+const isSort = (value: string | null): value is SortColumn => KEY.test(value ?? '');
+
+/** The state as the rubric(s) in scope allow it: a dimension sort they lack (a URL of another criteria's dimension)
+ * sorts by the total instead, from the first page; unchanged while the dimensions are not known (undefined). */
+export function sortWithin(state: ScoresState, dimensionKeys: readonly string[] | undefined): ScoresState {
+  if (isFixedSort(state.sort) || dimensionKeys === undefined || dimensionKeys.includes(state.sort)) return state;
+  return { ...state, sort: 'total_score', cursors: [] };
+}
+
+/** Whether the sort is a dimension (known only with the rubric): not the total or a time. */
+export const isDimensionSort = (sort: SortColumn) => !isFixedSort(sort);
 
 export function stateFromParams(params: URLSearchParams): ScoresState {
   const filters: ScoreFilters = {

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from session_scoring.models.ids import SESSION_ID_PATTERN
 from session_scoring.models.records import SessionFacts
 from session_scoring.models.request import IsoDateTime
-from session_scoring.models.scores import DIMENSIONS, ScoreStatus
+from session_scoring.models.rubric import KEY_PATTERN
+from session_scoring.models.scores import ScoreStatus
 
 
 class SortField(StrEnum):
@@ -24,8 +25,10 @@ class SortField(StrEnum):
     SESSION_STARTED_AT = "session_started_at"
 
 
-#: Every sort key the fleet query accepts: the total, a dimension by name, the scoring or session start time.
-SORT_KEYS: tuple[str, ...] = (SortField.TOTAL_SCORE, *DIMENSIONS, SortField.SCORED_AT, SortField.SESSION_STARTED_AT)
+def sort_keys(dimensions: tuple[str, ...]) -> tuple[str, ...]:
+    """Every sort key the fleet query accepts where ``dimensions`` are the keys of the rubric(s) in scope: the total,
+    a dimension by its key, the scoring or session start time."""
+    return (SortField.TOTAL_SCORE, *dimensions, SortField.SCORED_AT, SortField.SESSION_STARTED_AT)
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class KeysetPosition:
 @dataclass(frozen=True)
 class FleetOrder:
     key: str
-    """One of ``SORT_KEYS``."""
+    """A ``SortField``, or a dimension key of the rubric(s) of the criteria in scope (``sort_keys``)."""
     descending: bool = True
     after: KeysetPosition | None = None
 
@@ -128,7 +131,11 @@ class FleetParams(BaseModel):
         None, description="Attempts with this outcome: found, partly_found, missed or no_reference"
     )
     sort: str = Field(
-        SortField.SCORED_AT.value, description="total_score, a dimension, scored_at or session_started_at"
+        SortField.SCORED_AT.value,
+        pattern=KEY_PATTERN,
+        description="total_score, scored_at, session_started_at, or a dimension key of the rubric of the criteria in "
+        "scope (a hash: its rubric; current: the current rubric; any: every rubric in use); another key is a 422 "
+        "listing the accepted ones",
     )
     order: str = Field("desc", description="asc or desc")
     cursor: str | None = Field(None, description="next_cursor of the previous page")

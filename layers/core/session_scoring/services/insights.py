@@ -17,16 +17,16 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from session_scoring.configuration.criteria import ScoringConfig
-from session_scoring.errors import InvalidRequestError
+from session_scoring.errors import InvalidParametersError, InvalidRequestError
 from session_scoring.models.api import FleetScore, FleetScorePage, MissingToolSession, MissingToolSessionsPage
 from session_scoring.models.insights import (
-    SORT_KEYS,
     FleetFilter,
     FleetOrder,
     FleetParams,
     FleetScoreRecord,
     KeysetPosition,
     SortField,
+    sort_keys,
 )
 from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, SCORE_BANDS, Outcome, ScoreStatus, band_for
 from session_scoring.repositories.insights import ToolSessionRecord
@@ -262,7 +262,6 @@ class InsightsService:
             if compared_to is None:
                 raise InvalidRequestError("compared_to names one criteria: 'current' or a criteria hash, not 'any'")
             _one_of("compared_band", params.compared_band, BAND_NAMES)
-        key = _one_of("sort", params.sort, SORT_KEYS)
         descending = _one_of("order", params.order, ("asc", "desc")) == "desc"
         where = FleetFilter(
             **{f.name: getattr(params, f.name) for f in fields(FleetFilter)}
@@ -275,6 +274,7 @@ class InsightsService:
                 "outcome": None if params.outcome is None else _one_of("outcome", params.outcome, tuple(Outcome)),
             }
         )
+        key = self.sort_key(params.sort, where.criteria_hash)
         position = None if params.cursor is None else decode_cursor(params.cursor, where, key, descending)
         limit = params.limit
         if output == FleetFormat.JSON:
@@ -285,6 +285,25 @@ class InsightsService:
                     "format=csv or format=jsonl to stream every row"
                 )
         return FleetQuery(where, FleetOrder(key, descending, position), limit, output, params.with_total)
+
+    def sort_key(self, value: str, criteria_hash: str | None) -> str:
+        """``value`` as a sort key: a ``SortField``, or a dimension key of the rubric(s) of the criteria in scope
+        (``criteria_hash``; None: every rubric in use). Another key is a 422 listing the accepted ones."""
+        if value in tuple(SortField):
+            return value
+        accepted = sort_keys(self._dimensions(criteria_hash))
+        if value not in accepted:
+            scope = (
+                "every rubric in use"
+                if criteria_hash is None
+                else "the current rubric"
+                if criteria_hash == self.config.criteria_hash
+                else f"the rubric of criteria {criteria_hash[:12]}"
+            )
+            raise InvalidParametersError(
+                f"sort '{value}' is not one of: {', '.join(accepted)} (the dimensions are those of {scope})"
+            )
+        return value
 
     def fleet(self, params: FleetParams) -> FleetScorePage | StreamedRows:
         """``GET /scores``: a JSON page, or (csv, jsonl) the rows streamed. Parameters are checked before anything

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CriteriaComparison, HumanAgreement, TrendPoint, TrendsReport } from '../../../api/generated/schema';
 import type { MissingToolsReport } from '../../../api/generated/schema';
 import { render } from '../../../test/render';
+import { METHODOLOGY_DIMENSIONS, TRIAGE_DIMENSIONS } from '../../../test/fixtures';
 import { heat } from '../BandTransitions';
 import { ComparisonView } from '../ComparisonView';
 import { MissingToolsTable } from '../MissingToolsTable';
@@ -37,7 +38,7 @@ describe('TrendCharts', () => {
   it('draws the total statistics and the four dimensions over the buckets', () => {
     render(
       <MemoryRouter>
-        <TrendCharts report={report('none', [point(W1, null, 3, 60), point(W2, null, 2, 70)])} stat="mean" dimension="logical_flow" hrefOf={() => '/scores'} />
+        <TrendCharts report={report('none', [point(W1, null, 3, 60), point(W2, null, 2, 70)])} stat="mean" dimension="logical_flow" rubric={METHODOLOGY_DIMENSIONS} hrefOf={() => '/scores'} />
       </MemoryRouter>,
     );
 
@@ -51,11 +52,28 @@ describe('TrendCharts', () => {
     expect(within(dimensions).getByRole('img', { name: /Logical flow 17\.5, Consistency 17\.5, Tool relevance —, Synthesis quality 17\.5/ })).toBeInTheDocument();
   });
 
+  it("draws the dimensions of another rubric on an axis up to their largest maximum, not 25", () => {
+    const triage = (bucket: string, mean: number): TrendPoint => ({
+      ...point(bucket, null, 2, mean),
+      dimension_means: { evidence: 8, diagnosis: 24, next_steps: null },
+    });
+    render(
+      <MemoryRouter>
+        <TrendCharts report={report('none', [triage(W1, 60), triage(W2, 70)])} stat="mean" dimension="logical_flow" rubric={TRIAGE_DIMENSIONS} hrefOf={() => '/scores'} />
+      </MemoryRouter>,
+    );
+
+    const dimensions = screen.getByTestId('trend-dimensions');
+    expect(dimensions).toHaveAttribute('data-axis-max', '60');
+    expect(within(dimensions).getByRole('img', { name: 'Dimensions: mean: Evidence 8.0, Diagnosis 24.0, Next steps — points in the latest bucket, on a scale of 0 to 60' })).toBeInTheDocument();
+    expect(screen.getByTestId('trend-total')).toHaveAttribute('data-axis-max', '100');
+  });
+
   it('draws one line per group, the largest groups only, and names the rest', () => {
     const agents = Array.from({ length: MAX_GROUPS + 1 }, (_, i) => point(W1, `agent-${i}`, 20 - i, 50 + i));
     render(
       <MemoryRouter>
-        <TrendCharts report={report('agent', [...agents, point(W2, null, 1, 30)])} stat="p90" dimension="consistency" hrefOf={() => '/scores'} />
+        <TrendCharts report={report('agent', [...agents, point(W2, null, 1, 30)])} stat="p90" dimension="consistency" rubric={METHODOLOGY_DIMENSIONS} hrefOf={() => '/scores'} />
       </MemoryRouter>,
     );
 

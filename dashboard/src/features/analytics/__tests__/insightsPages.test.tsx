@@ -4,6 +4,7 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { api } from '../../../api/client';
 import type { CriteriaUsage, MissingToolSession } from '../../../api/generated/schema';
+import { TRIAGE_DIMENSIONS, makeCriteria } from '../../../test/fixtures';
 import { render } from '../../../test/render';
 import { ComparisonPage } from '../ComparisonPage';
 import { ToolSessionsPage } from '../ToolSessionsPage';
@@ -13,7 +14,14 @@ vi.mock('../../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../api/client')>();
   return {
     ...actual,
-    api: { criteriaInUse: vi.fn(), trends: vi.fn(), criteriaComparison: vi.fn(), missingToolSessions: vi.fn() },
+    api: {
+      criteriaInUse: vi.fn(),
+      currentCriteria: vi.fn(),
+      criteria: vi.fn(),
+      trends: vi.fn(),
+      criteriaComparison: vi.fn(),
+      missingToolSessions: vi.fn(),
+    },
   };
 });
 
@@ -49,6 +57,8 @@ const criteria = (hash: string, is_current: boolean, created_at: string): Criter
 beforeEach(() => {
   vi.resetAllMocks();
   mocked.criteriaInUse.mockResolvedValue([]);
+  mocked.currentCriteria.mockResolvedValue(makeCriteria('a'.repeat(64)));
+  mocked.criteria.mockImplementation(async (hash) => makeCriteria(hash));
 });
 
 describe('TrendsPage', () => {
@@ -123,6 +133,67 @@ describe('TrendsPage', () => {
 
     expect(await screen.findByText('The "before" date must come after the "from" date.')).toBeInTheDocument();
     expect(mocked.trends).not.toHaveBeenCalledWith(expect.objectContaining({ scored_before: '2026-10-01T00:00:00Z' }));
+  });
+});
+
+describe('TrendsPage under a rubric of other dimensions', () => {
+  const TRIAGE = 'c'.repeat(64);
+  const point = (bucket_start: string, dimension_means: Record<string, number | null>) => ({
+    bucket_start,
+    group: 'NetworkAgent',
+    count: 3,
+    mean: 70,
+    p10: 60,
+    p50: 70,
+    p90: 80,
+    dimension_means,
+    band_shares: {},
+    with_reference: 0,
+    outcome_counts: {},
+    found_share: null,
+  });
+  const answer = (dimension_means: Record<string, number | null>) => ({
+    criteria_hash: null,
+    bucket: 'week' as const,
+    group_by: 'agent' as const,
+    scored_after: null,
+    scored_before: null,
+    points: [point('2026-11-02T00:00:00Z', dimension_means), point('2026-11-09T00:00:00Z', dimension_means)],
+  });
+  const chart = () => screen.getByTestId('trend-dimensions');
+
+  beforeEach(() => {
+    mocked.currentCriteria.mockResolvedValue(makeCriteria(TRIAGE, TRIAGE_DIMENSIONS, 'triage'));
+    mocked.criteria.mockImplementation(async (hash) => (hash === TRIAGE ? makeCriteria(TRIAGE, TRIAGE_DIMENSIONS, 'triage') : makeCriteria(hash)));
+    mocked.criteriaInUse.mockResolvedValue([criteria(TRIAGE, true, '2026-11-01T00:00:00Z')]);
+  });
+
+  it("offers the rubric's dimensions with their maxima, each charted from 0 to its own maximum", async () => {
+    mocked.trends.mockResolvedValue(answer({ evidence: 6, diagnosis: 21, next_steps: 40 }));
+    renderAt(`/analytics/trends?group_by=agent&criteria_hash=${TRIAGE}`);
+
+    await userEvent.click(await screen.findByRole('combobox', { name: 'Dimension' }));
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['Evidence (of 10)', 'Diagnosis (of 30)', 'Next steps (of 60)']);
+    expect(mocked.criteria).toHaveBeenCalledWith(TRIAGE);
+    await userEvent.click(screen.getByRole('option', { name: 'Next steps (of 60)' }));
+
+    expect(await within(chart()).findByText('Next steps: mean per agent')).toBeInTheDocument();
+    expect(chart()).toHaveAttribute('data-axis-max', '60');
+    expect(within(chart()).getByRole('img', { name: /NetworkAgent 40\.0 points in the latest bucket, on a scale of 0 to 60/ })).toBeInTheDocument();
+  });
+
+  it("draws the rubric's first dimension for a URL's dimension it lacks, and leaves out keys it lacks that have no mean", async () => {
+    // an answer that still carries the default four (no means) besides the rubric's own
+    mocked.trends.mockResolvedValue(
+      answer({ logical_flow: null, consistency: null, tool_relevance: null, synthesis_quality: null, evidence: 6, diagnosis: 21, next_steps: 40 }),
+    );
+    renderAt('/analytics/trends?group_by=agent&dimension=logical_flow');
+
+    expect(await screen.findByText('Evidence: mean per agent')).toBeInTheDocument();
+    expect(chart()).toHaveAttribute('data-axis-max', '10');
+    expect(screen.getByRole('combobox', { name: 'Dimension' })).toHaveTextContent('Evidence (of 10)');
+    await userEvent.click(screen.getByRole('combobox', { name: 'Dimension' }));
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual(['Evidence (of 10)', 'Diagnosis (of 30)', 'Next steps (of 60)']);
   });
 });
 

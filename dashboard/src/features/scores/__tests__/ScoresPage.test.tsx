@@ -4,12 +4,16 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, fleetScoresCsvUrl } from '../../../api/client';
 import type { CriteriaUsage, FleetScore, FleetScorePage } from '../../../api/generated/schema';
+import { METHODOLOGY_DIMENSIONS, TRIAGE_DIMENSIONS, makeCriteria } from '../../../test/fixtures';
 import { render } from '../../../test/render';
 import { ScoresPage } from '../ScoresPage';
 
 vi.mock('../../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../api/client')>();
-  return { ...actual, api: { fleetScores: vi.fn(), filterValues: vi.fn(), criteriaInUse: vi.fn() } };
+  return {
+    ...actual,
+    api: { fleetScores: vi.fn(), filterValues: vi.fn(), criteriaInUse: vi.fn(), currentCriteria: vi.fn(), criteria: vi.fn() },
+  };
 });
 
 const mocked = vi.mocked(api, true);
@@ -85,6 +89,8 @@ beforeEach(() => {
   vi.resetAllMocks();
   mocked.fleetScores.mockResolvedValue(page([row('s-1', 82)]));
   mocked.criteriaInUse.mockResolvedValue(CRITERIA);
+  mocked.currentCriteria.mockResolvedValue(makeCriteria('a'.repeat(64)));
+  mocked.criteria.mockImplementation(async (hash) => makeCriteria(hash));
   mocked.filterValues.mockImplementation(async (field, criteriaHash) => ({
     field,
     criteria_hash: criteriaHash,
@@ -320,6 +326,82 @@ describe('ScoresPage', () => {
     );
     expect(search().get('scored_after')).toBe('2026-11-02');
   }, 90_000); // a cap for a loaded machine (it types into several fields), not a speed assertion
+});
+
+describe('ScoresPage under a rubric of other dimensions', () => {
+  const TRIAGE_HASH = 'c'.repeat(64);
+  const triageRow = (sessionId: string, total: number) =>
+    row(sessionId, total, { criteria_hash: TRIAGE_HASH, score_breakdown: { evidence: 7, diagnosis: 26, next_steps: 48 } });
+  const headers = () => screen.getAllByTestId(/^dimension-column-/).map((cell) => cell.textContent);
+
+  beforeEach(() => {
+    mocked.currentCriteria.mockResolvedValue(makeCriteria(TRIAGE_HASH, TRIAGE_DIMENSIONS, 'triage'));
+    mocked.criteriaInUse.mockResolvedValue([
+      { ...CRITERIA[0], criteria_hash: TRIAGE_HASH },
+      { ...CRITERIA[1], criteria_hash: 'b'.repeat(64) },
+    ]);
+    mocked.fleetScores.mockResolvedValue(page([triageRow('s-1', 81)]));
+  });
+
+  it("has a sortable column per dimension of the current rubric, each with its label and its own maximum", async () => {
+    const user = userEvent.setup();
+    renderAt('/scores');
+    const [first] = await screen.findAllByTestId('score-row');
+    await waitFor(() => expect(headers()).toEqual(['Evidence of 10', 'Diagnosis of 30', 'Next steps of 60']));
+    expect(screen.queryByRole('button', { name: 'Logical flow' })).toBeNull();
+    expect(within(first).getByText('48')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Next steps' }));
+    await waitFor(() => expect(lastQuery()).toMatchObject({ sort: 'next_steps', order: 'desc' }));
+    expect(search().get('sort')).toBe('next_steps');
+  });
+
+  it('sorts by the total when the URL names a dimension the rubric lacks, and never asks for it', async () => {
+    renderAt('/scores?sort=logical_flow&order=asc&cursor=c1');
+    await screen.findAllByTestId('score-row');
+    expect(lastQuery()).toMatchObject({ sort: 'total_score', order: 'asc' });
+    expect(lastQuery()?.cursor).toBeUndefined(); // a cursor of another sort would be refused
+    expect(mocked.fleetScores.mock.calls.map(([query]) => query.sort)).not.toContain('logical_flow');
+    expect(screen.getByRole('button', { name: 'Total' }).closest('th')).toHaveAttribute('aria-sort', 'ascending');
+  });
+
+  it("waits for the rubric before asking for a dimension sort of the URL, then asks for it", async () => {
+    renderAt('/scores?sort=diagnosis');
+    await screen.findAllByTestId('score-row');
+    expect(mocked.fleetScores.mock.calls.map(([query]) => query.sort)).toEqual(['diagnosis']);
+  });
+
+  it("sorts by another criteria's dimension under that criteria, and lists every rubric's under any", async () => {
+    mocked.criteria.mockImplementation(async (hash) => makeCriteria(hash, METHODOLOGY_DIMENSIONS));
+    renderAt(`/scores?criteria_hash=${'b'.repeat(64)}&sort=logical_flow`);
+    await screen.findAllByTestId('score-row');
+    expect(lastQuery()).toMatchObject({ criteria_hash: 'b'.repeat(64), sort: 'logical_flow' });
+    expect(headers()).toEqual(['Logical flow of 25', 'Consistency of 25', 'Tool relevance of 25', 'Synthesis quality of 25']);
+  });
+
+  it('lists the current rubric then the other rubrics in use when the criteria are any', async () => {
+    mocked.criteria.mockImplementation(async (hash) => makeCriteria(hash, METHODOLOGY_DIMENSIONS));
+    renderAt('/scores?criteria_hash=any&sort=consistency');
+    await screen.findAllByTestId('score-row');
+    expect(lastQuery()).toMatchObject({ criteria_hash: 'any', sort: 'consistency' });
+    expect(headers().map((h) => h?.replace(/ of \d+$/, ''))).toEqual([
+      'Evidence',
+      'Diagnosis',
+      'Next steps',
+      'Logical flow',
+      'Consistency',
+      'Tool relevance',
+      'Synthesis quality',
+    ]);
+    expect(mocked.criteria).toHaveBeenCalledWith('b'.repeat(64));
+  });
+
+  it('shows the keys the scores carry, in words, when the rubric cannot be read', async () => {
+    mocked.currentCriteria.mockRejectedValue(new Error('unavailable'));
+    renderAt('/scores');
+    await screen.findAllByTestId('score-row');
+    await waitFor(() => expect(headers()).toEqual(['Evidence', 'Diagnosis', 'Next steps']));
+  });
 });
 
 describe('fleetScoresCsvUrl', () => {
