@@ -126,12 +126,6 @@ _.mean_score_no_reference
 _.score_gap
 _.overall
 
-# LabelBreakdown's fields (models/quality.py): read through getattr by its total(); the labels API still takes the
-# default rubric's dimensions (issue 37: labels following any rubric is not done yet).
-_.logical_flow
-_.tool_relevance
-_.synthesis_quality
-
 # Issue 39 (w/guard): response fields set by validation from a dict or read by the dashboard, not by our code.
 _.recording_author  # an upload's author as its document names it (models/session.py, models/api.py)
 _.next_steps_offset  # SessionDetail: the first step not shown

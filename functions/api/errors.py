@@ -76,7 +76,8 @@ ERROR_DESCRIPTIONS = {
     "score, or send the request again",
     405: "This deployment serves the export the other way (streamed locally, an S3 job in AWS): see the Allow header",
     413: "Request body too large",
-    422: "Invalid session id, unknown field, malformed body, or query parameters that cannot be combined",
+    422: "Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label "
+    "breakdown that does not fit the rubric in force",
     500: "Service misconfigured",
     502: "The session source returned data that cannot be parsed",
     503: "Scoring disabled, or the queue, session source or database unavailable (Retry-After: seconds to wait)",

@@ -1,17 +1,22 @@
 """The three-dimension test rubric (config/rubrics/triage.yaml: evidence 10, diagnosis 20, next steps 30, summed and
-scaled to 0-100) through the analytics and the exports, offline judge, real PostgreSQL, the API: nothing assumes four
-dimensions of 25 points. (Its scoring is in test_rubric_scoring.py, its dashboard card in the dashboard's vitest
-ScoreBreakdownCard.test.tsx.)"""
+scaled to 0-100) through the analytics, the exports and the human labels, offline judge, real PostgreSQL, the API:
+nothing assumes four dimensions of 25 points. (Its scoring is in test_rubric_scoring.py, its dashboard card in the
+dashboard's vitest ScoreBreakdownCard.test.tsx, its label form in LabelForm.test.tsx.)"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from session_scoring.errors import InvalidRequestError
 from session_scoring.models.scores import SCORE_BANDS
 from tests.conftest import SAMPLES, Stack
+from tests.integration.test_labels_and_agreement import import_csv
 
 ANALYTICS = "/api/v1/scoring/analytics"
 SCORES = "/api/v1/scoring/scores"
@@ -162,3 +167,59 @@ def test_the_fleet_sorts_by_a_dimension_of_the_rubric_in_scope(make_stack: Any) 
     assert present == sorted(present)
     assert values == present + [None] * (len(values) - len(present))  # nulls last
     assert fleet(sort="next_steps", criteria_hash="any", latest_only="false").status_code == 200
+
+
+def test_triage_labels_take_its_keys_and_the_agreement_compares_them(make_stack: Any, tmp_path: Path) -> None:
+    triage: Stack = make_stack(SCORING_RUBRIC="triage", SCORING_TRUST_FORWARDED_USER="true")
+    session = next(p.stem for p in sorted(SAMPLES.glob("*.json")) if triage.request_score(p.stem).status_code < 300)
+    triage.poller.drain()
+    judged = {d["key"]: d["points"] for d in triage.score(session).json()["dimensions"]}
+    assert list(judged) == TRIAGE_KEYS
+
+    def put(who: str, body: dict[str, Any]) -> Any:
+        return triage.client.put(
+            f"/api/v1/scoring/sessions/{session}/labels", json=body, headers={"X-Forwarded-User": who}
+        )
+
+    mine = {"evidence": 5, "diagnosis": 10, "next_steps": 15}  # 30 of 60: a total of 50
+    accepted = put("alice", {"total_score": 50, "score_breakdown": mine})
+    assert accepted.status_code == 200, accepted.text
+    [current] = triage.client.get(f"/api/v1/scoring/sessions/{session}/labels").json()["current"]
+    assert (current["total_score"], current["score_breakdown"]) == (50, mine)
+
+    # the default rubric's four are not triage's: refused, naming the keys (and nothing stored)
+    four = dict.fromkeys(METHODOLOGY_KEYS, 20)
+    refused = put("bob", {"total_score": 80, "score_breakdown": four})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["code"] == "invalid_parameters"
+    assert refused.json()["detail"] == (
+        "score_breakdown lacks evidence, diagnosis, next_steps and has unknown consistency, logical_flow, "
+        "synthesis_quality, tool_relevance; the rubric 'triage' has exactly the dimensions evidence (0-10), "
+        "diagnosis (0-20), next_steps (0-30) (or leave score_breakdown out)"
+    )
+    over = put("bob", {"total_score": 100, "score_breakdown": {**mine, "next_steps": 31}})
+    assert over.status_code == 422
+    assert "score_breakdown.next_steps is 31; next_steps is worth 0-30 points" in over.json()["detail"]
+    not_a_map = put("bob", {"total_score": 50, "score_breakdown": {"evidence": "5"}})
+    assert not_a_map.status_code == 422  # the shape (a map of whole numbers) is the request model's
+    labels = triage.client.get(f"/api/v1/scoring/sessions/{session}/labels").json()
+    assert [c["labeller"] for c in labels["current"]] == ["alice"]
+
+    report = triage.client.get("/api/v1/scoring/analytics/agreement").json()
+    assert [(d["dimension"], d["n"], d["mean_absolute_error"]) for d in report["dimensions"]] == [
+        (key, 1, abs(judged[key] - mine[key])) for key in TRIAGE_KEYS
+    ]
+
+    # the CSV import: triage's columns import, the default rubric's are refused naming the column
+    good = tmp_path / "triage.csv"
+    good.write_text(f"session_id,labeller,total_score,evidence,diagnosis,next_steps\n{session},carol,100,10,20,30\n")
+    assert "imported 1 label(s)" in import_csv(triage, good)
+    labels = triage.client.get(f"/api/v1/scoring/sessions/{session}/labels").json()
+    carol = next(c for c in labels["current"] if c["labeller"] == "carol")
+    assert carol["score_breakdown"] == {"evidence": 10, "diagnosis": 20, "next_steps": 30}
+    old = tmp_path / "methodology.csv"
+    old.write_text(f"session_id,labeller,total_score,{','.join(METHODOLOGY_KEYS)}\n{session},dave,80,20,20,20,20\n")
+    with pytest.raises(
+        InvalidRequestError, match=r"unknown column\(s\) logical_flow \(line 1, column 4\), consistency"
+    ):
+        import_csv(triage, old)

@@ -337,13 +337,15 @@ class Container:
     def label_service(self) -> LabelService:
         from session_scoring.services.labels import LabelService
 
-        return LabelService(self.label_repository, self.scoring_service.check_known)
+        return LabelService(self.label_repository, self.scoring_service.check_known, self.config.rubric)
 
     @cached_property
     def agreement_service(self) -> AgreementService:
         from session_scoring.services.agreement import AgreementService
 
-        return AgreementService(self.label_repository)
+        return AgreementService(
+            self.label_repository, rubric_keys=lambda criteria_hash: self.scoring_service.rubric_for(criteria_hash).keys
+        )
 
     @cached_property
     def training_export(self) -> TrainingExportService:

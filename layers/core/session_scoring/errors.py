@@ -20,7 +20,7 @@ transient error and the scorer puts the attempt back for a later try; a permanen
     |   `-- JudgeUnavailableError       circuit open (also a JudgeError)
     |-- PermanentError                  retrying will not help
     |   |-- InvalidRequestError
-    |   |   `-- InvalidParametersError  422: query parameters outside their choices or not combinable
+    |   |   `-- InvalidParametersError  422: parameters outside their choices or not combinable; a label off the rubric
     |   |-- AuthenticationRequiredError 401: no identity where one is required
     |   |-- RoleRequiredError           403: an identity without the role the action needs
     |   |-- SessionNotFoundError
@@ -71,7 +71,8 @@ class InvalidRequestError(PermanentError):
 
 
 class InvalidParametersError(InvalidRequestError):
-    """Query parameters outside their choices, or that cannot be combined (e.g. ``scored=unscored&band=good``)."""
+    """Query parameters outside their choices, or that cannot be combined (e.g. ``scored=unscored&band=good``); or a
+    request body's value that only the service can check, such as a label's breakdown against the rubric in force."""
 
 
 class AuthenticationRequiredError(PermanentError):

@@ -1,12 +1,15 @@
-"""The agreement statistics against hand-computed values (and scipy, where it has the same statistic)."""
+"""The agreement statistics against hand-computed values (and scipy, where it has the same statistic), and the
+per-dimension errors over whatever keys a label and its score share (any rubric)."""
 
 from __future__ import annotations
 
 import pytest
 from scipy import stats
 
+from session_scoring.models.quality import LabelledScore
 from session_scoring.services.agreement import (
     average_ranks,
+    build_report,
     kendall_tau_b,
     krippendorff_interval_alpha,
     quadratic_weighted_kappa,
@@ -66,3 +69,35 @@ def test_krippendorff_interval_alpha_by_hand() -> None:
 
 def test_krippendorff_needs_two_labellers_on_a_session() -> None:
     assert krippendorff_interval_alpha({"s1": {"a": 10.0}, "s2": {"b": 50.0}}) is None
+
+
+def _labelled(session: str, labeller: str, human: dict[str, int] | None, judge: dict[str, int] | None) -> LabelledScore:
+    return LabelledScore(session, labeller, 50, human, 50, judge)
+
+
+def test_dimension_errors_follow_the_keys_the_label_and_the_score_share_in_the_rubrics_order() -> None:
+    triage = ("evidence", "diagnosis", "next_steps")  # config/rubrics/triage.yaml: 10, 20, 30
+    judged = {"evidence": 8, "diagnosis": 12, "next_steps": 30}
+    rows = [
+        # s1: two labellers, the mean of theirs against the judge's
+        _labelled("s1", "alice", {"evidence": 6, "diagnosis": 16, "next_steps": 28}, judged),
+        _labelled("s1", "bob", {"evidence": 10, "diagnosis": 20, "next_steps": 30}, judged),
+        # s2: a label of another rubric's key (the score has no logical_flow), and no next_steps
+        _labelled("s2", "alice", {"next_steps": 20, "logical_flow": 25}, {"evidence": 2, "next_steps": 25}),
+        # s3: no breakdown on the label: no dimension compared
+        _labelled("s3", "alice", None, judged),
+    ]
+
+    report = build_report("a" * 64, rows, with_reference=False, order=triage)
+
+    assert [(d.dimension, d.n, d.mean_absolute_error) for d in report.dimensions] == [
+        ("evidence", 1, 0.0),  # |8 - (6 + 10) / 2|
+        ("diagnosis", 1, 6.0),  # |12 - 18|
+        ("next_steps", 2, 3.0),  # |30 - 29| and |25 - 20|: (1 + 5) / 2
+    ]
+
+
+def test_no_breakdown_anywhere_compares_no_dimension() -> None:
+    report = build_report("a" * 64, [_labelled("s1", "alice", None, {"evidence": 3})], with_reference=False)
+    assert report.n == 1
+    assert report.dimensions == []

@@ -775,7 +775,10 @@ export interface components {
              * @description Share of sessions where |judge - human| <= 10
              */
             within_10: number | null;
-            /** Dimensions */
+            /**
+             * Dimensions
+             * @description The dimensions compared: each key that a session's score and its labels' breakdowns both have (whatever their rubric), in the rubric's order
+             */
             dimensions: components["schemas"]["DimensionError"][];
             /**
              * Weighted Kappa
@@ -1121,7 +1124,7 @@ export interface components {
             dimension: string;
             /**
              * N
-             * @description Sessions whose human labels include this dimension
+             * @description Sessions whose score and human labels both have this dimension
              */
             n: number;
             /** Mean Absolute Error */
@@ -1790,20 +1793,6 @@ export interface components {
             total_spread: components["schemas"]["TotalSpread"];
         };
         /**
-         * LabelBreakdown
-         * @description The four dimensions of a human label, each 0-25; given together or not at all.
-         */
-        LabelBreakdown: {
-            /** Logical Flow */
-            logical_flow: number;
-            /** Consistency */
-            consistency: number;
-            /** Tool Relevance */
-            tool_relevance: number;
-            /** Synthesis Quality */
-            synthesis_quality: number;
-        };
-        /**
          * LabelQueue
          * @description Answer of ``GET .../labels/next``: the caller's next unlabelled session under the current criteria.
          */
@@ -1853,7 +1842,8 @@ export interface components {
          * LabelRequest
          * @description Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
          *     their label (the earlier revision is kept). Strict: the CSV importer converts its strings before validating;
-         *     the API takes JSON numbers only.
+         *     the API takes JSON numbers only. The breakdown follows the rubric in force (``GET /criteria/current``); one that
+         *     does not fit it is refused (422), naming the key and its maximum or the keys missing and unknown.
          */
         LabelRequest: {
             /**
@@ -1861,8 +1851,13 @@ export interface components {
              * @description The human's total, 0-100
              */
             total_score: number;
-            /** @description Optional: the four dimensions, each 0-25, adding up to total_score */
-            score_breakdown?: components["schemas"]["LabelBreakdown"] | null;
+            /**
+             * Score Breakdown
+             * @description Optional: points per dimension of the rubric in force (GET /criteria/current lists its dimensions), keyed by the dimension's key: exactly the rubric's keys, each 0 to its own maximum. Under a 'sum' rubric they add up to total_score (scaled to 0-100 as the rubric's total is); under a 'holistic' rubric they need not (the total is the human's own)
+             */
+            score_breakdown?: {
+                [key: string]: number;
+            } | null;
             /**
              * Band
              * @description Optional: the band; must be the band total_score falls in (derived when absent)
@@ -3352,7 +3347,6 @@ export type ImportedTrajectory = components['schemas']['ImportedTrajectory'];
 export type JudgeInfo = components['schemas']['JudgeInfo'];
 export type JurorInfo = components['schemas']['JurorInfo'];
 export type JuryInfo = components['schemas']['JuryInfo'];
-export type LabelBreakdown = components['schemas']['LabelBreakdown'];
 export type LabelQueue = components['schemas']['LabelQueue'];
 export type LabelQueueSession = components['schemas']['LabelQueueSession'];
 export type LabelRequest = components['schemas']['LabelRequest'];
@@ -3466,7 +3460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3669,7 +3663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3746,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3832,7 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3910,7 +3904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3987,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +4072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4229,7 +4223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4297,7 +4291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4370,7 +4364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4461,7 +4455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4617,7 +4611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4682,7 +4676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4756,7 +4750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4828,7 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4896,7 +4890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5058,7 +5052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5154,7 +5148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5239,7 +5233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5322,7 +5316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5398,7 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5483,7 +5477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5680,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5769,7 +5763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5865,7 +5859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5941,7 +5935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6018,7 +6012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6117,7 +6111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6216,7 +6210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6293,7 +6287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6361,7 +6355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6431,7 +6425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6487,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6534,7 +6528,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6599,7 +6593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Invalid session id, unknown field, malformed body, or query parameters that cannot be combined */
+            /** @description Invalid session id, unknown field, malformed body, query parameters that cannot be combined, or a label breakdown that does not fit the rubric in force */
             422: {
                 headers: {
                     [name: string]: unknown;

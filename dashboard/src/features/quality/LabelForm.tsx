@@ -1,12 +1,15 @@
 // A human's label of a session beside the judge's score: each labeller's current label, and a form to add the
-// caller's own (a second one revises it; the API keeps every revision).
+// caller's own (a second one revises it; the API keeps every revision), with an optional breakdown over the
+// dimensions of the rubric in force.
 import { Alert, Box, Button, Card, CardContent, Stack, TextField, Typography } from '@mui/material';
 import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api/client';
-import type { LabelRequest, SessionLabel } from '../../api/generated/schema';
+import type { LabelRequest, RubricInfo, SessionLabel } from '../../api/generated/schema';
 import { useLabels, usePutLabel } from './queries';
 import { useBlockedReason } from '../../shared/useMe';
+import { useCurrentJudge } from '../runs/queries';
 import { SessionReferencePanel } from './ReferenceEditor';
+import { LabelFormDimensions, useBreakdownDraft } from './LabelFormDimensions';
 
 export interface LabelFormProps {
   /** The judge's total the agreement compares labels with: the latest completed score under the current criteria. */
@@ -14,22 +17,26 @@ export interface LabelFormProps {
   /** The name of the criteria in force, which that score used. */
   judgeCriteria?: string | null;
   labels: SessionLabel[];
+  /** The rubric of the criteria in force: a field per dimension (none while it is unknown). */
+  rubric?: RubricInfo | null;
   submitting?: boolean;
   error?: string | null;
   onSubmit: (label: LabelRequest) => void;
 }
 
-export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting = false, error = null, onSubmit }: LabelFormProps) {
+export function LabelForm({ judgeTotal, judgeCriteria = null, labels, rubric = null, submitting = false, error = null, onSubmit }: LabelFormProps) {
   const [total, setTotal] = useState('');
   const [notes, setNotes] = useState('');
   const blocked = useBlockedReason('label');
   const value = Number(total);
   const valid = total.trim() !== '' && Number.isInteger(value) && value >= 0 && value <= 100;
+  const dimensions = useBreakdownDraft(rubric, valid ? value : null);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!valid) return;
-    onSubmit({ total_score: value, notes: notes.trim() || null });
+    if (!valid || dimensions.problem) return;
+    const breakdown = dimensions.breakdown;
+    onSubmit({ total_score: value, ...(breakdown ? { score_breakdown: breakdown } : {}), notes: notes.trim() || null });
   };
 
   return (
@@ -62,9 +69,10 @@ export function LabelForm({ judgeTotal, judgeCriteria = null, labels, submitting
             slotProps={{ htmlInput: { inputMode: 'numeric' } }}
           />
           <TextField label="Notes" size="small" value={notes} onChange={(e) => setNotes(e.target.value)} sx={{ flexGrow: 1, minWidth: 200 }} />
-          <Button type="submit" variant="contained" disabled={!valid || submitting || Boolean(blocked)}>
+          <Button type="submit" variant="contained" disabled={!valid || Boolean(dimensions.problem) || submitting || Boolean(blocked)}>
             {submitting ? 'Saving…' : 'Save label'}
           </Button>
+          <LabelFormDimensions rubric={rubric} draft={dimensions.draft} problem={dimensions.problem} onChange={dimensions.setPoints} idPrefix="label-form" />
         </Box>
         {blocked && (
           <Alert severity="info" sx={{ mt: 1 }}>
@@ -93,12 +101,14 @@ export function SessionLabelsPanel({
 }) {
   const labels = useLabels(sessionId);
   const put = usePutLabel(sessionId);
+  const criteria = useCurrentJudge();
   return (
     <>
       <LabelForm
         judgeTotal={judgeTotal}
         judgeCriteria={judgeCriteria}
         labels={labels.data?.current ?? []}
+        rubric={criteria.data?.rubric ?? null}
         submitting={put.isPending}
         error={put.error ? errorMessage(put.error) : labels.error ? errorMessage(labels.error) : null}
         onSubmit={(label) => put.mutate(label)}

@@ -1,5 +1,6 @@
 // The labelling queue: the caller's next unlabelled session (scored under the current criteria) with the judge's
 // score beside its transcript, labelled from the keyboard: type the total, Enter saves and opens the next, s skips.
+// An optional breakdown takes the dimensions of the rubric in force, each out of its own maximum.
 import { Alert, Box, Breadcrumbs, Button, Card, CardContent, FormControlLabel, Link, Stack, Switch, TextField, Typography } from '@mui/material';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
@@ -12,7 +13,9 @@ import { Markdown } from '../../shared/components/Markdown';
 import { ConversationView } from '../sessions/ConversationView';
 import { useSession, useSessionScoring } from '../sessions/queries';
 import { ScoreBreakdown } from '../sessions/ScoreBreakdownCard';
+import { useCurrentJudge } from '../runs/queries';
 import { useLabelQueue, usePrefetchAfter, usePutLabel } from './queries';
+import { LabelFormDimensions, useBreakdownDraft } from './LabelFormDimensions';
 
 /** The keys the queue answers, as the page lists them. */
 export const SHORTCUTS: [keys: string, what: string][] = [
@@ -45,18 +48,25 @@ function QueueItem({
   const session = useSession(item.session_id);
   const scoring = useSessionScoring(item.session_id);
   const put = usePutLabel(item.session_id);
+  const criteria = useCurrentJudge();
+  const rubric = criteria.data?.rubric ?? null;
   const [total, setTotal] = useState('');
   const [notes, setNotes] = useState('');
   const [tried, setTried] = useState(false);
   const scoreRef = useRef<HTMLInputElement>(null);
   const notesRef = useRef<HTMLInputElement>(null);
   const valid = isTotal(total);
+  const dimensions = useBreakdownDraft(rubric, valid ? Number(total) : null);
 
   const save = () => {
     setTried(true);
-    if (!valid || put.isPending) return;
+    if (!valid || dimensions.problem || put.isPending) return;
     const value = Number(total);
-    put.mutate({ total_score: value, notes: notes.trim() || null }, { onSuccess: () => onSaved(item.session_id, value) });
+    const breakdown = dimensions.breakdown;
+    put.mutate(
+      { total_score: value, ...(breakdown ? { score_breakdown: breakdown } : {}), notes: notes.trim() || null },
+      { onSuccess: () => onSaved(item.session_id, value) },
+    );
   };
   const saveRef = useRef(save);
   saveRef.current = save;
@@ -130,6 +140,7 @@ function QueueItem({
                   onChange={(e) => setNotes(e.target.value)}
                   slotProps={{ htmlInput: { ref: notesRef, maxLength: 2000 } }}
                 />
+                <LabelFormDimensions rubric={rubric} draft={dimensions.draft} problem={dimensions.problem} onChange={dimensions.setPoints} idPrefix="queue" />
                 <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap' }}>
                   <Button type="submit" variant="contained" disabled={put.isPending}>
                     {put.isPending ? 'Saving…' : 'Save and next (Enter)'}

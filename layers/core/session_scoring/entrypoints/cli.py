@@ -40,7 +40,7 @@ from session_scoring.models.runs import (
 )
 from session_scoring.services.exports import TRAINING_FORMATS, TrainingExportService
 from session_scoring.services.facts import FactsBackfill
-from session_scoring.services.labels import CSV_COLUMNS, LabelService
+from session_scoring.services.labels import LabelService
 from session_scoring.services.quality import JudgeQualityService
 from session_scoring.services.reaper import AttemptReaper
 from session_scoring.services.redrive import DeadLetterReport, DeadLetterService
@@ -395,7 +395,12 @@ def main(argv: list[str] | None = None) -> int:
     label_import = labels_sub.add_parser(
         "import", help="import human labels from a CSV (every row checked first; all stored or none)"
     )
-    label_import.add_argument("file", type=Path, help="CSV with columns " + ", ".join(CSV_COLUMNS))
+    label_import.add_argument(
+        "file",
+        type=Path,
+        help="CSV with columns session_id, labeller, total_score, one per dimension key of the rubric in force "
+        "(GET /criteria/current lists them), band, notes",
+    )
     label_import.add_argument("--labeller", help="who labelled, for rows whose labeller column is empty")
     _add_judge_parser(commands)
     args = parser.parse_args(argv)

@@ -13,39 +13,28 @@ from pydantic import Field, model_validator
 from session_scoring.models.api import ResponseModel
 from session_scoring.models.reference import MAX_REFERENCE_CHARS
 from session_scoring.models.request import RequestBody
-from session_scoring.models.scores import (
-    BAND_NAMES,
-    DIMENSION_MAX,
-    DIMENSIONS,
-    MAX_SCORE,
-    MIN_SCORE,
-    band_for,
-)
+from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, MIN_SCORE, band_for
 
 BandName = Literal["failed", "weak", "adequate", "good", "near_perfect"]
 LabelSource = Literal["api", "import"]
 
 
-class LabelBreakdown(RequestBody):
-    """The four dimensions of a human label, each 0-25; given together or not at all."""
-
-    logical_flow: int = Field(ge=0, le=DIMENSION_MAX)
-    consistency: int = Field(ge=0, le=DIMENSION_MAX)
-    tool_relevance: int = Field(ge=0, le=DIMENSION_MAX)
-    synthesis_quality: int = Field(ge=0, le=DIMENSION_MAX)
-
-    def total(self) -> int:
-        return sum(int(getattr(self, d)) for d in DIMENSIONS)
-
-
 class LabelRequest(RequestBody):
     """Body of ``PUT .../labels``: a human's score of the session. A second PUT by the same labeller revises
     their label (the earlier revision is kept). Strict: the CSV importer converts its strings before validating;
-    the API takes JSON numbers only."""
+    the API takes JSON numbers only. The breakdown follows the rubric in force (``GET /criteria/current``); one that
+    does not fit it is refused (422), naming the key and its maximum or the keys missing and unknown."""
+
+    # The breakdown's shape (a map of whole numbers) is checked here; whether it fits the rubric only the label
+    # service can check (services/labels.py breakdown_problem): this model does not know the rubric.
 
     total_score: int = Field(ge=MIN_SCORE, le=MAX_SCORE, description="The human's total, 0-100")
-    score_breakdown: LabelBreakdown | None = Field(
-        default=None, description="Optional: the four dimensions, each 0-25, adding up to total_score"
+    score_breakdown: dict[str, int] | None = Field(
+        default=None,
+        description="Optional: points per dimension of the rubric in force (GET /criteria/current lists its "
+        "dimensions), keyed by the dimension's key: exactly the rubric's keys, each 0 to its own maximum. Under a "
+        "'sum' rubric they add up to total_score (scaled to 0-100 as the rubric's total is); under a 'holistic' "
+        "rubric they need not (the total is the human's own)",
     )
     band: BandName | None = Field(
         default=None, description="Optional: the band; must be the band total_score falls in (derived when absent)"
@@ -56,11 +45,6 @@ class LabelRequest(RequestBody):
 
     @model_validator(mode="after")
     def _consistent(self) -> LabelRequest:
-        if self.score_breakdown is not None and self.score_breakdown.total() != self.total_score:
-            raise ValueError(
-                f"the score_breakdown dimensions add up to {self.score_breakdown.total()} but total_score is "
-                f"{self.total_score}; they must be equal (or leave score_breakdown out)"
-            )
         expected = band_for(self.total_score).band
         if self.band is not None and self.band != expected:
             raise ValueError(
@@ -183,7 +167,7 @@ class LabelQueue(ResponseModel):
 
 class DimensionError(ResponseModel):
     dimension: str
-    n: int = Field(description="Sessions whose human labels include this dimension")
+    n: int = Field(description="Sessions whose score and human labels both have this dimension")
     mean_absolute_error: float | None = None
 
 
@@ -204,7 +188,10 @@ class AgreementReport(ResponseModel):
     mean_absolute_error: float | None = Field(default=None, description="Of the total, in points")
     within_5: float | None = Field(default=None, description="Share of sessions where |judge - human| <= 5")
     within_10: float | None = Field(default=None, description="Share of sessions where |judge - human| <= 10")
-    dimensions: list[DimensionError]
+    dimensions: list[DimensionError] = Field(
+        description="The dimensions compared: each key that a session's score and its labels' breakdowns both have "
+        "(whatever their rubric), in the rubric's order"
+    )
     weighted_kappa: float | None = Field(
         default=None, description="Cohen's kappa on the five bands, quadratic weights (null when undefined)"
     )

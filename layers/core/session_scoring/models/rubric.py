@@ -52,6 +52,11 @@ OFFLINE_FINDINGS: dict[str, str] = {
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
+def number_word(count: int) -> str:
+    """``count`` in words up to ten (``four``), in digits above."""
+    return _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -225,8 +230,7 @@ class Rubric(_Strict):
 
     def _total_description(self) -> tuple[str, str]:
         """The schema's own description and ``total_score``'s, saying the total rule."""
-        count = len(self.dimensions)
-        words = _NUMBER_WORDS[count] if count < len(_NUMBER_WORDS) else str(count)
+        words = number_word(len(self.dimensions))
         if self.total == "sum" and self.max_sum == 100:
             return (
                 f"Output schema for the judge LLM. ``total_score`` must equal the sum of the {words} dimensions.",

@@ -1,7 +1,9 @@
 """Agreement between the judge and humans under one criteria hash.
 
 The sample: every session with a completed real score under the criteria (its latest) and at least one human label
-(each labeller's current revision); a session's human figure is the mean of its labellers'. The figures use numpy
+(each labeller's current revision); a session's human figure is the mean of its labellers'. Per dimension, the
+error is over the dimension keys that the label and the score both have, whatever the rubric; the report lists the
+dimensions it compared, in the rubric's order. The figures use numpy
 and ``krippendorff``, imported when a report is asked for; not scipy, which would take the API's Lambda layer past
 its size limit (docs/judge-quality.md).
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,7 +22,7 @@ from session_scoring.models.quality import (
     DimensionError,
     LabelledScore,
 )
-from session_scoring.models.scores import BAND_NAMES, DIMENSIONS, band_for
+from session_scoring.models.scores import BAND_NAMES, band_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,8 +115,23 @@ def krippendorff_interval_alpha(ratings: dict[str, dict[str, float]]) -> float |
     return _finite(float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")))
 
 
-def build_report(criteria_hash: str, rows: Sequence[LabelledScore], with_reference: bool) -> AgreementReport:
-    """The agreement figures of ``rows`` (one per session and labeller)."""
+def dimension_gaps(labels: Sequence[LabelledScore]) -> dict[str, float]:
+    """One session's per-dimension gap, |judge - mean of its labellers'|, over each key the score and at least one
+    label's breakdown both have."""
+    judged = labels[0].judge_breakdown or {}
+    given: dict[str, list[int]] = defaultdict(list)
+    for label in labels:
+        for key, points in (label.human_breakdown or {}).items():
+            if key in judged:
+                given[key].append(points)
+    return {key: abs(judged[key] - sum(points) / len(points)) for key, points in given.items()}
+
+
+def build_report(
+    criteria_hash: str, rows: Sequence[LabelledScore], with_reference: bool, order: Sequence[str] = ()
+) -> AgreementReport:
+    """The agreement figures of ``rows`` (one per session and labeller); the dimensions compared are listed in
+    ``order`` (the rubric's keys), any others after them by key."""
     by_session: dict[str, list[LabelledScore]] = defaultdict(list)
     for row in rows:
         by_session[row.session_id].append(row)
@@ -124,16 +141,12 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore], with_referen
     confusion = [[0] * len(BAND_NAMES) for _ in BAND_NAMES]
     for mean_total, judge_total in zip(human, judge, strict=True):
         confusion[BAND_NAMES.index(band_for(round(mean_total)).band)][BAND_NAMES.index(band_for(judge_total).band)] += 1
-    dimension_errors: dict[str, list[float]] = {d: [] for d in DIMENSIONS}
+    dimension_errors: dict[str, list[float]] = defaultdict(list)
     for session in sessions:
-        labels = by_session[session]
-        judged = labels[0].judge_breakdown or {}
-        for dimension, gaps in dimension_errors.items():
-            given = [
-                r.human_breakdown[dimension] for r in labels if r.human_breakdown and dimension in r.human_breakdown
-            ]
-            if given and dimension in judged:
-                gaps.append(abs(judged[dimension] - sum(given) / len(given)))
+        for key, gap in dimension_gaps(by_session[session]).items():
+            dimension_errors[key].append(gap)
+    position = {key: index for index, key in enumerate(order)}
+    compared = sorted(dimension_errors.items(), key=lambda item: (position.get(item[0], len(position)), item[0]))
     errors = [abs(j - h) for j, h in zip(judge, human, strict=True)]
     n = len(sessions)
     ratings = {s: {r.labeller: float(r.human_total) for r in by_session[s]} for s in sessions}
@@ -146,8 +159,8 @@ def build_report(criteria_hash: str, rows: Sequence[LabelledScore], with_referen
         within_5=sum(e <= 5 for e in errors) / n if n else None,
         within_10=sum(e <= 10 for e in errors) / n if n else None,
         dimensions=[
-            DimensionError(dimension=d, n=len(e), mean_absolute_error=sum(e) / len(e) if e else None)
-            for d, e in dimension_errors.items()
+            DimensionError(dimension=key, n=len(gaps), mean_absolute_error=sum(gaps) / len(gaps))
+            for key, gaps in compared
         ],
         weighted_kappa=quadratic_weighted_kappa(confusion),
         confusion=confusion,
@@ -170,10 +183,12 @@ class LabelledScores(Protocol):
 @dataclass(eq=False)
 class AgreementService:
     repository: LabelledScores
+    rubric_keys: Callable[[str], tuple[str, ...]] | None = None
+    """The dimension keys of a criteria's rubric, the order the report lists its dimensions in (None: by key)."""
 
     def agreement(self, criteria_hash: str, with_reference: bool) -> AgreementReport:
         """The report under ``criteria_hash``; ``with_reference``: over the labelled sessions whose latest score was
         judged against a reference root cause only."""
-        return build_report(
-            criteria_hash, self.repository.labelled_scores(criteria_hash, with_reference), with_reference
-        )
+        rows = self.repository.labelled_scores(criteria_hash, with_reference)
+        order = self.rubric_keys(criteria_hash) if self.rubric_keys is not None else ()
+        return build_report(criteria_hash, rows, with_reference, order)

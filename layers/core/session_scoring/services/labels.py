@@ -1,8 +1,14 @@
 """Human labels: store a labeller's label (a new revision each time), read a session's labels, import a CSV; and the
 session's reference root cause (set, withdrawn, read: a new revision each time, whoever sets it).
 
+A label's breakdown follows the rubric of the criteria in force (``Rubric``, the criteria file): exactly its
+dimension keys, each 0 to its own maximum, adding up to the total under a ``sum`` rubric (a ``holistic`` rubric's
+total is the human's own). The request model checks the breakdown's shape; this service checks it against the
+rubric (:func:`breakdown_problem`), through the API (422) and the CSV import alike.
+
 An import validates every row first and reports every bad row (its line, the column, what is wrong); only a file
-with no bad row is stored, in one transaction, so nothing is ever half-imported.
+with no bad row is stored, in one transaction, so nothing is ever half-imported. Its columns are the rubric's
+(:func:`csv_columns`): session_id, labeller, total_score, one per dimension key, band, notes.
 """
 
 from __future__ import annotations
@@ -10,12 +16,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import ValidationError
 
-from session_scoring.errors import InvalidRequestError
+from session_scoring.configuration.criteria import default_rubric
+from session_scoring.errors import InvalidParametersError, InvalidRequestError
 from session_scoring.models.ids import is_session_id
 from session_scoring.models.quality import (
     LabelImportResult,
@@ -28,11 +35,56 @@ from session_scoring.models.quality import (
     SessionReference,
 )
 from session_scoring.models.reference import clean_reference_text
-from session_scoring.models.scores import DIMENSIONS
+from session_scoring.models.rubric import Rubric, number_word
 
-CSV_COLUMNS = ("session_id", "labeller", "total_score", *DIMENSIONS, "band", "notes")
 REQUIRED_COLUMNS = ("session_id", "total_score")
 MAX_ERRORS_SHOWN = 50
+
+
+def csv_columns(rubric: Rubric) -> tuple[str, ...]:
+    """The label CSV's columns under ``rubric``: one per dimension key between the total and the band."""
+    return ("session_id", "labeller", "total_score", *rubric.keys, "band", "notes")
+
+
+def _rubric_dimensions(rubric: Rubric) -> str:
+    return ", ".join(f"{key} (0-{maximum})" for key, maximum in rubric.maxima.items())
+
+
+def breakdown_problem(rubric: Rubric, total_score: int, breakdown: dict[str, int] | None) -> str | None:
+    """What is wrong with a label's ``breakdown`` under ``rubric`` (None: nothing, or no breakdown): a key missing or
+    unknown, points outside the key's maximum, or (a ``sum`` rubric) points that do not add up to ``total_score``."""
+    if breakdown is None:
+        return None
+    missing = [key for key in rubric.keys if key not in breakdown]
+    unknown = sorted(set(breakdown) - set(rubric.keys))
+    if missing or unknown:
+        parts = ([f"lacks {', '.join(missing)}"] if missing else []) + (
+            [f"has unknown {', '.join(unknown)}"] if unknown else []
+        )
+        return (
+            f"score_breakdown {' and '.join(parts)}; the rubric '{rubric.name}' has exactly the dimensions "
+            f"{_rubric_dimensions(rubric)} (or leave score_breakdown out)"
+        )
+    for key, maximum in rubric.maxima.items():
+        if not 0 <= breakdown[key] <= maximum:
+            return (
+                f"score_breakdown.{key} is {breakdown[key]}; {key} is worth 0-{maximum} points in the rubric "
+                f"'{rubric.name}'"
+            )
+    if rubric.total == "sum":
+        expected = rubric.scaled_total(breakdown)
+        if expected != total_score:
+            points = sum(breakdown.values())
+            added = (
+                f"{points}"
+                if rubric.max_sum == 100
+                else f"{points} of {rubric.max_sum}, {expected} scaled to 0-100 (rubric '{rubric.name}')"
+            )
+            return (
+                f"the score_breakdown dimensions add up to {added} but total_score is {total_score}; they must be "
+                "equal (or leave score_breakdown out)"
+            )
+    return None
 
 
 def _problems(exc: ValidationError) -> str:
@@ -62,10 +114,16 @@ class LabelService:
 
     repository: LabelStore
     check_known: Callable[[str], None]
+    rubric: Rubric = field(default_factory=default_rubric)
+    """The rubric of the criteria in force: a label's breakdown and the CSV's dimension columns follow it."""
 
     def put_label(self, session_id: str, labeller: str, request: LabelRequest) -> SessionLabel:
-        """Store ``labeller``'s label of the session: their first, or a revision of their earlier one. A session
-        that exists nowhere (no attempt, no source has it) is a SessionNotFoundError: nothing is stored."""
+        """Store ``labeller``'s label of the session: their first, or a revision of their earlier one. A breakdown
+        that does not fit the rubric is an InvalidParametersError (422) naming what is wrong; a session that exists
+        nowhere (no attempt, no source has it) is a SessionNotFoundError. Either way nothing is stored."""
+        problem = breakdown_problem(self.rubric, request.total_score, request.score_breakdown)
+        if problem is not None:
+            raise InvalidParametersError(problem)
         self.check_known(session_id)
         return self.repository.add(NewLabel(session_id, labeller, request, "api"))
 
@@ -108,14 +166,16 @@ class LabelService:
         """Every row of the CSV as a label, or an InvalidRequestError listing every bad row."""
         reader = csv.DictReader(io.StringIO(text))
         header = [name.strip() for name in reader.fieldnames or []]
+        columns = csv_columns(self.rubric)
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
-        unknown = [c for c in header if c not in CSV_COLUMNS]
+        unknown = [f"{c} (line 1, column {i})" for i, c in enumerate(header, start=1) if c not in columns]
         checks = (("lacks", missing), ("has unknown column(s)", unknown))
         wrong = [f"{what} {', '.join(names)}" for what, names in checks if names]
         if wrong:
             raise InvalidRequestError(
-                f"the CSV header {'; '.join(wrong)}; the columns are {', '.join(CSV_COLUMNS)} "
-                "(session_id and total_score required)"
+                f"the CSV header {'; '.join(wrong)}; the columns are {', '.join(columns)} "
+                f"(session_id and total_score required; the dimension columns are those of the rubric "
+                f"'{self.rubric.name}')"
             )
         labels: list[NewLabel] = []
         errors: list[str] = []
@@ -138,8 +198,7 @@ class LabelService:
             raise InvalidRequestError("the CSV has a header but no rows: nothing to import")
         return labels
 
-    @staticmethod
-    def _row(row: dict[str, str], default_labeller: str | None) -> NewLabel:
+    def _row(self, row: dict[str, str], default_labeller: str | None) -> NewLabel:
         session_id = row.get("session_id", "")
         if not is_session_id(session_id):
             raise ValueError(f"session_id {session_id!r} is not a session id (letters, digits, '.', '_', ':', '-')")
@@ -161,11 +220,12 @@ class LabelService:
         total = number("total_score")
         if total is None:
             raise ValueError("total_score is empty")
-        dimensions = {d: number(d) for d in DIMENSIONS}
-        given = {d: v for d, v in dimensions.items() if v is not None}
-        if given and len(given) != len(DIMENSIONS):
-            absent = [d for d in DIMENSIONS if d not in given]
-            raise ValueError(f"give all four dimensions or none; {', '.join(absent)} empty")
+        keys = self.rubric.keys
+        dimensions = {key: number(key) for key in keys}
+        given = {key: v for key, v in dimensions.items() if v is not None}
+        if given and len(given) != len(keys):
+            absent = [key for key in keys if key not in given]
+            raise ValueError(f"give all {number_word(len(keys))} dimensions or none; {', '.join(absent)} empty")
         request = LabelRequest.model_validate(
             {
                 "total_score": total,
@@ -174,6 +234,9 @@ class LabelService:
                 "notes": row.get("notes") or None,
             }
         )
+        problem = breakdown_problem(self.rubric, request.total_score, request.score_breakdown)
+        if problem is not None:
+            raise ValueError(problem)
         return NewLabel(session_id, labeller, request, "import")
 
     def import_labels(self, labels: list[NewLabel], progress: Callable[[int], None]) -> LabelImportResult:

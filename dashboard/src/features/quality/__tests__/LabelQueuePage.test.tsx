@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, api } from '../../../api/client';
-import type { LabelQueue, SessionDetail } from '../../../api/generated/schema';
+import type { CriteriaDefinition, LabelQueue, RubricInfo, SessionDetail } from '../../../api/generated/schema';
 import { makeScore } from '../../../test/fixtures';
 import { render } from '../../../test/render';
 import { LabelQueuePage } from '../LabelQueuePage';
@@ -12,7 +12,7 @@ vi.mock('../../../api/client', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../api/client')>();
   return {
     ...actual,
-    api: { nextToLabel: vi.fn(), getSession: vi.fn(), getSessionScoring: vi.fn(), putLabel: vi.fn() },
+    api: { nextToLabel: vi.fn(), getSession: vi.fn(), getSessionScoring: vi.fn(), putLabel: vi.fn(), currentCriteria: vi.fn() },
   };
 });
 
@@ -71,10 +71,35 @@ const renderQueue = (path = '/agreement/label') =>
 
 let labelled: Set<string>;
 
+/** The criteria in force, GET /criteria/current's answer, with `rubric` (null: not known). */
+const criteria = (rubric: RubricInfo | null): CriteriaDefinition => ({
+  criteria_hash: 'a'.repeat(64),
+  llm_provider: 'heuristic',
+  llm_model: 'heuristic',
+  criteria_content: {},
+  created_at: null,
+  rubric,
+});
+
+const TRIAGE: RubricInfo = {
+  name: 'triage',
+  description: '',
+  total: 'sum',
+  dimensions: [
+    { key: 'evidence', label: 'Evidence', max_points: 10, description: '' },
+    { key: 'diagnosis', label: 'Diagnosis', max_points: 20, description: '' },
+    { key: 'next_steps', label: 'Next steps', max_points: 30, description: '' },
+  ],
+  ceiling: null,
+  failure_tags: [],
+  claims_cite_events: false,
+};
+
 beforeEach(() => {
   vi.resetAllMocks();
   labelled = new Set();
   mocked.nextToLabel.mockImplementation(queueOf(labelled));
+  mocked.currentCriteria.mockResolvedValue(criteria(null));
   mocked.getSession.mockImplementation(async (id) => session(id));
   mocked.getSessionScoring.mockImplementation(async (id) => {
     const score = makeScore({ session_id: id, total_score: 60 + IDS.indexOf(id), score_reasoning: `Reasoning about ${id}` });
@@ -180,5 +205,28 @@ describe('LabelQueuePage', () => {
     const form = screen.getByRole('region', { name: 'Your label' });
     expect(await within(form).findByText('Could not save the label: labelling needs the labeller role')).toBeInTheDocument();
     expect(screen.getByTestId('queue-session')).toHaveAttribute('data-session-id', 's-2');
+  });
+
+  it("takes an optional breakdown over the triage rubric's dimensions after the notes, Enter saving it", async () => {
+    mocked.currentCriteria.mockResolvedValue(criteria(TRIAGE));
+    renderQueue();
+    await shown('s-1');
+    const breakdown = await screen.findByRole('group', { name: /Breakdown \(optional; rubric triage/ });
+    expect(within(breakdown).getAllByRole('textbox').map((box) => box.getAttribute('data-dimension'))).toEqual(['evidence', 'diagnosis', 'next_steps']);
+
+    await userEvent.keyboard('50');
+    await userEvent.tab(); // the notes first, as the shortcuts say
+    expect(screen.getByRole('textbox', { name: 'Notes (optional)' })).toHaveFocus();
+    await userEvent.type(screen.getByLabelText('Evidence (0-10)'), '5');
+    await userEvent.type(screen.getByLabelText('Diagnosis (0-20)'), '10');
+    await userEvent.type(screen.getByLabelText('Next steps (0-30)'), '16{Enter}'); // 31 of 60 is 52, not 50
+    expect(screen.getByTestId('label-breakdown-problem')).toHaveTextContent('the total must be 52');
+    expect(mocked.putLabel).not.toHaveBeenCalled();
+
+    await userEvent.type(screen.getByLabelText('Next steps (0-30)'), '{Backspace}{Backspace}15{Enter}');
+    await waitFor(() =>
+      expect(mocked.putLabel).toHaveBeenCalledWith('s-1', { total_score: 50, score_breakdown: { evidence: 5, diagnosis: 10, next_steps: 15 }, notes: null }),
+    );
+    await shown('s-2');
   });
 });
