@@ -21,7 +21,6 @@ from session_scoring.configuration.criteria import criteria_hash_of
 from session_scoring.errors import SessionNotFoundError
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.session import SESSION_FORMAT, Session, Stage, Step
 from session_scoring.repositories.uploads import UPLOAD_PREFIX, UPLOAD_SOURCE, NewUpload
 
@@ -77,22 +76,28 @@ def candidate_criteria(current: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return criteria_hash_of(content), content
 
 
-def _breakdown(total: int, rng: random.Random) -> dict[str, int]:
-    """Four dimensions of 0-25 summing to ``total``: an even split, then points moved at random within bounds."""
+def _breakdown(total: int, maxima: dict[str, int], rng: random.Random) -> dict[str, int]:
+    """The rubric's dimensions (``maxima``: key -> maximum) at ``total``'s share of each maximum. Four of 25 (the
+    default rubric) sum to ``total`` exactly: an even split, then points moved at random within bounds."""
+    keys = list(maxima)
+    if list(maxima.values()) != [25, 25, 25, 25]:
+        return {key: min(m, max(0, round(total * m / 100) + rng.randint(-1, 1))) for key, m in maxima.items()}
     points = [total // 4 + (1 if i < total % 4 else 0) for i in range(4)]
     for _ in range(6):
         give, take = rng.randrange(4), rng.randrange(4)
         moved = min(rng.randint(0, 4), points[give], 25 - points[take])
         points[give] -= moved
         points[take] += moved
-    return dict(zip(DIMENSIONS, points, strict=True))
+    return dict(zip(keys, points, strict=True))
 
 
-def _verdict(total: int, tools: list[tuple[str, str]], rng: random.Random, model: str) -> JudgeVerdict:
+def _verdict(
+    total: int, tools: list[tuple[str, str]], rng: random.Random, model: str, maxima: dict[str, int]
+) -> JudgeVerdict:
     output = JudgeOutputSchema.model_validate(
         {
             "total_score": total,
-            "score_breakdown": _breakdown(total, rng),
+            "score_breakdown": _breakdown(total, maxima, rng),
             "score_reasoning": f"Seeded demo verdict: {total}/100 (no judge was asked).",
             "missing_tools": [{"tool_name": name, "rationale": why} for name, why in tools],
             "alternative_approaches": [],
@@ -128,6 +133,7 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
     end = (now or datetime.now(UTC)).replace(microsecond=0)
     span = timedelta(weeks=weeks)
     current_hash = config.criteria_hash
+    maxima = config.rubric.maxima  # the candidate criteria differ in their prompt only: the same rubric
     candidate_hash, candidate_content = candidate_criteria(config.criteria_content)
     repo.ensure_criteria(current_hash, config.criteria_content)
     repo.ensure_criteria(candidate_hash, candidate_content)
@@ -142,9 +148,9 @@ def seed(container: Any, scores: int, weeks: int = 6, now: datetime | None = Non
         claim = repo.claim(score_id, 60)
         if claim.claim_token is None:
             raise RuntimeError(f"could not claim the seeded attempt of {session_id} (is it being scored?)")
-        verdict = _verdict(total, _missing_tools(total, rng), rng, model)
+        verdict = _verdict(total, _missing_tools(total, rng), rng, model, maxima)
         stored = repo.complete(
-            score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None), scored_at=at
+            score_id, claim.claim_token, criteria, verdict, PromptStats(False, None, None), scored_at=at, maxima=maxima
         )
         if not stored:
             raise RuntimeError(f"the seeded attempt of {session_id} lost its claim (a reaper took it?)")

@@ -57,3 +57,24 @@ def test_comparison_points_are_a_fixed_sample_of_the_common_sessions(make_stack:
         {"session_id": "p1", "base": 40, "candidate": 50},
         {"session_id": "p3", "base": 90, "candidate": 95},
     ]
+
+
+def test_seeded_scores_under_another_rubric_have_its_dimensions_in_trends_and_comparison(make_stack: Any) -> None:
+    """`SCORING_RUBRIC=triage make run` seeds scores of triage's three dimensions (each within its own maximum), and
+    the trends and the criteria comparison, read from the read models, list exactly those."""
+    stack: Stack = make_stack(SCORING_RUBRIC="triage")
+    maxima = stack.container.config.rubric.maxima
+    seed(stack.container, 30, weeks=2, now=NOW)
+    current = stack.container.config.criteria_hash
+    candidate, _ = candidate_criteria(stack.container.config.criteria_content)
+
+    trends = stack.client.get(f"{ANALYTICS}/trends", params={"criteria_hash": current}).json()
+    assert trends["points"]
+    for point in trends["points"]:
+        assert list(point["dimension_means"]) == list(maxima)
+        assert all(0 <= mean <= maxima[key] for key, mean in point["dimension_means"].items())
+    comparison = stack.client.get(
+        f"{ANALYTICS}/criteria-comparison", params={"base": current, "candidate": candidate}
+    ).json()
+    assert comparison["shared_dimensions"] == list(maxima)
+    assert {key: summary["n"] for key, summary in comparison["dimensions"].items()} == dict.fromkeys(maxima, 10)
