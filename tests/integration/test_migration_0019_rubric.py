@@ -126,6 +126,21 @@ def _labels_and_a_run(engine: Engine) -> None:
         )
 
 
+def previous_release(engine: Engine, url: str, make_stack: Any, revision: str) -> None:
+    """Fill the empty database at ``url`` as a deployment of the release at ``revision`` would be: :data:`SCORES`
+    scores of two criteria (the scorer's statement keeps every read model), labels and a run; then downgrade it."""
+    settings = Settings()
+    migrate.upgrade(engine, settings)
+    # main's offline judge (heuristic-rules-v3), so the seeded scores carry main's criteria hash
+    stack = make_stack(SCORING_DATABASE_URL=url, SCORING_LLM_MODEL="heuristic-rules-v3")
+    assert seed(stack.container, SEEDED, weeks=6, now=NOW).scores == SEEDED
+    _earlier_attempts(engine, SCORES - SEEDED)
+    assert stack.container.config.criteria_hash == MAIN_HASH_HEURISTIC  # the default rubric's hash
+    _labels_and_a_run(engine)
+    stack.container.engine.dispose()
+    migrate.downgrade(engine, settings, revision)
+
+
 def test_the_upgrade_moves_every_dimension_and_the_downgrade_gives_the_database_back(
     postgres_url: str, make_stack: Any
 ) -> None:
@@ -133,15 +148,7 @@ def test_the_upgrade_moves_every_dimension_and_the_downgrade_gives_the_database_
     with scratch_database(postgres_url, "rubric") as url:
         engine = create_engine(url)
         try:
-            migrate.upgrade(engine, settings)
-            # main's offline judge (heuristic-rules-v3), so the seeded scores carry main's criteria hash
-            stack = make_stack(SCORING_DATABASE_URL=url, SCORING_LLM_MODEL="heuristic-rules-v3")
-            assert seed(stack.container, SEEDED, weeks=6, now=NOW).scores == SEEDED
-            _earlier_attempts(engine, SCORES - SEEDED)
-            assert stack.container.config.criteria_hash == MAIN_HASH_HEURISTIC  # the default rubric's hash
-            _labels_and_a_run(engine)
-            stack.container.engine.dispose()
-            migrate.downgrade(engine, settings, PREVIOUS)  # the database of the previous release
+            previous_release(engine, url, make_stack, PREVIOUS)
             tables = _previous_tables(engine)
             assert {"comparison_pairs", "comparison_cells", "judge_labels", "scoring_runs"} <= set(tables)
             before = _snapshot(engine, tables)

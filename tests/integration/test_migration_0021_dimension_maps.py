@@ -10,19 +10,10 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, text
 
-from devstack.seed import seed
 from session_scoring.configuration.settings import Settings
 from session_scoring.infrastructure import migrate
 from session_scoring.repositories.comparison import ComparisonRepository
-from tests.integration.test_migration_0019_rubric import (
-    NOW,
-    SCORES,
-    SEEDED,
-    _earlier_attempts,
-    _labels_and_a_run,
-    _previous_tables,
-    _snapshot,
-)
+from tests.integration.test_migration_0019_rubric import SCORES, _previous_tables, _snapshot, previous_release
 from tests.support.databases import scratch_database
 from tests.unit.configuration.test_rubric import MAIN_HASH_HEURISTIC
 
@@ -85,14 +76,7 @@ def test_the_upgrade_moves_every_dimension_value_and_the_downgrade_gives_them_ba
     with scratch_database(postgres_url, "dimension_maps") as url:
         engine = create_engine(url)
         try:
-            migrate.upgrade(engine, settings)
-            stack = make_stack(SCORING_DATABASE_URL=url, SCORING_LLM_MODEL="heuristic-rules-v3")
-            assert seed(stack.container, SEEDED, weeks=6, now=NOW).scores == SEEDED
-            _earlier_attempts(engine, SCORES - SEEDED)
-            assert stack.container.config.criteria_hash == MAIN_HASH_HEURISTIC  # the default rubric's hash
-            _labels_and_a_run(engine)
-            stack.container.engine.dispose()
-            migrate.downgrade(engine, settings, PREVIOUS)  # the database of the previous release
+            previous_release(engine, url, make_stack, PREVIOUS)
             tables = _previous_tables(engine)
             before = _snapshot(engine, tables)
             figures = _figures_before(engine)

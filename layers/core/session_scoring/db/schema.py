@@ -9,6 +9,7 @@ foreign key to TARSy's ``alert_sessions``: scores live in their own database.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -415,16 +416,23 @@ trend_members = Table(
 # Per criteria hash, bucket (a UTC day, or the Monday of its week), grouping and group among ``trend_members``: the
 # sessions, ``totals`` (sessions per total score 0-100, index = total: exact percentiles) and the sessions that found,
 # partly found or missed their reference (each dimension's sum and count are ``trend_dimension_sums``).
+def _trend_key() -> list[Column[Any]]:
+    """The key of a trend row: criteria hash, bucket, grouping and group (new columns for each table)."""
+    return [
+        Column("criteria_hash", String(64), primary_key=True),
+        Column("bucket", String(4), primary_key=True),
+        Column("group_by", String(10), primary_key=True),
+        Column("bucket_start", Date, primary_key=True),
+        # True when the score's attempt has no such fact (the value is then ''; for ``group_by`` 'none' False, '').
+        Column("group_unknown", Boolean, primary_key=True),
+        Column("group_value", String(255), primary_key=True),
+    ]
+
+
 trend_histograms = Table(
     "trend_histograms",
     metadata,
-    Column("criteria_hash", String(64), primary_key=True),
-    Column("bucket", String(4), primary_key=True),
-    Column("group_by", String(10), primary_key=True),
-    Column("bucket_start", Date, primary_key=True),
-    # True when the score's attempt has no such fact (the value is then ''; for ``group_by`` 'none' False, '').
-    Column("group_unknown", Boolean, primary_key=True),
-    Column("group_value", String(255), primary_key=True),
+    *_trend_key(),
     Column("sessions", Integer, nullable=False),
     Column("totals", ARRAY(Integer), nullable=False),
     *[
@@ -442,12 +450,7 @@ trend_histograms = Table(
 trend_dimension_sums = Table(
     "trend_dimension_sums",
     metadata,
-    Column("criteria_hash", String(64), primary_key=True),
-    Column("bucket", String(4), primary_key=True),
-    Column("group_by", String(10), primary_key=True),
-    Column("bucket_start", Date, primary_key=True),
-    Column("group_unknown", Boolean, primary_key=True),
-    Column("group_value", String(255), primary_key=True),
+    *_trend_key(),
     Column("dimension_key", String(64), primary_key=True),
     Column("points", BigInteger, nullable=False),
     Column("sessions", Integer, nullable=False),
