@@ -260,7 +260,8 @@ CANDIDATE = "c" * 64
 def _load_pairs(cur: Any, scale: int, base: str, candidate: str) -> None:
     """``scale`` completed scores: every session scored once under ``base`` and once under ``candidate`` (the
     comparison's worst case: scale / 2 pairs), over 180 days, three agents, four alert types; then their
-    ``latest_scores`` rows as the verdict statement leaves them (one per criteria hash, and the newer under '*')."""
+    ``latest_scores`` rows as the verdict statement leaves them (one per criteria hash, and the newer under '*'), in
+    the columns of the revision it loads at (before 0012: a column per dimension, which 0021 moves into a map)."""
     sessions = max(1, scale // 2)
     cur.execute(
         "INSERT INTO scoring_criteria_definitions (criteria_hash, criteria_content) VALUES (%s, %s), (%s, %s) "
@@ -290,13 +291,14 @@ def _load_pairs(cur: Any, scale: int, base: str, candidate: str) -> None:
     )
     cur.execute(
         """
-        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, dimensions,
-                                   scored_at, missing_tools)
+        INSERT INTO latest_scores (session_id, criteria_hash, score_id, total_score, band, logical_flow, consistency,
+                                   tool_relevance, synthesis_quality, scored_at, missing_tools)
         SELECT s.session_id, c.criteria_hash, s.score_id, s.total_score,
                CASE WHEN s.total_score <= 44 THEN 'failed' WHEN s.total_score <= 59 THEN 'weak'
                     WHEN s.total_score <= 74 THEN 'adequate' WHEN s.total_score <= 89 THEN 'good'
                     ELSE 'near_perfect' END,
-               s.score_breakdown,
+               (s.score_breakdown ->> 'logical_flow')::int, (s.score_breakdown ->> 'consistency')::int,
+               (s.score_breakdown ->> 'tool_relevance')::int, (s.score_breakdown ->> 'synthesis_quality')::int,
                s.scored_at, '{}'
         FROM session_scores s
         CROSS JOIN LATERAL (VALUES (s.criteria_hash), ('*')) AS c(criteria_hash)
@@ -338,6 +340,7 @@ def test_trends_and_comparison_at_scale(
         ("0014_session_list", "0012_trend_buckets backfill (with 0013, 0014)"),
         ("0015_trend_histograms", "0015_trend_histograms backfill"),
         (COMPARISON_MIGRATION, "0016_comparison_pairs backfill"),
+        ("0021_dimension_maps", "0017-0021, 0021_dimension_maps moving the dimensions"),
     ):
         started = time.perf_counter()
         migrate.upgrade(engine, Settings(), revision)
@@ -399,9 +402,8 @@ def test_trends_and_comparison_at_scale(
     cur = conn.cursor()
     started = time.perf_counter()
     cur.execute(
-        "SELECT b.session_id, b.total_score, c.total_score, b.band, c.band, b.logical_flow, b.consistency, "
-        "b.tool_relevance, b.synthesis_quality, c.logical_flow, c.consistency, c.tool_relevance, "
-        "c.synthesis_quality FROM latest_scores b JOIN latest_scores c ON c.session_id = b.session_id "
+        "SELECT b.session_id, b.total_score, c.total_score, b.band, c.band, b.dimensions, c.dimensions "
+        "FROM latest_scores b JOIN latest_scores c ON c.session_id = b.session_id "
         "WHERE b.criteria_hash = %s AND c.criteria_hash = %s ORDER BY b.session_id",
         (base, CANDIDATE),
     )
@@ -424,13 +426,16 @@ def test_trends_and_comparison_at_scale(
 COMPARISON_MIGRATION = "0016_comparison_pairs"
 
 # The comparison as it was first computed (TrendsRepository.comparison_histograms and comparison_points, before
-# migration 0016): both criteria's latest_scores rows joined per request, aggregated to histograms and movers.
+# migration 0016): both criteria's latest_scores rows joined per request, aggregated to histograms and movers (the
+# default rubric's four dimensions read from today's maps, where they were columns then).
 _FORMER_HISTOGRAMS = """
 WITH pairs AS MATERIALIZED (
     SELECT b.session_id, b.total_score AS base_total, c.total_score AS candidate_total,
-           c.logical_flow - b.logical_flow AS logical_flow, c.consistency - b.consistency AS consistency,
-           c.tool_relevance - b.tool_relevance AS tool_relevance,
-           c.synthesis_quality - b.synthesis_quality AS synthesis_quality
+           (c.dimensions ->> 'logical_flow')::int - (b.dimensions ->> 'logical_flow')::int AS logical_flow,
+           (c.dimensions ->> 'consistency')::int - (b.dimensions ->> 'consistency')::int AS consistency,
+           (c.dimensions ->> 'tool_relevance')::int - (b.dimensions ->> 'tool_relevance')::int AS tool_relevance,
+           (c.dimensions ->> 'synthesis_quality')::int - (b.dimensions ->> 'synthesis_quality')::int
+               AS synthesis_quality
     FROM latest_scores b JOIN latest_scores c ON c.session_id = b.session_id AND c.criteria_hash = %s
     WHERE b.criteria_hash = %s)
 SELECT 'joint', base_total, candidate_total, count(*), NULL FROM pairs GROUP BY base_total, candidate_total
@@ -484,7 +489,7 @@ def _verdict_statement_cost(
 
     with_upkeep = ScoreRepository(container.query_engine)
     with monkeypatch.context() as patch:
-        patch.setattr(trends, "upkeep", lambda _done: (None, None))
+        patch.setattr(trends, "upkeep", lambda _done: (None, None, None))
         patch.setattr(outcomes, "upkeep", lambda _members: None)
         without_trends = ScoreRepository(container.query_engine)
         _ = without_trends._store_verdict  # the statement is built on first use: here, without the upkeep
