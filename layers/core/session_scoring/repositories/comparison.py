@@ -16,7 +16,7 @@ from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover
+from session_scoring.models.trends import ComparisonHistograms, ComparisonPoint, Mover, TrendBucket, TrendGroup
 from session_scoring.repositories.base import StatementRepository, as_json_list, json_object
 from session_scoring.repositories.read_models import comparison, rebuild_tables
 
@@ -116,13 +116,27 @@ class ComparisonRepository(StatementRepository):
         latest = _LATEST.c
         own = self._own_rows(criteria_hash, with_reference)
         rows = self._all(select(latest.total_score, func.count().label("n")).where(*own).group_by(latest.total_score))
-        keys = func.jsonb_object_keys(latest.dimensions).table_valued("key").render_derived(name="own_keys")
-        present = self._all(
-            select(keys.c.key, func.count().label("n"))
-            .select_from(_LATEST.join(keys, true()))
-            .where(*own)
-            .group_by(keys.c.key)
-        )
+        if with_reference:
+            keys = func.jsonb_object_keys(latest.dimensions).table_valued("key").render_derived(name="own_keys")
+            present = self._all(
+                select(keys.c.key, func.count().label("n"))
+                .select_from(_LATEST.join(keys, true()))
+                .where(*own)
+                .group_by(keys.c.key)
+            )
+        else:
+            # The sessions having each dimension, from the trends' daily sums: a few rows per day, not one per score.
+            d = schema.trend_dimension_sums.c
+            present = self._all(
+                select(d.dimension_key.label("key"), func.sum(d.sessions).label("n"))
+                .where(
+                    d.criteria_hash == criteria_hash,
+                    d.bucket == TrendBucket.DAY.value,
+                    d.group_by == TrendGroup.NONE.value,
+                )
+                .group_by(d.dimension_key)
+                .having(func.sum(d.sessions) > 0)
+            )
         return ComparisonHistograms(
             joint={(int(row.total_score), int(row.total_score)): int(row.n) for row in rows},
             dimension_deltas={row.key: {0: int(row.n)} for row in present},
