@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -55,6 +56,28 @@ _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", 
 def number_word(count: int) -> str:
     """``count`` in words up to ten (``four``), in digits above."""
     return _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
+
+
+@dataclass(frozen=True)
+class BreakdownFault:
+    """The first rule of a rubric a breakdown breaks (:meth:`Rubric.breakdown_fault`): its keys are not exactly the
+    rubric's (``dimensions``), one key's points are outside its maximum (``maximum``), or a ``sum`` rubric's points
+    do not make the total (``sum``: ``expected`` is what they make)."""
+
+    rule: Literal["dimensions", "maximum", "sum"]
+    missing: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    key: str = ""
+    points: int = 0
+    maximum: int = 0
+    expected: int = 0
+
+    def keys_text(self) -> str:
+        """``lacks a, b and has unknown c``: what is wrong with the keys."""
+        parts = ([f"lacks {', '.join(self.missing)}"] if self.missing else []) + (
+            [f"has unknown {', '.join(self.unknown)}"] if self.unknown else []
+        )
+        return " and ".join(parts)
 
 
 class _Strict(BaseModel):
@@ -206,6 +229,23 @@ class Rubric(_Strict):
         maxima add up to 100)."""
         points = sum(breakdown[key] for key in self.keys)
         return (200 * points + self.max_sum) // (2 * self.max_sum)
+
+    def breakdown_fault(self, breakdown: dict[str, int], total_score: int) -> BreakdownFault | None:
+        """The first rule of this rubric ``breakdown`` (with ``total_score``) breaks, None when it keeps them all:
+        exactly the rubric's keys, each within its maximum, and under ``sum`` points that make the total. A judge's
+        verdict (:meth:`check`) and a human label are held to the same rules."""
+        missing = tuple(key for key in self.keys if key not in breakdown)
+        unknown = tuple(sorted(set(breakdown) - set(self.keys)))
+        if missing or unknown:
+            return BreakdownFault("dimensions", missing=missing, unknown=unknown)
+        for key, maximum in self.maxima.items():
+            if not 0 <= breakdown[key] <= maximum:
+                return BreakdownFault("maximum", key=key, points=breakdown[key], maximum=maximum)
+        if self.total == "sum":
+            expected = self.scaled_total(breakdown)
+            if expected != total_score:
+                return BreakdownFault("sum", expected=expected)
+        return None
 
     def ceiling_range(self, value: str | None) -> CeilingRange | None:
         if self.ceilings is None or value is None:
@@ -387,30 +427,21 @@ class Rubric(_Strict):
 
     def check(self, output: JudgeOutputSchema) -> None:
         """Raise :class:`JudgeOutputError` naming the first rule of this rubric ``output`` breaks."""
-        given = set(output.score_breakdown)
-        missing = [key for key in self.keys if key not in given]
-        unknown = sorted(given - set(self.keys))
-        if missing or unknown:
-            parts = ([f"lacks {', '.join(missing)}"] if missing else []) + (
-                [f"has unknown {', '.join(unknown)}"] if unknown else []
-            )
+        fault = self.breakdown_fault(output.score_breakdown, output.total_score)
+        if fault is not None and fault.rule == "dimensions":
             raise JudgeOutputError(
-                f"rule 'dimensions': score_breakdown {' and '.join(parts)}; it must have exactly {', '.join(self.keys)}"
+                f"rule 'dimensions': score_breakdown {fault.keys_text()}; it must have exactly {', '.join(self.keys)}"
             )
-        for key, maximum in self.maxima.items():
-            points = output.score_breakdown[key]
-            if not 0 <= points <= maximum:
-                raise JudgeOutputError(
-                    f"rule 'maximum': score_breakdown.{key} is {points}; it must be within 0-{maximum}"
-                )
-        if self.total == "sum":
-            expected = self.scaled_total(output.score_breakdown)
-            if output.total_score != expected:
-                scaled = "" if self.max_sum == 100 else f" (scaled to 0-100 from {self.max_sum})"
-                raise JudgeOutputError(
-                    f"rule 'total: sum': total_score is {output.total_score} but the score_breakdown dimensions "
-                    f"add up to {expected}{scaled}; total_score must equal their sum"
-                )
+        if fault is not None and fault.rule == "maximum":
+            raise JudgeOutputError(
+                f"rule 'maximum': score_breakdown.{fault.key} is {fault.points}; it must be within 0-{fault.maximum}"
+            )
+        if fault is not None:
+            scaled = "" if self.max_sum == 100 else f" (scaled to 0-100 from {self.max_sum})"
+            raise JudgeOutputError(
+                f"rule 'total: sum': total_score is {output.total_score} but the score_breakdown dimensions "
+                f"add up to {fault.expected}{scaled}; total_score must equal their sum"
+            )
         if self.ceilings is not None:
             allowed = self.ceiling_range(output.ceiling)
             if allowed is None:

@@ -51,40 +51,31 @@ def _rubric_dimensions(rubric: Rubric) -> str:
 
 
 def breakdown_problem(rubric: Rubric, total_score: int, breakdown: dict[str, int] | None) -> str | None:
-    """What is wrong with a label's ``breakdown`` under ``rubric`` (None: nothing, or no breakdown): a key missing or
-    unknown, points outside the key's maximum, or (a ``sum`` rubric) points that do not add up to ``total_score``."""
-    if breakdown is None:
+    """What is wrong with a label's ``breakdown`` under ``rubric`` (None: nothing, or no breakdown), by the rubric's
+    own rules (:meth:`Rubric.breakdown_fault`), said for the person who labelled."""
+    fault = None if breakdown is None else rubric.breakdown_fault(breakdown, total_score)
+    if breakdown is None or fault is None:
         return None
-    missing = [key for key in rubric.keys if key not in breakdown]
-    unknown = sorted(set(breakdown) - set(rubric.keys))
-    if missing or unknown:
-        parts = ([f"lacks {', '.join(missing)}"] if missing else []) + (
-            [f"has unknown {', '.join(unknown)}"] if unknown else []
-        )
+    if fault.rule == "dimensions":
         return (
-            f"score_breakdown {' and '.join(parts)}; the rubric '{rubric.name}' has exactly the dimensions "
+            f"score_breakdown {fault.keys_text()}; the rubric '{rubric.name}' has exactly the dimensions "
             f"{_rubric_dimensions(rubric)} (or leave score_breakdown out)"
         )
-    for key, maximum in rubric.maxima.items():
-        if not 0 <= breakdown[key] <= maximum:
-            return (
-                f"score_breakdown.{key} is {breakdown[key]}; {key} is worth 0-{maximum} points in the rubric "
-                f"'{rubric.name}'"
-            )
-    if rubric.total == "sum":
-        expected = rubric.scaled_total(breakdown)
-        if expected != total_score:
-            points = sum(breakdown.values())
-            added = (
-                f"{points}"
-                if rubric.max_sum == 100
-                else f"{points} of {rubric.max_sum}, {expected} scaled to 0-100 (rubric '{rubric.name}')"
-            )
-            return (
-                f"the score_breakdown dimensions add up to {added} but total_score is {total_score}; they must be "
-                "equal (or leave score_breakdown out)"
-            )
-    return None
+    if fault.rule == "maximum":
+        return (
+            f"score_breakdown.{fault.key} is {fault.points}; {fault.key} is worth 0-{fault.maximum} points in the "
+            f"rubric '{rubric.name}'"
+        )
+    points = sum(breakdown.values())
+    added = (
+        f"{points}"
+        if rubric.max_sum == 100
+        else f"{points} of {rubric.max_sum}, {fault.expected} scaled to 0-100 (rubric '{rubric.name}')"
+    )
+    return (
+        f"the score_breakdown dimensions add up to {added} but total_score is {total_score}; they must be "
+        "equal (or leave score_breakdown out)"
+    )
 
 
 def _problems(exc: ValidationError) -> str:
