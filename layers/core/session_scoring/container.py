@@ -315,12 +315,12 @@ class Container:
             self.trends_repository,
             ComparisonRepository(self.query_engine),
             self.agreement_service,
-            rubric_keys=lambda criteria_hash: (
-                self.config.rubric.keys
-                if criteria_hash is None
-                else self.scoring_service.rubric_for(criteria_hash).keys
-            ),
+            rubric_keys=self.rubric_keys,
         )
+
+    def rubric_keys(self, criteria_hash: str | None) -> tuple[str, ...]:
+        """The dimension keys of a criteria's rubric, in its order (None: the current rubric's)."""
+        return self.config.rubric.keys if criteria_hash is None else self.scoring_service.rubric_for(criteria_hash).keys
 
     @cached_property
     def insights_service(self) -> InsightsService:
@@ -329,7 +329,7 @@ class Container:
         def dimension_keys(criteria_hash: str | None) -> tuple[str, ...]:
             if criteria_hash is None:
                 return self.analytics_service.dimensions_in_use()
-            return self.scoring_service.rubric_for(criteria_hash).keys
+            return self.rubric_keys(criteria_hash)
 
         return InsightsService(self.config, self.insights_repository, dimension_keys, titles=self.uploads)
 
@@ -343,9 +343,7 @@ class Container:
     def agreement_service(self) -> AgreementService:
         from session_scoring.services.agreement import AgreementService
 
-        return AgreementService(
-            self.label_repository, rubric_keys=lambda criteria_hash: self.scoring_service.rubric_for(criteria_hash).keys
-        )
+        return AgreementService(self.label_repository, rubric_keys=self.rubric_keys)
 
     @cached_property
     def training_export(self) -> TrainingExportService:

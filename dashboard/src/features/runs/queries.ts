@@ -2,6 +2,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api } from '../../api/client';
 import type { RunRequest, RunStatus, ScoreStatus, ScoringRun } from '../../api/generated/schema';
+import { criteriaDefinitionKey } from '../../shared/criteria';
 import { sessionKeys } from '../sessions/queries';
 
 /** How often the runs list and a run's page refresh while a run is planning or running. */
@@ -26,7 +27,6 @@ export const runKeys = {
   sessions: (runId: string, page: number, pageSize: number, status: ScoreStatus | null, version: string) =>
     ['runs', 'one', runId, 'sessions', page, pageSize, status, version] as const,
   summary: (runId: string, version: string) => ['runs', 'one', runId, 'summary', version] as const,
-  judge: ['criteria', 'current'] as const,
 };
 
 /** A page of runs, newest first; refreshed every RUN_POLL_MS while any run on it is planning or running. */
@@ -121,9 +121,14 @@ export function useCancelRun() {
   });
 }
 
-/** The criteria in force and its judge: the run form offers batch mode only to a judge that can batch. */
+/** The criteria in force and its judge: the run form offers batch mode only to a judge that can batch. One cache
+ * entry with the rubric choosers' read of the same definition (shared/criteria). */
 export function useCurrentJudge() {
-  return useQuery({ queryKey: runKeys.judge, queryFn: () => api.currentCriteria(), staleTime: 5 * 60_000 });
+  return useQuery({
+    queryKey: criteriaDefinitionKey('current'),
+    queryFn: () => api.currentCriteria(),
+    staleTime: 5 * 60_000,
+  });
 }
 
 /** The judge providers with a batch API at a discount (the run service's BATCH_PROVIDERS). */
