@@ -18,7 +18,7 @@ from session_scoring.db.schema import criteria_scope
 from session_scoring.models.scores import BAND_NAMES, MAX_SCORE, MIN_SCORE, REFERENCED_OUTCOMES, SCORE_BANDS
 from session_scoring.models.trends import PERCENTILES, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.base import StatementRepository, as_json_list
-from session_scoring.repositories.read_models import outcomes, rebuild_tables, trends
+from session_scoring.repositories.read_models import dimension_entries, outcomes, rebuild_tables, trends
 from session_scoring.repositories.read_models.trends import OUTCOME_SUMS, outcome_sums
 
 _MEMBERS = schema.trend_members
@@ -188,7 +188,7 @@ class TrendsRepository(StatementRepository):
                 *cut_members
             )
             statement = union_all(statement, members)
-            each = func.jsonb_each_text(m.dimensions).table_valued("key", "value").render_derived(name="member_dims")
+            each = dimension_entries(m.dimensions, "member_dims")
             member_dimensions = (
                 select(
                     *member_point,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, String, Table, bindparam, literal, literal_column, or_, select, text, union_all
+from sqlalchemy import Engine, String, Table, bindparam, func, literal, literal_column, or_, select, text, union_all
 from sqlalchemy.dialects.postgresql import insert
 
 from session_scoring.db.schema import ANY_CRITERIA
@@ -47,6 +47,11 @@ def scopes(name: str) -> Any:
         .union_all(select(literal(ANY_CRITERIA, String).label("criteria_hash")))
         .subquery(name)
     )
+
+
+def dimension_entries(dimensions: Any, name: str) -> Any:
+    """A score's dimension map (JSONB, key: points) as rows ``key``, ``value`` (text), to join beside its row."""
+    return func.jsonb_each_text(dimensions).table_valued("key", "value").render_derived(name=name)
 
 
 def replaced(members: Any, key: str) -> Any:

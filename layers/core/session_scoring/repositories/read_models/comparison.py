@@ -29,7 +29,7 @@ from sqlalchemy.dialects.postgresql import insert
 from session_scoring.db import schema
 from session_scoring.db.schema import ANY_CRITERIA
 from session_scoring.models.scores import REFERENCED_OUTCOMES
-from session_scoring.repositories.read_models import MINUS, PLUS, add_counts, constants
+from session_scoring.repositories.read_models import MINUS, PLUS, add_counts, constants, dimension_entries
 
 TABLES = ("comparison_pairs", "comparison_cells")
 TOTAL = "total"
@@ -131,8 +131,7 @@ def upkeep(done: Any, latest: Any) -> tuple[Any, ...]:
     )
     q = scoped.c
 
-    lows = func.jsonb_each_text(q.low_dimensions).table_valued("key", "value").render_derived(name="cmp_low")
-    highs = func.jsonb_each_text(q.high_dimensions).table_valued("key", "value").render_derived(name="cmp_high")
+    lows, highs = dimension_entries(q.low_dimensions, "cmp_low"), dimension_entries(q.high_dimensions, "cmp_high")
     delta = sql_cast(highs.c.value, Integer) - sql_cast(lows.c.value, Integer)
     deltas = union_all(
         select(

@@ -33,7 +33,7 @@ from session_scoring.models.scores import MAX_SCORE, MIN_SCORE, REFERENCED_OUTCO
 from session_scoring.models.trends import TrendBucket, TrendGroup
 from session_scoring.repositories import read_models
 from session_scoring.repositories.base import json_object
-from session_scoring.repositories.read_models import add_counts, outcomes, replaced
+from session_scoring.repositories.read_models import add_counts, dimension_entries, outcomes, replaced
 
 TABLES = ("trend_members", "trend_histograms", "trend_dimension_sums")
 
@@ -159,7 +159,7 @@ def _histogram_upkeep(members: Any) -> tuple[Any, Any]:
 
     def dimension_side(key: list[Any], dimensions: Any, sign: int, name: str) -> Any:
         signed: Any = literal_column(str(sign))
-        each = func.jsonb_each_text(dimensions).table_valued("key", "value").render_derived(name=name)
+        each = dimension_entries(dimensions, name)
         return select(
             *key,
             each.c.key.label("dimension_key"),
