@@ -142,10 +142,11 @@ def migrated_database(postgres_url: str) -> str:
 
     from session_scoring.configuration.settings import Settings
     from session_scoring.infrastructure import migrate
+    from session_scoring.repositories.scores import install_routines
 
     engine = create_engine(postgres_url)
     try:
-        migrate.upgrade(engine, Settings())
+        migrate.upgrade(engine, Settings(), then=install_routines)
     finally:
         engine.dispose()
     return postgres_url

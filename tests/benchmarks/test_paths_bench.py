@@ -2,8 +2,9 @@
 
 A floor is the same I/O done by hand: pg8000 statements on one open connection and, for a POST, one ``SendMessage``
 with the same boto3 client. The scorer's floor does a job's I/O: the claim, the verdict's own statement as the
-service sent it (its children and the latest-score tables' upkeep) prepared once, as a by-hand worker would prepare
-the statements it runs for every job, and the breaker's ``GetItem`` beside it; the minimal floor (claim, one
+service sent it in full (its children and the latest-score tables' upkeep; taken from a job run with the verdict's
+database routine dropped, since the service otherwise calls the routine) prepared once, as a by-hand worker would
+prepare the statements it runs for every job, and the breaker's ``GetItem`` beside it; the minimal floor (claim, one
 transaction of multi-row inserts, no upkeep, no breaker) is printed beside it.
 
 Warm paths are the medians of ``BENCH_CALLS`` (200) in-process calls of the Lambda handlers (Mangum for the API,
@@ -48,11 +49,12 @@ from typing import Any
 
 import pg8000.dbapi
 import pytest
-from sqlalchemy import event, make_url
+from sqlalchemy import event, make_url, text
 
 from devstack.queue_poller import LocalLambdaContext
 from session_scoring.judge.rendering import prompt_for_judge
 from session_scoring.models.jobs import ScoringJob
+from session_scoring.repositories.scores import install_routines, verdict_routine
 from tests.benchmarks.conftest import BenchTable, report
 from tests.conftest import ROOT, THOROUGH_ID, Stack
 from tests.support.databases import pg_params
@@ -393,15 +395,24 @@ def test_warm_api_and_scorer_paths(bench_stack: Stack, bench_table: BenchTable) 
     breaker_client = getattr(container.breaker, "_client", None)
     if breaker_client is not None:
         breaker_client.meta.events.register("before-call.dynamodb.*", count_request)
-    event.listen(container.query_engine, "before_cursor_execute", capture)
     with rt.installed():
         new_attempt()
         rt.reset()
         run_job()
     job_trips = str(rt)
-    event.remove(container.query_engine, "before_cursor_execute", capture)
     if breaker_client is not None:
         breaker_client.meta.events.unregister("before-call.dynamodb.*", count_request)
+    # The floor replays the verdict's full statement, not the routine the service calls (which would make the floor
+    # the service's own shortcut): one job runs with the routine dropped, so the service sends the statement itself.
+    routine = verdict_routine()
+    with container.query_engine.connect() as ddl:
+        ddl.execute(text(f"DROP FUNCTION {routine.name}"))
+    event.listen(container.query_engine, "before_cursor_execute", capture)
+    new_attempt()
+    run_job()
+    event.remove(container.query_engine, "before_cursor_execute", capture)
+    with container.engine.begin() as ddl:
+        install_routines(ddl)
     output = judge.last.output
     store_verdict = _replayable_store(conn, sent, pending[-1])
 

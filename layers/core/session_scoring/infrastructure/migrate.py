@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from session_scoring.configuration.settings import Settings
 
@@ -17,8 +19,12 @@ def alembic_config(settings: Settings) -> Config:
     return config
 
 
-def upgrade(engine: Engine, settings: Settings, revision: str = "head") -> None:
-    _run(engine, settings, lambda config: command.upgrade(config, revision))
+def upgrade(
+    engine: Engine, settings: Settings, revision: str = "head", then: Callable[[Connection], None] | None = None
+) -> None:
+    """Upgrade to ``revision``; ``then`` runs after it on the same connection, under the same lock and in the same
+    transaction (the service installs its database routines there)."""
+    _run(engine, settings, lambda config: command.upgrade(config, revision), then)
 
 
 def downgrade(engine: Engine, settings: Settings, revision: str) -> None:
@@ -34,7 +40,7 @@ def current_revision(engine: Engine) -> str | None:
         return str(value) if value is not None else None
 
 
-def _run(engine: Engine, settings: Settings, action: object) -> None:
+def _run(engine: Engine, settings: Settings, action: object, then: Callable[[Connection], None] | None = None) -> None:
     config = alembic_config(settings)
     with engine.connect() as conn:
         conn.execute(text("SELECT pg_advisory_lock(:id)"), {"id": MIGRATION_LOCK_ID})
@@ -42,6 +48,8 @@ def _run(engine: Engine, settings: Settings, action: object) -> None:
         try:
             config.attributes["connection"] = conn
             action(config)  # type: ignore[operator]
+            if then is not None:
+                then(conn)
             conn.commit()
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": MIGRATION_LOCK_ID})

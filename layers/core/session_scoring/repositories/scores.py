@@ -17,7 +17,9 @@ from functools import cached_property
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     ColumnElement,
+    Connection,
     DateTime,
     Engine,
     Integer,
@@ -30,22 +32,25 @@ from sqlalchemy import (
     column,
     exists,
     func,
+    literal,
     literal_column,
     null,
     or_,
     select,
     text,
     true,
+    type_coerce,
     update,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID, aggregate_order_by, insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.sql.elements import ColumnClause
 
 from session_scoring.configuration.criteria import default_rubric
 from session_scoring.db import schema
 from session_scoring.db.calls import db_call
 from session_scoring.errors import AttemptConflictError
+from session_scoring.log import logger
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import (
     ApproachRecord,
@@ -78,6 +83,7 @@ from session_scoring.repositories.read_models import (
     tool_counts,
     trends,
 )
+from session_scoring.repositories.routines import Routine, as_routine, install, is_missing
 from session_scoring.repositories.writebacks import writeback_document, writeback_from
 
 _ACTIVE = tuple(sorted(status.value for status in ACTIVE_STATUSES))
@@ -167,20 +173,32 @@ def _children() -> list[Any]:
 
 
 def _attempts() -> Select[Any]:
-    return select(*_RECORD_COLUMNS, *_children(), writeback_document().label("writeback_json"))
+    # The children's JSON typed as such (no conversion: the driver decodes it), so that a read can be a routine.
+    return select(
+        *_RECORD_COLUMNS,
+        *[type_coerce(child, JSON).label(child.name) for child in _children()],
+        type_coerce(writeback_document(), JSON).label("writeback_json"),
+    )
 
 
 _NEWEST_FIRST = (_SCORES.c.requested_at.desc(), _SCORES.c.score_id.desc())
-_OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id")
+_OF_SESSION = _SCORES.c.session_id == bindparam("p_session_id", type_=String)
 _NOT_SAMPLE = _SCORES.c.sample_kind.is_(None)
 """A session's own score, not a judge-quality sample (migration 0010): samples are never a session's score."""
 
 # The hot reads are built once: a request only binds its values.
 _BY_ID = _attempts().where(_SCORES.c.score_id == bindparam("p_score_id", type_=UUID(as_uuid=True)))
-_ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _SCORES.c.status.in_(_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
+
+
+def _status_in(*statuses: str) -> ColumnElement[bool]:
+    """``status IN (...)`` with one constant each, not a list expanded at execution: a routine can carry it."""
+    return _SCORES.c.status.in_([literal(status, _SCORES.c.status.type) for status in statuses])
+
+
+_ACTIVE_ATTEMPT = _attempts().where(_OF_SESSION, _status_in(*_ACTIVE)).order_by(*_NEWEST_FIRST).limit(1)
 _ACTIVE_OR_LATEST_COMPLETED = (
     _attempts()
-    .where(_OF_SESSION, _NOT_SAMPLE, _SCORES.c.status.in_((*_ACTIVE, "completed")))
+    .where(_OF_SESSION, _NOT_SAMPLE, _status_in(*_ACTIVE, "completed"))
     .order_by(_SCORES.c.status == "completed", *_NEWEST_FIRST)
     .limit(1)
 )
@@ -522,17 +540,75 @@ def _verdict_params(
     return params
 
 
+VERDICT_ROUTINE_PREFIX = "scoring_store_verdict"
+LATEST_ROUTINE_PREFIX = "scoring_latest_attempt"
+ACTIVE_OR_COMPLETED_ROUTINE_PREFIX = "scoring_active_or_completed"
+
+
+def verdict_routine() -> Routine:
+    """The verdict's statement as a database function (``repositories/routines.py``): the same work, parsed and
+    planned once per server connection instead of on every job."""
+    return as_routine(VERDICT_ROUTINE_PREFIX, _store_verdict_statement(), writes=True)
+
+
+def latest_routine() -> Routine:
+    """A session's latest attempt (what GET .../score reads) as a database function."""
+    return as_routine(LATEST_ROUTINE_PREFIX, _LATEST_ATTEMPT, writes=False)
+
+
+def active_or_completed_routine() -> Routine:
+    """A session's active attempt, else its latest completed one (what a POST reads first), as a database function."""
+    return as_routine(ACTIVE_OR_COMPLETED_ROUTINE_PREFIX, _ACTIVE_OR_LATEST_COMPLETED, writes=False)
+
+
+def install_routines(conn: Connection) -> None:
+    """Create this release's routines and drop other releases' (run with the migrations, under their lock)."""
+    dropped = install(conn, [verdict_routine(), latest_routine(), active_or_completed_routine()])
+    if dropped:
+        logger.info("database routines of another release dropped", extra={"routines": dropped})
+
+
 class ScoreRepository(StatementRepository):
     """Score attempts and criteria. Every method is one statement; none holds a transaction across I/O."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
         self._ensured: set[str] = set()
+        self._warned_missing: set[str] = set()  # routine prefixes whose absence was logged
 
     @cached_property
     def _store_verdict(self) -> Any:
         """Built on the first verdict stored (25 ms of SQLAlchemy construction), not by a process that only reads."""
         return _store_verdict_statement()
+
+    @cached_property
+    def _verdict_routine(self) -> Routine:
+        return verdict_routine()
+
+    @cached_property
+    def _latest_routine(self) -> Routine:
+        return latest_routine()
+
+    @cached_property
+    def _active_or_completed_routine(self) -> Routine:
+        return active_or_completed_routine()
+
+    def _one_via(self, routine: Routine, statement: Any, params: dict[str, Any]) -> Row[Any] | None:
+        """Run ``routine``; ``statement`` itself (the same result, slower) when the routine is missing from the
+        database: one refused round trip more, so a routine installed later is used at once."""
+        try:
+            return self._one(routine.call, params)
+        except DBAPIError as exc:
+            if not is_missing(exc, routine):
+                raise
+        if routine.prefix not in self._warned_missing:
+            self._warned_missing.add(routine.prefix)
+            logger.warning(
+                "a database routine is missing: running its full statement (slower) until it is installed; run the "
+                "migrations (make migrate, or the deploy's migrate function)",
+                extra={"routine": routine.name},
+            )
+        return self._one(statement, params)
 
     @cached_property
     def _store_sample(self) -> Any:
@@ -591,8 +667,9 @@ class ScoreRepository(StatementRepository):
         row = self._one(_BY_ID, {"p_score_id": score_id})
         return None if row is None else to_record(row)
 
-    def _latest(self, statement: Any, session_id: str) -> ScoreRecord | None:
-        row = self._one(statement, {"p_session_id": session_id})
+    def _latest(self, statement: Any, session_id: str, routine: Routine | None = None) -> ScoreRecord | None:
+        params = {"p_session_id": session_id}
+        row = self._one(statement, params) if routine is None else self._one_via(routine, statement, params)
         return None if row is None else to_record(row)
 
     @db_call
@@ -611,7 +688,7 @@ class ScoreRepository(StatementRepository):
     def latest(self, session_id: str) -> ScoreRecord | None:
         """The session's latest attempt (whatever its status; never a judge-quality sample), None when the session
         was never scored."""
-        return self._latest(_LATEST_ATTEMPT, session_id)
+        return self._latest(_LATEST_ATTEMPT, session_id, self._latest_routine)
 
     @db_call
     def active_for_session(self, session_id: str) -> ScoreRecord | None:
@@ -620,7 +697,7 @@ class ScoreRepository(StatementRepository):
     @db_call
     def active_or_latest_completed(self, session_id: str) -> ScoreRecord | None:
         """The session's active attempt if it has one, else its latest completed attempt, in one statement."""
-        return self._latest(_ACTIVE_OR_LATEST_COMPLETED, session_id)
+        return self._latest(_ACTIVE_OR_LATEST_COMPLETED, session_id, self._active_or_completed_routine)
 
     @db_call
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
@@ -676,7 +753,7 @@ class ScoreRepository(StatementRepository):
             p_estimated_cost_usd=estimated_cost_usd,
             p_scored_at=scored_at,
         )
-        return self._one(self._store_verdict, params) is not None
+        return self._one_via(self._verdict_routine, self._store_verdict, params) is not None
 
     @db_call
     def store_sample(

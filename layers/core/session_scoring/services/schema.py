@@ -11,6 +11,7 @@ from session_scoring.configuration.settings import Settings
 from session_scoring.errors import DatabaseUnavailableError
 from session_scoring.infrastructure import migrate
 from session_scoring.log import logger
+from session_scoring.repositories.scores import install_routines
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,12 @@ class SchemaService:
 
     def upgrade(self) -> SchemaState:
         """Apply every pending migration (concurrent callers wait on the advisory lock); DatabaseUnavailableError,
-        naming the cause, when the database cannot be reached or a migration fails (and is rolled back)."""
+        naming the cause, when the database cannot be reached or a migration fails (and is rolled back). The
+        service's database routines (``repositories/routines.py``) are installed after the migrations, under the same
+        lock."""
         try:
             before = migrate.current_revision(self.engine)
-            migrate.upgrade(self.engine, self.settings)
+            migrate.upgrade(self.engine, self.settings, then=install_routines)
             after = migrate.current_revision(self.engine)
         except SQLAlchemyError as exc:
             raise DatabaseUnavailableError(f"database migration failed: {_describe(exc)}") from exc
