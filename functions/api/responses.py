@@ -34,6 +34,11 @@ def json_response(
     return Response(body, status_code=status_code, headers=headers, media_type="application/json")
 
 
+def json_bytes_response(body: bytes) -> Response:
+    """JSON the service serialised itself (a page it keeps for every viewer, serialised once), sent as it is."""
+    return Response(body, media_type="application/json")
+
+
 def streamed_response(rows: StreamedRows) -> StreamingResponse:
     """``rows`` as a download, each chunk read through ``run_blocking`` as a route's service call is."""
     return StreamingResponse(

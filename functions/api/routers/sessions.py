@@ -9,7 +9,7 @@ from functions.api.blocking import run_blocking
 from functions.api.deps import ContainerDep
 from functions.api.errors import error_responses
 from functions.api.params import API_PREFIX, MAX_PAGE, PageSize, SessionId
-from functions.api.responses import json_response
+from functions.api.responses import json_bytes_response, json_response
 from session_scoring.models.api import SessionDetail, SessionListPage, SessionSearchResult, SessionStepsPage
 from session_scoring.models.request import IsoDateTime
 from session_scoring.models.session import SessionStatus
@@ -119,7 +119,7 @@ async def search_sessions(
     summary="One session as its source has it: the alert, each stage's steps and tool calls, the final analysis",
 )
 async def get_session(session_id: SessionId, scoring: ContainerDep) -> Response:
-    return json_response(await run_blocking(scoring.session_view_service.session_detail, session_id))
+    return json_bytes_response(await run_blocking(scoring.session_view_service.session_detail_json, session_id))
 
 
 @router.get(
@@ -135,4 +135,6 @@ async def get_session_steps(
     offset: Annotated[int, Query(ge=0, le=10_000_000, description="The first step's position (from 0)")] = 0,
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many steps (and at most 512 KiB)")] = 500,
 ) -> Response:
-    return json_response(await run_blocking(scoring.session_view_service.session_steps, session_id, offset, limit))
+    return json_bytes_response(
+        await run_blocking(scoring.session_view_service.session_steps_json, session_id, offset, limit)
+    )

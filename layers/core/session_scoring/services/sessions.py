@@ -6,7 +6,9 @@ The view's first answer carries the session with as many of its first steps as f
 large. Other sources hand the whole session over and it is cut here. Concurrent identical reads in one process share
 one read (:class:`SharedReads`): twenty viewers of one large session cost one read, not twenty. An upload never
 changes once stored, so the last :data:`KEPT_UPLOAD_PAGES` pages of uploads read are kept (each at most a page's
-size): viewers reading one large upload over and over cost the database and the process one read per page.
+size): viewers reading one large upload over and over cost the database and the process one read per page. Each page
+is answered as its JSON, serialised once in the read it comes from: a kept page costs the next viewer the sending of
+its bytes, not another serialisation of half a megabyte on the server's event loop.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import TypeAdapter
 
 from session_scoring.models.api import ConversationStep, PagedConversationStep, SessionDetail, SessionStepsPage
 from session_scoring.models.session import Session, Step
@@ -30,6 +34,9 @@ KEPT_UPLOAD_PAGES = 8
 """Pages of uploads kept (first pages and step pages together): a few megabytes at most."""
 
 V = TypeVar("V")
+
+_DETAIL_JSON = TypeAdapter(SessionDetail)
+_STEPS_JSON = TypeAdapter(SessionStepsPage)
 
 
 class SharedReads(Generic[V]):
@@ -112,22 +119,29 @@ class PagedSessions(Protocol):
 class SessionViewService:
     source: SessionSource
     paged: PagedSessions | None = None
-    _details: SharedReads[SessionDetail] = field(default_factory=SharedReads)
-    _pages: SharedReads[SessionStepsPage] = field(default_factory=SharedReads)
+    _details: SharedReads[bytes] = field(default_factory=SharedReads)
+    _pages: SharedReads[bytes] = field(default_factory=SharedReads)
     _kept: KeptPages = field(default_factory=lambda: KeptPages(KEPT_UPLOAD_PAGES))
 
-    def session_detail(self, session_id: str) -> SessionDetail:
-        """The session with its first page of steps (SessionNotFoundError when unknown)."""
-        return self._details.read(session_id, lambda: self._detail(session_id))
+    def session_detail_json(self, session_id: str) -> bytes:
+        """The session with its first page of steps, as the JSON of :class:`SessionDetail` (SessionNotFoundError
+        when unknown)."""
+        return self._details.read(session_id, lambda: self._detail_json(session_id))
 
-    def session_steps(self, session_id: str, offset: int, limit: int = PAGE_STEPS) -> SessionStepsPage:
-        """Up to ``limit`` steps from ``offset`` (across the stages), at most :data:`PAGE_BYTES` of them."""
+    def session_steps_json(self, session_id: str, offset: int, limit: int = PAGE_STEPS) -> bytes:
+        """Up to ``limit`` steps from ``offset`` (across the stages), at most :data:`PAGE_BYTES` of them, as the JSON
+        of :class:`SessionStepsPage`."""
         limit = min(limit, PAGE_STEPS)
-        return self._pages.read((session_id, offset, limit), lambda: self._steps(session_id, offset, limit))
+        return self._pages.read((session_id, offset, limit), lambda: self._steps_json(session_id, offset, limit))
+
+    def _detail_json(self, session_id: str) -> bytes:
+        if self.paged is not None and self.paged.owns(session_id):
+            return self._kept.get(
+                ("detail", session_id), lambda: _DETAIL_JSON.dump_json(self._upload_detail(session_id))
+            )
+        return _DETAIL_JSON.dump_json(self._detail(session_id))
 
     def _detail(self, session_id: str) -> SessionDetail:
-        if self.paged is not None and self.paged.owns(session_id):
-            return self._kept.get(("detail", session_id), lambda: self._upload_detail(session_id))
         session = self.source.get_session(session_id)
         flat = _flat(session)
         shown = _within_budget([step for _, _, step in flat], PAGE_STEPS)
@@ -146,10 +160,13 @@ class SessionViewService:
             stages[item.stage_index].steps.append(Step.model_validate(item.step))
         return to_session_detail(head.model_copy(update={"stages": stages}), total, len(page))
 
-    def _steps(self, session_id: str, offset: int, limit: int) -> SessionStepsPage:
+    def _steps_json(self, session_id: str, offset: int, limit: int) -> bytes:
         if self.paged is not None and self.paged.owns(session_id):
             key = ("steps", session_id, offset, limit)
-            return self._kept.get(key, lambda: self._upload_steps(session_id, offset, limit))
+            return self._kept.get(key, lambda: _STEPS_JSON.dump_json(self._upload_steps(session_id, offset, limit)))
+        return _STEPS_JSON.dump_json(self._steps(session_id, offset, limit))
+
+    def _steps(self, session_id: str, offset: int, limit: int) -> SessionStepsPage:
         flat = _flat(self.source.get_session(session_id))
         rest = flat[offset : offset + limit]
         steps = rest[: _within_budget([step for _, _, step in rest], limit)]
