@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from session_scoring.models.api import FleetScorePage
 from session_scoring.models.insights import FleetParams
@@ -488,25 +489,32 @@ def _verdict_statement_cost(
     from session_scoring.repositories.scores import ScoreRepository
 
     with_upkeep = ScoreRepository(container.query_engine)
+    _ = with_upkeep._verdict_routine
     with monkeypatch.context() as patch:
         patch.setattr(trends, "upkeep", lambda _done: (None, None, None))
         patch.setattr(outcomes, "upkeep", lambda _members: None)
         without_trends = ScoreRepository(container.query_engine)
-        _ = without_trends._store_verdict  # the statement is built on first use: here, without the upkeep
+        # The statement (and its routine) is built on first use: here, without the upkeep.
+        _ = without_trends._store_verdict, without_trends._verdict_routine
     with monkeypatch.context() as patch:
         patch.setattr(outcomes, "upkeep", lambda _members: None)
         without_outcomes = ScoreRepository(container.query_engine)
-        _ = without_outcomes._store_verdict
+        _ = without_outcomes._store_verdict, without_outcomes._verdict_routine
     with monkeypatch.context() as patch:
         patch.setattr(comparison, "upkeep", lambda _done, _latest: ())
         without_comparison = ScoreRepository(container.query_engine)
-        _ = without_comparison._store_verdict
+        _ = without_comparison._store_verdict, without_comparison._verdict_routine
     variants = {
         "all": with_upkeep,
         "no trends": without_trends,
         "no outcomes": without_outcomes,
         "no comparison": without_comparison,
     }
+    # Each variant's statement as the routine a deploy would install for it (a name of its own, by its definition),
+    # so that every variant is timed as the service stores a verdict.
+    with container.engine.begin() as conn:
+        for repo in variants.values():
+            conn.execute(text(repo._verdict_routine.definition).execution_options(no_parameters=True))
     output = JudgeOutputSchema.model_validate(
         {
             "total_score": 72,
