@@ -19,7 +19,6 @@ from sqlalchemy import Engine, create_engine, inspect, text
 
 from session_scoring.models.judge import JudgeVerdict
 from session_scoring.models.records import PromptStats
-from session_scoring.models.scores import DIMENSIONS
 from session_scoring.models.trends import CriteriaComparison, HumanAgreement
 from session_scoring.repositories.comparison import ComparisonRepository
 from session_scoring.repositories.scores import ScoreRepository
@@ -27,6 +26,7 @@ from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import ComparedScore, compare, compared_scores
 from tests.support.databases import scratch_database
+from tests.support.verdicts import DEFAULT_DIMENSIONS as DIMENSIONS
 from tests.support.verdicts import stored_verdict
 
 HASHES = ("1" * 64, "a" * 64, "f" * 64)

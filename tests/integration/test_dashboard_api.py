@@ -10,9 +10,9 @@ from typing import Any
 from devstack.seed import seed
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
 from session_scoring.models.records import PromptStats, SessionFacts
-from session_scoring.models.scores import DIMENSIONS
 from tests.conftest import ROOT, Stack
 from tests.integration.test_analytics_api import seed_score
+from tests.support.verdicts import DEFAULT_DIMENSIONS as DIMENSIONS
 
 API = "/api/v1/scoring"
 IMPORT = f"{API}/sessions:import"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from session_scoring.models.scores import DIMENSIONS, band_for
+from session_scoring.models.scores import band_for
 from session_scoring.models.trends import HumanAgreement, TrendBucket, TrendGroup, TrendRow
 from session_scoring.repositories.comparison import ComparisonRepository
 from session_scoring.repositories.trends import TrendsRepository
@@ -22,6 +22,7 @@ from session_scoring.services.trends import MOVERS, compare_histograms
 from tests.conftest import Stack
 from tests.support.comparison_oracle import compare, compared_scores
 from tests.support.trends_oracle import scanned_trends
+from tests.support.verdicts import DEFAULT_DIMENSIONS as DIMENSIONS
 from tests.support.verdicts import stored_verdict
 
 BASE, CANDIDATE = "b" * 64, "c" * 64

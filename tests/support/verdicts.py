@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from session_scoring.configuration.criteria import default_rubric
 from session_scoring.models.judge import JudgeOutputSchema, JudgeVerdict
+
+DEFAULT_DIMENSIONS: tuple[str, ...] = default_rubric().keys
+"""The default rubric's dimension keys, in its order (read from the shipped rubric file)."""
 
 
 def stored_verdict(

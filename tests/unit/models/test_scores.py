@@ -1,4 +1,4 @@
-"""The score's domain constants: bands that cover 0-100 exactly once, and dimensions that add up to the total."""
+"""The score's domain constants: bands that cover 0-100 exactly once; the default rubric's dimensions add up to 100."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from session_scoring.configuration.criteria import default_rubric
 from session_scoring.db.schema import session_scores
 from session_scoring.models.scores import (
     ACTIVE_STATUSES,
-    DIMENSION_MAX,
-    DIMENSIONS,
     MAX_SCORE,
     MIN_SCORE,
     SCORE_BANDS,
@@ -53,11 +51,11 @@ def test_band_for_a_score_outside_the_range_says_so(score: int) -> None:
         band_for(score)
 
 
-def test_the_read_models_dimensions_are_the_default_rubrics_and_add_up_to_the_maximum_score() -> None:
+def test_the_default_rubrics_four_dimensions_add_up_to_the_maximum_score() -> None:
     rubric = default_rubric()
-    assert rubric.keys == DIMENSIONS
-    assert set(rubric.maxima.values()) == {DIMENSION_MAX}
-    assert DIMENSION_MAX * len(DIMENSIONS) == MAX_SCORE
+    assert rubric.keys == ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+    assert set(rubric.maxima.values()) == {25}
+    assert sum(rubric.maxima.values()) == MAX_SCORE
     breakdown = {"logical_flow": 25, "consistency": 20, "tool_relevance": 10, "synthesis_quality": 5}
     assert rubric.scaled_total(breakdown) == 60
 

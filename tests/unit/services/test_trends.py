@@ -3,9 +3,10 @@ deltas with gaps, the empty case."""
 
 from __future__ import annotations
 
-from session_scoring.models.scores import DIMENSIONS, band_for
+from session_scoring.models.scores import band_for
 from session_scoring.models.trends import HumanAgreement
 from tests.support.comparison_oracle import ComparedScore, compare
+from tests.support.verdicts import DEFAULT_DIMENSIONS as DIMENSIONS
 
 NOBODY = HumanAgreement(
     criteria_hash="h", n=0, spearman_rho=None, kendall_tau=None, mean_absolute_error=None, weighted_kappa=None

@@ -36,7 +36,6 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from session_scoring.models.scores import (
     ACTIVE_STATUSES,
-    DIMENSIONS,
     MAX_SCORE,
     MIN_SCORE,
     REFERENCE_SOURCES,
@@ -44,6 +43,10 @@ from session_scoring.models.scores import (
     Outcome,
     ScoreStatus,
 )
+
+_FLEET_INDEXED_DIMENSIONS = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
+"""The dimensions migration 0007 gave a fleet sort index, as they are in the database: the default rubric's keys when
+it ran. Frozen like the migration; a sort on any other rubric's key runs without an index (docs/criteria.md)."""
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -206,7 +209,7 @@ session_scores = Table(
             "score_id",
             postgresql_where=text("status = 'completed'"),
         )
-        for dimension in DIMENSIONS
+        for dimension in _FLEET_INDEXED_DIMENSIONS
     ),
     Index("ix_session_scores_facts_missing", "score_id", postgresql_where=text("facts_captured_at IS NULL")),
     CheckConstraint(

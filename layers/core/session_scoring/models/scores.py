@@ -57,11 +57,6 @@ def band_for(score: int) -> Band:
     raise ValueError(f"score {score} is outside {MIN_SCORE}-{MAX_SCORE}")
 
 
-#: The four dimensions the judge scores, each worth 0 to ``DIMENSION_MAX`` points; the total is their sum.
-DIMENSIONS: tuple[str, ...] = ("logical_flow", "consistency", "tool_relevance", "synthesis_quality")
-DIMENSION_MAX = 25
-
-
 # Whether the session's conclusion found its known root cause (the reference), as the judge compared them.
 class Outcome(StrEnum):
     FOUND = "found"
