@@ -57,12 +57,12 @@ def as_routine(prefix: str, statement: Any, *, writes: bool) -> Routine:
     """
     dialect = make_url("postgresql+pg8000://").get_dialect()()  # the engine's driver: its placeholders, its casts
     compiled = statement.compile(dialect=dialect)
-    expanding = sorted(name for name, bind in compiled.binds.items() if bind.expanding)
+    expanding = sorted(key for key, bind in compiled.binds.items() if bind.expanding)
     if expanding:
         raise ValueError(f"{prefix}: {expanding} expand at execution; write the IN list as separate values")
     order = list(compiled.positiontup or ())
-    binds = {name: compiled.binds[name] for name in order}
-    arguments = [name for name in dict.fromkeys(order) if name.startswith("p_")]
+    binds = {key: compiled.binds[key] for key in order}
+    arguments = [key for key in dict.fromkeys(order) if key.startswith("p_")]
     if len(arguments) > 100:
         raise ValueError(f"{prefix}: {len(arguments)} parameters, more than a PostgreSQL function takes (100)")
     positions = iter(order)
@@ -83,26 +83,27 @@ def as_routine(prefix: str, statement: Any, *, writes: bool) -> Routine:
     body = _PLACEHOLDER.sub(placeholder, compiled.string)
     if _QUOTE in body:
         raise ValueError(f"{prefix}: the statement contains the body's quote {_QUOTE}")
-    signature = ", ".join(f"{name} {_sql_type(prefix, name, binds[name].type, dialect)}" for name in arguments)
-    columns = {column.key: column.type for column in statement.selected_columns}
+    signature = ", ".join(f"{a} {_sql_type(prefix, a, binds[a].type, dialect)}" for a in arguments)
+    # Named apart from sqlalchemy.column, which the call below uses (a comprehension variable must not shadow it).
+    columns = {selected.key: selected.type for selected in statement.selected_columns}
     returns = ", ".join(f"{key} {_sql_type(prefix, key, kind, dialect)}" for key, kind in columns.items())
     digest = hashlib.sha256(f"{signature}\n{returns}\n{body}".encode()).hexdigest()[:16]
-    name = f"{prefix}_{digest}"
+    routine_name = f"{prefix}_{digest}"
     # The answer's columns are variables of the function too: a same-named column of a table in the body is the
     # column (use_column), as it is in the statement run on its own.
     definition = (
-        f"CREATE OR REPLACE FUNCTION {name}({signature}) RETURNS TABLE ({returns}) LANGUAGE plpgsql "
+        f"CREATE OR REPLACE FUNCTION {routine_name}({signature}) RETURNS TABLE ({returns}) LANGUAGE plpgsql "
         f"{'VOLATILE' if writes else 'STABLE'} AS {_QUOTE}\n#variable_conflict use_column\nBEGIN\n"
         f"RETURN QUERY {body};\nEND\n{_QUOTE}"
     )
     call = (
         # The name and arguments are the statement's own identifiers (code, never input); values are bound.
-        text(f"SELECT * FROM {name}({', '.join(f'{a} => :{a}' for a in arguments)})")  # noqa: S608
+        text(f"SELECT * FROM {routine_name}({', '.join(f'{a} => :{a}' for a in arguments)})")  # noqa: S608
         .bindparams(*[bindparam(a, type_=binds[a].type) for a in arguments])
         # Positional columns: the result is matched to them by position, not by name on every execution.
         .columns(*[column(key, kind) for key, kind in columns.items()])
     )
-    return Routine(name, prefix, definition, call)
+    return Routine(routine_name, prefix, definition, call)
 
 
 def _sql_type(prefix: str, name: str, kind: TypeEngine[Any], dialect: Dialect) -> str:
