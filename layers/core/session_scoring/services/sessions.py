@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel
 
 from session_scoring.models.api import ConversationStep, PagedConversationStep, SessionDetail, SessionStepsPage
 from session_scoring.models.session import Session, Step
@@ -34,9 +34,6 @@ KEPT_UPLOAD_PAGES = 8
 """Pages of uploads kept (first pages and step pages together): a few megabytes at most."""
 
 V = TypeVar("V")
-
-_DETAIL_JSON = TypeAdapter(SessionDetail)
-_STEPS_JSON = TypeAdapter(SessionStepsPage)
 
 
 class SharedReads(Generic[V]):
@@ -136,10 +133,8 @@ class SessionViewService:
 
     def _detail_json(self, session_id: str) -> bytes:
         if self.paged is not None and self.paged.owns(session_id):
-            return self._kept.get(
-                ("detail", session_id), lambda: _DETAIL_JSON.dump_json(self._upload_detail(session_id))
-            )
-        return _DETAIL_JSON.dump_json(self._detail(session_id))
+            return self._kept.get(("detail", session_id), lambda: _json(self._upload_detail(session_id)))
+        return _json(self._detail(session_id))
 
     def _detail(self, session_id: str) -> SessionDetail:
         session = self.source.get_session(session_id)
@@ -163,8 +158,8 @@ class SessionViewService:
     def _steps_json(self, session_id: str, offset: int, limit: int) -> bytes:
         if self.paged is not None and self.paged.owns(session_id):
             key = ("steps", session_id, offset, limit)
-            return self._kept.get(key, lambda: _STEPS_JSON.dump_json(self._upload_steps(session_id, offset, limit)))
-        return _STEPS_JSON.dump_json(self._steps(session_id, offset, limit))
+            return self._kept.get(key, lambda: _json(self._upload_steps(session_id, offset, limit)))
+        return _json(self._steps(session_id, offset, limit))
 
     def _steps(self, session_id: str, offset: int, limit: int) -> SessionStepsPage:
         flat = _flat(self.source.get_session(session_id))
@@ -178,6 +173,11 @@ class SessionViewService:
         rows = self.paged.step_page(session_id, offset, limit, PAGE_BYTES)
         steps = [(row.stage_index, row.step_index, Step.model_validate(row.step)) for row in rows]
         return _steps_page(session_id, offset, steps, total)
+
+
+def _json(model: BaseModel) -> bytes:
+    """``model`` as the API sends it: serialised as ``functions/api/responses.json_response`` serialises a model."""
+    return model.__pydantic_serializer__.to_json(model)
 
 
 def _steps_page(session_id: str, offset: int, steps: list[tuple[int, int, Step]], total: int) -> SessionStepsPage:
