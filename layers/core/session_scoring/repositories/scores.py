@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from datetime import datetime
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from sqlalchemy import (
@@ -545,17 +545,20 @@ LATEST_ROUTINE_PREFIX = "scoring_latest_attempt"
 ACTIVE_OR_COMPLETED_ROUTINE_PREFIX = "scoring_active_or_completed"
 
 
-def verdict_routine() -> Routine:
-    """The verdict's statement as a database function (``repositories/routines.py``): the same work, parsed and
-    planned once per server connection instead of on every job."""
-    return as_routine(VERDICT_ROUTINE_PREFIX, _store_verdict_statement(), writes=True)
+def verdict_routine(statement: Any = None) -> Routine:
+    """The verdict's statement (``statement``, when already built) as a database function
+    (``repositories/routines.py``): the same work, parsed and planned once per server connection, not on every job."""
+    built = statement if statement is not None else _store_verdict_statement()
+    return as_routine(VERDICT_ROUTINE_PREFIX, built, writes=True)
 
 
+@cache
 def latest_routine() -> Routine:
     """A session's latest attempt (what GET .../score reads) as a database function."""
     return as_routine(LATEST_ROUTINE_PREFIX, _LATEST_ATTEMPT, writes=False)
 
 
+@cache
 def active_or_completed_routine() -> Routine:
     """A session's active attempt, else its latest completed one (what a POST reads first), as a database function."""
     return as_routine(ACTIVE_OR_COMPLETED_ROUTINE_PREFIX, _ACTIVE_OR_LATEST_COMPLETED, writes=False)
@@ -583,15 +586,7 @@ class ScoreRepository(StatementRepository):
 
     @cached_property
     def _verdict_routine(self) -> Routine:
-        return verdict_routine()
-
-    @cached_property
-    def _latest_routine(self) -> Routine:
-        return latest_routine()
-
-    @cached_property
-    def _active_or_completed_routine(self) -> Routine:
-        return active_or_completed_routine()
+        return verdict_routine(self._store_verdict)
 
     def _one_via(self, routine: Routine, statement: Any, params: dict[str, Any]) -> Row[Any] | None:
         """Run ``routine``; ``statement`` itself (the same result, slower) when the routine is missing from the
@@ -688,7 +683,7 @@ class ScoreRepository(StatementRepository):
     def latest(self, session_id: str) -> ScoreRecord | None:
         """The session's latest attempt (whatever its status; never a judge-quality sample), None when the session
         was never scored."""
-        return self._latest(_LATEST_ATTEMPT, session_id, self._latest_routine)
+        return self._latest(_LATEST_ATTEMPT, session_id, latest_routine())
 
     @db_call
     def active_for_session(self, session_id: str) -> ScoreRecord | None:
@@ -697,7 +692,7 @@ class ScoreRepository(StatementRepository):
     @db_call
     def active_or_latest_completed(self, session_id: str) -> ScoreRecord | None:
         """The session's active attempt if it has one, else its latest completed attempt, in one statement."""
-        return self._latest(_ACTIVE_OR_LATEST_COMPLETED, session_id, self._active_or_completed_routine)
+        return self._latest(_ACTIVE_OR_LATEST_COMPLETED, session_id, active_or_completed_routine())
 
     @db_call
     def list_for_session(self, session_id: str) -> list[ScoreRecord]:
