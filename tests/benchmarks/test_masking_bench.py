@@ -6,11 +6,13 @@ Prints the median of each and their ratio (goal: at most 1.10x); asserts only th
 
 The two are measured in turns (off, on, off, on, ...) and in this process's CPU time: a few milliseconds of masking
 against about fifty of importing are lost in a shared machine's wall-clock noise, and turns keep a slow spell from
-falling on one side only.
+falling on one side only. Each import starts from a collected heap, so that a garbage collection one import's
+garbage made due does not land on the next, whichever side that is.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import time
@@ -52,6 +54,7 @@ def _medians_ms(off: ImportService, on: ImportService, body: bytes) -> tuple[flo
     times: dict[int, list[float]] = {0: [], 1: []}
     for _ in range(ROUNDS):
         for side, service in enumerate((off, on)):
+            gc.collect()  # each import starts from a collected heap: a collection the last one owed lands on neither
             started = time.process_time()
             service.import_session(body, "bench.json", "application/json", "bench")
             times[side].append((time.process_time() - started) * 1000)

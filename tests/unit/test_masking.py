@@ -242,6 +242,7 @@ def test_masking_a_json_text_in_one_pass_masks_as_masking_it_parsed() -> None:
         json.dumps({"t": text}, ensure_ascii=True).replace("pass", "p\\u0061ss").replace("://", ":\\/\\/"),
         json.dumps({"é": "ünïcode " + text, "k": ["😀 password=hunter22x", "to\u212aen=abcdef12"]}, ensure_ascii=False),
         json.dumps({"result": json.dumps({"password": "hunter22", "note": text})}),
+        json.dumps({"w": 'C:\\dir\\ "q\\" \\\\" password=hunter22x \\', "v": ["\\", '\\"', text]}),
     ]
     for document in documents:
         fast_counts: Counter[str] = Counter()

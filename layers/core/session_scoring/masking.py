@@ -482,6 +482,22 @@ def _opening_quote(data: bytes, inside: int) -> int:
     return quote
 
 
+def _string_end(data: bytes, quote: int) -> int:
+    """Just past the JSON string opening at byte ``quote``: its first quote that no backslash escapes. A find per
+    quote in it: about twice as fast as matching the string with a regex, which steps through every escape."""
+    at = quote + 1
+    while True:
+        closing = data.find(b'"', at)
+        if closing < 0:
+            raise _NotFast("a JSON string that does not end")
+        before = closing - 1
+        while data[before] == 0x5C:  # stops at the opening quote at the latest
+            before -= 1
+        if (closing - 1 - before) % 2 == 0:
+            return closing + 1
+        at = closing + 1
+
+
 _PROBES = (
     "pass", "secret", "token", "key", "credential", "authorization", "bearer", "-----", "eyj", "akia", "asia", "abia",
     "acca", "aiza", "gocspx", "ya29", "sig=", "q~", "gh", "gl", "xox", "hooks.slack", "_live_", "_test_", "sk", "sg.",
@@ -556,7 +572,9 @@ class Masker:
         is_json = pattern.block == "json"
         return pattern.regex.sub(lambda m: _mask_secret_block(m.group("block"), is_json, counts), text)
 
-    def mask_json(self, text: str, counts: Counter[str] | None = None, memo: Memo | None = None) -> str | None:
+    def mask_json(
+        self, text: str, counts: Counter[str] | None = None, memo: Memo | None = None, encoded: bytes | None = None
+    ) -> str | None:
         """JSON (or JSON Lines) ``text`` masked as :meth:`mask_value` masks it parsed, in one pass over the text:
         each JSON string holding a trigger (or an escape that can spell one) is decoded, masked and written back in
         place, a member named like a secret has its value replaced, and everything else is left byte for byte.
@@ -565,12 +583,13 @@ class Masker:
         not JSON where a trigger occurs. Unchanged text is the same object.
 
         Text that is not JSON may come back masked as if it were: the caller parses it afterwards (an import
-        refuses such a document)."""
+        refuses such a document). ``encoded``: ``text`` in UTF-8, when the caller holds it (an upload's body), so
+        that it is not encoded again."""
         if not self.enabled:
             return text
         if self._always:
             return None
-        data = text.encode("utf-8", "surrogatepass")
+        data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
         tally: Counter[str] = Counter()
         try:
             edits = self._json_edits(data, tally, memo)
@@ -607,13 +626,13 @@ class Masker:
             if inside < done:
                 continue  # in a string already seen
             start = _opening_quote(data, inside)
-            token = _JSON_STRING.match(data, start)
-            if token is None or token.end() <= inside:
+            done = _string_end(data, start)
+            if done <= inside:
                 raise _NotFast("a trigger outside any JSON string")
-            done = token.end()
+            raw = data[start:done]
             name_end = _NAME_END.match(data, done)
             if name_end is not None:  # a member's name: never masked itself, but it may say its value is a secret
-                named = self._named_secret(json.loads(token.group()))
+                named = self._named_secret(json.loads(raw))
                 at = name_end.end()
                 value = None if named is None else (_JSON_STRING.match(data, at) or _JSON_INT.match(data, at))
                 if named is None or value is None:
@@ -624,7 +643,6 @@ class Masker:
                 if new is not item:
                     edits.append((value.start(), value.end(), json.dumps(new)))
                 continue
-            raw = token.group()
             known = seen.get(raw)
             if known is None:
                 text = json.loads(raw)
@@ -636,7 +654,7 @@ class Masker:
             if known[1]:
                 counts.update(known[1])
             if known[0] is not None:
-                edits.append((start, token.end(), known[0]))
+                edits.append((start, done, known[0]))
         return edits
 
     def _scan(self) -> _Scanner:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import uuid
@@ -119,7 +120,8 @@ class ImportService:
         # from it is then masked too, and one parse serves both.
         counts: Counter[str] = Counter()
         memo: Memo = {}  # a text repeated in the document (or in the session read from it) is masked once
-        masked = self.masker.mask_json(text, counts, memo)  # the text itself when masking is off
+        encoded = None if body.startswith(codecs.BOM_UTF8) else body  # the text's UTF-8, for the scan
+        masked = self.masker.mask_json(text, counts, memo, encoded)  # the text itself when masking is off
         read_from = text if masked is None else masked
         try:
             document, parsed, parts = _read(read_from, origin, self.trace_import)
