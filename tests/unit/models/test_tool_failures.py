@@ -85,6 +85,18 @@ def test_output_that_merely_contains_errors_is_evidence_not_a_failure(output: An
             "json.decoder.JSONDecodeError: Expecting",
             "JSONDecodeError",
         ),
+        (
+            '<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\n  File "setup.py", line 3\n'
+            "ModuleNotFoundError: No module named 'extension_helpers'\n</output>",
+            "ModuleNotFoundError",
+        ),
+        (
+            'Chunk ID: 1\nProcess exited with code 0\nOutput:\nTraceback (most recent call last):\n  File "a.py"\n'
+            "KeyError: 'x'",
+            "KeyError",
+        ),
+        ("[ERROR] Docker command execution failed: awk: line 1: syntax error at or near >=", "[ERROR] Docker"),
+        ("Error parsing response: commands must be quoted strings", "Error parsing response"),
     ],
 )
 def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_failures(
@@ -104,6 +116,10 @@ def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_fail
         "Hello\n[The command completed with exit code 0.]",
         "Output:\nProcess exited with code 1 is what the log says\nmore",
         "line\nTraceback (most recent call last): in handler\nnext log line",
+        "<returncode>0</returncode>\n<output>\nTraceback (most recent call last): in handler\nnext log line\n</output>",
+        "<returncode>0</returncode>\n<output>\nstarting\nlog\nmore log\n"
+        "Traceback (most recent call last):\nKeyError: 'x'\n</output>",
+        "[ERROR] 2026-12-01 payment-svc upstream refused the connection",
     ],
 )
 def test_exit_code_zero_and_a_traceback_inside_a_log_are_evidence(output: str) -> None:

@@ -338,3 +338,38 @@ def test_fact_7_an_action_right_after_its_header_and_an_empty_action_are_read_as
 
     assert found.session.tool_calls == []
     assert (found.session.final_answer_source, found.session.final_analysis) == ("submit_tool:submit", "yes")
+
+
+def test_fact_7_aiopslab_shell_and_parser_errors_written_as_text_are_failures() -> None:
+    """AIOpsLab answers a command its container could not run with ``[ERROR] Docker command execution failed`` and
+    an action it could not parse with ``Error parsing response``: neither call returned evidence."""
+    (found,) = read(FACTS / "aiopslab_shell_errors.json")
+
+    assert outcomes(found.session) == ["ok", "inferred", "inferred", "ok"]
+    assert found.session.final_answer_source == "submit_tool:submit"
+
+
+def test_fact_3_openhands_v0_state_changes_are_not_calls_and_an_unsuccessful_command_fails() -> None:
+    """The environment's ``change_agent_state`` actions are OpenHands' bookkeeping; a foreground server that held the
+    terminal (exit code -1, ``success: false``) and the interrupt that stopped it are failed calls."""
+    (found,) = read(FACTS / "openhands_v0_foreground_server.json")
+
+    assert found.session.tool_calls[0].arguments.get("command") == "ls /srv/status"
+    assert outcomes(found.session) == ["ok", "recorded", "recorded", "ok"]
+    assert found.session.final_answer_source == "finish action"
+
+
+def test_fact_9_a_traceback_after_return_code_0_is_a_failure_and_a_run_that_crashed_has_no_answer() -> None:
+    """``python3 -c ... | tail`` exits 0 with the traceback of the command that died: a failure. A traceback among
+    a service's log lines is evidence. A run that stopped on an API error is failed with that error, and the
+    error's text is not its conclusion."""
+    (found,) = read(FACTS / "mini_swe_agent_crashed.traj.json")
+
+    assert outcomes(found.session) == ["ok", "inferred", "ok"]
+    assert "ImportError: cannot import name 'Settings'" in (found.session.tool_calls[1].error or "")
+    assert found.session.final_analysis is None
+    assert found.session.status == "failed"
+    assert found.session.error == (
+        "the agent stopped on InternalServerError: litellm.InternalServerError: the model is overloaded, "
+        "try again later"
+    )

@@ -17,7 +17,13 @@ _FIRST_LINE_PATTERNS = (
     # "Error: ...", "error: ...", "ERROR 1045 (28000): ...", "Error (NotFound): ...", "FATAL: ..." (not a log line such
     # as "ERROR search failed: ...", whose first word after the level is the logger's message).
     re.compile(r"^(?:error|fatal)(?:\s+\d+)?(?:\s*\([^)]*\))?\s*:", re.IGNORECASE),
-    re.compile(r"^Error (?:from server|executing tool|calling tool|running tool|invoking tool)\b", re.IGNORECASE),
+    # "Error parsing response": AIOpsLab's answer to an action it could not read (the call never ran).
+    re.compile(
+        r"^Error (?:from server|executing tool|calling tool|running tool|invoking tool|parsing response)\b",
+        re.IGNORECASE,
+    ),
+    # AIOpsLab's shell: "[ERROR] Docker command execution failed: ..." (not an application's "[ERROR] ..." log line).
+    re.compile(r"^\[ERROR\] (?:Docker |Kubectl |Shell )?command execution failed\b", re.IGNORECASE),
     re.compile(r"^.{0,120}\bcommand not found\b"),
     re.compile(r"^HTTP/\d(?:\.\d)?\s+[45]\d\d\b"),
     re.compile(r"^(?:request |operation |the )?(?:timed out|timeout)\b", re.IGNORECASE),
@@ -61,7 +67,8 @@ def failure_in_output(result: Any) -> str | None:
     found``, an HTTP 4xx/5xx status line, a timeout, a curl error, ``<returncode>N</returncode>`` with N other than 0,
     or a coding agent's editor error (``Ran into [Errno 2]``, ``Invalid `path` parameter``); or a non-zero exit code in
     the header lines before ``Output:`` or in the last lines (``[The command completed with exit code 2.]``); or a
-    traceback that starts in the first lines and ends the output. A JSON object: it is an error envelope (only
+    traceback that starts in the first lines and ends the output, after an exit code of 0 too (a pipeline's last
+    command answers for the one that died). A JSON object: it is an error envelope (only
     keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty ``error``)."""
     if isinstance(result, dict):
         error = result.get("error")
@@ -84,9 +91,23 @@ def failure_in_output(result: Any) -> str | None:
             continue
         code = match.groupdict().get("code")
         if code is not None and int(code) == 0:
-            return None
+            # The exit code of a pipeline's last command hides the one that died (``python setup.py build | tail``):
+            # a traceback that opens the output and ends it is still the call's failure.
+            return _traceback_ending(_body(lines[1:]), _body(tail), first_line=True)
         return _clip(first)
     return _exit_code_around(lines, tail) or _traceback_ending(lines, tail)
+
+
+_OUTPUT_WRAPPERS = {"<output>", "</output>", "Output:"}
+
+
+def _body(lines: list[str]) -> list[str]:
+    """The output lines after an exit-code header: without the ``<output>`` wrapper and the lines a shell tool
+    writes before ``Output:`` (wall time, token counts)."""
+    head = lines[:_HEADER_LINES]
+    if "Output:" in head:
+        lines = lines[head.index("Output:") + 1 :]
+    return [line for line in lines if line not in _OUTPUT_WRAPPERS]
 
 
 def _stripped_lines(text: str) -> list[str]:
@@ -94,13 +115,16 @@ def _stripped_lines(text: str) -> list[str]:
 
 
 def _exit_code_around(lines: list[str], tail: list[str]) -> str | None:
-    """A non-zero exit code in the header lines before ``Output:`` or in the last lines (see the patterns)."""
-    for line in lines[:_HEADER_LINES]:
+    """A non-zero exit code in the header lines before ``Output:`` (or 0, and the output a dying traceback) or in
+    the last lines (see the patterns)."""
+    for index, line in enumerate(lines[:_HEADER_LINES]):
         if line.startswith("Output:"):
             break
         match = _HEADER_EXIT.match(line)
+        if match is not None and int(match["code"]) == 0:
+            return _traceback_ending(_body(lines[index + 1 :]), _body(tail), first_line=True)  # as after a first line
         if match is not None:
-            return None if int(match["code"]) == 0 else _clip(line)
+            return _clip(line)
     for line in tail[-_TRAILER_LINES:]:
         match = _TRAILER_EXIT.match(line)
         if match is not None:
@@ -108,10 +132,11 @@ def _exit_code_around(lines: list[str], tail: list[str]) -> str | None:
     return None
 
 
-def _traceback_ending(lines: list[str], tail: list[str]) -> str | None:
+def _traceback_ending(lines: list[str], tail: list[str], first_line: bool = False) -> str | None:
     """A Python traceback that starts in the first lines and ends the output with its exception: the command died
-    (a traceback inside a log, followed by more log lines, is evidence)."""
-    starts = any(line.startswith(_TRACEBACK) for line in lines[1:_TRACEBACK_START_LINES])
+    (a traceback inside a log, followed by more log lines, is evidence). ``first_line``: the first of ``lines`` is
+    read too (otherwise the caller has read it)."""
+    starts = any(line.startswith(_TRACEBACK) for line in lines[0 if first_line else 1 : _TRACEBACK_START_LINES])
     if starts and len(tail) > 2 and _EXCEPTION_LINE.match(tail[-1]):
         return _clip(f"{tail[-1]} (a Python traceback)")
     return None

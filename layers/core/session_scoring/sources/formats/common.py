@@ -527,20 +527,25 @@ def build_session(
     stages: list[Stage] | None = None,
     beside: tuple[str, str] | None = None,
     agent_models: list[str] | None = None,
+    stopped_on: str | None = None,
 ) -> Session:
     """A one-stage session (or ``stages`` when given) with the envelope's fields taking precedence. ``beside``: the
     answer the document holds beside the conversation and its source (it wins over the conversation's last text);
     ``final_analysis``: an answer of last resort; ``agent_models``: the models the recording names (the judge's
-    self-preference check)."""
+    self-preference check); ``stopped_on``: the error the run stopped on (an exception the agent's framework caught):
+    the session is ``failed`` with it, and has no answer but one the document holds."""
     envelope = envelope_of(document)
     finished = builder.finish(envelope.final_analysis, document.submit_tools, beside)
     answer, source = finished.answer, finished.answer_source
     if answer is None and final_analysis:
         answer, source = final_analysis, final_answer_source
+    if stopped_on is not None and source == LAST_ASSISTANT_TEXT:
+        answer, source = None, None  # the run stopped before it answered: its last text was not the conclusion
     times = sorted(builder.times)
     return Session(
         session_id=envelope.session_id or envelope.id or session_id or document.default_id,
-        status=envelope.status,
+        status="failed" if stopped_on is not None and "status" not in envelope.model_fields_set else envelope.status,
+        error=stopped_on,
         alert_type=envelope.alert_type,
         agent_type=envelope.agent_type or agent,
         author=envelope.author,

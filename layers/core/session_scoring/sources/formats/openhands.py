@@ -21,7 +21,17 @@ from session_scoring.sources.formats.openai_chat import text_of
 V0 = "openhands-events"
 V1 = "openhands-sdk-events"
 _FINISH = "finish action"
-_NOT_CALLS = {"message", "finish", "think", "system", "recall", "agent_state_changed", "null", "condensation"}
+_NOT_CALLS = {
+    "message",
+    "finish",
+    "think",
+    "system",
+    "recall",
+    "agent_state_changed",
+    "change_agent_state",
+    "null",
+    "condensation",
+}
 _STATE = "OpenHands' own state and bookkeeping, not the investigation"
 _V1_KINDS = {"ActionEvent", "ObservationEvent", "MessageEvent", "AgentErrorEvent", "UserRejectObservation"}
 
@@ -69,7 +79,13 @@ def _v0_failed(event: dict[str, Any]) -> bool:
     exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
     if isinstance(extras, dict) and isinstance(extras.get("exit_code"), int):
         exit_code = extras["exit_code"]
-    return event.get("observation") == "error" or (isinstance(exit_code, int) and exit_code not in (0, -1))
+    # -1 alone is a command still running when OpenHands stopped waiting (a server started in the foreground), not
+    # a failure; the observation's own ``success: false`` says when it was one.
+    return (
+        event.get("observation") == "error"
+        or event.get("success") is False
+        or (isinstance(exit_code, int) and exit_code not in (0, -1))
+    )
 
 
 def parse_v0(document: TraceDocument) -> Session:
@@ -91,7 +107,7 @@ def parse_v0(document: TraceDocument) -> Session:
                 finish = str(args.get("final_thought") or outputs.get("content") or "") or text
             elif action == "think":
                 builder.text("reasoning", str(args.get("thought") or text))
-            elif action in _NOT_CALLS:
+            elif action in _NOT_CALLS or event.get("source") == "environment":
                 builder.drop(f"OpenHands '{action}' event(s)", reason=_STATE)
             else:
                 builder.call(action, _v0_arguments(event), call_id=str(event.get("id")))

@@ -7,7 +7,10 @@ with function calling its assistant turns carry ``tool_calls``, and demonstratio
 mini-swe-agent: ``messages`` whose assistant turns hold one bash code block (or, in newer versions, ``tool_calls``)
 and whose results are the next user (or tool) turn, starting ``<returncode>N</returncode>``; a last message with role
 ``exit``; ``info.exit_status`` and ``info.submission``. Older versions saved the bare message list. Its submit is a
-command echoing ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` (see ``common.SUBMIT_MARKERS``).
+command echoing ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` (see ``common.SUBMIT_MARKERS``). A run that stopped on an
+exception (an API error, a crash) says so in its exit: the exception's class as ``exit_status``, an empty
+``submission`` and ``exception_str`` (or ``traceback``); the exit message is then that exception's text, never the
+answer, and the session is ``failed`` with it as its error.
 """
 
 from __future__ import annotations
@@ -31,9 +34,22 @@ _EXIT_MESSAGE = "exit_message"
 _SYSTEM = "system prompts are instructions, not the investigation"
 
 
+_SUBMITTED = "Submitted"
+
+
 def _info(content: Any) -> dict[str, Any]:
     info = content.get("info") if isinstance(content, dict) else None
     return info if isinstance(info, dict) else {}
+
+
+def _stopped_on(exit_info: dict[str, Any]) -> str | None:
+    """The exception a mini-swe-agent run stopped on, as the session's error; None when it ended as designed
+    (submitted, or a limit reached)."""
+    status = exit_info.get("exit_status")
+    if not isinstance(status, str) or not ("exception_str" in exit_info or "traceback" in exit_info):
+        return None
+    text = exit_info.get("exception_str")
+    return f"the agent stopped on {status}" + (f": {text}" if isinstance(text, str) and text.strip() else "")
 
 
 def detect_swe_agent(content: Any) -> bool:
@@ -115,6 +131,7 @@ def parse_mini_swe_agent(document: TraceDocument) -> Session:
     messages = [m for m in messages_of(content) if isinstance(m, dict)]
     builder = TraceBuilder()
     exit_text: str | None = None
+    exit_extra: dict[str, Any] = {}
     for message in messages:
         role = message.get("role")
         text = _content(message, builder)
@@ -125,6 +142,8 @@ def parse_mini_swe_agent(document: TraceDocument) -> Session:
             builder.drop("system message(s)", reason=_SYSTEM)
         elif role == "exit":
             exit_text = text
+            extra = message.get("extra")
+            exit_extra = extra if isinstance(extra, dict) else {}
         elif role == "assistant" and message.get("tool_calls"):
             openai_chat.fill([message], builder, document)
         elif role == "assistant":
@@ -138,12 +157,19 @@ def parse_mini_swe_agent(document: TraceDocument) -> Session:
             builder.user(text)
         else:
             builder.drop(f"'{role}' message(s)")
-    info = _info(content)
-    submission = info.get("submission")
+    exit_info = {**exit_extra, **_info(content)}
+    submission = exit_info.get("submission")
     beside: tuple[str, str] | None = None
     if isinstance(submission, str) and submission.strip():
         beside = (submission, _SUBMISSION)
-    elif exit_text and exit_text.strip():
-        beside = (exit_text, _EXIT_MESSAGE)
+    elif exit_text and exit_text.strip() and exit_info.get("exit_status", _SUBMITTED) == _SUBMITTED:
+        beside = (exit_text, _EXIT_MESSAGE)  # another exit status's message says why the run ended, not what it found
     session_id = str(content.get("instance_id")) if isinstance(content, dict) and content.get("instance_id") else None
-    return build_session(document, builder, agent="mini-swe-agent", session_id=session_id, beside=beside)
+    return build_session(
+        document,
+        builder,
+        agent="mini-swe-agent",
+        session_id=session_id,
+        beside=beside,
+        stopped_on=_stopped_on(exit_info),
+    )
