@@ -97,6 +97,13 @@ def test_output_that_merely_contains_errors_is_evidence_not_a_failure(output: An
         ),
         ("[ERROR] Docker command execution failed: awk: line 1: syntax error at or near >=", "[ERROR] Docker"),
         ("Error parsing response: commands must be quoted strings", "Error parsing response"),
+        ("find: \u2018types/\u2019: No such file or directory", "find: \u2018types/\u2019"),  # GNU find's quotes
+        ("ls: cannot access 'types/': No such file or directory", "ls: cannot access"),
+        (
+            'Params used for the tool call: {"command": "kubectl get storageclass"}. The tool call output follows on '
+            "the next line.\nTool call rejected for security reasons: Refusing to execute bash command.",
+            "Tool call rejected for security reasons",
+        ),
     ],
 )
 def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_failures(
@@ -120,6 +127,9 @@ def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_fail
         "<returncode>0</returncode>\n<output>\nstarting\nlog\nmore log\n"
         "Traceback (most recent call last):\nKeyError: 'x'\n</output>",
         "[ERROR] 2026-12-01 payment-svc upstream refused the connection",
+        "find: '/proc/1/fd': Permission denied\n/etc/checkout/config.yaml",
+        'Params used for the tool call: {"namespace": "shop"}. The tool call output follows on the next line.\n'
+        "NAME READY STATUS\nweb-1 1/1 Running",
     ],
 )
 def test_exit_code_zero_and_a_traceback_inside_a_log_are_evidence(output: str) -> None:

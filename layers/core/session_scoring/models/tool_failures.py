@@ -36,8 +36,9 @@ _FIRST_LINE_PATTERNS = (
     re.compile(r"^Your proposed edit has introduced new syntax error"),
     re.compile(r"^No replacement was performed\b"),
     re.compile(r"^Cannot execute multiple commands at once\b"),
-    # A tool that refused the command it was given (Stratus's kubectl tools: "Command Rejected (ValueError): ...").
-    re.compile(r"^Command (?:rejected|refused|not allowed|blocked)\b", re.IGNORECASE),
+    # A tool that refused the command it was given (Stratus's kubectl tools: "Command Rejected (ValueError): ...",
+    # HolmesGPT's "Tool call rejected for security reasons: ...").
+    re.compile(r"^(?:Command|Tool call) (?:rejected|refused|not allowed|blocked)\b", re.IGNORECASE),
 )
 _HEADER_EXIT = re.compile(r"^(?:Process exited with code|Exit code:?)\s*(?P<code>-?\d+)", re.IGNORECASE)
 """An exit code in the header lines a shell tool writes before the output (Codex's ``exec_command``: ``Chunk ID``,
@@ -50,6 +51,13 @@ _TRAILER_EXIT = re.compile(
 _TRAILER_LINES = 3
 _MCP_RESULT_ERROR = re.compile(r"^meta=\S+ content=\[.*\bisError=True\s*$", re.DOTALL)
 """An MCP ``CallToolResult`` written as its Python text (``meta=None content=[TextContent(...)] isError=True``)."""
+_HOLMES_HEADER = re.compile(r"^Params used for the tool call: .*The tool call output follows on the next line\.?$")
+"""The line HolmesGPT writes above a tool's output: read past it, as the output begins below."""
+_UTILITY_ERROR = re.compile(
+    r"^[\w.+-]{1,40}: .*(?:No such file or directory|Permission denied|Not a directory|Is a directory)$"
+)
+"""A command-line tool's complaint (``ls: cannot access 'x': No such file or directory``): a failure when it is the
+whole output (among results, as ``find`` prints them, it is evidence)."""
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 _TRACEBACK_START_LINES = 3
 _HEAD_CHARS = 1500
@@ -68,8 +76,9 @@ def failure_in_output(result: Any) -> str | None:
     or a coding agent's editor error (``Ran into [Errno 2]``, ``Invalid `path` parameter``); or a non-zero exit code in
     the header lines before ``Output:`` or in the last lines (``[The command completed with exit code 2.]``); or a
     traceback that starts in the first lines and ends the output, after an exit code of 0 too (a pipeline's last
-    command answers for the one that died). A JSON object: it is an error envelope (only
-    keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty ``error``)."""
+    command answers for the one that died); or an output that is only a command-line tool's complaints (``ls: cannot
+    access 'x': No such file or directory``). HolmesGPT's header line above an output is read past. A JSON object: it
+    is an error envelope (only keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty ``error``)."""
     if isinstance(result, dict):
         error = result.get("error")
         if error and set(result) <= _ERROR_KEYS:
@@ -81,6 +90,8 @@ def failure_in_output(result: Any) -> str | None:
     lines = _stripped_lines(result[:_HEAD_CHARS])
     tail = _stripped_lines(result[-_TAIL_CHARS:]) if len(result) > _HEAD_CHARS else lines
     first = lines[0] if lines else ""
+    if _HOLMES_HEADER.match(first):
+        return failure_in_output(result.lstrip().partition("\n")[2])
     if _MCP_RESULT_ERROR.match(result[:_HEAD_CHARS] if len(result) <= _HEAD_CHARS else result[:80] + result[-80:]):
         return _clip(f"{first} (an MCP result with isError=True)")
     if first.startswith(_TRACEBACK):
@@ -94,6 +105,8 @@ def failure_in_output(result: Any) -> str | None:
             # The exit code of a pipeline's last command hides the one that died (``python setup.py build | tail``):
             # a traceback that opens the output and ends it is still the call's failure.
             return _traceback_ending(_body(lines[1:]), _body(tail), first_line=True)
+        return _clip(first)
+    if len(result) <= _HEAD_CHARS and lines and all(_UTILITY_ERROR.match(line) for line in lines):
         return _clip(first)
     return _exit_code_around(lines, tail) or _traceback_ending(lines, tail)
 
