@@ -227,6 +227,22 @@ def test_text_filters_match_in_any_case_and_a_page_can_carry_its_total(stack: St
     assert stack.client.get(f"{API}/scores").json()["total_items"] is None  # counted only when asked
 
 
+def test_a_text_filter_matches_every_spelling_stored_among_other_values(stack: Stack) -> None:
+    """The spellings are stepped through value by value (a loose scan of the fleet index): every one of them is
+    found, whatever sorts between them."""
+    _scored_with_facts(stack, "s-1", 80, "NetworkAgent", "HighLatency")
+    _scored_with_facts(stack, "s-2", 60, "ObservabilityAgent", "HighLatency")
+    _scored_with_facts(stack, "s-3", 40, "networkagent", "highlatency")
+    _scored_with_facts(stack, "s-4", 70, "DatabaseAgent", "DiskPressure")
+
+    def ids(**params: str) -> list[str]:
+        return sorted(row["session_id"] for row in stack.client.get(f"{API}/scores", params=params).json()["items"])
+
+    assert ids(agent="NETWORKAGENT") == ["s-1", "s-3"]
+    assert ids(alert_type="HighLatency") == ["s-1", "s-2", "s-3"]
+    assert ids(agent="ZAgent") == []
+
+
 def test_the_scores_of_one_session_and_of_one_comparison_cell(stack: Stack) -> None:
     seed_score(stack, "m-1", 50)  # weak under the current criteria
     seed_score(stack, "m-1", 80, criteria_hash=CANDIDATE)  # good under the candidate

@@ -78,7 +78,8 @@ def failure_in_output(result: Any) -> str | None:
     traceback that starts in the first lines and ends the output, after an exit code of 0 too (a pipeline's last
     command answers for the one that died); or an output that is only a command-line tool's complaints (``ls: cannot
     access 'x': No such file or directory``). HolmesGPT's header line above an output is read past. A JSON object: it
-    is an error envelope (only keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty ``error``)."""
+    is an error envelope (only keys such as ``error``, ``message``, ``code``, ``status``, with a non-empty
+    ``error``)."""
     if isinstance(result, dict):
         error = result.get("error")
         if error and set(result) <= _ERROR_KEYS:

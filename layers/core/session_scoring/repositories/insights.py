@@ -78,14 +78,30 @@ def _after(expression: ColumnElement[Any], order: FleetOrder) -> ColumnElement[b
 
 def _any_case(column: str, value: str) -> ColumnElement[bool]:
     """The column equal to ``value`` in any case: its stored spellings looked up first, then matched exactly, so the
-    column's fleet index still serves the match."""
-    stored = _SCORES.alias(f"{column}_spellings")
-    spellings = (
-        select(stored.c[column])
-        .where(stored.c.status == ScoreStatus.COMPLETED.value, func.lower(stored.c[column]) == value.lower())
-        .distinct()
+    column's fleet index still serves the match.
+
+    The spellings are found by a loose index scan of the column's fleet index (a recursive query stepping from one
+    distinct value to the next: one probe per distinct agent or alert type), as PostgreSQL has no skip scan: a
+    DISTINCT over the index reads every completed score (111 ms at a million scores, against 100 ms for the page)."""
+    first = _SCORES.alias(f"{column}_first")
+    step = _SCORES.alias(f"{column}_next")
+    start = (
+        select(first.c[column].label("spelling"))
+        .where(first.c.status == ScoreStatus.COMPLETED.value, first.c[column].is_not(None))
+        .order_by(first.c[column])
+        .limit(1)
+        .cte(f"{column}_spellings", recursive=True)
     )
-    return _SCORES.c[column].in_(spellings)
+    following = (
+        select(step.c[column])
+        .where(step.c.status == ScoreStatus.COMPLETED.value, step.c[column] > start.c.spelling)
+        .order_by(step.c[column])
+        .limit(1)
+        .scalar_subquery()
+    )
+    spellings = start.union_all(select(following).where(start.c.spelling.is_not(None)))
+    matching = select(spellings.c.spelling).where(func.lower(spellings.c.spelling) == value.lower())
+    return _SCORES.c[column].in_(matching)
 
 
 def _conditions(where: FleetFilter) -> list[ColumnElement[bool]]:
