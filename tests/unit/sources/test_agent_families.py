@@ -373,3 +373,25 @@ def test_fact_9_a_traceback_after_return_code_0_is_a_failure_and_a_run_that_cras
         "the agent stopped on InternalServerError: litellm.InternalServerError: the model is overloaded, "
         "try again later"
     )
+
+
+@pytest.mark.parametrize(
+    ("exit_status", "answered"), [("Submitted", True), ("submitted", True), ("LimitsExceeded", False)]
+)
+def test_fact_2_the_exit_message_is_the_answer_only_when_the_run_submitted(exit_status: str, answered: bool) -> None:
+    document = {
+        "info": {"exit_status": exit_status, "submission": ""},
+        "messages": [
+            {"role": "user", "content": "Why is checkout slow?"},
+            {"role": "assistant", "content": "THOUGHT: Check the pods.\n\n```bash\nkubectl get pods -n shop\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\ncheckout-1 1/1 Running\n</output>"},
+            {"role": "exit", "content": "checkout is throttled by its CPU limit" if answered else exit_status},
+        ],
+    }
+    (found,) = read_traces(load_text(json.dumps(document), "run.traj.json"))
+
+    assert found.session.status == "completed"
+    if answered:
+        assert found.session.final_analysis == "checkout is throttled by its CPU limit"
+    else:
+        assert found.session.final_analysis != exit_status

@@ -34,7 +34,8 @@ _EXIT_MESSAGE = "exit_message"
 _SYSTEM = "system prompts are instructions, not the investigation"
 
 
-_SUBMITTED = "Submitted"
+_SUBMITTED = "submitted"
+"""An exit status that ended the run with its answer (``Submitted``; any case, a reason may follow)."""
 
 
 def _info(content: Any) -> dict[str, Any]:
@@ -162,7 +163,9 @@ def parse_mini_swe_agent(document: TraceDocument) -> Session:
     beside: tuple[str, str] | None = None
     if isinstance(submission, str) and submission.strip():
         beside = (submission, _SUBMISSION)
-    elif exit_text and exit_text.strip() and exit_info.get("exit_status", _SUBMITTED) == _SUBMITTED:
+    elif (
+        exit_text and exit_text.strip() and str(exit_info.get("exit_status", _SUBMITTED)).lower().startswith(_SUBMITTED)
+    ):
         beside = (exit_text, _EXIT_MESSAGE)  # another exit status's message says why the run ended, not what it found
     session_id = str(content.get("instance_id")) if isinstance(content, dict) and content.get("instance_id") else None
     return build_session(
