@@ -99,6 +99,11 @@ def test_output_that_merely_contains_errors_is_evidence_not_a_failure(output: An
         ("Error parsing response: commands must be quoted strings", "Error parsing response"),
         ("find: \u2018types/\u2019: No such file or directory", "find: \u2018types/\u2019"),  # GNU find's quotes
         ("ls: cannot access 'types/': No such file or directory", "ls: cannot access"),
+        ("(eval):1: no matches found: logs/*.gz", "no matches found"),
+        ("/root/files/*: cannot open `/root/files/*' (No such file or directory)", "/root/files/*: cannot open"),
+        ("Browser Use rejected this action due to browser security policy", "rejected this action"),
+        ("write_stdin failed: stdin is closed for this session", "write_stdin failed"),
+        ("apply_patch verification failed: Failed to find expected lines in src/app.py", "apply_patch verification"),
         (
             'Params used for the tool call: {"command": "kubectl get storageclass"}. The tool call output follows on '
             "the next line.\nTool call rejected for security reasons: Refusing to execute bash command.",
@@ -128,6 +133,8 @@ def test_exit_codes_editor_errors_and_dying_tracebacks_of_coding_agents_are_fail
         "Traceback (most recent call last):\nKeyError: 'x'\n</output>",
         "[ERROR] 2026-12-01 payment-svc upstream refused the connection",
         "find: '/proc/1/fd': Permission denied\n/etc/checkout/config.yaml",
+        "bash: warning: setlocale: LC_ALL: cannot change locale (en_US.UTF-8)\nNAME READY\nweb-1 1/1",
+        "2026-12-01T10:00:00Z healthcheck failed: upstream timeout\n2026-12-01T10:00:05Z healthcheck ok",
         'Params used for the tool call: {"namespace": "shop"}. The tool call output follows on the next line.\n'
         "NAME READY STATUS\nweb-1 1/1 Running",
     ],

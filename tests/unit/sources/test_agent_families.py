@@ -395,3 +395,28 @@ def test_fact_2_the_exit_message_is_the_answer_only_when_the_run_submitted(exit_
         assert found.session.final_analysis == "checkout is throttled by its CPU limit"
     else:
         assert found.session.final_analysis != exit_status
+
+
+def test_fact_3_an_openhands_evaluation_output_is_one_session_per_record_read_as_its_event_list() -> None:
+    """``output.jsonl`` of an OpenHands evaluation: a record per line, its events under ``history``; a call OpenHands
+    refused before it ran (an error observation without a cause) is a failed call of its own."""
+    first, second = read(FACTS / "openhands_eval_output.jsonl")
+
+    assert (first.trace_format, second.trace_format) == ("openhands-events", "openhands-events")
+    assert (first.session.session_id, second.session.session_id) == ("ops__ledger-replica-lag", "ops__dns-timeouts")
+    assert [c.name for c in first.session.tool_calls] == ["run", "str_replace_editor", "run"]
+    assert outcomes(first.session) == ["ok", "recorded", "ok"]
+    assert (first.session.final_analysis or "").startswith("The replica's WAL receiver times out")
+    assert outcomes(second.session) == ["recorded"]
+
+
+def test_tool_results_written_as_user_text_pair_with_their_calls_and_attempt_completion_is_the_answer() -> None:
+    """Cline sends each result as the next user turn's text (``[execute_command for '...'] Result:``) and answers
+    through ``attempt_completion``."""
+    (found,) = read(FACTS / "cline_text_results.json")
+
+    assert [c.name for c in found.session.tool_calls] == ["read_file", "execute_command", "execute_command"]
+    assert (found.session.tool_calls[0].result or "").startswith("2026-12-01 02:00:01 backup start")
+    assert outcomes(found.session) == ["ok", "inferred", "ok"]
+    assert found.session.final_answer_source == "submit_tool:attempt_completion"
+    assert (found.session.final_analysis or "").startswith("The backup job fails at login")

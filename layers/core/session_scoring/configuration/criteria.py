@@ -134,7 +134,7 @@ class SessionSourceSection(BaseModel):
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-DEFAULT_SUBMIT_TOOLS = ("submit", "submit_answer", "final_answer", "finish")
+DEFAULT_SUBMIT_TOOLS = ("submit", "submit_answer", "final_answer", "finish", "attempt_completion")
 """Tools whose arguments are an agent's final answer when ``trace_import.submit_tools`` is not set."""
 
 

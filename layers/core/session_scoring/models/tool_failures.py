@@ -39,6 +39,10 @@ _FIRST_LINE_PATTERNS = (
     # A tool that refused the command it was given (Stratus's kubectl tools: "Command Rejected (ValueError): ...",
     # HolmesGPT's "Tool call rejected for security reasons: ...").
     re.compile(r"^(?:Command|Tool call) (?:rejected|refused|not allowed|blocked)\b", re.IGNORECASE),
+    # A tool refusing or failing in its own words: "Browser Use rejected this action ...", Codex's "write_stdin
+    # failed: stdin is closed ..." and "apply_patch verification failed: ...".
+    re.compile(r"^[\w .-]{0,40}\b(?:rejected|refused|blocked|denied) this (?:action|request|command|call)\b", re.I),
+    re.compile(r"^[\w.-]{1,40}(?: verification)? failed: "),
 )
 _HEADER_EXIT = re.compile(r"^(?:Process exited with code|Exit code:?)\s*(?P<code>-?\d+)", re.IGNORECASE)
 """An exit code in the header lines a shell tool writes before the output (Codex's ``exec_command``: ``Chunk ID``,
@@ -54,10 +58,12 @@ _MCP_RESULT_ERROR = re.compile(r"^meta=\S+ content=\[.*\bisError=True\s*$", re.D
 _HOLMES_HEADER = re.compile(r"^Params used for the tool call: .*The tool call output follows on the next line\.?$")
 """The line HolmesGPT writes above a tool's output: read past it, as the output begins below."""
 _UTILITY_ERROR = re.compile(
-    r"^[\w.+-]{1,40}: .*(?:No such file or directory|Permission denied|Not a directory|Is a directory)$"
+    r"^(?:\(eval\):\d+|[\w.+-]{1,40}|/\S{0,200}): "
+    r".*(?:No such file or directory|Permission denied|Not a directory|Is a directory|no matches found: .*)\)?$"
 )
-"""A command-line tool's complaint (``ls: cannot access 'x': No such file or directory``): a failure when it is the
-whole output (among results, as ``find`` prints them, it is evidence)."""
+"""A command-line tool's or a shell's complaint (``ls: cannot access 'x': No such file or directory``, zsh's
+``(eval):1: no matches found: *.log``, ``file``'s ``/x/*: cannot open `/x/*' (No such file or directory)``): a
+failure when it is the whole output (among results, as ``find`` prints them, it is evidence)."""
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?$")
 _TRACEBACK_START_LINES = 3
 _HEAD_CHARS = 1500

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from session_scoring.models.session import AvailableTool, Session
@@ -18,6 +19,10 @@ from session_scoring.sources.formats.common import (
 )
 
 NAME = "anthropic-messages"
+_TEXT_RESULT = re.compile(r"^\[(?P<name>[\w.\-]+)(?: for '.*?')?\] Result:\n?(?P<body>.*)\Z", re.DOTALL)
+"""A tool's result written as a user turn's text, as Cline sends it (``[read_file for 'app.py'] Result:``)."""
+_COMMAND_PREAMBLE = re.compile(r"^Command executed\.\s*\nOutput:\s*\n?")
+"""What Cline writes above a command's output: read past it, as the output begins below."""
 _MARKERS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use"}
 _CALLS = {"tool_use", "server_tool_use", "mcp_tool_use"}
 
@@ -57,7 +62,11 @@ def fill_message(message: dict[str, Any], builder: TraceBuilder, document: Trace
         block_where = f"{where}.content[{position}]"
         if kind == "text":
             text = str(block.get("text", ""))
-            if role == "user":
+            written = _TEXT_RESULT.match(text) if role == "user" and builder.waiting else None
+            if written is not None:
+                output = _COMMAND_PREAMBLE.sub("", written["body"], count=1)
+                builder.result(unwrap_output(output), name=written["name"])
+            elif role == "user":
                 builder.user(text)
             else:
                 builder.text("reasoning" if has_call else "message", text)

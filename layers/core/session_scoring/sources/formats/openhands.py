@@ -1,6 +1,7 @@
 """OpenHands recordings: the V0 event list and the V1 SDK's event stream.
 
-V0 (``trajectory.json``, the ``history`` of an evaluation output): a JSON list of events, each an ``action`` (``run``,
+V0 (``trajectory.json``; or an evaluation output record, ``{"instance_id", "history": [...], "metrics", ...}``, one
+per line of ``output.jsonl``): a JSON list of events, each an ``action`` (``run``,
 ``read``, ``edit``, ``browse``, ``message``, ``think``, ``finish``...) or an ``observation`` tied to its action by
 ``cause``; a command's exit code is in ``extras.metadata.exit_code`` and in its text; editor failures are text
 (``Ran into [Errno 2] ...``); ``finish`` holds the final message.
@@ -42,9 +43,15 @@ def _events(content: Any) -> list[dict[str, Any]] | None:
     return None
 
 
+def _v0_events(content: Any) -> list[dict[str, Any]] | None:
+    """The event list itself, or an evaluation output record's ``history``."""
+    return _events(content.get("history") if isinstance(content, dict) else content)
+
+
 def detect_v0(content: Any) -> bool:
-    """A list of events with ``source``, at least one an ``action`` and none a V1 ``kind``."""
-    events = _events(content)
+    """A list of events with ``source`` (or an evaluation output record holding one), at least one an ``action``
+    and none a V1 ``kind``."""
+    events = _v0_events(content)
     if events is None or any("kind" in e for e in events):
         return False
     return any(isinstance(e.get("action"), str) and "source" in e for e in events) and all(
@@ -91,7 +98,7 @@ def _v0_failed(event: dict[str, Any]) -> bool:
 def parse_v0(document: TraceDocument) -> Session:
     builder = TraceBuilder()
     finish: str | None = None
-    for event in _events(document.content) or []:
+    for event in _v0_events(document.content) or []:
         builder.seen_at(event.get("timestamp"))
         action = event.get("action")
         args = _object(event.get("args"))
@@ -114,6 +121,13 @@ def parse_v0(document: TraceDocument) -> Session:
         elif isinstance(event.get("observation"), str):
             kind = event["observation"]
             cause = event.get("cause")
+            if kind == "error" and cause is None:
+                # A call OpenHands refused before it ran (its arguments did not validate): a failed call of its own.
+                metadata = _object(event.get("tool_call_metadata"))
+                name = metadata.get("function_name")
+                builder.call(name if isinstance(name, str) and name else "unknown_tool")
+                builder.result(unwrap_output(event.get("content") or text, failed=True))
+                continue
             if cause is None or kind in _NOT_CALLS:
                 builder.drop(f"OpenHands '{kind}' observation(s)", reason=_STATE)
                 continue
@@ -121,7 +135,15 @@ def parse_v0(document: TraceDocument) -> Session:
             output = unwrap_output(content if content is not None else text, failed=_v0_failed(event))
             builder.result(output, call_id=str(cause))
     beside = (finish, _FINISH) if finish else None
-    return build_session(document, builder, agent="openhands", beside=beside)
+    record = document.content if isinstance(document.content, dict) else {}
+    instance = record.get("instance_id")
+    return build_session(
+        document,
+        builder,
+        agent="openhands",
+        beside=beside,
+        session_id=str(instance) if isinstance(instance, (str, int)) and str(instance) else None,
+    )
 
 
 def _parts_text(value: Any, builder: TraceBuilder) -> str:
