@@ -123,10 +123,11 @@ def parse_v0(document: TraceDocument) -> Session:
             cause = event.get("cause")
             if kind == "error" and cause is None:
                 # A call OpenHands refused before it ran (its arguments did not validate): a failed call of its own.
-                metadata = _object(event.get("tool_call_metadata"))
-                name = metadata.get("function_name")
-                builder.call(name if isinstance(name, str) and name else "unknown_tool")
-                builder.result(unwrap_output(event.get("content") or text, failed=True))
+                # Paired by its own event id: a call still waiting for its observation must not take this result.
+                name = _object(event.get("tool_call_metadata")).get("function_name")
+                refused = f"refused-{event.get('id')}"
+                builder.call(name if isinstance(name, str) and name else "unknown_tool", call_id=refused)
+                builder.result(unwrap_output(event.get("content") or text, failed=True), call_id=refused)
                 continue
             if cause is None or kind in _NOT_CALLS:
                 builder.drop(f"OpenHands '{kind}' observation(s)", reason=_STATE)

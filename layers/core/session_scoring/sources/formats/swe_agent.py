@@ -160,13 +160,13 @@ def parse_mini_swe_agent(document: TraceDocument) -> Session:
             builder.drop(f"'{role}' message(s)")
     exit_info = {**exit_extra, **_info(content)}
     submission = exit_info.get("submission")
+    # Under another exit status the exit message says why the run ended, not what it found.
+    submitted = str(exit_info.get("exit_status", _SUBMITTED)).lower().startswith(_SUBMITTED)
     beside: tuple[str, str] | None = None
     if isinstance(submission, str) and submission.strip():
         beside = (submission, _SUBMISSION)
-    elif (
-        exit_text and exit_text.strip() and str(exit_info.get("exit_status", _SUBMITTED)).lower().startswith(_SUBMITTED)
-    ):
-        beside = (exit_text, _EXIT_MESSAGE)  # another exit status's message says why the run ended, not what it found
+    elif exit_text and exit_text.strip() and submitted:
+        beside = (exit_text, _EXIT_MESSAGE)
     session_id = str(content.get("instance_id")) if isinstance(content, dict) and content.get("instance_id") else None
     return build_session(
         document,
